@@ -1,0 +1,49 @@
+"""Entry point: run the click app and turn every failure into one line and an exit code."""
+from __future__ import annotations
+
+import signal
+import sys
+
+
+def _sigterm_as_interrupt(signum, frame):  # noqa: ARG001
+    # SIGTERM takes the same path as Ctrl-C, so every `finally` that stops a server or writes a
+    # result runs for both.
+    raise KeyboardInterrupt
+
+
+def main(argv: list[str] | None = None) -> int:
+    import click
+
+    from . import errors
+    from .cli import cli
+
+    signal.signal(signal.SIGTERM, _sigterm_as_interrupt)
+    try:
+        cli.main(args=argv, prog_name="loadgen", standalone_mode=False)
+        code = errors.EXIT_OK
+    except errors.LoadgenError as exc:
+        click.echo(f"loadgen: error: {exc}", err=True)
+        code = exc.exit_code
+    except click.exceptions.Exit as exc:
+        code = exc.exit_code
+    except click.UsageError as exc:
+        # click's own usage errors (unknown option, bad choice) keep click's wording, in one line.
+        click.echo(f"loadgen: usage error: {exc.format_message()}", err=True)
+        if exc.ctx is not None:
+            click.echo(f"Try '{exc.ctx.command_path} --help'.", err=True)
+        code = errors.EXIT_USAGE
+    except click.ClickException as exc:
+        click.echo(f"loadgen: error: {exc.format_message()}", err=True)
+        code = exc.exit_code
+    except (click.Abort, KeyboardInterrupt):
+        click.echo("loadgen: interrupted; servers stopped, partial results (if any) written", err=True)
+        code = errors.EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # Output piped into `head` and closed early: not an error worth a traceback.
+        sys.stderr.close()
+        code = errors.EXIT_OK
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,51 @@
+"""The one error hierarchy loadgen raises; __main__ maps it to a one-line message and an exit code.
+
+Every message says what went wrong *and* what to do about it, because the user sees nothing else
+(no traceback).
+"""
+from __future__ import annotations
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+EXIT_REGRESSION = 3
+EXIT_INTERRUPTED = 130
+
+
+class LoadgenError(Exception):
+    """A failure the user can act on. str(err) is the whole one-line message."""
+
+    exit_code = EXIT_ERROR
+
+    def __init__(self, message: str, hint: str | None = None):
+        self.message = message
+        self.hint = hint
+        super().__init__(message if not hint else f"{message}; {hint}")
+
+
+class UsageError(LoadgenError):
+    """Bad input on the command line: malformed size, unknown variation, ..."""
+
+    exit_code = EXIT_USAGE
+
+
+class ProvisionError(LoadgenError):
+    """No server could be started or reached."""
+
+
+class SeedError(LoadgenError):
+    """The dataset could not be created or verified."""
+
+
+class WorkloadError(LoadgenError):
+    """The run could not complete (server died, connection lost)."""
+
+
+class ResultError(LoadgenError):
+    """A result file is missing, truncated, or of another format."""
+
+
+class Interrupted(LoadgenError):
+    """Ctrl-C or SIGTERM; whatever was measured has been written."""
+
+    exit_code = EXIT_INTERRUPTED
