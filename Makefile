@@ -1,0 +1,46 @@
+# The two commands in the README (`make demo`, `make test`) must work on a fresh Debian/Ubuntu
+# machine: every target below installs what it needs first.
+SHELL := /bin/bash
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PYTHON ?= python3
+# sudo only when not root (CI and containers run as root and may not have sudo at all).
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+APT_PACKAGES := mariadb-server mariadb-client libmariadb-dev pkg-config build-essential \
+	python3-dev python3-venv sysbench mmdebstrap
+PYTEST_ARGS ?=
+
+.PHONY: all deps venv build demo test clean
+
+all: venv
+
+# Install only the Debian packages that are missing, so a re-run costs a few dpkg look-ups.
+deps:
+	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages:$$missing"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+$(VENV)/.installed: pyproject.toml setup.py $(wildcard native/*.c native/*.h) | deps
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[test]'
+	@touch $@
+
+venv: deps $(VENV)/.installed
+
+build: venv
+	$(PY) -m pip install -q -e '.[test]'
+
+# The main job: a scaled copy of the seed experiment on the embedded default (a local mariadbd),
+# interleaved (A) and looped (B) on one dataset, side by side; results under reports/.
+demo: venv
+	$(VENV)/bin/loadgen compare --pool 8M --rows 2M --out-dir reports
+
+test: venv
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+clean:
+	rm -rf build dist *.egg-info loadgen/*.so
