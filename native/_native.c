@@ -1,0 +1,56 @@
+/*
+ * loadgen._native: method table and module init only.
+ *
+ * To add a topic: write native/<topic>.c and native/<topic>.h (declaring a
+ * LOADGEN_<TOPIC>_METHODS macro and, if it needs constants, an exec
+ * function), include the header below, add the macro to the table and the
+ * exec call to loadgen_native_exec. setup.py compiles every .c file in native/.
+ */
+#include "native.h"
+#include "memory.h"
+
+#include <stdlib.h>
+
+int loadgen_debug_enabled = 0;
+
+static PyMethodDef loadgen_native_methods[] = {
+    LOADGEN_MEMORY_METHODS
+    {NULL, NULL, 0, NULL},
+};
+
+static int loadgen_native_exec(PyObject *module) {
+    const char *debug = getenv("LOADGEN_NATIVE_DEBUG");
+
+    loadgen_debug_enabled = debug != NULL && debug[0] != '\0' &&
+                            debug[0] != '0';
+    if (loadgen_memory_exec(module) < 0)
+        return -1;
+    loadgen_debug("module executed");
+    return 0;
+}
+
+static PyModuleDef_Slot loadgen_native_slots[] = {
+    {Py_mod_exec, loadgen_native_exec},
+#ifdef Py_mod_gil
+    /* No function keeps state between calls; free-threaded builds may run
+     * them concurrently. */
+    {Py_mod_gil, Py_MOD_GIL_NOT_USED},
+#endif
+    {0, NULL},
+};
+
+static struct PyModuleDef loadgen_native_module = {
+    PyModuleDef_HEAD_INIT,
+    "loadgen._native",
+    "C core of loadgen's OS-level experiments; use loadgen.native instead.",
+    0,
+    loadgen_native_methods,
+    loadgen_native_slots,
+    NULL,
+    NULL,
+    NULL,
+};
+
+PyMODINIT_FUNC PyInit__native(void) {
+    return PyModuleDef_Init(&loadgen_native_module);
+}

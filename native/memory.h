@@ -1,0 +1,25 @@
+/* Python bindings for the memory experiments (memory.c over memcore.c). */
+#ifndef LOADGEN_MEMORY_H
+#define LOADGEN_MEMORY_H
+
+#include "native.h"
+
+PyObject *loadgen_pagez(PyObject *self, PyObject *args);
+PyObject *loadgen_memset(PyObject *self, PyObject *args);
+PyObject *loadgen_lazymap(PyObject *self, PyObject *args);
+PyObject *loadgen_alloc_touch(PyObject *self, PyObject *args);
+int loadgen_memory_exec(PyObject *module);
+
+#define LOADGEN_MEMORY_METHODS                                              \
+    {"pagez", loadgen_pagez, METH_VARARGS,                                  \
+     "pagez(chunks, iters, chunk_size) -> (alloc, passes, tlb_errno)"},     \
+    {"memset", loadgen_memset, METH_VARARGS,                                \
+     "memset(size, passes, pages, populate) -> "                            \
+     "(map_step, passes, anon_huge_kb, tlb_errno)"},                        \
+    {"lazymap", loadgen_lazymap, METH_VARARGS,                              \
+     "lazymap(size, reps, kind) -> (write_s, read_s, map_s, write_minflt, " \
+     "write_majflt, read_minflt, read_majflt)"},                            \
+    {"alloc_touch", loadgen_alloc_touch, METH_VARARGS,                      \
+     "alloc_touch(size, pages) -> (touch, fill, anon_huge_kb)"},
+
+#endif /* LOADGEN_MEMORY_H */
