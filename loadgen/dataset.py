@@ -1,0 +1,373 @@
+"""The chat.message dataset: schema files, deterministic seeding, verification, geometry.
+
+Rows are a pure function of (seed, id), generated in chunks aligned on ids, so a seed that was
+interrupted resumes from MAX(id) and produces the same table as one that was not. A table made
+by loadgen carries a small `loadgen_meta` table; a re-run that finds matching meta only verifies.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import queue
+import random
+import tempfile
+import threading
+import time
+from dataclasses import asdict, dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Callable
+
+from . import db
+from .errors import SeedError, UsageError, WorkloadError
+from .units import format_bytes
+
+# Bump when the row generator changes: a cached dataset from another generator is not reused.
+GENERATOR_VERSION = 1
+CHUNK_ROWS = 50_000
+TABLE = "message"
+# What a row costs on disk, for the free-space estimate made before seeding: ~140 B/row of data
+# pages plus redo/undo/temporary overhead while loading.
+EST_BYTES_PER_ROW = 190
+BASE_EPOCH_S = 1_700_000_000  # 2023-11-14: created_at grows ~3 s per id from here
+
+_LETTERS = bytes((97 + b % 26) for b in range(256))
+_TEXT = bytes((32 if b % 6 == 0 else 97 + b % 26) for b in range(256))  # letters and spaces
+
+
+@dataclass(frozen=True)
+class DatasetSpec:
+    rows: int
+    schema: str = "chat"  # schema file name under schema/ (without .sql)
+    database: str = "chat"
+    seed: int = 1
+
+    @property
+    def schema_sql(self) -> str:
+        return schema_text(self.schema)
+
+    @property
+    def schema_hash(self) -> str:
+        return hashlib.sha256(self.schema_sql.encode()).hexdigest()[:16]
+
+    def cache_key(self, flavor: db.Flavor) -> str:
+        return f"{flavor.name}-{flavor.version}-{self.schema}-{self.schema_hash}-r{self.rows}-s{self.seed}-g{GENERATOR_VERSION}"
+
+
+@dataclass
+class DatasetInfo:
+    """What the result file records about the table a run measured."""
+
+    schema: str
+    database: str
+    table: str
+    rows: int
+    seed: int
+    schema_hash: str
+    table_bytes: int
+    leaf_pages: int
+    index_pages: int
+    height: int
+    seeded: bool  # True when this command seeded (some of) it, False when it only verified
+    seed_rows_per_s: float | None = None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def schema_dir() -> Path:
+    try:
+        return Path(str(resources.files("loadgen.schema")))
+    except (ModuleNotFoundError, TypeError):  # running from a checkout without install
+        return Path(__file__).resolve().parent.parent / "schema"
+
+
+def available_schemas() -> list[str]:
+    return sorted(p.stem for p in schema_dir().glob("*.sql"))
+
+
+def schema_text(name: str) -> str:
+    path = schema_dir() / f"{name}.sql"
+    if not path.is_file():
+        raise UsageError(f"unknown schema {name!r}", f"choose one of: {', '.join(available_schemas())}")
+    return path.read_text()
+
+
+# -- rows ----------------------------------------------------------------------------------------
+def chunk_lines(seed: int, first_id: int, last_id: int) -> bytes:
+    """Tab-separated rows for ids first_id..last_id, deterministic in (seed, chunk start).
+
+    Columns: id, channel_id, author_id, alias, body, created_at as unix seconds (the LOAD DATA
+    statement converts it in UTC, so the table does not depend on the server's time zone).
+    """
+    rng = random.Random(f"loadgen:{GENERATOR_VERSION}:{seed}:{first_id}")
+    letters = rng.randbytes(4200).translate(_LETTERS).decode("ascii")
+    text = rng.randbytes(8300).translate(_TEXT).decode("ascii")
+    bits = rng.getrandbits
+    out = []
+    append = out.append
+    for i in range(first_id, last_id + 1):
+        r = bits(64)
+        alias_at = (r >> 32) & 0xFFF
+        body_at = (r >> 44) & 0x1FFF
+        append(
+            f"{i}\t{(r & 0x3FF) + 1}\t{((r >> 10) & 0xFFFFF) + 1}\t"
+            f"{letters[alias_at:alias_at + 8 + ((r >> 30) & 3) * 2 + ((r >> 57) & 1)]}\t"
+            f"{text[body_at:body_at + 60 + ((r >> 58) % 25)]}\t{BASE_EPOCH_S + 3 * i + ((r >> 62) & 3)}\n"
+        )
+    return "".join(out).encode("ascii")
+
+
+def _chunks(start_id: int, rows: int):
+    """(first, last) id ranges aligned on CHUNK_ROWS, starting with the chunk holding start_id."""
+    first = ((start_id - 1) // CHUNK_ROWS) * CHUNK_ROWS + 1
+    while first <= rows:
+        yield first, min(first + CHUNK_ROWS - 1, rows)
+        first += CHUNK_ROWS
+
+
+# -- meta ----------------------------------------------------------------------------------------
+def _read_meta(conn, database: str) -> dict[str, str] | None:
+    if not db.query_value(
+        conn, "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA=%s AND TABLE_NAME='loadgen_meta'",
+        (database,),
+    ):
+        return None
+    return {k: v for k, v in db.query_all(conn, f"SELECT k, v FROM `{database}`.loadgen_meta")}
+
+
+def _write_meta(conn, database: str, values: dict) -> None:
+    cur = conn.cursor()
+    for k, v in values.items():
+        cur.execute(f"REPLACE INTO `{database}`.loadgen_meta (k, v) VALUES (%s, %s)", (k, str(v)))
+    cur.close()
+
+
+def _table_exists(conn, database: str) -> bool:
+    return bool(db.query_value(
+        conn, "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA=%s AND TABLE_NAME=%s",
+        (database, TABLE),
+    ))
+
+
+def _identity(spec: DatasetSpec) -> dict:
+    return {"schema": spec.schema, "schema_hash": spec.schema_hash, "rows": spec.rows, "seed": spec.seed,
+            "generator": GENERATOR_VERSION}
+
+
+# -- seeding -------------------------------------------------------------------------------------
+ProgressFn = Callable[[int, int], None]
+
+
+def ensure(conn, spec: DatasetSpec, progress: ProgressFn | None = None, free_bytes: int | None = None) -> DatasetInfo:
+    """Make `database.message` hold exactly spec's rows: verify, resume, or seed from scratch.
+
+    Args:
+        conn: an autocommit connection with LOAD DATA LOCAL allowed (local_infile=1).
+        progress: called with (rows_done, rows_total) as chunks land.
+        free_bytes: free space where the server keeps its data, when known, for the estimate.
+    Returns:
+        DatasetInfo with the table's geometry.
+    """
+    database = spec.database
+    cur = conn.cursor()
+    cur.execute(f"CREATE DATABASE IF NOT EXISTS `{database}`")
+    cur.execute(f"CREATE TABLE IF NOT EXISTS `{database}`.loadgen_meta (k VARCHAR(64) PRIMARY KEY, v TEXT)")
+    cur.close()
+    meta = _read_meta(conn, database) or {}
+    identity = {k: str(v) for k, v in _identity(spec).items()}
+    same = all(meta.get(k) == v for k, v in identity.items())
+    exists = _table_exists(conn, database)
+
+    if exists and same and meta.get("complete") == "1":
+        max_id = db.query_value(conn, f"SELECT MAX(id) FROM `{database}`.`{TABLE}`")
+        if max_id == spec.rows:
+            return _info(conn, spec, meta, seeded=False)
+        # Meta says complete but the table disagrees: someone changed it. Start over.
+    if exists and not meta:
+        raise SeedError(
+            f"{database}.{TABLE} exists but was not created by loadgen",
+            "point loadgen at another database with --database, or drop the table yourself",
+        )
+    if exists and not (same and meta.get("complete") != "1"):
+        db.query_all(conn, f"DROP TABLE `{database}`.`{TABLE}`")
+        exists = False
+    if not exists:
+        db.query_all(conn, f"DELETE FROM `{database}`.loadgen_meta")
+        _create_table(conn, spec)
+        _write_meta(conn, database, {**identity, "complete": 0})
+
+    start_id = (db.query_value(conn, f"SELECT MAX(id) FROM `{database}`.`{TABLE}`") or 0) + 1
+    remaining = spec.rows - start_id + 1
+    if free_bytes is not None and remaining * EST_BYTES_PER_ROW > free_bytes:
+        raise SeedError(
+            f"seeding {remaining:,} rows needs about {format_bytes(remaining * EST_BYTES_PER_ROW)}, "
+            f"only {format_bytes(free_bytes)} free",
+            "use fewer --rows, free disk space, or set LOADGEN_CACHE_DIR to a larger disk",
+        )
+    started = time.monotonic()
+    _load(conn, spec, start_id, progress)
+    elapsed = time.monotonic() - started
+    db.query_all(conn, f"ANALYZE TABLE `{database}`.`{TABLE}`")
+    info = _info(conn, spec, meta, seeded=True)
+    info.seed_rows_per_s = remaining / elapsed if elapsed > 0 and remaining > 0 else None
+    _write_meta(conn, database, {"complete": 1, "height": info.height})
+    return info
+
+
+def _create_table(conn, spec: DatasetSpec) -> None:
+    cur = conn.cursor()
+    cur.execute(f"USE `{spec.database}`")
+    for statement in _statements(spec.schema_sql):
+        cur.execute(statement)
+    cur.close()
+
+
+def _statements(sql: str) -> list[str]:
+    lines = [ln for ln in sql.splitlines() if not ln.strip().startswith("--")]
+    return [s.strip() for s in "\n".join(lines).split(";") if s.strip()]
+
+
+def _load(conn, spec: DatasetSpec, start_id: int, progress: ProgressFn | None) -> None:
+    """LOAD DATA LOCAL each chunk, generating the next one in a thread meanwhile.
+
+    mysqlclient releases the GIL while the server ingests a chunk, so generation and loading
+    overlap; the queue holds at most two chunks, so memory stays flat whatever the row count.
+    """
+    chunks: queue.Queue = queue.Queue(maxsize=2)
+    stop = threading.Event()
+
+    def produce() -> None:
+        try:
+            for first, last in _chunks(start_id, spec.rows):
+                data = chunk_lines(spec.seed, first, last)
+                if first < start_id:  # resuming inside a chunk: drop the rows already there
+                    data = b"\n".join(data.split(b"\n")[start_id - first:])
+                while not stop.is_set():
+                    try:
+                        chunks.put((first, last, data), timeout=0.2)
+                        break
+                    except queue.Full:
+                        continue
+                if stop.is_set():
+                    return
+        finally:
+            chunks.put(None) if not stop.is_set() else None
+
+    producer = threading.Thread(target=produce, name="loadgen-seed-gen", daemon=True)
+    producer.start()
+    fd, path = tempfile.mkstemp(prefix="loadgen-seed-", suffix=".tsv")
+    os.close(fd)
+    use_local = True
+    try:
+        cur = conn.cursor()
+        cur.execute("SET time_zone = '+00:00'")
+        while True:
+            item = chunks.get()
+            if item is None:
+                break
+            first, last, data = item
+            if use_local:
+                with open(path, "wb") as f:
+                    f.write(data)
+                try:
+                    cur.execute(
+                        f"LOAD DATA LOCAL INFILE %s INTO TABLE `{spec.database}`.`{TABLE}` "
+                        "FIELDS TERMINATED BY '\\t' LINES TERMINATED BY '\\n' "
+                        "(id, channel_id, author_id, alias, body, @ts) SET created_at = FROM_UNIXTIME(@ts)",
+                        (path,),
+                    )
+                except Exception as exc:  # noqa: BLE001 - classified below
+                    if _local_infile_refused(exc):
+                        use_local = False  # the server forbids it: fall back to INSERTs
+                    else:
+                        raise _seed_error(exc) from None
+            if not use_local:
+                _insert_rows(cur, spec, data)
+            if progress:
+                progress(last, spec.rows)
+        cur.close()
+    finally:
+        stop.set()
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+        producer.join(timeout=5)
+
+
+def _local_infile_refused(exc: BaseException) -> bool:
+    args = getattr(exc, "args", ())
+    code = args[0] if args and isinstance(args[0], int) else 0
+    return code in (1148, 2068, 3948, 1229) or "local_infile" in str(exc).lower()
+
+
+def _insert_rows(cur, spec: DatasetSpec, data: bytes) -> None:
+    rows = [line.split(b"\t") for line in data.split(b"\n") if line]
+    sql = (f"INSERT INTO `{spec.database}`.`{TABLE}` (id, channel_id, author_id, alias, body, created_at) "
+           "VALUES (%s, %s, %s, %s, %s, FROM_UNIXTIME(%s))")
+    try:
+        for i in range(0, len(rows), 1000):
+            cur.executemany(sql, [tuple(v.decode() for v in r) for r in rows[i:i + 1000]])
+    except Exception as exc:  # noqa: BLE001
+        raise _seed_error(exc) from None
+
+
+def _seed_error(exc: BaseException) -> Exception:
+    text = db.error_text(exc)
+    args = getattr(exc, "args", ())
+    code = args[0] if args and isinstance(args[0], int) else 0
+    if code in (1114, 1021, 3) or "full" in text.lower() or "space" in text.lower():
+        return SeedError(f"the server ran out of disk space while seeding: {text}",
+                         "free disk space or use fewer --rows; committed rows are kept and seeding resumes")
+    if db.is_connection_lost(exc):
+        return WorkloadError(f"lost the server while seeding: {text}", "check the server; re-run to resume")
+    return SeedError(f"seeding failed: {text}")
+
+
+# -- geometry ------------------------------------------------------------------------------------
+def _info(conn, spec: DatasetSpec, meta: dict, seeded: bool) -> DatasetInfo:
+    stats = dict(db.query_all(
+        conn,
+        "SELECT stat_name, stat_value FROM mysql.innodb_index_stats "
+        "WHERE database_name=%s AND table_name=%s AND index_name='PRIMARY' AND stat_name IN ('n_leaf_pages','size')",
+        (spec.database, TABLE),
+    ))
+    data_length, index_length = db.query_all(
+        conn, "SELECT DATA_LENGTH, INDEX_LENGTH FROM information_schema.TABLES WHERE TABLE_SCHEMA=%s AND TABLE_NAME=%s",
+        (spec.database, TABLE),
+    )[0]
+    height = int(meta["height"]) if seeded is False and meta.get("height") else measure_height(conn, spec)
+    return DatasetInfo(
+        schema=spec.schema, database=spec.database, table=TABLE, rows=spec.rows, seed=spec.seed,
+        schema_hash=spec.schema_hash, table_bytes=int(data_length) + int(index_length),
+        leaf_pages=int(stats.get("n_leaf_pages", 0)), index_pages=int(stats.get("size", 0)),
+        height=height, seeded=seeded,
+    )
+
+
+def measure_height(conn, spec: DatasetSpec, samples: int = 50) -> int:
+    """B-tree height of the primary key = page gets per warm point select (AHI is off).
+
+    The ids are touched once to warm them, then selected again between two reads of
+    Innodb_buffer_pool_read_requests; background threads add a few gets, so round down.
+    """
+    step = max(1, spec.rows // samples)
+    ids = list(range(1, spec.rows + 1, step))[:samples]
+    cur = conn.cursor()
+    sql = f"SELECT alias FROM `{spec.database}`.`{TABLE}` WHERE id = %s"
+    for i in ids:
+        cur.execute(sql, (i,))
+        cur.fetchall()
+    before = _read_requests(cur)
+    for i in ids:
+        cur.execute(sql, (i,))
+        cur.fetchall()
+    after = _read_requests(cur)
+    cur.close()
+    return max(1, int((after - before) / len(ids) + 0.2))
+
+
+def _read_requests(cur) -> int:
+    cur.execute("SHOW GLOBAL STATUS LIKE 'Innodb_buffer_pool_read_requests'")
+    return int(cur.fetchone()[1])

@@ -1,0 +1,108 @@
+"""Access orders as lazy streams of ids: memory stays flat whatever the number of queries.
+
+  interleaved (variation A): each id `reps` times in a row, then the next id
+  looped      (variation B): `reps` full passes over the same ids
+  sequential               : one pass over the ids (reps ignored)
+  random                   : `reps` passes, each a different pseudo-random permutation of the ids
+The ids are range(1, rows + 1, stride) in every order, so A, B and random query the same multiset.
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import asdict, dataclass
+from typing import Iterator
+
+from .errors import UsageError
+
+ORDERS = ("interleaved", "looped", "sequential", "random")
+VARIATIONS = {"A": "interleaved", "B": "looped"}
+
+
+@dataclass(frozen=True)
+class Workload:
+    order: str
+    rows: int
+    stride: int = 10
+    reps: int = 2
+    seed: int = 1
+    variation: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.order not in ORDERS:
+            raise UsageError(f"unknown order {self.order!r}", f"choose one of: {', '.join(ORDERS)}")
+        if self.rows < 1:
+            raise UsageError(f"--rows {self.rows} must be at least 1")
+        if self.stride < 1:
+            raise UsageError(f"--stride {self.stride} must be at least 1")
+        if self.reps < 1:
+            raise UsageError(f"--reps {self.reps} must be at least 1")
+
+    @property
+    def distinct_ids(self) -> int:
+        return len(range(1, self.rows + 1, self.stride))
+
+    @property
+    def queries(self) -> int:
+        return self.distinct_ids * (1 if self.order == "sequential" else self.reps)
+
+    def ids(self) -> Iterator[int]:
+        return ids(self)
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["queries"] = self.queries
+        return d
+
+
+def resolve(variation: str | None, order: str | None) -> tuple[str, str | None]:
+    """--variation A|B or --order NAME -> (order, variation)."""
+    if variation and order:
+        raise UsageError("give --variation or --order, not both")
+    if variation:
+        v = variation.upper()
+        if v not in VARIATIONS:
+            raise UsageError(f"unknown variation {variation!r}", "use A (interleaved) or B (looped), or --order")
+        return VARIATIONS[v], v
+    if order:
+        if order not in ORDERS:
+            raise UsageError(f"unknown order {order!r}", f"choose one of: {', '.join(ORDERS)}")
+        return order, next((k for k, o in VARIATIONS.items() if o == order), None)
+    return "interleaved", "A"
+
+
+def ids(w: Workload) -> Iterator[int]:
+    base = range(1, w.rows + 1, w.stride)
+    if w.order == "interleaved":
+        return itertools.chain.from_iterable(itertools.repeat(i, w.reps) for i in base)
+    if w.order == "looped":
+        return itertools.chain.from_iterable(itertools.repeat(base, w.reps))
+    if w.order == "sequential":
+        return iter(base)
+    return itertools.chain.from_iterable(
+        (base[k] for k in permutation(len(base), w.seed * 1_000_003 + rep)) for rep in range(w.reps)
+    )
+
+
+def permutation(n: int, key: int) -> Iterator[int]:
+    """A pseudo-random permutation of range(n) in O(1) memory: a 4-round Feistel network over the
+    next power of four, walking cycles to stay inside range(n)."""
+    if n <= 1:
+        yield from range(n)
+        return
+    half_bits = max(1, ((n - 1).bit_length() + 1) // 2)
+    mask = (1 << half_bits) - 1
+    keys = [((key + 1) * 0x9E3779B97F4A7C15 + r * 0xBF58476D1CE4E5B9) & 0xFFFFFFFF for r in range(4)]
+
+    def encrypt(x: int) -> int:
+        left, right = x >> half_bits, x & mask
+        for k in keys:
+            f = ((right * 0x85EBCA6B) ^ k) & 0xFFFFFFFF
+            f = ((f ^ (f >> 13)) * 0xC2B2AE35) & mask
+            left, right = right, left ^ f
+        return (left << half_bits) | right
+
+    for i in range(n):
+        x = encrypt(i)
+        while x >= n:  # cycle walking: the domain is at most 4x n, so this ends fast
+            x = encrypt(x)
+        yield x

@@ -1,0 +1,30 @@
+"""Where loadgen keeps cached datasets and the state of a server kept up between commands."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def cache_dir() -> Path:
+    """$LOADGEN_CACHE_DIR, else $XDG_CACHE_HOME/loadgen, else ~/.cache/loadgen."""
+    if os.environ.get("LOADGEN_CACHE_DIR"):
+        return Path(os.environ["LOADGEN_CACHE_DIR"])
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "loadgen"
+
+
+def state_dir() -> Path:
+    """$LOADGEN_STATE_DIR, else $XDG_STATE_HOME/loadgen, else ~/.local/state/loadgen."""
+    if os.environ.get("LOADGEN_STATE_DIR"):
+        return Path(os.environ["LOADGEN_STATE_DIR"])
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    return Path(base) / "loadgen"
+
+
+def free_bytes(path: Path) -> int:
+    """Free space for an unprivileged writer on the filesystem holding path (or its parent)."""
+    p = Path(path)
+    while not p.exists() and p != p.parent:
+        p = p.parent
+    st = os.statvfs(p)
+    return st.f_bavail * st.f_frsize

@@ -1,0 +1,190 @@
+"""Run workloads end to end: provision, seed (or reuse), start cold, drive, sample, write.
+
+This is the core behind `loadgen run` and `loadgen compare`. It returns result dicts and writes
+each result file atomically *before* raising, so an interrupted or failed run keeps what it
+measured (marked incomplete).
+"""
+from __future__ import annotations
+
+import os
+import platform
+from pathlib import Path
+from typing import Protocol
+
+from . import __version__, db, dataset
+from .dataset import DatasetInfo, DatasetSpec
+from .driver import DriverState, run_queries
+from .errors import Interrupted, WorkloadError
+from .orders import Workload
+from .paths import free_bytes
+from .results import FORMAT_VERSION, now_iso, write_json_atomic
+from .sampler import Sampler, totals
+from .servers import RECORDED_VARIABLES, ColdStart, Server, ServerSpec
+from .servers.provision import provisioned
+from .units import format_bytes
+
+
+class Reporter(Protocol):
+    """How the core tells the user what is going on; the CLI implements it with rich."""
+
+    def say(self, message: str) -> None: ...
+    def seed_progress(self, done: int, total: int) -> None: ...
+    def run_started(self, label: str, total: int) -> None: ...
+    def run_progress(self, done: int, hit_ratio: float | None) -> None: ...
+    def run_finished(self) -> None: ...
+
+
+class QuietReporter:
+    def say(self, message: str) -> None:
+        pass
+
+    def seed_progress(self, done: int, total: int) -> None:
+        pass
+
+    def run_started(self, label: str, total: int) -> None:
+        pass
+
+    def run_progress(self, done: int, hit_ratio: float | None) -> None:
+        pass
+
+    def run_finished(self) -> None:
+        pass
+
+
+def prepare_dataset(server: Server, spec: DatasetSpec, reporter: Reporter) -> DatasetInfo:
+    conn = server.connect(local_infile=1)
+    try:
+        room = free_bytes(server.datadir) if getattr(server, "datadir", None) else None
+        info = dataset.ensure(conn, spec, progress=reporter.seed_progress, free_bytes=room)
+    finally:
+        conn.close()
+    if info.seeded:
+        rate = f" at {info.seed_rows_per_s:,.0f} rows/s" if info.seed_rows_per_s else ""
+        reporter.say(f"seeded {spec.database}.message: {spec.rows:,} rows{rate}, "
+                     f"{format_bytes(info.table_bytes)}, {info.leaf_pages:,} leaf pages, height {info.height}")
+    else:
+        reporter.say(f"reusing the seeded {spec.database}.message: {spec.rows:,} rows, "
+                     f"{format_bytes(info.table_bytes)}, {info.leaf_pages:,} leaf pages")
+    return info
+
+
+def run(
+    server_spec: ServerSpec,
+    dataset_spec: DatasetSpec,
+    workloads: list[Workload],
+    out_paths: list[Path],
+    sample_interval_s: float = 1.0,
+    reporter: Reporter | None = None,
+) -> list[dict]:
+    """Provision (or reuse) a server, make the dataset, then run each workload from a cold pool."""
+    reporter = reporter or QuietReporter()
+    results = []
+    with provisioned(server_spec, dataset_spec, reporter.say) as server:
+        info = prepare_dataset(server, dataset_spec, reporter)
+        for workload, out in zip(workloads, out_paths):
+            cold = server.restart_cold()
+            if not cold.cold:
+                reporter.say(f"warning: the pool was not emptied before this run ({cold.note})")
+            results.append(measure(server, info, workload, cold, out, sample_interval_s, reporter))
+    return results
+
+
+def measure(
+    server: Server,
+    info: DatasetInfo,
+    workload: Workload,
+    cold: ColdStart,
+    out: Path,
+    sample_interval_s: float,
+    reporter: Reporter,
+) -> dict:
+    """Drive one workload with the sampler on; write the result; raise if it did not complete."""
+    conn = server.connect(info.database)
+    sampler_conn = server.connect()
+    variables = db.global_variables(sampler_conn, RECORDED_VARIABLES)
+    flavor = db.parse_version(variables.get("version", ""))
+    pool_bytes = int(variables.get("innodb_buffer_pool_size", 0))
+    if info.table_bytes and info.table_bytes <= pool_bytes:
+        reporter.say(f"warning: the table ({format_bytes(info.table_bytes)}) fits in the pool "
+                     f"({format_bytes(pool_bytes)}): every order misses each page only once; "
+                     "use a smaller --pool or more --rows to see the access order matter")
+    state = DriverState()
+    sampler = Sampler(sampler_conn, lambda: state.queries, sample_interval_s)
+    label = f"{workload.variation or workload.order} ({workload.order})"
+    reporter.run_started(label, workload.queries)
+    started_at = now_iso()
+    interrupted = False
+    sampler.start()
+    try:
+        run_queries(conn, workload.ids(), state,
+                    progress=lambda n: reporter.run_progress(n, sampler.latest_hit_ratio))
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        reporter.run_finished()
+        last = sampler.stop(final=True)
+        for c in (conn, sampler_conn):
+            try:
+                c.close()
+            except Exception:  # noqa: BLE001 - the server may be gone
+                pass
+    reason = None
+    if interrupted:
+        reason = "interrupted"
+    elif state.error:
+        reason = f"server lost: {state.error}"
+    elif state.queries < workload.queries:
+        reason = "stopped early"
+    result = _result(server, flavor, variables, cold, info, workload, state, sampler, last, started_at, reason)
+    write_json_atomic(out, result)
+    if interrupted:
+        raise Interrupted(f"interrupted after {state.queries:,} of {workload.queries:,} queries",
+                          f"partial result written to {out}")
+    if state.error:
+        why = server.diagnostics() if not server.alive() else ""
+        raise WorkloadError(
+            f"the server went away after {state.queries:,} of {workload.queries:,} queries: {state.error}"
+            + (f" [{why}]" if why else ""),
+            f"partial result written to {out}",
+        )
+    return result
+
+
+def _result(server, flavor, variables, cold, info, workload, state, sampler, last, started_at, reason) -> dict:
+    elapsed = state.elapsed_s
+    latency = state.histogram.summary_us()
+    bp = totals(sampler.baseline, last) if last is not None else {}
+    queries = state.queries
+    if queries and bp.get("read_requests") is not None:
+        bp["read_requests_per_query"] = round(bp["read_requests"] / queries, 3)
+    return {
+        "format_version": FORMAT_VERSION,
+        "loadgen_version": __version__,
+        "started_at": started_at,
+        "finished_at": now_iso(),
+        "complete": reason is None,
+        "incomplete_reason": reason,
+        "server": {
+            **server.describe(),
+            "flavor": flavor.name,
+            "version": flavor.version,
+            "innodb_buffer_pool_size": int(variables.get("innodb_buffer_pool_size", 0)),
+            "variables": variables,
+            "cold_start": {"method": cold.method, "cold": cold.cold, "note": cold.note},
+        },
+        "dataset": info.to_dict(),
+        "workload": workload.to_dict(),
+        "result": {
+            "queries": queries,
+            "rows_returned": state.rows,
+            "elapsed_s": round(elapsed, 3),
+            "qps": round(queries / elapsed, 1) if elapsed > 0 else None,
+            "latency_us": {k: v for k, v in latency.to_dict().items() if k != "count"},
+            "latency_histogram": state.histogram.to_dict(),
+            "driver": "python",
+            "sample_interval_s": sampler.interval_s,
+        },
+        "buffer_pool": bp,
+        "samples": sampler.samples,
+        "host": {"cpus": os.cpu_count(), "kernel": platform.release(), "python": platform.python_version()},
+    }

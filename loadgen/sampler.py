@@ -1,0 +1,184 @@
+"""Buffer-pool counters sampled on their own connection while a run goes on.
+
+Counters are cumulative and survive FLUSH STATUS, so everything here is a delta between two
+snapshots. MySQL and MariaDB differ (research/innodb.md section 1): MariaDB counts read-ahead
+pages in Innodb_buffer_pool_reads, MySQL does not, and only MariaDB exposes made_young /
+not_young / pages_old as status variables. We keep Innodb_pages_read and the read-ahead
+counters beside the reads, so either server's numbers can be reconciled.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+# Cumulative counters (deltas make sense) and gauges (the value at the sample time).
+COUNTERS = {
+    "read_requests": "Innodb_buffer_pool_read_requests",
+    "reads": "Innodb_buffer_pool_reads",
+    "pages_read": "Innodb_pages_read",
+    "read_ahead": "Innodb_buffer_pool_read_ahead",
+    "read_ahead_rnd": "Innodb_buffer_pool_read_ahead_rnd",
+    "read_ahead_evicted": "Innodb_buffer_pool_read_ahead_evicted",
+    "wait_free": "Innodb_buffer_pool_wait_free",
+    "made_young": "Innodb_buffer_pool_pages_made_young",
+    "made_not_young": "Innodb_buffer_pool_pages_made_not_young",
+    "data_reads": "Innodb_data_reads",
+}
+GAUGES = {
+    "pages_total": "Innodb_buffer_pool_pages_total",
+    "pages_data": "Innodb_buffer_pool_pages_data",
+    "pages_free": "Innodb_buffer_pool_pages_free",
+    "pages_misc": "Innodb_buffer_pool_pages_misc",
+    "pages_old": "Innodb_buffer_pool_pages_old",
+}
+STATUS_SQL = "SHOW GLOBAL STATUS LIKE 'Innodb\\_%'"
+
+
+def parse_status(rows) -> dict[str, int]:
+    """SHOW GLOBAL STATUS rows -> {short name: int} for the counters and gauges we track.
+
+    A variable the server does not have (made_young on MySQL) is simply absent.
+    """
+    raw = {}
+    for name, value in rows:
+        name = name.decode() if isinstance(name, bytes) else str(name)
+        value = value.decode() if isinstance(value, bytes) else str(value)
+        raw[name.lower()] = value
+    out = {}
+    for short, name in {**COUNTERS, **GAUGES}.items():
+        v = raw.get(name.lower())
+        if v is not None and v.strip().lstrip("-").isdigit():
+            out[short] = int(v)
+    return out
+
+
+@dataclass
+class Snapshot:
+    t_s: float  # monotonic seconds
+    queries: int
+    status: dict[str, int]
+
+
+def hit_ratio(read_requests: int, reads: int) -> float | None:
+    """1 - misses/requests over an interval; None when nothing was requested.
+
+    (mysqltuner's requests/(requests+reads) double-counts: requests already include misses.)
+    """
+    if read_requests <= 0:
+        return None
+    return max(0.0, 1.0 - reads / read_requests)
+
+
+def delta(prev: Snapshot, cur: Snapshot, t0_s: float) -> dict:
+    """One time-series point: counter deltas between two snapshots, gauges at the later one.
+
+    A counter that went down means the server restarted (or was replaced): the point is marked
+    as a gap instead of reporting a negative rate.
+    """
+    dt = cur.t_s - prev.t_s
+    point: dict = {"t_s": round(cur.t_s - t0_s, 3), "queries": cur.queries - prev.queries}
+    point["qps"] = round(point["queries"] / dt, 1) if dt > 0 else None
+    gap = False
+    for short in COUNTERS:
+        if short in cur.status and short in prev.status:
+            d = cur.status[short] - prev.status[short]
+            gap |= d < 0
+            point[short] = d
+    for short in GAUGES:
+        if short in cur.status:
+            point[short] = cur.status[short]
+    if gap:
+        return {"t_s": point["t_s"], "gap": True, "queries": point["queries"]}
+    point["hit_ratio"] = hit_ratio(point.get("read_requests", 0), point.get("reads", 0))
+    return point
+
+
+def totals(first: Snapshot, last: Snapshot) -> dict:
+    """Whole-run buffer-pool figures between the baseline and the final snapshot."""
+    out: dict = {}
+    for short in COUNTERS:
+        if short in last.status and short in first.status:
+            out[short] = last.status[short] - first.status[short]
+    for short in GAUGES:
+        if short in last.status:
+            out[short] = last.status[short]
+    out["hit_ratio"] = hit_ratio(out.get("read_requests", 0), out.get("reads", 0))
+    out["miss_ratio"] = None if out["hit_ratio"] is None else 1.0 - out["hit_ratio"]
+    return out
+
+
+def take_snapshot(conn, queries: int) -> Snapshot:
+    cur = conn.cursor()
+    try:
+        cur.execute(STATUS_SQL)
+        rows = cur.fetchall()
+    finally:
+        cur.close()
+    return Snapshot(time.monotonic(), queries, parse_status(rows))
+
+
+@dataclass
+class Sampler:
+    """Samples every interval_s on its own thread and connection until stop().
+
+    Args:
+        conn: a connection used only by the sampler.
+        query_count: returns the driver's query count so far (for per-interval qps).
+        interval_s: seconds between samples.
+    """
+
+    conn: object
+    query_count: Callable[[], int]
+    interval_s: float = 1.0
+    samples: list = field(default_factory=list)
+    error: str | None = None
+
+    def __post_init__(self) -> None:
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+        self.baseline: Snapshot | None = None
+        self.last: Snapshot | None = None
+
+    def start(self) -> Snapshot:
+        self.baseline = self.last = take_snapshot(self.conn, self.query_count())
+        self._thread = threading.Thread(target=self._loop, name="loadgen-sampler", daemon=True)
+        self._thread.start()
+        return self.baseline
+
+    def _loop(self) -> None:
+        next_at = time.monotonic() + self.interval_s
+        while not self._stop.wait(max(0.0, next_at - time.monotonic())):
+            next_at += self.interval_s
+            self.sample()
+
+    def sample(self) -> None:
+        try:
+            snap = take_snapshot(self.conn, self.query_count())
+        except Exception as exc:  # noqa: BLE001 - the server went away; the driver reports it
+            self.error = str(exc)
+            self._stop.set()
+            return
+        with self._lock:
+            self.samples.append(delta(self.last, snap, self.baseline.t_s))
+            self.last = snap
+
+    @property
+    def latest_hit_ratio(self) -> float | None:
+        with self._lock:
+            for point in reversed(self.samples):
+                if point.get("hit_ratio") is not None:
+                    return point["hit_ratio"]
+        return None
+
+    def stop(self, final: bool = True) -> Snapshot | None:
+        """Stop the thread; take one last sample (covering the tail of the run) if possible."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=max(5.0, 2 * self.interval_s))
+        if final and self.error is None:
+            self._stop.clear()
+            self.sample()
+        return self.last

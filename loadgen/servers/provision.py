@@ -1,0 +1,133 @@
+"""Pick a provider for what the user asked, start it, and stop it on every exit path."""
+from __future__ import annotations
+
+import contextlib
+from typing import Callable, Iterator
+
+from ..dataset import DatasetSpec
+from ..errors import ProvisionError, UsageError
+from ..paths import cache_dir, state_dir
+from ..units import format_bytes
+from . import Server, ServerSpec, state
+
+DEFAULT_POOL_BYTES = 128 << 20
+PROVIDERS = ("auto", "local", "docker", "dsn")
+
+Say = Callable[[str], None]
+
+
+def _quiet(_: str) -> None:
+    pass
+
+
+def choose_provider(spec: ServerSpec, say: Say = _quiet) -> str:
+    if spec.provider not in PROVIDERS:
+        raise UsageError(f"unknown --server {spec.provider!r}", f"choose one of: {', '.join(PROVIDERS)}")
+    if spec.dsn and spec.provider not in ("auto", "dsn"):
+        raise UsageError(f"--dsn goes with --server dsn, not --server {spec.provider}")
+    if spec.provider == "dsn" and not spec.dsn:
+        raise UsageError("--server dsn needs --dsn mysql://user@host:port/")
+    if spec.dsn:
+        return "dsn"
+    if spec.provider != "auto":
+        return spec.provider
+    try:
+        from . import docker
+    except ImportError:
+        return "local"
+    ok, reason = docker.auto_available(spec.image)
+    say(f"--server auto: using {'docker' if ok else 'a local mysqld'} ({reason})")
+    return "docker" if ok else "local"
+
+
+def make_server(spec: ServerSpec, dataset: DatasetSpec | None, say: Say = _quiet, persist: bool = False) -> Server:
+    """A not-yet-started server for spec. Local servers holding a dataset live in the dataset
+    cache (keyed by flavour, version, schema and rows), so a later run starts in seconds."""
+    provider = choose_provider(spec, say)
+    pool = spec.pool_bytes or DEFAULT_POOL_BYTES
+    if provider == "dsn":
+        from .dsn import DsnServer
+
+        return DsnServer(spec.dsn, spec.pool_bytes)
+    if provider == "docker":
+        from .docker import DockerServer
+
+        return DockerServer(spec, dataset, persist=persist)
+    from .local import LocalServer, binary_flavor, find_mysqld
+
+    binary = find_mysqld(spec.mysqld)
+    if persist:
+        home = state_dir() / "server"
+    elif dataset is not None:
+        home = cache_dir() / "datasets" / dataset.cache_key(binary_flavor(binary))
+    else:
+        home = cache_dir() / "scratch"
+    server = LocalServer(home, pool, mysqld=binary, port=spec.port, options=spec.options, detach=persist)
+    server.persist = persist
+    return server
+
+
+def attach_running(spec: ServerSpec, say: Say = _quiet) -> Server | None:
+    """The server `loadgen up` left running, when the user did not ask for another one."""
+    st = state.load()
+    if st is None or spec.dsn or spec.provider not in ("auto", st.get("provider")):
+        return None
+    if st.get("provider") == "docker":
+        from .docker import DockerServer
+
+        server = DockerServer.from_state(st)
+    else:
+        from .local import LocalServer
+
+        server = LocalServer.from_state(st)
+    if not server.alive():
+        say("the server from `loadgen up` is no longer running; starting a fresh one")
+        state.clear()
+        return None
+    say(f"using the server from `loadgen up` ({server.provider}, pool {format_bytes(server.pool_bytes)})")
+    return server
+
+
+@contextlib.contextmanager
+def provisioned(spec: ServerSpec, dataset: DatasetSpec | None, say: Say = _quiet) -> Iterator[Server]:
+    """A started server; stopped afterwards unless it is the one `loadgen up` keeps."""
+    server = attach_running(spec, say)
+    if server is not None:
+        if spec.pool_bytes and spec.pool_bytes != server.pool_bytes:
+            say(f"restarting it with pool {format_bytes(spec.pool_bytes)}")
+            server.set_pool(spec.pool_bytes)
+            server.restart_cold()
+        yield server
+        return
+    server = make_server(spec, dataset, say)
+    try:
+        server.start()
+        yield server
+    finally:
+        server.stop()
+
+
+def up(spec: ServerSpec, say: Say = _quiet) -> Server:
+    if state.load() is not None:
+        existing = attach_running(ServerSpec(provider="auto"))
+        if existing is not None:
+            raise ProvisionError("a server is already up", "run `loadgen status` to see it or `loadgen down` first")
+    server = make_server(spec, None, say, persist=True)
+    try:
+        server.start()
+    except BaseException:
+        server.stop()
+        state.clear()
+        raise
+    return server
+
+
+def down() -> dict | None:
+    st = state.load()
+    if st is None:
+        return None
+    server = attach_running(ServerSpec(provider=st.get("provider", "auto")))
+    if server is not None:
+        server.stop()
+    state.clear()
+    return st

@@ -1,0 +1,1 @@
+"""Schema files for loadgen datasets (shipped in the wheel as loadgen.schema)."""
