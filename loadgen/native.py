@@ -1,0 +1,233 @@
+"""The typed face of the C extension: the ONLY module that imports ``loadgen._native``.
+
+Each function runs one measurement in the calling process, with the GIL released, and returns
+frozen dataclasses. A pass is one timed step: monotonic seconds plus the minor/major page-fault
+deltas of the calling thread (getrusage), plus dTLB load misses when perf exposes them.
+
+Errors from the C side (an ``OSError`` from mmap) become ``LoadgenError`` with a hint.
+
+``LOADGEN_NATIVE_SO=/path/to/_native.so`` loads another build of the extension under the same
+name; ``make sanitize`` uses it to run the tests against an ASan/UBSan build.
+"""
+from __future__ import annotations
+
+import errno as _errno
+import os
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from .errors import LoadgenError
+
+PAGE_MODES = ("4k", "thp", "hugetlb")
+LAZY_KINDS = ("fresh", "reused", "malloc")
+
+_ext = None
+
+
+def _load():
+    """Import the extension once; explain how to build it if it is missing."""
+    global _ext
+    if _ext is not None:
+        return _ext
+    override = os.environ.get("LOADGEN_NATIVE_SO")
+    try:
+        if override:
+            import importlib.machinery
+            import importlib.util
+
+            loader = importlib.machinery.ExtensionFileLoader("loadgen._native", override)
+            spec = importlib.util.spec_from_file_location("loadgen._native", override, loader=loader)
+            module = importlib.util.module_from_spec(spec)
+            loader.exec_module(module)
+            _ext = module
+        else:
+            from . import _native
+
+            _ext = _native
+    except ImportError as exc:
+        raise LoadgenError(
+            f"the C extension loadgen._native is not available ({exc})",
+            "build it with: pip install -e . (needs gcc and the Python headers, apt install python3-dev)",
+        ) from None
+    return _ext
+
+
+def extension_path() -> str:
+    """Where the loaded extension lives (shows whether a sanitizer build is in use)."""
+    return getattr(_load(), "__file__", "?")
+
+
+@dataclass(frozen=True)
+class Pass:
+    """One timed step.
+
+    seconds: CLOCK_MONOTONIC duration.
+    minor_faults / major_faults: getrusage(RUSAGE_THREAD) deltas.
+    tlb_misses: dTLB load misses (user space), None when not measured.
+    """
+
+    seconds: float
+    minor_faults: int
+    major_faults: int
+    tlb_misses: int | None = None
+
+    @classmethod
+    def from_raw(cls, raw: tuple) -> "Pass":
+        seconds, minflt, majflt, tlb = raw
+        return cls(seconds, minflt, majflt, None if tlb < 0 else tlb)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def tlb_status(err: int) -> str | None:
+    """None when dTLB misses were counted, else why not (e.g. 'not supported: ENOENT ...')."""
+    if err == 0:
+        return None
+    name = _errno.errorcode.get(err, str(err))
+    if err in (_errno.ENOENT, _errno.EOPNOTSUPP, _errno.ENODEV, _errno.EINVAL):
+        return f"not supported (perf_event_open: {name}, no hardware PMU for dTLB-load-misses)"
+    return f"not available (perf_event_open: {name}: {os.strerror(err)})"
+
+
+@dataclass(frozen=True)
+class PagezRun:
+    """pagez(chunks, iters): map `chunks` chunks, then chunks*iters passes of one byte per page."""
+
+    chunks: int
+    iters: int
+    chunk_size: int
+    alloc: Pass
+    passes: tuple[Pass, ...]
+    tlb: str | None
+
+    @property
+    def seconds(self) -> float:
+        return sum(p.seconds for p in self.passes)
+
+    @property
+    def minor_faults(self) -> int:
+        return sum(p.minor_faults for p in self.passes)
+
+    @property
+    def major_faults(self) -> int:
+        return sum(p.major_faults for p in self.passes)
+
+
+@dataclass(frozen=True)
+class MemsetRun:
+    """One fresh mapping, then `passes` memsets over it.
+
+    map_step: the mmap (and, with populate, the prefault) before the first pass.
+    anon_huge_kb: growth of AnonHugePages in /proc/self/smaps_rollup over the first pass
+        (None if unreadable); confirms that THP was really used.
+    """
+
+    size: int
+    pages: str
+    populate: bool
+    map_step: Pass
+    passes: tuple[Pass, ...]
+    anon_huge_kb: int | None
+    tlb: str | None
+
+
+@dataclass(frozen=True)
+class LazymapRun:
+    """`reps` write-then-read rounds over a buffer of `size` bytes; totals over all rounds.
+
+    kind: fresh (mmap/munmap per round), reused (one buffer faulted in beforehand) or malloc.
+    map_seconds: time in mmap+munmap (or malloc+free), kept out of the write/read times.
+    """
+
+    size: int
+    reps: int
+    kind: str
+    write_seconds: float
+    read_seconds: float
+    map_seconds: float
+    write_minor_faults: int
+    write_major_faults: int
+    read_minor_faults: int
+    read_major_faults: int
+
+
+@dataclass(frozen=True)
+class AllocRun:
+    """Lemire's new-and-touch: mmap + one write per 4 KiB (timed as `touch`), then a memset of the
+    same memory (`fill`). anon_huge_kb: AnonHugePages growth, None if unreadable."""
+
+    size: int
+    pages: str
+    touch: Pass
+    fill: Pass
+    anon_huge_kb: int | None
+
+
+def _page_code(pages: str) -> int:
+    ext = _load()
+    codes = {"4k": ext.PAGES_4K, "thp": ext.PAGES_THP, "hugetlb": ext.PAGES_HUGETLB}
+    if pages not in codes:
+        raise LoadgenError(f"unknown page mode {pages!r}", f"use one of {', '.join(PAGE_MODES)}")
+    return codes[pages]
+
+
+def _os_error(exc: OSError, size: int, pages: str = "4k") -> LoadgenError:
+    from .units import format_bytes
+
+    what = f"{exc.filename or 'mmap'} of {format_bytes(size)}"
+    if pages == "hugetlb" and exc.errno == _errno.ENOMEM:
+        return LoadgenError(f"{what} with MAP_HUGETLB failed: not enough free huge pages",
+                            "reserve with: echo N > /proc/sys/vm/nr_hugepages")
+    if exc.errno == _errno.ENOMEM:
+        return LoadgenError(f"{what} failed: out of memory", "use a smaller size")
+    return LoadgenError(f"{what} failed: {exc.strerror}")
+
+
+def pagez(chunks: int, iters: int, chunk_size: int) -> PagezRun:
+    """The seed's pagez with chunks of `chunk_size` bytes (4 KiB pages; mmap, not malloc)."""
+    ext = _load()
+    try:
+        alloc, passes, tlb_err = ext.pagez(chunks, iters, chunk_size)
+    except OSError as exc:
+        raise _os_error(exc, chunks * chunk_size) from None
+    return PagezRun(chunks, iters, chunk_size, Pass.from_raw(alloc),
+                    tuple(Pass.from_raw(p) for p in passes), tlb_status(tlb_err))
+
+
+def memset(size: int, passes: int = 3, pages: str = "4k", populate: bool = False) -> MemsetRun:
+    """Map `size` bytes fresh and memset them `passes` times."""
+    ext = _load()
+    code = _page_code(pages)
+    try:
+        map_step, raw, huge_kb, tlb_err = ext.memset(size, passes, code, populate)
+    except OSError as exc:
+        raise _os_error(exc, size, pages) from None
+    return MemsetRun(size, pages, populate, Pass.from_raw(map_step),
+                     tuple(Pass.from_raw(p) for p in raw),
+                     None if huge_kb < 0 else huge_kb, tlb_status(tlb_err))
+
+
+def lazymap(size: int, reps: int, kind: str = "fresh") -> LazymapRun:
+    """Write every byte, then read every byte, `reps` times; see LazymapRun."""
+    ext = _load()
+    codes = {"fresh": ext.LAZY_FRESH, "reused": ext.LAZY_REUSED, "malloc": ext.LAZY_MALLOC}
+    if kind not in codes:
+        raise LoadgenError(f"unknown lazymap kind {kind!r}", f"use one of {', '.join(LAZY_KINDS)}")
+    try:
+        raw = ext.lazymap(size, reps, codes[kind])
+    except OSError as exc:
+        raise _os_error(exc, size) from None
+    return LazymapRun(size, reps, kind, *raw)
+
+
+def alloc_touch(size: int, pages: str = "4k") -> AllocRun:
+    """Allocate `size` bytes and touch one byte per 4 KiB, then memset them; see AllocRun."""
+    ext = _load()
+    code = _page_code(pages)
+    try:
+        touch, fill, huge_kb = ext.alloc_touch(size, code)
+    except OSError as exc:
+        raise _os_error(exc, size, pages) from None
+    return AllocRun(size, pages, Pass.from_raw(touch), Pass.from_raw(fill),
+                    None if huge_kb < 0 else huge_kb)
