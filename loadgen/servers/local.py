@@ -39,7 +39,8 @@ def find_mysqld(explicit: str | None = None) -> str:
         if not (os.path.isfile(path) and os.access(path, os.X_OK)):
             raise UsageError(f"--mysqld {explicit}: no such executable", INSTALL_HINT)
         return os.path.abspath(path)
-    search = os.pathsep.join([os.environ.get("PATH", ""), *SEARCH_DIRS])
+    # LOADGEN_MYSQLD_SEARCH_PATH replaces the whole search path (tests use it to hide mysqld).
+    search = os.environ.get("LOADGEN_MYSQLD_SEARCH_PATH") or os.pathsep.join([os.environ.get("PATH", ""), *SEARCH_DIRS])
     for name in ("mariadbd", "mysqld"):
         found = shutil.which(name, path=search)
         if found:

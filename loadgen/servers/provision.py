@@ -52,7 +52,7 @@ def make_server(spec: ServerSpec, dataset: DatasetSpec | None, say: Say = _quiet
     if provider == "docker":
         from .docker import DockerServer
 
-        return DockerServer(spec, dataset, persist=persist)
+        return DockerServer(spec, dataset, persist=persist, say=say)
     from .local import LocalServer, binary_flavor, find_mysqld
 
     binary = find_mysqld(spec.mysqld)
@@ -62,9 +62,30 @@ def make_server(spec: ServerSpec, dataset: DatasetSpec | None, say: Say = _quiet
         home = cache_dir() / "datasets" / dataset.cache_key(binary_flavor(binary))
     else:
         home = cache_dir() / "scratch"
+    if dataset is not None and not (home / "data").exists():
+        _check_room(home, dataset)
     server = LocalServer(home, pool, mysqld=binary, port=spec.port, options=spec.options, detach=persist)
     server.persist = persist
     return server
+
+
+# A fresh datadir holds the system tablespace, undo and the redo log (96 MiB by default on
+# MariaDB 10.11) before any row arrives.
+EMPTY_DATADIR_BYTES = 160 << 20
+
+
+def _check_room(home, dataset: DatasetSpec) -> None:
+    from ..dataset import EST_BYTES_PER_ROW
+    from ..paths import free_bytes
+
+    need = EMPTY_DATADIR_BYTES + dataset.rows * EST_BYTES_PER_ROW
+    room = free_bytes(home)
+    if need > room:
+        raise ProvisionError(
+            f"a {dataset.rows:,}-row dataset needs about {format_bytes(need)} in {home.parent}, "
+            f"only {format_bytes(room)} free",
+            "use fewer --rows, free disk space, or set LOADGEN_CACHE_DIR to a larger disk",
+        )
 
 
 def attach_running(spec: ServerSpec, say: Say = _quiet) -> Server | None:

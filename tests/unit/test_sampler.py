@@ -1,0 +1,65 @@
+from pathlib import Path
+
+import pytest
+
+from loadgen.sampler import Snapshot, delta, hit_ratio, parse_status, totals
+
+DATA = Path(__file__).resolve().parent.parent / "data"
+
+
+def rows(name):
+    return [tuple(line.split("\t", 1)) for line in (DATA / name).read_text().splitlines() if line]
+
+
+def test_parse_mariadb_status_keeps_counters_and_gauges():
+    s = parse_status(rows("status_mariadb_10.11.txt"))
+    assert s["read_requests"] == 35663
+    assert s["reads"] == 803
+    assert s["pages_read"] == 801
+    assert s["read_ahead"] == 80
+    assert s["pages_total"] == 507
+    assert s["made_young"] == 3  # MariaDB exposes it as a status variable
+    assert "load_status" not in s
+
+
+def test_parse_mysql_status_has_no_made_young():
+    s = parse_status([(k.encode(), v.encode()) for k, v in rows("status_mysql_8.4.txt")])
+    assert s["reads"] == 4122
+    assert s["read_ahead"] == 12800
+    assert "made_young" not in s and "pages_old" not in s
+
+
+def test_hit_ratio_is_one_minus_misses_over_requests():
+    assert hit_ratio(1000, 10) == pytest.approx(0.99)
+    assert hit_ratio(0, 0) is None
+
+
+def _snap(t, q, **status):
+    return Snapshot(t, q, status)
+
+
+def test_delta_is_per_interval_with_gauges_at_the_end():
+    a = _snap(10.0, 0, read_requests=1000, reads=10, pages_free=400, pages_data=100)
+    b = _snap(11.0, 5000, read_requests=16000, reads=160, pages_free=250, pages_data=250)
+    p = delta(a, b, t0_s=10.0)
+    assert p["t_s"] == 1.0 and p["queries"] == 5000 and p["qps"] == 5000.0
+    assert p["read_requests"] == 15000 and p["reads"] == 150
+    assert p["hit_ratio"] == pytest.approx(0.99)
+    assert p["pages_free"] == 250 and p["pages_data"] == 250
+
+
+def test_a_counter_going_down_is_a_gap_not_a_negative_rate():
+    a = _snap(1.0, 0, read_requests=1000, reads=10)
+    b = _snap(2.0, 10, read_requests=20, reads=1)  # the server restarted
+    p = delta(a, b, t0_s=0.0)
+    assert p["gap"] is True
+    assert "reads" not in p
+
+
+def test_totals_over_the_run():
+    a = _snap(0.0, 0, read_requests=1000, reads=10, pages_read=12, pages_total=507)
+    b = _snap(9.0, 100, read_requests=4000, reads=40, pages_read=42, pages_total=507)
+    t = totals(a, b)
+    assert t["read_requests"] == 3000 and t["reads"] == 30 and t["pages_read"] == 30
+    assert t["miss_ratio"] == pytest.approx(0.01)
+    assert t["pages_total"] == 507
