@@ -293,9 +293,11 @@ def down():
 
 def _register_subgroups() -> None:
     # Sub-groups live in their own modules so each topic stays small.
+    from .cli_image import image
     from .cli_native import native
 
     cli.add_command(native)
+    cli.add_command(image)
 
 
 _register_subgroups()

@@ -1,0 +1,37 @@
+"""`loadgen image build`: the offline MariaDB image for hosts with Docker but no registry.
+
+Thin click layer over loadgen.image: progress on stderr, one summary line on stdout.
+"""
+from __future__ import annotations
+
+import click
+
+from .image import DEFAULT_TAG
+
+
+@click.group()
+def image() -> None:
+    """Container images for --server docker."""
+
+
+@image.command()
+@click.option("--tag", default=DEFAULT_TAG, show_default=True, help="Name:tag of the image to build.")
+@click.option("--force", is_flag=True, help="Rebuild even if the tag exists already.")
+def build(tag: str, force: bool) -> None:
+    """Build a MariaDB image from this host's Debian packages (mmdebstrap + docker import).
+
+    Uses the host's apt sources, so it works where no image registry is reachable. An existing
+    image with the same tag is reused unless --force. Use it with
+    `loadgen run --server docker --image TAG`.
+    """
+    from rich.console import Console
+
+    from .image import build as build_image
+    from .units import format_bytes
+
+    console = Console(stderr=True)
+    built = build_image(tag, force=force,
+                        progress=lambda line: console.print(f"[dim]{line}[/]", highlight=False))
+    how = "already present, reused" if built.reused else f"built in {built.build_s:.1f} s"
+    click.echo(f"{built.tag}: {built.flavor} {built.version} ({built.package_version}), "
+               f"{format_bytes(built.size_bytes)}, {how}")

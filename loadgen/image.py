@@ -1,0 +1,258 @@
+"""`loadgen image build`: a MariaDB image made from the host's own Debian packages.
+
+For hosts with Docker but no registry (CI here): mmdebstrap assembles a minimal root filesystem
+(the essential set plus mariadb-server-core and mariadb-client-core) from the apt sources the host
+already uses, and `docker import` turns it into an image whose small entrypoint initialises the
+datadir and passes flags through to mariadbd, as the official images do. No mirror is hard-coded:
+the sources for the host's release are copied from /etc/apt.
+"""
+from __future__ import annotations
+
+import re
+import shlex
+import shutil
+import subprocess
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Callable
+
+from .errors import ProvisionError, UsageError
+
+DEFAULT_TAG = "loadgen/mariadb:10.11"
+PACKAGES = ["mariadb-server-core", "mariadb-client-core"]
+APT_DIR = Path("/etc/apt")
+ENTRYPOINT = "/usr/local/bin/loadgen-entrypoint"
+LABEL = "org.loadgen"
+# The official images run mariadbd as uid/gid 999 too, so a volume moves between them.
+MYSQL_USER_LINE = "mysql:x:999:999:MariaDB Server:/nonexistent:/usr/sbin/nologin"
+MYSQL_GROUP_LINE = "mysql:x:999:"
+
+Progress = Callable[[str], None]
+
+
+@dataclass
+class BuiltImage:
+    tag: str
+    image_id: str
+    flavor: str
+    version: str  # server version, e.g. "10.11.19"
+    package_version: str  # Debian version, e.g. "1:10.11.19-0+deb12u1"
+    size_bytes: int
+    build_s: float | None  # None when an existing image was reused
+    reused: bool
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+# -- apt sources ---------------------------------------------------------------------------------
+def host_release(os_release: Path = Path("/etc/os-release")) -> str:
+    """The host's release codename (bookworm, noble, ...)."""
+    try:
+        text = os_release.read_text()
+    except OSError:
+        text = ""
+    m = re.search(r'^VERSION_CODENAME="?([a-z]+)"?', text, re.M)
+    if not m:
+        raise ProvisionError("cannot tell the host's Debian/Ubuntu release from /etc/os-release",
+                             "`loadgen image build` needs a Debian or Ubuntu host")
+    return m.group(1)
+
+
+def _suite_matches(suite: str, codename: str) -> bool:
+    # bookworm, bookworm-updates, bookworm-security, and the old bookworm/updates spelling.
+    return suite == codename or suite.startswith((codename + "-", codename + "/"))
+
+
+def _one_line_entries(text: str, codename: str) -> list[str]:
+    kept = []
+    for line in text.splitlines():
+        line = line.split("#", 1)[0].strip()
+        if not line.startswith("deb "):
+            continue  # deb-src and comments: binary packages are all we need
+        fields = re.sub(r"\[[^\]]*\]", " ", line).split()
+        if len(fields) >= 3 and _suite_matches(fields[2], codename):
+            kept.append(line)
+    return kept
+
+
+def _deb822_stanzas(text: str, codename: str) -> list[str]:
+    kept = []
+    for stanza in re.split(r"\n\s*\n", text):
+        body = "\n".join(ln for ln in stanza.splitlines() if not ln.lstrip().startswith("#"))
+        fields = {}
+        for m in re.finditer(r"^([A-Za-z-]+):[ \t]*(.*)$", body, re.M):
+            fields[m.group(1).lower()] = m.group(2).strip()
+        if "deb" not in fields.get("types", "").split():
+            continue
+        if fields.get("enabled", "yes").lower() == "no":
+            continue
+        if any(_suite_matches(s, codename) for s in fields.get("suites", "").split()):
+            kept.append(body.strip())
+    return kept
+
+
+def apt_sources(codename: str, apt_dir: Path = APT_DIR) -> tuple[list[str], list[str]]:
+    """(one-line entries, deb822 stanzas) of the host's enabled sources for its own release.
+
+    Third-party repositories for other suites (nodesource's "nodistro", cloud SDKs) are left out:
+    the image needs the distribution's packages only.
+    """
+    one_line: list[str] = []
+    deb822: list[str] = []
+    files = [apt_dir / "sources.list"] + sorted((apt_dir / "sources.list.d").glob("*"))
+    for path in files:
+        if not path.is_file():
+            continue
+        try:
+            text = path.read_text()
+        except OSError:
+            continue
+        if path.suffix == ".list":
+            one_line += _one_line_entries(text, codename)
+        elif path.suffix == ".sources":
+            deb822 += _deb822_stanzas(text, codename)
+    if not one_line and not deb822:
+        raise ProvisionError(f"no apt source for {codename} in {apt_dir}/sources.list or sources.list.d",
+                             "configure apt so that `apt-get install mariadb-server-core` works on this host")
+    return one_line, deb822
+
+
+# -- the build -----------------------------------------------------------------------------------
+def _client():
+    from .servers.docker import engine
+
+    return engine()
+
+
+def find_image(tag: str) -> BuiltImage | None:
+    """The image already tagged `tag`, if any."""
+    import docker as docker_sdk
+
+    client = _client()
+    try:
+        obj = client.images.get(tag)
+    except docker_sdk.errors.ImageNotFound:
+        return None
+    finally:
+        client.close()
+    labels = obj.labels or {}
+    return BuiltImage(tag=tag, image_id=obj.id, flavor=labels.get(f"{LABEL}.flavor", "?"),
+                      version=labels.get(f"{LABEL}.version", "?"),
+                      package_version=labels.get(f"{LABEL}.package-version", "?"),
+                      size_bytes=int(obj.attrs.get("Size") or 0), build_s=None, reused=True)
+
+
+def _file(name: str) -> Path:
+    try:
+        return Path(str(resources.files("loadgen.imagefiles") / name))
+    except (ModuleNotFoundError, TypeError):  # a checkout without install
+        return Path(__file__).resolve().parent / "imagefiles" / name
+
+
+def build(tag: str = DEFAULT_TAG, force: bool = False, progress: Progress | None = None) -> BuiltImage:
+    """Build the offline image, or return the one already tagged `tag` unless force.
+
+    Args:
+        tag: image name:tag to create.
+        force: rebuild even when the tag exists.
+        progress: called with mmdebstrap's progress lines.
+    """
+    if ":" not in tag.rsplit("/", 1)[-1] or not re.fullmatch(r"[a-z0-9][a-z0-9._/-]*:[A-Za-z0-9_][A-Za-z0-9_.-]*", tag):
+        raise UsageError(f"--tag {tag!r} is not an image name:tag", f"e.g. --tag {DEFAULT_TAG}")
+    if not force:
+        existing = find_image(tag)
+        if existing is not None:
+            return existing
+    mmdebstrap = shutil.which("mmdebstrap")
+    if not mmdebstrap:
+        raise ProvisionError("mmdebstrap is not installed", "apt-get install mmdebstrap (or run `make deps`)")
+    client = _client()  # fail on a missing engine before spending a minute on the root fs
+    codename = host_release()
+    one_line, deb822 = apt_sources(codename)
+    if progress:
+        progress(f"building {tag} from the {codename} packages (mmdebstrap {', '.join(PACKAGES)})")
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="loadgen-image-") as tmp_name:
+        tmp = Path(tmp_name)
+        mirrors = []
+        if one_line:
+            (tmp / "host.list").write_text("\n".join(one_line) + "\n")
+            mirrors.append(str(tmp / "host.list"))
+        if deb822:
+            (tmp / "host.sources").write_text("\n\n".join(deb822) + "\n")
+            mirrors.append(str(tmp / "host.sources"))
+        version_file = tmp / "package-version"
+        rootfs = tmp / "rootfs.tar"
+        cmd = [
+            mmdebstrap, "--variant=essential", f"--include={','.join(PACKAGES)}",
+            # Documentation and translations are a third of the size and nothing reads them.
+            "--dpkgopt=path-exclude=/usr/share/doc/*", "--dpkgopt=path-exclude=/usr/share/man/*",
+            "--dpkgopt=path-exclude=/usr/share/locale/*", "--dpkgopt=path-exclude=/usr/share/info/*",
+            # mariadb-server (not -core) would create the mysql user; we skip its init scripts.
+            f"--customize-hook=echo {shlex.quote(MYSQL_USER_LINE)} >> \"$1/etc/passwd\"; "
+            f"echo {shlex.quote(MYSQL_GROUP_LINE)} >> \"$1/etc/group\"",
+            f"--customize-hook=upload {_file('entrypoint.sh')} {ENTRYPOINT}",
+            f"--customize-hook=chmod 755 \"$1{ENTRYPOINT}\"",
+            f"--customize-hook=upload {_file('loadgen.cnf')} /etc/mysql/mariadb.conf.d/99-loadgen.cnf",
+            f"--customize-hook=chroot \"$1\" dpkg-query -W -f='${{Version}}' mariadb-server-core "
+            f"> {shlex.quote(str(version_file))}",
+            codename, str(rootfs), *mirrors,
+        ]
+        _run_mmdebstrap(cmd, progress)
+        package_version = version_file.read_text().strip()
+        m = re.search(r"\d+\.\d+\.\d+", package_version)
+        version = m.group(0) if m else package_version
+        changes = [
+            f'ENTRYPOINT ["{ENTRYPOINT}"]',
+            'CMD ["mariadbd"]',
+            "EXPOSE 3306",
+            f"ENV MARIADB_VERSION={package_version}",
+            f'LABEL {LABEL}.flavor="mariadb" {LABEL}.version="{version}" '
+            f'{LABEL}.package-version="{package_version}" {LABEL}.built-from="{codename} (host apt sources)"',
+        ]
+        if progress:
+            progress(f"importing {rootfs.stat().st_size >> 20} MiB into {tag}")
+        repository, _, image_tag = tag.rpartition(":")
+        try:
+            client.api.import_image_from_file(str(rootfs), repository=repository, tag=image_tag, changes=changes)
+        except Exception as exc:  # noqa: BLE001
+            raise ProvisionError(f"docker import failed: {exc}", "check `docker info`") from None
+        finally:
+            client.close()
+    built = find_image(tag)
+    if built is None:
+        raise ProvisionError(f"docker import reported success but {tag} is missing", "check `docker images`")
+    built.build_s = round(time.monotonic() - started, 1)
+    built.reused = False
+    return built
+
+
+def _run_mmdebstrap(cmd: list[str], progress: Progress | None) -> None:
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            text=True, errors="replace")
+    tail: list[str] = []
+    try:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            line = line.rstrip()
+            tail = (tail + [line])[-5:]
+            if progress and line.startswith("I: ") and "hook" not in line:
+                progress(line[3:])
+        rc = proc.wait()
+    except BaseException:
+        # Ctrl-C reaches mmdebstrap too (same process group); give it time to remove its tempdir.
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        raise
+    if rc != 0:
+        errors = [ln for ln in tail if ln.startswith("E: ")] or tail
+        raise ProvisionError(f"mmdebstrap failed: {' | '.join(errors[-2:])}",
+                             "check that apt works on this host (`apt-get update`), and that you are root "
+                             "or user namespaces are enabled")

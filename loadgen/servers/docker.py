@@ -1,0 +1,580 @@
+"""A MySQL/MariaDB server in a container, started with testcontainers.
+
+The container gets the same settings as a local server (pool from --pool, O_DIRECT, no pool
+dump/load, no binary log), publishes 3306 on 127.0.0.1 only, and its root password is generated,
+kept in a 0600 file on the host and handed to the image as a *_FILE secret, so it shows neither in
+our output nor in `docker inspect`. Readiness is a successful login, not a log line: the
+testcontainers default waits for "ready for connections" twice, which never comes from an image
+whose entrypoint starts the server once (ours, or any datadir that is already initialised).
+
+The datadir lives in a named volume. A seeded dataset's volume is kept and named after the same
+key as the local dataset cache, so a later run reuses it; a scratch volume is removed with the
+container. Cleanup is ours on every exit path (end, error, Ctrl-C); the testcontainers reaper
+(Ryuk) is used only when its image is already present, and containers orphaned by a killed
+loadgen are swept by the next one (they are labelled with the pid that owns them).
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import secrets
+import socket
+import time
+from pathlib import Path
+from typing import Callable
+
+from ..db import Endpoint, Flavor, parse_version
+from ..errors import ProvisionError, UsageError
+from ..paths import cache_dir, state_dir
+from ..units import format_bytes
+from . import SERVER_SETTINGS, ColdStart, Server, ServerSpec, check_pool_minimum
+
+DEFAULT_IMAGE = "mysql:8.4"
+DATADIR = "/var/lib/mysql"
+SECRET_PATH = "/run/loadgen/root-password"
+READY_TIMEOUT_S = 180.0
+STOP_TIMEOUT_S = 60
+ENGINE_TIMEOUT_S = 120  # docker API calls; a graceful stop waits up to STOP_TIMEOUT_S inside one
+# What the server needs beside its pool (connections, dictionary, log buffer), for the check that
+# a pool fits in the memory the engine can give a container.
+SERVER_OVERHEAD_BYTES = 256 << 20
+LABEL = "org.loadgen"
+NO_ENGINE_HINT = "start Docker, or use --server local"
+
+Say = Callable[[str], None]
+
+
+def _quiet(_: str) -> None:
+    pass
+
+
+# -- the engine ----------------------------------------------------------------------------------
+def engine(timeout: int = ENGINE_TIMEOUT_S):
+    """A docker-py client that has answered a ping; ProvisionError when there is none."""
+    try:
+        import docker as docker_sdk
+    except ImportError:
+        raise ProvisionError("--server docker needs the testcontainers package",
+                             "pip install 'loadgen[docker]', or use --server local") from None
+    try:
+        client = docker_sdk.from_env(timeout=timeout)
+        client.ping()
+    except Exception as exc:  # noqa: BLE001 - any failure here means "no usable engine"
+        raise ProvisionError(f"no Docker engine answers ({_short(exc)})", NO_ENGINE_HINT) from None
+    return client
+
+
+def image_status(client, image: str) -> tuple[bool, str]:
+    """(usable, why): present locally, or pullable according to its registry."""
+    import docker as docker_sdk
+
+    try:
+        client.images.get(image)
+        return True, f"image {image} is present"
+    except docker_sdk.errors.ImageNotFound:
+        pass
+    except docker_sdk.errors.APIError as exc:
+        return False, f"cannot inspect image {image}: {_short(exc)}"
+    try:
+        # Asks the registry for the manifest only: cheap, and fails fast when there is no registry.
+        client.api.inspect_distribution(image)
+        return True, f"image {image} can be pulled"
+    except Exception as exc:  # noqa: BLE001
+        return False, f"image {image} is neither present nor pullable ({_short(exc)})"
+
+
+def auto_available(image: str | None) -> tuple[bool, str]:
+    """For --server auto: is docker usable for this image? Never raises."""
+    image = image or DEFAULT_IMAGE
+    try:
+        import testcontainers  # noqa: F401
+    except ImportError:
+        return False, "testcontainers is not installed"
+    try:
+        client = engine(timeout=5)
+    except ProvisionError as exc:
+        return False, exc.message
+    try:
+        ok, why = image_status(client, image)
+        return ok, why if ok else why.split(" (")[0]
+    finally:
+        client.close()
+
+
+def image_flavor(client, image: str) -> Flavor:
+    """Which server an image holds, before starting it: from our labels, the official images'
+    *_VERSION variables, or as a last resort the binary's own --version."""
+    obj = client.images.get(image)
+    labels = obj.labels or {}
+    if labels.get(f"{LABEL}.flavor") and labels.get(f"{LABEL}.version"):
+        return Flavor(labels[f"{LABEL}.flavor"], labels[f"{LABEL}.version"])
+    env = dict(e.split("=", 1) for e in (obj.attrs.get("Config") or {}).get("Env") or [] if "=" in e)
+    for var, name in (("MARIADB_VERSION", "mariadb"), ("MYSQL_VERSION", "mysql")):
+        m = re.search(r"\d+\.\d+\.\d+", env.get(var, ""))
+        if m:
+            return Flavor(name, m.group(0))
+    out = client.containers.run(
+        image, entrypoint=["sh", "-c", "mariadbd --version 2>/dev/null || mysqld --version"], remove=True,
+        labels=_owner_labels(keep=False), network_disabled=True,
+    ).decode(errors="replace")
+    flavor = parse_version(out.split("Ver", 1)[-1])
+    if "mariadb" in out.lower():
+        flavor = Flavor("mariadb", flavor.version)
+    return flavor
+
+
+def _short(exc: BaseException) -> str:
+    text = str(getattr(exc, "explanation", None) or exc).strip().splitlines()
+    text = text[0] if text else type(exc).__name__
+    return text if len(text) <= 160 else text[:157] + "..."
+
+
+# -- ownership and orphans -----------------------------------------------------------------------
+def _owner_labels(keep: bool) -> dict[str, str]:
+    return {LABEL: "1", f"{LABEL}.host": socket.gethostname(), f"{LABEL}.pid": str(os.getpid()),
+            f"{LABEL}.keep": "1" if keep else "0"}
+
+
+def sweep_orphans(client) -> int:
+    """Remove containers (and scratch volumes) whose loadgen process is gone.
+
+    Without Ryuk nothing else reaps a container when loadgen is killed outright (SIGKILL, OOM);
+    Ctrl-C and errors never need this. Containers kept by `loadgen up` are left alone.
+    """
+    from .local import _pid_alive
+
+    host = socket.gethostname()
+    removed = 0
+    for c in client.containers.list(all=True, filters={"label": [f"{LABEL}.host={host}", f"{LABEL}.keep=0"]}):
+        pid = int(c.labels.get(f"{LABEL}.pid", "0") or 0)
+        if pid and not _pid_alive(pid):
+            try:
+                c.remove(force=True, v=True)
+                removed += 1
+            except Exception:  # noqa: BLE001 - another loadgen may be sweeping it right now
+                pass
+    for v in client.volumes.list(filters={"label": [f"{LABEL}.host={host}", f"{LABEL}.scratch=1"]}):
+        pid = int((v.attrs.get("Labels") or {}).get(f"{LABEL}.pid", "0") or 0)
+        if pid and not _pid_alive(pid):
+            try:
+                v.remove()
+            except Exception:  # noqa: BLE001 - still mounted by a container being removed
+                pass
+    return removed
+
+
+def _container_class():
+    # testcontainers 4.15 moved the MySQL module; the old path still works there but warns.
+    try:
+        from testcontainers.community.mysql import MySqlContainer
+    except ImportError:
+        try:
+            from testcontainers.mysql import MySqlContainer
+        except ImportError:
+            raise ProvisionError("--server docker needs the testcontainers package",
+                                 "pip install 'loadgen[docker]', or use --server local") from None
+
+    class LoadgenContainer(MySqlContainer):
+        """MySqlContainer with the password as a file secret and no log-line wait."""
+
+        secret_as_file = hasattr(MySqlContainer, "with_copy_into_container")
+
+        def _configure(self) -> None:
+            # Both official images (and ours) read *_FILE; MySqlContainer would put the password
+            # itself into the environment, where `docker inspect` shows it. Older testcontainers
+            # releases cannot copy a file in before the start, so there the environment it is.
+            # No MYSQL_DATABASE either: the dataset code creates its own database.
+            if self.secret_as_file:
+                self.with_env("MYSQL_ROOT_PASSWORD_FILE", SECRET_PATH)
+            else:
+                self.with_env("MYSQL_ROOT_PASSWORD", self.root_password)
+
+        def _connect(self) -> None:
+            # Readiness is checked by DockerServer logging in; see the module docstring.
+            pass
+
+    return LoadgenContainer
+
+
+# -- the server ----------------------------------------------------------------------------------
+class DockerServer(Server):
+    """A container running `image` with its datadir in a named volume.
+
+    Args:
+        spec: what the user asked for (image, pool, port, extra variables).
+        dataset: the dataset the server will hold; its volume is cached under the dataset key.
+        persist: `loadgen up`: the container outlives this process and its state is saved.
+    """
+
+    provider = "docker"
+
+    def __init__(self, spec: ServerSpec, dataset=None, persist: bool = False, say: Say = _quiet):
+        if spec.mysqld:
+            raise UsageError("--mysqld goes with --server local, not --server docker", "use --image instead")
+        self.image = spec.image or DEFAULT_IMAGE
+        self.pool_bytes = spec.pool_bytes or (128 << 20)
+        self.requested_port = spec.port
+        self.options = dict(spec.options)
+        self.persist = persist
+        self.say = say
+        self.client = engine()
+        try:
+            self._init_image(dataset)
+        except BaseException:
+            self.client.close()
+            raise
+        self.container = None
+        self.container_name: str | None = None
+        self.port: int | None = None
+        self.endpoint = Endpoint(host="127.0.0.1", port=0, user="root")
+
+    def _init_image(self, dataset) -> None:
+        ok, why = image_status(self.client, self.image)
+        if not ok:
+            raise ProvisionError(why, "build the offline image with `loadgen image build` and pass "
+                                      "--image loadgen/mariadb:10.11, or pass another --image")
+        if "present" not in why:
+            self.say(f"pulling {self.image}")
+            try:
+                self.client.images.pull(self.image)
+            except Exception as exc:  # noqa: BLE001
+                raise ProvisionError(f"pulling {self.image} failed: {_short(exc)}",
+                                     "build the offline image with `loadgen image build`, or pass another --image"
+                                     ) from None
+        self.image_id = self.client.images.get(self.image).id
+        self.flavor = image_flavor(self.client, self.image)
+        check_pool_minimum(self.pool_bytes, self.flavor.name)
+        self._check_memory()
+        if self.persist:
+            key = f"up-{self.flavor.name}-{self.flavor.version}"
+            home = state_dir() / "docker"
+        elif dataset is not None:
+            key = dataset.cache_key(self.flavor)
+            home = cache_dir() / "docker"
+        else:
+            key = f"scratch-{os.getpid()}-{secrets.token_hex(3)}"
+            home = None
+        # The volume name carries a digest of the directory holding its password, so loadgens with
+        # different cache dirs (tests, other users) never share a datadir they cannot log in to.
+        where = str((home or cache_dir()).resolve())
+        self.volume = f"loadgen-{hashlib.sha1(where.encode()).hexdigest()[:8]}-{key}"
+        self.scratch = home is None
+        self.secret_dir = (home / self.volume) if home is not None else None
+        self._password = self._load_password()
+
+    def _check_memory(self) -> None:
+        total = int(self.client.info().get("MemTotal") or 0)
+        if total and self.pool_bytes + SERVER_OVERHEAD_BYTES > total:
+            most = max(0, total - SERVER_OVERHEAD_BYTES) >> 20
+            raise UsageError(
+                f"pool {format_bytes(self.pool_bytes)} is larger than a container may use "
+                f"(the Docker engine has {format_bytes(total)} of memory)",
+                f"use --pool {most}M or less",
+            )
+
+    # -- password ------------------------------------------------------------------------------
+    def _load_password(self) -> str:
+        if self.secret_dir is not None:
+            try:
+                return (self.secret_dir / "password").read_text().strip()
+            except FileNotFoundError:
+                pass
+        return secrets.token_urlsafe(18)
+
+    def _save_password(self) -> None:
+        if self.secret_dir is None:
+            return
+        self.secret_dir.mkdir(parents=True, exist_ok=True)
+        path = self.secret_dir / "password"
+        if path.exists():
+            return
+        tmp = path.with_suffix(".tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(self._password)
+        os.replace(tmp, path)
+
+    @property
+    def _ready_marker(self) -> Path | None:
+        return self.secret_dir / "initialised" if self.secret_dir is not None else None
+
+    # -- volume --------------------------------------------------------------------------------
+    def _prepare_volume(self) -> None:
+        import docker as docker_sdk
+
+        try:
+            vol = self.client.volumes.get(self.volume)
+        except docker_sdk.errors.NotFound:
+            vol = None
+        if vol is not None:
+            users = self.client.containers.list(all=True, filters={"volume": self.volume})
+            if users:
+                raise ProvisionError(
+                    f"the volume {self.volume} is in use by container {users[0].name} (another loadgen?)",
+                    f"wait for it to finish, or remove it: docker rm -f {users[0].name}",
+                )
+            marker = self._ready_marker
+            if marker is None or not marker.exists():
+                # An initialisation that never finished (interrupted), or a password we no longer
+                # have: the datadir is unusable, so start it over.
+                vol.remove()
+                vol = None
+        if vol is None:
+            labels = _owner_labels(keep=self.persist)
+            labels[f"{LABEL}.scratch"] = "1" if self.scratch else "0"
+            labels[f"{LABEL}.cache"] = str(self.secret_dir.parent) if self.secret_dir else ""
+            self.client.volumes.create(self.volume, labels=labels)
+            if self._ready_marker is not None:
+                try:
+                    self._ready_marker.unlink()
+                except FileNotFoundError:
+                    pass
+        self._save_password()
+
+    # -- lifecycle -----------------------------------------------------------------------------
+    def start(self) -> None:
+        sweep_orphans(self.client)
+        self._prepare_volume()
+        self._launch()
+
+    def _command(self) -> list[str]:
+        settings = dict(SERVER_SETTINGS)
+        settings["innodb_buffer_pool_size"] = str(self.pool_bytes)
+        # Same reasoning as the local provider: a scratch dataset does not need durable commits.
+        settings.setdefault("innodb_flush_log_at_trx_commit", "2")
+        settings.update(self.options)
+        args = [f"--{k.replace('_', '-')}={v}" for k, v in settings.items()]
+        if self.flavor.name == "mariadb":
+            args.append("--skip-log-bin")
+        else:
+            args += ["--disable-log-bin", "--mysqlx=OFF"]
+        return args
+
+    def _use_ryuk(self) -> bool:
+        """Ryuk only when its image is here already: an offline host cannot pull it, and a
+        container kept by `loadgen up` must outlive this process, which Ryuk would not allow."""
+        from testcontainers.core.config import testcontainers_config as tc_config
+
+        if tc_config.ryuk_disabled:
+            return False
+        present = False
+        if not self.persist:
+            try:
+                self.client.images.get(tc_config.ryuk_image)
+                present = True
+            except Exception:  # noqa: BLE001
+                present = False
+        if not present:
+            tc_config.ryuk_disabled = True
+        return present
+
+    def _launch(self) -> None:
+        import docker as docker_sdk
+
+        container_cls = _container_class()
+        self.ryuk = self._use_ryuk()
+        self.container_name = f"loadgen-{'up' if self.persist else os.getpid()}-{secrets.token_hex(3)}"
+        tc = container_cls(self.image, username="root", password=self._password, dbname="mysql",
+                           labels=_owner_labels(keep=self.persist))
+        tc.with_name(self.container_name)
+        tc.with_command(self._command())
+        tc.with_volume_mapping(self.volume, DATADIR, "rw")
+        # 127.0.0.1 only: docker-py reads a 1-tuple as "this host address, any free port".
+        tc.ports = {"3306/tcp": ("127.0.0.1", self.requested_port) if self.requested_port else ("127.0.0.1",)}
+        if tc.secret_as_file:
+            # 0444: the official entrypoints re-read it after dropping to the mysql user.
+            tc.with_copy_into_container(self._password.encode(), SECRET_PATH, 0o444)
+        self._tc = tc
+        self._log_since = int(time.time())
+        try:
+            tc.start()
+        except docker_sdk.errors.APIError as exc:
+            self._remove_container(graceful=False)
+            text = _short(exc)
+            if "port is already allocated" in text or "address already in use" in text:
+                raise ProvisionError(f"port {self.requested_port} is already in use",
+                                     "omit --port to let Docker pick a free one") from None
+            raise ProvisionError(f"the container did not start: {text}", "check `docker info`") from None
+        self.container = tc.get_wrapped_container()
+        self.container.reload()
+        self.port = self._host_port()
+        self.endpoint = Endpoint(host="127.0.0.1", port=self.port, user="root", password=self._password)
+        self._wait_ready()
+        if self._ready_marker is not None:
+            self._ready_marker.touch()
+        if self.persist:  # a server kept up between commands: its container and port must be findable
+            from . import state
+
+            state.save(self.to_state())
+
+    def _host_port(self) -> int:
+        bindings = (self.container.attrs["NetworkSettings"]["Ports"] or {}).get("3306/tcp") or []
+        for b in bindings:
+            if b.get("HostIp") == "127.0.0.1":
+                return int(b["HostPort"])
+        raise ProvisionError("the container has no port on 127.0.0.1", "check `docker port " + self.container_name + "`")
+
+    def _wait_ready(self) -> None:
+        import MySQLdb
+
+        deadline = time.monotonic() + READY_TIMEOUT_S
+        delay = 0.05
+        while True:
+            if not self.alive():
+                why = self.diagnostics()
+                raise ProvisionError(f"the container exited during start-up: {why}",
+                                     f"run `docker run --rm {self.image} {' '.join(self._command())}` to see why")
+            try:
+                conn = MySQLdb.connect(host="127.0.0.1", port=self.port, user="root", passwd=self._password,
+                                       connect_timeout=2)
+            except MySQLdb.OperationalError as exc:
+                if exc.args and exc.args[0] == 1045:
+                    raise ProvisionError(
+                        f"cannot log in to the server in volume {self.volume} (its password is lost)",
+                        f"remove the volume: docker volume rm {self.volume}",
+                    ) from None
+                # Refused or reset by docker-proxy while the entrypoint is still initialising.
+                if time.monotonic() > deadline:
+                    raise ProvisionError(
+                        f"the container did not accept connections within {READY_TIMEOUT_S:.0f} s: {self.diagnostics()}",
+                        f"see `docker logs {self.container_name}`",
+                    ) from None
+                time.sleep(delay)  # polling a condition with a deadline, not a fixed wait
+                delay = min(delay * 1.5, 0.5)
+                continue
+            try:
+                cur = conn.cursor()
+                cur.execute("SELECT VERSION()")
+                self.flavor = parse_version(str(cur.fetchone()[0]))
+                cur.close()
+            finally:
+                conn.close()
+            return
+
+    def stop(self) -> None:
+        self._remove_container(graceful=True)
+        if self.scratch:
+            try:
+                self.client.volumes.get(self.volume).remove(force=True)
+            except Exception:  # noqa: BLE001 - never created, or already gone
+                pass
+
+    def _remove_container(self, graceful: bool) -> None:
+        """Stop (cleanly, so a cached datadir needs no crash recovery) and remove; idempotent."""
+        import docker as docker_sdk
+
+        container = self.container
+        if container is None and self.container_name:
+            # Interrupted between create and our handle: find it by the name we gave it.
+            try:
+                container = self.client.containers.get(self.container_name)
+            except docker_sdk.errors.NotFound:
+                container = None
+            except docker_sdk.errors.APIError:
+                container = None
+        if container is not None:
+            try:
+                if graceful:
+                    container.stop(timeout=STOP_TIMEOUT_S)
+            except KeyboardInterrupt:
+                container.remove(force=True, v=True)
+                raise
+            except docker_sdk.errors.APIError:
+                pass  # already stopped or gone: remove below
+            try:
+                container.remove(force=True, v=True)
+            except docker_sdk.errors.NotFound:
+                pass
+            except docker_sdk.errors.APIError as exc:
+                if "already in progress" not in str(exc):
+                    raise ProvisionError(f"could not remove container {self.container_name}: {_short(exc)}",
+                                         f"remove it yourself: docker rm -f {self.container_name}") from None
+        self.container = None
+        self._tc = None
+        self.port = None
+
+    def restart_cold(self) -> ColdStart:
+        # A new container on the same volume: the pool starts empty (load_at_startup=OFF), and a
+        # changed --pool takes effect, which `docker restart` could not do.
+        self._remove_container(graceful=True)
+        self._launch()
+        return ColdStart("restart", True, "container recreated on the same datadir with load_at_startup=OFF")
+
+    def set_pool(self, pool_bytes: int) -> None:
+        check_pool_minimum(pool_bytes, self.flavor.name)
+        self.pool_bytes = pool_bytes
+        self._check_memory()
+
+    # -- state for `loadgen up` ----------------------------------------------------------------
+    def to_state(self) -> dict:
+        return {
+            "provider": self.provider, "container": self.container.id if self.container else None,
+            "name": self.container_name, "port": self.port, "image": self.image, "volume": self.volume,
+            "secret_dir": str(self.secret_dir), "pool_bytes": self.pool_bytes, "flavor": self.flavor.name,
+            "version": self.flavor.version, "options": self.options,
+        }
+
+    @classmethod
+    def from_state(cls, st: dict) -> "DockerServer":
+        """Re-attach to a container started by `loadgen up` in another process."""
+        import docker as docker_sdk
+
+        self = cls.__new__(cls)
+        self.image = st["image"]
+        self.pool_bytes = int(st["pool_bytes"])
+        self.requested_port = None
+        self.options = dict(st.get("options") or {})
+        self.persist = True
+        self.say = _quiet
+        self.scratch = False
+        self.volume = st["volume"]
+        self.secret_dir = Path(st["secret_dir"])
+        self.flavor = Flavor(st["flavor"], st["version"])
+        self.container_name = st.get("name")
+        self.port = st.get("port")
+        self.ryuk = False
+        self._tc = None
+        self.client = engine()
+        self.image_id = None
+        self._password = self._load_password()
+        try:
+            self.container = self.client.containers.get(st["container"])
+        except (docker_sdk.errors.NotFound, docker_sdk.errors.NullResource):
+            self.container = None
+        self.endpoint = Endpoint(host="127.0.0.1", port=int(self.port or 0), user="root", password=self._password)
+        return self
+
+    # -- health --------------------------------------------------------------------------------
+    def alive(self) -> bool:
+        if self.container is None:
+            return False
+        try:
+            self.container.reload()
+        except Exception:  # noqa: BLE001 - removed, or the engine is gone
+            return False
+        return self.container.status == "running"
+
+    def diagnostics(self) -> str:
+        """Exit status and the container's last error lines, for an error message."""
+        if self.container is None:
+            return "the container is gone"
+        try:
+            self.container.reload()
+            st = self.container.attrs.get("State") or {}
+            logs = self.container.logs(tail=40).decode(errors="replace")
+        except Exception as exc:  # noqa: BLE001
+            return f"cannot read the container's state: {_short(exc)}"
+        parts = []
+        if st.get("OOMKilled"):
+            parts.append("killed for lack of memory (OOM)")
+        elif st.get("Status") in ("exited", "dead"):
+            parts.append(f"exit code {st.get('ExitCode')}")
+        lines = [ln.strip() for ln in logs.splitlines() if ln.strip()]
+        errors = [ln for ln in lines if "[ERROR]" in ln or "error" in ln.lower()]
+        parts.append(" | ".join((errors or lines)[-3:]) or "no log output")
+        return "; ".join(parts)
+
+    def describe(self) -> dict:
+        return {"provider": self.provider, "image": self.image, "image_id": (self.image_id or "")[7:19] or None,
+                "container": self.container_name, "volume": self.volume, "volume_kept": not self.scratch}
