@@ -37,7 +37,7 @@ build: venv
 # The main job: a scaled copy of the seed experiment on the embedded default (a local mariadbd),
 # interleaved (A) and looped (B) on one dataset, side by side; results under reports/.
 demo: venv
-	$(VENV)/bin/loadgen compare --pool 8M --rows 2M --out-dir reports
+	$(VENV)/bin/loadgen compare --server local --pool 8M --rows 2M --out-dir reports --report reports/demo.md
 
 test: venv
 	$(PY) -m pytest $(PYTEST_ARGS)

@@ -206,10 +206,12 @@ def run(variation, order, out, server_spec, dataset_spec, shape, sample_interval
 @click.option("--variations", default="A,B", show_default=True, help="Variations to run live, in order.")
 @click.option("--out-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("reports"),
               show_default=True, help="Where the live runs' result files go.")
+@click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Also write the comparison as a markdown report to this file.")
 @server_options
 @dataset_options
 @workload_options
-def compare(files, variations, out_dir, server_spec, dataset_spec, shape, sample_interval_s):
+def compare(files, variations, out_dir, report_path, server_spec, dataset_spec, shape, sample_interval_s):
     """Run A and B live on one dataset, each from a cold pool, side by side with B/A ratios.
 
     Example: loadgen compare --pool 8M --rows 2M
@@ -220,6 +222,7 @@ def compare(files, variations, out_dir, server_spec, dataset_spec, shape, sample
     from .report import rich_table, side_by_side_cells, side_by_side_headers
     from .results import default_path, load
 
+    outs = list(files)
     if files:
         results = [load(f) for f in files]
     else:
@@ -238,6 +241,12 @@ def compare(files, variations, out_dir, server_spec, dataset_spec, shape, sample
     rows = side_by_side(results)
     _stdout_console().print(rich_table(side_by_side_headers(results), side_by_side_cells(rows),
                                        title="loadgen compare"))
+    if report_path is not None:
+        from .report import compare_markdown
+        from .results import write_text_atomic
+
+        write_text_atomic(report_path, compare_markdown(results, rows, outs))
+        _stderr_console().print(f"[dim]report written to {report_path}[/]")
 
 
 @cli.command()

@@ -77,3 +77,15 @@ def markdown_table(headers: list[str], rows) -> str:
 
 def short_count(n) -> str:
     return format_count(n) if isinstance(n, (int, float)) else "–"
+
+
+def compare_markdown(results: list[dict], rows: list[MetricRow], paths: list | None = None) -> str:
+    """A markdown report of a side-by-side comparison, with each run's summary below it."""
+    parts = ["# loadgen compare", "", markdown_table(side_by_side_headers(results), side_by_side_cells(rows)), ""]
+    for i, result in enumerate(results):
+        wl = result.get("workload", {})
+        parts += [f"## {wl.get('variation') or wl.get('order')}: {wl.get('order')}", ""]
+        if paths:
+            parts += [f"Result file: `{paths[i]}`", ""]
+        parts += [markdown_table(["", ""], run_rows(result)), ""]
+    return "\n".join(parts)

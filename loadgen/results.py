@@ -22,13 +22,19 @@ def now_iso() -> str:
 
 def write_json_atomic(path: str | os.PathLike, obj) -> Path:
     """Write JSON so a reader never sees half a file: temp file in the same dir, fsync, rename."""
+    return write_text_atomic(path, json.dumps(obj, indent=2, default=_json_default) + "\n")
+
+
+def write_text_atomic(path: str | os.PathLike, text: str) -> Path:
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise ResultError(f"cannot write {path}: {exc.strerror or exc}", "check the path and free disk space") from None
     try:
         with os.fdopen(fd, "w") as f:
-            json.dump(obj, f, indent=2, sort_keys=False, default=_json_default)
-            f.write("\n")
+            f.write(text)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
