@@ -136,6 +136,7 @@ def measure(
     elif state.queries < workload.queries:
         reason = "stopped early"
     result = _result(server, flavor, variables, cold, info, workload, state, sampler, last, started_at, reason)
+    result["prediction"] = _prediction(result, reporter)
     write_json_atomic(out, result)
     if interrupted:
         raise Interrupted(f"interrupted after {state.queries:,} of {workload.queries:,} queries",
@@ -188,3 +189,14 @@ def _result(server, flavor, variables, cold, info, workload, state, sampler, las
         "samples": sampler.samples,
         "host": {"cpus": os.cpu_count(), "kernel": platform.release(), "python": platform.python_version()},
     }
+
+
+def _prediction(result: dict, reporter: Reporter) -> dict | None:
+    """The model's reads beside the measured ones; a model failure must never cost a measurement."""
+    from .model import predict_result
+
+    try:
+        return predict_result(result)
+    except Exception as exc:  # noqa: BLE001 - reported, and the result is written without it
+        reporter.say(f"warning: no prediction for this run: {exc}")
+        return None

@@ -8,6 +8,7 @@
  */
 #include "native.h"
 #include "memory.h"
+#include "lrusim.h"
 
 #include <stdlib.h>
 
@@ -15,6 +16,7 @@ int loadgen_debug_enabled = 0;
 
 static PyMethodDef loadgen_native_methods[] = {
     LOADGEN_MEMORY_METHODS
+    LOADGEN_LRUSIM_METHODS
     {NULL, NULL, 0, NULL},
 };
 

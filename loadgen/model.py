@@ -1,0 +1,454 @@
+"""Predict buffer-pool misses: the page trace of a workload, InnoDB's LRU, and plain LRU.
+
+The trace: each query descends the primary key, root first, to leaf p = (id-1)*L // rows (the
+table is loaded in PK order, so leaves cover the ids evenly; research/innodb.md section 5).
+InnoDB's LRU (midpoint insertion, warm-up freeze, old_blocks_time, young drift) is simulated on
+it by the C kernel in native/lrusim.c; `_py_simulate` is the slow reference it is tested
+against. Plain LRU for every pool size comes from Mattson stack distances in one pass; it is the
+naive baseline, off by up to 44% for the looped order because InnoDB is not a stack algorithm.
+
+The pool's capacity is the data pages it actually holds: pages_total minus the free pages the
+page cleaner keeps (about innodb_lru_scan_depth, research/innodb.md section 2.1).
+"""
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from typing import Iterable, Iterator
+
+from .errors import UsageError
+
+MODEL = "innodb-lru"
+# Node pointers for a BIGINT key are 17 B; full level-1 pages held 902-928 in the lab.
+DEFAULT_FANOUT = 900
+ROOT_MAX_POINTERS = 930
+# Measured here: 200,000 rows of schema/chat.sql -> 1,633 leaf pages (sequential load).
+ROWS_PER_LEAF = {"chat": 122.5}
+DEFAULT_QPS = 15_000.0  # what this project's Python driver reaches; old_blocks_time needs a clock
+DEFAULTS = {"innodb_old_blocks_pct": 37, "innodb_old_blocks_time": 1000, "innodb_lru_scan_depth": 1536}
+# The page cleaner's free reserve, measured on MariaDB 10.11.19 here and in the lab table: data
+# pages held = pages_total - ~0.87 * innodb_lru_scan_depth (100 -> 417..457 of 507, 925 of 1014,
+# 3990 of 4056, 8044 of 8112; 1536 -> ~700 of 2028, 2600..2900 of 4056). When the reserve exceeds
+# the pool, 143..252 data pages stayed resident (8M and 16M at the default 1536).
+RESERVE_PER_SCAN_DEPTH = 0.87
+MIN_CAPACITY_PAGES = 192
+ORDER_CODES = {"interleaved": 0, "looped": 1, "sequential": 2}
+PAGE_BYTES = 16384
+
+
+@dataclass(frozen=True)
+class Geometry:
+    rows: int
+    leaf_pages: int
+    height: int
+    fanout: int = DEFAULT_FANOUT
+
+    @property
+    def n_pages(self) -> int:
+        return sum(level_sizes(self))
+
+
+@dataclass(frozen=True)
+class PoolModel:
+    """What the simulator needs to know about the server."""
+
+    pool_pages: int  # Innodb_buffer_pool_pages_total
+    capacity_pages: int  # data pages held (pool minus the page cleaner's free reserve)
+    old_pct: float = 37
+    old_time_ms: float = 1000
+    qps: float = DEFAULT_QPS
+
+
+@dataclass
+class Prediction:
+    model: str
+    reads: int
+    read_requests: int
+    hit_ratio: float
+    plain_lru_reads: int
+    capacity_pages: int
+    pool_pages: int
+    made_young: int
+    qps: float
+    error_pct: float | None = None
+    measured_reads: int | None = None
+    plain_lru_error_pct: float | None = None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class CurvePoint:
+    pool_bytes: int
+    pool_pages: int
+    capacity_pages: int
+    reads: int
+    plain_lru_reads: int
+    miss_ratio: float
+    plain_lru_miss_ratio: float
+
+
+@dataclass
+class Forecast:
+    geometry: Geometry
+    order: str
+    queries: int
+    read_requests: int
+    at: Prediction
+    curve: list[CurvePoint] = field(default_factory=list)
+
+
+# -- geometry ------------------------------------------------------------------------------------
+def level_sizes(g: Geometry) -> list[int]:
+    """Pages per level, leaves first, root (1 page) last."""
+    sizes = [g.leaf_pages]
+    for level in range(1, g.height):
+        sizes.append(1 if level == g.height - 1 else -(-sizes[-1] // g.fanout))
+    return sizes
+
+
+def estimate_geometry(rows: int, schema: str = "chat", rows_per_leaf: float | None = None,
+                      fanout: int = DEFAULT_FANOUT) -> Geometry:
+    """Leaf pages and height of a PK-ordered table without a server (from measured rows/leaf)."""
+    rpl = rows_per_leaf or ROWS_PER_LEAF.get(schema)
+    if not rpl:
+        raise UsageError(f"no measured rows per leaf page for schema {schema!r}",
+                         "pass --rows-per-leaf, or run once against a server and predict from its result")
+    leaves = max(1, round(rows / rpl))
+    height, n = 1, leaves
+    while n > 1:
+        height += 1
+        if n <= ROOT_MAX_POINTERS:
+            break
+        n = -(-n // fanout)
+    return Geometry(rows, leaves, height, fanout)
+
+
+def geometry_of(dataset: dict) -> Geometry:
+    """From a result file's dataset block (leaf pages from mysql.innodb_index_stats)."""
+    try:
+        return Geometry(int(dataset["rows"]), max(1, int(dataset["leaf_pages"])), max(1, int(dataset["height"])))
+    except (KeyError, TypeError, ValueError):
+        raise UsageError("the result has no dataset geometry (rows, leaf_pages, height)") from None
+
+
+# -- the server's pool ---------------------------------------------------------------------------
+def pool_pages(pool_bytes: int, flavor: str = "mariadb") -> int:
+    """Innodb_buffer_pool_pages_total for a pool size.
+
+    MariaDB 10.11.12+ splits the pool into 8 MiB extents whose first pages hold the block
+    descriptors: 507 usable pages per 8 MiB, a partial extent loses 5 (lab table, 6M..512M).
+    """
+    pages = pool_bytes // PAGE_BYTES
+    if flavor != "mariadb":
+        return pages
+    extents, rest = divmod(pages, 512)
+    return extents * 507 + (rest - 5 if rest > 5 else 0)
+
+
+def capacity_pages(total_pages: int, lru_scan_depth: int) -> int:
+    """Data pages the pool holds: the page cleaner keeps most of lru_scan_depth pages free."""
+    reserve = round(RESERVE_PER_SCAN_DEPTH * lru_scan_depth)
+    return max(min(total_pages, MIN_CAPACITY_PAGES), total_pages - reserve)
+
+
+def pool_model(pool_bytes: int, variables: dict | None = None, flavor: str = "mariadb",
+               qps: float = DEFAULT_QPS, total_pages: int | None = None) -> PoolModel:
+    v = {**DEFAULTS, **{k: x for k, x in (variables or {}).items() if x not in (None, "")}}
+    total = total_pages or pool_pages(pool_bytes, flavor)
+    return PoolModel(
+        pool_pages=total,
+        capacity_pages=capacity_pages(total, int(v["innodb_lru_scan_depth"])),
+        old_pct=float(v["innodb_old_blocks_pct"]),
+        old_time_ms=float(v["innodb_old_blocks_time"]),
+        qps=qps,
+    )
+
+
+# -- traces --------------------------------------------------------------------------------------
+def workload_tuple(order: str, stride: int, reps: int, g: Geometry) -> tuple:
+    if order not in ORDER_CODES:
+        raise UsageError(f"the model handles orders {', '.join(ORDER_CODES)}, not {order!r}")
+    return (ORDER_CODES[order], g.rows, stride, reps, g.leaf_pages, g.height, g.fanout)
+
+
+def queries_of(order: str, rows: int, stride: int, reps: int) -> int:
+    return len(range(1, rows + 1, stride)) * (1 if order == "sequential" else reps)
+
+
+def _py_trace(order: str, stride: int, reps: int, g: Geometry) -> Iterator[tuple[int, int]]:
+    """(page, query index) for each page reference; the reference for the C expansion."""
+    sizes = level_sizes(g)
+    bases = [sum(sizes[:i]) for i in range(len(sizes))]
+    ids = range(1, g.rows + 1, stride)
+    if order == "interleaved":
+        stream = (i for i in ids for _ in range(reps))
+    elif order == "looped":
+        stream = (i for _ in range(reps) for i in ids)
+    else:
+        stream = iter(ids)
+    for q, i in enumerate(stream):
+        leaf = (i - 1) * g.leaf_pages // g.rows
+        idx = [leaf]
+        for level in range(1, g.height):
+            idx.append(0 if level == g.height - 1 else idx[-1] // g.fanout)
+        for level in range(g.height - 1, 0, -1):
+            yield bases[level] + idx[level], q
+        yield leaf, q
+
+
+# -- InnoDB LRU: the slow reference --------------------------------------------------------------
+OLD_MIN_LEN, OLD_TOLERANCE, NON_OLD_MIN_LEN, RATIO_DIV = 512, 20, 5, 1024
+
+
+class _PyLRU:
+    """A literal port of buf0lru.cc's list handling, with a Python dict-linked list."""
+
+    def __init__(self, capacity: int, pool_pages: int, old_pct: float, old_time_ms: float):
+        self.prev: dict[int, int | None] = {}
+        self.next: dict[int, int | None] = {}
+        self.old: dict[int, bool] = {}
+        self.access_ms: dict[int, float] = {}
+        self.fpc: dict[int, int] = {}
+        self.head = self.tail = self.lru_old = None
+        self.len = self.old_len = 0
+        self.capacity, self.pool_pages = capacity, pool_pages or capacity
+        self.ratio = int(old_pct * RATIO_DIV / 100)
+        self.old_time_ms = old_time_ms
+        self.clock = 0
+        self.refs = self.misses = self.made_young = self.not_young = 0
+
+    def _pages(self):
+        p = self.head
+        while p is not None:
+            yield p
+            p = self.next[p]
+
+    def _adjust(self) -> None:
+        new_len = min(self.len * self.ratio // RATIO_DIV, self.len - (OLD_TOLERANCE + NON_OLD_MIN_LEN))
+        while True:
+            if self.old_len + OLD_TOLERANCE < new_len:
+                self.lru_old = self.prev[self.lru_old]
+                self.old_len += 1
+                self.old[self.lru_old] = True
+            elif self.old_len > new_len + OLD_TOLERANCE:
+                self.old[self.lru_old] = False
+                self.lru_old = self.next[self.lru_old]
+                self.old_len -= 1
+            else:
+                return
+
+    def _remove(self, p: int) -> None:
+        if self.lru_old == p and self.len >= OLD_MIN_LEN:
+            self.lru_old = self.prev[p]
+            self.old[self.lru_old] = True
+            self.old_len += 1
+        pr, nx = self.prev.pop(p), self.next.pop(p)
+        if pr is None:
+            self.head = nx
+        else:
+            self.next[pr] = nx
+        if nx is None:
+            self.tail = pr
+        else:
+            self.prev[nx] = pr
+        self.len -= 1
+        was_old = self.old.pop(p)
+        if self.len < OLD_MIN_LEN:
+            for q in self._pages():
+                self.old[q] = False
+            self.lru_old, self.old_len = None, 0
+            return
+        if was_old:
+            self.old_len -= 1
+        self._adjust()
+
+    def _add(self, p: int, old: bool) -> None:
+        if not old or self.len < OLD_MIN_LEN:
+            self.prev[p], self.next[p] = None, self.head
+            if self.head is None:
+                self.tail = p
+            else:
+                self.prev[self.head] = p
+            self.head = p
+            self.fpc[p] = self.clock & ((1 << 31) - 1)
+        else:
+            o = self.lru_old
+            nx = self.next[o]
+            self.prev[p], self.next[p] = o, nx
+            self.next[o] = p
+            if nx is None:
+                self.tail = p
+            else:
+                self.prev[nx] = p
+            self.old_len += 1
+        self.len += 1
+        if self.len > OLD_MIN_LEN:
+            self.old[p] = old
+            self._adjust()
+        elif self.len == OLD_MIN_LEN:
+            for q in self._pages():
+                self.old[q] = True
+            self.lru_old, self.old_len = self.head, self.len
+            self._adjust()
+        else:
+            self.old[p] = self.lru_old is not None
+
+    def _too_old(self, p: int, now_ms: float) -> bool:
+        if self.clock == 0:
+            return False
+        if self.old_time_ms > 0 and self.old[p]:
+            first = self.access_ms.get(p, -1.0)
+            if first >= 0 and now_ms - first >= self.old_time_ms:
+                return True
+            self.not_young += 1
+            return False
+        quarter = self.pool_pages * (RATIO_DIV - self.ratio) // (RATIO_DIV * 4)
+        return not ((self.clock & ((1 << 31) - 1)) < self.fpc.get(p, 0) + quarter)
+
+    def access(self, p: int, now_ms: float) -> None:
+        self.refs += 1
+        if p in self.prev:
+            if self._too_old(p, now_ms):
+                if self.old[p]:
+                    self.made_young += 1
+                self._remove(p)
+                self._add(p, False)
+        else:
+            self.misses += 1
+            if self.len >= self.capacity:
+                victim = self.tail
+                self._remove(victim)
+                self.access_ms.pop(victim, None)
+                self.clock += 1
+            self.access_ms.pop(p, None)
+            self._add(p, True)
+        if p not in self.access_ms:
+            self.access_ms[p] = now_ms
+
+
+def _py_simulate(trace: Iterable[tuple[int, int]], capacity: int, pool_pages: int, old_pct: float,
+                 old_time_ms: float, ms_per_query: float) -> tuple[int, int, int, int]:
+    """(refs, misses, made_young, not_young) of InnoDB's LRU on (page, query index) pairs."""
+    lru = _PyLRU(capacity, pool_pages, old_pct, old_time_ms)
+    for page, q in trace:
+        lru.access(page, q * ms_per_query)
+    return lru.refs, lru.misses, lru.made_young, lru.not_young
+
+
+def _py_stack_histogram(trace: Iterable[int], n_pages: int) -> list[int]:
+    """Mattson by brute force: an explicit LRU stack; hist[0] = cold misses, hist[d] = distance d."""
+    stack: list[int] = []
+    hist = [0] * (n_pages + 1)
+    for p in trace:
+        if p in stack:
+            d = len(stack) - stack.index(p)
+            hist[d] += 1
+            stack.remove(p)
+        else:
+            hist[0] += 1
+        stack.append(p)
+    return hist
+
+
+# -- the C kernel --------------------------------------------------------------------------------
+def _native():
+    from . import _native  # noqa: PLC0415 - the extension is only needed when simulating
+
+    return _native
+
+
+def simulate_trace(pages, n_pages: int, pool: PoolModel, ms_per_ref: float | None = None) -> tuple[int, int, int, int]:
+    """InnoDB LRU on an explicit uint32 page trace (one reference per time step)."""
+    from array import array
+
+    buf = pages if isinstance(pages, (bytes, bytearray, memoryview)) else array("I", pages)
+    step = ms_per_ref if ms_per_ref is not None else 1000.0 / pool.qps
+    return _native().lrusim_innodb(buf, None, n_pages, pool.capacity_pages, pool.pool_pages,
+                                   pool.old_pct, pool.old_time_ms, step)
+
+
+def simulate(order: str, stride: int, reps: int, g: Geometry, pool: PoolModel) -> tuple[int, int, int, int]:
+    """(refs, misses, made_young, not_young) of InnoDB's LRU for a workload, in C."""
+    return _native().lrusim_innodb(None, workload_tuple(order, stride, reps, g), g.n_pages,
+                                   pool.capacity_pages, pool.pool_pages, pool.old_pct, pool.old_time_ms,
+                                   1000.0 / pool.qps)
+
+
+def stack_histogram(order: str, stride: int, reps: int, g: Geometry) -> list[int]:
+    from array import array
+
+    raw = _native().lrusim_mattson(None, workload_tuple(order, stride, reps, g), g.n_pages)
+    return array("Q", raw).tolist()
+
+
+def stack_histogram_trace(pages, n_pages: int) -> list[int]:
+    from array import array
+
+    raw = _native().lrusim_mattson(array("I", pages), None, n_pages)
+    return array("Q", raw).tolist()
+
+
+def lru_misses(hist: list[int], capacity: int) -> int:
+    """Plain-LRU misses for a pool of `capacity` pages: cold misses plus distances beyond it."""
+    return hist[0] + sum(hist[capacity + 1:])
+
+
+# -- forecasts -----------------------------------------------------------------------------------
+def forecast(order: str, stride: int, reps: int, g: Geometry, pool_bytes: int, variables: dict | None = None,
+             flavor: str = "mariadb", qps: float = DEFAULT_QPS, curve_pools: list[int] | None = None,
+             total_pages: int | None = None) -> Forecast:
+    """Predicted reads at pool_bytes, and the miss-ratio curve over curve_pools (both models)."""
+    pool = pool_model(pool_bytes, variables, flavor, qps, total_pages)
+    hist = stack_histogram(order, stride, reps, g)
+    pools = [pool_bytes] + [p for p in (curve_pools or []) if p != pool_bytes]
+    models = [pool] + [pool_model(p, variables, flavor, qps) for p in pools[1:]]
+    with ThreadPoolExecutor(max_workers=max(1, min(len(models), os.cpu_count() or 1))) as ex:
+        sims = list(ex.map(lambda m: simulate(order, stride, reps, g, m), models))
+    refs = sims[0][0]
+    points = []
+    for pb, m, (_, misses, _, _) in zip(pools, models, sims):
+        plain = lru_misses(hist, m.capacity_pages)
+        points.append(CurvePoint(pb, m.pool_pages, m.capacity_pages, misses, plain,
+                                 misses / refs if refs else 0.0, plain / refs if refs else 0.0))
+    _, misses, made_young, _ = sims[0]
+    at = Prediction(MODEL, misses, refs, 1.0 - misses / refs if refs else 0.0, points[0].plain_lru_reads,
+                    pool.capacity_pages, pool.pool_pages, made_young, qps)
+    curve = sorted(points[1:] if curve_pools and pool_bytes not in curve_pools else points, key=lambda p: p.pool_bytes)
+    return Forecast(g, order, queries_of(order, g.rows, stride, reps), refs, at, curve)
+
+
+def measured_reads(bp: dict) -> int | None:
+    """Measured misses the model can be held to: pages read minus read-ahead pages never used.
+
+    On MariaDB Innodb_buffer_pool_reads includes read-ahead pages; those evicted unused are reads
+    no demand miss caused, so they are taken out (research/innodb.md section 1.1).
+    """
+    reads = bp.get("reads")
+    if reads is None:
+        return None
+    return reads - (bp.get("read_ahead_evicted") or 0)
+
+
+def predict_result(result: dict) -> dict | None:
+    """The `prediction` block of a result file: the model's reads beside the measured ones."""
+    wl, ds, srv, bp, res = (result.get(k) or {} for k in ("workload", "dataset", "server", "buffer_pool", "result"))
+    if wl.get("order") not in ORDER_CODES or not ds.get("leaf_pages"):
+        return None
+    g = geometry_of(ds)
+    pool = pool_model(int(srv.get("innodb_buffer_pool_size") or 0), srv.get("variables") or {},
+                      srv.get("flavor") or "mariadb", float(res.get("qps") or DEFAULT_QPS),
+                      total_pages=bp.get("pages_total"))
+    refs, misses, made_young, _ = simulate(wl["order"], int(wl["stride"]), int(wl["reps"]), g, pool)
+    plain = lru_misses(stack_histogram(wl["order"], int(wl["stride"]), int(wl["reps"]), g), pool.capacity_pages)
+    requests = bp.get("read_requests") or refs
+    p = Prediction(MODEL, misses, refs, 1.0 - misses / requests if requests else 0.0, plain,
+                   pool.capacity_pages, pool.pool_pages, made_young, pool.qps)
+    measured = measured_reads(bp)
+    if measured:
+        p.measured_reads = measured
+        p.error_pct = round((misses - measured) / measured * 100, 2)
+        p.plain_lru_error_pct = round((plain - measured) / measured * 100, 2)
+    return p.to_dict()

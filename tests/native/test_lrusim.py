@@ -1,0 +1,55 @@
+"""The C kernels (native/lrusim.c) against the pure-Python references in loadgen/model.py."""
+import random
+
+import pytest
+
+from loadgen import model
+
+
+def random_trace(rng: random.Random, n_pages: int, length: int) -> list[int]:
+    # half skewed (a hot set), half uniform: exercises hits, promotions and evictions
+    return [min(n_pages - 1, int(rng.expovariate(4 / n_pages))) if rng.random() < 0.5 else rng.randrange(n_pages)
+            for _ in range(length)]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_innodb_kernel_equals_reference_on_random_traces(seed):
+    rng = random.Random(seed)
+    n_pages = rng.choice([30, 700, 1600])
+    capacity = rng.choice([4, 300, 511, 512, 513, 900])
+    trace = random_trace(rng, n_pages, rng.randint(3000, 8000))
+    pool = model.PoolModel(pool_pages=capacity + rng.choice([0, 50]), capacity_pages=capacity,
+                           old_pct=rng.choice([20, 37, 60]), old_time_ms=rng.choice([0, 3, 1000]))
+    c = model.simulate_trace(trace, n_pages, pool, ms_per_ref=1.0)
+    py = model._py_simulate(((p, i) for i, p in enumerate(trace)), pool.capacity_pages, pool.pool_pages,
+                            pool.old_pct, pool.old_time_ms, 1.0)
+    assert c == py
+    assert c[1] <= len(trace)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_mattson_kernel_equals_brute_force(seed):
+    rng = random.Random(100 + seed)
+    n_pages = rng.choice([3, 50, 400])
+    trace = random_trace(rng, n_pages, rng.randint(1, 5000))  # long enough to compact the Fenwick tree
+    assert model.stack_histogram_trace(trace, n_pages) == model._py_stack_histogram(trace, n_pages)
+
+
+@pytest.mark.parametrize("order", ["interleaved", "looped", "sequential"])
+def test_workload_expansion_in_c_equals_python_trace(order):
+    g = model.Geometry(rows=60_000, leaf_pages=490, height=3, fanout=200)
+    pool = model.PoolModel(pool_pages=700, capacity_pages=520, qps=15_000)
+    c = model.simulate(order, 7, 3, g, pool)
+    py = model._py_simulate(model._py_trace(order, 7, 3, g), 520, 700, pool.old_pct, pool.old_time_ms,
+                            1000 / pool.qps)
+    assert c == py
+    trace = [p for p, _ in model._py_trace(order, 7, 3, g)]
+    assert model.stack_histogram(order, 7, 3, g) == model._py_stack_histogram(trace, g.n_pages)
+
+
+def test_kernel_rejects_bad_input():
+    pool = model.PoolModel(pool_pages=10, capacity_pages=10)
+    with pytest.raises(ValueError):
+        model.simulate_trace([0, 5], 3, pool)  # page 5 of 3
+    with pytest.raises(ValueError):
+        model.simulate_trace([0], 3, model.PoolModel(pool_pages=10, capacity_pages=10, old_pct=99))

@@ -1,0 +1,95 @@
+"""The buffer-pool model against measured MariaDB numbers and hand-checked traces.
+
+The lab table is ../shared/research/innodb_lab_results.txt: MariaDB 10.11.19, 2,000,000 rows
+(16,455 leaf pages, 19 level-1 pages, root), ids 1..2M step 10, 2 reps, cold start, read-ahead
+off, innodb_lru_scan_depth=100, ~40K queries/s. Capacities are the measured data pages.
+"""
+import pytest
+
+from loadgen import model
+from loadgen.errors import UsageError
+
+LAB = model.Geometry(rows=2_000_000, leaf_pages=16_455, height=3)
+LAB_QPS = 40_000
+
+
+def lab_pool(capacity: int, old_time_ms: float = 1000) -> model.PoolModel:
+    return model.PoolModel(pool_pages=capacity + 60, capacity_pages=capacity, old_time_ms=old_time_ms, qps=LAB_QPS)
+
+
+@pytest.mark.parametrize("capacity,measured", [(1972, 31_801), (3990, 30_502), (8044, 27_944), (16_165, 22_830),
+                                               (16_752, 16_475)])
+def test_looped_matches_lab_within_3_percent(capacity, measured):
+    refs, misses, _, _ = model.simulate("looped", 10, 2, LAB, lab_pool(capacity))
+    assert refs == 1_200_000  # 400,000 queries x 3 levels = the lab's read requests (1,206,590) less overhead
+    assert abs(misses - measured) / measured < 0.03
+
+
+def test_interleaved_matches_lab():
+    _, misses, _, _ = model.simulate("interleaved", 10, 2, LAB, lab_pool(3990))
+    assert abs(misses - 16_475) / 16_475 < 0.03
+
+
+def test_old_blocks_time_zero_matches_lab_and_promotes():
+    _, misses, made_young, _ = model.simulate("looped", 10, 2, LAB, lab_pool(8044, old_time_ms=0))
+    assert abs(misses - 32_550) / 32_550 < 0.03
+    assert abs(made_young - 23_924) / 23_924 < 0.05  # measured Innodb_buffer_pool_pages_made_young
+
+
+def test_plain_lru_is_the_naive_baseline_that_misses_by_up_to_44_percent():
+    hist = model.stack_histogram("looped", 10, 2, LAB)
+    for capacity in (1972, 8044, 16_165):
+        assert model.lru_misses(hist, capacity) in range(32_900, 32_960)  # ~2W whatever the pool below W
+    assert model.lru_misses(hist, 16_475 + 10) == 16_475  # fits: cold misses only
+    assert (model.lru_misses(hist, 16_165) - 22_830) / 22_830 > 0.40
+
+
+def test_warm_up_freeze_by_hand():
+    # capacity 3, no eviction yet when 0 is re-read, so it is not moved and is evicted first:
+    # 0 1 2 miss, 0 hit (frozen), 3 evicts 0, 0 evicts 1, 1 evicts 2 -> 6 misses (plain LRU: 5)
+    trace = [0, 1, 2, 0, 3, 0, 1]
+    pool = model.PoolModel(pool_pages=3, capacity_pages=3)
+    assert model.simulate_trace(trace, 4, pool, ms_per_ref=1.0)[1] == 6
+    assert model.lru_misses(model.stack_histogram_trace(trace, 4), 3) == 5
+
+
+def test_midpoint_insertion_protects_the_young_region_from_a_scan():
+    # 600 hot pages read at warm-up, then a long one-pass scan of other pages: the scan goes in
+    # at the midpoint and evicts itself, so the hot pages mostly survive; plain LRU loses them all.
+    hot = list(range(600))
+    scan = list(range(600, 3600))
+    trace = hot + scan + hot
+    pool = model.PoolModel(pool_pages=1000, capacity_pages=1000)
+    misses = model.simulate_trace(trace, 3600, pool, ms_per_ref=0.001)[1]
+    plain = model.lru_misses(model.stack_histogram_trace(trace, 3600), 1000)
+    assert plain == 4200
+    assert misses < 4200 - 300
+
+
+def test_pool_pages_match_mariadb_10_11():
+    for size_mib, pages in [(6, 379), (7, 443), (8, 507), (9, 566), (16, 1014), (128, 8112), (512, 32448)]:
+        assert model.pool_pages(size_mib << 20) == pages
+    assert model.pool_pages(128 << 20, "mysql") == 8192
+
+
+def test_capacity_keeps_the_page_cleaner_reserve():
+    assert model.capacity_pages(4056, 100) == 3969
+    assert model.capacity_pages(507, 1536) == model.MIN_CAPACITY_PAGES
+
+
+def test_estimate_geometry_of_the_seed():
+    g = model.estimate_geometry(100_000_000)
+    assert 800_000 < g.leaf_pages < 840_000 and g.height == 3
+    assert model.estimate_geometry(200_000).leaf_pages in range(1600, 1670)
+    with pytest.raises(UsageError):
+        model.estimate_geometry(1000, schema="nosuch")
+
+
+def test_forecast_curve_is_monotone_and_flat_for_interleaved():
+    g = model.Geometry(200_000, 1633, 3)
+    pools = [8 << 20, 32 << 20, 64 << 20]
+    fb = model.forecast("looped", 10, 2, g, 32 << 20, curve_pools=pools, variables={"innodb_lru_scan_depth": 100})
+    reads = [p.reads for p in fb.curve]
+    assert reads == sorted(reads, reverse=True) and reads[0] > reads[-1]
+    fa = model.forecast("interleaved", 10, 2, g, 32 << 20, curve_pools=pools)
+    assert max(p.reads for p in fa.curve) - min(p.reads for p in fa.curve) < 20
