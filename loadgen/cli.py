@@ -51,7 +51,7 @@ class RichReporter:
         from rich.progress import TextColumn
 
         if self._seed_task is None:
-            self._progress = self._bar(TextColumn("{task.speed:,.0f} rows/s" if False else "[cyan]{task.fields[rate]}"))
+            self._progress = self._bar(TextColumn("[cyan]{task.fields[rate]}"))
             self._progress.start()
             self._seed_task = self._progress.add_task("seeding", total=total, rate="")
             self._seed_started = _now()
@@ -80,9 +80,20 @@ class RichReporter:
         self._progress.update(self._task, completed=done, qps=qps, hit=hit)
 
     def run_finished(self) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stop any live bar, also when a command fails half-way (seeding interrupted)."""
         if self._progress is not None:
             self._progress.stop()
-        self._task = None
+            self._progress = None
+        self._task = self._seed_task = None
+
+    def __enter__(self) -> "RichReporter":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
 
 
 def _now() -> float:
@@ -195,8 +206,8 @@ def run(variation, order, out, server_spec, dataset_spec, shape, sample_interval
     order_name, var = resolve(variation, order)
     workload = Workload(order_name, dataset_spec.rows, variation=var, **shape)
     out = out or default_path("reports", f"run-{var or order_name}")
-    reporter = RichReporter()
-    [result] = runner.run(server_spec, dataset_spec, [workload], [out], sample_interval_s, reporter)
+    with RichReporter() as reporter:
+        [result] = runner.run(server_spec, dataset_spec, [workload], [out], sample_interval_s, reporter)
     _stdout_console().print(rich_table(["", ""], run_rows(result), title=f"loadgen run: {var or order_name}"))
     reporter.say(f"result written to {out}")
 
@@ -234,8 +245,8 @@ def compare(files, variations, out_dir, report_path, server_spec, dataset_spec, 
             order_name, var = resolve(name, None)
             workloads.append(Workload(order_name, dataset_spec.rows, variation=var, **shape))
         outs = [default_path(out_dir, f"compare-{w.variation}") for w in workloads]
-        reporter = RichReporter()
-        results = runner.run(server_spec, dataset_spec, workloads, outs, sample_interval_s, reporter)
+        with RichReporter() as reporter:
+            results = runner.run(server_spec, dataset_spec, workloads, outs, sample_interval_s, reporter)
         for path in outs:
             reporter.say(f"result written to {path}")
     rows = side_by_side(results)
@@ -257,8 +268,7 @@ def seed(server_spec, dataset_spec):
     from . import runner
     from .servers.provision import provisioned
 
-    reporter = RichReporter()
-    with provisioned(server_spec, dataset_spec, reporter.say) as server:
+    with RichReporter() as reporter, provisioned(server_spec, dataset_spec, reporter.say) as server:
         runner.prepare_dataset(server, dataset_spec, reporter)
 
 

@@ -181,3 +181,16 @@ def test_up_status_run_down(mysqld_binary, tmp_path):
     assert down.returncode == 0 and "stopped" in down.stdout
     assert run_loadgen("status").returncode == 1
     assert not our_server_pids()
+
+
+def test_no_orphan_server_when_loadgen_itself_is_killed(mysqld_binary, tmp_path):
+    # SIGKILL gives loadgen no chance to clean up; the kernel's parent-death signal must.
+    proc = _start_run(tmp_path, tmp_path / "r.json")
+    _wait_for_queries(proc)
+    _wait_running(proc, 3)
+    proc.kill()
+    proc.communicate(timeout=60)
+    end = time.monotonic() + 60
+    while our_server_pids() and time.monotonic() < end:
+        time.sleep(0.2)
+    assert not our_server_pids()
