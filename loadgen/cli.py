@@ -213,16 +213,21 @@ def run(variation, order, out, server_spec, dataset_spec, shape, sample_interval
 
 
 @cli.command()
-@click.argument("files", nargs=-1, type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("files", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--variations", default="A,B", show_default=True, help="Variations to run live, in order.")
 @click.option("--out-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("reports"),
               show_default=True, help="Where the live runs' result files go.")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write the comparison as a markdown report to this file.")
+@click.option("--max-regression", "max_regression", multiple=True, metavar="PCT|METRIC=PCT",
+              help="With BASE NEW files: exit 3 when a metric is worse by more than this (10%, reads=5%).")
+@click.option("--format", "fmt", type=click.Choice(["table", "markdown", "json"]), default="table",
+              show_default=True, help="Output of a BASE NEW file comparison.")
 @server_options
 @dataset_options
 @workload_options
-def compare(files, variations, out_dir, report_path, server_spec, dataset_spec, shape, sample_interval_s):
+def compare(files, variations, out_dir, report_path, max_regression, fmt, server_spec, dataset_spec, shape,
+            sample_interval_s):
     """Run A and B live on one dataset, each from a cold pool, side by side with B/A ratios.
 
     Example: loadgen compare --pool 8M --rows 2M
@@ -234,6 +239,10 @@ def compare(files, variations, out_dir, report_path, server_spec, dataset_spec, 
     from .results import default_path, load
 
     outs = list(files)
+    if len(files) == 2 and _compare_files(files, max_regression, fmt, report_path):
+        return
+    if max_regression:
+        raise UsageError("--max-regression needs two result files (or directories): BASE NEW")
     if files:
         results = [load(f) for f in files]
     else:
@@ -258,6 +267,48 @@ def compare(files, variations, out_dir, report_path, server_spec, dataset_spec, 
 
         write_text_atomic(report_path, compare_markdown(results, rows, outs))
         _stderr_console().print(f"[dim]report written to {report_path}[/]")
+
+
+def _compare_files(paths, max_regression, fmt, report_path) -> bool:
+    """BASE NEW (each a result file or a directory of them): metric by metric, gated; False when
+    the two sides hold different variations (then they are shown side by side, A vs B)."""
+    import json as _json
+
+    from .analysis_report import COMPARE_HEADERS, compare_cells, compare_markdown
+    from .compare import compare_files, parse_limits
+    from .errors import EXIT_REGRESSION, ResultError
+    from .report import rich_table
+    from .results import load, write_text_atomic
+
+    limits = parse_limits(max_regression)
+    sides = []
+    for p in paths:
+        files = sorted(p.glob("*.json")) if p.is_dir() else [p]
+        if not files:
+            raise ResultError(f"{p} holds no result files (*.json)")
+        sides.append([load(f) for f in files if not f.name.startswith(".")])
+    sides = [[r for r in side if r.get("kind") != "sweep"] for side in sides]
+    keys = [{(r.get("workload") or {}).get("variation") or (r.get("workload") or {}).get("order") for r in s}
+            for s in sides]
+    if not (keys[0] & keys[1]) and not limits:
+        return False
+    comparison = compare_files(sides[0], sides[1], limits)
+    if fmt == "json":
+        click.echo(_json.dumps(comparison.to_dict(), indent=2))
+    elif fmt == "markdown":
+        click.echo(compare_markdown(comparison), nl=False)
+    else:
+        _stdout_console().print(rich_table(COMPARE_HEADERS, compare_cells(comparison), title="loadgen compare"))
+        for note in comparison.notes:
+            _stderr_console().print(f"[dim]note: {note}[/]", highlight=False)
+    if report_path is not None:
+        write_text_atomic(report_path, compare_markdown(comparison))
+    if comparison.regressed:
+        worst = [f"{r.variation} {r.metric} {r.worse_pct:+.1f}% (limit {r.limit_pct:g}%)"
+                 for r in comparison.rows if r.regressed]
+        click.echo(f"loadgen: regression: {'; '.join(worst)}", err=True)
+        raise SystemExit(EXIT_REGRESSION)
+    return True
 
 
 @cli.command()
@@ -313,9 +364,13 @@ def down():
 def _register_subgroups() -> None:
     # Sub-groups live in their own modules so each topic stays small.
     from .cli_image import image
+    from .cli_analysis import predict, report, sweep
     from .cli_native import native
 
     cli.add_command(native)
+    cli.add_command(predict)
+    cli.add_command(sweep)
+    cli.add_command(report)
     cli.add_command(image)
 
 

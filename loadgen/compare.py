@@ -42,3 +42,186 @@ def side_by_side(results: list[dict]) -> list[MetricRow]:
         ratio = last / first if isinstance(first, (int, float)) and isinstance(last, (int, float)) and first else None
         rows.append(MetricRow(key, label, values, ratio, lower))
     return rows
+
+
+# -- comparing result files (base vs new), with significance and regression limits ---------------
+import math  # noqa: E402 - kept with the code that needs it
+
+from .errors import ResultError, UsageError  # noqa: E402
+
+# (key, where, lower_is_better): the metrics a file comparison reports and can gate on
+FILE_METRICS = [
+    ("reads", ("buffer_pool", "reads"), True),
+    ("hit_ratio", ("buffer_pool", "hit_ratio"), False),
+    ("qps", ("result", "qps"), False),
+    ("p50_us", ("result", "latency_us", "p50"), True),
+    ("p99_us", ("result", "latency_us", "p99"), True),
+]
+METRIC_KEYS = [m[0] for m in FILE_METRICS]
+ALPHA = 0.05
+# Differences that make two runs measure different things: refuse. Others are only reported.
+MUST_MATCH = [("dataset", "rows"), ("workload", "stride"), ("workload", "reps"), ("server", "innodb_buffer_pool_size")]
+MAY_DIFFER = [("dataset", "schema"), ("dataset", "schema_hash"), ("dataset", "seed"), ("server", "flavor"),
+              ("server", "version")]
+
+
+@dataclass
+class FileRow:
+    variation: str
+    metric: str
+    base: float | None  # mean over the base runs
+    new: float | None
+    ratio: float | None  # new / base
+    worse_pct: float | None  # how much worse new is, in percent (negative: better)
+    n_base: int
+    n_new: int
+    test: str | None  # "welch" when it ran
+    p_value: float | None
+    significant: bool | None  # None: not enough data to tell
+    limit_pct: float | None
+    regressed: bool
+
+
+@dataclass
+class FileComparison:
+    rows: list
+    notes: list
+
+    @property
+    def regressed(self) -> bool:
+        return any(r.regressed for r in self.rows)
+
+    def to_dict(self) -> dict:
+        from dataclasses import asdict
+
+        return {"regressed": self.regressed, "notes": self.notes, "rows": [asdict(r) for r in self.rows]}
+
+
+def parse_limits(items: tuple | list) -> dict:
+    """--max-regression 10% | reads=5%,p99_us=20% (repeatable) -> {metric: percent}; '*' = all."""
+    limits: dict = {}
+    for item in items:
+        for part in str(item).split(","):
+            part = part.strip()
+            if not part:
+                continue
+            key, _, value = part.rpartition("=")
+            key = key.strip() or "*"
+            if key != "*" and key not in METRIC_KEYS:
+                raise UsageError(f"--max-regression: unknown metric {key!r}", f"use one of: {', '.join(METRIC_KEYS)}")
+            text = value.strip().rstrip("%")
+            try:
+                pct = float(text)
+            except ValueError:
+                raise UsageError(f"--max-regression {part!r} is not a percentage", "e.g. 10% or reads=5%") from None
+            if pct < 0 or math.isnan(pct):
+                raise UsageError(f"--max-regression {part!r} must be 0% or more")
+            limits[key] = pct
+    return limits
+
+
+def _key(result: dict) -> str:
+    wl = result.get("workload") or {}
+    return wl.get("variation") or wl.get("order") or "?"
+
+
+def _differences(base: dict, new: dict) -> tuple[list, list]:
+    hard, soft = [], []
+    for where, out in ((MUST_MATCH, hard), (MAY_DIFFER, soft)):
+        for path in where:
+            a, b = dig(base, path), dig(new, path)
+            if a != b:
+                out.append(f"{'.'.join(path)}: {a} -> {b}")
+    return hard, soft
+
+
+def welch(a: list, b: list) -> float | None:
+    """Two-sided p-value of Welch's t-test; None when it cannot be computed (n<2, no variance)."""
+    na, nb = len(a), len(b)
+    if na < 2 or nb < 2:
+        return None
+    ma, mb = sum(a) / na, sum(b) / nb
+    va = sum((x - ma) ** 2 for x in a) / (na - 1)
+    vb = sum((x - mb) ** 2 for x in b) / (nb - 1)
+    se2 = va / na + vb / nb
+    if se2 <= 0:
+        return None
+    t = (mb - ma) / math.sqrt(se2)
+    df = se2 ** 2 / ((va / na) ** 2 / (na - 1) + (vb / nb) ** 2 / (nb - 1))
+    return _betainc(df / 2, 0.5, df / (df + t * t))  # P(|T| > |t|) for Student's t with df
+
+
+def _betainc(a: float, b: float, x: float) -> float:
+    """Regularized incomplete beta I_x(a, b) by Lentz's continued fraction (Numerical Recipes 6.4)."""
+    if x <= 0:
+        return 0.0
+    if x >= 1:
+        return 1.0
+    if x > (a + 1) / (a + b + 2):
+        return 1.0 - _betainc(b, a, 1.0 - x)
+    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)) / a
+    tiny = 1e-300
+    c, d = 1.0, 1.0 - (a + b) * x / (a + 1)
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    f = d
+    for m in range(1, 300):
+        for num in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+                    -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
+            d = 1.0 + num * d
+            d = 1.0 / (d if abs(d) > tiny else tiny)
+            c = 1.0 + num / c
+            c = c if abs(c) > tiny else tiny
+            f *= c * d
+        if abs(c * d - 1.0) < 1e-12:
+            break
+    return front * f
+
+
+def compare_files(base: list[dict], new: list[dict], limits: dict | None = None) -> FileComparison:
+    """Each metric of the new runs against the base runs, per variation present on both sides.
+
+    Args:
+        base, new: loaded result files (several runs of a variation are pooled for the test).
+        limits: {metric or '*': percent} beyond which a worse value is a regression.
+    Returns:
+        FileComparison; refuses (ResultError) runs whose rows, stride, reps or pool differ.
+    """
+    limits = limits or {}
+    groups_b: dict = {}
+    groups_n: dict = {}
+    for r in base:
+        groups_b.setdefault(_key(r), []).append(r)
+    for r in new:
+        groups_n.setdefault(_key(r), []).append(r)
+    shared = [k for k in groups_b if k in groups_n]
+    if not shared:
+        raise ResultError(f"nothing to compare: base has {sorted(groups_b)}, new has {sorted(groups_n)}",
+                          "give result files of the same variation on both sides")
+    notes, rows = [], []
+    for k in sorted(set(groups_b) ^ set(groups_n)):
+        notes.append(f"variation {k} is only on one side: not compared")
+    for k in shared:
+        hard, soft = _differences(groups_b[k][0], groups_n[k][0])
+        if hard:
+            raise ResultError(f"variation {k}: the runs measured different things ({'; '.join(hard)})",
+                              "compare runs of the same rows, stride, reps and pool size")
+        if soft:
+            notes.append(f"variation {k}: {'; '.join(soft)}")
+        for key, path, lower in FILE_METRICS:
+            a = [v for v in (dig(r, path) for r in groups_b[k]) if isinstance(v, (int, float))]
+            b = [v for v in (dig(r, path) for r in groups_n[k]) if isinstance(v, (int, float))]
+            mb = sum(a) / len(a) if a else None
+            mn = sum(b) / len(b) if b else None
+            ratio = mn / mb if mb and mn is not None else None
+            worse = None
+            if ratio is not None:
+                worse = (ratio - 1) * 100 if lower else (1 - ratio) * 100
+            p = welch(a, b)
+            significant = None if p is None else p < ALPHA
+            limit = limits.get(key, limits.get("*"))
+            # With one run per side there is no test: gate on the value (reads are deterministic);
+            # with several, a change the test calls noise is not a regression.
+            regressed = bool(limit is not None and worse is not None and worse > limit and significant is not False)
+            rows.append(FileRow(k, key, mb, mn, ratio, None if worse is None else round(worse, 3), len(a), len(b),
+                                "welch" if p is not None else None, p, significant, limit, regressed))
+    return FileComparison(rows, notes)

@@ -1,0 +1,244 @@
+"""Rendering for predict, sweep and file compare: terminal rows, markdown, JSON, plots, HTML.
+
+Data is built by model.py, sweep.py and compare.py; this module only turns it into text and
+images. matplotlib is imported lazily so `loadgen --help` and compare never pay for it.
+"""
+from __future__ import annotations
+
+import base64
+import html
+import io
+from pathlib import Path
+
+from .compare import FileComparison
+from .units import format_bytes
+
+
+# -- compare --------------------------------------------------------------------------------------
+COMPARE_HEADERS = ["variation", "metric", "base", "new", "new/base", "worse", "runs", "significance", "limit", "verdict"]
+
+
+def _num(v) -> str:
+    if v is None:
+        return "–"
+    if isinstance(v, float) and abs(v) < 1:
+        return f"{v:.4f}"
+    return f"{v:,.1f}" if isinstance(v, float) else f"{v:,}"
+
+
+def compare_cells(c: FileComparison) -> list[list[str]]:
+    rows = []
+    for r in c.rows:
+        if r.significant is None:
+            sig = "not enough data"
+        else:
+            sig = f"{'significant' if r.significant else 'not significant'} (Welch p={r.p_value:.3g})"
+        rows.append([
+            r.variation, r.metric, _num(r.base), _num(r.new), "–" if r.ratio is None else f"{r.ratio:.3f}x",
+            "–" if r.worse_pct is None else f"{r.worse_pct:+.2f}%", f"{r.n_base}/{r.n_new}", sig,
+            "–" if r.limit_pct is None else f"{r.limit_pct:g}%", "REGRESSION" if r.regressed else "ok",
+        ])
+    return rows
+
+
+def compare_markdown(c: FileComparison) -> str:
+    from .report import markdown_table
+
+    verdict = "**Regression**: at least one metric is worse than its limit." if c.regressed else \
+        "No regression beyond the limits."
+    lines = ["## loadgen compare", "", verdict, "", markdown_table(COMPARE_HEADERS, compare_cells(c))]
+    if c.notes:
+        lines += ["", *[f"- {n}" for n in c.notes]]
+    return "\n".join(lines) + "\n"
+
+
+# -- predict --------------------------------------------------------------------------------------
+def forecast_rows(fc, pool_bytes: int) -> list[tuple[str, str]]:
+    g, at = fc.geometry, fc.at
+    return [
+        ("table", f"{g.rows:,} rows, {g.leaf_pages:,} leaf pages, height {g.height}, {g.n_pages:,} pages touched"),
+        ("workload", f"{fc.order}, {fc.queries:,} queries"),
+        ("pool", f"{format_bytes(pool_bytes)}: {at.pool_pages:,} pages, {at.capacity_pages:,} hold data "
+                 f"(page-cleaner reserve), {at.qps:,.0f} queries/s assumed"),
+        ("predicted reads", f"{at.reads:,}  ({at.model})"),
+        ("read requests", f"{at.read_requests:,}"),
+        ("hit ratio", f"{at.hit_ratio * 100:.3f}%  (miss ratio {(1 - at.hit_ratio) * 100:.3f}%)"),
+        ("plain LRU reads", f"{at.plain_lru_reads:,}  (naive baseline, "
+                            f"{(at.plain_lru_reads / at.reads - 1) * 100 if at.reads else 0:+.1f}% vs the model)"),
+        ("pages made young", f"{at.made_young:,}"),
+    ]
+
+
+def curve_cells(fc) -> list[list[str]]:
+    return [[format_bytes(p.pool_bytes), f"{p.capacity_pages:,}", f"{p.reads:,}", f"{p.miss_ratio * 100:.3f}%",
+             f"{p.plain_lru_reads:,}", f"{p.plain_lru_miss_ratio * 100:.3f}%"] for p in fc.curve]
+
+
+CURVE_HEADERS = ["pool", "data pages", "reads (InnoDB LRU)", "miss ratio", "reads (plain LRU)", "miss ratio (LRU)"]
+
+
+# -- sweep ----------------------------------------------------------------------------------------
+SWEEP_HEADERS = ["order", "pool", "measured reads", "predicted", "error", "plain LRU", "miss ratio", "qps"]
+
+
+def sweep_cells(sweep: dict) -> list[list[str]]:
+    rows = []
+    for p in sweep["points"]:
+        rows.append([p["variation"], format_bytes(p["pool_bytes"]), _num(p["reads"]), _num(p["predicted_reads"]),
+                     "–" if p.get("error_pct") is None else f"{p['error_pct']:+.2f}%", _num(p["plain_lru_reads"]),
+                     "–" if p["miss_ratio"] is None else f"{p['miss_ratio'] * 100:.3f}%", _num(p["qps"])])
+    return rows
+
+
+# -- plots ----------------------------------------------------------------------------------------
+def _plt():
+    import matplotlib
+
+    matplotlib.use("Agg")  # no display: files only
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _label(r: dict) -> str:
+    wl, srv = r.get("workload") or {}, r.get("server") or {}
+    return f"{wl.get('variation') or wl.get('order')} @ {format_bytes(srv.get('innodb_buffer_pool_size') or 0)}"
+
+
+def plot_time_series(runs: list[dict]):
+    plt = _plt()
+    fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(8, 6), sharex=True)
+    for r in runs:
+        s = [x for x in r.get("samples") or [] if x.get("t_s") is not None]
+        if not s:
+            continue
+        t = [x["t_s"] for x in s]
+        ax1.plot(t, [(x.get("hit_ratio") or 0) * 100 for x in s], label=_label(r))
+        ax2.plot(t, [x.get("reads") or 0 for x in s], label=_label(r))
+    ax1.set_ylabel("hit ratio (%) per interval")
+    ax2.set_ylabel("buffer-pool reads per interval")
+    ax2.set_xlabel("time (s)")
+    ax1.legend(fontsize=8)
+    ax1.set_title("Hit ratio and reads over time")
+    fig.tight_layout()
+    return fig
+
+
+def plot_latency(runs: list[dict]):
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(8, 4))
+    for r in runs:
+        lat = (r.get("result") or {}).get("latency_us") or {}
+        keys = [k for k in ("p50", "p95", "p99", "p999", "max") if lat.get(k) is not None]
+        ax.plot(keys, [lat[k] for k in keys], marker="o", label=_label(r))
+    ax.set_yscale("log")
+    ax.set_ylabel("latency (µs)")
+    ax.set_title("Latency distribution (percentiles)")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def plot_curve(sweep: dict):
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    mib = 1 << 20
+    for key in sorted({p["variation"] for p in sweep["points"]}):
+        pts = sorted((p for p in sweep["points"] if p["variation"] == key), key=lambda p: p["pool_bytes"])
+        line, = ax.plot([p["pool_bytes"] / mib for p in pts], [p["reads"] for p in pts], "o", ms=8,
+                        label=f"{key} measured")
+        color = line.get_color()
+        curve = (sweep.get("curves") or {}).get(key) or []
+        if curve:
+            ax.plot([c["pool_bytes"] / mib for c in curve], [c["reads"] for c in curve], "-", color=color,
+                    label=f"{key} predicted (InnoDB LRU)")
+            ax.plot([c["pool_bytes"] / mib for c in curve], [c["plain_lru_reads"] for c in curve], ":", color=color,
+                    label=f"{key} plain LRU")
+        rec = (sweep.get("recommendation") or {}).get(key)
+        if rec:
+            ax.axvline(rec["pool_bytes"] / mib, color=color, ls="--", alpha=0.6)
+            ax.annotate(f"{key}: {format_bytes(rec['pool_bytes'])}", (rec["pool_bytes"] / mib, ax.get_ylim()[1]),
+                        color=color, fontsize=8, va="top")
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("innodb_buffer_pool_size (MiB)")
+    ax.set_ylabel("buffer-pool reads")
+    ax.set_title("Miss-ratio curve: measured, predicted, plain LRU; recommended size dashed")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def figures(results: list[dict]) -> list[tuple[str, object]]:
+    """(name, figure) for what the given files hold: runs and/or sweeps."""
+    sweeps = [r for r in results if r.get("kind") == "sweep"]
+    runs = [r for r in results if r.get("kind") != "sweep"]
+    for s in sweeps:
+        from .results import load
+
+        for p in s["points"]:
+            try:
+                runs.append(load(p["result_file"]))
+            except Exception:  # noqa: BLE001 - the sweep file alone still draws the curve
+                pass
+    out = []
+    if runs:
+        out += [("timeseries", plot_time_series(runs)), ("latency", plot_latency(runs))]
+    for i, s in enumerate(sweeps):
+        out.append((f"curve{i + 1 if len(sweeps) > 1 else ''}", plot_curve(s)))
+    return out
+
+
+def write_plots(results: list[dict], directory: Path) -> list[Path]:
+    directory.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for name, fig in figures(results):
+        for ext in ("png", "svg"):
+            path = directory / f"{name}.{ext}"
+            fig.savefig(path, format=ext, dpi=110)
+            paths.append(path)
+        _plt().close(fig)
+    return paths
+
+
+def html_page(results: list[dict]) -> str:
+    """One self-contained page: images embedded as data: URIs, a marker set once they all decode."""
+    parts = []
+    for name, fig in figures(results):
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", dpi=100)
+        _plt().close(fig)
+        data = base64.b64encode(buf.getvalue()).decode("ascii")
+        parts.append(f'<figure><img id="plot-{name}" alt="{name}" src="data:image/png;base64,{data}"></figure>')
+    recs = []
+    for r in results:
+        for key, rec in (r.get("recommendation") or {}).items():
+            recs.append(f"<li><b>{html.escape(key)}</b>: {html.escape(format_bytes(rec['pool_bytes']))} — "
+                        f"{html.escape(rec['reason'])}</li>")
+    rows = []
+    for r in results:
+        if r.get("kind") == "sweep":
+            rows += [[html.escape(str(c)) for c in cells] for cells in sweep_cells(r)]
+    table = ""
+    if rows:
+        table = ("<table><tr>" + "".join(f"<th>{h}</th>" for h in SWEEP_HEADERS) + "</tr>"
+                 + "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows) + "</table>")
+    # The marker lets a headless browser (and a test) tell that every image really decoded.
+    script = """<script>
+window.addEventListener('load', function () {
+  var imgs = Array.prototype.slice.call(document.images);
+  var ok = imgs.length > 0 && imgs.every(function (i) { return i.complete && i.naturalWidth > 0; });
+  document.body.setAttribute('data-images-loaded', ok ? 'all' : 'missing');
+  document.getElementById('status').textContent = ok ? ('images loaded: ' + imgs.length) : 'images missing';
+});
+</script>"""
+    return f"""<!doctype html>
+<html><head><meta charset="utf-8"><title>loadgen report</title>
+<style>body{{font-family:sans-serif;max-width:960px;margin:2em auto}}img{{max-width:100%}}
+table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:2px 6px;text-align:right}}</style>
+</head><body><h1>loadgen report</h1><p id="status">loading</p>
+{"<h2>Recommendation</h2><ul>" + "".join(recs) + "</ul>" if recs else ""}
+{table}
+{"".join(parts)}
+{script}
+</body></html>
+"""

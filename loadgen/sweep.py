@@ -1,0 +1,183 @@
+"""Sweep pool sizes: measure each (pool, order) on one seeded dataset, each run from a cold pool,
+put the model's prediction beside every point, and recommend a pool size per order.
+
+The recommendation is the smallest pool whose measured miss ratio is within `tolerance_pct` of
+the best miss ratio the sweep saw for that order: beyond it, memory buys (almost) nothing.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import model
+from .dataset import EST_BYTES_PER_ROW, DatasetSpec
+from .errors import UsageError
+from .orders import Workload, resolve
+from .paths import free_bytes
+from .results import FORMAT_VERSION, now_iso, write_json_atomic
+from .servers import ServerSpec
+from .units import format_bytes, parse_size
+
+SWEEP_KIND = "sweep"
+EST_QPS = 10_000.0  # the slow end of what this Python driver reaches; estimates stay pessimistic
+EST_RESTART_S = 6.0  # a cold restart of a local mariadbd
+
+
+def parse_pools(text: str) -> list[int]:
+    """'8M,16M,32M' -> sorted distinct byte counts; a bad item is a one-line usage error."""
+    items = [t.strip() for t in str(text).split(",") if t.strip()]
+    if not items:
+        raise UsageError("--pools is empty", "e.g. --pools 8M,16M,32M")
+    pools = sorted({parse_size(t, "--pools") for t in items})
+    return pools
+
+
+def parse_variations(text: str) -> list[tuple[str, str | None]]:
+    names = [t.strip() for t in str(text).split(",") if t.strip()]
+    if not names:
+        raise UsageError("--variations is empty", "e.g. --variations A,B")
+    return [resolve(n, None) for n in names]
+
+
+@dataclass
+class Estimate:
+    runs: int
+    queries: int
+    seconds: float
+    seed_bytes: int
+
+
+def estimate(pools: list[int], variations: list, rows: int, shape: dict) -> Estimate:
+    queries_each = [Workload(order, rows, variation=var, **shape).queries for order, var in variations]
+    runs = len(pools) * len(variations)
+    queries = len(pools) * sum(queries_each)
+    return Estimate(runs, queries, queries / EST_QPS + runs * EST_RESTART_S, rows * EST_BYTES_PER_ROW)
+
+
+def check_budget(est: Estimate, max_time_s: float, room_bytes: int | None) -> None:
+    """Refuse, before anything starts, a sweep larger than the time or disk allows."""
+    if est.seconds > max_time_s:
+        raise UsageError(
+            f"the sweep needs about {est.seconds / 60:,.0f} min ({est.runs} runs, {est.queries:,} queries at "
+            f"~{EST_QPS:,.0f}/s), more than --max-time {max_time_s / 60:,.0f} min",
+            "use fewer --pools, fewer --rows or a larger --stride, or raise --max-time",
+        )
+    if room_bytes is not None and est.seed_bytes > room_bytes:
+        raise UsageError(
+            f"the dataset needs about {format_bytes(est.seed_bytes)} of disk, only {format_bytes(room_bytes)} free",
+            "use fewer --rows or set LOADGEN_CACHE_DIR to a larger disk",
+        )
+
+
+def recommend(points: list[dict], tolerance_pct: float) -> dict:
+    """Per order: the smallest pool within tolerance of the best measured miss ratio, and why."""
+    out = {}
+    for key in sorted({p["variation"] for p in points}):
+        mine = sorted((p for p in points if p["variation"] == key and p.get("miss_ratio") is not None),
+                      key=lambda p: p["pool_bytes"])
+        if not mine:
+            continue
+        best = min(p["miss_ratio"] for p in mine)
+        bound = best * (1 + tolerance_pct / 100)
+        pick = next(p for p in mine if p["miss_ratio"] <= bound + 1e-12)
+        best_pool = min((p for p in mine if p["miss_ratio"] == best), key=lambda p: p["pool_bytes"])
+        reason = (f"best miss ratio {best * 100:.3f}% (at {format_bytes(best_pool['pool_bytes'])}); "
+                  f"{format_bytes(pick['pool_bytes'])} is the smallest pool within {tolerance_pct:g}% of it "
+                  f"({pick['miss_ratio'] * 100:.3f}%)")
+        smaller = [p for p in mine if p["pool_bytes"] < pick["pool_bytes"]]
+        if smaller:
+            s = smaller[-1]
+            reason += (f"; {format_bytes(s['pool_bytes'])} misses {s['miss_ratio'] * 100:.3f}%, "
+                       f"{(s['miss_ratio'] / best - 1) * 100:.1f}% above the best")
+        if pick["pool_bytes"] == mine[-1]["pool_bytes"] and len(mine) > 1 and mine[-2]["miss_ratio"] > bound:
+            reason += "; the largest pool swept was needed: a larger one may still help, extend --pools"
+        out[key] = {"pool_bytes": pick["pool_bytes"], "miss_ratio": pick["miss_ratio"], "best_miss_ratio": best,
+                    "tolerance_pct": tolerance_pct, "reason": reason}
+    return out
+
+
+def point_of(result: dict, path: Path) -> dict:
+    bp, srv, wl, pred = (result.get(k) or {} for k in ("buffer_pool", "server", "workload", "prediction"))
+    return {
+        "variation": wl.get("variation") or wl.get("order"),
+        "order": wl.get("order"),
+        "pool_bytes": srv.get("innodb_buffer_pool_size"),
+        "pages_total": bp.get("pages_total"),
+        "reads": bp.get("reads"),
+        "read_requests": bp.get("read_requests"),
+        "read_ahead": bp.get("read_ahead"),
+        "miss_ratio": bp.get("miss_ratio"),
+        "hit_ratio": bp.get("hit_ratio"),
+        "qps": (result.get("result") or {}).get("qps"),
+        "predicted_reads": pred.get("reads"),
+        "plain_lru_reads": pred.get("plain_lru_reads"),
+        "error_pct": pred.get("error_pct"),
+        "result_file": str(path),
+    }
+
+
+def run(server_spec: ServerSpec, dataset_spec: DatasetSpec, pools: list[int], variations: list, shape: dict,
+        out_dir: Path, out: Path, tolerance_pct: float, sample_interval_s: float = 1.0, reporter=None,
+        curve_pools: list[int] | None = None) -> dict:
+    """Measure every (pool, variation) from a cold pool on one dataset; write and return the sweep."""
+    from . import runner
+    from .results import default_path
+    from .servers.provision import provisioned
+
+    reporter = reporter or runner.QuietReporter()
+    points, runs = [], []
+    started_at = now_iso()
+    spec = dataclasses.replace(server_spec, pool_bytes=pools[0])
+    with provisioned(spec, dataset_spec, reporter.say) as server:
+        info = runner.prepare_dataset(server, dataset_spec, reporter)
+        for pool in pools:
+            if pool != server.pool_bytes:
+                server.set_pool(pool)
+            for order, var in variations:
+                workload = Workload(order, dataset_spec.rows, variation=var, **shape)
+                path = default_path(out_dir, f"sweep-{format_bytes(pool).replace(' ', '')}-{var or order}")
+                cold = server.restart_cold()
+                result = runner.measure(server, info, workload, cold, path, sample_interval_s, reporter)
+                points.append(point_of(result, path))
+                runs.append(result)
+    sweep = {
+        "format_version": FORMAT_VERSION,
+        "kind": SWEEP_KIND,
+        "started_at": started_at,
+        "finished_at": now_iso(),
+        "dataset": info.to_dict(),
+        "workload": {"stride": shape["stride"], "reps": shape["reps"]},
+        "server": {k: runs[0]["server"].get(k) for k in ("provider", "flavor", "version", "variables")} if runs else {},
+        "pools": pools,
+        "tolerance_pct": tolerance_pct,
+        "points": points,
+        "curves": curves_for(runs, curve_pools or pools),
+        "recommendation": recommend(points, tolerance_pct),
+    }
+    write_json_atomic(out, sweep)
+    return sweep
+
+
+def curves_for(runs: list[dict], pools: list[int]) -> dict:
+    """The model's miss-ratio curve (InnoDB LRU and plain LRU) per variation, at the sweep's timing."""
+    out = {}
+    for r in runs:
+        wl, srv, ds = r["workload"], r["server"], r["dataset"]
+        key = wl.get("variation") or wl["order"]
+        if key in out or wl["order"] not in model.ORDER_CODES:
+            continue
+        fc = model.forecast(wl["order"], wl["stride"], wl["reps"], model.geometry_of(ds), pools[0], srv.get("variables"),
+                            srv.get("flavor") or "mariadb", float(r["result"].get("qps") or model.DEFAULT_QPS),
+                            curve_pools=pools)
+        out[key] = [dataclasses.asdict(p) for p in fc.curve]
+    return out
+
+
+def free_room(server_spec: ServerSpec) -> int | None:
+    from .paths import cache_dir
+
+    try:
+        return free_bytes(cache_dir())
+    except Exception:  # noqa: BLE001 - no estimate is better than a crash here
+        return None
