@@ -7,7 +7,7 @@ PYTHON ?= python3
 # sudo only when not root (CI and containers run as root and may not have sudo at all).
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PACKAGES := mariadb-server mariadb-client libmariadb-dev pkg-config build-essential \
-	python3-dev python3-venv sysbench mmdebstrap
+	python3-dev python3-venv sysbench mmdebstrap chromium
 PYTEST_ARGS ?=
 
 .PHONY: all deps venv build demo test clean

@@ -1,0 +1,128 @@
+"""compare BASE NEW (exit codes, formats, significance), sweep/predict bad input: real CLI runs."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from loadgen.compare import compare_files, parse_limits, welch
+from loadgen.errors import UsageError
+from loadgen.results import FORMAT_VERSION
+
+
+def result(variation="A", reads=1000, qps=10000.0, p99=200.0, rows=200_000, schema="chat", pool=8 << 20):
+    order = {"A": "interleaved", "B": "looped"}[variation]
+    return {
+        "format_version": FORMAT_VERSION,
+        "server": {"innodb_buffer_pool_size": pool, "flavor": "mariadb", "version": "10.11.19"},
+        "dataset": {"rows": rows, "schema": schema, "schema_hash": schema, "seed": 1},
+        "workload": {"variation": variation, "order": order, "stride": 10, "reps": 2},
+        "result": {"qps": qps, "latency_us": {"p50": 50.0, "p99": p99}},
+        "buffer_pool": {"reads": reads, "read_requests": 120_000, "hit_ratio": 1 - reads / 120_000},
+    }
+
+
+def write(path, obj):
+    path.write_text(json.dumps(obj))
+    return path
+
+
+def loadgen(*args):
+    return subprocess.run([sys.executable, "-m", "loadgen", *map(str, args)], capture_output=True, text=True,
+                          timeout=120)
+
+
+def test_compare_exits_3_on_a_regression_and_0_without(tmp_path):
+    base = write(tmp_path / "base.json", result(reads=1000))
+    same = write(tmp_path / "same.json", result(reads=1050))
+    worse = write(tmp_path / "worse.json", result(reads=1200))
+    ok = loadgen("compare", base, same, "--max-regression", "reads=10%")
+    assert ok.returncode == 0, ok.stderr
+    bad = loadgen("compare", base, worse, "--max-regression", "reads=10%")
+    assert bad.returncode == 3
+    assert "reads +20.0%" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
+    overall = loadgen("compare", base, worse, "--max-regression", "25%")
+    assert overall.returncode == 0  # +20% reads, hit ratio -0.17%: within 25% everywhere
+
+
+def test_compare_markdown_and_json_for_ci(tmp_path):
+    base = write(tmp_path / "base.json", result(reads=1000))
+    worse = write(tmp_path / "worse.json", result(reads=1200))
+    md = loadgen("compare", base, worse, "--max-regression", "reads=10%", "--format", "markdown")
+    assert md.returncode == 3
+    assert md.stdout.startswith("## loadgen compare") and "| A | reads |" in md.stdout and "REGRESSION" in md.stdout
+    js = loadgen("compare", base, worse, "--format", "json")
+    assert js.returncode == 0
+    data = json.loads(js.stdout)
+    reads = next(r for r in data["rows"] if r["metric"] == "reads")
+    assert reads["ratio"] == pytest.approx(1.2) and reads["significant"] is None and data["regressed"] is False
+
+
+def test_several_runs_are_tested_for_significance(tmp_path):
+    (tmp_path / "base").mkdir()
+    (tmp_path / "new").mkdir()
+    qps_base, qps_new = [10000, 10800, 9600, 10400], [10300, 9500, 10600, 9900]  # -1.2%, lots of spread
+    for i, (b, n) in enumerate([(1000, 1210), (1010, 1190), (990, 1205), (1005, 1195)]):
+        write(tmp_path / "base" / f"{i}.json", result(reads=b, qps=qps_base[i]))
+        write(tmp_path / "new" / f"{i}.json", result(reads=n, qps=qps_new[i]))
+    js = loadgen("compare", tmp_path / "base", tmp_path / "new", "--format", "json", "--max-regression", "qps=1%",
+                 "--max-regression", "reads=10%")
+    data = json.loads(js.stdout)
+    rows = {r["metric"]: r for r in data["rows"]}
+    assert rows["reads"]["significant"] is True and rows["reads"]["n_base"] == 4 and rows["reads"]["regressed"]
+    # qps moved by a few % with a large spread: the test calls it noise, so no regression
+    assert rows["qps"]["worse_pct"] > 1 and rows["qps"]["significant"] is False and rows["qps"]["regressed"] is False
+    assert js.returncode == 3
+
+
+def test_compare_refuses_different_datasets_and_says_what_differs(tmp_path):
+    base = write(tmp_path / "base.json", result(rows=200_000))
+    other = write(tmp_path / "other.json", result(rows=2_000_000))
+    r = loadgen("compare", base, other, "--max-regression", "10%")
+    assert r.returncode == 1 and "dataset.rows: 200000 -> 2000000" in r.stderr
+    schema = write(tmp_path / "schema.json", result(schema="chat_wide"))
+    r = compare_files([result()], [result(schema="chat_wide")])
+    assert any("dataset.schema: chat -> chat_wide" in n for n in r.notes)
+    assert loadgen("compare", base, schema, "--max-regression", "50%").returncode == 0
+
+
+def test_compare_bad_files_are_one_line_errors(tmp_path):
+    base = write(tmp_path / "base.json", result())
+    trunc = tmp_path / "trunc.json"
+    trunc.write_text(json.dumps(result())[:50])
+    old = write(tmp_path / "old.json", {**result(), "format_version": FORMAT_VERSION + 1})
+    for other in (trunc, old):
+        r = loadgen("compare", base, other, "--max-regression", "10%")
+        assert r.returncode == 1 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    r = loadgen("compare", base, base, "--max-regression", "ten")
+    assert r.returncode == 2
+
+
+def test_parse_limits_and_welch():
+    assert parse_limits(["10%"]) == {"*": 10.0}
+    assert parse_limits(["reads=5%,p99_us=20"]) == {"reads": 5.0, "p99_us": 20.0}
+    with pytest.raises(UsageError):
+        parse_limits(["nosuch=5%"])
+    assert welch([1.0], [2.0, 3.0]) is None  # n < 2: not enough data, never a guess
+    assert welch([1.0, 1.0], [1.0, 1.0]) is None  # no variance
+    # t = 2.0, df ~ 7.9 -> two-sided p ~ 0.08 (Student's t table: 0.0805 at df 8)
+    assert welch([1, 2, 3, 4, 5], [3, 4, 5, 6, 7.5]) == pytest.approx(0.0817, abs=0.002)
+
+
+def test_sweep_bad_input_fails_before_starting():
+    r = loadgen("sweep", "--pools", "8M,lots", "--rows", "200k")
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
+    r = loadgen("sweep", "--pools", "8M,16M", "--rows", "100M", "--max-time", "10")
+    assert r.returncode == 2 and "more than --max-time" in r.stderr
+
+
+def test_predict_prints_the_seed_case():
+    r = loadgen("predict", "--variation", "B", "--pool", "128M", "--rows", "100M", "--curve", "64M,128M,16G",
+                "--format", "json")
+    assert r.returncode == 0, r.stderr
+    data = json.loads(r.stdout)
+    assert data["queries"] == 20_000_000 and data["prediction"]["read_requests"] == 60_000_000
+    # looped: about 2W less the warm-up bonus; fits at 16G: W once (research/innodb.md section 5.2)
+    w = data["curve"][-1]["reads"]
+    assert 1.9 * w < data["prediction"]["reads"] < 2 * w
+    assert loadgen("predict", "--pool", "lots").returncode == 2
