@@ -9,8 +9,10 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PACKAGES := mariadb-server mariadb-client libmariadb-dev pkg-config build-essential \
 	python3-dev python3-venv sysbench mmdebstrap chromium
 PYTEST_ARGS ?=
+# The offline MariaDB image for --server docker (see `loadgen image build`).
+IMAGE ?= loadgen/mariadb:10.11
 
-.PHONY: all deps venv build demo test clean
+.PHONY: all deps venv build demo test clean image test-image
 
 all: venv
 
@@ -39,8 +41,21 @@ build: venv
 demo: venv
 	$(VENV)/bin/loadgen compare --server local --pool 8M --rows 2M --out-dir reports --report reports/demo.md
 
-test: venv
-	$(PY) -m pytest $(PYTEST_ARGS)
+# Builds the image from the host's Debian packages (mmdebstrap; no registry needed), or reuses the
+# one already tagged $(IMAGE).
+image: venv
+	$(VENV)/bin/loadgen image build --tag $(IMAGE)
+
+# The docker tests run against $(IMAGE): build it once when an engine answers, and always when CI
+# requires Docker (then a missing engine fails here, loudly).
+test-image: venv
+	@if [ "$${LOADGEN_REQUIRE_DOCKER:-}" = 1 ] || \
+	  $(PY) -c 'import docker; docker.from_env(timeout=5).ping()' >/dev/null 2>&1; then \
+	  $(MAKE) --no-print-directory image; \
+	fi
+
+test: venv test-image
+	LOADGEN_TEST_IMAGE=$(IMAGE) $(PY) -m pytest $(PYTEST_ARGS)
 
 clean:
 	rm -rf build dist *.egg-info loadgen/*.so

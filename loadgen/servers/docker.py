@@ -57,11 +57,15 @@ def engine(timeout: int = ENGINE_TIMEOUT_S):
     except ImportError:
         raise ProvisionError("--server docker needs the testcontainers package",
                              "pip install 'loadgen[docker]', or use --server local") from None
+    where = os.environ.get("DOCKER_HOST") or "unix:///var/run/docker.sock"
     try:
         client = docker_sdk.from_env(timeout=timeout)
         client.ping()
     except Exception as exc:  # noqa: BLE001 - any failure here means "no usable engine"
-        raise ProvisionError(f"no Docker engine answers ({_short(exc)})", NO_ENGINE_HINT) from None
+        if "Permission denied" in str(exc) or "PermissionError" in str(exc):
+            raise ProvisionError(f"no permission to use the Docker engine at {where}",
+                                 "add yourself to the docker group, or use --server local") from None
+        raise ProvisionError(f"no Docker engine answers at {where}", NO_ENGINE_HINT) from None
     return client
 
 
@@ -569,7 +573,8 @@ class DockerServer(Server):
         if st.get("OOMKilled"):
             parts.append("killed for lack of memory (OOM)")
         elif st.get("Status") in ("exited", "dead"):
-            parts.append(f"exit code {st.get('ExitCode')}")
+            code = st.get("ExitCode")
+            parts.append(f"exit code {code}" + {137: " (killed)", 143: " (terminated)"}.get(code, ""))
         lines = [ln.strip() for ln in logs.splitlines() if ln.strip()]
         errors = [ln for ln in lines if "[ERROR]" in ln or "error" in ln.lower()]
         parts.append(" | ".join((errors or lines)[-3:]) or "no log output")

@@ -1,0 +1,62 @@
+"""`loadgen image build` takes its apt sources from the host: which entries it keeps."""
+from __future__ import annotations
+
+import pytest
+
+from loadgen.errors import ProvisionError
+from loadgen.image import apt_sources, host_release
+
+
+def write(path, text):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def test_keeps_the_release_suites_of_both_formats_and_drops_the_rest(tmp_path):
+    write(tmp_path / "sources.list", """\
+deb http://mirror.example/debian bookworm main
+deb-src http://mirror.example/debian bookworm main
+# deb http://commented.example/debian bookworm main
+deb [arch=amd64 signed-by=/k.gpg] http://mirror.example/debian bookworm-updates main
+""")
+    write(tmp_path / "sources.list.d" / "debian.sources", """\
+Types: deb
+# http://snapshot.debian.org/archive/debian-security/20250520T000000Z
+URIs: http://security.example/debian-security
+Suites: bookworm-security
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+
+Types: deb
+URIs: http://disabled.example/debian
+Suites: bookworm
+Components: main
+Enabled: no
+""")
+    write(tmp_path / "sources.list.d" / "nodesource.sources",
+          "Types: deb\nURIs: https://deb.nodesource.com/node_20.x\nSuites: nodistro\nComponents: main\n")
+    write(tmp_path / "sources.list.d" / "cloud.list", "deb https://packages.example/apt cloud-sdk-bookworm main\n")
+    write(tmp_path / "sources.list.d" / "old.list.disabled", "deb http://off.example/debian bookworm main\n")
+
+    one_line, deb822 = apt_sources("bookworm", tmp_path)
+
+    assert one_line == [
+        "deb http://mirror.example/debian bookworm main",
+        "deb [arch=amd64 signed-by=/k.gpg] http://mirror.example/debian bookworm-updates main",
+    ]
+    assert len(deb822) == 1
+    assert "security.example" in deb822[0] and "Signed-By:" in deb822[0] and "snapshot" not in deb822[0]
+
+
+def test_no_source_for_the_release_is_an_error_naming_the_fix(tmp_path):
+    write(tmp_path / "sources.list", "deb http://mirror.example/ubuntu noble main\n")
+    with pytest.raises(ProvisionError, match="no apt source for bookworm"):
+        apt_sources("bookworm", tmp_path)
+
+
+def test_host_release_reads_the_codename(tmp_path):
+    write(tmp_path / "os-release", 'PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nVERSION_CODENAME=bookworm\n')
+    assert host_release(tmp_path / "os-release") == "bookworm"
+    write(tmp_path / "other", 'NAME="Something"\n')
+    with pytest.raises(ProvisionError, match="release"):
+        host_release(tmp_path / "other")
