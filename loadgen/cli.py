@@ -173,6 +173,21 @@ def workload_options(f):
     return wrapper
 
 
+def driver_options(f):
+    @click.option("--driver", default="auto", show_default=True, type=click.Choice(["auto", "native", "python"]),
+                  help="Query loop: native (C, prepared statement; auto picks it when built) or python.")
+    @click.option("--threads", type=int, default=1, show_default=True,
+                  help="Connections, each running the order over its own slice of the ids.")
+    @functools.wraps(f)
+    def wrapper(*args, driver, threads, **kwargs):
+        from .drive import check_threads, resolve_driver
+
+        kwargs["drive"] = {"driver": resolve_driver(driver), "threads": check_threads(threads)}
+        return f(*args, **kwargs)
+
+    return wrapper
+
+
 # -- commands ------------------------------------------------------------------------------------
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="loadgen")
@@ -193,7 +208,8 @@ def cli() -> None:
 @server_options
 @dataset_options
 @workload_options
-def run(variation, order, out, server_spec, dataset_spec, shape, sample_interval_s):
+@driver_options
+def run(variation, order, out, server_spec, dataset_spec, shape, sample_interval_s, drive):
     """Run one access order against a cold buffer pool and write a result file.
 
     Example: loadgen run --variation B --pool 128M
@@ -207,7 +223,7 @@ def run(variation, order, out, server_spec, dataset_spec, shape, sample_interval
     workload = Workload(order_name, dataset_spec.rows, variation=var, **shape)
     out = out or default_path("reports", f"run-{var or order_name}")
     with RichReporter() as reporter:
-        [result] = runner.run(server_spec, dataset_spec, [workload], [out], sample_interval_s, reporter)
+        [result] = runner.run(server_spec, dataset_spec, [workload], [out], sample_interval_s, reporter, **drive)
     _stdout_console().print(rich_table(["", ""], run_rows(result), title=f"loadgen run: {var or order_name}"))
     reporter.say(f"result written to {out}")
 
@@ -226,8 +242,9 @@ def run(variation, order, out, server_spec, dataset_spec, shape, sample_interval
 @server_options
 @dataset_options
 @workload_options
+@driver_options
 def compare(files, variations, out_dir, report_path, max_regression, fmt, server_spec, dataset_spec, shape,
-            sample_interval_s):
+            sample_interval_s, drive):
     """Run A and B live on one dataset, each from a cold pool, side by side with B/A ratios.
 
     Example: loadgen compare --pool 8M --rows 2M
@@ -255,7 +272,7 @@ def compare(files, variations, out_dir, report_path, max_regression, fmt, server
             workloads.append(Workload(order_name, dataset_spec.rows, variation=var, **shape))
         outs = [default_path(out_dir, f"compare-{w.variation}") for w in workloads]
         with RichReporter() as reporter:
-            results = runner.run(server_spec, dataset_spec, workloads, outs, sample_interval_s, reporter)
+            results = runner.run(server_spec, dataset_spec, workloads, outs, sample_interval_s, reporter, **drive)
         for path in outs:
             reporter.say(f"result written to {path}")
     rows = side_by_side(results)

@@ -7,6 +7,7 @@ time in the client).
 """
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
@@ -28,6 +29,14 @@ class DriverState:
     error: str | None = None
     interrupted: bool = False
     elapsed_s: float = 0.0
+    driver: str = "python"
+    # The native driver counts in C while the GIL is released; this reads that count live.
+    live: Callable[[], int] | None = field(default=None, repr=False, compare=False)
+
+    def current_queries(self) -> int:
+        """Queries run so far, also in the middle of a native chunk (for the sampler)."""
+        live = self.live  # read once: the driver thread clears it when it finishes
+        return max(self.queries, live()) if live is not None else self.queries
 
 
 def run_queries(
@@ -35,9 +44,12 @@ def run_queries(
     ids: Iterable[int],
     state: DriverState,
     progress: Callable[[int], None] | None = None,
+    stop: threading.Event | None = None,
+    query_format: bytes = QUERY,
 ) -> DriverState:
     """Query each id in order. Stops early, with state.error or state.interrupted set, when the
     server goes away or the user presses Ctrl-C; what was measured up to then stays in state.
+    With `stop` (--threads), also stops soon after it is set.
 
     Raises KeyboardInterrupt again after recording it, so callers' cleanup runs.
     """
@@ -54,14 +66,17 @@ def run_queries(
     try:
         for i in ids:
             t0 = clock()
-            query(QUERY % i)
+            query(query_format % i)
             result = store()
             rows += len(result.fetch_row(0)) if result is not None else 0
             record(clock() - t0)
             n += 1
             state.queries = n
-            if progress is not None and not n % PROGRESS_EVERY:
-                progress(n)
+            if not n % PROGRESS_EVERY:
+                if progress is not None:
+                    progress(n)
+                if stop is not None and stop.is_set():
+                    break
     except KeyboardInterrupt:
         state.interrupted = True
         raise

@@ -45,8 +45,8 @@ class Workload:
     def queries(self) -> int:
         return self.distinct_ids * (1 if self.order == "sequential" else self.reps)
 
-    def ids(self) -> Iterator[int]:
-        return ids(self)
+    def ids(self, part: int = 0, parts: int = 1) -> Iterator[int]:
+        return ids(self, part, parts)
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -70,8 +70,12 @@ def resolve(variation: str | None, order: str | None) -> tuple[str, str | None]:
     return "interleaved", "A"
 
 
-def ids(w: Workload) -> Iterator[int]:
+def ids(w: Workload, part: int = 0, parts: int = 1) -> Iterator[int]:
+    """The order's ids; with parts > 1 (--threads), the order over the part-th contiguous slice
+    of the distinct ids, so each connection keeps the order's shape on its own share."""
     base = range(1, w.rows + 1, w.stride)
+    if parts > 1:
+        base = base[part * len(base) // parts:(part + 1) * len(base) // parts]
     if w.order == "interleaved":
         return itertools.chain.from_iterable(itertools.repeat(i, w.reps) for i in base)
     if w.order == "looped":

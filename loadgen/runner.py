@@ -13,7 +13,8 @@ from typing import Protocol
 
 from . import __version__, db, dataset
 from .dataset import DatasetInfo, DatasetSpec
-from .driver import DriverState, run_queries
+from .drive import Drive
+from .driver import DriverState
 from .errors import Interrupted, WorkloadError
 from .orders import Workload
 from .paths import free_bytes
@@ -75,8 +76,13 @@ def run(
     out_paths: list[Path],
     sample_interval_s: float = 1.0,
     reporter: Reporter | None = None,
+    driver: str = "auto",
+    threads: int = 1,
 ) -> list[dict]:
-    """Provision (or reuse) a server, make the dataset, then run each workload from a cold pool."""
+    """Provision (or reuse) a server, make the dataset, then run each workload from a cold pool.
+
+    driver/threads: --driver (native, python, auto) and --threads (connections), see drive.py.
+    """
     reporter = reporter or QuietReporter()
     results = []
     with provisioned(server_spec, dataset_spec, reporter.say) as server:
@@ -85,7 +91,8 @@ def run(
             cold = server.restart_cold()
             if not cold.cold:
                 reporter.say(f"warning: the pool was not emptied before this run ({cold.note})")
-            results.append(measure(server, info, workload, cold, out, sample_interval_s, reporter))
+            results.append(measure(server, info, workload, cold, out, sample_interval_s, reporter,
+                                   driver=driver, threads=threads))
     return results
 
 
@@ -97,10 +104,16 @@ def measure(
     out: Path,
     sample_interval_s: float,
     reporter: Reporter,
+    driver: str = "auto",
+    threads: int = 1,
 ) -> dict:
     """Drive one workload with the sampler on; write the result; raise if it did not complete."""
-    conn = server.connect(info.database)
-    sampler_conn = server.connect()
+    drive = Drive(server, info.database, workload, driver, threads)
+    try:
+        sampler_conn = server.connect()
+    except BaseException:
+        drive.close()
+        raise
     variables = db.global_variables(sampler_conn, RECORDED_VARIABLES)
     flavor = db.parse_version(variables.get("version", ""))
     pool_bytes = int(variables.get("innodb_buffer_pool_size", 0))
@@ -109,25 +122,24 @@ def measure(
                      f"({format_bytes(pool_bytes)}): every order misses each page only once; "
                      "use a smaller --pool or more --rows to see the access order matter")
     state = DriverState()
-    sampler = Sampler(sampler_conn, lambda: state.queries, sample_interval_s)
+    sampler = Sampler(sampler_conn, state.current_queries, sample_interval_s)
     label = f"{workload.variation or workload.order} ({workload.order})"
     reporter.run_started(label, workload.queries)
     started_at = now_iso()
     interrupted = False
     sampler.start()
     try:
-        run_queries(conn, workload.ids(), state,
-                    progress=lambda n: reporter.run_progress(n, sampler.latest_hit_ratio))
+        drive.run(state, progress=lambda n: reporter.run_progress(n, sampler.latest_hit_ratio))
     except KeyboardInterrupt:
         interrupted = True
     finally:
         reporter.run_finished()
         last = sampler.stop(final=True)
-        for c in (conn, sampler_conn):
-            try:
-                c.close()
-            except Exception:  # noqa: BLE001 - the server may be gone
-                pass
+        drive.close()
+        try:
+            sampler_conn.close()
+        except Exception:  # noqa: BLE001 - the server may be gone
+            pass
     reason = None
     if interrupted:
         reason = "interrupted"
@@ -136,6 +148,7 @@ def measure(
     elif state.queries < workload.queries:
         reason = "stopped early"
     result = _result(server, flavor, variables, cold, info, workload, state, sampler, last, started_at, reason)
+    result["result"]["threads"] = drive.threads
     result["prediction"] = _prediction(result, reporter)
     write_json_atomic(out, result)
     if interrupted:
@@ -182,7 +195,7 @@ def _result(server, flavor, variables, cold, info, workload, state, sampler, las
             "qps": round(queries / elapsed, 1) if elapsed > 0 else None,
             "latency_us": {k: v for k, v in latency.to_dict().items() if k != "count"},
             "latency_histogram": state.histogram.to_dict(),
-            "driver": "python",
+            "driver": state.driver,
             "sample_interval_s": sampler.interval_s,
         },
         "buffer_pool": bp,

@@ -9,6 +9,7 @@
 #include "native.h"
 #include "memory.h"
 #include "lrusim.h"
+#include "querydrv.h"
 
 #include <stdlib.h>
 
@@ -17,6 +18,7 @@ int loadgen_debug_enabled = 0;
 static PyMethodDef loadgen_native_methods[] = {
     LOADGEN_MEMORY_METHODS
     LOADGEN_LRUSIM_METHODS
+    LOADGEN_QUERYDRV_METHODS
     {NULL, NULL, 0, NULL},
 };
 
@@ -26,6 +28,8 @@ static int loadgen_native_exec(PyObject *module) {
     loadgen_debug_enabled = debug != NULL && debug[0] != '\0' &&
                             debug[0] != '0';
     if (loadgen_memory_exec(module) < 0)
+        return -1;
+    if (loadgen_querydrv_exec(module) < 0)
         return -1;
     loadgen_debug("module executed");
     return 0;

@@ -1,0 +1,134 @@
+"""Which query loop runs a workload, over how many connections (--driver, --threads).
+
+  native: the C loop (driver_native.py, native/querydrv.c); the default when the extension was
+          built against libmariadb/libmysqlclient
+  python: the mysqlclient loop (driver.py); always there, the fallback
+
+With --threads N, N connections each run the workload's order over a contiguous Nth of the
+distinct ids (orders.ids(part, parts)), each in its own thread; the native loop releases the GIL,
+so they run in parallel. The threads' counts and histograms are merged into one DriverState.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from typing import Callable
+
+from .driver import DriverState, run_queries
+from .errors import UsageError
+from .orders import Workload
+
+DRIVERS = ("native", "python")
+JOIN_POLL_S = 0.25
+
+
+def native_available() -> bool:
+    from .driver_native import available
+
+    return available()
+
+
+def resolve_driver(name: str | None) -> str:
+    """'auto'/None -> native when built, else python; an unavailable native is a usage error."""
+    if name in (None, "auto"):
+        return "native" if native_available() else "python"
+    if name not in DRIVERS:
+        raise UsageError(f"unknown --driver {name!r}", "choose native, python or auto")
+    if name == "native" and not native_available():
+        raise UsageError("--driver native is not built into this loadgen",
+                         "install libmariadb-dev and pkg-config and rebuild (pip install -e .), "
+                         "or use --driver python")
+    return name
+
+
+def check_threads(threads: int) -> int:
+    if threads < 1:
+        raise UsageError(f"--threads {threads} must be at least 1")
+    return threads
+
+
+class Drive:
+    """The driver's connections, opened before the sampler starts (so a statement that fails to
+    prepare stops the run before anything is measured), then run() once, then close()."""
+
+    def __init__(self, server, database: str, workload: Workload, driver: str = "auto", threads: int = 1):
+        self.driver = resolve_driver(driver)
+        self.threads = check_threads(threads)
+        self.workload = workload
+        self.conns: list = []
+        try:
+            for _ in range(self.threads):
+                if self.driver == "native":
+                    from .driver_native import NativeQueries
+
+                    self.conns.append(NativeQueries(server.endpoint, database))
+                else:
+                    self.conns.append(server.connect(database))
+        except BaseException:
+            self.close()
+            raise
+
+    def _run_one(self, conn, ids, state: DriverState, progress, stop) -> None:
+        if self.driver == "native":
+            from .driver_native import run_queries_native
+
+            run_queries_native(conn, ids, state, progress, stop)
+        else:
+            state.driver = "python"
+            run_queries(conn, ids, state, progress, stop)
+
+    def run(self, state: DriverState, progress: Callable[[int], None] | None = None) -> DriverState:
+        """Drive the whole workload into `state`; Ctrl-C sets state.interrupted and re-raises."""
+        state.driver = self.driver
+        if self.threads == 1:
+            self._run_one(self.conns[0], self.workload.ids(), state, progress, None)
+            return state
+        parts = [DriverState() for _ in range(self.threads)]
+        stop = threading.Event()
+        state.live = lambda: sum(p.current_queries() for p in parts)
+
+        def work(k: int) -> None:
+            try:
+                self._run_one(self.conns[k], self.workload.ids(k, self.threads), parts[k], None, stop)
+            except Exception as exc:  # noqa: BLE001 - reported through the merged state
+                parts[k].error = parts[k].error or str(exc)
+            if parts[k].error:
+                stop.set()
+
+        workers = [threading.Thread(target=work, args=(k,), name=f"loadgen-driver-{k}", daemon=True)
+                   for k in range(self.threads)]
+        started = time.monotonic()
+        for w in workers:
+            w.start()
+        try:
+            alive = workers
+            while alive:
+                alive[0].join(JOIN_POLL_S)  # a timeout, so Ctrl-C reaches this thread
+                if progress is not None:
+                    progress(state.current_queries())
+                alive = [w for w in workers if w.is_alive()]
+        except KeyboardInterrupt:
+            state.interrupted = True
+            stop.set()
+            for w in workers:
+                w.join()
+            raise
+        finally:
+            state.live = None
+            for p in parts:
+                state.queries += p.queries
+                state.rows += p.rows
+                state.histogram.merge(p.histogram)
+                state.error = state.error or p.error
+            state.elapsed_s += time.monotonic() - started
+            if progress is not None:
+                progress(state.queries)
+        return state
+
+    def close(self) -> None:
+        for conn in self.conns:
+            try:
+                conn.close()
+            except Exception:  # noqa: BLE001 - the server may be gone
+                pass
+        self.conns = []

@@ -1,0 +1,163 @@
+"""The native query loop (`--driver native`): the same point selects as driver.py, driven from C.
+
+The loop lives in native/querydrv.c on the MariaDB/MySQL C API: one binary-protocol prepared
+statement (as sysbench's oltp_point_select), every query timed into Histogram.counts in C, the
+GIL released. Python feeds it ids in chunks of CHUNK_IDS from the workload's lazy iterator (so
+memory stays flat) and gets control back at least every BUDGET_NS, to update progress and to
+honour Ctrl-C and --threads' stop event. The sampler reads the C-side query count live through
+DriverState.current_queries().
+
+The C loop also folds every value it fetches into a 64-bit FNV-1a digest (row_digest below is
+the same function in Python) so tests can check that both drivers return the same rows.
+"""
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+from array import array
+from typing import Callable, Iterable
+
+from .db import Endpoint
+from .driver import DriverState
+from .errors import LoadgenError, ProvisionError, WorkloadError
+from .histogram import N_BUCKETS
+
+PREPARED_QUERY = "SELECT alias FROM message WHERE id = ?"
+CHUNK_IDS = 4096
+BUDGET_NS = 100_000_000  # hand control back to Python at least every 0.1 s
+CONNECT_TIMEOUT_S = 10
+FNV_OFFSET = 0xCBF29CE484222325
+FNV_PRIME = 0x100000001B3
+
+
+def _ext():
+    from .native import _load
+
+    return _load()
+
+
+def available() -> bool:
+    """True when the extension was built against libmariadb/libmysqlclient."""
+    try:
+        ext = _ext()
+    except LoadgenError:
+        return False
+    return hasattr(ext, "query_open") and getattr(ext, "QUERY_BUCKETS", None) == N_BUCKETS
+
+
+def row_digest(rows: Iterable[tuple], digest: int = FNV_OFFSET) -> int:
+    """What the C loop computes over the values it fetches, in Python (for tests)."""
+    mask = (1 << 64) - 1
+    for row in rows:
+        for value in row:
+            if value is None:
+                data = b"\xfe"
+            else:
+                data = (value if isinstance(value, bytes) else str(value).encode())[:256] + b"\xff"
+            for byte in data:
+                digest = ((digest ^ byte) * FNV_PRIME) & mask
+    return digest
+
+
+class NativeQueries:
+    """One connection and one prepared statement in C. Close it (or use `with`)."""
+
+    def __init__(self, endpoint: Endpoint, database: str | None, sql: str = PREPARED_QUERY):
+        self.ext = _ext()
+        if not hasattr(self.ext, "query_open"):
+            raise LoadgenError("the native driver is not built into loadgen._native",
+                               "install libmariadb-dev and pkg-config, rebuild (pip install -e .), "
+                               "or use --driver python")
+        try:
+            self.handle = self.ext.query_open(
+                None if endpoint.unix_socket else endpoint.host, int(endpoint.port or 0),
+                endpoint.user, endpoint.password, endpoint.unix_socket, database, sql,
+                CONNECT_TIMEOUT_S)
+        except self.ext.QueryError as exc:
+            code, message, stage = exc.args
+            text = f"{message} ({code})" if code else message
+            if stage == "connect":
+                raise ProvisionError(f"cannot connect to {endpoint.describe()}: {text}",
+                                     "check that the server is running and the DSN/credentials are right"
+                                     if code != 1045 else "check the user and password") from None
+            raise WorkloadError(f"cannot prepare {sql!r}: {text}",
+                                "check the schema and the database the dataset lives in") from None
+        self.digest = FNV_OFFSET
+
+    def count(self) -> int:
+        return self.ext.query_count(self.handle)
+
+    def close(self) -> None:
+        if self.handle is not None:
+            self.ext.query_close(self.handle)
+
+    def __enter__(self) -> "NativeQueries":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def run_queries_native(
+    queries: NativeQueries,
+    ids: Iterable[int],
+    state: DriverState,
+    progress: Callable[[int], None] | None = None,
+    stop: threading.Event | None = None,
+) -> DriverState:
+    """Query each id in order through the C loop; the contract of driver.run_queries.
+
+    Stops early with state.error set when a query fails (the server went away), or with
+    state.interrupted on Ctrl-C (re-raised so callers' cleanup runs).
+    """
+    ext = queries.ext
+    handle = queries.handle
+    hist = state.histogram
+    counts = hist.counts
+    base = state.queries - queries.count()
+    state.driver = "native"
+    state.live = lambda: base + ext.query_count(handle)
+    it = iter(ids)
+    started = time.monotonic()
+    try:
+        while True:
+            chunk = array("Q", itertools.islice(it, CHUNK_IDS))
+            if not chunk:
+                break
+            pos = 0
+            while pos < len(chunk):
+                done, rows, total_ns, min_ns, max_ns, digest, err, message = ext.query_run(
+                    handle, chunk, pos, counts, BUDGET_NS)
+                pos += done
+                state.queries += done
+                state.rows += rows
+                queries.digest = digest
+                if done:
+                    hist.count += done
+                    hist.total_ns += total_ns
+                    hist.max_ns = max(hist.max_ns, max_ns)
+                    hist.min_ns = min_ns if hist.min_ns is None else min(hist.min_ns, min_ns)
+                if err:
+                    state.error = f"{message} ({err})"
+                    return state
+                if progress is not None:
+                    progress(state.queries)
+                if stop is not None and stop.is_set():
+                    return state
+    except KeyboardInterrupt:
+        state.interrupted = True
+        raise
+    finally:
+        state.elapsed_s += time.monotonic() - started
+        state.live = None
+        if progress is not None:
+            progress(state.queries)
+    return state
+
+
+def bucket_counts(values_ns: Iterable[int]):
+    """Histogram counts of values (ns) as the C loop buckets them (for tests against Python)."""
+    counts = array("Q", bytes(8 * N_BUCKETS))
+    _ext().query_buckets(array("Q", values_ns), counts)
+    return counts
