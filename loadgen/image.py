@@ -125,7 +125,10 @@ def apt_sources(codename: str, apt_dir: Path = APT_DIR) -> tuple[list[str], list
 def _client():
     from .servers.docker import engine
 
-    return engine()
+    try:
+        return engine()
+    except ProvisionError as exc:
+        raise ProvisionError(exc.message, "start Docker: the image is imported into its engine") from None
 
 
 def find_image(tag: str) -> BuiltImage | None:

@@ -395,8 +395,8 @@ class DockerServer(Server):
             tc.start()
         except docker_sdk.errors.APIError as exc:
             self._remove_container(graceful=False)
-            text = _short(exc)
-            if "port is already allocated" in text or "address already in use" in text:
+            text, full = _short(exc), str(exc)
+            if "port is already allocated" in full or "address already in use" in full:
                 raise ProvisionError(f"port {self.requested_port} is already in use",
                                      "omit --port to let Docker pick a free one") from None
             raise ProvisionError(f"the container did not start: {text}", "check `docker info`") from None
