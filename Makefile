@@ -12,7 +12,7 @@ PYTEST_ARGS ?=
 # The offline MariaDB image for --server docker (see `loadgen image build`).
 IMAGE ?= loadgen/mariadb:10.11
 
-.PHONY: all deps venv build demo test clean image test-image
+.PHONY: all deps venv build demo test clean image test-image sanitize
 
 all: venv
 
@@ -56,6 +56,23 @@ test-image: venv
 
 test: venv test-image
 	LOADGEN_TEST_IMAGE=$(IMAGE) $(PY) -m pytest $(PYTEST_ARGS)
+
+# tests/native against an ASan/UBSan build of loadgen._native, kept apart in build/sanitize
+# (loadgen/native.py loads the file named by LOADGEN_NATIVE_SO). libasan has to be the first
+# library in the process, hence LD_PRELOAD; --confcutdir keeps the suite-wide conftest (and the
+# helper programs it runs) out of this run.
+SAN_DIR := build/sanitize
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g -O1
+
+sanitize: venv
+	rm -rf $(SAN_DIR)
+	CFLAGS="$(SAN_FLAGS)" LDFLAGS="-fsanitize=address,undefined" \
+	  $(PY) setup.py -q build_ext --build-lib $(SAN_DIR) --build-temp $(SAN_DIR)/obj
+	LOADGEN_NATIVE_SO="$$(ls $(CURDIR)/$(SAN_DIR)/loadgen/_native*.so)" \
+	LD_PRELOAD="$$(gcc -print-file-name=libasan.so)" \
+	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
+	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	  $(PY) -m pytest tests/native --confcutdir=tests/native -p no:cacheprovider $(PYTEST_ARGS)
 
 clean:
 	rm -rf build dist *.egg-info loadgen/*.so

@@ -36,7 +36,9 @@ def _run(argv: list[str], what: str) -> None:
     if proc.returncode != 0:
         detail = (proc.stderr or proc.stdout).strip().splitlines()
         detail = detail[-1] if detail else f"exit status {proc.returncode}"
-        hint = "run loadgen as root (sudo)" if os.geteuid() != 0 or "permitted" in detail else None
+        hint = ("this needs root with CAP_SYS_ADMIN: run loadgen with sudo, outside a "
+                "capability-restricted container" if os.geteuid() != 0 or "permitted" in detail
+                else None)
         raise LoadgenError(f"cannot {what}: {detail}", hint)
 
 

@@ -1,0 +1,119 @@
+"""Fixtures for the native-module tests: real page faults, real cgroups, real zram.
+
+A test that needs root, a memory cgroup and zram (or swap) skips with the reason when they are
+missing, and FAILS instead when LOADGEN_REQUIRE_NATIVE_SWAP=1 (CI on a root host with zram), so a
+green CI run means the swap tests ran.
+
+Every test in this directory is checked for leftovers: no zram device, swap or loadgen cgroup may
+exist afterwards that did not exist before.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from loadgen.experiments import memcg, osmem, zram
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGE = os.sysconf("SC_PAGE_SIZE")
+MiB = 1 << 20
+
+# Under ASan the memset interceptor scans the shadow of the whole range first: the first pass
+# over a fresh buffer also takes read faults on 1/8 of its size in shadow pages.
+SANITIZED = bool(os.environ.get("LOADGEN_NATIVE_SO"))
+
+
+def about(actual: float, expected: float, rel: float = 0.03, slack: int = 8,
+          shadow: bool = False) -> bool:
+    """actual is within rel (plus a few faults of process noise) of expected; with shadow, an
+    ASan build may add expected/8 on a first touch."""
+    upper = expected * (1 + rel) + slack + (expected / 8 if shadow and SANITIZED else 0)
+    return expected * (1 - rel) - slack <= actual <= upper
+
+
+def require_swap_env(reason: str):
+    if os.environ.get("LOADGEN_REQUIRE_NATIVE_SWAP") == "1":
+        pytest.fail(f"LOADGEN_REQUIRE_NATIVE_SWAP=1 but {reason}")
+    pytest.skip(reason)
+
+
+def swap_sandbox_missing() -> str | None:
+    """Why a memory-limited pagez cannot run here, or None."""
+    if os.geteuid() != 0:
+        return "not root: memory cgroups and zram swap need root"
+    try:
+        memcg.find_hierarchy()
+    except Exception as exc:  # noqa: BLE001 - the reason is what we report
+        return f"no memory cgroup: {exc}"
+    if not (zram.CONTROL / "hot_add").exists() and osmem.swap_free() == 0:
+        return "neither zram (/sys/class/zram-control) nor existing swap"
+    for tool in ("mkswap", "swapon", "swapoff"):
+        if not (shutil.which(tool) or os.path.exists(f"/usr/sbin/{tool}")
+                or os.path.exists(f"/sbin/{tool}")):
+            return f"{tool} not installed (util-linux)"
+    return None
+
+
+@pytest.fixture
+def swap_sandbox():
+    reason = swap_sandbox_missing()
+    if reason:
+        require_swap_env(reason)
+
+
+def _state() -> dict:
+    try:
+        cgroups = memcg.leftovers()
+    except Exception:  # noqa: BLE001 - no cgroup hierarchy at all: nothing can be left
+        cgroups = []
+    return {"zram": sorted(zram.zram_devices()),
+            "swaps": sorted(e["name"] for e in osmem.swaps()),
+            "cgroups": [str(p) for p in cgroups],
+            "nr_hugepages": osmem.NR_HUGEPAGES.read_text().strip()}
+
+
+@pytest.fixture(autouse=True)
+def nothing_left_behind():
+    before = _state()
+    yield
+    after = _state()
+    assert after == before, f"left behind: before={before} after={after}"
+
+
+@pytest.fixture
+def hugepages():
+    """Reserve N huge pages for one test and restore nr_hugepages afterwards."""
+    saved = osmem.NR_HUGEPAGES.read_text().strip()
+
+    def reserve(n: int) -> int:
+        if os.geteuid() != 0:
+            pytest.skip("reserving hugetlb pages needs root")
+        total = osmem.meminfo()["HugePages_Total"]
+        osmem.NR_HUGEPAGES.write_text(str(total + n))
+        free = osmem.meminfo()["HugePages_Free"]
+        if free < n:
+            pytest.skip(f"asked the kernel for {n} huge pages, got {free} free (fragmented)")
+        return free
+
+    yield reserve
+    osmem.NR_HUGEPAGES.write_text(saved)
+
+
+def run_cli(*args: str, timeout: float = 120, env: dict | None = None,
+            prefix: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
+    """`python -m loadgen native ...` as a user would run it."""
+    return subprocess.run([*prefix, sys.executable, "-m", "loadgen", "native", *args],
+                          capture_output=True, text=True, timeout=timeout, cwd=ROOT,
+                          env={**os.environ, **(env or {})})
+
+
+def one_line_error(proc: subprocess.CompletedProcess) -> str:
+    err = proc.stderr.strip()
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert len(err.splitlines()) == 1, f"expected one line on stderr, got:\n{proc.stderr}"
+    return err

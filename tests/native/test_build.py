@@ -1,0 +1,35 @@
+"""The sdist must carry every native/*.c and *.h: build it (sdist, then a wheel from it) the way
+CI and PyPI would, not only `pip install -e`."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tarfile
+import zipfile
+
+import pytest
+
+from .conftest import ROOT
+
+pytestmark = pytest.mark.native
+
+
+def test_sdist_is_complete_and_builds_the_extension(tmp_path):
+    if os.environ.get("LOADGEN_NATIVE_SO"):
+        pytest.skip("sanitizer run: the packaging check runs in make test")
+    env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+    proc = subprocess.run([sys.executable, "-m", "build", "--outdir", str(tmp_path), str(ROOT)],
+                          capture_output=True, text=True, timeout=300, env=env)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+
+    (sdist,) = tmp_path.glob("loadgen-*.tar.gz")
+    with tarfile.open(sdist) as tar:
+        shipped = {name.split("/", 1)[1] for name in tar.getnames() if "/" in name}
+    sources = {f"native/{f}" for f in os.listdir(ROOT / "native") if f.endswith((".c", ".h"))}
+    assert sources and not sources - shipped, f"missing from the sdist: {sources - shipped}"
+
+    (wheel,) = tmp_path.glob("loadgen-*.whl")  # built from the sdist by `python -m build`
+    names = zipfile.ZipFile(wheel).namelist()
+    assert any(n.startswith("loadgen/_native") and n.endswith(".so") for n in names), names
+    assert "loadgen/experiments/child.py" in names
