@@ -36,6 +36,8 @@ def _finish(doc: dict, out: Path | None, render) -> None:
     path = out or default_path("reports", doc["kind"].replace(".", "-"))
     write_json_atomic(path, doc)
     console = Console()
+    if not console.is_terminal:
+        console = Console(width=120)  # a log or a pipe: do not squeeze the tables to 80 columns
     render(console, doc)
     for warning in doc.get("warnings", []):
         console.print(f"[yellow]warning:[/] {warning}")

@@ -51,8 +51,9 @@ def median(values) -> float | None:
 
 
 def warm(values: list, skip_first: bool = True) -> list:
-    """Drop the first repetition when there are three or more: on a VM with free page reporting
-    the first touch of returned memory pays a hypervisor fault (see docs/native.md)."""
+    """Drop the first repetition when there are three or more. On a VM with virtio-balloon free
+    page reporting, 2 MiB blocks freed a few seconds earlier are handed back to the hypervisor,
+    and touching them again costs a host-side fault: the first run in a process is the noisy one."""
     return values[1:] if skip_first and len(values) >= 3 else values
 
 

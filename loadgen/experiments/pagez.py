@@ -24,7 +24,7 @@ SEED = {
     "ratio_b_a": 1.38,
 }
 RESEARCH = {
-    "source": "docs/native.md research run: memcg 512M + zram, chunk 32M, medians of 3",
+    "source": "research run on the CI VM (2026-11-22): memcg 512M + zram, chunk 32M, median of 3",
     "seconds": {"A": 4.91, "B": 7.08, "C": 0.07},
     "ratio_b_a": 1.44,
     "major_faults_b": 491575,
