@@ -150,6 +150,9 @@ class LazymapRun:
     write_major_faults: int
     read_minor_faults: int
     read_major_faults: int
+    write_tlb_misses: int | None
+    read_tlb_misses: int | None
+    tlb: str | None
 
 
 @dataclass(frozen=True)
@@ -162,6 +165,7 @@ class AllocRun:
     touch: Pass
     fill: Pass
     anon_huge_kb: int | None
+    tlb: str | None
 
 
 def _page_code(pages: str) -> int:
@@ -218,7 +222,9 @@ def lazymap(size: int, reps: int, kind: str = "fresh") -> LazymapRun:
         raw = ext.lazymap(size, reps, codes[kind])
     except OSError as exc:
         raise _os_error(exc, size) from None
-    return LazymapRun(size, reps, kind, *raw)
+    *times_faults, write_tlb, read_tlb, tlb_err = raw
+    return LazymapRun(size, reps, kind, *times_faults, None if write_tlb < 0 else write_tlb,
+                      None if read_tlb < 0 else read_tlb, tlb_status(tlb_err))
 
 
 def alloc_touch(size: int, pages: str = "4k") -> AllocRun:
@@ -226,8 +232,8 @@ def alloc_touch(size: int, pages: str = "4k") -> AllocRun:
     ext = _load()
     code = _page_code(pages)
     try:
-        touch, fill, huge_kb = ext.alloc_touch(size, code)
+        touch, fill, huge_kb, tlb_err = ext.alloc_touch(size, code)
     except OSError as exc:
         raise _os_error(exc, size, pages) from None
     return AllocRun(size, pages, Pass.from_raw(touch), Pass.from_raw(fill),
-                    None if huge_kb < 0 else huge_kb)
+                    None if huge_kb < 0 else huge_kb, tlb_status(tlb_err))

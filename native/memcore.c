@@ -285,18 +285,27 @@ static uint64_t memcore_read_all(const unsigned char *p, size_t size) {
     return sum;
 }
 
+/* Add a per-round TLB delta to a running total; -1 stays -1 (not measured). */
+static void memcore_add_tlb(long long *total, long long delta) {
+    if (*total >= 0)
+        *total = delta >= 0 ? *total + delta : -1;
+}
+
 int memcore_lazymap(size_t size, size_t reps, int kind, memcore_lazy_t *out) {
     memcore_map_t reused = {0};
+    memcore_tlb_t tlb = {-1, 0};
     memcore_mark_t m0, m1, m2, m3, m4;
     memcore_pass_t d;
     size_t r;
     int err = 0;
 
     memset(out, 0, sizeof(*out));
+    memcore_tlb_open(&tlb);
+    out->tlb_err = tlb.err;
     if (kind == MEMCORE_LAZY_REUSED) {
         err = memcore_map(&reused, size, MEMCORE_PAGES_4K, 0);
         if (err != 0)
-            return err;
+            goto error;
         memset(reused.data, 0, size); /* fault it in before measuring */
         memcore_clobber(reused.data);
     }
@@ -326,12 +335,12 @@ int memcore_lazymap(size_t size, size_t reps, int kind, memcore_lazy_t *out) {
             err = EINVAL;
             goto error;
         }
-        memcore_mark(&m1, NULL);
+        memcore_mark(&m1, &tlb);
         memset(buf, (int)(r & 0x7f) + 1, size);
         memcore_clobber(buf);
-        memcore_mark(&m2, NULL);
+        memcore_mark(&m2, &tlb);
         out->checksum += memcore_read_all(buf, size);
-        memcore_mark(&m3, NULL);
+        memcore_mark(&m3, &tlb);
         if (kind == MEMCORE_LAZY_FRESH)
             memcore_unmap(&fresh);
         else if (kind == MEMCORE_LAZY_MALLOC)
@@ -342,10 +351,12 @@ int memcore_lazymap(size_t size, size_t reps, int kind, memcore_lazy_t *out) {
         out->write_seconds += d.seconds;
         out->write_minflt += d.minflt;
         out->write_majflt += d.majflt;
+        memcore_add_tlb(&out->write_tlb_misses, d.tlb_misses);
         memcore_delta(&m2, &m3, &d);
         out->read_seconds += d.seconds;
         out->read_minflt += d.minflt;
         out->read_majflt += d.majflt;
+        memcore_add_tlb(&out->read_tlb_misses, d.tlb_misses);
         memcore_delta(&m0, &m1, &d);
         out->map_seconds += d.seconds;
         memcore_delta(&m3, &m4, &d);
@@ -354,29 +365,33 @@ int memcore_lazymap(size_t size, size_t reps, int kind, memcore_lazy_t *out) {
 
 error:
     memcore_unmap(&reused);
+    memcore_tlb_close(&tlb);
     return err;
 }
 
 int memcore_alloc_touch(size_t size, int pages, memcore_pass_t *touch,
-                        memcore_pass_t *fill, long *anon_huge_kb) {
+                        memcore_pass_t *fill, long *anon_huge_kb, int *tlb_err) {
     memcore_map_t map;
+    memcore_tlb_t tlb = {-1, 0};
     memcore_mark_t before, after;
     long huge_before = memcore_anon_huge_kb(), huge_after;
     volatile char *p;
     size_t i;
     int err;
 
+    memcore_tlb_open(&tlb);
+    *tlb_err = tlb.err;
     /* Lemire's new_and_touch: allocate, write one byte per 4 KiB and the
      * last byte. The allocation is inside the timed region. */
-    memcore_mark(&before, NULL);
+    memcore_mark(&before, &tlb);
     err = memcore_map(&map, size, pages, 0);
     if (err != 0)
-        return err;
+        goto error;
     p = map.data;
     for (i = 0; i < size; i += 4096)
         p[i] = 0;
     p[size - 1] = 0;
-    memcore_mark(&after, NULL);
+    memcore_mark(&after, &tlb);
     memcore_delta(&before, &after, touch);
 
     huge_after = memcore_anon_huge_kb();
@@ -384,12 +399,14 @@ int memcore_alloc_touch(size_t size, int pages, memcore_pass_t *touch,
         (huge_before >= 0 && huge_after >= 0) ? huge_after - huge_before : -1;
 
     /* memset of the same, now resident, memory. */
-    memcore_mark(&before, NULL);
+    memcore_mark(&before, &tlb);
     memset(map.data, 1, size);
     memcore_clobber(map.data);
-    memcore_mark(&after, NULL);
+    memcore_mark(&after, &tlb);
     memcore_delta(&before, &after, fill);
 
     memcore_unmap(&map);
-    return 0;
+error:
+    memcore_tlb_close(&tlb);
+    return err;
 }

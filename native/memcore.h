@@ -64,6 +64,9 @@ typedef struct {
     long write_majflt;
     long read_minflt;
     long read_majflt;
+    long long write_tlb_misses; /* -1: not measured */
+    long long read_tlb_misses;
+    int tlb_err; /* errno from perf_event_open, 0 when counted */
     uint64_t checksum; /* keeps the read loop from being optimised away */
 } memcore_lazy_t;
 
@@ -89,6 +92,6 @@ int memcore_memset(size_t size, int pages, int populate, size_t npasses,
                    long *anon_huge_kb, int *tlb_err);
 int memcore_lazymap(size_t size, size_t reps, int kind, memcore_lazy_t *out);
 int memcore_alloc_touch(size_t size, int pages, memcore_pass_t *touch,
-                        memcore_pass_t *fill, long *anon_huge_kb);
+                        memcore_pass_t *fill, long *anon_huge_kb, int *tlb_err);
 
 #endif /* LOADGEN_MEMCORE_H */

@@ -167,14 +167,15 @@ PyObject *loadgen_lazymap(PyObject *self, PyObject *args) {
     if (err != 0)
         return loadgen_raise_errno(err, kind == MEMCORE_LAZY_MALLOC ? "malloc"
                                                                     : "mmap");
-    return Py_BuildValue("(dddllll)", out.write_seconds, out.read_seconds,
+    return Py_BuildValue("(dddllllLLi)", out.write_seconds, out.read_seconds,
                          out.map_seconds, out.write_minflt, out.write_majflt,
-                         out.read_minflt, out.read_majflt);
+                         out.read_minflt, out.read_majflt, out.write_tlb_misses,
+                         out.read_tlb_misses, out.tlb_err);
 }
 
 PyObject *loadgen_alloc_touch(PyObject *self, PyObject *args) {
     Py_ssize_t size;
-    int pages, err;
+    int pages, err, tlb_err = 0;
     long anon_huge_kb = -1;
     memcore_pass_t touch, fill;
     PyObject *py_touch = NULL, *py_fill = NULL, *py_ret = NULL;
@@ -188,7 +189,7 @@ PyObject *loadgen_alloc_touch(PyObject *self, PyObject *args) {
 
     Py_BEGIN_ALLOW_THREADS
     err = memcore_alloc_touch((size_t)size, pages, &touch, &fill,
-                              &anon_huge_kb);
+                              &anon_huge_kb, &tlb_err);
     Py_END_ALLOW_THREADS
     if (err != 0)
         return loadgen_raise_errno(err, "mmap");
@@ -198,7 +199,7 @@ PyObject *loadgen_alloc_touch(PyObject *self, PyObject *args) {
     py_fill = loadgen_pass_tuple(&fill);
     if (py_fill == NULL)
         goto error;
-    py_ret = Py_BuildValue("(OOl)", py_touch, py_fill, anon_huge_kb);
+    py_ret = Py_BuildValue("(OOli)", py_touch, py_fill, anon_huge_kb, tlb_err);
 
 error:
     Py_XDECREF(py_touch);

@@ -18,8 +18,9 @@ int loadgen_memory_exec(PyObject *module);
      "(map_step, passes, anon_huge_kb, tlb_errno)"},                        \
     {"lazymap", loadgen_lazymap, METH_VARARGS,                              \
      "lazymap(size, reps, kind) -> (write_s, read_s, map_s, write_minflt, " \
-     "write_majflt, read_minflt, read_majflt)"},                            \
+     "write_majflt, read_minflt, read_majflt, write_tlb, read_tlb, "        \
+     "tlb_errno)"},                                                         \
     {"alloc_touch", loadgen_alloc_touch, METH_VARARGS,                      \
-     "alloc_touch(size, pages) -> (touch, fill, anon_huge_kb)"},
+     "alloc_touch(size, pages) -> (touch, fill, anon_huge_kb, tlb_errno)"},
 
 #endif /* LOADGEN_MEMORY_H */

@@ -121,6 +121,8 @@ def run_lazymap(sizes: list[int], runs: int = 2, reps: int = 100, with_malloc: b
             "major_faults": res["write_major_faults"] + res["read_major_faults"],
             "write_seconds": res["write_seconds"], "read_seconds": res["read_seconds"],
             "map_seconds": res["map_seconds"],
+            "tlb_misses": (None if res["write_tlb_misses"] is None
+                           else res["write_tlb_misses"] + (res["read_tlb_misses"] or 0)),
             "write_faults_per_rep": res["write_minor_faults"] / reps,
             "read_faults_per_rep": res["read_minor_faults"] / reps,
             "write_ms_per_rep": res["write_seconds"] * 1e3 / reps,
@@ -130,7 +132,7 @@ def run_lazymap(sizes: list[int], runs: int = 2, reps: int = 100, with_malloc: b
     return document(
         "lazymap", {"sizes": sizes, "runs": runs, "reps": reps, "kinds": kinds},
         flat, "one (run, size, kind): totals over `reps` write-then-read rounds",
-        tlb="not measured in this experiment", child=counters, reference=LAZYMAP_REFERENCE)
+        tlb=results[0]["tlb"], child=counters, reference=LAZYMAP_REFERENCE)
 
 
 def run_alloc(size: int, reps: int = 5, pages: tuple[str, ...] = ("4k", "thp"),
@@ -168,7 +170,7 @@ def run_alloc(size: int, reps: int = 5, pages: tuple[str, ...] = ("4k", "thp"),
     return document(
         "alloc", {"size": size, "reps": reps, "pages": list(pages)},
         flat, "one timed step: alloc_touch (mmap + a write per 4 KiB) or memset of the same memory",
-        tlb="not measured in this experiment", summary=summary, child=counters,
+        tlb=results[0]["tlb"], summary=summary, child=counters,
         reference=ALLOC_REFERENCE,
         note="GiB/s = 2^30 bytes per second, the unit of Lemire's alloc.cpp; medians skip rep 1 "
              "when reps >= 3")
