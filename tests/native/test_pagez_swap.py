@@ -13,7 +13,7 @@ import pytest
 
 from loadgen.errors import LoadgenError
 from loadgen.experiments import memcg, osmem, zram
-from loadgen.experiments.pagez import run_compare, run_pagez
+from loadgen.experiments.pagez import run_pagez
 
 from .conftest import MiB, ROOT, one_line_error, run_cli
 
