@@ -19,7 +19,7 @@ from .errors import Interrupted, WorkloadError
 from .orders import Workload
 from .paths import free_bytes
 from .results import FORMAT_VERSION, now_iso, write_json_atomic
-from .sampler import Sampler, totals
+from .sampler import Sampler, totals, wait_quiet
 from .servers import RECORDED_VARIABLES, ColdStart, Server, ServerSpec
 from .servers.provision import provisioned
 from .units import format_bytes
@@ -121,6 +121,10 @@ def measure(
         reporter.say(f"warning: the table ({format_bytes(info.table_bytes)}) fits in the pool "
                      f"({format_bytes(pool_bytes)}): every order misses each page only once; "
                      "use a smaller --pool or more --rows to see the access order matter")
+    settle = wait_quiet(sampler_conn)
+    if not settle["quiet"]:
+        reporter.say(f"warning: the server kept reading pages in the background "
+                     f"({settle['pages_read_while_settling']} in {settle['settle_s']} s); they may count as misses")
     state = DriverState()
     sampler = Sampler(sampler_conn, state.current_queries, sample_interval_s)
     label = f"{workload.variation or workload.order} ({workload.order})"
@@ -149,6 +153,7 @@ def measure(
         reason = "stopped early"
     result = _result(server, flavor, variables, cold, info, workload, state, sampler, last, started_at, reason)
     result["result"]["threads"] = drive.threads
+    result["server"]["cold_start"].update(settle)
     result["prediction"] = _prediction(result, reporter)
     write_json_atomic(out, result)
     if interrupted:

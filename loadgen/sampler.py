@@ -119,6 +119,26 @@ def take_snapshot(conn, queries: int) -> Snapshot:
     return Snapshot(time.monotonic(), queries, parse_status(rows))
 
 
+def wait_quiet(conn, quiet_s: float = 0.3, timeout_s: float = 15.0) -> dict:
+    """Wait until the server has read no page for quiet_s seconds (at most timeout_s).
+
+    Background work left over from start-up (rollback and purge after a crash, persistent
+    statistics) reads pages too; started during a run, those reads would count as the
+    workload's misses. Returns how long it took and how many pages were read meanwhile.
+    """
+    started = last_change = time.monotonic()
+    first = last = take_snapshot(conn, 0).status.get("pages_read", 0)
+    while True:
+        time.sleep(0.05)  # polling a condition with a deadline
+        now = time.monotonic()
+        current = take_snapshot(conn, 0).status.get("pages_read", 0)
+        if current != last:
+            last, last_change = current, now
+        elif now - last_change >= quiet_s or now - started >= timeout_s:
+            return {"settle_s": round(now - started, 3), "pages_read_while_settling": current - first,
+                    "quiet": now - last_change >= quiet_s}
+
+
 @dataclass
 class Sampler:
     """Samples every interval_s on its own thread and connection until stop().
