@@ -12,7 +12,7 @@ PYTEST_ARGS ?=
 # The offline MariaDB image for --server docker (see `loadgen image build`).
 IMAGE ?= loadgen/mariadb:10.11
 
-.PHONY: all deps venv build demo test clean image test-image sanitize
+.PHONY: all deps venv build demo test clean image test-image sanitize bench
 
 all: venv
 
@@ -73,6 +73,17 @@ sanitize: venv
 	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	  $(PY) -m pytest tests/native --confcutdir=tests/native -p no:cacheprovider $(PYTEST_ARGS)
+
+# Issue #6's speed targets, one script each (bench/README.md): each starts its own scratch server,
+# runs paired, alternating comparisons and prints the median ratio last. About 20 minutes, most of
+# it the 20M-query memory run; BENCH_ARGS is passed to every script (e.g. BENCH_ARGS=--rounds=3).
+BENCH_SCRIPTS := driver_vs_sysbench sampler_overhead seed_vs_load_data memory_flat
+BENCH_ARGS ?=
+
+bench: venv
+	@set -e; for b in $(BENCH_SCRIPTS); do \
+	  echo "== bench/$$b.py"; (cd bench && ../$(PY) $$b.py $(BENCH_ARGS)); \
+	done
 
 clean:
 	rm -rf build dist *.egg-info loadgen/*.so

@@ -94,15 +94,21 @@ def schema_text(name: str) -> str:
 
 
 # -- rows ----------------------------------------------------------------------------------------
-def chunk_lines(seed: int, first_id: int, last_id: int) -> bytes:
+def chunk_lines(seed: int, first_id: int, last_id: int, native: bool = True) -> bytes:
     """Tab-separated rows for ids first_id..last_id, deterministic in (seed, chunk start).
 
     Columns: id, channel_id, author_id, alias, body, created_at as unix seconds (the LOAD DATA
     statement converts it in UTC, so the table does not depend on the server's time zone).
+    The per-row loop runs in C (native/rowgen.c, the same bytes ~7x faster) when the extension
+    has it and `native` is true; the Python loop below is the reference and the fallback.
     """
     rng = random.Random(f"loadgen:{GENERATOR_VERSION}:{seed}:{first_id}")
-    letters = rng.randbytes(4200).translate(_LETTERS).decode("ascii")
-    text = rng.randbytes(8300).translate(_TEXT).decode("ascii")
+    letters = rng.randbytes(4200).translate(_LETTERS)
+    text = rng.randbytes(8300).translate(_TEXT)
+    rowgen = _native_rowgen() if native else None
+    if rowgen is not None:
+        return rowgen(rng.getstate()[1], letters, text, first_id, last_id, BASE_EPOCH_S)
+    letters, text = letters.decode("ascii"), text.decode("ascii")
     bits = rng.getrandbits
     out = []
     append = out.append
@@ -116,6 +122,21 @@ def chunk_lines(seed: int, first_id: int, last_id: int) -> bytes:
             f"{text[body_at:body_at + 60 + ((r >> 58) % 25)]}\t{BASE_EPOCH_S + 3 * i + ((r >> 62) & 3)}\n"
         )
     return "".join(out).encode("ascii")
+
+
+_ROWGEN: list = []
+
+
+def _native_rowgen():
+    """native/rowgen.c's rowgen_lines, or None without the extension (looked up once)."""
+    if not _ROWGEN:
+        try:
+            from .native import _load
+
+            _ROWGEN.append(getattr(_load(), "rowgen_lines", None))
+        except Exception:  # noqa: BLE001 - no extension: the Python loop does the work
+            _ROWGEN.append(None)
+    return _ROWGEN[0]
 
 
 def _chunks(start_id: int, rows: int):
@@ -299,7 +320,8 @@ def _load(conn, spec: DatasetSpec, start_id: int, progress: ProgressFn | None) -
 def _local_infile_refused(exc: BaseException) -> bool:
     args = getattr(exc, "args", ())
     code = args[0] if args and isinstance(args[0], int) else 0
-    return code in (1148, 2068, 3948, 1229) or "local_infile" in str(exc).lower()
+    # 4166: MariaDB 10.6+ when the client did not enable it (ER_LOAD_INFILE_CAPABILITY_DISABLED).
+    return code in (1148, 2068, 3948, 1229, 4166) or "local_infile" in str(exc).lower()
 
 
 def _insert_rows(cur, spec: DatasetSpec, data: bytes) -> None:

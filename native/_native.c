@@ -10,6 +10,7 @@
 #include "memory.h"
 #include "lrusim.h"
 #include "querydrv.h"
+#include "rowgen.h"
 
 #include <stdlib.h>
 
@@ -19,6 +20,7 @@ static PyMethodDef loadgen_native_methods[] = {
     LOADGEN_MEMORY_METHODS
     LOADGEN_LRUSIM_METHODS
     LOADGEN_QUERYDRV_METHODS
+    LOADGEN_ROWGEN_METHODS
     {NULL, NULL, 0, NULL},
 };
 

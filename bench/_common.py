@@ -1,0 +1,75 @@
+"""What every bench script needs: a scratch server, a password-less bench user, paired runs.
+
+Each script starts its own mariadbd in a temporary directory (stopped and removed at the end,
+also on Ctrl-C), so it measures nothing else's state. Figures are ratios of paired runs taken
+in alternating order, because this machine is shared and noisy: the median of the pairs is the
+figure, min..max its spread.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+BENCH_USER = "bench"  # no password, localhost only: nothing secret ever reaches argv or output
+
+
+@contextlib.contextmanager
+def scratch_server(pool_bytes: int, files_dir: bool = False):
+    """A LocalServer in a temporary home, stopped and deleted afterwards. With files_dir, the
+    server may read files (LOAD DATA INFILE) from server.home / "files"."""
+    from loadgen.servers.local import LocalServer
+
+    home = Path(tempfile.mkdtemp(prefix="loadgen-bench-"))
+    os.environ.setdefault("LOADGEN_CACHE_DIR", str(home / "cache"))
+    os.environ.setdefault("LOADGEN_STATE_DIR", str(home / "state"))
+    options = {}
+    if files_dir:
+        (home / "server" / "files").mkdir(parents=True)
+        options["secure_file_priv"] = str(home / "server" / "files")
+    server = LocalServer(home / "server", pool_bytes, options=options)
+    try:
+        server.start()
+        _create_bench_user(server)
+        yield server
+    finally:
+        try:
+            server.stop()
+        finally:
+            shutil.rmtree(home, ignore_errors=True)
+
+
+def _create_bench_user(server) -> None:
+    conn = server.connect()
+    try:
+        cur = conn.cursor()
+        for host in ("localhost", "127.0.0.1"):
+            cur.execute(f"CREATE USER IF NOT EXISTS '{BENCH_USER}'@'{host}'")
+            cur.execute(f"GRANT ALL ON *.* TO '{BENCH_USER}'@'{host}'")
+        cur.close()
+    finally:
+        conn.close()
+
+
+def bench_endpoint(server, tcp: bool = False):
+    """The bench user's endpoint: the server's unix socket, or 127.0.0.1 TCP with tcp=True."""
+    from loadgen.db import Endpoint
+
+    ep = server.endpoint
+    return Endpoint(host="127.0.0.1", port=ep.port, user=BENCH_USER, password="",
+                    unix_socket=None if tcp else ep.unix_socket)
+
+
+def spread(values: list[float]) -> str:
+    return (f"median {statistics.median(values):.3f} (min {min(values):.3f}, max {max(values):.3f}, "
+            f"n={len(values)})")
+
+
+def say(*parts) -> None:
+    print(*parts, flush=True)

@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Target 2: rows per second of loadgen's seeding against LOAD DATA INFILE of a pre-made file.
+
+Both fill the same chat.message schema with the same rows on the same server, in alternating
+order, each into a fresh database dropped afterwards. loadgen's side is dataset.ensure(), the
+code behind `loadgen seed` (rows generated in a thread while the previous chunk loads, LOAD DATA
+LOCAL per chunk), timed as loadgen times and reports it. The reference is one LOAD DATA INFILE
+(server-side read; LOCAL if the server's secure_file_priv forbids it) of a file holding exactly
+those rows, written before the clock starts. The last line is the ratio loadgen / reference.
+"""
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from pathlib import Path
+
+from _common import say, scratch_server, spread
+
+LOAD_SQL = ("LOAD DATA {local}INFILE %s INTO TABLE `{db}`.message FIELDS TERMINATED BY '\\t' "
+            "LINES TERMINATED BY '\\n' (id, channel_id, author_id, alias, body, @ts) "
+            "SET created_at = FROM_UNIXTIME(@ts)")
+
+
+def write_rows(path: Path, rows: int, seed: int) -> None:
+    from loadgen.dataset import _chunks, chunk_lines
+
+    with open(path, "wb") as f:
+        for first, last in _chunks(1, rows):
+            f.write(chunk_lines(seed, first, last))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rows", type=int, default=2_000_000)
+    ap.add_argument("--rounds", type=int, default=3)
+    args = ap.parse_args()
+
+    from loadgen import db
+    from loadgen.dataset import DatasetSpec, ensure
+
+    spec_of = lambda name: DatasetSpec(rows=args.rows, database=name)  # noqa: E731
+    with scratch_server(1 << 30, files_dir=True) as server:
+        conn = server.connect(local_infile=1)
+        priv = db.query_value(conn, "SELECT @@secure_file_priv")
+        local = priv is None  # NULL: the server reads no files at all
+        ref = Path(priv or tempfile.mkdtemp(prefix="loadgen-bench-rows-")) / "rows.tsv"
+        write_rows(ref, args.rows, spec_of("x").seed)
+        say(f"server {server.flavor.name} {server.flavor.version}, {args.rows:,} rows "
+            f"({ref.stat().st_size / 2**20:,.0f} MiB file), reference LOAD DATA {'LOCAL ' if local else ''}INFILE")
+
+        def loadgen_rate(name: str) -> float:
+            info = ensure(conn, spec_of(name))
+            return info.seed_rows_per_s
+
+        def reference_rate(name: str) -> float:
+            from loadgen.dataset import _create_table
+
+            db.query_all(conn, f"CREATE DATABASE `{name}`")
+            _create_table(conn, spec_of(name))
+            cur = conn.cursor()
+            cur.execute("SET time_zone = '+00:00'")
+            started = time.monotonic()
+            cur.execute(LOAD_SQL.format(local="LOCAL " if local else "", db=name), (str(ref),))
+            elapsed = time.monotonic() - started
+            cur.close()
+            return args.rows / elapsed
+
+        try:
+            ratios = []
+            for r in range(args.rounds):
+                sides = [("loadgen", loadgen_rate), ("reference", reference_rate)]
+                if r % 2:
+                    sides.reverse()
+                got = {}
+                for name, fn in sides:
+                    got[name] = fn(f"seedbench_{name}")
+                    db.query_all(conn, f"DROP DATABASE `seedbench_{name}`")
+                ratios.append(got["loadgen"] / got["reference"])
+                say(f"round {r + 1}: " + ", ".join(f"{n} {got[n]:,.0f} rows/s" for n, _ in sides)
+                    + f"; loadgen/reference {ratios[-1]:.3f}")
+        finally:
+            conn.close()
+            ref.unlink(missing_ok=True)
+    say(f"seed rows/s loadgen / LOAD DATA INFILE: {spread(ratios)}")
+
+
+if __name__ == "__main__":
+    main()
