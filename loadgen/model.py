@@ -9,6 +9,14 @@ naive baseline, off by up to 44% for the looped order because InnoDB is not a st
 
 The pool's capacity is the data pages it actually holds: pages_total minus the free pages the
 page cleaner keeps (about innodb_lru_scan_depth, research/innodb.md section 2.1).
+
+Linear read-ahead (innodb_read_ahead_threshold > 0) is simulated as MariaDB 10.11.19 does it for
+these point selects, found by probing the server query by query: the check runs only when a
+select steps from one leaf to the next (its id is the first key of a leaf, so the PAGE_CUR_L
+descent lands on the previous leaf, or the last key of a leaf) and that next leaf is accessed for
+the first time and is the last page of its read-ahead area (64 pages; 16 at 8M, 32 at 16M). The
+next area is then read into the old sublist; those pages count in Innodb_buffer_pool_reads.
+Leaves sit on physical pages 4..35, 64.. (research/innodb.md section 5.1); see native/lrusim.c.
 """
 from __future__ import annotations
 
@@ -26,7 +34,10 @@ ROOT_MAX_POINTERS = 930
 # Measured here: 200,000 rows of schema/chat.sql -> 1,633 leaf pages (sequential load).
 ROWS_PER_LEAF = {"chat": 122.5}
 DEFAULT_QPS = 15_000.0  # what this project's Python driver reaches; old_blocks_time needs a clock
-DEFAULTS = {"innodb_old_blocks_pct": 37, "innodb_old_blocks_time": 1000, "innodb_lru_scan_depth": 1536}
+DEFAULTS = {"innodb_old_blocks_pct": 37, "innodb_old_blocks_time": 1000, "innodb_lru_scan_depth": 1536,
+            "innodb_read_ahead_threshold": 56}
+READ_AHEAD_PAGES = 64  # BUF_READ_AHEAD_PAGES: one extent
+READ_AHEAD_PORTION = 32  # BUF_READ_AHEAD_PORTION: the area is at most 1/32 of the pool
 # The page cleaner's free reserve, measured on MariaDB 10.11.19 here and in the lab table: data
 # pages held = pages_total - ~0.87 * innodb_lru_scan_depth (100 -> 417..457 of 507, 925 of 1014,
 # 3990 of 4056, 8044 of 8112; 1536 -> ~700 of 2028, 2600..2900 of 4056). When the reserve exceeds
@@ -58,6 +69,8 @@ class PoolModel:
     old_pct: float = 37
     old_time_ms: float = 1000
     qps: float = DEFAULT_QPS
+    ra_threshold: int = 0  # innodb_read_ahead_threshold; 0 = linear read-ahead off
+    ra_area: int = READ_AHEAD_PAGES  # buf_pool.read_ahead_area
 
 
 @dataclass
@@ -74,6 +87,8 @@ class Prediction:
     error_pct: float | None = None
     measured_reads: int | None = None
     plain_lru_error_pct: float | None = None
+    read_ahead: int | None = None  # pages the model read ahead (included in reads)
+    measured_read_ahead: int | None = None
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -154,32 +169,52 @@ def capacity_pages(total_pages: int, lru_scan_depth: int) -> int:
     return max(min(total_pages, MIN_CAPACITY_PAGES), total_pages - reserve)
 
 
+def read_ahead_area(total_pages: int) -> int:
+    """buf_pool.read_ahead_area: min(64, pages/32 rounded up to a power of two).
+
+    Measured on MariaDB 10.11.19: read-ahead came in 16-page batches at 8M (507 pages), 64 at 32M+.
+    """
+    portion = max(1, total_pages // READ_AHEAD_PORTION)
+    return min(READ_AHEAD_PAGES, 1 << (portion - 1).bit_length())
+
+
 def pool_model(pool_bytes: int, variables: dict | None = None, flavor: str = "mariadb",
                qps: float = DEFAULT_QPS, total_pages: int | None = None) -> PoolModel:
     v = {**DEFAULTS, **{k: x for k, x in (variables or {}).items() if x not in (None, "")}}
     total = total_pages or pool_pages(pool_bytes, flavor)
+    # The trigger rule is MariaDB's (measured); MySQL books linear read-ahead outside
+    # Innodb_buffer_pool_reads and checks it on every first access: not modelled there.
+    ra = int(v["innodb_read_ahead_threshold"]) if flavor == "mariadb" else 0
     return PoolModel(
         pool_pages=total,
         capacity_pages=capacity_pages(total, int(v["innodb_lru_scan_depth"])),
         old_pct=float(v["innodb_old_blocks_pct"]),
         old_time_ms=float(v["innodb_old_blocks_time"]),
         qps=qps,
+        ra_threshold=min(READ_AHEAD_PAGES, max(0, ra)),
+        ra_area=read_ahead_area(total),
     )
 
 
 # -- traces --------------------------------------------------------------------------------------
-def workload_tuple(order: str, stride: int, reps: int, g: Geometry) -> tuple:
+def workload_tuple(order: str, stride: int, reps: int, g: Geometry, moves: bool = False) -> tuple:
+    """moves: also emit the leaf a select steps to at a page boundary (read-ahead's trigger)."""
     if order not in ORDER_CODES:
         raise UsageError(f"the model handles orders {', '.join(ORDER_CODES)}, not {order!r}")
-    return (ORDER_CODES[order], g.rows, stride, reps, g.leaf_pages, g.height, g.fanout)
+    return (ORDER_CODES[order], g.rows, stride, reps, g.leaf_pages, g.height, g.fanout, bool(moves))
 
 
 def queries_of(order: str, rows: int, stride: int, reps: int) -> int:
     return len(range(1, rows + 1, stride)) * (1 if order == "sequential" else reps)
 
 
-def _py_trace(order: str, stride: int, reps: int, g: Geometry) -> Iterator[tuple[int, int]]:
-    """(page, query index) for each page reference; the reference for the C expansion."""
+def _py_trace(order: str, stride: int, reps: int, g: Geometry, moves: bool = False) -> Iterator[tuple]:
+    """(page, query index) for each page reference; the reference for the C expansion.
+
+    With moves, (page, query index, step) triples: a select whose id is the first key of its leaf
+    reads the previous leaf first (the PAGE_CUR_L descent), one whose id is the last key reads on
+    to the next leaf; the leaf stepped to is marked (step=True).
+    """
     sizes = level_sizes(g)
     bases = [sum(sizes[:i]) for i in range(len(sizes))]
     ids = range(1, g.rows + 1, stride)
@@ -194,9 +229,21 @@ def _py_trace(order: str, stride: int, reps: int, g: Geometry) -> Iterator[tuple
         idx = [leaf]
         for level in range(1, g.height):
             idx.append(0 if level == g.height - 1 else idx[-1] // g.fanout)
+        if not moves:
+            for level in range(g.height - 1, 0, -1):
+                yield bases[level] + idx[level], q
+            yield leaf, q
+            continue
         for level in range(g.height - 1, 0, -1):
-            yield bases[level] + idx[level], q
-        yield leaf, q
+            yield bases[level] + idx[level], q, False
+        if leaf > 0 and i >= 2 and (i - 2) * g.leaf_pages // g.rows != leaf:
+            yield leaf - 1, q, False
+            yield leaf, q, True
+        elif leaf + 1 < g.leaf_pages and i < g.rows and i * g.leaf_pages // g.rows != leaf:
+            yield leaf, q, False
+            yield leaf + 1, q, True
+        else:
+            yield leaf, q, False
 
 
 # -- InnoDB LRU: the slow reference --------------------------------------------------------------
@@ -206,7 +253,8 @@ OLD_MIN_LEN, OLD_TOLERANCE, NON_OLD_MIN_LEN, RATIO_DIV = 512, 20, 5, 1024
 class _PyLRU:
     """A literal port of buf0lru.cc's list handling, with a Python dict-linked list."""
 
-    def __init__(self, capacity: int, pool_pages: int, old_pct: float, old_time_ms: float):
+    def __init__(self, capacity: int, pool_pages: int, old_pct: float, old_time_ms: float,
+                 ra_threshold: int = 0, ra_area: int = 64, leaf_pages: int = 0):
         self.prev: dict[int, int | None] = {}
         self.next: dict[int, int | None] = {}
         self.old: dict[int, bool] = {}
@@ -219,6 +267,8 @@ class _PyLRU:
         self.old_time_ms = old_time_ms
         self.clock = 0
         self.refs = self.misses = self.made_young = self.not_young = 0
+        self.ra_threshold, self.ra_area, self.leaf_pages = ra_threshold, ra_area, leaf_pages
+        self.ra_pages = self.ra_evicted = 0
 
     def _pages(self):
         p = self.head
@@ -308,7 +358,16 @@ class _PyLRU:
         quarter = self.pool_pages * (RATIO_DIV - self.ratio) // (RATIO_DIV * 4)
         return not ((self.clock & ((1 << 31) - 1)) < self.fpc.get(p, 0) + quarter)
 
-    def access(self, p: int, now_ms: float) -> None:
+    def _make_room(self) -> None:
+        if self.len >= self.capacity:
+            victim = self.tail
+            self._remove(victim)
+            if self.access_ms.pop(victim, None) is None:
+                self.ra_evicted += 1
+            self.clock += 1
+
+    def access(self, p: int, now_ms: float, step: bool = False) -> None:
+        first = p not in self.access_ms
         self.refs += 1
         if p in self.prev:
             if self._too_old(p, now_ms):
@@ -318,24 +377,71 @@ class _PyLRU:
                 self._add(p, False)
         else:
             self.misses += 1
-            if self.len >= self.capacity:
-                victim = self.tail
-                self._remove(victim)
-                self.access_ms.pop(victim, None)
-                self.clock += 1
+            self._make_room()
             self.access_ms.pop(p, None)
             self._add(p, True)
         if p not in self.access_ms:
             self.access_ms[p] = now_ms
+        if step and first and self.ra_threshold:
+            self._read_ahead(p)
+
+    def _read_ahead(self, p: int) -> None:
+        """buf_read_ahead_linear on the first access of leaf p, on physical page numbers."""
+        area, high = self.ra_area, leaf_phys(p)
+        if high % area != area - 1 or p == 0 or p + 1 >= self.leaf_pages:
+            return
+        budget = min(READ_AHEAD_PAGES - self.ra_threshold, area)
+        prev = None
+        for page in range(high + 1 - area, high + 1):
+            k = phys_leaf(page, self.leaf_pages)
+            if k is None or k not in self.access_ms:  # not resident, or read ahead and unused
+                fail = True
+            else:
+                fail = prev is not None and prev > self.access_ms[k]
+                prev = self.access_ms[k]
+            if fail:
+                budget -= 1
+                if not budget:
+                    return
+        for page in range(high + 1, high + area + 1):
+            k = phys_leaf(page, self.leaf_pages)
+            if k is None or k in self.prev:
+                continue
+            self.misses += 1
+            self.ra_pages += 1
+            self._make_room()
+            self._add(k, True)
 
 
-def _py_simulate(trace: Iterable[tuple[int, int]], capacity: int, pool_pages: int, old_pct: float,
-                 old_time_ms: float, ms_per_query: float) -> tuple[int, int, int, int]:
-    """(refs, misses, made_young, not_young) of InnoDB's LRU on (page, query index) pairs."""
-    lru = _PyLRU(capacity, pool_pages, old_pct, old_time_ms)
-    for page, q in trace:
-        lru.access(page, q * ms_per_query)
-    return lru.refs, lru.misses, lru.made_young, lru.not_young
+def leaf_phys(k: int) -> int:
+    """Physical page of leaf k in a PK-ordered table (research/innodb.md section 5.1)."""
+    if k < 32:
+        return 4 + k
+    j = k - 32
+    return 64 + j + 64 * (j // (16384 - 64))
+
+
+def phys_leaf(page: int, leaf_pages: int) -> int | None:
+    """The leaf on a physical page, or None (system, fragment-extent or XDES page; past the end)."""
+    if 4 <= page < 36:
+        k = page - 4
+    else:
+        block, r = divmod(page, 16384)
+        if r < 64:
+            return None
+        k = 32 + block * (16384 - 64) + r - 64
+    return k if k < leaf_pages else None
+
+
+def _py_simulate(trace: Iterable[tuple], capacity: int, pool_pages: int, old_pct: float,
+                 old_time_ms: float, ms_per_query: float, ra_threshold: int = 0, ra_area: int = 64,
+                 leaf_pages: int = 0) -> tuple[int, int, int, int, int, int]:
+    """(refs, misses, made_young, not_young, read_ahead, read_ahead_evicted) of InnoDB's LRU on
+    (page, query index) pairs or (page, query index, step) triples (see _py_trace)."""
+    lru = _PyLRU(capacity, pool_pages, old_pct, old_time_ms, ra_threshold, ra_area, leaf_pages)
+    for ref in trace:
+        lru.access(ref[0], ref[1] * ms_per_query, len(ref) > 2 and ref[2])
+    return lru.refs, lru.misses, lru.made_young, lru.not_young, lru.ra_pages, lru.ra_evicted
 
 
 def _py_stack_histogram(trace: Iterable[int], n_pages: int) -> list[int]:
@@ -353,41 +459,54 @@ def _py_stack_histogram(trace: Iterable[int], n_pages: int) -> list[int]:
     return hist
 
 
-# -- the C kernel --------------------------------------------------------------------------------
-def _native():
-    from . import _native  # noqa: PLC0415 - the extension is only needed when simulating
-
-    return _native
-
-
+# -- the C kernel (through loadgen/native.py, the only module that imports loadgen._native) -----
 def simulate_trace(pages, n_pages: int, pool: PoolModel, ms_per_ref: float | None = None) -> tuple[int, int, int, int]:
-    """InnoDB LRU on an explicit uint32 page trace (one reference per time step)."""
+    """InnoDB LRU on an explicit uint32 page trace (one reference per time step; no read-ahead:
+    a bare trace has no physical page numbers)."""
     from array import array
+
+    from . import native
 
     buf = pages if isinstance(pages, (bytes, bytearray, memoryview)) else array("I", pages)
     step = ms_per_ref if ms_per_ref is not None else 1000.0 / pool.qps
-    return _native().lrusim_innodb(buf, None, n_pages, pool.capacity_pages, pool.pool_pages,
-                                   pool.old_pct, pool.old_time_ms, step)
+    return native.lrusim_innodb(buf, None, n_pages, pool.capacity_pages, pool.pool_pages,
+                                pool.old_pct, pool.old_time_ms, step)[:4]
+
+
+def simulate_detail(order: str, stride: int, reps: int, g: Geometry,
+                    pool: PoolModel) -> tuple[int, int, int, int, int, int]:
+    """(refs, misses, made_young, not_young, read_ahead, read_ahead_evicted) for a workload, in C.
+
+    With pool.ra_threshold the trace has the leaf steps read-ahead needs, and misses include the
+    pages read ahead (as MariaDB's Innodb_buffer_pool_reads does)."""
+    from . import native
+
+    ra = pool.ra_threshold > 0
+    return native.lrusim_innodb(None, workload_tuple(order, stride, reps, g, moves=ra), g.n_pages,
+                                pool.capacity_pages, pool.pool_pages, pool.old_pct, pool.old_time_ms,
+                                1000.0 / pool.qps, pool.ra_threshold, pool.ra_area)
 
 
 def simulate(order: str, stride: int, reps: int, g: Geometry, pool: PoolModel) -> tuple[int, int, int, int]:
     """(refs, misses, made_young, not_young) of InnoDB's LRU for a workload, in C."""
-    return _native().lrusim_innodb(None, workload_tuple(order, stride, reps, g), g.n_pages,
-                                   pool.capacity_pages, pool.pool_pages, pool.old_pct, pool.old_time_ms,
-                                   1000.0 / pool.qps)
+    return simulate_detail(order, stride, reps, g, pool)[:4]
 
 
 def stack_histogram(order: str, stride: int, reps: int, g: Geometry) -> list[int]:
     from array import array
 
-    raw = _native().lrusim_mattson(None, workload_tuple(order, stride, reps, g), g.n_pages)
+    from . import native
+
+    raw = native.lrusim_mattson(None, workload_tuple(order, stride, reps, g), g.n_pages)
     return array("Q", raw).tolist()
 
 
 def stack_histogram_trace(pages, n_pages: int) -> list[int]:
     from array import array
 
-    raw = _native().lrusim_mattson(array("I", pages), None, n_pages)
+    from . import native
+
+    raw = native.lrusim_mattson(array("I", pages), None, n_pages)
     return array("Q", raw).tolist()
 
 
@@ -406,30 +525,27 @@ def forecast(order: str, stride: int, reps: int, g: Geometry, pool_bytes: int, v
     pools = [pool_bytes] + [p for p in (curve_pools or []) if p != pool_bytes]
     models = [pool] + [pool_model(p, variables, flavor, qps) for p in pools[1:]]
     with ThreadPoolExecutor(max_workers=max(1, min(len(models), os.cpu_count() or 1))) as ex:
-        sims = list(ex.map(lambda m: simulate(order, stride, reps, g, m), models))
+        sims = list(ex.map(lambda m: simulate_detail(order, stride, reps, g, m), models))
     refs = sims[0][0]
     points = []
-    for pb, m, (_, misses, _, _) in zip(pools, models, sims):
+    for pb, m, (_, misses, *_rest) in zip(pools, models, sims):
         plain = lru_misses(hist, m.capacity_pages)
         points.append(CurvePoint(pb, m.pool_pages, m.capacity_pages, misses, plain,
                                  misses / refs if refs else 0.0, plain / refs if refs else 0.0))
-    _, misses, made_young, _ = sims[0]
+    _, misses, made_young, _, ra_pages, _ = sims[0]
     at = Prediction(MODEL, misses, refs, 1.0 - misses / refs if refs else 0.0, points[0].plain_lru_reads,
-                    pool.capacity_pages, pool.pool_pages, made_young, qps)
+                    pool.capacity_pages, pool.pool_pages, made_young, qps, read_ahead=ra_pages)
     curve = sorted(points[1:] if curve_pools and pool_bytes not in curve_pools else points, key=lambda p: p.pool_bytes)
     return Forecast(g, order, queries_of(order, g.rows, stride, reps), refs, at, curve)
 
 
 def measured_reads(bp: dict) -> int | None:
-    """Measured misses the model can be held to: pages read minus read-ahead pages never used.
+    """Measured reads the model is held to: Innodb_buffer_pool_reads.
 
-    On MariaDB Innodb_buffer_pool_reads includes read-ahead pages; those evicted unused are reads
-    no demand miss caused, so they are taken out (research/innodb.md section 1.1).
+    On MariaDB it includes the pages read ahead, and so do the model's reads when read-ahead is on
+    (research/innodb.md section 1.1); with innodb_read_ahead_threshold=0 there are none.
     """
-    reads = bp.get("reads")
-    if reads is None:
-        return None
-    return reads - (bp.get("read_ahead_evicted") or 0)
+    return bp.get("reads")
 
 
 def predict_result(result: dict) -> dict | None:
@@ -441,11 +557,13 @@ def predict_result(result: dict) -> dict | None:
     pool = pool_model(int(srv.get("innodb_buffer_pool_size") or 0), srv.get("variables") or {},
                       srv.get("flavor") or "mariadb", float(res.get("qps") or DEFAULT_QPS),
                       total_pages=bp.get("pages_total"))
-    refs, misses, made_young, _ = simulate(wl["order"], int(wl["stride"]), int(wl["reps"]), g, pool)
+    refs, misses, made_young, _, ra_pages, _ = simulate_detail(wl["order"], int(wl["stride"]), int(wl["reps"]),
+                                                               g, pool)
     plain = lru_misses(stack_histogram(wl["order"], int(wl["stride"]), int(wl["reps"]), g), pool.capacity_pages)
     requests = bp.get("read_requests") or refs
     p = Prediction(MODEL, misses, refs, 1.0 - misses / requests if requests else 0.0, plain,
-                   pool.capacity_pages, pool.pool_pages, made_young, pool.qps)
+                   pool.capacity_pages, pool.pool_pages, made_young, pool.qps, read_ahead=ra_pages,
+                   measured_read_ahead=bp.get("read_ahead"))
     measured = measured_reads(bp)
     if measured:
         p.measured_reads = measured

@@ -237,3 +237,18 @@ def alloc_touch(size: int, pages: str = "4k") -> AllocRun:
         raise _os_error(exc, size, pages) from None
     return AllocRun(size, pages, Pass.from_raw(touch), Pass.from_raw(fill),
                     None if huge_kb < 0 else huge_kb, tlb_status(tlb_err))
+
+
+# -- buffer-pool simulation kernels (native/lrusim.c; loadgen/model.py wraps them) --------------
+def lrusim_innodb(trace, workload: tuple | None, n_pages: int, capacity: int, pool_pages: int, old_pct: float,
+                  old_time_ms: float, ms_per_query: float, ra_threshold: int = 0,
+                  ra_area: int = 64) -> tuple[int, int, int, int, int, int]:
+    """InnoDB's LRU on a uint32 page trace or a workload tuple:
+    (refs, misses, made_young, not_young, read_ahead, read_ahead_evicted)."""
+    return _load().lrusim_innodb(trace, workload, n_pages, capacity, pool_pages, old_pct, old_time_ms,
+                                 ms_per_query, ra_threshold, ra_area)
+
+
+def lrusim_mattson(trace, workload: tuple | None, n_pages: int) -> bytes:
+    """Plain-LRU stack-distance histogram as bytes of uint64 (index 0 = cold misses)."""
+    return _load().lrusim_mattson(trace, workload, n_pages)

@@ -15,6 +15,17 @@
  * The free-page reserve of the page cleaner is the caller's business: `capacity` is the number
  * of data pages the pool holds, `pool_pages` the pool size used by the young-drift rule.
  *
+ * Linear read-ahead (optional, workload mode; MariaDB 10.11.19 as measured, research/innodb.md
+ * section 2.1): the leaves sit on physical pages 4..35, then 64.. with the XDES/ibuf-bitmap
+ * extent at every 16,384 pages skipped. A point select only checks read-ahead when it steps to
+ * the next leaf (btr_pcur_move_to_next_page): when the id is the first key of leaf p (the PAGE_CUR_L
+ * descent lands on p-1's supremum) or the last key of leaf p (it reads on to p+1). If that is
+ * the page's first access and it is the last page of its read-ahead area (64 pages, fewer for
+ * pools under 2,048 pages), the area's pages are checked as buf_read_ahead_linear does: a page
+ * not resident, not accessed, or accessed before its predecessor is a failure, and
+ * min(64 - threshold, area) failures abort. Otherwise the next area's leaves that are not resident
+ * are read into the old sublist without an access time; each counts as a read.
+ *
  * lrusim_mattson gives plain LRU for every pool size in one pass: a Fenwick tree over access
  * times counts the distinct pages touched since a page's previous access (its stack distance).
  *
@@ -44,6 +55,7 @@ typedef struct {
     int order;
     uint64_t rows, stride, reps, leaf_pages, fanout;
     int height;
+    int moves;                    /* emit the leaf a point select steps to at a page boundary */
     uint64_t n_ids, n_queries, q; /* next query */
     uint32_t level_base[16];      /* first page number of each level above the leaves */
     /* trace mode */
@@ -72,11 +84,19 @@ static uint64_t query_id(const source_t *s, uint64_t q) {
     return 1 + k * s->stride;
 }
 
-/* Fill up to CHUNK references; qidx gets the query index of each (for its timestamp). */
-static size_t source_fill(source_t *s, uint32_t *pages, uint64_t *qidx) {
+static uint64_t leaf_of(const source_t *s, uint64_t id) {
+    /* p = floor((id-1) * L / rows): leaves evenly cover the dense primary key */
+    return (uint64_t)(((unsigned __int128)(id - 1) * s->leaf_pages) / s->rows);
+}
+
+/* Fill up to CHUNK references; qidx gets the query index of each (for its timestamp), move (if
+ * not NULL) whether the reference is a step to the next leaf. */
+static size_t source_fill(source_t *s, uint32_t *pages, uint64_t *qidx, uint8_t *move) {
     size_t n = 0;
     if (!s->workload) {
         while (n < CHUNK && s->pos < s->trace_len) {
+            if (move)
+                move[n] = 0;
             pages[n] = s->trace[s->pos];
             qidx[n++] = s->pos++;
         }
@@ -84,33 +104,48 @@ static size_t source_fill(source_t *s, uint32_t *pages, uint64_t *qidx) {
     }
     while (n + 16 <= CHUNK && s->q < s->n_queries) {
         uint64_t id = query_id(s, s->q);
-        /* p = floor((id-1) * L / rows): leaves evenly cover the dense primary key */
-        uint64_t leaf = (uint64_t)(((unsigned __int128)(id - 1) * s->leaf_pages) / s->rows);
+        uint64_t leaf = leaf_of(s, id);
         uint64_t idx[16];
         idx[0] = leaf;
         for (int lvl = 1; lvl < s->height; lvl++)
             idx[lvl] = lvl == s->height - 1 ? 0 : idx[lvl - 1] / s->fanout;
         for (int lvl = s->height - 1; lvl >= 1; lvl--) { /* root first, like a B-tree descent */
+            if (move)
+                move[n] = 0;
             pages[n] = s->level_base[lvl] + (uint32_t)idx[lvl];
             qidx[n++] = s->q;
         }
-        pages[n] = (uint32_t)leaf;
+        uint64_t first = leaf, second = leaf;
+        if (s->moves && leaf > 0 && id >= 2 && leaf_of(s, id - 1) != leaf)
+            first = leaf - 1; /* first key of the leaf: lands on the previous leaf's supremum */
+        else if (s->moves && leaf + 1 < s->leaf_pages && id < s->rows && leaf_of(s, id + 1) != leaf)
+            second = leaf + 1; /* last key of the leaf: reads on to the next one */
+        if (move)
+            move[n] = 0;
+        pages[n] = (uint32_t)first;
         qidx[n++] = s->q;
+        if (second != first) {
+            if (move)
+                move[n] = 1;
+            pages[n] = (uint32_t)second;
+            qidx[n++] = s->q;
+        }
         s->q++;
     }
     return n;
 }
 
-/* workload = (order, rows, stride, reps, leaf_pages, height, fanout) or None; trace = buffer or None */
+/* workload = (order, rows, stride, reps, leaf_pages, height, fanout[, moves]) or None;
+ * trace = buffer or None */
 static int source_init(source_t *s, PyObject *py_trace, PyObject *py_workload, Py_buffer *view,
                        uint64_t n_pages) {
     memset(s, 0, sizeof(*s));
     view->obj = NULL;
     if (py_workload != Py_None) {
         unsigned long long rows, stride, reps, leaf, fanout;
-        int order, height;
-        if (!PyArg_ParseTuple(py_workload, "iKKKKiK", &order, &rows, &stride, &reps, &leaf,
-                              &height, &fanout))
+        int order, height, moves = 0;
+        if (!PyArg_ParseTuple(py_workload, "iKKKKiK|p", &order, &rows, &stride, &reps, &leaf,
+                              &height, &fanout, &moves))
             return -1;
         if (order < 0 || order > 2 || rows < 1 || stride < 1 || reps < 1 || leaf < 1 ||
             height < 1 || height > 15 || fanout < 2) {
@@ -125,6 +160,7 @@ static int source_init(source_t *s, PyObject *py_trace, PyObject *py_workload, P
         s->leaf_pages = leaf;
         s->height = height;
         s->fanout = fanout;
+        s->moves = moves;
         s->n_ids = (rows - 1) / stride + 1;
         s->n_queries = s->n_ids * s->reps;
         if (source_layout(s) != n_pages) {
@@ -167,6 +203,9 @@ typedef struct {
     uint64_t old_ratio;
     double old_time_ms;
     uint64_t refs, misses, made_young, not_young;
+    /* linear read-ahead: off when ra_threshold == 0 */
+    uint64_t ra_threshold, ra_area, leaf_pages;
+    uint64_t ra_pages, ra_evicted;
 } lru_t;
 
 static void set_old_all(lru_t *m, uint8_t v) {
@@ -283,7 +322,81 @@ static int too_old(lru_t *m, uint32_t p, double now_ms) { /* buf_page_peek_if_to
     return !((m->freed_page_clock & ((1ULL << 31) - 1)) < m->fpc[p] + quarter);
 }
 
-static inline void lru_access(lru_t *m, uint32_t p, double now_ms) {
+/* A free frame for a page about to be read: evict the tail when the pool is full. */
+static void make_room(lru_t *m) {
+    if (m->len >= m->capacity) {
+        uint32_t victim = m->tail;
+        remove_block(m, victim);
+        m->resident[victim] = 0;
+        if (m->access_ms[victim] < 0)
+            m->ra_evicted++; /* read ahead, never used */
+        m->access_ms[victim] = -1;
+        m->freed_page_clock++;
+    }
+}
+
+/* ---- linear read-ahead ------------------------------------------------------------------ */
+
+#define EXTENT_PAGES 64
+#define XDES_PAGES 16384 /* an XDES/ibuf-bitmap extent starts every 16,384 pages */
+#define FRAG_LEAVES 32   /* the first 32 leaves are the segment's fragment pages 4..35 */
+
+static uint64_t leaf_phys(uint64_t k) { /* physical page of leaf k */
+    if (k < FRAG_LEAVES)
+        return 4 + k;
+    uint64_t j = k - FRAG_LEAVES;
+    return EXTENT_PAGES + j + EXTENT_PAGES * (j / (XDES_PAGES - EXTENT_PAGES));
+}
+
+static int64_t phys_leaf(const lru_t *m, uint64_t page) { /* leaf on a physical page, or -1 */
+    uint64_t k;
+    if (page >= 4 && page < 4 + FRAG_LEAVES) {
+        k = page - 4;
+    } else {
+        uint64_t block = page / XDES_PAGES, r = page % XDES_PAGES;
+        if (r < EXTENT_PAGES)
+            return -1; /* fsp header/fragment extent or an XDES extent */
+        k = FRAG_LEAVES + block * (XDES_PAGES - EXTENT_PAGES) + r - EXTENT_PAGES;
+    }
+    return k < m->leaf_pages ? (int64_t)k : -1;
+}
+
+/* buf_read_ahead_linear on the first access of leaf p (already resident and accessed). */
+static void read_ahead(lru_t *m, uint32_t p) {
+    uint64_t area = m->ra_area, high = leaf_phys(p);
+    if (high % area != area - 1 || p == 0 || p + 1 >= m->leaf_pages)
+        return; /* not the last page of its area; FIL_PAGE_PREV/NEXT is FIL_NULL */
+    uint64_t budget = EXTENT_PAGES - m->ra_threshold;
+    if (budget > area)
+        budget = area;
+    double prev = -1;
+    for (uint64_t page = high + 1 - area; page <= high; page++) {
+        int64_t k = phys_leaf(m, page);
+        int fail;
+        if (k < 0 || !m->resident[k] || m->access_ms[k] < 0) {
+            fail = 1;
+        } else {
+            fail = prev >= 0 && prev > m->access_ms[k];
+            prev = m->access_ms[k];
+        }
+        if (fail && !--budget)
+            return;
+    }
+    for (uint64_t page = high + 1; page <= high + area; page++) {
+        int64_t k = phys_leaf(m, page);
+        if (k < 0 || m->resident[k])
+            continue;
+        m->misses++;
+        m->ra_pages++;
+        make_room(m);
+        m->resident[k] = 1;
+        m->access_ms[k] = -1;
+        add_block(m, (uint32_t)k, 1);
+    }
+}
+
+static inline void lru_access(lru_t *m, uint32_t p, double now_ms, int move) {
+    int first = !m->resident[p] || m->access_ms[p] < 0;
     m->refs++;
     if (m->resident[p]) {
         if (too_old(m, p, now_ms)) {
@@ -294,35 +407,43 @@ static inline void lru_access(lru_t *m, uint32_t p, double now_ms) {
         }
     } else {
         m->misses++;
-        if (m->len >= m->capacity) {
-            uint32_t victim = m->tail;
-            remove_block(m, victim);
-            m->resident[victim] = 0;
-            m->access_ms[victim] = -1;
-            m->freed_page_clock++;
-        }
+        make_room(m);
         m->resident[p] = 1;
         m->access_ms[p] = -1;
         add_block(m, p, 1);
     }
     if (m->access_ms[p] < 0)
         m->access_ms[p] = now_ms;
+    if (move && first && m->ra_threshold)
+        read_ahead(m, p);
 }
 
 PyObject *loadgen_lrusim_innodb(PyObject *self, PyObject *args) {
     PyObject *py_trace, *py_workload, *py_result = NULL;
-    unsigned long long n_pages, capacity, pool_pages;
+    unsigned long long n_pages, capacity, pool_pages, ra_threshold = 0, ra_area = EXTENT_PAGES;
     double old_pct, old_time_ms, ms_per_query;
     source_t src;
     Py_buffer view;
     lru_t m;
     uint32_t *pages = NULL;
     uint64_t *qidx = NULL;
+    uint8_t *move = NULL;
 
     memset(&m, 0, sizeof(m));
-    if (!PyArg_ParseTuple(args, "OOKKKddd", &py_trace, &py_workload, &n_pages, &capacity,
-                          &pool_pages, &old_pct, &old_time_ms, &ms_per_query))
+    if (!PyArg_ParseTuple(args, "OOKKKddd|KK", &py_trace, &py_workload, &n_pages, &capacity,
+                          &pool_pages, &old_pct, &old_time_ms, &ms_per_query, &ra_threshold,
+                          &ra_area))
         return NULL;
+    if (ra_threshold > EXTENT_PAGES || ra_area < 1 || ra_area > EXTENT_PAGES ||
+        (ra_area & (ra_area - 1))) {
+        PyErr_SetString(PyExc_ValueError,
+                        "ra_threshold must be within 0..64 and ra_area a power of two up to 64");
+        return NULL;
+    }
+    if (ra_threshold && py_workload == Py_None) {
+        PyErr_SetString(PyExc_ValueError, "read-ahead needs a workload (physical page numbers)");
+        return NULL;
+    }
     if (n_pages < 1 || n_pages >= NIL || capacity < 1) {
         PyErr_SetString(PyExc_ValueError, "need 1 <= n_pages < 2**32 - 1 and capacity >= 1");
         return NULL;
@@ -341,7 +462,9 @@ PyObject *loadgen_lrusim_innodb(PyObject *self, PyObject *args) {
     m.fpc = calloc(n_pages, sizeof(uint64_t));
     pages = malloc(CHUNK * sizeof(uint32_t));
     qidx = malloc(CHUNK * sizeof(uint64_t));
-    if (!m.prev || !m.next || !m.resident || !m.old || !m.access_ms || !m.fpc || !pages || !qidx) {
+    move = malloc(CHUNK);
+    if (!m.prev || !m.next || !m.resident || !m.old || !m.access_ms || !m.fpc || !pages || !qidx ||
+        !move) {
         PyErr_NoMemory();
         goto error;
     }
@@ -351,17 +474,21 @@ PyObject *loadgen_lrusim_innodb(PyObject *self, PyObject *args) {
     /* innodb_old_blocks_pct -> LRU_old_ratio, as buf_LRU_old_ratio_update does */
     m.old_ratio = (uint64_t)(old_pct * RATIO_DIV / 100);
     m.old_time_ms = old_time_ms;
+    m.ra_threshold = ra_threshold;
+    m.ra_area = ra_area;
+    m.leaf_pages = src.workload ? src.leaf_pages : 0;
 
     Py_BEGIN_ALLOW_THREADS
-    for (size_t n; (n = source_fill(&src, pages, qidx)) > 0;)
+    for (size_t n; (n = source_fill(&src, pages, qidx, move)) > 0;)
         for (size_t i = 0; i < n; i++)
-            lru_access(&m, pages[i], (double)qidx[i] * ms_per_query);
+            lru_access(&m, pages[i], (double)qidx[i] * ms_per_query, move[i]);
     Py_END_ALLOW_THREADS
 
     loadgen_debug("lrusim_innodb: %llu refs, %llu misses", (unsigned long long)m.refs,
                   (unsigned long long)m.misses);
-    py_result = Py_BuildValue("(KKKK)", (unsigned long long)m.refs, (unsigned long long)m.misses,
-                              (unsigned long long)m.made_young, (unsigned long long)m.not_young);
+    py_result = Py_BuildValue("(KKKKKK)", (unsigned long long)m.refs, (unsigned long long)m.misses,
+                              (unsigned long long)m.made_young, (unsigned long long)m.not_young,
+                              (unsigned long long)m.ra_pages, (unsigned long long)m.ra_evicted);
 error:
     free(m.prev);
     free(m.next);
@@ -371,6 +498,7 @@ error:
     free(m.fpc);
     free(pages);
     free(qidx);
+    free(move);
     if (view.obj)
         PyBuffer_Release(&view);
     return py_result;
@@ -458,7 +586,7 @@ PyObject *loadgen_lrusim_mattson(PyObject *self, PyObject *args) {
 
     Py_BEGIN_ALLOW_THREADS
     uint32_t mru = NIL;
-    for (size_t n; (n = source_fill(&src, pages, qidx)) > 0;) {
+    for (size_t n; (n = source_fill(&src, pages, qidx, NULL)) > 0;) {
         for (size_t i = 0; i < n; i++) {
             uint32_t p = pages[i];
             if (p == mru) { /* re-access of the most recent page: distance 1, stack unchanged */

@@ -13,7 +13,8 @@ PyObject *loadgen_lrusim_mattson(PyObject *self, PyObject *args);
 #define LOADGEN_LRUSIM_METHODS                                                   \
     {"lrusim_innodb", loadgen_lrusim_innodb, METH_VARARGS,                       \
      "lrusim_innodb(trace, workload, n_pages, capacity, pool_pages, old_pct, "   \
-     "old_time_ms, ms_per_query) -> (refs, misses, made_young, not_young)"},     \
+     "old_time_ms, ms_per_query[, ra_threshold, ra_area]) -> (refs, misses, "    \
+     "made_young, not_young, read_ahead, read_ahead_evicted)"},                  \
     {"lrusim_mattson", loadgen_lrusim_mattson, METH_VARARGS,                     \
      "lrusim_mattson(trace, workload, n_pages) -> bytes of uint64 stack-distance " \
      "histogram (index 0 = cold misses)"},

@@ -77,6 +77,24 @@ def test_capacity_keeps_the_page_cleaner_reserve():
     assert model.capacity_pages(507, 1536) == model.MIN_CAPACITY_PAGES
 
 
+def test_leaf_pages_sit_where_the_lab_file_has_them():
+    # research/innodb.md 5.1: leaves 4..35, then 64..; the extent at 16,384 is XDES/ibuf bitmap
+    assert [model.leaf_phys(k) for k in (0, 31, 32, 33)] == [4, 35, 64, 65]
+    assert model.leaf_phys(32 + 16319) == 16383 and model.leaf_phys(32 + 16320) == 16448
+    for k in (0, 31, 32, 5000, 16351, 16352, 40000):
+        assert model.phys_leaf(model.leaf_phys(k), 10**6) == k
+    assert model.phys_leaf(36, 10**6) is None and model.phys_leaf(16390, 10**6) is None
+    assert model.phys_leaf(model.leaf_phys(99), 99) is None  # past the last leaf
+
+
+def test_read_ahead_area_matches_mariadb_batches():
+    # measured: read-ahead arrived in 16-page batches at 8M, 64 at 32M and 64M
+    assert [model.read_ahead_area(model.pool_pages(m << 20)) for m in (8, 16, 32, 64, 512)] == [16, 32, 64, 64, 64]
+    assert model.pool_model(8 << 20).ra_threshold == 56
+    assert model.pool_model(8 << 20, {"innodb_read_ahead_threshold": "0"}).ra_threshold == 0
+    assert model.pool_model(8 << 20, flavor="mysql").ra_threshold == 0
+
+
 def test_estimate_geometry_of_the_seed():
     g = model.estimate_geometry(100_000_000)
     assert 800_000 < g.leaf_pages < 840_000 and g.height == 3
