@@ -1,0 +1,49 @@
+"""Issue #5's accuracy target on a real MariaDB with the server defaults loadgen starts it with
+(linear read-ahead on, innodb_read_ahead_threshold=56; innodb_lru_scan_depth=1536): the model's
+reads within 3% of the measured Innodb_buffer_pool_reads, read-ahead pages included, for both
+orders at pools of 8M to 64M on 200k rows (1,633 leaf pages: 8M and 16M hold a fraction of the
+table, 32M about half, 64M all of it).
+
+Measured with the native driver, 2 runs of each point: A 1,646 / 1,646 / 1,648 / 1,636 / 1,636 and
+B 3,292-3,294 / 3,295-3,298 / 2,710-2,715 / 1,636 (8M / 16M / 32M / 64M); the model says A 1,638 /
+1,638 / 1,642 / 1,636 and B 3,273 / 3,273 / 2,749 / 1,636: every point within 1.5%.
+
+What the model does not get exactly: which leaves trigger read-ahead. It fires when a select steps
+to a leaf that ends a read-ahead area, which happens when the id is a leaf's first or last key;
+the model spreads rows evenly over the leaves, the real leaves hold 121-125 rows, so it picks
+other leaves (measured 336/320/192/192 read-ahead pages for A, model 320/384/256/256). Reads do
+not depend on it here because read-ahead pages are used before they are evicted. With the python
+driver (about 12K instead of 30K+ queries/s) B at 32M measured 2,805-2,852, -2% to -3.6% from the
+model: the page cleaner's free reserve depends on how fast pages are read.
+"""
+import pytest
+
+from loadgen import sweep
+from loadgen.dataset import DatasetSpec
+from loadgen.servers import ServerSpec
+
+pytestmark = pytest.mark.mysqld
+POOLS = [8 << 20, 16 << 20, 32 << 20, 64 << 20]
+
+
+@pytest.fixture(scope="module")
+def default_sweep(mysqld_binary, tmp_path_factory):
+    out_dir = tmp_path_factory.mktemp("accuracy")
+    spec = ServerSpec(provider="local", pool_bytes=POOLS[0], mysqld=mysqld_binary)  # server defaults
+    return sweep.run(spec, DatasetSpec(rows=200_000), POOLS, sweep.parse_variations("A,B"),
+                     {"stride": 10, "reps": 2, "seed": 1}, out_dir / "runs", out_dir / "sweep.json", 5.0)
+
+
+def test_every_point_within_3_percent_with_read_ahead_on(default_sweep):
+    points = default_sweep["points"]
+    assert len(points) == 8
+    errors = {(p["variation"], p["pool_bytes"] >> 20): (p["predicted_reads"] - p["reads"]) / p["reads"]
+              for p in points}
+    assert all(abs(e) < 0.03 for e in errors.values()), errors
+    assert all(p["read_ahead"] > 0 for p in points)  # read-ahead was on, and its pages are in the reads
+
+
+def test_the_points_span_the_regimes(default_sweep):
+    b = {p["pool_bytes"]: p["reads"] for p in default_sweep["points"] if p["variation"] == "B"}
+    assert b[POOLS[0]] > 1.9 * b[POOLS[3]]  # small pools: the looped order reads the table twice
+    assert b[POOLS[3]] < b[POOLS[2]] < b[POOLS[1]]  # 32M keeps part of it, 64M all of it
