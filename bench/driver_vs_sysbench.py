@@ -37,10 +37,10 @@ def cpu_s(who: int) -> float:
     return ru.ru_utime + ru.ru_stime
 
 
-def run_sysbench(base: list[str], seconds: float) -> tuple[float, float]:
+def run_sysbench(base: list[str], seconds: float, threads: int = 1) -> tuple[float, float]:
     """(qps, client CPU microseconds per query)."""
     cpu0 = cpu_s(resource.RUSAGE_CHILDREN)
-    out = subprocess.run([*base, "--threads=1", "--rand-type=uniform", f"--time={seconds:g}",
+    out = subprocess.run([*base, f"--threads={threads}", "--rand-type=uniform", f"--time={seconds:g}",
                           "--report-interval=0", "--db-ps-mode=auto", "run"],
                          capture_output=True, text=True, check=True).stdout
     cpu = cpu_s(resource.RUSAGE_CHILDREN) - cpu0
@@ -63,33 +63,43 @@ def random_ids(rows: int, passes: int = 10) -> array:
     return out
 
 
-def run_loadgen(driver: str, server, tcp: bool, ids: array, seconds: float) -> tuple[float, float]:
-    """(qps, client CPU microseconds per query; this process, the timer thread included)."""
+def run_loadgen(driver: str, server, tcp: bool, ids: array, seconds: float, threads: int = 1) -> tuple[float, float]:
+    """(qps, client CPU microseconds per query; this process, the timer thread included).
+
+    With threads > 1, each thread has its own connection and cycles through its own slice of ids.
+    """
+    from loadgen import db
     from loadgen.driver import DriverState, run_queries
     from loadgen.driver_native import NativeQueries, run_queries_native
 
-    state = DriverState()
-    cpu0 = cpu_s(resource.RUSAGE_SELF)
-    stop = threading.Event()
-    timer = threading.Timer(seconds, stop.set)
     ep = bench_endpoint(server, tcp)
-    if driver == "native":
-        with NativeQueries(ep, "sbtest", SYSBENCH_SQL) as q:
-            timer.start()
-            run_queries_native(q, itertools.cycle(ids), state, stop=stop)
-    else:
-        from loadgen import db
+    conns = [NativeQueries(ep, "sbtest", SYSBENCH_SQL) if driver == "native" else db.connect(ep, "sbtest")
+             for _ in range(threads)]
+    states = [DriverState() for _ in range(threads)]
+    stop = threading.Event()
 
-        conn = db.connect(ep, "sbtest")
-        try:
-            timer.start()
-            run_queries(conn, itertools.cycle(ids), state, stop=stop, query_format=b"SELECT c FROM sbtest1 WHERE id=%d")
-        finally:
-            conn.close()
-    timer.cancel()
-    if state.error or state.rows != state.queries:
-        raise SystemExit(f"loadgen {driver}: {state.error or 'missing rows'}")
-    return state.queries / state.elapsed_s, (cpu_s(resource.RUSAGE_SELF) - cpu0) / state.queries * 1e6
+    def work(k: int) -> None:
+        part = itertools.cycle(ids[k * len(ids) // threads:(k + 1) * len(ids) // threads])
+        if driver == "native":
+            run_queries_native(conns[k], part, states[k], stop=stop)
+        else:
+            run_queries(conns[k], part, states[k], stop=stop, query_format=b"SELECT c FROM sbtest1 WHERE id=%d")
+
+    workers = [threading.Thread(target=work, args=(k,)) for k in range(threads)]
+    cpu0 = cpu_s(resource.RUSAGE_SELF)
+    timer = threading.Timer(seconds, stop.set)
+    timer.start()
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    cpu = cpu_s(resource.RUSAGE_SELF) - cpu0
+    for c in conns:
+        c.close()
+    queries = sum(st.queries for st in states)
+    if any(st.error for st in states) or sum(st.rows for st in states) != queries:
+        raise SystemExit(f"loadgen {driver}: {[st.error for st in states if st.error] or 'missing rows'}")
+    return queries / max(st.elapsed_s for st in states), cpu / queries * 1e6
 
 
 def main() -> None:
@@ -99,6 +109,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=9, help="alternating rounds (short: the machine is noisy)")
     ap.add_argument("--tcp", action="store_true", help="127.0.0.1 TCP instead of the unix socket")
     ap.add_argument("--no-python", action="store_true", help="skip the python driver's reference runs")
+    ap.add_argument("--threads", type=int, default=1, help="connections on each side (sysbench --threads)")
     args = ap.parse_args()
 
     with scratch_server(256 << 20) as server:
@@ -108,7 +119,7 @@ def main() -> None:
         base = sysbench_args(server, args.tcp, args.rows)
         subprocess.run([*base, "prepare"], capture_output=True, text=True, check=True)
         say(f"server {server.flavor.name} {server.flavor.version}, sbtest1 {args.rows:,} rows, "
-            f"{'TCP 127.0.0.1' if args.tcp else 'unix socket'}, {args.seconds:g} s runs")
+            f"{'TCP 127.0.0.1' if args.tcp else 'unix socket'}, {args.seconds:g} s runs, {args.threads} thread(s)")
         # Warm-up: the whole table into the pool, both clients' code paths once.
         run_sysbench(base, 3)
         ids = random_ids(args.rows)
@@ -123,8 +134,8 @@ def main() -> None:
                 contenders.reverse()
             qps, cpu = {}, {}
             for c in contenders:
-                qps[c], cpu[c] = (run_sysbench(base, args.seconds) if c == "sysbench"
-                                  else run_loadgen(c, server, args.tcp, ids, args.seconds))
+                qps[c], cpu[c] = (run_sysbench(base, args.seconds, args.threads) if c == "sysbench"
+                                  else run_loadgen(c, server, args.tcp, ids, args.seconds, args.threads))
                 cpu_us[c].append(cpu[c])
             for d in drivers:
                 ratios[d].append(qps[d] / qps["sysbench"])

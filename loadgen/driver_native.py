@@ -7,8 +7,10 @@ memory stays flat) and gets control back at least every BUDGET_NS, to update pro
 honour Ctrl-C and --threads' stop event. The sampler reads the C-side query count live through
 DriverState.current_queries().
 
-The C loop also folds every value it fetches into a 64-bit FNV-1a digest (row_digest below is
-the same function in Python) so tests can check that both drivers return the same rows.
+Per query the C loop does what sysbench's C driver does: execute, buffer the whole result on
+the client (mysql_stmt_store_result), count its rows, free it. With verify=True it also fetches
+every row and folds every value into a 64-bit FNV-1a digest (row_digest below is the same
+function in Python), so tests can check that both drivers return the same rows.
 """
 from __future__ import annotations
 
@@ -63,7 +65,8 @@ def row_digest(rows: Iterable[tuple], digest: int = FNV_OFFSET) -> int:
 class NativeQueries:
     """One connection and one prepared statement in C. Close it (or use `with`)."""
 
-    def __init__(self, endpoint: Endpoint, database: str | None, sql: str = PREPARED_QUERY):
+    def __init__(self, endpoint: Endpoint, database: str | None, sql: str = PREPARED_QUERY,
+                 verify: bool = False):
         self.ext = _ext()
         if not hasattr(self.ext, "query_open"):
             raise LoadgenError("the native driver is not built into loadgen._native",
@@ -73,7 +76,7 @@ class NativeQueries:
             self.handle = self.ext.query_open(
                 None if endpoint.unix_socket else endpoint.host, int(endpoint.port or 0),
                 endpoint.user, endpoint.password, endpoint.unix_socket, database, sql,
-                CONNECT_TIMEOUT_S)
+                CONNECT_TIMEOUT_S, verify)
         except self.ext.QueryError as exc:
             code, message, stage = exc.args
             text = f"{message} ({code})" if code else message

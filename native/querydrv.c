@@ -54,7 +54,8 @@ typedef struct {
     char values[QD_MAX_COLUMNS][QD_COLUMN_BYTES];
     unsigned int columns;
     unsigned long long id;
-    uint64_t digest;         /* FNV-1a over every value fetched, in order */
+    uint64_t digest;         /* FNV-1a over every value fetched, in order (verify mode) */
+    int verify;              /* fetch every row into the digest; else count rows only */
     uint64_t queries_total;  /* read by query_count from other threads */
     int busy;                /* set under the GIL while query_run has the handle */
 } qd_conn_t;
@@ -125,13 +126,16 @@ PyObject *loadgen_query_open(PyObject *self, PyObject *args) {
     char message[512] = "";
     const char *stage = "connect";
 
-    if (!PyArg_ParseTuple(args, "zIzzzzsI:query_open", &host, &port, &user, &password, &unix_socket,
-                          &database, &sql, &timeout_s))
+    int verify = 0;
+
+    if (!PyArg_ParseTuple(args, "zIzzzzsI|p:query_open", &host, &port, &user, &password, &unix_socket,
+                          &database, &sql, &timeout_s, &verify))
         return NULL;
     c = (qd_conn_t *)PyMem_RawCalloc(1, sizeof(*c));
     if (c == NULL)
         return PyErr_NoMemory();
     c->digest = FNV_OFFSET;
+    c->verify = verify;
 
     Py_BEGIN_ALLOW_THREADS
     ok = 0;
@@ -193,7 +197,8 @@ PyObject *loadgen_query_open(PyObject *self, PyObject *args) {
     return PyCapsule_New(c, QD_CAPSULE, qd_capsule_destructor);
 }
 
-/* One query: execute, buffer the result, fetch every row into the digest. Returns rows or -1. */
+/* One query: execute, buffer the whole result on the client (as sysbench does), count its rows;
+ * in verify mode also fetch every row into the digest. Returns rows or -1. */
 static long long qd_one(qd_conn_t *c) {
     long long rows = 0;
     int rc;
@@ -203,6 +208,11 @@ static long long qd_one(qd_conn_t *c) {
     if (c->columns > 0) {
         if (mysql_stmt_store_result(c->stmt) != 0)
             return -1;
+        if (!c->verify) {
+            rows = (long long)mysql_stmt_num_rows(c->stmt);
+            mysql_stmt_free_result(c->stmt);
+            return rows;
+        }
         while ((rc = mysql_stmt_fetch(c->stmt)) == 0 || rc == MYSQL_DATA_TRUNCATED) {
             for (unsigned int i = 0; i < c->columns; i++) {
                 if (c->nulls[i]) {

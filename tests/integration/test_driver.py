@@ -58,24 +58,27 @@ def test_native_returns_the_same_rows_and_count_as_python(local_server, native, 
     finally:
         conn.close()
 
-    nat = DriverState()
+    nat, checked = DriverState(), DriverState()
     with native.NativeQueries(server.endpoint, info.database) as q:
         native.run_queries_native(q, workload.ids(), nat)
+    with native.NativeQueries(server.endpoint, info.database, verify=True) as q:
+        native.run_queries_native(q, workload.ids(), checked)  # also fetches every value
         digest = q.digest
 
-    assert py.error is None and nat.error is None
-    assert nat.queries == py.queries == workload.queries
-    assert nat.rows == py.rows == workload.queries  # every id exists: one row each
+    assert py.error is None and nat.error is None and checked.error is None
+    assert nat.queries == checked.queries == py.queries == workload.queries
+    assert nat.rows == checked.rows == py.rows == workload.queries  # every id exists: one row each
     assert nat.histogram.count == nat.queries == sum(nat.histogram.counts)
     assert digest == expected_digest(server, info, workload)
 
 
 def test_ids_past_the_table_return_no_rows(local_server, native):
     server, info = local_server
-    state = DriverState()
-    with native.NativeQueries(server.endpoint, info.database) as q:
-        native.run_queries_native(q, [1, TEST_ROWS + 5, 2, TEST_ROWS + 6], state)
-    assert (state.queries, state.rows) == (4, 2)
+    for verify in (False, True):
+        state = DriverState()
+        with native.NativeQueries(server.endpoint, info.database, verify=verify) as q:
+            native.run_queries_native(q, [1, TEST_ROWS + 5, 2, TEST_ROWS + 6], state)
+        assert (state.queries, state.rows) == (4, 2)
 
 
 def test_the_c_histogram_buckets_like_python():
@@ -159,4 +162,20 @@ def test_a_server_killed_mid_run_is_reported_alike_by_both_drivers(mysqld_binary
     assert r["result"]["driver"] == driver
     assert r["complete"] is False and r["incomplete_reason"].startswith("server lost")
     assert r["result"]["queries"] > 0
+    assert not our_server_pids()
+
+
+def test_ctrl_c_with_threads_keeps_what_was_measured(mysqld_binary, tmp_path):
+    out = tmp_path / "r.json"
+    proc = _start_run(tmp_path, out, "--threads", "2")
+    _wait_for_queries(proc)
+    _wait_running(proc, 4)
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr
+    r = json.loads(out.read_text())
+    assert r["complete"] is False and r["incomplete_reason"] == "interrupted"
+    assert r["result"]["threads"] == 2
+    assert 0 < r["result"]["queries"] < r["workload"]["queries"]
     assert not our_server_pids()
