@@ -83,8 +83,52 @@ def ids(w: Workload, part: int = 0, parts: int = 1) -> Iterator[int]:
     if w.order == "sequential":
         return iter(base)
     return itertools.chain.from_iterable(
-        (base[k] for k in permutation(len(base), w.seed * 1_000_003 + rep)) for rep in range(w.reps)
+        permuted(base, w.seed * 1_000_003 + rep) for rep in range(w.reps)
     )
+
+
+PERMUTE_CHUNK = 4096
+
+
+def permuted(base: range, key: int, native: bool = True) -> Iterator[int]:
+    """base[k] for k in permutation(len(base), key): in chunks from C (native/permute.c, the same
+    values) when the extension has it, else from the Python generator below."""
+    fill = _native_permute() if native and len(base) > 1 else None
+    if fill is None:
+        yield from (base[k] for k in permutation(len(base), key))
+        return
+    from array import array
+
+    n = len(base)
+    half_bits, keys = _feistel(n, key)
+    buf = array("Q", bytes(8 * PERMUTE_CHUNK))
+    done = 0
+    while done < n:
+        got = fill(n, half_bits, tuple(keys), done, buf, base.start, base.step)
+        yield from buf[:got]
+        done += got
+
+
+_PERMUTE: list = []
+
+
+def _native_permute():
+    """native/permute.c's permute_fill, or None without the extension (looked up once)."""
+    if not _PERMUTE:
+        try:
+            from .native import _load
+
+            _PERMUTE.append(getattr(_load(), "permute_fill", None))
+        except Exception:  # noqa: BLE001 - no extension: the Python generator does the work
+            _PERMUTE.append(None)
+    return _PERMUTE[0]
+
+
+def _feistel(n: int, key: int) -> tuple[int, list[int]]:
+    """(half_bits, the four round keys) of permutation(n, key)."""
+    half_bits = max(1, ((n - 1).bit_length() + 1) // 2)
+    keys = [((key + 1) * 0x9E3779B97F4A7C15 + r * 0xBF58476D1CE4E5B9) & 0xFFFFFFFF for r in range(4)]
+    return half_bits, keys
 
 
 def permutation(n: int, key: int) -> Iterator[int]:
@@ -93,9 +137,8 @@ def permutation(n: int, key: int) -> Iterator[int]:
     if n <= 1:
         yield from range(n)
         return
-    half_bits = max(1, ((n - 1).bit_length() + 1) // 2)
+    half_bits, keys = _feistel(n, key)
     mask = (1 << half_bits) - 1
-    keys = [((key + 1) * 0x9E3779B97F4A7C15 + r * 0xBF58476D1CE4E5B9) & 0xFFFFFFFF for r in range(4)]
 
     def encrypt(x: int) -> int:
         left, right = x >> half_bits, x & mask

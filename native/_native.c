@@ -11,6 +11,7 @@
 #include "lrusim.h"
 #include "querydrv.h"
 #include "rowgen.h"
+#include "permute.h"
 
 #include <stdlib.h>
 
@@ -21,6 +22,7 @@ static PyMethodDef loadgen_native_methods[] = {
     LOADGEN_LRUSIM_METHODS
     LOADGEN_QUERYDRV_METHODS
     LOADGEN_ROWGEN_METHODS
+    LOADGEN_PERMUTE_METHODS
     {NULL, NULL, 0, NULL},
 };
 
