@@ -57,7 +57,7 @@ typedef struct {
     uint64_t digest;         /* FNV-1a over every value fetched, in order (verify mode) */
     int verify;              /* fetch every row into the digest; else count rows only */
     uint64_t queries_total;  /* read by query_count from other threads */
-    int busy;                /* set under the GIL while query_run has the handle */
+    int busy;                /* set while query_run has the handle (atomic: free-threaded builds) */
 } qd_conn_t;
 
 static inline size_t qd_bucket(uint64_t value_ns) {
@@ -258,11 +258,10 @@ PyObject *loadgen_query_run(PyObject *self, PyObject *args) {
         PyErr_Format(PyExc_ValueError, "start %zd is outside the %zd ids", start, n_ids);
         goto error;
     }
-    if (c->busy) {
+    if (__atomic_exchange_n(&c->busy, 1, __ATOMIC_ACQUIRE)) {
         PyErr_SetString(PyExc_RuntimeError, "the query handle is in use by another thread");
         goto error;
     }
-    c->busy = 1;
 
     Py_BEGIN_ALLOW_THREADS
     const uint64_t *id = (const uint64_t *)ids.buf;
@@ -293,7 +292,7 @@ PyObject *loadgen_query_run(PyObject *self, PyObject *args) {
     }
     Py_END_ALLOW_THREADS
 
-    c->busy = 0;
+    __atomic_store_n(&c->busy, 0, __ATOMIC_RELEASE);
     if (err != 0)
         loadgen_debug("query failed after %llu: %s (%u)", (unsigned long long)done, message, err);
     py_result = Py_BuildValue("(KKKKKKIz)", (unsigned long long)done, (unsigned long long)rows,
@@ -352,7 +351,7 @@ PyObject *loadgen_query_close(PyObject *self, PyObject *args) {
     c = (qd_conn_t *)PyCapsule_GetPointer(py_handle, QD_CAPSULE);
     if (c == NULL)
         return NULL;
-    if (c->busy) {
+    if (__atomic_exchange_n(&c->busy, 1, __ATOMIC_ACQUIRE)) {
         PyErr_SetString(PyExc_RuntimeError, "the query handle is in use by another thread");
         return NULL;
     }
@@ -365,6 +364,7 @@ PyObject *loadgen_query_close(PyObject *self, PyObject *args) {
     Py_END_ALLOW_THREADS
     c->stmt = NULL;
     c->mysql = NULL;
+    __atomic_store_n(&c->busy, 0, __ATOMIC_RELEASE);
     Py_RETURN_NONE;
 }
 
