@@ -5,7 +5,8 @@ from pathlib import Path
 
 import click
 
-from .cli import RichReporter, _stderr_console, _stdout_console, dataset_options, server_options, workload_options
+from .cli import (RichReporter, _stderr_console, _stdout_console, dataset_options, driver_options, server_options,
+                  workload_options)
 from .errors import UsageError
 
 
@@ -89,7 +90,9 @@ def predict(variation, order, pool, rows, stride, reps, schema, rows_per_leaf, l
 @server_options
 @dataset_options
 @workload_options
-def sweep(pools, variations, tolerance, max_time, out, out_dir, server_spec, dataset_spec, shape, sample_interval_s):
+@driver_options
+def sweep(pools, variations, tolerance, max_time, out, out_dir, server_spec, dataset_spec, shape, sample_interval_s,
+          drive):
     """Measure every pool x variation from a cold pool, overlay the prediction, recommend a size.
 
     Example: loadgen sweep --pools 8M,16M,32M,64M,128M,256M --variations A,B
@@ -110,17 +113,17 @@ def sweep(pools, variations, tolerance, max_time, out, out_dir, server_spec, dat
         raise UsageError("--tolerance must be >= 0 and --max-time above zero")
     est = core.estimate(pool_list, var_list, dataset_spec.rows, shape)
     core.check_budget(est, minutes * 60, core.free_room(server_spec))
-    reporter = RichReporter()
-    reporter.say(f"sweep: {est.runs} runs, {est.queries:,} queries, about {est.seconds / 60:,.1f} min")
     out = out or default_path("reports", "sweep")
-    result = core.run(server_spec, dataset_spec, pool_list, var_list, shape, out_dir, out, tol, sample_interval_s,
-                      reporter)
+    with RichReporter() as reporter:
+        reporter.say(f"sweep: {est.runs} runs, {est.queries:,} queries, about {est.seconds / 60:,.1f} min")
+        result = core.run(server_spec, dataset_spec, pool_list, var_list, shape, out_dir, out, tol, sample_interval_s,
+                          reporter, drive=drive)
     console = _stdout_console()
     console.print(rich_table(SWEEP_HEADERS, sweep_cells(result), title="loadgen sweep"))
     for key, rec in result["recommendation"].items():
         console.print(f"recommended pool for {key}: [bold]{_fmt_bytes(rec['pool_bytes'])}[/] — {rec['reason']}",
                       highlight=False)
-    reporter.say(f"sweep written to {out}")
+    _stderr_console().print(f"[dim]sweep written to {out}[/]")
 
 
 def _fmt_bytes(n: int) -> str:

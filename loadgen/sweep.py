@@ -119,7 +119,7 @@ def point_of(result: dict, path: Path) -> dict:
 
 def run(server_spec: ServerSpec, dataset_spec: DatasetSpec, pools: list[int], variations: list, shape: dict,
         out_dir: Path, out: Path, tolerance_pct: float, sample_interval_s: float = 1.0, reporter=None,
-        curve_pools: list[int] | None = None) -> dict:
+        curve_pools: list[int] | None = None, drive: dict | None = None) -> dict:
     """Measure every (pool, variation) from a cold pool on one dataset; write and return the sweep."""
     from . import runner
     from .results import default_path
@@ -138,7 +138,8 @@ def run(server_spec: ServerSpec, dataset_spec: DatasetSpec, pools: list[int], va
                 workload = Workload(order, dataset_spec.rows, variation=var, **shape)
                 path = default_path(out_dir, f"sweep-{format_bytes(pool).replace(' ', '')}-{var or order}")
                 cold = server.restart_cold()
-                result = runner.measure(server, info, workload, cold, path, sample_interval_s, reporter)
+                result = runner.measure(server, info, workload, cold, path, sample_interval_s, reporter,
+                                        **(drive or {}))
                 points.append(point_of(result, path))
                 runs.append(result)
     sweep = {
