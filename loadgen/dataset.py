@@ -124,19 +124,11 @@ def chunk_lines(seed: int, first_id: int, last_id: int, native: bool = True) -> 
     return "".join(out).encode("ascii")
 
 
-_ROWGEN: list = []
-
-
 def _native_rowgen():
-    """native/rowgen.c's rowgen_lines, or None without the extension (looked up once)."""
-    if not _ROWGEN:
-        try:
-            from .native import _load
+    """The C version of this loop, or None without the extension."""
+    from .native import optional
 
-            _ROWGEN.append(getattr(_load(), "rowgen_lines", None))
-        except Exception:  # noqa: BLE001 - no extension: the Python loop does the work
-            _ROWGEN.append(None)
-    return _ROWGEN[0]
+    return optional("rowgen_lines")
 
 
 def _chunks(start_id: int, rows: int):

@@ -12,6 +12,7 @@ name; ``make sanitize`` uses it to run the tests against an ASan/UBSan build.
 from __future__ import annotations
 
 import errno as _errno
+import functools
 import os
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -51,6 +52,17 @@ def _load():
         ) from None
     return _ext
 
+
+
+
+@functools.lru_cache(maxsize=None)
+def optional(name: str):
+    """A function of the extension, or None when the extension (or that function) is missing:
+    for hot loops that have a pure-Python fallback (row generation, permutations)."""
+    try:
+        return getattr(_load(), name, None)
+    except Exception:  # noqa: BLE001 - no extension: the caller's Python path does the work
+        return None
 
 def extension_path() -> str:
     """Where the loaded extension lives (shows whether a sanitizer build is in use)."""

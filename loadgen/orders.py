@@ -109,19 +109,11 @@ def permuted(base: range, key: int, native: bool = True) -> Iterator[int]:
         done += got
 
 
-_PERMUTE: list = []
-
-
 def _native_permute():
-    """native/permute.c's permute_fill, or None without the extension (looked up once)."""
-    if not _PERMUTE:
-        try:
-            from .native import _load
+    """The C version of this loop, or None without the extension."""
+    from .native import optional
 
-            _PERMUTE.append(getattr(_load(), "permute_fill", None))
-        except Exception:  # noqa: BLE001 - no extension: the Python generator does the work
-            _PERMUTE.append(None)
-    return _PERMUTE[0]
+    return optional("permute_fill")
 
 
 def _feistel(n: int, key: int) -> tuple[int, list[int]]:
