@@ -127,23 +127,7 @@ def test_ctrl_c_keeps_what_was_measured_and_stops_the_server(mysqld_binary, tmp_
     assert not our_server_pids()
 
 
-def test_the_server_killed_mid_run_is_reported_and_the_partial_result_kept(mysqld_binary, tmp_path):
-    out = tmp_path / "r.json"
-    proc = _start_run(tmp_path, out)
-    _wait_for_queries(proc)
-    _wait_running(proc, 4)  # past the cold restart: the run is under way
-    pids = our_server_pids()
-    assert pids
-    for pid in pids:
-        os.kill(pid, signal.SIGKILL)
-    stdout, stderr = proc.communicate(timeout=120)
-    assert proc.returncode == 1, stderr
-    assert "Traceback" not in stderr
-    assert "the server went away" in stderr and "partial result written" in stderr
-    r = json.loads(out.read_text())
-    assert r["complete"] is False and r["incomplete_reason"].startswith("server lost")
-    assert r["result"]["queries"] > 0
-    assert not our_server_pids()
+# The server killed mid-run, for each driver: tests/integration/test_driver.py.
 
 
 def test_sigterm_is_handled_like_ctrl_c(mysqld_binary, tmp_path):
