@@ -5,7 +5,7 @@ Target (issue #5): at least 20M page references per second, so the seed's full c
 """
 import time
 
-from loadgen import model
+from loadgen.analysis import model
 
 
 def main() -> None:

@@ -69,8 +69,8 @@ def run_loadgen(driver: str, server, tcp: bool, ids: array, seconds: float, thre
     With threads > 1, each thread has its own connection and cycles through its own slice of ids.
     """
     from loadgen import db
-    from loadgen.driver import DriverState, run_queries
-    from loadgen.driver_native import NativeQueries, run_queries_native
+    from loadgen.drivers.python import DriverState, run_queries
+    from loadgen.drivers.native import NativeQueries, run_queries_native
 
     ep = bench_endpoint(server, tcp)
     conns = [NativeQueries(ep, "sbtest", SYSBENCH_SQL) if driver == "native" else db.connect(ep, "sbtest")

@@ -10,7 +10,7 @@ import html
 import io
 from pathlib import Path
 
-from .compare import FileComparison
+from .analysis.compare import FileComparison
 from .units import format_bytes
 
 

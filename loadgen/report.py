@@ -1,7 +1,7 @@
 """Result data -> rows -> terminal tables (rich) or markdown. Build rows once, render many ways."""
 from __future__ import annotations
 
-from .compare import MetricRow, dig
+from .analysis.compare import MetricRow, dig
 from .units import format_bytes, format_count
 
 

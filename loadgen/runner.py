@@ -13,8 +13,8 @@ from typing import Protocol
 
 from . import __version__, db, dataset
 from .dataset import DatasetInfo, DatasetSpec
-from .drive import Drive
-from .driver import DriverState
+from .drivers.drive import Drive
+from .drivers.python import DriverState
 from .errors import Interrupted, WorkloadError
 from .orders import Workload
 from .paths import free_bytes
@@ -211,7 +211,7 @@ def _result(server, flavor, variables, cold, info, workload, state, sampler, las
 
 def _prediction(result: dict, reporter: Reporter) -> dict | None:
     """The model's reads beside the measured ones; a model failure must never cost a measurement."""
-    from .model import predict_result
+    from .analysis.model import predict_result
 
     try:
         return predict_result(result)

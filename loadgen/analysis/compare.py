@@ -47,7 +47,7 @@ def side_by_side(results: list[dict]) -> list[MetricRow]:
 # -- comparing result files (base vs new), with significance and regression limits ---------------
 import math  # noqa: E402 - kept with the code that needs it
 
-from .errors import ResultError, UsageError  # noqa: E402
+from ..errors import ResultError, UsageError  # noqa: E402
 
 # (key, where, lower_is_better): the metrics a file comparison reports and can gate on
 FILE_METRICS = [

@@ -25,7 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import Iterable, Iterator
 
-from .errors import UsageError
+from ..errors import UsageError
 
 MODEL = "innodb-lru"
 # Node pointers for a BIGINT key are 17 B; full level-1 pages held 902-928 in the lab.
@@ -468,7 +468,7 @@ def simulate_trace(pages, n_pages: int, pool: PoolModel, ms_per_ref: float | Non
     a bare trace has no physical page numbers)."""
     from array import array
 
-    from . import native
+    from .. import native
 
     buf = pages if isinstance(pages, (bytes, bytearray, memoryview)) else array("I", pages)
     step = ms_per_ref if ms_per_ref is not None else 1000.0 / pool.qps
@@ -482,7 +482,7 @@ def simulate_detail(order: str, stride: int, reps: int, g: Geometry,
 
     With pool.ra_threshold the trace has the leaf steps read-ahead needs, and misses include the
     pages read ahead (as MariaDB's Innodb_buffer_pool_reads does)."""
-    from . import native
+    from .. import native
 
     ra = pool.ra_threshold > 0
     return native.lrusim_innodb(None, workload_tuple(order, stride, reps, g, moves=ra), g.n_pages,
@@ -498,7 +498,7 @@ def simulate(order: str, stride: int, reps: int, g: Geometry, pool: PoolModel) -
 def stack_histogram(order: str, stride: int, reps: int, g: Geometry) -> list[int]:
     from array import array
 
-    from . import native
+    from .. import native
 
     raw = native.lrusim_mattson(None, workload_tuple(order, stride, reps, g), g.n_pages)
     return array("Q", raw).tolist()
@@ -507,7 +507,7 @@ def stack_histogram(order: str, stride: int, reps: int, g: Geometry) -> list[int
 def stack_histogram_trace(pages, n_pages: int) -> list[int]:
     from array import array
 
-    from . import native
+    from .. import native
 
     raw = native.lrusim_mattson(array("I", pages), None, n_pages)
     return array("Q", raw).tolist()

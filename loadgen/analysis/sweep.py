@@ -11,13 +11,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import model
-from .dataset import EST_BYTES_PER_ROW, DatasetSpec
-from .errors import UsageError
-from .orders import Workload, resolve
-from .paths import free_bytes
-from .results import FORMAT_VERSION, now_iso, write_json_atomic
-from .servers import ServerSpec
-from .units import format_bytes, parse_size
+from ..dataset import EST_BYTES_PER_ROW, DatasetSpec
+from ..errors import UsageError
+from ..orders import Workload, resolve
+from ..paths import free_bytes
+from ..results import FORMAT_VERSION, now_iso, write_json_atomic
+from ..servers import ServerSpec
+from ..units import format_bytes, parse_size
 
 SWEEP_KIND = "sweep"
 EST_QPS = 10_000.0  # the slow end of what this Python driver reaches; estimates stay pessimistic
@@ -121,9 +121,9 @@ def run(server_spec: ServerSpec, dataset_spec: DatasetSpec, pools: list[int], va
         out_dir: Path, out: Path, tolerance_pct: float, sample_interval_s: float = 1.0, reporter=None,
         curve_pools: list[int] | None = None, drive: dict | None = None) -> dict:
     """Measure every (pool, variation) from a cold pool on one dataset; write and return the sweep."""
-    from . import runner
-    from .results import default_path
-    from .servers.provision import provisioned
+    from .. import runner
+    from ..results import default_path
+    from ..servers.provision import provisioned
 
     reporter = reporter or runner.QuietReporter()
     points, runs = [], []
@@ -176,7 +176,7 @@ def curves_for(runs: list[dict], pools: list[int]) -> dict:
 
 
 def free_room(server_spec: ServerSpec) -> int | None:
-    from .paths import cache_dir
+    from ..paths import cache_dir
 
     try:
         return free_bytes(cache_dir())

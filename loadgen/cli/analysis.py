@@ -5,9 +5,9 @@ from pathlib import Path
 
 import click
 
-from .cli import (RichReporter, _stderr_console, _stdout_console, dataset_options, driver_options, server_options,
-                  workload_options)
-from .errors import UsageError
+from ..errors import UsageError
+from .options import (RichReporter, dataset_options, driver_options, server_options, stderr_console, stdout_console,
+                      workload_options)
 
 
 @click.command()
@@ -39,12 +39,12 @@ def predict(variation, order, pool, rows, stride, reps, schema, rows_per_leaf, l
     import dataclasses
     import json
 
-    from . import model
-    from .analysis_report import CURVE_HEADERS, curve_cells, forecast_rows
-    from .orders import resolve
-    from .report import rich_table
-    from .sweep import parse_pools
-    from .units import parse_count, parse_size
+    from ..analysis import model
+    from ..plots import CURVE_HEADERS, curve_cells, forecast_rows
+    from ..orders import resolve
+    from ..report import rich_table
+    from ..analysis.sweep import parse_pools
+    from ..units import parse_count, parse_size
 
     order_name, _ = resolve(variation, order)
     if order_name not in model.ORDER_CODES:
@@ -71,7 +71,7 @@ def predict(variation, order, pool, rows, stride, reps, schema, rows_per_leaf, l
                                "pool_bytes": pool_bytes, "prediction": fc.at.to_dict(),
                                "curve": [dataclasses.asdict(p) for p in fc.curve]}, indent=2))
         return
-    out = _stdout_console()
+    out = stdout_console()
     out.print(rich_table(["", ""], forecast_rows(fc, pool_bytes), title=f"loadgen predict: {order_name}"))
     if fc.curve:
         out.print(rich_table(CURVE_HEADERS, curve_cells(fc), title="miss-ratio curve"))
@@ -97,10 +97,10 @@ def sweep(pools, variations, tolerance, max_time, out, out_dir, server_spec, dat
 
     Example: loadgen sweep --pools 8M,16M,32M,64M,128M,256M --variations A,B
     """
-    from . import sweep as core
-    from .analysis_report import SWEEP_HEADERS, sweep_cells
-    from .report import rich_table
-    from .results import default_path
+    from ..analysis import sweep as core
+    from ..plots import SWEEP_HEADERS, sweep_cells
+    from ..report import rich_table
+    from ..results import default_path
 
     pool_list = core.parse_pools(pools)
     var_list = core.parse_variations(variations)
@@ -118,16 +118,16 @@ def sweep(pools, variations, tolerance, max_time, out, out_dir, server_spec, dat
         reporter.say(f"sweep: {est.runs} runs, {est.queries:,} queries, about {est.seconds / 60:,.1f} min")
         result = core.run(server_spec, dataset_spec, pool_list, var_list, shape, out_dir, out, tol, sample_interval_s,
                           reporter, drive=drive)
-    console = _stdout_console()
+    console = stdout_console()
     console.print(rich_table(SWEEP_HEADERS, sweep_cells(result), title="loadgen sweep"))
     for key, rec in result["recommendation"].items():
         console.print(f"recommended pool for {key}: [bold]{_fmt_bytes(rec['pool_bytes'])}[/] — {rec['reason']}",
                       highlight=False)
-    _stderr_console().print(f"[dim]sweep written to {out}[/]")
+    stderr_console().print(f"[dim]sweep written to {out}[/]")
 
 
 def _fmt_bytes(n: int) -> str:
-    from .units import format_bytes
+    from ..units import format_bytes
 
     return format_bytes(n)
 
@@ -143,15 +143,15 @@ def report(files, html_path, plots_dir):
 
     Example: loadgen report reports/sweep-*.json --html report.html
     """
-    from .analysis_report import html_page, write_plots
-    from .results import load, write_text_atomic
+    from ..plots import html_page, write_plots
+    from ..results import load, write_text_atomic
 
     if html_path is None and plots_dir is None:
         raise UsageError("nothing to write", "give --html FILE and/or --plots DIR")
     results = [load(f) for f in files]
     if html_path is not None:
         write_text_atomic(html_path, html_page(results))
-        _stderr_console().print(f"[dim]report written to {html_path}[/]")
+        stderr_console().print(f"[dim]report written to {html_path}[/]")
     if plots_dir is not None:
         paths = write_plots(results, plots_dir)
-        _stderr_console().print(f"[dim]{len(paths)} plot files written to {plots_dir}[/]")
+        stderr_console().print(f"[dim]{len(paths)} plot files written to {plots_dir}[/]")

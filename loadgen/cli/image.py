@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import click
 
-from .image import DEFAULT_TAG
+from ..servers.image import DEFAULT_TAG
 
 
 @click.group()
@@ -26,8 +26,8 @@ def build(tag: str, force: bool) -> None:
     """
     from rich.console import Console
 
-    from .image import build as build_image
-    from .units import format_bytes
+    from ..servers.image import build as build_image
+    from ..units import format_bytes
 
     console = Console(stderr=True)
     built = build_image(tag, force=force,

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from .units import format_bytes, parse_size
+from ..units import format_bytes, parse_size
 
 PAGES = click.Choice(["4k", "thp", "hugetlb"])
 SWAP = click.Choice(["auto", "zram", "existing", "none"])
@@ -31,7 +31,7 @@ def _force_option(f):
 def _finish(doc: dict, out: Path | None, render) -> None:
     from rich.console import Console
 
-    from .results import default_path, write_json_atomic
+    from ..results import default_path, write_json_atomic
 
     path = out or default_path("reports", doc["kind"].replace(".", "-"))
     write_json_atomic(path, doc)
@@ -95,7 +95,7 @@ def native() -> None:
 def pagez(chunks, iters, chunk_size, memory_limit, swap, zram_mem_limit, force, out):
     """The seed's pagez: allocate CHUNKS chunks, then write one byte per page of one chunk per
     visit, CHUNKS*ITERS visits cycling over the chunks."""
-    from .experiments.pagez import run_pagez
+    from ..experiments.pagez import run_pagez
 
     doc = run_pagez(chunks, iters, parse_size(chunk_size, "--chunk-size"),
                     parse_size(memory_limit, "--memory-limit") if memory_limit else None,
@@ -130,7 +130,7 @@ def _render_pagez(console, doc):
 @_out_option
 def pagez_compare(scale, memory_limit, chunk_size, repeat, swap, zram_mem_limit, force, out):
     """The seed's A=(80,1), B=(20,4), C=(2,200) under a memory limit, side by side (root)."""
-    from .experiments.pagez import run_compare
+    from ..experiments.pagez import run_compare
 
     doc = run_compare(scale,
                       parse_size(memory_limit, "--memory-limit") if memory_limit else None,
@@ -173,7 +173,7 @@ def _render_compare(console, doc):
 @_out_option
 def memset_cmd(size, passes, pages, populate, repeat, force, out):
     """Time each memset pass over a fresh buffer: the first pass pays the page faults."""
-    from .experiments.firsttouch import run_memset
+    from ..experiments.firsttouch import run_memset
 
     doc = run_memset(parse_size(size, "--size"), passes, pages, populate, repeat, force)
     _finish(doc, out, _render_memset)
@@ -211,7 +211,7 @@ def _render_memset(console, doc):
 @_out_option
 def lazymap(sizes, runs, reps, with_malloc, force, out):
     """A fresh mmap per round against one reused buffer: write time, read time, faults."""
-    from .experiments.firsttouch import run_lazymap
+    from ..experiments.firsttouch import run_lazymap
 
     parsed = [parse_size(s.strip(), "--sizes entry") for s in sizes.split(",") if s.strip()]
     doc = run_lazymap(parsed, runs, reps, with_malloc, force)
@@ -250,7 +250,7 @@ def _render_lazymap(console, doc):
 @_out_option
 def alloc(size, reps, pages, force, out):
     """Allocate-and-touch GiB/s with 4 KiB pages and with THP, beside memset GiB/s."""
-    from .experiments.firsttouch import run_alloc
+    from ..experiments.firsttouch import run_alloc
 
     modes = tuple(m.strip() for m in pages.split(",") if m.strip())
     doc = run_alloc(parse_size(size, "--size"), reps, modes, force)

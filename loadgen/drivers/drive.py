@@ -14,16 +14,16 @@ import threading
 import time
 from typing import Callable
 
-from .driver import DriverState, run_queries
-from .errors import UsageError
-from .orders import Workload
+from .python import DriverState, run_queries
+from ..errors import UsageError
+from ..orders import Workload
 
 DRIVERS = ("native", "python")
 JOIN_POLL_S = 0.25
 
 
 def native_available() -> bool:
-    from .driver_native import available
+    from .native import available
 
     return available()
 
@@ -59,7 +59,7 @@ class Drive:
         try:
             for _ in range(self.threads):
                 if self.driver == "native":
-                    from .driver_native import NativeQueries
+                    from .native import NativeQueries
 
                     self.conns.append(NativeQueries(server.endpoint, database))
                 else:
@@ -70,7 +70,7 @@ class Drive:
 
     def _run_one(self, conn, ids, state: DriverState, progress, stop) -> None:
         if self.driver == "native":
-            from .driver_native import run_queries_native
+            from .native import run_queries_native
 
             run_queries_native(conn, ids, state, progress, stop)
         else:

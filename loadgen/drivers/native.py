@@ -20,10 +20,10 @@ import time
 from array import array
 from typing import Callable, Iterable
 
-from .db import Endpoint
-from .driver import DriverState
-from .errors import LoadgenError, ProvisionError, WorkloadError
-from .histogram import N_BUCKETS
+from ..db import Endpoint
+from .python import DriverState
+from ..errors import LoadgenError, ProvisionError, WorkloadError
+from ..histogram import N_BUCKETS
 
 PREPARED_QUERY = "SELECT alias FROM message WHERE id = ?"
 CHUNK_IDS = 4096
@@ -34,7 +34,7 @@ FNV_PRIME = 0x100000001B3
 
 
 def _ext():
-    from .native import _load
+    from ..native import _load
 
     return _load()
 

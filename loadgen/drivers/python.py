@@ -12,8 +12,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
-from . import db
-from .histogram import Histogram
+from .. import db
+from ..histogram import Histogram
 
 QUERY = b"SELECT alias FROM message WHERE id = %d"
 PROGRESS_EVERY = 1024

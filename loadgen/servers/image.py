@@ -19,7 +19,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Callable
 
-from .errors import ProvisionError, UsageError
+from ..errors import ProvisionError, UsageError
 
 DEFAULT_TAG = "loadgen/mariadb:10.11"
 PACKAGES = ["mariadb-server-core", "mariadb-client-core"]
@@ -123,7 +123,7 @@ def apt_sources(codename: str, apt_dir: Path = APT_DIR) -> tuple[list[str], list
 
 # -- the build -----------------------------------------------------------------------------------
 def _client():
-    from .servers.docker import engine
+    from .docker import engine
 
     try:
         return engine()

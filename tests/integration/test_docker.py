@@ -57,7 +57,7 @@ def engine():
 def image(engine) -> str:
     """The offline image: reused when present (make image), else built here once."""
     from loadgen.errors import LoadgenError
-    from loadgen.image import build
+    from loadgen.servers.image import build
 
     try:
         build(IMAGE)

@@ -10,8 +10,8 @@ import signal
 
 import pytest
 
-from loadgen.drive import Drive
-from loadgen.driver import DriverState, run_queries
+from loadgen.drivers.drive import Drive
+from loadgen.drivers.python import DriverState, run_queries
 from loadgen.errors import WorkloadError
 from loadgen.histogram import N_BUCKETS, Histogram, bucket_index
 from loadgen.orders import Workload

@@ -18,7 +18,7 @@ model: the page cleaner's free reserve depends on how fast pages are read.
 """
 import pytest
 
-from loadgen import sweep
+from loadgen.analysis import sweep
 from loadgen.dataset import DatasetSpec
 from loadgen.servers import ServerSpec
 

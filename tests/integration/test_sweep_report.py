@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from loadgen import sweep
+from loadgen.analysis import sweep
 from loadgen.dataset import DatasetSpec
 from loadgen.servers import ServerSpec
 

@@ -3,7 +3,7 @@ import random
 
 import pytest
 
-from loadgen import model
+from loadgen.analysis import model
 
 
 def random_trace(rng: random.Random, n_pages: int, length: int) -> list[int]:

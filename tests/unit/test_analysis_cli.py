@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from loadgen.compare import compare_files, parse_limits, welch
+from loadgen.analysis.compare import compare_files, parse_limits, welch
 from loadgen.errors import UsageError
 from loadgen.results import FORMAT_VERSION
 

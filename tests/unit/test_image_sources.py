@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from loadgen.errors import ProvisionError
-from loadgen.image import apt_sources, host_release
+from loadgen.servers.image import apt_sources, host_release
 
 
 def write(path, text):

@@ -6,7 +6,7 @@ off, innodb_lru_scan_depth=100, ~40K queries/s. Capacities are the measured data
 """
 import pytest
 
-from loadgen import model
+from loadgen.analysis import model
 from loadgen.errors import UsageError
 
 LAB = model.Geometry(rows=2_000_000, leaf_pages=16_455, height=3)

@@ -1,0 +1,3 @@
+"""What loadgen makes of measurements: the InnoDB LRU model (model.py), the comparison of result
+files (compare.py) and the pool-size sweep (sweep.py). Nothing here renders: report.py and
+plots.py do."""

@@ -1,0 +1,184 @@
+"""What the commands share: the rich reporter (progress on stderr) and the option groups that
+turn command-line words into the core's specs (ServerSpec, DatasetSpec, workload shape, driver).
+"""
+from __future__ import annotations
+
+import functools
+
+import click
+
+from ..errors import UsageError
+
+DEFAULT_ROWS = "4M"
+
+
+def stderr_console():
+    from rich.console import Console
+
+    return Console(stderr=True)
+
+
+def stdout_console():
+    from rich.console import Console
+
+    return Console()
+
+
+class RichReporter:
+    """Progress bars and notes on stderr; results go to stdout."""
+
+    def __init__(self) -> None:
+        self.console = stderr_console()
+        self._progress = None
+        self._task = None
+        self._seed_task = None
+
+    def say(self, message: str) -> None:
+        style = "yellow" if message.startswith("warning") else "dim"
+        self.console.print(f"[{style}]{message}[/]", highlight=False)
+
+    def _bar(self, *extra_columns):
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), *extra_columns,
+                        TimeRemainingColumn(), console=self.console, transient=False, refresh_per_second=4)
+
+    def seed_progress(self, done: int, total: int) -> None:
+        from rich.progress import TextColumn
+
+        if self._seed_task is None:
+            self._progress = self._bar(TextColumn("[cyan]{task.fields[rate]}"))
+            self._progress.start()
+            self._seed_task = self._progress.add_task("seeding", total=total, rate="")
+            self._seed_started = _now()
+            self._seed_first = done
+        elapsed = _now() - self._seed_started
+        rate = (done - self._seed_first) / elapsed if elapsed > 0 else 0
+        self._progress.update(self._seed_task, completed=done, rate=f"{rate:,.0f} rows/s")
+        if done >= total:
+            self._progress.stop()
+            self._seed_task = None
+
+    def run_started(self, label: str, total: int) -> None:
+        from rich.progress import TextColumn
+
+        self._progress = self._bar(TextColumn("[cyan]{task.fields[qps]}"), TextColumn("[green]{task.fields[hit]}"))
+        self._progress.start()
+        self._task = self._progress.add_task(label, total=total, qps="", hit="")
+        self._run_started = _now()
+
+    def run_progress(self, done: int, hit_ratio: float | None) -> None:
+        if self._task is None:
+            return
+        elapsed = _now() - self._run_started
+        qps = f"{done / elapsed:,.0f} q/s" if elapsed > 0 else ""
+        hit = f"hit {hit_ratio * 100:.2f}%" if hit_ratio is not None else ""
+        self._progress.update(self._task, completed=done, qps=qps, hit=hit)
+
+    def run_finished(self) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stop any live bar, also when a command fails half-way (seeding interrupted)."""
+        if self._progress is not None:
+            self._progress.stop()
+            self._progress = None
+        self._task = self._seed_task = None
+
+    def __enter__(self) -> "RichReporter":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def _now() -> float:
+    import time
+
+    return time.monotonic()
+
+
+# -- shared options ------------------------------------------------------------------------------
+def server_options(f):
+    @click.option("--server", "provider", default="auto", show_default=True,
+                  help="Where the server comes from: auto (docker if usable, else local), local, docker, dsn.")
+    @click.option("--pool", default=None, metavar="SIZE",
+                  help="innodb_buffer_pool_size: 128M, 1G or bytes. [default: 128M; dsn: as the server has it]")
+    @click.option("--dsn", default=None, metavar="URL",
+                  help="An existing server: mysql://user@host:port/ (password from LOADGEN_PASSWORD or the URL).")
+    @click.option("--mysqld", default=None, metavar="PATH", help="The mariadbd/mysqld binary for --server local.")
+    @click.option("--image", default=None, help="Container image for --server docker. [default: mysql:8.4]")
+    @click.option("--port", type=int, default=None, help="TCP port for a server we start. [default: a free one]")
+    @click.option("--set", "settings", multiple=True, metavar="VAR=VALUE",
+                  help="Extra server variable for a server we start, e.g. --set innodb_old_blocks_time=0.")
+    @functools.wraps(f)
+    def wrapper(*args, provider, pool, dsn, mysqld, image, port, settings, **kwargs):
+        from ..servers import ServerSpec
+        from ..units import parse_size
+
+        options = {}
+        for item in settings:
+            if "=" not in item:
+                raise UsageError(f"--set {item!r} is not VAR=VALUE", "e.g. --set innodb_old_blocks_time=0")
+            k, v = item.split("=", 1)
+            options[k.strip().replace("-", "_")] = v.strip()
+        kwargs["server_spec"] = ServerSpec(
+            provider=provider, pool_bytes=parse_size(pool, "--pool") if pool is not None else None,
+            mysqld=mysqld, dsn=dsn, image=image, port=port, options=options,
+        )
+        return f(*args, **kwargs)
+
+    return wrapper
+
+
+def dataset_options(f):
+    @click.option("--rows", default=DEFAULT_ROWS, show_default=True, help="Rows in chat.message: 200k, 4M, 4000000.")
+    @click.option("--schema", default="chat", show_default=True, help="Schema file under schema/ (without .sql).")
+    @click.option("--database", default="chat", show_default=True, help="Database that holds the table.")
+    @click.option("--data-seed", type=int, default=1, show_default=True, help="Seed of the row generator.")
+    @functools.wraps(f)
+    def wrapper(*args, rows, schema, database, data_seed, **kwargs):
+        from ..dataset import DatasetSpec, schema_text
+        from ..units import parse_count
+
+        schema_text(schema)  # an unknown schema is a usage error before anything starts
+        kwargs["dataset_spec"] = DatasetSpec(rows=parse_count(rows, "--rows"), schema=schema, database=database,
+                                             seed=data_seed)
+        return f(*args, **kwargs)
+
+    return wrapper
+
+
+def workload_options(f):
+    @click.option("--stride", default="10", show_default=True, help="Query every STRIDE-th id.")
+    @click.option("--reps", default="2", show_default=True, help="How many times each id is queried.")
+    @click.option("--seed", "order_seed", type=int, default=1, show_default=True, help="Seed of --order random.")
+    @click.option("--sample-interval", type=float, default=1.0, show_default=True,
+                  help="Seconds between buffer-pool samples.")
+    @functools.wraps(f)
+    def wrapper(*args, stride, reps, order_seed, sample_interval, **kwargs):
+        from ..units import parse_count
+
+        if sample_interval <= 0:
+            raise UsageError(f"--sample-interval {sample_interval} must be above zero")
+        kwargs["shape"] = {"stride": parse_count(stride, "--stride"), "reps": parse_count(reps, "--reps"),
+                           "seed": order_seed}
+        kwargs["sample_interval_s"] = sample_interval
+        return f(*args, **kwargs)
+
+    return wrapper
+
+
+def driver_options(f):
+    @click.option("--driver", default="auto", show_default=True, type=click.Choice(["auto", "native", "python"]),
+                  help="Query loop: native (C, prepared statement; auto picks it when built) or python.")
+    @click.option("--threads", type=int, default=1, show_default=True,
+                  help="Connections, each running the order over its own slice of the ids.")
+    @functools.wraps(f)
+    def wrapper(*args, driver, threads, **kwargs):
+        from ..drivers.drive import check_threads, resolve_driver
+
+        kwargs["drive"] = {"driver": resolve_driver(driver), "threads": check_threads(threads)}
+        return f(*args, **kwargs)
+
+    return wrapper
