@@ -22,7 +22,7 @@ def main(argv: list[str] | None = None) -> int:
         cli.main(args=argv, prog_name="loadgen", standalone_mode=False)
         code = errors.EXIT_OK
     except errors.LoadgenError as exc:
-        click.echo(f"loadgen: error: {exc}", err=True)
+        click.echo(f"loadgen: {exc.label}: {exc}", err=True)
         code = exc.exit_code
     except click.exceptions.Exit as exc:
         code = exc.exit_code

@@ -16,6 +16,7 @@ class LoadgenError(Exception):
     """A failure the user can act on. str(err) is the whole one-line message."""
 
     exit_code = EXIT_ERROR
+    label = "error"  # the word after "loadgen:" on stderr
 
     def __init__(self, message: str, hint: str | None = None):
         self.message = message
@@ -43,6 +44,13 @@ class WorkloadError(LoadgenError):
 
 class ResultError(LoadgenError):
     """A result file is missing, truncated, or of another format."""
+
+
+class RegressionError(LoadgenError):
+    """compare BASE NEW: a metric got worse by more than --max-regression allows."""
+
+    exit_code = EXIT_REGRESSION
+    label = "regression"
 
 
 class Interrupted(LoadgenError):

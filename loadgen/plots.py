@@ -1,7 +1,7 @@
-"""Rendering for predict, sweep and file compare: terminal rows, markdown, JSON, plots, HTML.
+"""Plots and the HTML page of `loadgen report`: hit ratio and reads over time, latency, and a
+sweep's miss-ratio curve. Tables and markdown are report.py's.
 
-Data is built by model.py, sweep.py and compare.py; this module only turns it into text and
-images. matplotlib is imported lazily so `loadgen --help` and compare never pay for it.
+matplotlib is imported lazily so `loadgen --help` and compare never pay for it.
 """
 from __future__ import annotations
 
@@ -10,84 +10,9 @@ import html
 import io
 from pathlib import Path
 
-from .analysis.compare import FileComparison
+from .report import SWEEP_HEADERS, sweep_cells
+from .results import Document, RunResult, SweepResult, load
 from .units import format_bytes
-
-
-# -- compare --------------------------------------------------------------------------------------
-COMPARE_HEADERS = ["variation", "metric", "base", "new", "new/base", "worse", "runs", "significance", "limit", "verdict"]
-
-
-def _num(v) -> str:
-    if v is None:
-        return "–"
-    if isinstance(v, float) and abs(v) < 1:
-        return f"{v:.4f}"
-    return f"{v:,.1f}" if isinstance(v, float) else f"{v:,}"
-
-
-def compare_cells(c: FileComparison) -> list[list[str]]:
-    rows = []
-    for r in c.rows:
-        if r.significant is None:
-            sig = "not enough data"
-        else:
-            sig = f"{'significant' if r.significant else 'not significant'} (Welch p={r.p_value:.3g})"
-        rows.append([
-            r.variation, r.metric, _num(r.base), _num(r.new), "–" if r.ratio is None else f"{r.ratio:.3f}x",
-            "–" if r.worse_pct is None else f"{r.worse_pct:+.2f}%", f"{r.n_base}/{r.n_new}", sig,
-            "–" if r.limit_pct is None else f"{r.limit_pct:g}%", "REGRESSION" if r.regressed else "ok",
-        ])
-    return rows
-
-
-def compare_markdown(c: FileComparison) -> str:
-    from .report import markdown_table
-
-    verdict = "**Regression**: at least one metric is worse than its limit." if c.regressed else \
-        "No regression beyond the limits."
-    lines = ["## loadgen compare", "", verdict, "", markdown_table(COMPARE_HEADERS, compare_cells(c))]
-    if c.notes:
-        lines += ["", *[f"- {n}" for n in c.notes]]
-    return "\n".join(lines) + "\n"
-
-
-# -- predict --------------------------------------------------------------------------------------
-def forecast_rows(fc, pool_bytes: int) -> list[tuple[str, str]]:
-    g, at = fc.geometry, fc.at
-    return [
-        ("table", f"{g.rows:,} rows, {g.leaf_pages:,} leaf pages, height {g.height}, {g.n_pages:,} pages touched"),
-        ("workload", f"{fc.order}, {fc.queries:,} queries"),
-        ("pool", f"{format_bytes(pool_bytes)}: {at.pool_pages:,} pages, {at.capacity_pages:,} hold data "
-                 f"(page-cleaner reserve), {at.qps:,.0f} queries/s assumed"),
-        ("predicted reads", f"{at.reads:,}  ({at.model})"),
-        ("read requests", f"{at.read_requests:,}"),
-        ("hit ratio", f"{at.hit_ratio * 100:.3f}%  (miss ratio {(1 - at.hit_ratio) * 100:.3f}%)"),
-        ("plain LRU reads", f"{at.plain_lru_reads:,}  (naive baseline, "
-                            f"{(at.plain_lru_reads / at.reads - 1) * 100 if at.reads else 0:+.1f}% vs the model)"),
-        ("pages made young", f"{at.made_young:,}"),
-    ]
-
-
-def curve_cells(fc) -> list[list[str]]:
-    return [[format_bytes(p.pool_bytes), f"{p.capacity_pages:,}", f"{p.reads:,}", f"{p.miss_ratio * 100:.3f}%",
-             f"{p.plain_lru_reads:,}", f"{p.plain_lru_miss_ratio * 100:.3f}%"] for p in fc.curve]
-
-
-CURVE_HEADERS = ["pool", "data pages", "reads (InnoDB LRU)", "miss ratio", "reads (plain LRU)", "miss ratio (LRU)"]
-
-
-# -- sweep ----------------------------------------------------------------------------------------
-SWEEP_HEADERS = ["order", "pool", "measured reads", "predicted", "error", "plain LRU", "miss ratio", "qps"]
-
-
-def sweep_cells(sweep: dict) -> list[list[str]]:
-    rows = []
-    for p in sweep["points"]:
-        rows.append([p["variation"], format_bytes(p["pool_bytes"]), _num(p["reads"]), _num(p["predicted_reads"]),
-                     "–" if p.get("error_pct") is None else f"{p['error_pct']:+.2f}%", _num(p["plain_lru_reads"]),
-                     "–" if p["miss_ratio"] is None else f"{p['miss_ratio'] * 100:.3f}%", _num(p["qps"])])
-    return rows
 
 
 # -- plots ----------------------------------------------------------------------------------------
@@ -100,16 +25,15 @@ def _plt():
     return plt
 
 
-def _label(r: dict) -> str:
-    wl, srv = r.get("workload") or {}, r.get("server") or {}
-    return f"{wl.get('variation') or wl.get('order')} @ {format_bytes(srv.get('innodb_buffer_pool_size') or 0)}"
+def _label(r: RunResult) -> str:
+    return f"{r.key} @ {format_bytes(r.pool_bytes or 0)}"
 
 
-def plot_time_series(runs: list[dict]):
+def plot_time_series(runs: list[RunResult]):
     plt = _plt()
     fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(8, 6), sharex=True)
     for r in runs:
-        s = [x for x in r.get("samples") or [] if x.get("t_s") is not None]
+        s = [x for x in r.samples if x.get("t_s") is not None]
         if not s:
             continue
         t = [x["t_s"] for x in s]
@@ -124,11 +48,11 @@ def plot_time_series(runs: list[dict]):
     return fig
 
 
-def plot_latency(runs: list[dict]):
+def plot_latency(runs: list[RunResult]):
     plt = _plt()
     fig, ax = plt.subplots(figsize=(8, 4))
     for r in runs:
-        lat = (r.get("result") or {}).get("latency_us") or {}
+        lat = r.result.get("latency_us") or {}
         keys = [k for k in ("p50", "p95", "p99", "p999", "max") if lat.get(k) is not None]
         ax.plot(keys, [lat[k] for k in keys], marker="o", label=_label(r))
     ax.set_yscale("log")
@@ -139,22 +63,22 @@ def plot_latency(runs: list[dict]):
     return fig
 
 
-def plot_curve(sweep: dict):
+def plot_curve(sweep: SweepResult):
     plt = _plt()
     fig, ax = plt.subplots(figsize=(8, 4.5))
     mib = 1 << 20
-    for key in sorted({p["variation"] for p in sweep["points"]}):
-        pts = sorted((p for p in sweep["points"] if p["variation"] == key), key=lambda p: p["pool_bytes"])
+    for key in sorted({p["variation"] for p in sweep.points}):
+        pts = sorted((p for p in sweep.points if p["variation"] == key), key=lambda p: p["pool_bytes"])
         line, = ax.plot([p["pool_bytes"] / mib for p in pts], [p["reads"] for p in pts], "o", ms=8,
                         label=f"{key} measured")
         color = line.get_color()
-        curve = (sweep.get("curves") or {}).get(key) or []
+        curve = sweep.curves.get(key) or []
         if curve:
             ax.plot([c["pool_bytes"] / mib for c in curve], [c["reads"] for c in curve], "-", color=color,
                     label=f"{key} predicted (InnoDB LRU)")
             ax.plot([c["pool_bytes"] / mib for c in curve], [c["plain_lru_reads"] for c in curve], ":", color=color,
                     label=f"{key} plain LRU")
-        rec = (sweep.get("recommendation") or {}).get(key)
+        rec = sweep.recommendation.get(key)
         if rec:
             ax.axvline(rec["pool_bytes"] / mib, color=color, ls="--", alpha=0.6)
             ax.annotate(f"{key}: {format_bytes(rec['pool_bytes'])}", (rec["pool_bytes"] / mib, ax.get_ylim()[1]),
@@ -168,16 +92,14 @@ def plot_curve(sweep: dict):
     return fig
 
 
-def figures(results: list[dict]) -> list[tuple[str, object]]:
+def figures(results: list[Document]) -> list[tuple[str, object]]:
     """(name, figure) for what the given files hold: runs and/or sweeps."""
-    sweeps = [r for r in results if r.get("kind") == "sweep"]
-    runs = [r for r in results if r.get("kind") != "sweep"]
+    sweeps = [r for r in results if isinstance(r, SweepResult)]
+    runs = [r for r in results if isinstance(r, RunResult)]
     for s in sweeps:
-        from .results import load
-
-        for p in s["points"]:
+        for p in s.points:
             try:
-                runs.append(load(p["result_file"]))
+                runs.append(load(p["result_file"], kind="run"))
             except Exception:  # noqa: BLE001 - the sweep file alone still draws the curve
                 pass
     out = []
@@ -188,7 +110,7 @@ def figures(results: list[dict]) -> list[tuple[str, object]]:
     return out
 
 
-def write_plots(results: list[dict], directory: Path) -> list[Path]:
+def write_plots(results: list[Document], directory: Path) -> list[Path]:
     directory.mkdir(parents=True, exist_ok=True)
     paths = []
     for name, fig in figures(results):
@@ -200,7 +122,7 @@ def write_plots(results: list[dict], directory: Path) -> list[Path]:
     return paths
 
 
-def html_page(results: list[dict]) -> str:
+def html_page(results: list[Document]) -> str:
     """One self-contained page: images embedded as data: URIs, a marker set once they all decode."""
     parts = []
     for name, fig in figures(results):
@@ -209,15 +131,15 @@ def html_page(results: list[dict]) -> str:
         _plt().close(fig)
         data = base64.b64encode(buf.getvalue()).decode("ascii")
         parts.append(f'<figure><img id="plot-{name}" alt="{name}" src="data:image/png;base64,{data}"></figure>')
+    sweeps = [r for r in results if isinstance(r, SweepResult)]
     recs = []
-    for r in results:
-        for key, rec in (r.get("recommendation") or {}).items():
+    for r in sweeps:
+        for key, rec in r.recommendation.items():
             recs.append(f"<li><b>{html.escape(key)}</b>: {html.escape(format_bytes(rec['pool_bytes']))} — "
                         f"{html.escape(rec['reason'])}</li>")
     rows = []
-    for r in results:
-        if r.get("kind") == "sweep":
-            rows += [[html.escape(str(c)) for c in cells] for cells in sweep_cells(r)]
+    for r in sweeps:
+        rows += [[html.escape(str(c)) for c in cells] for cells in sweep_cells(r)]
     table = ""
     if rows:
         table = ("<table><tr>" + "".join(f"<th>{h}</th>" for h in SWEEP_HEADERS) + "</tr>"

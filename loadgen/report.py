@@ -1,36 +1,43 @@
-"""Result data -> rows -> terminal tables (rich) or markdown. Build rows once, render many ways."""
+"""Results -> rows -> terminal tables (rich) or markdown: run, compare (live and files), predict
+and sweep. Build rows once, render many ways; plots and HTML are plots.py's.
+"""
 from __future__ import annotations
 
-from .analysis.compare import MetricRow, dig
-from .units import format_bytes, format_count
+from .analysis.compare import FileComparison, MetricRow
+from .results import RunResult, SweepResult
+from .units import format_bytes
 
 
 def fmt(value, key: str = "") -> str:
+    """The one number formatter of every table: '–' for missing, ratios (key has 'ratio') as
+    percent, thousands separators, fewer decimals the larger the number."""
     if value is None:
         return "–"
     if "ratio" in key and isinstance(value, float):
         return f"{value * 100:.2f}%"
     if isinstance(value, float):
-        return f"{value:,.1f}" if abs(value) >= 10 else f"{value:,.3f}"
+        if abs(value) >= 10:
+            return f"{value:,.1f}"
+        return f"{value:,.3f}" if abs(value) >= 1 else f"{value:.4f}"
     if isinstance(value, int):
         return f"{value:,}"
     return str(value)
 
 
-def run_rows(result: dict) -> list[tuple[str, str]]:
+def run_rows(result: RunResult) -> list[tuple[str, str]]:
     """The summary of one run as (label, value) rows."""
-    srv, ds, wl, res, bp = (result.get(k, {}) for k in ("server", "dataset", "workload", "result", "buffer_pool"))
+    srv, ds, wl, res, bp = result.server, result.dataset, result.workload, result.result, result.buffer_pool
     lat = res.get("latency_us", {})
     rows = [
         ("server", f"{srv.get('provider')} {srv.get('flavor')} {srv.get('version')}"),
         ("buffer pool", f"{format_bytes(srv.get('innodb_buffer_pool_size', 0))} "
-                        f"({fmt(bp.get('pages_total'))} pages), start: {dig(srv, ('cold_start', 'method'))}"),
+                        f"({fmt(bp.get('pages_total'))} pages), start: {result.value(('server', 'cold_start', 'method'))}"),
         ("table", f"{ds.get('database')}.{ds.get('table')}: {fmt(ds.get('rows'))} rows, "
                   f"{format_bytes(ds.get('table_bytes', 0))}, {fmt(ds.get('leaf_pages'))} leaf pages, height {ds.get('height')}"),
         ("order", f"{wl.get('order')}" + (f" (variation {wl['variation']})" if wl.get("variation") else "")
                   + f", stride {wl.get('stride')}, reps {wl.get('reps')}"),
         ("queries", f"{fmt(res.get('queries'))} of {fmt(wl.get('queries'))}"
-                    + ("" if result.get("complete") else f"  INCOMPLETE: {result.get('incomplete_reason')}")),
+                    + ("" if result.complete else f"  INCOMPLETE: {result.incomplete_reason}")),
         ("elapsed", f"{fmt(res.get('elapsed_s'))} s, {fmt(res.get('qps'))} queries/s"
                     + (f", {res['driver']} driver" if res.get("driver") else "")
                     + (f", {res['threads']} connections" if (res.get("threads") or 1) > 1 else "")),
@@ -40,18 +47,14 @@ def run_rows(result: dict) -> list[tuple[str, str]]:
         ("read requests", f"{fmt(bp.get('read_requests'))}  ({fmt(bp.get('read_requests_per_query'))} per query)"),
         ("hit ratio", f"{fmt(bp.get('hit_ratio'), 'ratio')}  (miss ratio {fmt(bp.get('miss_ratio'), 'ratio')})"),
     ]
-    pred = result.get("prediction")
+    pred = result.prediction
     if pred:
-        rows.append(("predicted reads", f"{fmt(pred.get('reads'))} ({pred.get('model')}, "
-                                        f"error {fmt(pred.get('error_pct'))}%)"))
+        rows.append(("predicted reads", f"{fmt(pred.reads)} ({pred.model}, error {fmt(pred.error_pct)}%)"))
     return rows
 
 
-def side_by_side_headers(results: list[dict]) -> list[str]:
-    names = []
-    for r in results:
-        wl = r.get("workload", {})
-        names.append(wl.get("variation") or wl.get("order") or "?")
+def side_by_side_headers(results: list[RunResult]) -> list[str]:
+    names = [r.key for r in results]
     return ["metric", *names, f"{names[-1]}/{names[0]}"]
 
 
@@ -77,17 +80,78 @@ def markdown_table(headers: list[str], rows) -> str:
     return "\n".join(lines)
 
 
-def short_count(n) -> str:
-    return format_count(n) if isinstance(n, (int, float)) else "–"
-
-
-def compare_markdown(results: list[dict], rows: list[MetricRow], paths: list | None = None) -> str:
+def side_by_side_markdown(results: list[RunResult], rows: list[MetricRow], paths: list | None = None) -> str:
     """A markdown report of a side-by-side comparison, with each run's summary below it."""
     parts = ["# loadgen compare", "", markdown_table(side_by_side_headers(results), side_by_side_cells(rows)), ""]
     for i, result in enumerate(results):
-        wl = result.get("workload", {})
-        parts += [f"## {wl.get('variation') or wl.get('order')}: {wl.get('order')}", ""]
+        parts += [f"## {result.key}: {result.workload.get('order')}", ""]
         if paths:
             parts += [f"Result file: `{paths[i]}`", ""]
         parts += [markdown_table(["", ""], run_rows(result)), ""]
     return "\n".join(parts)
+
+
+# -- compare BASE NEW --------------------------------------------------------------------------------------
+COMPARE_HEADERS = ["variation", "metric", "base", "new", "new/base", "worse", "runs", "significance", "limit", "verdict"]
+
+
+def comparison_cells(c: FileComparison) -> list[list[str]]:
+    rows = []
+    for r in c.rows:
+        if r.significant is None:
+            sig = "not enough data"
+        else:
+            sig = f"{'significant' if r.significant else 'not significant'} (Welch p={r.p_value:.3g})"
+        rows.append([
+            r.variation, r.metric, fmt(r.base), fmt(r.new), "–" if r.ratio is None else f"{r.ratio:.3f}x",
+            "–" if r.worse_pct is None else f"{r.worse_pct:+.2f}%", f"{r.n_base}/{r.n_new}", sig,
+            "–" if r.limit_pct is None else f"{r.limit_pct:g}%", "REGRESSION" if r.regressed else "ok",
+        ])
+    return rows
+
+
+def comparison_markdown(c: FileComparison) -> str:
+    verdict = "**Regression**: at least one metric is worse than its limit." if c.regressed else \
+        "No regression beyond the limits."
+    lines = ["## loadgen compare", "", verdict, "", markdown_table(COMPARE_HEADERS, comparison_cells(c))]
+    if c.notes:
+        lines += ["", *[f"- {n}" for n in c.notes]]
+    return "\n".join(lines) + "\n"
+
+
+# -- predict --------------------------------------------------------------------------------------
+def forecast_rows(fc, pool_bytes: int) -> list[tuple[str, str]]:
+    g, at = fc.geometry, fc.at
+    return [
+        ("table", f"{g.rows:,} rows, {g.leaf_pages:,} leaf pages, height {g.height}, {g.n_pages:,} pages touched"),
+        ("workload", f"{fc.order}, {fc.queries:,} queries"),
+        ("pool", f"{format_bytes(pool_bytes)}: {at.pool_pages:,} pages, {at.capacity_pages:,} hold data "
+                 f"(page-cleaner reserve), {at.qps:,.0f} queries/s assumed"),
+        ("predicted reads", f"{at.reads:,}  ({at.model})"),
+        ("read requests", f"{at.read_requests:,}"),
+        ("hit ratio", f"{at.hit_ratio * 100:.3f}%  (miss ratio {(1 - at.hit_ratio) * 100:.3f}%)"),
+        ("plain LRU reads", f"{at.plain_lru_reads:,}  (naive baseline, "
+                            f"{(at.plain_lru_reads / at.reads - 1) * 100 if at.reads else 0:+.1f}% vs the model)"),
+        ("pages made young", f"{at.made_young:,}"),
+    ]
+
+
+def curve_cells(fc) -> list[list[str]]:
+    return [[format_bytes(p.pool_bytes), f"{p.capacity_pages:,}", f"{p.reads:,}", f"{p.miss_ratio * 100:.3f}%",
+             f"{p.plain_lru_reads:,}", f"{p.plain_lru_miss_ratio * 100:.3f}%"] for p in fc.curve]
+
+
+CURVE_HEADERS = ["pool", "data pages", "reads (InnoDB LRU)", "miss ratio", "reads (plain LRU)", "miss ratio (LRU)"]
+
+
+# -- sweep ----------------------------------------------------------------------------------------
+SWEEP_HEADERS = ["order", "pool", "measured reads", "predicted", "error", "plain LRU", "miss ratio", "qps"]
+
+
+def sweep_cells(sweep: SweepResult) -> list[list[str]]:
+    rows = []
+    for p in sweep.points:
+        rows.append([p["variation"], format_bytes(p["pool_bytes"]), fmt(p["reads"]), fmt(p["predicted_reads"]),
+                     "–" if p.get("error_pct") is None else f"{p['error_pct']:+.2f}%", fmt(p["plain_lru_reads"]),
+                     "–" if p["miss_ratio"] is None else f"{p['miss_ratio'] * 100:.3f}%", fmt(p["qps"])])
+    return rows

@@ -1,19 +1,33 @@
-"""The result file: versioned JSON that CI parses, written atomically.
+"""The result documents loadgen writes and reads: one schema, one place.
+
+Three kinds of file, each versioned JSON written atomically, each with a `kind`:
+  run     RunResult: one access order measured (`loadgen run`, `compare`, each point of a sweep)
+  sweep   SweepResult: pool sizes x orders, the model's curve and the recommendation
+  native  NativeResult: an OS-level experiment (`loadgen native ...`, kind "native.<experiment>")
+and Prediction, the model's block inside a run. Every reader goes through load(), which refuses
+a file of the wrong kind or of a newer format_version in one line. The JSON keys are the ones the
+README's "Result files" section lists; keys this version does not know are kept as they were.
 
 format_version history:
-  1  first version: server, dataset, workload, result, buffer_pool, samples, latency histogram
+  1  first version: server, dataset, workload, result, buffer_pool, samples, latency histogram;
+     files written before `kind` was on every file are runs
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any, ClassVar, Iterable
 
 from .errors import ResultError
 
 FORMAT_VERSION = 1
+KINDS = ("run", "sweep", "native")
 
 
 def now_iso() -> str:
@@ -57,8 +71,173 @@ def _json_default(o):
     raise TypeError(f"not JSON serialisable: {type(o).__name__}")
 
 
-def load(path: str | os.PathLike) -> dict:
-    """Read a result file; refuse truncated, non-JSON or other-version files with one line."""
+class Document(Mapping):
+    """A typed result document. It reads like its JSON too (doc["buffer_pool"]["reads"]), so a
+    script written against the files works on the objects unchanged."""
+
+    KIND: ClassVar[str] = ""
+
+    @property
+    def kind(self) -> str:
+        return self.KIND
+
+    def to_dict(self) -> dict:
+        """The JSON form: format_version and kind first, then the fields in order, then the keys
+        this version did not know."""
+        out: dict[str, Any] = {"format_version": self.format_version, "kind": self.kind}
+        for f in dataclasses.fields(self):
+            if f.name not in ("format_version", "extra"):
+                value = getattr(self, f.name)
+                out[f.name] = value.to_dict() if hasattr(value, "to_dict") else value
+        out.update(self.extra)
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict):
+        names = {f.name for f in dataclasses.fields(cls)} - {"extra"}
+        known = {k: v for k, v in data.items() if k in names}
+        extra = {k: v for k, v in data.items() if k not in names and k != "kind"}
+        return cls(**known, extra=extra)
+
+    def __getitem__(self, key: str):
+        return self.to_dict()[key]
+
+    def __iter__(self):
+        return iter(self.to_dict())
+
+    def __len__(self) -> int:
+        return len(self.to_dict())
+
+
+@dataclass
+class Prediction:
+    """The `prediction` block of a run: the model's reads beside the measured ones. It keeps the
+    block as the model wrote it (capacity, made_young, qps, ...) and names what readers use."""
+
+    data: dict
+
+    model = property(lambda self: self.data.get("model"))
+    reads = property(lambda self: self.data.get("reads"))
+    read_requests = property(lambda self: self.data.get("read_requests"))
+    plain_lru_reads = property(lambda self: self.data.get("plain_lru_reads"))
+    error_pct = property(lambda self: self.data.get("error_pct"))
+    measured_reads = property(lambda self: self.data.get("measured_reads"))
+
+    @classmethod
+    def from_dict(cls, data: dict | None) -> "Prediction | None":
+        return cls(dict(data)) if data else None
+
+    def to_dict(self) -> dict:
+        return dict(self.data)
+
+
+@dataclass(eq=False)
+class RunResult(Document):
+    """One access order measured from a cold pool (README: "Result files")."""
+
+    KIND: ClassVar[str] = "run"
+    format_version: int = FORMAT_VERSION
+    loadgen_version: str | None = None
+    started_at: str | None = None
+    finished_at: str | None = None
+    complete: bool = False
+    incomplete_reason: str | None = None
+    server: dict = field(default_factory=dict)
+    dataset: dict = field(default_factory=dict)
+    workload: dict = field(default_factory=dict)
+    result: dict = field(default_factory=dict)
+    buffer_pool: dict = field(default_factory=dict)
+    samples: list = field(default_factory=list)
+    host: dict = field(default_factory=dict)
+    prediction: Prediction | None = None
+    extra: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if isinstance(self.prediction, dict):
+            self.prediction = Prediction.from_dict(self.prediction)
+        for name in ("server", "dataset", "workload", "result", "buffer_pool", "host"):
+            if getattr(self, name) is None:
+                setattr(self, name, {})
+
+    @property
+    def key(self) -> str:
+        """What a comparison groups runs by: the variation (A, B) or else the order."""
+        return self.workload.get("variation") or self.workload.get("order") or "?"
+
+    @property
+    def pool_bytes(self) -> int | None:
+        return self.server.get("innodb_buffer_pool_size")
+
+    def value(self, path: Iterable[str]):
+        """The value at a path of keys, e.g. ("buffer_pool", "reads"); None where it is missing."""
+        first, *rest = path
+        node: Any = getattr(self, first, None) if first in self.__dataclass_fields__ else self.extra.get(first)
+        if hasattr(node, "to_dict"):
+            node = node.to_dict()
+        for key in rest:
+            if not isinstance(node, dict) or key not in node:
+                return None
+            node = node[key]
+        return node
+
+
+@dataclass(eq=False)
+class SweepResult(Document):
+    """Pool sizes x orders on one dataset, each point a run file of its own."""
+
+    KIND: ClassVar[str] = "sweep"
+    format_version: int = FORMAT_VERSION
+    started_at: str | None = None
+    finished_at: str | None = None
+    dataset: dict = field(default_factory=dict)
+    workload: dict = field(default_factory=dict)
+    server: dict = field(default_factory=dict)
+    pools: list = field(default_factory=list)
+    tolerance_pct: float | None = None
+    points: list = field(default_factory=list)  # one dict per run: pool_bytes, reads, predicted_reads, ...
+    curves: dict = field(default_factory=dict)  # the model's curve per order
+    recommendation: dict = field(default_factory=dict)  # per order: pool_bytes, reason
+    extra: dict = field(default_factory=dict)
+
+
+@dataclass(eq=False)
+class NativeResult(Document):
+    """An OS-level experiment: params, passes and totals as loadgen.experiments wrote them."""
+
+    KIND: ClassVar[str] = "native"
+    experiment: str = ""
+    format_version: int = FORMAT_VERSION
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def kind(self) -> str:
+        return f"native.{self.experiment}"
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "NativeResult":
+        kind = str(data.get("kind", ""))
+        rest = {k: v for k, v in data.items() if k not in ("kind", "format_version")}
+        return cls(experiment=kind.partition(".")[2], format_version=data.get("format_version", FORMAT_VERSION),
+                   extra=rest)
+
+    def to_dict(self) -> dict:
+        return {"format_version": self.format_version, "kind": self.kind, **self.extra}
+
+
+DOCUMENTS = {"run": RunResult, "sweep": SweepResult, "native": NativeResult}
+
+
+def kind_of(data: dict) -> str:
+    """The family of a document: "run" (also for files from before `kind`), "sweep", "native"."""
+    return str(data.get("kind") or "run").partition(".")[0]
+
+
+def load(path: str | os.PathLike, kind: str | tuple[str, ...] | None = None) -> Document:
+    """Read a result file as its typed document.
+
+    kind: the kind(s) the caller can use ("run", "sweep", "native"); None takes any. A file of
+    another kind, of a newer format_version, truncated or not JSON is refused in one line.
+    """
     path = Path(path)
     try:
         text = path.read_text()
@@ -71,12 +250,36 @@ def load(path: str | os.PathLike) -> dict:
                           "was the file truncated? re-run to produce it again") from None
     if not isinstance(data, dict) or "format_version" not in data:
         raise ResultError(f"{path} is not a loadgen result (no format_version)")
-    if data["format_version"] != FORMAT_VERSION:
-        raise ResultError(
-            f"{path} has format_version {data['format_version']}, this loadgen reads {FORMAT_VERSION}",
-            "re-run it with this version of loadgen",
-        )
-    return data
+    version = data["format_version"]
+    if not isinstance(version, int) or version > FORMAT_VERSION:
+        raise ResultError(f"{path} has format_version {version}, newer than this loadgen reads ({FORMAT_VERSION})",
+                          "upgrade loadgen to read it")
+    if version != FORMAT_VERSION:
+        raise ResultError(f"{path} has format_version {version}, this loadgen reads {FORMAT_VERSION}",
+                          "re-run it with this version of loadgen")
+    found = kind_of(data)
+    wanted = (kind,) if isinstance(kind, str) else kind
+    if found not in DOCUMENTS or (wanted and found not in wanted):
+        raise ResultError(f"{path} is a {data.get('kind')} file, not a {' or '.join(wanted or KINDS)} result",
+                          "give the file of a `loadgen run` (or compare) here" if wanted == ("run",) else None)
+    return DOCUMENTS[found].from_dict(data)
+
+
+def load_sides(paths: Iterable[str | os.PathLike]) -> list[list[RunResult]]:
+    """The sides of `compare BASE NEW`: each a run file, or a directory whose run files (*.json)
+    make one side; a directory's sweep and native files are passed over."""
+    sides = []
+    for p in map(Path, paths):
+        if not p.is_dir():
+            sides.append([load(p, kind="run")])
+            continue
+        files = [f for f in sorted(p.glob("*.json")) if not f.name.startswith(".")]
+        docs = [load(f) for f in files]
+        runs = [d for d in docs if isinstance(d, RunResult)]
+        if not runs:
+            raise ResultError(f"{p} holds no run result files (*.json)")
+        sides.append(runs)
+    return sides
 
 
 def default_path(directory: str | os.PathLike, stem: str) -> Path:

@@ -1,6 +1,6 @@
 """Run workloads end to end: provision, seed (or reuse), start cold, drive, sample, write.
 
-This is the core behind `loadgen run` and `loadgen compare`. It returns result dicts and writes
+This is the core behind `loadgen run` and `loadgen compare`. It returns RunResults and writes
 each result file atomically *before* raising, so an interrupted or failed run keeps what it
 measured (marked incomplete).
 """
@@ -18,7 +18,7 @@ from .drivers.python import DriverState
 from .errors import Interrupted, WorkloadError
 from .orders import Workload
 from .paths import free_bytes
-from .results import FORMAT_VERSION, now_iso, write_json_atomic
+from .results import Prediction, RunResult, now_iso, write_json_atomic
 from .sampler import Sampler, totals, wait_quiet
 from .servers import RECORDED_VARIABLES, ColdStart, Server, ServerSpec
 from .servers.provision import provisioned
@@ -78,7 +78,7 @@ def run(
     reporter: Reporter | None = None,
     driver: str = "auto",
     threads: int = 1,
-) -> list[dict]:
+) -> list[RunResult]:
     """Provision (or reuse) a server, make the dataset, then run each workload from a cold pool.
 
     driver/threads: --driver (native, python, auto) and --threads (connections), see drive.py.
@@ -106,7 +106,7 @@ def measure(
     reporter: Reporter,
     driver: str = "auto",
     threads: int = 1,
-) -> dict:
+) -> RunResult:
     """Drive one workload with the sampler on; write the result; raise if it did not complete."""
     drive = Drive(server, info.database, workload, driver, threads)
     try:
@@ -152,9 +152,9 @@ def measure(
     elif state.queries < workload.queries:
         reason = "stopped early"
     result = _result(server, flavor, variables, cold, info, workload, state, sampler, last, started_at, reason)
-    result["result"]["threads"] = drive.threads
-    result["server"]["cold_start"].update(settle)
-    result["prediction"] = _prediction(result, reporter)
+    result.result["threads"] = drive.threads
+    result.server["cold_start"].update(settle)
+    result.prediction = _prediction(result, reporter)
     write_json_atomic(out, result)
     if interrupted:
         raise Interrupted(f"interrupted after {state.queries:,} of {workload.queries:,} queries",
@@ -169,21 +169,20 @@ def measure(
     return result
 
 
-def _result(server, flavor, variables, cold, info, workload, state, sampler, last, started_at, reason) -> dict:
+def _result(server, flavor, variables, cold, info, workload, state, sampler, last, started_at, reason) -> RunResult:
     elapsed = state.elapsed_s
     latency = state.histogram.summary_us()
     bp = totals(sampler.baseline, last) if last is not None else {}
     queries = state.queries
     if queries and bp.get("read_requests") is not None:
         bp["read_requests_per_query"] = round(bp["read_requests"] / queries, 3)
-    return {
-        "format_version": FORMAT_VERSION,
-        "loadgen_version": __version__,
-        "started_at": started_at,
-        "finished_at": now_iso(),
-        "complete": reason is None,
-        "incomplete_reason": reason,
-        "server": {
+    return RunResult(
+        loadgen_version=__version__,
+        started_at=started_at,
+        finished_at=now_iso(),
+        complete=reason is None,
+        incomplete_reason=reason,
+        server={
             **server.describe(),
             "flavor": flavor.name,
             "version": flavor.version,
@@ -191,9 +190,9 @@ def _result(server, flavor, variables, cold, info, workload, state, sampler, las
             "variables": variables,
             "cold_start": {"method": cold.method, "cold": cold.cold, "note": cold.note},
         },
-        "dataset": info.to_dict(),
-        "workload": workload.to_dict(),
-        "result": {
+        dataset=info.to_dict(),
+        workload=workload.to_dict(),
+        result={
             "queries": queries,
             "rows_returned": state.rows,
             "elapsed_s": round(elapsed, 3),
@@ -203,18 +202,18 @@ def _result(server, flavor, variables, cold, info, workload, state, sampler, las
             "driver": state.driver,
             "sample_interval_s": sampler.interval_s,
         },
-        "buffer_pool": bp,
-        "samples": sampler.samples,
-        "host": {"cpus": os.cpu_count(), "kernel": platform.release(), "python": platform.python_version()},
-    }
+        buffer_pool=bp,
+        samples=sampler.samples,
+        host={"cpus": os.cpu_count(), "kernel": platform.release(), "python": platform.python_version()},
+    )
 
 
-def _prediction(result: dict, reporter: Reporter) -> dict | None:
+def _prediction(result: RunResult, reporter: Reporter) -> Prediction | None:
     """The model's reads beside the measured ones; a model failure must never cost a measurement."""
     from .analysis.model import predict_result
 
     try:
-        return predict_result(result)
+        return Prediction.from_dict(predict_result(result.to_dict()))
     except Exception as exc:  # noqa: BLE001 - reported, and the result is written without it
         reporter.say(f"warning: no prediction for this run: {exc}")
         return None

@@ -1,7 +1,11 @@
 """Comparisons between runs, as data (rendering is report.py's job)."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+
+from ..errors import ResultError, UsageError
+from ..results import RunResult
 
 # (key, label, where in the result, lower_is_better)
 AB_METRICS = [
@@ -16,12 +20,9 @@ AB_METRICS = [
 ]
 
 
-def dig(d: dict, path: tuple):
-    for key in path:
-        if not isinstance(d, dict) or key not in d:
-            return None
-        d = d[key]
-    return d
+def as_run(r: RunResult | dict) -> RunResult:
+    """A RunResult; a plain dict (a result file's JSON) is read as one."""
+    return r if isinstance(r, RunResult) else RunResult.from_dict(r)
 
 
 @dataclass
@@ -33,11 +34,12 @@ class MetricRow:
     lower_is_better: bool
 
 
-def side_by_side(results: list[dict]) -> list[MetricRow]:
+def side_by_side(results: list[RunResult]) -> list[MetricRow]:
     """Each metric for each run, with the ratio of the last run to the first (B/A)."""
+    results = [as_run(r) for r in results]
     rows = []
     for key, label, path, lower in AB_METRICS:
-        values = [dig(r, path) for r in results]
+        values = [r.value(path) for r in results]
         first, last = values[0], values[-1]
         ratio = last / first if isinstance(first, (int, float)) and isinstance(last, (int, float)) and first else None
         rows.append(MetricRow(key, label, values, ratio, lower))
@@ -45,10 +47,6 @@ def side_by_side(results: list[dict]) -> list[MetricRow]:
 
 
 # -- comparing result files (base vs new), with significance and regression limits ---------------
-import math  # noqa: E402 - kept with the code that needs it
-
-from ..errors import ResultError, UsageError  # noqa: E402
-
 # (key, where, lower_is_better): the metrics a file comparison reports and can gate on
 FILE_METRICS = [
     ("reads", ("buffer_pool", "reads"), True),
@@ -120,16 +118,11 @@ def parse_limits(items: tuple | list) -> dict:
     return limits
 
 
-def _key(result: dict) -> str:
-    wl = result.get("workload") or {}
-    return wl.get("variation") or wl.get("order") or "?"
-
-
-def _differences(base: dict, new: dict) -> tuple[list, list]:
+def _differences(base: RunResult, new: RunResult) -> tuple[list, list]:
     hard, soft = [], []
     for where, out in ((MUST_MATCH, hard), (MAY_DIFFER, soft)):
         for path in where:
-            a, b = dig(base, path), dig(new, path)
+            a, b = base.value(path), new.value(path)
             if a != b:
                 out.append(f"{'.'.join(path)}: {a} -> {b}")
     return hard, soft
@@ -177,7 +170,7 @@ def _betainc(a: float, b: float, x: float) -> float:
     return front * f
 
 
-def compare_files(base: list[dict], new: list[dict], limits: dict | None = None) -> FileComparison:
+def compare_files(base: list[RunResult], new: list[RunResult], limits: dict | None = None) -> FileComparison:
     """Each metric of the new runs against the base runs, per variation present on both sides.
 
     Args:
@@ -189,10 +182,10 @@ def compare_files(base: list[dict], new: list[dict], limits: dict | None = None)
     limits = limits or {}
     groups_b: dict = {}
     groups_n: dict = {}
-    for r in base:
-        groups_b.setdefault(_key(r), []).append(r)
-    for r in new:
-        groups_n.setdefault(_key(r), []).append(r)
+    for r in map(as_run, base):
+        groups_b.setdefault(r.key, []).append(r)
+    for r in map(as_run, new):
+        groups_n.setdefault(r.key, []).append(r)
     shared = [k for k in groups_b if k in groups_n]
     if not shared:
         raise ResultError(f"nothing to compare: base has {sorted(groups_b)}, new has {sorted(groups_n)}",
@@ -208,8 +201,8 @@ def compare_files(base: list[dict], new: list[dict], limits: dict | None = None)
         if soft:
             notes.append(f"variation {k}: {'; '.join(soft)}")
         for key, path, lower in FILE_METRICS:
-            a = [v for v in (dig(r, path) for r in groups_b[k]) if isinstance(v, (int, float))]
-            b = [v for v in (dig(r, path) for r in groups_n[k]) if isinstance(v, (int, float))]
+            a = [v for v in (r.value(path) for r in groups_b[k]) if isinstance(v, (int, float))]
+            b = [v for v in (r.value(path) for r in groups_n[k]) if isinstance(v, (int, float))]
             mb = sum(a) / len(a) if a else None
             mn = sum(b) / len(b) if b else None
             ratio = mn / mb if mb and mn is not None else None

@@ -15,7 +15,7 @@ from ..dataset import EST_BYTES_PER_ROW, DatasetSpec
 from ..errors import UsageError
 from ..orders import Workload, resolve
 from ..paths import free_bytes
-from ..results import FORMAT_VERSION, now_iso, write_json_atomic
+from ..results import RunResult, SweepResult, now_iso, write_json_atomic
 from ..servers import ServerSpec
 from ..units import format_bytes, parse_size
 
@@ -97,19 +97,20 @@ def recommend(points: list[dict], tolerance_pct: float) -> dict:
     return out
 
 
-def point_of(result: dict, path: Path) -> dict:
-    bp, srv, wl, pred = (result.get(k) or {} for k in ("buffer_pool", "server", "workload", "prediction"))
+def point_of(result: RunResult, path: Path) -> dict:
+    bp = result.buffer_pool
+    pred = result.prediction.to_dict() if result.prediction else {}
     return {
-        "variation": wl.get("variation") or wl.get("order"),
-        "order": wl.get("order"),
-        "pool_bytes": srv.get("innodb_buffer_pool_size"),
+        "variation": result.key,
+        "order": result.workload.get("order"),
+        "pool_bytes": result.pool_bytes,
         "pages_total": bp.get("pages_total"),
         "reads": bp.get("reads"),
         "read_requests": bp.get("read_requests"),
         "read_ahead": bp.get("read_ahead"),
         "miss_ratio": bp.get("miss_ratio"),
         "hit_ratio": bp.get("hit_ratio"),
-        "qps": (result.get("result") or {}).get("qps"),
+        "qps": result.result.get("qps"),
         "predicted_reads": pred.get("reads"),
         "plain_lru_reads": pred.get("plain_lru_reads"),
         "error_pct": pred.get("error_pct"),
@@ -119,7 +120,7 @@ def point_of(result: dict, path: Path) -> dict:
 
 def run(server_spec: ServerSpec, dataset_spec: DatasetSpec, pools: list[int], variations: list, shape: dict,
         out_dir: Path, out: Path, tolerance_pct: float, sample_interval_s: float = 1.0, reporter=None,
-        curve_pools: list[int] | None = None, drive: dict | None = None) -> dict:
+        curve_pools: list[int] | None = None, drive: dict | None = None) -> SweepResult:
     """Measure every (pool, variation) from a cold pool on one dataset; write and return the sweep."""
     from .. import runner
     from ..results import default_path
@@ -142,34 +143,32 @@ def run(server_spec: ServerSpec, dataset_spec: DatasetSpec, pools: list[int], va
                                         **(drive or {}))
                 points.append(point_of(result, path))
                 runs.append(result)
-    sweep = {
-        "format_version": FORMAT_VERSION,
-        "kind": SWEEP_KIND,
-        "started_at": started_at,
-        "finished_at": now_iso(),
-        "dataset": info.to_dict(),
-        "workload": {"stride": shape["stride"], "reps": shape["reps"]},
-        "server": {k: runs[0]["server"].get(k) for k in ("provider", "flavor", "version", "variables")} if runs else {},
-        "pools": pools,
-        "tolerance_pct": tolerance_pct,
-        "points": points,
-        "curves": curves_for(runs, curve_pools or pools),
-        "recommendation": recommend(points, tolerance_pct),
-    }
+    sweep = SweepResult(
+        started_at=started_at,
+        finished_at=now_iso(),
+        dataset=info.to_dict(),
+        workload={"stride": shape["stride"], "reps": shape["reps"]},
+        server={k: runs[0].server.get(k) for k in ("provider", "flavor", "version", "variables")} if runs else {},
+        pools=pools,
+        tolerance_pct=tolerance_pct,
+        points=points,
+        curves=curves_for(runs, curve_pools or pools),
+        recommendation=recommend(points, tolerance_pct),
+    )
     write_json_atomic(out, sweep)
     return sweep
 
 
-def curves_for(runs: list[dict], pools: list[int]) -> dict:
+def curves_for(runs: list[RunResult], pools: list[int]) -> dict:
     """The model's miss-ratio curve (InnoDB LRU and plain LRU) per variation, at the sweep's timing."""
     out = {}
     for r in runs:
-        wl, srv, ds = r["workload"], r["server"], r["dataset"]
-        key = wl.get("variation") or wl["order"]
+        wl, srv, ds = r.workload, r.server, r.dataset
+        key = r.key
         if key in out or wl["order"] not in model.ORDER_CODES:
             continue
         fc = model.forecast(wl["order"], wl["stride"], wl["reps"], model.geometry_of(ds), pools[0], srv.get("variables"),
-                            srv.get("flavor") or "mariadb", float(r["result"].get("qps") or model.DEFAULT_QPS),
+                            srv.get("flavor") or "mariadb", float(r.result.get("qps") or model.DEFAULT_QPS),
                             curve_pools=pools)
         out[key] = [dataclasses.asdict(p) for p in fc.curve]
     return out

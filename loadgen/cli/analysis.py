@@ -6,8 +6,8 @@ from pathlib import Path
 import click
 
 from ..errors import UsageError
-from .options import (RichReporter, dataset_options, driver_options, server_options, stderr_console, stdout_console,
-                      workload_options)
+from .options import (RichReporter, dataset_options, driver_options, server_options, settings_option, shape_options,
+                      stderr_console, stdout_console, workload_options)
 
 
 @click.command()
@@ -15,23 +15,21 @@ from .options import (RichReporter, dataset_options, driver_options, server_opti
 @click.option("--order", default=None, type=click.Choice(["interleaved", "looped", "sequential"]),
               help="The general form of --variation.")
 @click.option("--pool", default="128M", show_default=True, metavar="SIZE", help="innodb_buffer_pool_size.")
-@click.option("--rows", default="4M", show_default=True, help="Rows in the table (100M, 2M, ...).")
-@click.option("--stride", default="10", show_default=True)
-@click.option("--reps", default="2", show_default=True)
-@click.option("--schema", default="chat", show_default=True, help="Schema whose measured rows/leaf to use.")
+@dataset_options
+@shape_options
 @click.option("--rows-per-leaf", type=float, default=None, help="Override rows per leaf page.")
 @click.option("--leaf-pages", default=None, help="Leaf pages, when known (mysql.innodb_index_stats).")
 @click.option("--height", type=int, default=None, help="B-tree height, when known.")
 @click.option("--qps", type=float, default=15_000, show_default=True,
               help="Query rate; innodb_old_blocks_time works in real time.")
 @click.option("--flavor", type=click.Choice(["mariadb", "mysql"]), default="mariadb", show_default=True)
-@click.option("--set", "settings", multiple=True, metavar="VAR=VALUE",
-              help="innodb_old_blocks_pct, innodb_old_blocks_time, innodb_lru_scan_depth.")
+@settings_option("The model's server variables: innodb_old_blocks_pct, innodb_old_blocks_time, "
+                 "innodb_lru_scan_depth.")
 @click.option("--curve", default="8M,16M,32M,64M,128M,256M,512M,1G,2G,4G,8G,16G", show_default=True,
               help="Pool sizes for the miss-ratio curve ('' for none).")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
-def predict(variation, order, pool, rows, stride, reps, schema, rows_per_leaf, leaf_pages, height, qps, flavor,
-            settings, curve, fmt):
+def predict(variation, order, pool, dataset_spec, shape, rows_per_leaf, leaf_pages, height, qps, flavor, settings,
+            curve, fmt):
     """Predict reads, read requests and hit ratio with the InnoDB LRU model; no server needed.
 
     Example: loadgen predict --variation B --pool 128M --rows 100M
@@ -40,32 +38,31 @@ def predict(variation, order, pool, rows, stride, reps, schema, rows_per_leaf, l
     import json
 
     from ..analysis import model
-    from ..plots import CURVE_HEADERS, curve_cells, forecast_rows
-    from ..orders import resolve
-    from ..report import rich_table
     from ..analysis.sweep import parse_pools
+    from ..orders import Workload, resolve
+    from ..report import CURVE_HEADERS, curve_cells, forecast_rows, rich_table
     from ..units import parse_count, parse_size
 
     order_name, _ = resolve(variation, order)
     if order_name not in model.ORDER_CODES:
         raise UsageError(f"predict handles {', '.join(model.ORDER_CODES)}, not {order_name}")
-    n_rows = parse_count(rows, "--rows")
+    n_rows = dataset_spec.rows
     pool_bytes = parse_size(pool, "--pool")
     if qps <= 0:
         raise UsageError(f"--qps {qps} must be above zero")
-    g = model.estimate_geometry(n_rows, schema, rows_per_leaf)
+    g = model.estimate_geometry(n_rows, dataset_spec.schema, rows_per_leaf)
     if leaf_pages or height:
         g = model.Geometry(n_rows, parse_count(leaf_pages, "--leaf-pages") if leaf_pages else g.leaf_pages,
                            height or g.height)
     variables = {}
-    for item in settings:
-        k, sep, v = item.partition("=")
-        if not sep or not v.strip().isdigit():
-            raise UsageError(f"--set {item!r} is not VAR=NUMBER", "e.g. --set innodb_lru_scan_depth=100")
-        variables[k.strip().replace("-", "_")] = int(v)
+    for name, value in settings.items():
+        if not value.isdigit():
+            raise UsageError(f"--set {name}={value} is not VAR=NUMBER", "e.g. --set innodb_lru_scan_depth=100")
+        variables[name] = int(value)
     curve_pools = parse_pools(curve) if curve.strip() else []
-    fc = model.forecast(order_name, parse_count(stride, "--stride"), parse_count(reps, "--reps"), g, pool_bytes,
-                        variables, flavor, qps, curve_pools)
+    workload = Workload(order_name, n_rows, **shape)
+    fc = model.forecast(workload.order, workload.stride, workload.reps, g, pool_bytes, variables, flavor, qps,
+                        curve_pools)
     if fmt == "json":
         click.echo(json.dumps({"geometry": dataclasses.asdict(g), "order": fc.order, "queries": fc.queries,
                                "pool_bytes": pool_bytes, "prediction": fc.at.to_dict(),
@@ -98,8 +95,8 @@ def sweep(pools, variations, tolerance, max_time, out, out_dir, server_spec, dat
     Example: loadgen sweep --pools 8M,16M,32M,64M,128M,256M --variations A,B
     """
     from ..analysis import sweep as core
-    from ..plots import SWEEP_HEADERS, sweep_cells
-    from ..report import rich_table
+    from ..report import SWEEP_HEADERS, rich_table, sweep_cells
+    from ..units import format_bytes
     from ..results import default_path
 
     pool_list = core.parse_pools(pools)
@@ -120,16 +117,10 @@ def sweep(pools, variations, tolerance, max_time, out, out_dir, server_spec, dat
                           reporter, drive=drive)
     console = stdout_console()
     console.print(rich_table(SWEEP_HEADERS, sweep_cells(result), title="loadgen sweep"))
-    for key, rec in result["recommendation"].items():
-        console.print(f"recommended pool for {key}: [bold]{_fmt_bytes(rec['pool_bytes'])}[/] — {rec['reason']}",
+    for key, rec in result.recommendation.items():
+        console.print(f"recommended pool for {key}: [bold]{format_bytes(rec['pool_bytes'])}[/] — {rec['reason']}",
                       highlight=False)
     stderr_console().print(f"[dim]sweep written to {out}[/]")
-
-
-def _fmt_bytes(n: int) -> str:
-    from ..units import format_bytes
-
-    return format_bytes(n)
 
 
 @click.command()
@@ -148,7 +139,7 @@ def report(files, html_path, plots_dir):
 
     if html_path is None and plots_dir is None:
         raise UsageError("nothing to write", "give --html FILE and/or --plots DIR")
-    results = [load(f) for f in files]
+    results = [load(f, kind=("run", "sweep")) for f in files]
     if html_path is not None:
         write_text_atomic(html_path, html_page(results))
         stderr_console().print(f"[dim]report written to {html_path}[/]")

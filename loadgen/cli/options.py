@@ -99,6 +99,21 @@ def _now() -> float:
 
 
 # -- shared options ------------------------------------------------------------------------------
+def settings_option(help_text: str):
+    """--set VAR=VALUE (repeatable) -> {"var": "value"}, dashes in names read as underscores."""
+
+    def callback(ctx, param, items) -> dict[str, str]:  # noqa: ARG001 - click's signature
+        settings = {}
+        for item in items:
+            name, sep, value = item.partition("=")
+            if not sep or not name.strip():
+                raise UsageError(f"--set {item!r} is not VAR=VALUE", "e.g. --set innodb_old_blocks_time=0")
+            settings[name.strip().replace("-", "_")] = value.strip()
+        return settings
+
+    return click.option("--set", "settings", multiple=True, metavar="VAR=VALUE", callback=callback, help=help_text)
+
+
 def server_options(f):
     @click.option("--server", "provider", default="auto", show_default=True,
                   help="Where the server comes from: auto (docker if usable, else local), local, docker, dsn.")
@@ -109,22 +124,15 @@ def server_options(f):
     @click.option("--mysqld", default=None, metavar="PATH", help="The mariadbd/mysqld binary for --server local.")
     @click.option("--image", default=None, help="Container image for --server docker. [default: mysql:8.4]")
     @click.option("--port", type=int, default=None, help="TCP port for a server we start. [default: a free one]")
-    @click.option("--set", "settings", multiple=True, metavar="VAR=VALUE",
-                  help="Extra server variable for a server we start, e.g. --set innodb_old_blocks_time=0.")
+    @settings_option("Extra server variable for a server we start, e.g. --set innodb_old_blocks_time=0.")
     @functools.wraps(f)
     def wrapper(*args, provider, pool, dsn, mysqld, image, port, settings, **kwargs):
         from ..servers import ServerSpec
         from ..units import parse_size
 
-        options = {}
-        for item in settings:
-            if "=" not in item:
-                raise UsageError(f"--set {item!r} is not VAR=VALUE", "e.g. --set innodb_old_blocks_time=0")
-            k, v = item.split("=", 1)
-            options[k.strip().replace("-", "_")] = v.strip()
         kwargs["server_spec"] = ServerSpec(
             provider=provider, pool_bytes=parse_size(pool, "--pool") if pool is not None else None,
-            mysqld=mysqld, dsn=dsn, image=image, port=port, options=options,
+            mysqld=mysqld, dsn=dsn, image=image, port=port, options=settings,
         )
         return f(*args, **kwargs)
 
@@ -149,20 +157,32 @@ def dataset_options(f):
     return wrapper
 
 
-def workload_options(f):
+def shape_options(f):
+    """--stride, --reps, --seed -> shape={"stride", "reps", "seed"}: what a Workload needs besides
+    its order and rows (run, compare, sweep and predict share them)."""
     @click.option("--stride", default="10", show_default=True, help="Query every STRIDE-th id.")
     @click.option("--reps", default="2", show_default=True, help="How many times each id is queried.")
     @click.option("--seed", "order_seed", type=int, default=1, show_default=True, help="Seed of --order random.")
+    @functools.wraps(f)
+    def wrapper(*args, stride, reps, order_seed, **kwargs):
+        from ..units import parse_count
+
+        kwargs["shape"] = {"stride": parse_count(stride, "--stride"), "reps": parse_count(reps, "--reps"),
+                           "seed": order_seed}
+        return f(*args, **kwargs)
+
+    return wrapper
+
+
+def workload_options(f):
+    """shape_options and --sample-interval: what a measured run needs."""
+    @shape_options
     @click.option("--sample-interval", type=float, default=1.0, show_default=True,
                   help="Seconds between buffer-pool samples.")
     @functools.wraps(f)
-    def wrapper(*args, stride, reps, order_seed, sample_interval, **kwargs):
-        from ..units import parse_count
-
+    def wrapper(*args, sample_interval, **kwargs):
         if sample_interval <= 0:
             raise UsageError(f"--sample-interval {sample_interval} must be above zero")
-        kwargs["shape"] = {"stride": parse_count(stride, "--stride"), "reps": parse_count(reps, "--reps"),
-                           "seed": order_seed}
         kwargs["sample_interval_s"] = sample_interval
         return f(*args, **kwargs)
 

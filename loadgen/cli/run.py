@@ -57,87 +57,97 @@ def run(variation, order, out, server_spec, dataset_spec, shape, sample_interval
 @driver_options
 def compare(files, variations, out_dir, report_path, max_regression, fmt, server_spec, dataset_spec, shape,
             sample_interval_s, drive):
-    """Run A and B live on one dataset, each from a cold pool, side by side with B/A ratios.
+    """Compare access orders: run them live, or compare result files.
 
-    Example: loadgen compare --pool 8M --rows 2M
+    \b
+    Which of the two is chosen by FILES alone:
+    - no FILES: live. Each of --variations runs on one dataset, each from a cold
+      pool, side by side with the ratio of the last to the first (B/A).
+      Example: loadgen compare --pool 8M --rows 2M
+    - FILES: result files, nothing runs. BASE NEW (each a file or a directory of
+      them) are compared metric by metric, with Welch's t-test and the
+      --max-regression gate (exit 3); sides that hold different orders (a run
+      of A, a run of B), or more than two files, are shown side by side.
+      Example: loadgen compare base/ new/ --max-regression reads=10%
     """
-    from .. import runner
-    from ..analysis.compare import side_by_side
-    from ..orders import Workload, resolve
-    from ..report import rich_table, side_by_side_cells, side_by_side_headers
-    from ..results import default_path, load
-
-    outs = list(files)
-    if len(files) == 2 and _compare_files(files, max_regression, fmt, report_path):
-        return
-    if max_regression:
-        raise UsageError("--max-regression needs two result files (or directories): BASE NEW")
     if files:
-        results = [load(f) for f in files]
+        _compare_files(files, max_regression, fmt, report_path)
     else:
-        names = [v.strip() for v in variations.split(",") if v.strip()]
-        if len(names) < 2:
-            raise UsageError("--variations needs at least two, e.g. A,B")
-        workloads = []
-        for name in names:
-            order_name, var = resolve(name, None)
-            workloads.append(Workload(order_name, dataset_spec.rows, variation=var, **shape))
-        outs = [default_path(out_dir, f"compare-{w.variation}") for w in workloads]
-        with RichReporter() as reporter:
-            results = runner.run(server_spec, dataset_spec, workloads, outs, sample_interval_s, reporter, **drive)
-        for path in outs:
-            reporter.say(f"result written to {path}")
+        if max_regression:
+            raise UsageError("--max-regression needs two result files (or directories): BASE NEW")
+        _compare_live(variations, out_dir, report_path, server_spec, dataset_spec, shape, sample_interval_s, drive)
+
+
+def _compare_live(variations, out_dir, report_path, server_spec, dataset_spec, shape, sample_interval_s,
+                  drive) -> None:
+    from .. import runner
+    from ..orders import Workload, resolve
+    from ..results import default_path
+
+    names = [v.strip() for v in variations.split(",") if v.strip()]
+    if len(names) < 2:
+        raise UsageError("--variations needs at least two, e.g. A,B")
+    workloads = []
+    for name in names:
+        order_name, var = resolve(name, None)
+        workloads.append(Workload(order_name, dataset_spec.rows, variation=var, **shape))
+    outs = [default_path(out_dir, f"compare-{w.variation}") for w in workloads]
+    with RichReporter() as reporter:
+        results = runner.run(server_spec, dataset_spec, workloads, outs, sample_interval_s, reporter, **drive)
+    for path in outs:
+        reporter.say(f"result written to {path}")
+    _side_by_side(results, outs, report_path)
+
+
+def _side_by_side(results, paths, report_path) -> None:
+    from ..analysis.compare import side_by_side
+    from ..report import rich_table, side_by_side_cells, side_by_side_headers, side_by_side_markdown
+    from ..results import write_text_atomic
+
     rows = side_by_side(results)
     stdout_console().print(rich_table(side_by_side_headers(results), side_by_side_cells(rows),
-                                       title="loadgen compare"))
+                                      title="loadgen compare"))
     if report_path is not None:
-        from ..report import compare_markdown
-        from ..results import write_text_atomic
-
-        write_text_atomic(report_path, compare_markdown(results, rows, outs))
+        write_text_atomic(report_path, side_by_side_markdown(results, rows, paths))
         stderr_console().print(f"[dim]report written to {report_path}[/]")
 
 
-def _compare_files(paths, max_regression, fmt, report_path) -> bool:
-    """BASE NEW (each a result file or a directory of them): metric by metric, gated; False when
-    the two sides hold different variations (then they are shown side by side, A vs B)."""
+def _compare_files(paths, max_regression, fmt, report_path) -> None:
+    """BASE NEW (each a result file or a directory of them): metric by metric, gated. Two sides
+    without an order in common (A vs B), or other than two paths, are shown side by side."""
     import json as _json
 
-    from ..plots import COMPARE_HEADERS, compare_cells, compare_markdown
     from ..analysis.compare import compare_files, parse_limits
-    from ..errors import EXIT_REGRESSION, ResultError
-    from ..report import rich_table
-    from ..results import load, write_text_atomic
+    from ..errors import RegressionError
+    from ..report import COMPARE_HEADERS, comparison_cells, comparison_markdown, rich_table
+    from ..results import load, load_sides, write_text_atomic
 
     limits = parse_limits(max_regression)
-    sides = []
-    for p in paths:
-        files = sorted(p.glob("*.json")) if p.is_dir() else [p]
-        if not files:
-            raise ResultError(f"{p} holds no result files (*.json)")
-        sides.append([load(f) for f in files if not f.name.startswith(".")])
-    sides = [[r for r in side if r.get("kind") != "sweep"] for side in sides]
-    keys = [{(r.get("workload") or {}).get("variation") or (r.get("workload") or {}).get("order") for r in s}
-            for s in sides]
+    if len(paths) != 2:
+        if limits:
+            raise UsageError("--max-regression needs two result files (or directories): BASE NEW")
+        _side_by_side([load(f, kind="run") for f in paths], list(paths), report_path)
+        return
+    sides = load_sides(paths)
+    keys = [{r.key for r in side} for side in sides]
     if not (keys[0] & keys[1]) and not limits:
-        return False
+        _side_by_side([side[0] for side in sides], list(paths), report_path)
+        return
     comparison = compare_files(sides[0], sides[1], limits)
     if fmt == "json":
         click.echo(_json.dumps(comparison.to_dict(), indent=2))
     elif fmt == "markdown":
-        click.echo(compare_markdown(comparison), nl=False)
+        click.echo(comparison_markdown(comparison), nl=False)
     else:
-        stdout_console().print(rich_table(COMPARE_HEADERS, compare_cells(comparison), title="loadgen compare"))
+        stdout_console().print(rich_table(COMPARE_HEADERS, comparison_cells(comparison), title="loadgen compare"))
         for note in comparison.notes:
             stderr_console().print(f"[dim]note: {note}[/]", highlight=False)
     if report_path is not None:
-        write_text_atomic(report_path, compare_markdown(comparison))
+        write_text_atomic(report_path, comparison_markdown(comparison))
     if comparison.regressed:
         worst = [f"{r.variation} {r.metric} {r.worse_pct:+.1f}% (limit {r.limit_pct:g}%)"
                  for r in comparison.rows if r.regressed]
-        click.echo(f"loadgen: regression: {'; '.join(worst)}", err=True)
-        raise SystemExit(EXIT_REGRESSION)
-    return True
+        raise RegressionError("; ".join(worst))
 
 
 @click.command()

@@ -1,0 +1,63 @@
+"""results.load(): the kind and format_version checks every reader relies on, and the JSON keys
+kept as they are when a document is read and written again."""
+import json
+
+import pytest
+
+from loadgen.errors import ResultError
+from loadgen.results import FORMAT_VERSION, RunResult, SweepResult, load, load_sides, write_json_atomic
+
+RUN = {
+    "format_version": FORMAT_VERSION, "loadgen_version": "0.1.0", "started_at": "t0", "finished_at": "t1",
+    "complete": True, "incomplete_reason": None,
+    "server": {"provider": "local", "innodb_buffer_pool_size": 8 << 20},
+    "dataset": {"rows": 1000}, "workload": {"variation": "A", "order": "interleaved", "stride": 10, "reps": 2},
+    "result": {"qps": 100.0}, "buffer_pool": {"reads": 7}, "samples": [], "host": {"cpus": 2},
+    "prediction": {"model": "innodb-lru", "reads": 8, "error_pct": 14.3, "capacity_pages": 300},
+}
+SWEEP = {"format_version": FORMAT_VERSION, "kind": "sweep", "pools": [8 << 20], "points": [], "curves": {},
+         "recommendation": {}}
+
+
+def _write(path, obj):
+    path.write_text(json.dumps(obj))
+    return path
+
+
+def test_a_sweep_file_is_refused_where_a_run_is_expected(tmp_path):
+    sweep = _write(tmp_path / "sweep.json", SWEEP)
+    with pytest.raises(ResultError, match="is a sweep file, not a run result"):
+        load(sweep, kind="run")
+    assert isinstance(load(sweep), SweepResult)
+    with pytest.raises(ResultError, match="not a run result"):
+        load_sides([sweep, sweep])
+
+
+def test_a_newer_format_version_is_refused_in_one_line(tmp_path):
+    newer = _write(tmp_path / "newer.json", {**RUN, "format_version": FORMAT_VERSION + 1})
+    with pytest.raises(ResultError) as err:
+        load(newer)
+    assert f"format_version {FORMAT_VERSION + 1}, newer than" in str(err.value) and "\n" not in str(err.value)
+
+
+def test_a_file_without_kind_is_a_run_and_keeps_its_keys(tmp_path):
+    old = _write(tmp_path / "old.json", RUN)
+    run = load(old, kind="run")
+    assert isinstance(run, RunResult) and run.key == "A" and run.pool_bytes == 8 << 20
+    assert run.prediction.reads == 8 and run["buffer_pool"]["reads"] == 7
+    again = tmp_path / "again.json"
+    write_json_atomic(again, run)
+    data = json.loads(again.read_text())
+    assert data == {**RUN, "kind": "run"}  # every key as it was, plus the kind
+
+
+def test_a_directory_side_passes_over_sweeps_but_not_an_empty_one(tmp_path):
+    side = tmp_path / "side"
+    side.mkdir()
+    _write(side / "a.json", RUN)
+    _write(side / "sweep.json", SWEEP)
+    [[run]] = load_sides([side])
+    assert run.key == "A"
+    (side / "a.json").unlink()
+    with pytest.raises(ResultError, match="holds no run result files"):
+        load_sides([side])
