@@ -55,7 +55,7 @@ class QuietReporter:
 def prepare_dataset(server: Server, spec: DatasetSpec, reporter: Reporter) -> DatasetInfo:
     conn = server.connect(local_infile=1)
     try:
-        room = free_bytes(server.datadir) if getattr(server, "datadir", None) else None
+        room = free_bytes(server.datadir) if server.datadir is not None else None
         info = dataset.ensure(conn, spec, progress=reporter.seed_progress, free_bytes=room)
     finally:
         conn.close()

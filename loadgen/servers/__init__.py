@@ -10,7 +10,9 @@ saved in a state file (state.py).
 from __future__ import annotations
 
 import abc
+import os
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from ..db import Endpoint, Flavor
 
@@ -49,9 +51,39 @@ SERVER_SETTINGS = {
     "local_infile": "ON",
 }
 
+# The pool of a server we start when --pool is not given (MySQL's and MariaDB's own default).
+DEFAULT_POOL_BYTES = 128 << 20
+
 # Smallest pools the servers accept with 16 KiB pages: MariaDB refuses to start below 6 MiB,
-# MySQL below 5 MiB (see research/innodb.md section 3).
+# MySQL below 5 MiB (docs/innodb.md, "Pool sizes").
 MIN_POOL_BYTES = {"mariadb": 6 << 20, "mysql": 5 << 20}
+
+
+def server_flags(pool_bytes: int, options: dict[str, str], flavor_name: str) -> list[str]:
+    """The command-line flags of a server we start (local or container): SERVER_SETTINGS, the
+    pool, then --set options, which win over both."""
+    settings = dict(SERVER_SETTINGS)
+    settings["innodb_buffer_pool_size"] = str(pool_bytes)
+    # Seeding writes a lot of redo; durability of each commit does not matter for a scratch
+    # dataset (an interrupted seed resumes from what is committed).
+    settings.setdefault("innodb_flush_log_at_trx_commit", "2")
+    settings.update(options)
+    flags = [f"--{k.replace('_', '-')}={v}" for k, v in settings.items()]
+    if flavor_name == "mariadb":
+        flags.append("--skip-log-bin")
+    else:
+        flags += ["--disable-log-bin", "--mysqlx=OFF"]  # mysqlx: one less port to collide on
+    return flags
+
+
+def write_secret(path: Path, secret: str) -> None:
+    """A password file: created 0600 (never readable by others, not even for a moment) and
+    renamed into place, so a reader sees the whole password or no file."""
+    tmp = path.with_suffix(".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(secret)
+    os.replace(tmp, path)
 
 
 @dataclass
@@ -77,12 +109,26 @@ class ServerSpec:
 
 
 class Server(abc.ABC):
-    """A running server we can connect to, and (when it is ours) restart cold."""
+    """A running server we can connect to, and (when it is ours) restart cold.
+
+    Every provider (local, docker, dsn) has the same members, so the core never asks which one
+    it holds: pool_bytes, set_pool(), datadir, restart_cold().
+    """
 
     provider: str = "?"
     endpoint: Endpoint
     flavor: Flavor | None = None
     owned: bool = True  # we started it, so we may restart and stop it
+    pool_bytes: int | None = None  # innodb_buffer_pool_size asked for (dsn: None keeps the server's)
+
+    @property
+    def datadir(self) -> Path | None:
+        """The server's datadir on this host, for free-space checks; None when not ours to see."""
+        return None
+
+    @abc.abstractmethod
+    def set_pool(self, pool_bytes: int) -> None:
+        """Use this pool size from the next cold start on (dsn: resize the running server now)."""
 
     @abc.abstractmethod
     def start(self) -> None: ...

@@ -28,7 +28,7 @@ from ..db import Endpoint, Flavor, parse_version
 from ..errors import ProvisionError, UsageError
 from ..paths import cache_dir, state_dir
 from ..units import format_bytes
-from . import SERVER_SETTINGS, ColdStart, Server, ServerSpec, check_pool_minimum
+from . import DEFAULT_POOL_BYTES, ColdStart, Server, ServerSpec, check_pool_minimum, server_flags, write_secret
 
 DEFAULT_IMAGE = "mysql:8.4"
 DATADIR = "/var/lib/mysql"
@@ -217,7 +217,7 @@ class DockerServer(Server):
         if spec.mysqld:
             raise UsageError("--mysqld goes with --server local, not --server docker", "use --image instead")
         self.image = spec.image or DEFAULT_IMAGE
-        self.pool_bytes = spec.pool_bytes or (128 << 20)
+        self.pool_bytes = spec.pool_bytes or DEFAULT_POOL_BYTES
         self.requested_port = spec.port
         self.options = dict(spec.options)
         self.persist = persist
@@ -293,11 +293,7 @@ class DockerServer(Server):
         path = self.secret_dir / "password"
         if path.exists():
             return
-        tmp = path.with_suffix(".tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w") as f:
-            f.write(self._password)
-        os.replace(tmp, path)
+        write_secret(path, self._password)
 
     @property
     def _ready_marker(self) -> Path | None:
@@ -343,17 +339,7 @@ class DockerServer(Server):
         self._launch()
 
     def _command(self) -> list[str]:
-        settings = dict(SERVER_SETTINGS)
-        settings["innodb_buffer_pool_size"] = str(self.pool_bytes)
-        # Same reasoning as the local provider: a scratch dataset does not need durable commits.
-        settings.setdefault("innodb_flush_log_at_trx_commit", "2")
-        settings.update(self.options)
-        args = [f"--{k.replace('_', '-')}={v}" for k, v in settings.items()]
-        if self.flavor.name == "mariadb":
-            args.append("--skip-log-bin")
-        else:
-            args += ["--disable-log-bin", "--mysqlx=OFF"]
-        return args
+        return server_flags(self.pool_bytes, self.options, self.flavor.name)
 
     def _use_ryuk(self) -> bool:
         """Ryuk only when its image is here already: an offline host cannot pull it, and a

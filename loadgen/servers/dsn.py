@@ -12,7 +12,7 @@ from .. import db
 from ..db import Endpoint
 from ..errors import ProvisionError, UsageError
 from ..units import format_bytes
-from . import ColdStart, Server, check_pool_minimum
+from . import MIN_POOL_BYTES, ColdStart, Server, check_pool_minimum
 
 
 def parse_dsn(dsn: str) -> Endpoint:
@@ -68,6 +68,15 @@ class DsnServer(Server):
                 "omit --pool to use the server as it is, or restart it with the size you want",
             ) from None
 
+    def set_pool(self, pool_bytes: int) -> None:
+        """Resize the running server (MariaDB resizes online; MySQL in chunks, also online)."""
+        conn = db.connect(self.endpoint)
+        try:
+            self._resize(conn, pool_bytes)
+        finally:
+            conn.close()
+        self.pool_bytes = pool_bytes
+
     def stop(self) -> None:
         """Not ours to stop."""
 
@@ -78,8 +87,8 @@ class DsnServer(Server):
                 size = int(db.query_value(conn, "SELECT @@innodb_buffer_pool_size"))
                 try:
                     # Shrinking to the minimum evicts (almost) every page; 10.11.12+ resizes
-                    # synchronously in 1 MiB steps (research/innodb.md section 2.3).
-                    db.query_all(conn, "SET GLOBAL innodb_buffer_pool_size = 6291456")
+                    # synchronously in 1 MiB steps (docs/innodb.md, "Pool sizes").
+                    db.query_all(conn, f"SET GLOBAL innodb_buffer_pool_size = {MIN_POOL_BYTES['mariadb']}")
                     db.query_all(conn, f"SET GLOBAL innodb_buffer_pool_size = {size}")
                     return ColdStart("resize", True, "pool shrunk to 6 MiB and grown back (a few hot pages may stay)")
                 except Exception as exc:  # noqa: BLE001

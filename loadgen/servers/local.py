@@ -21,7 +21,7 @@ from pathlib import Path
 
 from ..db import Endpoint, Flavor, parse_version
 from ..errors import ProvisionError, UsageError
-from . import SERVER_SETTINGS, ColdStart, Server, check_pool_minimum
+from . import ColdStart, Server, check_pool_minimum, server_flags, write_secret
 
 SEARCH_DIRS = ["/usr/sbin", "/usr/local/sbin", "/usr/libexec", "/usr/local/mysql/bin", "/opt/mysql/bin"]
 INSTALL_HINT = (
@@ -200,23 +200,14 @@ class LocalServer(Server):
         tmp.rename(self.datadir)  # atomic: a half-initialised datadir never looks usable
 
     def _args(self) -> list[str]:
-        settings = dict(SERVER_SETTINGS)
-        settings["innodb_buffer_pool_size"] = str(self.pool_bytes)
-        # Seeding writes a lot of redo; durability of each commit does not matter for a scratch
-        # dataset (an interrupted seed resumes from what is committed).
-        settings.setdefault("innodb_flush_log_at_trx_commit", "2")
-        settings.update(self.options)
         args = [
             self.binary, "--no-defaults", f"--datadir={self.datadir}", f"--socket={self.socket_path}",
             f"--port={self.port}", "--bind-address=127.0.0.1", f"--pid-file={self.home / 'mysqld.pid'}",
-            f"--log-error={self.log_path}", "--skip-log-bin" if self.flavor.name == "mariadb" else "--disable-log-bin",
+            f"--log-error={self.log_path}",
         ]
-        if self.flavor.name == "mysql":
-            args.append("--mysqlx=OFF")  # one less port to collide on
         if os.geteuid() == 0:
             args.append("--user=root")
-        args += [f"--{k.replace('_', '-')}={v}" for k, v in settings.items()]
-        return args
+        return args + server_flags(self.pool_bytes, self.options, self.flavor.name)
 
     def _spawn(self) -> None:
         self._log_offset = self.log_path.stat().st_size if self.log_path.exists() else 0
@@ -286,17 +277,13 @@ class LocalServer(Server):
         if path.exists():
             return
         password = secrets.token_urlsafe(18)
-        tmp = path.with_suffix(".tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w") as f:
-            f.write(password)
         cur = conn.cursor()
         for host in ("localhost", "127.0.0.1"):
             cur.execute(f"CREATE USER IF NOT EXISTS 'root'@'{host}' IDENTIFIED BY %s", (password,))
             cur.execute(f"ALTER USER 'root'@'{host}' IDENTIFIED BY %s", (password,))
             cur.execute(f"GRANT ALL ON *.* TO 'root'@'{host}' WITH GRANT OPTION")
         cur.close()
-        os.replace(tmp, path)
+        write_secret(path, password)
 
     def stop(self) -> None:
         pid = self.pid

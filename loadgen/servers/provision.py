@@ -8,9 +8,8 @@ from ..dataset import DatasetSpec
 from ..errors import ProvisionError, UsageError
 from ..paths import cache_dir, state_dir
 from ..units import format_bytes
-from . import Server, ServerSpec, state
+from . import DEFAULT_POOL_BYTES, Server, ServerSpec, state
 
-DEFAULT_POOL_BYTES = 128 << 20
 PROVIDERS = ("auto", "local", "docker", "dsn")
 
 Say = Callable[[str], None]
