@@ -24,7 +24,7 @@ from .. import native
 from ..db import Endpoint
 from ..errors import LoadgenError, ProvisionError, WorkloadError
 from ..histogram import N_BUCKETS
-from .python import DriverState
+from .python import DriverState, close_quietly
 
 PREPARED_QUERY = "SELECT alias FROM message WHERE id = ?"
 CHUNK_IDS = 4096
@@ -168,12 +168,8 @@ class NativeLoop:
         return run_queries_native(self.queries, ids, state, progress, stop)
 
     def close(self) -> None:
-        if self.queries is not None:
-            queries, self.queries = self.queries, None
-            try:
-                queries.close()
-            except Exception:  # noqa: BLE001 - the server may be gone
-                pass
+        queries, self.queries = self.queries, None
+        close_quietly(queries)
 
 
 def bucket_counts(values_ns: Iterable[int]):

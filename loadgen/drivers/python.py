@@ -91,6 +91,16 @@ def run_queries(
     return state
 
 
+def close_quietly(resource) -> None:
+    """Close a connection whose server may be gone: there is nothing left to tell."""
+    if resource is None:
+        return
+    try:
+        resource.close()
+    except Exception:  # noqa: BLE001 - the server may be gone
+        pass
+
+
 class PythonLoop:
     """QueryLoop over mysqlclient (--driver python)."""
 
@@ -107,9 +117,5 @@ class PythonLoop:
         return run_queries(self.conn, ids, state, progress, stop)
 
     def close(self) -> None:
-        if self.conn is not None:
-            conn, self.conn = self.conn, None
-            try:
-                conn.close()
-            except Exception:  # noqa: BLE001 - the server may be gone
-                pass
+        conn, self.conn = self.conn, None
+        close_quietly(conn)
