@@ -62,7 +62,7 @@ def test_refuses_a_run_that_cannot_fit_without_force(swap_sandbox):
     proc = run_cli("pagez", "--chunks", "20", "--chunk-size", "4M", "--memory-limit", "32M",
                    "--swap", "none")
     assert proc.returncode == 2
-    assert "OOM-killed" in one_line_error(proc) and "--swap zram" in proc.stderr
+    assert "OOM-killed" in one_line_error(proc) and "--swap file" in proc.stderr
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
