@@ -113,7 +113,7 @@ def _sweep_unrecorded_swapfiles() -> list[str]:
     """Swap files of ours still on (in /proc/swaps) or lying in a candidate directory, whose
     owner is dead."""
     paths = {Path(e["name"]) for e in osmem.swaps()}
-    for d in swapfile.candidate_dirs():
+    for d in swapfile.known_dirs():
         try:
             paths |= set(Path(d).glob(f"{swapfile.NAME_PREFIX}*.swap"))
         except OSError:

@@ -6,8 +6,8 @@ from the disk. (zram keeps them compressed in RAM, where a swap-in costs about a
 swapon works on a file only where the filesystem can map the file's blocks for the kernel: ext2/3/4,
 xfs, btrfs (a NOCOW file) and f2fs. It fails on tmpfs, overlayfs, fuse and network filesystems, and
 a swap file on tmpfs would be RAM anyway. So the directory is chosen by filesystem type and free
-space among: $LOADGEN_SWAP_DIR, the cache directory, /var/tmp; the first that passes and takes
-swapon is used.
+space among the cache directory and /var/tmp (or only $LOADGEN_SWAP_DIR when set); the first that
+passes and takes swapon is used.
 
 The file is named loadgen-swap-p<pid>-s<start>.swap (its owner, see owner.py) and recorded in the
 owner registry before it is created, so a SIGKILLed loadgen's file is found and removed by the
@@ -40,20 +40,27 @@ _SEQ = itertools.count(1)
 
 
 def candidate_dirs() -> list[Path]:
-    out = []
     if os.environ.get("LOADGEN_SWAP_DIR"):
-        out.append(Path(os.environ["LOADGEN_SWAP_DIR"]))
-    out += [paths.cache_dir(), Path("/var/tmp")]
+        return [Path(os.environ["LOADGEN_SWAP_DIR"])]
+    return list(dict.fromkeys([paths.cache_dir(), Path("/var/tmp")]))
+
+
+def known_dirs() -> list[Path]:
+    """Every directory a swap file of ours may be in: where the sweep looks for orphans."""
+    out = [paths.cache_dir(), Path("/var/tmp")]
+    if os.environ.get("LOADGEN_SWAP_DIR"):
+        out.insert(0, Path(os.environ["LOADGEN_SWAP_DIR"]))
     return list(dict.fromkeys(out))
 
 
 def filesystem_of(path: Path, mountinfo: str | None = None) -> tuple[str, str]:
     """(fstype, mount point) of the filesystem holding path, from /proc/self/mountinfo."""
     mountinfo = Path("/proc/self/mountinfo").read_text() if mountinfo is None else mountinfo
-    p = Path(path)
+    # Symlinks resolved in the part that exists; a directory not made yet is where it would be.
+    p, rest = Path(os.path.abspath(path)), []
     while not p.exists() and p != p.parent:
-        p = p.parent
-    target = os.path.realpath(p)
+        p, rest = p.parent, [p.name, *rest]
+    target = os.path.join(os.path.realpath(p), *rest)
     best, best_type = "", "unknown"
     for line in mountinfo.splitlines():
         left, _, right = line.partition(" - ")

@@ -4,8 +4,8 @@ A test that needs root, a memory cgroup and zram (or swap) skips with the reason
 missing, and FAILS instead when LOADGEN_REQUIRE_NATIVE_SWAP=1 (CI on a root host with zram), so a
 green CI run means the swap tests ran.
 
-Every test in this directory is checked for leftovers: no zram device, swap or loadgen cgroup may
-exist afterwards that did not exist before.
+Every test in this directory is checked for leftovers: no zram device, swap (file or device),
+loadgen cgroup or owner record may exist afterwards that did not exist before.
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from loadgen.experiments import memcg, osmem, zram
+from loadgen.experiments import memcg, osmem, owner, zram
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = os.sysconf("SC_PAGE_SIZE")
@@ -50,13 +50,30 @@ def swap_sandbox_missing() -> str | None:
         memcg.find_hierarchy()
     except Exception as exc:  # noqa: BLE001 - the reason is what we report
         return f"no memory cgroup: {exc}"
-    if not (zram.CONTROL / "hot_add").exists() and osmem.swap_free() == 0:
-        return "neither zram (/sys/class/zram-control) nor existing swap"
+    if not (zram.CONTROL / "hot_add").exists() and osmem.swap_free() == 0 and \
+            swap_file_missing():
+        return "no zram (/sys/class/zram-control), no existing swap, no place for a swap file"
     for tool in ("mkswap", "swapon", "swapoff"):
         if not (shutil.which(tool) or os.path.exists(f"/usr/sbin/{tool}")
                 or os.path.exists(f"/sbin/{tool}")):
             return f"{tool} not installed (util-linux)"
     return None
+
+
+def swap_file_missing(size: int = 2 << 30) -> str | None:
+    """Why loadgen cannot make a swap file of `size` here, or None."""
+    from loadgen.experiments import swapfile
+
+    reasons = [swapfile.unusable_reason(d, size) for d in swapfile.candidate_dirs()]
+    return None if any(r is None for r in reasons) else "; ".join(reasons)
+
+
+@pytest.fixture
+def swap_file_place():
+    """A swap file can be made here (root, a disk-backed directory with room), else skip/fail."""
+    reason = swap_sandbox_missing() or swap_file_missing()
+    if reason:
+        require_swap_env(reason)
 
 
 @pytest.fixture
@@ -74,6 +91,7 @@ def _state() -> dict:
     return {"zram": sorted(zram.zram_devices()),
             "swaps": sorted(e["name"] for e in osmem.swaps()),
             "cgroups": [str(p) for p in cgroups],
+            "owner_records": sorted(p.name for p, _ in owner.records()),
             "nr_hugepages": osmem.NR_HUGEPAGES.read_text().strip()}
 
 
