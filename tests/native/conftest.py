@@ -91,7 +91,9 @@ def _state() -> dict:
     return {"zram": sorted(zram.zram_devices()),
             "swaps": sorted(e["name"] for e in osmem.swaps()),
             "cgroups": [str(p) for p in cgroups],
-            "owner_records": sorted(p.name for p, _ in owner.records()),
+            # A live owner's records are a run in progress (maybe another suite's), not leftovers.
+            "owner_records": sorted(p.name for p, r in owner.records()
+                                    if not owner.Owner(r["pid"], r["start"]).alive()),
             "nr_hugepages": osmem.NR_HUGEPAGES.read_text().strip()}
 
 
@@ -120,6 +122,19 @@ def hugepages():
 
     yield reserve
     osmem.NR_HUGEPAGES.write_text(saved)
+
+
+def swaps_of(pid: int, before: set[str]) -> set[str]:
+    """Swaps turned on since `before` by the loadgen process `pid` (by the label mkswap wrote),
+    so a concurrent run elsewhere on the host does not count."""
+    from loadgen.experiments.orphans import swap_label
+
+    return {e["name"] for e in osmem.swaps()
+            if e["name"] not in before and swap_label(e["name"]) == f"loadgen-{pid}"[:16]}
+
+
+def cgroups_of(pid: int) -> set[Path]:
+    return {p for p in memcg.leftovers() if (o := owner.parse_token(p.name)) and o.pid == pid}
 
 
 def run_cli(*args: str, timeout: float = 120, env: dict | None = None,

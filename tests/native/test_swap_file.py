@@ -20,7 +20,7 @@ from loadgen.errors import LoadgenError
 from loadgen.experiments import memcg, orphans, osmem, owner, swapfile, zram
 from loadgen.experiments.pagez import RAM_IN_CHUNKS
 
-from .conftest import ROOT, one_line_error, run_cli
+from .conftest import ROOT, cgroups_of, one_line_error, run_cli, swaps_of
 
 pytestmark = pytest.mark.native
 
@@ -117,7 +117,6 @@ def _killed_run(swap: str, env: dict) -> tuple[set, set, list]:
     """Start a long pagez, SIGKILL loadgen once its cgroup and swap are up. Returns the swaps
     and cgroups it left, and its owner records."""
     swaps_before = {e["name"] for e in osmem.swaps()}
-    cgroups_before = set(memcg.leftovers())
     proc = subprocess.Popen(
         [sys.executable, "-m", "loadgen", "native", "pagez", "--chunks", "40", "--iters", "40",
          "--chunk-size", "4M", "--memory-limit", "64M", "--swap", swap, "--out", os.devnull],
@@ -126,8 +125,7 @@ def _killed_run(swap: str, env: dict) -> tuple[set, set, list]:
     try:
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
-            swaps = {e["name"] for e in osmem.swaps()} - swaps_before
-            cgroups = set(memcg.leftovers()) - cgroups_before
+            swaps, cgroups = swaps_of(proc.pid, swaps_before), cgroups_of(proc.pid)
             if swaps and cgroups:
                 break
             assert proc.poll() is None, proc.communicate()
