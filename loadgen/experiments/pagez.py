@@ -94,6 +94,7 @@ def _run_entry(res: dict, counters: dict) -> dict:
         "swap_ins_source": counters.get("swap_ins_source", "host /proc/vmstat pswpin"),
         "cgroup_swap": counters.get("cgroup_swap"),
         "wall_seconds": counters["wall_seconds"],
+        "oom_retries": counters.get("oom_retries", 0),
     }
 
 
@@ -120,7 +121,8 @@ def run_pagez(chunks: int = 80, iters: int = 1, chunk_size: int = GIB,
          "memory_limit": memory_limit, "swap": swap if memory_limit else None},
         passes, "one visit: one byte written (incremented) in every 4 KiB page of one chunk",
         tlb=res["tlb"], alloc=res["alloc"], result=_run_entry(res, counters),
-        child=counters, sandbox=sandbox, seed=SEED, warnings=_sandbox_warnings(sandbox))
+        child=counters, sandbox=sandbox, seed=SEED,
+        warnings=_sandbox_warnings(sandbox, [counters.get("oom_retries", 0)]))
 
 
 def run_compare(scale: int = DEFAULT_SCALE, memory_limit: int | None = None,
@@ -174,9 +176,14 @@ def run_compare(scale: int = DEFAULT_SCALE, memory_limit: int | None = None,
         runs, "one whole pagez run (sum of its visits); variants interleaved A, B, C per repeat",
         tlb="not measured in this experiment", variants=variants, ratio_b_a=ratio,
         sandbox=sandbox, cgroup=cgroup, seed=SEED, research=research,
-        warnings=_sandbox_warnings(sandbox))
+        warnings=_sandbox_warnings(sandbox, [r["oom_retries"] for r in runs]))
 
 
-def _sandbox_warnings(sandbox: dict | None) -> list[str]:
-    """What the user should see beside the table: a fallback to zram, orphans swept."""
-    return [*sandbox["notes"], *sandbox["swept"]] if sandbox else []
+def _sandbox_warnings(sandbox: dict | None, oom_retries: list[int]) -> list[str]:
+    """What the user should see beside the table: a fallback to zram, orphans swept, runs
+    retried after an OOM kill."""
+    out = [*sandbox["notes"], *sandbox["swept"]] if sandbox else []
+    if sum(oom_retries):
+        out.append(f"{sum(1 for n in oom_retries if n)} run(s) were OOM-killed in the cgroup "
+                   "while swap had room (swap-out slower than the run) and were run again")
+    return out
