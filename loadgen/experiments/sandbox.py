@@ -162,7 +162,10 @@ class Sandbox:
 
     def _setup(self) -> None:
         osmem.require_root("running an experiment under --memory-limit (memory cgroup and swap)")
-        self.swept = orphans.sweep()
+        try:
+            self.swept = orphans.sweep()
+        except OSError as exc:  # the registry itself unreadable: run anyway, and say so
+            self.notes.append(f"could not sweep orphans of earlier runs ({exc})")
         mode = self.swap_mode
         if mode == "auto" and self.swap_need == 0:
             mode = "none"
