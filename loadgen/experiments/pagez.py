@@ -4,8 +4,8 @@ pagez(80, 1) and pagez(20, 4) write the same number of pages; B is slower only w
 set (20 chunks) exceeds the RAM it may use, so that every re-visit swaps pages back in. The seed
 ran on 16 GiB of RAM with 1 GiB chunks (RAM = 16 chunks). Scaled 1:N, the chunk is 1 GiB/N and
 the memory cgroup limit 16 chunks; swap comes from a temporary swap file on disk (or a zram
-device, sandbox.py). Only the disk makes a swap-in cost more than a first touch: on zram, B is
-not slower than A.
+device, sandbox.py). The seed's B is slower because its swap-ins read the disk; on zram they
+decompress in RAM, and B/A follows the CPU load instead.
 """
 from __future__ import annotations
 

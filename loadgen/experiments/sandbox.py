@@ -177,7 +177,7 @@ class Sandbox:
                 if not (ZRAM_CONTROL / "hot_add").exists():
                     raise
                 self.notes.append(f"no swap file ({exc.message}): zram instead, where a swap-in "
-                                  "costs about a first touch and B is not slower than A")
+                                  "decompresses in RAM instead of reading the disk")
                 mode = "zram"
         elif mode == "file":
             self.swap_file = SwapFile.create(max(self.swap_need, 64 << 20), SWAP_PRIORITY)
