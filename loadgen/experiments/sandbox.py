@@ -219,7 +219,7 @@ class Sandbox:
                 break
             except OomKilled as exc:
                 # With swap on a busy disk, the cgroup can fill with pages still being written
-                # out (seen: 144 MiB under writeback at a 256 MiB limit, swap half empty), and
+                # out (seen: 144 MiB under writeback at a 256 MiB limit, swap not full), and
                 # v1 memcg reclaim gives up and OOM-kills. That is the disk, not the workload:
                 # run it again, and say so in the result.
                 if self.swap_kind == "none":
