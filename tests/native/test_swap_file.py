@@ -39,6 +39,17 @@ def test_filesystem_of_picks_the_innermost_mount():
                                   MOUNTINFO)[0] == "overlay"
 
 
+def test_swap_names_with_spaces_are_read_back_as_paths():
+    text = ("Filename\tType\tSize\tUsed\tPriority\n"
+            "/var/cache/my\\040cache/loadgen-swap-p1-s2-1.swap file\t1024\t0\t32000\n"
+            "/dev/zram0                              partition\t4096\t8\t100\n")
+    got = osmem.swaps(text)
+    assert got[0]["name"] == "/var/cache/my cache/loadgen-swap-p1-s2-1.swap"
+    assert got[0]["size"] == 1 << 20 and got[0]["priority"] == 32000
+    assert got[1] == {"name": "/dev/zram0", "type": "partition", "size": 4096 << 10,
+                      "used": 8 << 10, "priority": 100}
+
+
 def test_tmpfs_and_overlay_are_refused_before_any_file_is_made():
     why = swapfile.unusable_reason(Path("/dev/shm"), 1 << 20)
     assert why is not None and "tmpfs" in why and "swapon refuses files" in why
