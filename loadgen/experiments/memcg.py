@@ -170,6 +170,28 @@ class MemoryCgroup:
                     out[key] = stat[key]
         return out
 
+    def mark_swap_peak(self) -> None:
+        """Start watching whether the swap allowed fills up (see swap_was_full)."""
+        if self.hierarchy.version == 1:
+            try:  # writing 0 resets the peak; failcnt is not kept for memsw on recent kernels
+                _write(self.path / "memory.memsw.max_usage_in_bytes", "0")
+            except OSError:
+                pass
+        self._swap_events = self._swap_event_count()
+
+    def swap_was_full(self) -> bool:
+        """Whether memory+swap (v1) or swap (v2) reached its limit since mark_swap_peak."""
+        if self.hierarchy.version == 1:
+            peak = self._int("memory.memsw.max_usage_in_bytes")
+            limit = self._int("memory.memsw.limit_in_bytes")
+            # Within one charge batch (64 pages) and a little of the limit counts as reached.
+            return peak is not None and limit is not None and peak >= limit - (1 << 20)
+        return self._swap_event_count() > getattr(self, "_swap_events", 0)
+
+    def _swap_event_count(self) -> int:
+        events = self._kv("memory.swap.events")
+        return events.get("max", 0) + events.get("fail", 0)
+
     def oom_kills(self) -> int:
         return self.stats().get("oom_kill") or 0
 

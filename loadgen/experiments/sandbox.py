@@ -68,6 +68,7 @@ def run_child(calls: list[dict], cgroup: MemoryCgroup | None = None) -> tuple[li
     """
     request = {"calls": calls, "cgroup_procs": cgroup.procs_file if cgroup else None}
     before = osmem.vmstat()
+    ooms = cgroup.oom_kills() if cgroup else 0  # the cgroup's count is cumulative: take a delta
     t0 = time.monotonic()
     parent, libc = os.getpid(), ctypes.CDLL(None)  # loaded before the fork, used after it
     proc = subprocess.Popen([sys.executable, "-m", "loadgen.experiments.child"],
@@ -84,7 +85,7 @@ def run_child(calls: list[dict], cgroup: MemoryCgroup | None = None) -> tuple[li
     counters = {"wall_seconds": wall}
     for key in ("pswpin", "pswpout", "pgmajfault"):
         counters[key] = after.get(key, 0) - before.get(key, 0)
-    return _decode(proc.returncode, out, cgroup), counters
+    return _decode(proc.returncode, out, cgroup, ooms), counters
 
 
 def _die_with(libc, parent: int) -> None:
@@ -95,7 +96,8 @@ def _die_with(libc, parent: int) -> None:
         os._exit(1)
 
 
-def _decode(returncode: int, out: bytes, cgroup: MemoryCgroup | None) -> list[dict]:
+def _decode(returncode: int, out: bytes, cgroup: MemoryCgroup | None,
+            ooms_before: int = 0) -> list[dict]:
     try:
         reply = json.loads(out) if out else None
     except ValueError:
@@ -106,7 +108,7 @@ def _decode(returncode: int, out: bytes, cgroup: MemoryCgroup | None) -> list[di
         err = reply.get("error", {})
         cls = UsageError if err.get("type") == "UsageError" else LoadgenError
         raise cls(err.get("message", "the experiment failed"), err.get("hint"))
-    if cgroup is not None and cgroup.oom_kills() > 0:
+    if cgroup is not None and cgroup.oom_kills() > ooms_before:
         raise OomKilled(
             f"the experiment was OOM-killed inside its memory cgroup ({cgroup.path.name}); "
             "loadgen itself is unaffected",
@@ -214,6 +216,8 @@ class Sandbox:
         retries = 0
         while True:
             before = self.cgroup.swap_counters() if self.cgroup else {}
+            if self.cgroup:
+                self.cgroup.mark_swap_peak()
             try:
                 results, counters = run_child(calls, self.cgroup)
                 break
@@ -222,8 +226,8 @@ class Sandbox:
                 # out (seen: 144 MiB under writeback at a 256 MiB limit, swap not full), and
                 # v1 memcg reclaim gives up and OOM-kills. That is the disk, not the workload:
                 # run it again, and say so in the result.
-                if self.swap_kind == "none":
-                    raise
+                if self.swap_kind == "none" or self.cgroup.swap_was_full():
+                    raise  # no swap, or the swap allowed was full: a real out-of-memory
                 if retries >= OOM_RETRIES:
                     raise OomKilled(
                         f"{exc.message}, {retries + 1} times, with {self.swap_used} as swap",

@@ -220,3 +220,18 @@ def test_the_objects_of_a_live_owner_are_never_swept(swap_sandbox, tmp_path):
     assert f"removed orphaned swap file {sf_path}" in swept
     assert f"removed orphaned cgroup {cg_path}" in swept
     assert not cg_path.exists() and not sf_path.exists() and not rec.exists()
+
+
+def test_a_run_out_of_swap_is_not_retried(swap_file_place, tmp_path, monkeypatch):
+    """An OOM kill with the allowed swap full is a real out-of-memory: reported at once, never
+    rerun as if the disk had been too slow (those retries are for OOM kills with swap to spare)."""
+    from loadgen.experiments.sandbox import OomKilled, Sandbox
+
+    monkeypatch.setenv("LOADGEN_CACHE_DIR", str(tmp_path))
+    call = {"fn": "pagez", "kwargs": {"chunks": 16, "iters": 1, "chunk_size": 4 << 20}}
+    with Sandbox(16 << 20, "file", swap_need=8 << 20) as sb:  # 64 MiB into 16 + 8 MiB
+        assert sb.swap_kind == "file"
+        with pytest.raises(OomKilled) as caught:
+            sb.run([call])
+        assert sb.cgroup.swap_was_full() and sb.cgroup.oom_kills() == 1
+    assert "times" not in str(caught.value)
