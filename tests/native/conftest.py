@@ -4,8 +4,8 @@ A test that needs root, a memory cgroup and zram (or swap) skips with the reason
 missing, and FAILS instead when LOADGEN_REQUIRE_NATIVE_SWAP=1 (CI on a root host with zram), so a
 green CI run means the swap tests ran.
 
-Every test in this directory is checked for leftovers: no zram device, swap (file or device),
-loadgen cgroup or owner record may exist afterwards that did not exist before.
+Every test in this directory is checked for leftovers: no swap (file or zram device), loadgen
+cgroup or owner record that this test's loadgen made may exist afterwards (see _state).
 """
 from __future__ import annotations
 
@@ -83,17 +83,39 @@ def swap_sandbox():
         require_swap_env(reason)
 
 
+def _leak(pid: int, start: int | None = None) -> bool:
+    """An object owned by this test process, or by one that is gone, is left behind. One whose
+    owner still runs is a run in progress: maybe another suite's on the same host."""
+    if pid == os.getpid():
+        return True
+    return not (owner.Owner(pid, start).alive() if start is not None else _running(pid))
+
+
+def _running(pid: int) -> bool:
+    return owner.start_time(pid) is not None
+
+
 def _state() -> dict:
+    """What loadgen made and nobody owns any more. Every swap loadgen turns on carries the label
+    loadgen-<pid>, every cgroup and record its owner's mark: objects without (another checkout's
+    older loadgen, running its own suite at the same time) are not this test's to count."""
+    from loadgen.experiments.orphans import swap_label
+
     try:
         cgroups = memcg.leftovers()
     except Exception:  # noqa: BLE001 - no cgroup hierarchy at all: nothing can be left
         cgroups = []
-    return {"zram": sorted(zram.zram_devices()),
-            "swaps": sorted(e["name"] for e in osmem.swaps()),
-            "cgroups": [str(p) for p in cgroups],
-            # A live owner's records are a run in progress (maybe another suite's), not leftovers.
+    swaps = []
+    for e in osmem.swaps():
+        label = swap_label(e["name"]) or ""
+        pid = label.removeprefix("loadgen-")
+        if label.startswith("loadgen-") and pid.isdigit() and _leak(int(pid)):
+            swaps.append(e["name"])
+    marked = [(p, o) for p in cgroups if (o := owner.parse_token(p.name)) is not None]
+    return {"swaps": sorted(swaps),
+            "cgroups": sorted(str(p) for p, o in marked if _leak(o.pid, o.start)),
             "owner_records": sorted(p.name for p, r in owner.records()
-                                    if not owner.Owner(r["pid"], r["start"]).alive()),
+                                    if _leak(r["pid"], r["start"])),
             "nr_hugepages": osmem.NR_HUGEPAGES.read_text().strip()}
 
 
