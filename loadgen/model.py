@@ -477,7 +477,7 @@ def simulate_trace(pages, n_pages: int, pool: PoolModel, ms_per_ref: float | Non
 
 
 def simulate_detail(order: str, stride: int, reps: int, g: Geometry,
-                    pool: PoolModel) -> tuple[int, int, int, int, int, int]:
+                    pool: PoolModel, collapse: bool = True) -> tuple[int, int, int, int, int, int]:
     """(refs, misses, made_young, not_young, read_ahead, read_ahead_evicted) for a workload, in C.
 
     With pool.ra_threshold the trace has the leaf steps read-ahead needs, and misses include the
@@ -487,7 +487,7 @@ def simulate_detail(order: str, stride: int, reps: int, g: Geometry,
     ra = pool.ra_threshold > 0
     return native.lrusim_innodb(None, workload_tuple(order, stride, reps, g, moves=ra), g.n_pages,
                                 pool.capacity_pages, pool.pool_pages, pool.old_pct, pool.old_time_ms,
-                                1000.0 / pool.qps, pool.ra_threshold, pool.ra_area)
+                                1000.0 / pool.qps, pool.ra_threshold, pool.ra_area, collapse)
 
 
 def simulate(order: str, stride: int, reps: int, g: Geometry, pool: PoolModel) -> tuple[int, int, int, int]:
