@@ -49,6 +49,7 @@
 enum { ORDER_INTERLEAVED = 0, ORDER_LOOPED = 1, ORDER_SEQUENTIAL = 2 };
 
 #define MAX_PATH 18
+#define RUN_CHUNK 2048
 
 /* k consecutive queries (q0..q0+k-1) that each reference the same pages in the same order.
  * Consecutive ids on one leaf share the whole root-to-leaf path, so the seed's 20M queries are
@@ -600,7 +601,26 @@ static void lru_run(lru_t *m, const run_t *r) {
 static void sim_feed(lru_t *m, const run_t *r) {
     run_t t;
     const run_t *use = r;
+    run_t *pd = &m->pend;
     if (m->map) {
+        /* fast path: no sampled leaf, and the upper levels are the waiting run's (upper page p
+         * is simulated as p - L + L'): extend it */
+        const mini_t *x = m->mini;
+        int nu = r->n, hit = 0;
+        while (nu > 0 && r->pages[nu - 1] < x->real_leaf_pages)
+            nu--;
+        for (int i = nu; i < r->n; i++)
+            hit |= m->map[r->pages[i]] >= 0;
+        if (!hit && pd->k && pd->n == nu && pd->q0 + pd->k == r->q0) {
+            int same = 1;
+            for (int i = 0; i < nu && same; i++)
+                same = r->pages[i] >= x->real_leaf_pages && !pd->mv[i] &&
+                       pd->pages[i] == r->pages[i] - x->real_leaf_pages + x->leaves;
+            if (same) {
+                pd->k += r->k;
+                return;
+            }
+        }
         t.n = 0;
         t.q0 = r->q0;
         t.k = r->k;
@@ -613,7 +633,6 @@ static void sim_feed(lru_t *m, const run_t *r) {
         }
         use = &t;
     }
-    run_t *pd = &m->pend;
     if (pd->k && pd->n == use->n && pd->q0 + pd->k == use->q0 &&
         !memcmp(pd->pages, use->pages, sizeof(uint32_t) * (size_t)use->n) &&
         !memcmp(pd->mv, use->mv, (size_t)use->n)) {
@@ -870,8 +889,8 @@ error:
  *              ra_threshold, [(capacity, pool_pages, ra_area, rate, salt), ...])
  * Several pools in one pass over the workload, each exact (rate >= 1) or a miniature. Per pool:
  * (refs, misses, made_young, not_young, ra_pages, ra_evicted, sampled_units, total_units,
- *  sum_y, sum_y2, upper_misses, leaf_misses, leaf_touched, capacity_simulated), and last the
- * exact count of distinct leaves the workload touches. */
+ *  sum_y, sum_y2, upper_misses, leaf_misses, leaf_touched, capacity_simulated), and last
+ * (distinct leaves the workload touches, its page references), both exact. */
 PyObject *loadgen_lrusim_curve(PyObject *self, PyObject *args) {
     PyObject *py_trace, *py_workload, *py_cfgs, *py_result = NULL;
     unsigned long long n_pages, leaf_pages, ra_threshold;
@@ -881,9 +900,9 @@ PyObject *loadgen_lrusim_curve(PyObject *self, PyObject *args) {
     lru_t *sims = NULL;
     sim_cfg_t *cfgs = NULL;
     uint8_t *seen = NULL;
-    uint64_t distinct = 0;
+    run_t *chunk = NULL;
+    uint64_t distinct = 0, total_refs = 0;
     Py_ssize_t n_sims = 0;
-    run_t r;
 
     if (!PyArg_ParseTuple(args, "OOKKdddKO!", &py_trace, &py_workload, &n_pages, &leaf_pages,
                           &old_pct, &old_time_ms, &ms_per_query, &ra_threshold, &PyList_Type,
@@ -907,7 +926,8 @@ PyObject *loadgen_lrusim_curve(PyObject *self, PyObject *args) {
     sims = calloc(n_sims ? (size_t)n_sims : 1, sizeof(lru_t));
     cfgs = calloc(n_sims ? (size_t)n_sims : 1, sizeof(sim_cfg_t));
     seen = calloc(leaf_pages, 1);
-    if (!sims || !cfgs || !seen) {
+    chunk = malloc(RUN_CHUNK * sizeof(run_t));
+    if (!sims || !cfgs || !seen || !chunk) {
         PyErr_NoMemory();
         goto error;
     }
@@ -932,14 +952,23 @@ PyObject *loadgen_lrusim_curve(PyObject *self, PyObject *args) {
     }
 
     Py_BEGIN_ALLOW_THREADS
-    while (source_next(&src, &r)) {
-        for (int i = 0; i < r.n; i++)
-            if (r.pages[i] < leaf_pages && !seen[r.pages[i]]) {
-                seen[r.pages[i]] = 1;
-                distinct++;
-            }
+    /* runs in chunks, each chunk through one pool after another: a pool's state stays in cache */
+    for (;;) {
+        size_t n = 0;
+        while (n < RUN_CHUNK && source_next(&src, &chunk[n])) {
+            run_t *c = &chunk[n++];
+            total_refs += (uint64_t)c->n * c->k;
+            for (int i = 0; i < c->n; i++)
+                if (c->pages[i] < leaf_pages && !seen[c->pages[i]]) {
+                    seen[c->pages[i]] = 1;
+                    distinct++;
+                }
+        }
+        if (!n)
+            break;
         for (Py_ssize_t i = 0; i < n_sims; i++)
-            sim_feed(&sims[i], &r);
+            for (size_t j = 0; j < n; j++)
+                sim_feed(&sims[i], &chunk[j]);
     }
     for (Py_ssize_t i = 0; i < n_sims; i++)
         sim_flush(&sims[i]);
@@ -983,7 +1012,7 @@ PyObject *loadgen_lrusim_curve(PyObject *self, PyObject *args) {
         Py_DECREF(t);
     }
     {
-        PyObject *d = PyLong_FromUnsignedLongLong(distinct);
+        PyObject *d = Py_BuildValue("(KK)", (unsigned long long)distinct, (unsigned long long)total_refs);
         if (!d || PyList_Append(py_result, d) < 0) {
             Py_XDECREF(d);
             Py_CLEAR(py_result);
@@ -997,6 +1026,7 @@ error:
     free(sims);
     free(cfgs);
     free(seen);
+    free(chunk);
     if (view.obj)
         PyBuffer_Release(&view);
     return py_result;
