@@ -93,16 +93,16 @@ def _run(source: tuple, pools: list[model.PoolModel], rates: list[float], salt: 
 
 def estimate(source: tuple, pools: list[model.PoolModel], rate: float = DEFAULT_RATE,
              tolerance: float = DEFAULT_TOLERANCE, salt: int = 0, exact: bool = False,
-             threads: int | None = None) -> list[Estimate]:
+             threads: int | None = None, exact_at: set[int] | frozenset = frozenset()) -> list[Estimate]:
     """Reads for each pool (all with the same old_pct, old_time_ms, qps and read-ahead threshold).
 
     source: workload_source(...) or trace_source(...). Points whose relative standard error
-    exceeds `tolerance` are simulated again, exactly.
+    exceeds `tolerance` are simulated again, exactly; so are the pools at the indices exact_at.
     """
     if not pools:
         return []
     threads = threads or min(2, os.cpu_count() or 1)
-    rates = [1.0 if exact else rate_for(p, rate) for p in pools]
+    rates = [1.0 if exact or i in exact_at else rate_for(p, rate) for i, p in enumerate(pools)]
     est = _run(source, pools, rates, salt, threads)
     redo = [i for i, e in enumerate(est) if not e.exact and e.reads_se > tolerance * max(1, e.reads)]
     if redo:

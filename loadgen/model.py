@@ -106,6 +106,9 @@ class CurvePoint:
     plain_lru_reads: int
     miss_ratio: float
     plain_lru_miss_ratio: float
+    reads_se: float = 0.0  # standard error of reads: 0 when simulated exactly (loadgen/curve.py)
+    rate: float = 1.0  # the miniature's sampling rate; 1.0 = exact
+    exact: bool = True
 
 
 @dataclass
@@ -521,25 +524,37 @@ def lru_misses(hist: list[int], capacity: int) -> int:
 # -- forecasts -----------------------------------------------------------------------------------
 def forecast(order: str, stride: int, reps: int, g: Geometry, pool_bytes: int, variables: dict | None = None,
              flavor: str = "mariadb", qps: float = DEFAULT_QPS, curve_pools: list[int] | None = None,
-             total_pages: int | None = None) -> Forecast:
-    """Predicted reads at pool_bytes, and the miss-ratio curve over curve_pools (both models)."""
+             total_pages: int | None = None, exact: bool = False, salt: int = 0,
+             rate: float | None = None, tolerance: float | None = None) -> Forecast:
+    """Predicted reads at pool_bytes (exact), and the miss-ratio curve over curve_pools: both
+    models, the InnoDB one from miniatures where that is accurate enough (loadgen/curve.py) or
+    exact everywhere with exact=True."""
+    from . import curve as fast
+
     pool = pool_model(pool_bytes, variables, flavor, qps, total_pages)
-    hist = stack_histogram(order, stride, reps, g)
-    pools = [pool_bytes] + [p for p in (curve_pools or []) if p != pool_bytes]
-    models = [pool] + [pool_model(p, variables, flavor, qps) for p in pools[1:]]
-    with ThreadPoolExecutor(max_workers=max(1, min(len(models), os.cpu_count() or 1))) as ex:
-        sims = list(ex.map(lambda m: simulate_detail(order, stride, reps, g, m), models))
-    refs = sims[0][0]
-    points = []
-    for pb, m, (_, misses, *_rest) in zip(pools, models, sims):
-        plain = lru_misses(hist, m.capacity_pages)
-        points.append(CurvePoint(pb, m.pool_pages, m.capacity_pages, misses, plain,
-                                 misses / refs if refs else 0.0, plain / refs if refs else 0.0))
-    _, misses, made_young, _, ra_pages, _ = sims[0]
+    others = [p for p in dict.fromkeys(curve_pools or []) if p != pool_bytes]
+    models = [pool_model(p, variables, flavor, qps) for p in others]
+    src = fast.workload_source(order, stride, reps, g, pool.ra_threshold)
+    with ThreadPoolExecutor(max_workers=2) as ex:
+        hist_f = ex.submit(stack_histogram, order, stride, reps, g)
+        at_f = ex.submit(simulate_detail, order, stride, reps, g, pool)
+        ests = fast.estimate(src, models, rate=rate or fast.DEFAULT_RATE,
+                             tolerance=fast.DEFAULT_TOLERANCE if tolerance is None else tolerance,
+                             salt=salt, exact=exact) if models else []
+        hist, sim = hist_f.result(), at_f.result()
+    refs, misses, made_young, _, ra_pages, _ = sim
+    points = [CurvePoint(pool_bytes, pool.pool_pages, pool.capacity_pages, misses,
+                         lru_misses(hist, pool.capacity_pages), misses / refs if refs else 0.0, 0.0)]
+    for pb, m, e in zip(others, models, ests):
+        points.append(CurvePoint(pb, m.pool_pages, m.capacity_pages, e.reads, lru_misses(hist, m.capacity_pages),
+                                 e.reads / refs if refs else 0.0, 0.0, round(e.reads_se, 1), round(e.rate, 5), e.exact))
+    for p in points:
+        p.plain_lru_miss_ratio = p.plain_lru_reads / refs if refs else 0.0
     at = Prediction(MODEL, misses, refs, 1.0 - misses / refs if refs else 0.0, points[0].plain_lru_reads,
                     pool.capacity_pages, pool.pool_pages, made_young, qps, read_ahead=ra_pages)
-    curve = sorted(points[1:] if curve_pools and pool_bytes not in curve_pools else points, key=lambda p: p.pool_bytes)
-    return Forecast(g, order, queries_of(order, g.rows, stride, reps), refs, at, curve)
+    keep = points if not curve_pools or pool_bytes in curve_pools else points[1:]
+    return Forecast(g, order, queries_of(order, g.rows, stride, reps), refs, at,
+                    sorted(keep, key=lambda p: p.pool_bytes))
 
 
 def measured_reads(bp: dict) -> int | None:

@@ -885,6 +885,12 @@ error:
     return py_result;
 }
 
+typedef struct {
+    size_t start, end; /* runs chunk[start..end) */
+    uint64_t unit;     /* the extent all their leaves sit in, or UINT64_MAX */
+    run_t upper;       /* their upper pages as one run */
+} group_t;
+
 /* lrusim_curve(trace, workload, n_pages, leaf_pages, old_pct, old_time_ms, ms_per_query,
  *              ra_threshold, [(capacity, pool_pages, ra_area, rate, salt), ...])
  * Several pools in one pass over the workload, each exact (rate >= 1) or a miniature. Per pool:
@@ -901,6 +907,7 @@ PyObject *loadgen_lrusim_curve(PyObject *self, PyObject *args) {
     sim_cfg_t *cfgs = NULL;
     uint8_t *seen = NULL;
     run_t *chunk = NULL;
+    group_t *groups = NULL;
     uint64_t distinct = 0, total_refs = 0;
     Py_ssize_t n_sims = 0;
 
@@ -927,7 +934,8 @@ PyObject *loadgen_lrusim_curve(PyObject *self, PyObject *args) {
     cfgs = calloc(n_sims ? (size_t)n_sims : 1, sizeof(sim_cfg_t));
     seen = calloc(leaf_pages, 1);
     chunk = malloc(RUN_CHUNK * sizeof(run_t));
-    if (!sims || !cfgs || !seen || !chunk) {
+    groups = malloc(RUN_CHUNK * sizeof(group_t));
+    if (!sims || !cfgs || !seen || !chunk || !groups) {
         PyErr_NoMemory();
         goto error;
     }
@@ -966,9 +974,57 @@ PyObject *loadgen_lrusim_curve(PyObject *self, PyObject *args) {
         }
         if (!n)
             break;
-        for (Py_ssize_t i = 0; i < n_sims; i++)
-            for (size_t j = 0; j < n; j++)
-                sim_feed(&sims[i], &chunk[j]);
+        /* groups: consecutive runs whose leaves sit in one extent under the same upper pages. A
+         * miniature that did not sample the extent sees only the upper pages: one merged run. */
+        size_t n_groups = 0;
+        for (size_t j = 0; j < n;) {
+            const run_t *a = &chunk[j];
+            int nu = a->n;
+            while (nu > 0 && a->pages[nu - 1] < leaf_pages)
+                nu--;
+            uint64_t unit = UINT64_MAX;
+            int one_unit = nu < a->n;
+            for (int i = nu; i < a->n && one_unit; i++) {
+                uint64_t u = leaf_phys(a->pages[i]) / EXTENT_PAGES;
+                one_unit = unit == UINT64_MAX || u == unit;
+                unit = u;
+            }
+            size_t e = j + 1;
+            uint64_t k = a->k;
+            while (one_unit && e < n) {
+                const run_t *b = &chunk[e];
+                int ok = b->q0 == a->q0 + k && b->n >= nu && memcmp(b->pages, a->pages, sizeof(uint32_t) * nu) == 0;
+                for (int i = nu; i < b->n && ok; i++)
+                    ok = b->pages[i] < leaf_pages && leaf_phys(b->pages[i]) / EXTENT_PAGES == unit;
+                if (!ok)
+                    break;
+                k += b->k;
+                e++;
+            }
+            group_t *gr = &groups[n_groups++];
+            gr->start = j;
+            gr->end = e;
+            gr->unit = one_unit ? unit : UINT64_MAX;
+            gr->upper.n = nu;
+            memcpy(gr->upper.pages, a->pages, sizeof(uint32_t) * nu);
+            memset(gr->upper.mv, 0, sizeof(gr->upper.mv));
+            gr->upper.q0 = a->q0;
+            gr->upper.k = k;
+            j = e;
+        }
+        for (Py_ssize_t i = 0; i < n_sims; i++) {
+            lru_t *m = &sims[i];
+            for (size_t gi = 0; gi < n_groups; gi++) {
+                const group_t *gr = &groups[gi];
+                if (m->mini && gr->unit != UINT64_MAX && m->mini->unit_base[gr->unit] < 0) {
+                    if (gr->upper.n)
+                        sim_feed(m, &gr->upper);
+                    continue;
+                }
+                for (size_t j = gr->start; j < gr->end; j++)
+                    sim_feed(m, &chunk[j]);
+            }
+        }
     }
     for (Py_ssize_t i = 0; i < n_sims; i++)
         sim_flush(&sims[i]);
@@ -1027,6 +1083,7 @@ error:
     free(cfgs);
     free(seen);
     free(chunk);
+    free(groups);
     if (view.obj)
         PyBuffer_Release(&view);
     return py_result;
