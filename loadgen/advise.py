@@ -16,10 +16,10 @@ from . import curve, model
 from .errors import UsageError
 from .units import format_bytes
 
-FACTORS = (0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 3.5, 4.0)
+FACTORS = (0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 3.0, 4.0)
 MIB, GIB = 1 << 20, 1 << 30
 DEFAULT_MS_PER_READ = 0.1  # a local SSD's random 16 KiB read; give --ms-per-read or a run result
-KNEE_POINTS = 16
+KNEE_POINTS = 12
 
 
 @dataclass
@@ -49,6 +49,8 @@ class Advice:
     marginal: str = ""
     dropped: list[float] = field(default_factory=list)  # factors above the memory limit
     curve: list[tuple[int, int, float]] = field(default_factory=list)  # (bytes, reads, se) for plots
+    knee_how: str = ""
+    estimates: dict = field(default_factory=dict)  # pool bytes -> curve.Estimate, every pool simulated
 
 
 def mem_available_bytes(path: str = "/proc/meminfo") -> int | None:
@@ -139,7 +141,9 @@ def advise(order: str, stride: int, reps: int, g: model.Geometry, current_bytes:
            variables: dict | None = None, flavor: str = "mariadb", qps: float = model.DEFAULT_QPS,
            ram_bytes: int | None = None, ms_per_read: float | None = None, ms_source: str = "",
            chunk_bytes: int | None = None, instances: int | None = None, salt: int = 0,
-           exact: bool = False) -> Advice:
+           exact: bool = False, extra_pools: list[int] | None = None) -> Advice:
+    """The advice table for one order; extra_pools are simulated in the same pass (for a curve
+    printed beside it) and returned in Advice.estimates."""
     v = {**model.DEFAULTS, **(variables or {})}
     ram = ram_bytes or mem_available_bytes() or 0
     if not ram:
@@ -166,11 +170,12 @@ def advise(order: str, stride: int, reps: int, g: model.Geometry, current_bytes:
     fit = fit_bytes(g, flavor, int(v["innodb_lru_scan_depth"]))
     if lo < fit < hi:
         grid.append(fit)  # where a cliff ends
-    pools = sorted({b for _, b in table} | set(grid) | ({plus} if plus <= ram else set()))
+    pools = sorted({b for _, b in table} | set(grid) | ({plus} if plus <= ram else set()) | set(extra_pools or []))
     models = [model.pool_model(b, variables, flavor, qps) for b in pools]
     src = curve.workload_source(order, stride, reps, g, models[0].ra_threshold)
     est = curve.estimate(src, models, salt=salt, exact=exact, exact_at={pools.index(current_bytes)})
     by = dict(zip(pools, est))
+    adv.estimates = by
     base = by[current_bytes].reads
     for f, b in sorted(table):
         e = by[b]
@@ -180,7 +185,7 @@ def advise(order: str, stride: int, reps: int, g: model.Geometry, current_bytes:
     gx = [b for b in pools if lo <= b <= hi]
     k, how = knee_index(gx, [by[b].reads for b in gx])
     if k is not None:
-        adv.knee_bytes, adv.knee_reads = gx[k], by[gx[k]].reads
+        adv.knee_bytes, adv.knee_reads, adv.knee_how = gx[k], by[gx[k]].reads, how
         adv.knee_note = (f"knee at {format_bytes(gx[k])}: {by[gx[k]].reads:,} reads "
                          f"({by[gx[k]].reads / base:.2f}x the current), {how}")
     else:

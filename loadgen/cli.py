@@ -381,11 +381,12 @@ def down():
 def _register_subgroups() -> None:
     # Sub-groups live in their own modules so each topic stays small.
     from .cli_image import image
-    from .cli_analysis import predict, report, sweep
+    from .cli_analysis import advise, predict, report, sweep
     from .cli_native import native
 
     cli.add_command(native)
     cli.add_command(predict)
+    cli.add_command(advise)
     cli.add_command(sweep)
     cli.add_command(report)
     cli.add_command(image)

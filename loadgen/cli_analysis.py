@@ -30,11 +30,18 @@ from .errors import UsageError
 @click.option("--curve", default="8M,16M,32M,64M,128M,256M,512M,1G,2G,4G,8G,16G", show_default=True,
               help="Pool sizes for the miss-ratio curve ('' for none).")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.option("--exact", is_flag=True, help="Simulate every curve point in full (no miniatures).")
+@click.option("--advise", "with_advice", is_flag=True, help="Also print the pool advice table (see loadgen advise).")
+@click.option("--ram", default=None, metavar="SIZE", help="With --advise: memory of the target host [default: MemAvailable].")
+@click.option("--ms-per-read", type=float, default=None, help="With --advise: milliseconds per buffer-pool read.")
 def predict(variation, order, pool, rows, stride, reps, schema, rows_per_leaf, leaf_pages, height, qps, flavor,
-            settings, curve, fmt):
+            settings, curve, fmt, exact, with_advice, ram, ms_per_read):
     """Predict reads, read requests and hit ratio with the InnoDB LRU model; no server needed.
 
-    Example: loadgen predict --variation B --pool 128M --rows 100M
+    The curve comes from miniature simulations (each point with its standard error, exact where
+    that error would exceed 2%); --exact simulates every point in full.
+
+    Example: loadgen predict --variation B --pool 128M --rows 100M --advise
     """
     import dataclasses
     import json
@@ -64,17 +71,121 @@ def predict(variation, order, pool, rows, stride, reps, schema, rows_per_leaf, l
             raise UsageError(f"--set {item!r} is not VAR=NUMBER", "e.g. --set innodb_lru_scan_depth=100")
         variables[k.strip().replace("-", "_")] = int(v)
     curve_pools = parse_pools(curve) if curve.strip() else []
-    fc = model.forecast(order_name, parse_count(stride, "--stride"), parse_count(reps, "--reps"), g, pool_bytes,
-                        variables, flavor, qps, curve_pools)
+    n_stride, n_reps = parse_count(stride, "--stride"), parse_count(reps, "--reps")
+    adv = None
+    if with_advice:
+        from .advise import advise as make_advice
+
+        adv = make_advice(order_name, n_stride, n_reps, g, pool_bytes, variables=variables, flavor=flavor, qps=qps,
+                          ram_bytes=parse_size(ram, "--ram") if ram else None, ms_per_read=ms_per_read,
+                          exact=exact, extra_pools=curve_pools)
+    fc = model.forecast(order_name, n_stride, n_reps, g, pool_bytes, variables, flavor, qps, curve_pools,
+                        exact=exact, estimates=adv.estimates if adv else None)
     if fmt == "json":
-        click.echo(json.dumps({"geometry": dataclasses.asdict(g), "order": fc.order, "queries": fc.queries,
-                               "pool_bytes": pool_bytes, "prediction": fc.at.to_dict(),
-                               "curve": [dataclasses.asdict(p) for p in fc.curve]}, indent=2))
+        doc = {"geometry": dataclasses.asdict(g), "order": fc.order, "queries": fc.queries,
+               "pool_bytes": pool_bytes, "prediction": fc.at.to_dict(),
+               "curve": [dataclasses.asdict(p) for p in fc.curve]}
+        if adv:
+            from .analysis_report import advice_dict
+
+            doc["advice"] = advice_dict(adv)
+        click.echo(json.dumps(doc, indent=2))
         return
     out = _stdout_console()
     out.print(rich_table(["", ""], forecast_rows(fc, pool_bytes), title=f"loadgen predict: {order_name}"))
     if fc.curve:
         out.print(rich_table(CURVE_HEADERS, curve_cells(fc), title="miss-ratio curve"))
+    if adv:
+        _print_advice(out, adv)
+
+
+def _print_advice(out, adv) -> None:
+    from .analysis_report import ADVICE_HEADERS, advice_cells, advice_lines
+    from .report import rich_table
+
+    out.print(rich_table(ADVICE_HEADERS, advice_cells(adv), title=f"pool advice: {adv.order}, {adv.queries:,} queries"))
+    for line in advice_lines(adv):
+        out.print(line, highlight=False)
+
+
+@click.command()
+@click.option("--variations", default="A,B", show_default=True, help="Access orders: A, B, or orders by name.")
+@click.option("--pool", default="128M", show_default=True, metavar="SIZE", help="The current innodb_buffer_pool_size.")
+@click.option("--rows", default="4M", show_default=True, help="Rows in the table.")
+@click.option("--stride", default="10", show_default=True)
+@click.option("--reps", default="2", show_default=True)
+@click.option("--schema", default="chat", show_default=True, help="Schema whose measured rows/leaf to use.")
+@click.option("--rows-per-leaf", type=float, default=None, help="Override rows per leaf page.")
+@click.option("--qps", type=float, default=15_000, show_default=True, help="Query rate (old_blocks_time is real time).")
+@click.option("--flavor", type=click.Choice(["mariadb", "mysql"]), default="mariadb", show_default=True)
+@click.option("--set", "settings", multiple=True, metavar="VAR=VALUE", help="innodb_* variables, as for predict.")
+@click.option("--ram", default=None, metavar="SIZE", help="Memory of the target host. [default: MemAvailable here]")
+@click.option("--ms-per-read", type=float, default=None, help="Milliseconds per buffer-pool read. [default: 0.1]")
+@click.option("--result", "result_file", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
+              help="A run result: take rows, the order's shape and ms per read (latency above the median) from it.")
+@click.option("--chunk-size", default=None, metavar="SIZE", help="innodb_buffer_pool_chunk_size [default: 8M MariaDB, 128M MySQL].")
+@click.option("--instances", type=int, default=None, help="innodb_buffer_pool_instances [default: as the server picks].")
+@click.option("--salt", type=int, default=0, show_default=True, help="Sampling salt of the miniatures.")
+@click.option("--exact", is_flag=True, help="Simulate every pool in full (no miniatures).")
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+def advise(variations, pool, rows, stride, reps, schema, rows_per_leaf, qps, flavor, settings, ram, ms_per_read,
+           result_file, chunk_size, instances, salt, exact, fmt):
+    """Pool advice per access order, as Oracle's V$DB_CACHE_ADVICE: estimated reads from 0.25x to
+    4x the current pool, the knee, and what one more GiB saves; no server needed.
+
+    Example: loadgen advise --pool 128M --rows 100M --ram 16G
+    """
+    import json
+
+    from . import model
+    from .advise import advise as make_advice
+    from .advise import ms_per_read_from
+    from .analysis_report import advice_dict
+    from .orders import resolve
+    from .units import parse_count, parse_size
+
+    n_rows, n_stride, n_reps = parse_count(rows, "--rows"), parse_count(stride, "--stride"), parse_count(reps, "--reps")
+    ms_source = ""
+    g = None
+    if result_file is not None:
+        from .results import load
+
+        res = load(result_file)
+        measured = ms_per_read_from(res)
+        if ms_per_read is None and measured:
+            ms_per_read, ms_source = measured, f"measured in {result_file.name}"
+        ds = res.get("dataset") or {}
+        if ds.get("leaf_pages"):
+            g = model.geometry_of(ds)
+            n_rows = g.rows
+    if qps <= 0 or (ms_per_read is not None and ms_per_read <= 0):
+        raise UsageError("--qps and --ms-per-read must be above zero")
+    g = g or model.estimate_geometry(n_rows, schema, rows_per_leaf)
+    variables = {}
+    for item in settings:
+        k, sep, v = item.partition("=")
+        if not sep or not v.strip().isdigit():
+            raise UsageError(f"--set {item!r} is not VAR=NUMBER", "e.g. --set innodb_lru_scan_depth=100")
+        variables[k.strip().replace("-", "_")] = int(v)
+    orders = []
+    for v in (x.strip() for x in variations.split(",") if x.strip()):
+        name = resolve(v, None)[0] if v.upper() in ("A", "B") else v
+        if name not in model.ORDER_CODES:
+            raise UsageError(f"advise handles A, B and {', '.join(model.ORDER_CODES)}, not {v!r}")
+        orders.append(name)
+    if not orders:
+        raise UsageError("--variations is empty", "e.g. --variations A,B")
+    pool_bytes = parse_size(pool, "--pool")
+    advs = [make_advice(o, n_stride, n_reps, g, pool_bytes, variables=variables, flavor=flavor, qps=qps,
+                        ram_bytes=parse_size(ram, "--ram") if ram else None, ms_per_read=ms_per_read,
+                        ms_source=ms_source, chunk_bytes=parse_size(chunk_size, "--chunk-size") if chunk_size else None,
+                        instances=instances, salt=salt, exact=exact) for o in orders]
+    if fmt == "json":
+        click.echo(json.dumps([advice_dict(a) for a in advs], indent=2))
+        return
+    out = _stdout_console()
+    for a in advs:
+        _print_advice(out, a)
 
 
 @click.command()

@@ -38,6 +38,7 @@ class Estimate:
     exact: bool
     refs: int
     read_ahead: int | None  # pages read ahead (exact points; scaled in miniatures)
+    made_young: int | None = None  # exact points only
 
 
 def rate_for(pool: model.PoolModel, rate: float) -> float:
@@ -47,9 +48,9 @@ def rate_for(pool: model.PoolModel, rate: float) -> float:
 
 
 def _estimate(row: tuple, distinct: int, refs: int) -> Estimate:
-    (_, misses, _, _, ra_pages, _, n, big_n, sum_y, sum_y2, upper, _, _, _) = row
+    (_, misses, made_young, _, ra_pages, _, n, big_n, sum_y, sum_y2, upper, _, _, _) = row
     if n == big_n:  # the whole table
-        return Estimate(misses, 0.0, 1.0, True, refs, ra_pages)
+        return Estimate(misses, 0.0, 1.0, True, refs, ra_pages, made_young)
     if n == 0:
         return Estimate(distinct + upper, math.inf, 0.0, False, refs, None)
     scale = big_n / n

@@ -525,23 +525,30 @@ def lru_misses(hist: list[int], capacity: int) -> int:
 def forecast(order: str, stride: int, reps: int, g: Geometry, pool_bytes: int, variables: dict | None = None,
              flavor: str = "mariadb", qps: float = DEFAULT_QPS, curve_pools: list[int] | None = None,
              total_pages: int | None = None, exact: bool = False, salt: int = 0,
-             rate: float | None = None, tolerance: float | None = None) -> Forecast:
+             rate: float | None = None, tolerance: float | None = None,
+             estimates: dict | None = None) -> Forecast:
     """Predicted reads at pool_bytes (exact), and the miss-ratio curve over curve_pools: both
     models, the InnoDB one from miniatures where that is accurate enough (loadgen/curve.py) or
-    exact everywhere with exact=True."""
+    exact everywhere with exact=True. estimates: pool bytes -> curve.Estimate already simulated."""
     from . import curve as fast
 
     pool = pool_model(pool_bytes, variables, flavor, qps, total_pages)
     others = [p for p in dict.fromkeys(curve_pools or []) if p != pool_bytes]
     models = [pool_model(p, variables, flavor, qps) for p in others]
+    known = estimates or {}
+    todo = [i for i, p in enumerate(others) if p not in known]
     src = fast.workload_source(order, stride, reps, g, pool.ra_threshold)
     with ThreadPoolExecutor(max_workers=2) as ex:
         hist_f = ex.submit(stack_histogram, order, stride, reps, g)
-        at_f = ex.submit(simulate_detail, order, stride, reps, g, pool)
-        ests = fast.estimate(src, models, rate=rate or fast.DEFAULT_RATE,
-                             tolerance=fast.DEFAULT_TOLERANCE if tolerance is None else tolerance,
-                             salt=salt, exact=exact) if models else []
+        done = known.get(pool_bytes) if total_pages is None else None
+        at_f = ex.submit(lambda: (done.refs, done.reads, done.made_young, 0, done.read_ahead, 0)
+                         if done is not None and done.exact else simulate_detail(order, stride, reps, g, pool))
+        new = fast.estimate(src, [models[i] for i in todo], rate=rate or fast.DEFAULT_RATE,
+                            tolerance=fast.DEFAULT_TOLERANCE if tolerance is None else tolerance,
+                            salt=salt, exact=exact) if todo else []
         hist, sim = hist_f.result(), at_f.result()
+    got = dict(zip(todo, new))
+    ests = [got[i] if i in got else known[p] for i, p in enumerate(others)]
     refs, misses, made_young, _, ra_pages, _ = sim
     points = [CurvePoint(pool_bytes, pool.pool_pages, pool.capacity_pages, misses,
                          lru_misses(hist, pool.capacity_pages), misses / refs if refs else 0.0, 0.0)]

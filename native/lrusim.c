@@ -1091,6 +1091,9 @@ error:
 
 /* ---- plain LRU, all sizes: Mattson stack distances ------------------------------------- */
 
+#define MRU_TOP 8
+#define MRU_IN_TOP (-2) /* last[p]: p is in the top array, not in the tree */
+
 typedef struct {
     int32_t *tree; /* Fenwick tree over time slots: 1 where a page's latest access sits */
     uint32_t *owner;
@@ -1166,19 +1169,28 @@ PyObject *loadgen_lrusim_mattson(PyObject *self, PyObject *args) {
         s.owner[i] = NIL;
 
     Py_BEGIN_ALLOW_THREADS
-    uint32_t mru = NIL;
+    /* The top MRU_TOP entries of the stack (the root and the current path, nearly always) live
+     * in a small array, most recent first, outside the tree: their distance is their position.
+     * A page pushed out of the array enters the tree at the next slot, which keeps the tree's
+     * slots in stack order (it is more recent than everything already there). */
+    uint32_t top[MRU_TOP];
+    int n_top = 0;
     run_t r;
     while (source_next(&src, &r)) {
         for (int i = 0; i < r.n; i++) {
             uint32_t p = r.pages[i];
-            if (p == mru) { /* re-access of the most recent page: distance 1, stack unchanged */
-                hist[1]++;
+            int at = 0;
+            while (at < n_top && top[at] != p)
+                at++;
+            if (at < n_top) { /* in the array: distance at+1 */
+                hist[at + 1]++;
+                memmove(top + 1, top, sizeof(uint32_t) * (size_t)at);
+                top[0] = p;
                 continue;
             }
-            mru = p;
             if (s.last[p] >= 0) {
-                /* distinct pages touched since p's last access, plus p itself */
-                uint64_t d = (uint64_t)(s.live - fen_prefix(&s, (uint64_t)s.last[p])) + 1;
+                /* the array's pages and the tree's more recent than p's last access, plus p */
+                uint64_t d = (uint64_t)n_top + (uint64_t)(s.live - fen_prefix(&s, (uint64_t)s.last[p])) + 1;
                 hist[d]++;
                 fen_add(&s, (uint64_t)s.last[p], -1);
                 s.owner[s.last[p]] = NIL;
@@ -1186,12 +1198,20 @@ PyObject *loadgen_lrusim_mattson(PyObject *self, PyObject *args) {
             } else {
                 hist[0]++;
             }
-            if (s.t == s.size)
-                compact(&s);
-            fen_add(&s, s.t, 1);
-            s.owner[s.t] = p;
-            s.last[p] = (int64_t)s.t++;
-            s.live++;
+            s.last[p] = MRU_IN_TOP;
+            if (n_top == MRU_TOP) { /* push the array's least recent into the tree */
+                uint32_t q = top[MRU_TOP - 1];
+                if (s.t == s.size)
+                    compact(&s);
+                fen_add(&s, s.t, 1);
+                s.owner[s.t] = q;
+                s.last[q] = (int64_t)s.t++;
+                s.live++;
+                n_top--;
+            }
+            memmove(top + 1, top, sizeof(uint32_t) * (size_t)n_top);
+            top[0] = p;
+            n_top++;
         }
         /* each repeat of the run re-reads its n distinct pages in the same order: every one at
          * distance n, and the stack's top n entries end as they were */
