@@ -86,12 +86,9 @@ def pool_unit(flavor: str, pool_bytes: int, chunk_bytes: int | None = None, inst
 
 
 def round_pool(pool_bytes: float, unit: int, limit: int | None) -> int | None:
-    """Up to a multiple of unit, as the server does; down instead where that passes the limit."""
+    """Up to a multiple of unit, as the server does; None where that passes the memory limit."""
     up = max(unit, math.ceil(pool_bytes / unit) * unit)
-    if limit is None or up <= limit:
-        return int(up)
-    down = (limit // unit) * unit
-    return int(down) if down >= unit and down >= pool_bytes * 0.5 else None
+    return int(up) if limit is None or up <= limit else None
 
 
 def knee_index(xs: list[float], ys: list[float], within: float = 0.05) -> tuple[int | None, str]:

@@ -780,11 +780,13 @@ static int sim_init(lru_t *m, const sim_cfg_t *c, uint64_t n_pages, uint64_t lea
 /* Per sampled extent y = reads - distinct leaves touched (its re-reads): sum and sum of squares,
  * for the estimate and its standard error (Python: loadgen/model.py). */
 static void sim_unit_stats(const lru_t *m, double *sum_y, double *sum_y2, uint64_t *upper_misses,
-                           uint64_t *leaf_misses, uint64_t *leaf_touched) {
+                           uint64_t *upper_touched, uint64_t *leaf_misses, uint64_t *leaf_touched) {
     *sum_y = *sum_y2 = 0;
-    *upper_misses = *leaf_misses = *leaf_touched = 0;
-    for (uint64_t p = m->leaf_pages; p < m->n_pages; p++)
+    *upper_misses = *upper_touched = *leaf_misses = *leaf_touched = 0;
+    for (uint64_t p = m->leaf_pages; p < m->n_pages; p++) {
         *upper_misses += m->nmiss[p];
+        *upper_touched += m->touched[p];
+    }
     uint64_t cur_unit = UINT64_MAX;
     double y = 0;
     for (uint64_t p = 0; p < m->leaf_pages; p++) {
@@ -895,7 +897,7 @@ typedef struct {
  *              ra_threshold, [(capacity, pool_pages, ra_area, rate, salt), ...])
  * Several pools in one pass over the workload, each exact (rate >= 1) or a miniature. Per pool:
  * (refs, misses, made_young, not_young, ra_pages, ra_evicted, sampled_units, total_units,
- *  sum_y, sum_y2, upper_misses, leaf_misses, leaf_touched, capacity_simulated), and last
+ *  sum_y, sum_y2, upper_misses, leaf_misses, leaf_touched, capacity_simulated, upper_touched), and last
  * (distinct leaves the workload touches, its page references), both exact. */
 PyObject *loadgen_lrusim_curve(PyObject *self, PyObject *args) {
     PyObject *py_trace, *py_workload, *py_cfgs, *py_result = NULL;
@@ -1036,8 +1038,8 @@ PyObject *loadgen_lrusim_curve(PyObject *self, PyObject *args) {
     for (Py_ssize_t i = 0; i < n_sims; i++) {
         lru_t *m = &sims[i];
         double sum_y, sum_y2;
-        uint64_t upper, leaf_misses, leaf_touched;
-        sim_unit_stats(m, &sum_y, &sum_y2, &upper, &leaf_misses, &leaf_touched);
+        uint64_t upper, upper_touched, leaf_misses, leaf_touched;
+        sim_unit_stats(m, &sum_y, &sum_y2, &upper, &upper_touched, &leaf_misses, &leaf_touched);
         uint64_t total_units = m->mini ? m->mini->n_units : 0, sampled = m->mini ? m->mini->n_sampled_units : 0;
         if (!m->mini) { /* count the extents of the whole table */
             uint64_t last = UINT64_MAX;
@@ -1053,13 +1055,14 @@ PyObject *loadgen_lrusim_curve(PyObject *self, PyObject *args) {
             for (uint64_t u = 0; u < m->mini->n_units; u++)
                 total_units += m->mini->unit_first[u] != UINT32_MAX;
         }
-        PyObject *t = Py_BuildValue("(KKKKKKKKddKKKK)", (unsigned long long)m->refs,
+        PyObject *t = Py_BuildValue("(KKKKKKKKddKKKKK)", (unsigned long long)m->refs,
                                     (unsigned long long)m->misses, (unsigned long long)m->made_young,
                                     (unsigned long long)m->not_young, (unsigned long long)m->ra_pages,
                                     (unsigned long long)m->ra_evicted, (unsigned long long)sampled,
                                     (unsigned long long)total_units, sum_y, sum_y2,
                                     (unsigned long long)upper, (unsigned long long)leaf_misses,
-                                    (unsigned long long)leaf_touched, (unsigned long long)m->capacity);
+                                    (unsigned long long)leaf_touched, (unsigned long long)m->capacity,
+                                    (unsigned long long)upper_touched);
         if (!t || PyList_Append(py_result, t) < 0) {
             Py_XDECREF(t);
             Py_CLEAR(py_result);
