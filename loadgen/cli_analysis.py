@@ -34,8 +34,10 @@ from .errors import UsageError
 @click.option("--advise", "with_advice", is_flag=True, help="Also print the pool advice table (see loadgen advise).")
 @click.option("--ram", default=None, metavar="SIZE", help="With --advise: memory of the target host [default: MemAvailable].")
 @click.option("--ms-per-read", type=float, default=None, help="With --advise: milliseconds per buffer-pool read.")
+@click.option("--plots", "plots_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Write the curve (band, knee, current pool) as curve.png and curve.svg into this directory.")
 def predict(variation, order, pool, rows, stride, reps, schema, rows_per_leaf, leaf_pages, height, qps, flavor,
-            settings, curve, fmt, exact, with_advice, ram, ms_per_read):
+            settings, curve, fmt, exact, with_advice, ram, ms_per_read, plots_dir):
     """Predict reads, read requests and hit ratio with the InnoDB LRU model; no server needed.
 
     The curve comes from miniature simulations (each point with its standard error, exact where
@@ -81,6 +83,14 @@ def predict(variation, order, pool, rows, stride, reps, schema, rows_per_leaf, l
                           exact=exact, extra_pools=curve_pools)
     fc = model.forecast(order_name, n_stride, n_reps, g, pool_bytes, variables, flavor, qps, curve_pools,
                         exact=exact, estimates=adv.estimates if adv else None)
+    if plots_dir is not None:
+        from .analysis_report import advice_series, write_curve_plots
+
+        series = advice_series([adv]) if adv else [{
+            "key": order_name, "curve": [(p.pool_bytes, p.reads, p.reads_se) for p in fc.curve], "measured": [],
+            "knee": None, "current": pool_bytes}]
+        write_curve_plots(series, plots_dir, f"Predicted miss-ratio curve: {order_name}, {g.rows:,} rows")
+        _stderr_console().print(f"[dim]curve plot written to {plots_dir}[/]")
     if fmt == "json":
         doc = {"geometry": dataclasses.asdict(g), "order": fc.order, "queries": fc.queries,
                "pool_bytes": pool_bytes, "prediction": fc.at.to_dict(),
@@ -128,8 +138,10 @@ def _print_advice(out, adv) -> None:
 @click.option("--salt", type=int, default=0, show_default=True, help="Sampling salt of the miniatures.")
 @click.option("--exact", is_flag=True, help="Simulate every pool in full (no miniatures).")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.option("--plots", "plots_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Write the curves of every order (band, knee, current pool) as curve.png/.svg here.")
 def advise(variations, pool, rows, stride, reps, schema, rows_per_leaf, qps, flavor, settings, ram, ms_per_read,
-           result_file, chunk_size, instances, salt, exact, fmt):
+           result_file, chunk_size, instances, salt, exact, fmt, plots_dir):
     """Pool advice per access order, as Oracle's V$DB_CACHE_ADVICE: estimated reads from 0.25x to
     4x the current pool, the knee, and what one more GiB saves; no server needed.
 
@@ -180,6 +192,12 @@ def advise(variations, pool, rows, stride, reps, schema, rows_per_leaf, qps, fla
                         ram_bytes=parse_size(ram, "--ram") if ram else None, ms_per_read=ms_per_read,
                         ms_source=ms_source, chunk_bytes=parse_size(chunk_size, "--chunk-size") if chunk_size else None,
                         instances=instances, salt=salt, exact=exact) for o in orders]
+    if plots_dir is not None:
+        from .analysis_report import advice_series, write_curve_plots
+
+        write_curve_plots(advice_series(advs), plots_dir,
+                          f"Predicted miss-ratio curve per order: {g.rows:,} rows, stride {n_stride}, reps {n_reps}")
+        _stderr_console().print(f"[dim]curve plot written to {plots_dir}[/]")
     if fmt == "json":
         click.echo(json.dumps([advice_dict(a) for a in advs], indent=2))
         return

@@ -160,6 +160,14 @@ def run(server_spec: ServerSpec, dataset_spec: DatasetSpec, pools: list[int], va
     return sweep
 
 
+def dense_pools(pools: list[int], points: int = 20) -> list[int]:
+    """The measured pools plus a geometric grid from half the smallest to twice the largest: the
+    miniatures make a dense curve cheap (loadgen/curve.py)."""
+    lo, hi = max(4 << 20, min(pools) // 2), max(pools) * 2
+    grid = {int(lo * (hi / lo) ** (i / (points - 1))) >> 20 << 20 for i in range(points)}
+    return sorted(set(pools) | grid)
+
+
 def curves_for(runs: list[dict], pools: list[int]) -> dict:
     """The model's miss-ratio curve (InnoDB LRU and plain LRU) per variation, at the sweep's timing."""
     out = {}
@@ -170,7 +178,7 @@ def curves_for(runs: list[dict], pools: list[int]) -> dict:
             continue
         fc = model.forecast(wl["order"], wl["stride"], wl["reps"], model.geometry_of(ds), pools[0], srv.get("variables"),
                             srv.get("flavor") or "mariadb", float(r["result"].get("qps") or model.DEFAULT_QPS),
-                            curve_pools=pools)
+                            curve_pools=dense_pools(pools))
         out[key] = [dataclasses.asdict(p) for p in fc.curve]
     return out
 
