@@ -57,6 +57,11 @@ def seed_curve(repeat: int, check_exact: bool) -> None:
                      f"at {POOLS[worst] >> 20} MiB, at {POOLS[head] >> 20} MiB {errs[head]:+.3%}, "
                      f"largest |error|/SE {z:.2f}; exact points {sum(f.exact for f in fast)}/{len(fast)}")
         print(line)
+        hp = model.pool_model(HEADLINE)
+        mini = curve.estimate(src, [hp], tolerance=1.0)[0]  # the miniature, not its exact fallback
+        full = curve.estimate(src, [hp], exact=True)[0]
+        print(f"  {order:11} at 128 MiB: miniature (rate {mini.rate:.3f}) {mini.reads:,} ± {mini.reads_se:,.0f}, "
+              f"exact {full.reads:,}: {(mini.reads - full.reads) / full.reads:+.3%}")
     print(f"  both orders: {wall_total:.2f} s wall, {cpu_total:.2f} s CPU")
     pool = model.pool_model(HEADLINE)
     for order in ("interleaved", "looped"):

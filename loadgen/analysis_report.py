@@ -227,8 +227,8 @@ def plot_curve_band(series: list[dict], title: str = "Miss-ratio curve per acces
                             alpha=0.2, lw=0, label=f"{s['key']} ±2 std. errors (miniatures)")
         meas = sorted(s.get("measured") or [])
         if meas:
-            ax.plot([b / mib for b, _ in meas], [r for _, r in meas], "o", ms=8, mfc="white", mec=color, mew=2,
-                    label=f"{s['key']} measured")
+            ax.plot([b / mib for b, _ in meas], [r for _, r in meas], "o", ms=8, color=color, mfc="white", mec=color,
+                    mew=2, label=f"{s['key']} measured")
         if s.get("knee"):
             ky = min(pts, key=lambda p: abs(p[0] - s["knee"]))[1]
             ax.plot([s["knee"] / mib], [ky], "D", ms=10, color=color)
