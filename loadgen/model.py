@@ -594,4 +594,27 @@ def predict_result(result: dict) -> dict | None:
         p.measured_reads = measured
         p.error_pct = round((misses - measured) / measured * 100, 2)
         p.plain_lru_error_pct = round((plain - measured) / measured * 100, 2)
-    return p.to_dict()
+    out = p.to_dict()
+    out["curve"] = result_curve(wl["order"], int(wl["stride"]), int(wl["reps"]), g, pool, srv, misses, refs)
+    return out
+
+
+RESULT_CURVE_FACTORS = (0.25, 0.5, 1.0, 2.0, 4.0)
+
+
+def result_curve(order: str, stride: int, reps: int, g: Geometry, pool: PoolModel, srv: dict, misses: int,
+                 refs: int) -> list[dict]:
+    """The model's curve around a run's own pool (0.25x..4x, miniatures where accurate enough)."""
+    from . import curve as fast
+
+    size = int(srv.get("innodb_buffer_pool_size") or 0)
+    if size <= 0:
+        return []
+    flavor, variables = srv.get("flavor") or "mariadb", srv.get("variables") or {}
+    sizes = [int(size * f) for f in RESULT_CURVE_FACTORS if f != 1.0 and size * f >= 5 << 20]
+    models = [pool_model(b, variables, flavor, pool.qps) for b in sizes]
+    ests = fast.estimate(fast.workload_source(order, stride, reps, g, pool.ra_threshold), models) if models else []
+    pts = [{"pool_bytes": b, "reads": e.reads, "reads_se": round(e.reads_se, 1), "exact": e.exact}
+           for b, e in zip(sizes, ests)]
+    pts.append({"pool_bytes": size, "reads": misses, "reads_se": 0.0, "exact": True})
+    return sorted(pts, key=lambda x: x["pool_bytes"])
