@@ -207,7 +207,8 @@ def advise(variations, pool, rows, stride, reps, schema, rows_per_leaf, qps, fla
 
 
 @click.command()
-@click.option("--pools", default="8M,16M,32M,64M,128M,256M", show_default=True, help="Pool sizes to measure.")
+@click.option("--pools", default="8M,16M,32M,64M,128M,256M", show_default=True,
+              help="Pool sizes to measure, or 'auto': half, at and twice each order's predicted knee.")
 @click.option("--variations", default="A,B", show_default=True)
 @click.option("--tolerance", default="5%", show_default=True,
               help="Recommend the smallest pool whose miss ratio is within this of the best.")
@@ -231,8 +232,14 @@ def sweep(pools, variations, tolerance, max_time, out, out_dir, server_spec, dat
     from .report import rich_table
     from .results import default_path
 
-    pool_list = core.parse_pools(pools)
     var_list = core.parse_variations(variations)
+    if str(pools).strip().lower() == "auto":
+        pool_list, knees = core.knee_pools(dataset_spec.rows, dataset_spec.schema, var_list, shape)
+        _stderr_console().print("pools around the predicted knee: " + ", ".join(_fmt_bytes(p) for p in pool_list)
+                                + " (" + ", ".join(f"{k}: {_fmt_bytes(v) if v else 'no knee'}" for k, v in knees.items())
+                                + ")", highlight=False)
+    else:
+        pool_list = core.parse_pools(pools)
     try:
         tol = float(str(tolerance).strip().rstrip("%"))
         minutes = float(max_time)

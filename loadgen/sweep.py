@@ -33,6 +33,38 @@ def parse_pools(text: str) -> list[int]:
     return pools
 
 
+def knee_pools(rows: int, schema: str, variations: list, shape: dict, lo: int = 8 << 20, hi: int = 16 << 30,
+               per_knee: tuple = (0.5, 1.0, 2.0)) -> tuple[list[int], dict]:
+    """`--pools auto`: the few pools worth measuring, from the predicted curve of each order.
+
+    Each order's curve (miniatures, loadgen/curve.py) is predicted from lo to hi on the table's
+    estimated geometry; around its knee (advise.knee_index) the pools at half, at and twice the
+    knee are measured; an order without a knee contributes the smallest pool. Returns the pools
+    (8 MiB multiples) and, per order, the knee found (None without one)."""
+    from . import advise, curve, model
+
+    g = model.estimate_geometry(rows, schema)
+    grid = sorted({int(lo * (hi / lo) ** (i / 23)) >> 23 << 23 for i in range(24)})
+    picked, knees = set(), {}
+    for order, var in variations:
+        if order not in model.ORDER_CODES:
+            continue
+        models = [model.pool_model(b) for b in grid]
+        est = curve.estimate(curve.workload_source(order, int(shape["stride"]), int(shape["reps"]), g,
+                                                   models[0].ra_threshold), models)
+        k, _ = advise.knee_index(grid, [e.reads for e in est])
+        knees[var or order] = grid[k] if k is not None else None
+        if k is None:
+            picked.add(grid[0])
+            continue
+        for f in per_knee:
+            picked.add(max(lo, int(grid[k] * f) >> 23 << 23))
+    if not picked:
+        raise UsageError("--pools auto needs an order the model handles (interleaved, looped, sequential)",
+                         "give the pools, e.g. --pools 8M,16M,32M")
+    return sorted(picked), knees
+
+
 def parse_variations(text: str) -> list[tuple[str, str | None]]:
     names = [t.strip() for t in str(text).split(",") if t.strip()]
     if not names:

@@ -128,3 +128,13 @@ def test_ms_per_read_from_a_result():
     res = {"result": {"latency_us": {"mean": 150.0, "p50": 50.0}, "queries": 1000}, "buffer_pool": {"reads": 50}}
     assert advise.ms_per_read_from(res) == pytest.approx(2.0)  # 100 us x 1000 queries / 50 reads
     assert advise.ms_per_read_from({"result": {}}) is None
+
+
+def test_sweep_pools_auto_are_around_the_predicted_knee():
+    from loadgen import sweep
+
+    pools, knees = sweep.knee_pools(200_000, "chat", sweep.parse_variations("A,B"), {"stride": 10, "reps": 2})
+    assert knees["A"] is None  # interleaved reads each leaf once at any pool: no knee
+    assert 32 << 20 <= knees["B"] <= 96 << 20  # looped: the table (1,633 leaves) fits at ~40-50 MiB
+    assert knees["B"] in pools and knees["B"] // 2 >> 23 << 23 in pools and 2 * knees["B"] in pools
+    assert all(p % (8 << 20) == 0 for p in pools) and len(pools) <= 4
