@@ -148,7 +148,7 @@ def advise(order: str, stride: int, reps: int, g: model.Geometry, current_bytes:
     unit = pool_unit(flavor, current_bytes, chunk_bytes, instances)
     queries = model.queries_of(order, g.rows, stride, reps)
     adv = Advice(order, queries, current_bytes, ram, unit, ms_per_read or DEFAULT_MS_PER_READ,
-                 ms_source or ("given" if ms_per_read else f"assumed {DEFAULT_MS_PER_READ} ms (SSD)"))
+                 ms_source or ("given" if ms_per_read else "assumed for a local SSD; give --ms-per-read or --result"))
     table: list[tuple[float, int]] = []
     for f in FACTORS:
         if f == 1.0:
