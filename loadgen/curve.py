@@ -48,8 +48,7 @@ class Estimate:
 
 def rate_for(pool: model.PoolModel, rate: float) -> float:
     """The sampling rate of a pool's miniature, or 1.0 for an exact simulation."""
-    low = pool.capacity_high - pool.cleaner_batch  # the shortest the list gets
-    r = max(rate, MINIATURE_MARGIN * MIN_MINIATURE_PAGES / max(1, low))
+    r = max(rate, MINIATURE_MARGIN * MIN_MINIATURE_PAGES / max(1, pool.capacity_pages))
     return 1.0 if r >= EXACT_ABOVE_RATE else r
 
 
@@ -82,7 +81,7 @@ def _run(source: tuple, pools: list[model.PoolModel], rates: list[float], salt: 
 
     trace, workload, n_pages, leaf_pages, ra_threshold = source
     p0 = pools[0]
-    cfgs = [(p.capacity_high, p.pool_pages, p.ra_area, r, salt, p.cleaner_batch) for p, r in zip(pools, rates)]
+    cfgs = [(p.capacity_pages, p.pool_pages, p.ra_area, r, salt) for p, r in zip(pools, rates)]
     ms = 1000.0 / p0.qps
 
     def one(idx: list[int]) -> tuple[list[int], list]:

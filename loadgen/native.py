@@ -254,13 +254,12 @@ def alloc_touch(size: int, pages: str = "4k") -> AllocRun:
 # -- buffer-pool simulation kernels (native/lrusim.c; loadgen/model.py wraps them) --------------
 def lrusim_innodb(trace, workload: tuple | None, n_pages: int, capacity: int, pool_pages: int, old_pct: float,
                   old_time_ms: float, ms_per_query: float, ra_threshold: int = 0,
-                  ra_area: int = 64, collapse: bool = True, batch: int = 0) -> tuple[int, int, int, int, int, int]:
+                  ra_area: int = 64, collapse: bool = True) -> tuple[int, int, int, int, int, int]:
     """InnoDB's LRU on a uint32 page trace or a workload tuple:
     (refs, misses, made_young, not_young, read_ahead, read_ahead_evicted).
-    collapse=False replays every repeated query reference by reference (the slow reference); batch:
-    pages the page cleaner frees at once when the pool is full (0 or 1: one per read)."""
+    collapse=False replays every repeated query reference by reference (the slow reference)."""
     return _load().lrusim_innodb(trace, workload, n_pages, capacity, pool_pages, old_pct, old_time_ms,
-                                 ms_per_query, ra_threshold, ra_area, collapse, batch)
+                                 ms_per_query, ra_threshold, ra_area, collapse)
 
 
 def lrusim_curve(trace, workload: tuple | None, n_pages: int, leaf_pages: int, old_pct: float, old_time_ms: float,
