@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from ..db import Endpoint, Flavor, parse_version
+from ..db import Endpoint, Flavor, auth_plugin_hint, error_text, parse_version
 from ..errors import ProvisionError, UsageError
 from ..paths import cache_dir, state_dir
 from ..units import format_bytes
@@ -433,6 +433,10 @@ class DockerServer(Server):
                 conn = MySQLdb.connect(host="127.0.0.1", port=self.port, user="root", passwd=self._password,
                                        connect_timeout=2)
             except MySQLdb.OperationalError as exc:
+                plugin_hint = auth_plugin_hint(exc)
+                if plugin_hint:
+                    raise ProvisionError(f"cannot log in to the container's server: {error_text(exc)}",
+                                         plugin_hint) from None
                 if exc.args and exc.args[0] == 1045:
                     raise ProvisionError(
                         f"cannot log in to the server in volume {self.volume} (its password is lost)",
@@ -449,8 +453,8 @@ class DockerServer(Server):
                 continue
             try:
                 cur = conn.cursor()
-                cur.execute("SELECT VERSION()")
-                self.flavor = parse_version(str(cur.fetchone()[0]))
+                cur.execute("SELECT VERSION(), @@version_comment")
+                self.flavor = parse_version(*(str(v) for v in cur.fetchone()))
                 cur.close()
             finally:
                 conn.close()
