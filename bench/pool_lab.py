@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""Lab points for the model: raw InnoDB counters of A and B at several pools, each from a cold pool.
+
+One server (a docker image, or a local mariadbd/mysqld), one dataset; for every pool and order:
+restart cold with that pool, wait until no page is being read, snapshot SHOW GLOBAL STATUS, run
+the order with `loadgen run`'s own measure(), snapshot again. Writes the deltas, the gauges right
+before the run, the server variables the model needs and the table's geometry as JSON (--json)
+and as a Markdown table (stdout). Nothing here is timed: the counters are the measurement.
+
+    python bench/pool_lab.py --server docker --image loadgen/mysql:9.7 --rows 200000 --json lab.json
+    python bench/pool_lab.py --server local --rows 200000 --json lab-mariadb.json
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+DELTAS = {  # result key: status variable
+    "pages_read": "Innodb_pages_read",
+    "reads": "Innodb_buffer_pool_reads",
+    "read_ahead": "Innodb_buffer_pool_read_ahead",
+    "read_ahead_evicted": "Innodb_buffer_pool_read_ahead_evicted",
+    "read_requests": "Innodb_buffer_pool_read_requests",
+}
+GAUGES = {"pages_data_before": "Innodb_buffer_pool_pages_data",
+          "pages_free_before": "Innodb_buffer_pool_pages_free",
+          "pages_total": "Innodb_buffer_pool_pages_total"}
+VARIABLES = ["innodb_lru_scan_depth", "innodb_buffer_pool_instances", "innodb_read_ahead_threshold",
+             "innodb_buffer_pool_chunk_size", "innodb_buffer_pool_size", "innodb_old_blocks_time",
+             "innodb_random_read_ahead", "version", "version_comment"]
+
+
+def status(conn) -> dict[str, int]:
+    from loadgen.db import query_all
+
+    names = list(DELTAS.values()) + list(GAUGES.values())
+    quoted = ",".join(f"'{n}'" for n in names)
+    rows = query_all(conn, f"SHOW GLOBAL STATUS WHERE Variable_name IN ({quoted})")
+    return {str(k): int(v) for k, v in rows}
+
+
+def index_stats(conn, database: str) -> dict[str, int]:
+    from loadgen.db import query_all
+
+    query_all(conn, f"ANALYZE TABLE `{database}`.message")
+    rows = query_all(conn, "SELECT stat_name, stat_value FROM mysql.innodb_index_stats "
+                           "WHERE database_name = %s AND table_name = 'message' AND index_name = 'PRIMARY' "
+                           "AND stat_name IN ('n_leaf_pages', 'size')", (database,))
+    return {str(k): int(v) for k, v in rows}
+
+
+def parse_size(text: str) -> int:
+    from loadgen.units import parse_size as parse
+
+    return parse(text, "--pools")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--server", choices=["docker", "local"], default="docker")
+    ap.add_argument("--image", default="loadgen/mysql:9.7")
+    ap.add_argument("--rows", type=int, default=200_000)
+    ap.add_argument("--pools", default="8M,16M,32M,64M")
+    ap.add_argument("--orders", default="A,B")
+    ap.add_argument("--driver", default="auto", choices=["auto", "native", "python"])
+    ap.add_argument("--json", type=Path, help="append the points to this JSON list")
+    args = ap.parse_args()
+
+    from loadgen.dataset import DatasetSpec
+    from loadgen.db import global_variables
+    from loadgen.orders import Workload, resolve
+    from loadgen.runner import QuietReporter, measure, prepare_dataset
+    from loadgen.sampler import wait_quiet
+    from loadgen.servers import ServerSpec
+    from loadgen.servers.provision import provisioned
+
+    pools = [parse_size(p) for p in args.pools.split(",")]
+    spec = ServerSpec(provider=args.server, pool_bytes=pools[0],
+                      image=args.image if args.server == "docker" else None)
+    dataset_spec = DatasetSpec(rows=args.rows)
+    points = []
+    with provisioned(spec, dataset_spec, lambda m: print(m, file=sys.stderr)) as server, \
+            tempfile.TemporaryDirectory() as tmp:
+        info = prepare_dataset(server, dataset_spec, QuietReporter())
+        conn = server.connect()
+        try:
+            geometry = index_stats(conn, info.database)
+        finally:
+            conn.close()
+        for pool in pools:
+            for variation in args.orders.split(","):
+                server.set_pool(pool)
+                cold = server.restart_cold()
+                conn = server.connect()
+                try:
+                    wait_quiet(conn)
+                    variables = global_variables(conn, VARIABLES)
+                    before = status(conn)
+                    order, variation_name = resolve(variation, None)
+                    workload = Workload(order, args.rows, variation=variation_name)
+                    result = measure(server, info, workload, cold, Path(tmp) / "r.json", 1.0, QuietReporter(),
+                                     driver=args.driver)
+                    after = status(conn)
+                finally:
+                    conn.close()
+                point = {
+                    "flavor": result["server"]["flavor"], "version": result["server"]["version"],
+                    "provider": server.provider, "rows": args.rows, "pool_bytes": pool, "variation": variation,
+                    "queries": result["result"]["queries"], "cold": cold.cold,
+                    **{k: after[v] - before[v] for k, v in DELTAS.items()},
+                    **{k: before[v] for k, v in GAUGES.items()},
+                    "variables": variables,
+                    "leaf_pages": geometry.get("n_leaf_pages"), "index_pages": geometry.get("size"),
+                    "height": info.height,
+                    "loadgen_buffer_pool": result["buffer_pool"],
+                    "prediction": (result.get("prediction") or {}).get("reads"),
+                }
+                points.append(point)
+                print(json.dumps({k: v for k, v in point.items() if k not in ("variables", "loadgen_buffer_pool")}),
+                      file=sys.stderr)
+    if args.json:
+        old = json.loads(args.json.read_text()) if args.json.exists() else []
+        args.json.write_text(json.dumps(old + points, indent=1) + "\n")
+    print(table(points))
+
+
+def table(points: list[dict]) -> str:
+    head = ("| server | rows | pool | order | pages read | buffer_pool_reads | read_ahead | ra evicted "
+            "| read_requests | pages_data before | pages_free before | pages_total | lru_scan_depth "
+            "| instances | ra threshold | chunk | leaf pages | height |")
+    lines = [head, "|" + "---|" * (head.count("|") - 1)]
+    for p in points:
+        v = p["variables"]
+        lines.append(
+            f"| {p['flavor']} {p['version']} ({p['provider']}) | {p['rows']:,} | {p['pool_bytes'] >> 20}M "
+            f"| {p['variation']} | {p['pages_read']:,} | {p['reads']:,} | {p['read_ahead']:,} "
+            f"| {p['read_ahead_evicted']:,} | {p['read_requests']:,} | {p['pages_data_before']:,} "
+            f"| {p['pages_free_before']:,} | {p['pages_total']:,} | {v.get('innodb_lru_scan_depth')} "
+            f"| {v.get('innodb_buffer_pool_instances')} | {v.get('innodb_read_ahead_threshold')} "
+            f"| {int(v.get('innodb_buffer_pool_chunk_size', 0)) >> 20}M | {p['leaf_pages']:,} | {p['height']} |")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    main()
