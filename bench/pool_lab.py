@@ -29,7 +29,9 @@ DELTAS = {  # result key: status variable
 }
 GAUGES = {"pages_data_before": "Innodb_buffer_pool_pages_data",
           "pages_free_before": "Innodb_buffer_pool_pages_free",
-          "pages_total": "Innodb_buffer_pool_pages_total"}
+          "pages_total": "Innodb_buffer_pool_pages_total",
+          # Everything read since the server started: start-up's own share of pages_data.
+          "pages_read_since_start": "Innodb_pages_read"}
 VARIABLES = ["innodb_lru_scan_depth", "innodb_buffer_pool_instances", "innodb_read_ahead_threshold",
              "innodb_buffer_pool_chunk_size", "innodb_buffer_pool_size", "innodb_old_blocks_time",
              "innodb_random_read_ahead", "version", "version_comment"]
