@@ -40,15 +40,19 @@ if [ ! -d "$datadir/mysql" ]; then
 	# never through its command line (visible in ps) or the log. --initialize runs it once the
 	# system tables exist; one statement per line.
 	sql=$(mktemp /run/mysqld/init.XXXXXX)
-	quoted=$(printf '%s' "$password" | sed -e "s/\\\\/\\\\\\\\/g" -e "s/'/\\\\'/g")
+	# Quotes are doubled and backslashes stay as they are (NO_BACKSLASH_ESCAPES); printf, not
+	# echo, writes the lines, because dash's echo would turn \\ and \c into something else.
+	quoted=$(printf '%s' "$password" | sed -e "s/'/''/g")
+	line() { printf '%s\n' "$*"; }
 	{
+		line "SET SESSION sql_mode = CONCAT(@@sql_mode, ',NO_BACKSLASH_ESCAPES');"
 		# --initialize-insecure leaves root@localhost without a password: give it one, and a
 		# second root for TCP from outside the container, as the official image does.
-		echo "ALTER USER 'root'@'localhost' IDENTIFIED BY '$quoted';"
-		echo "CREATE USER 'root'@'%' IDENTIFIED BY '$quoted';"
-		echo "GRANT ALL ON *.* TO 'root'@'%' WITH GRANT OPTION;"
+		line "ALTER USER 'root'@'localhost' IDENTIFIED BY '$quoted';"
+		line "CREATE USER 'root'@'%' IDENTIFIED BY '$quoted';"
+		line "GRANT ALL ON *.* TO 'root'@'%' WITH GRANT OPTION;"
 		if [ -n "$database" ]; then
-			echo "CREATE DATABASE IF NOT EXISTS \`$database\`;"
+			line "CREATE DATABASE IF NOT EXISTS \`$database\`;"
 		fi
 	} > "$sql"
 	chown mysql:mysql "$sql"
