@@ -128,6 +128,16 @@ def image_flavor(client, image: str) -> Flavor:
     return flavor
 
 
+def _build_hint(image: str) -> str:
+    """How to get an image without a registry: the offline build of the flavour asked for."""
+    name = image.rsplit("/", 1)[-1].split(":")[0]
+    if name == "mysql" or name.startswith("mysql-"):
+        return ("build the offline MySQL image with `loadgen image build --flavor mysql` and pass "
+                "--image loadgen/mysql:<major.minor> (it prints the tag), or pass another --image")
+    return ("build the offline image with `loadgen image build` and pass "
+            "--image loadgen/mariadb:10.11, or pass another --image")
+
+
 def _short(exc: BaseException) -> str:
     text = str(getattr(exc, "explanation", None) or exc).strip().splitlines()
     text = text[0] if text else type(exc).__name__
@@ -236,16 +246,13 @@ class DockerServer(Server):
     def _init_image(self, dataset) -> None:
         ok, why = image_status(self.client, self.image)
         if not ok:
-            raise ProvisionError(why, "build the offline image with `loadgen image build` and pass "
-                                      "--image loadgen/mariadb:10.11, or pass another --image")
+            raise ProvisionError(why, _build_hint(self.image))
         if "present" not in why:
             self.say(f"pulling {self.image}")
             try:
                 self.client.images.pull(self.image)
             except Exception as exc:  # noqa: BLE001
-                raise ProvisionError(f"pulling {self.image} failed: {_short(exc)}",
-                                     "build the offline image with `loadgen image build`, or pass another --image"
-                                     ) from None
+                raise ProvisionError(f"pulling {self.image} failed: {_short(exc)}", _build_hint(self.image)) from None
         self.image_id = self.client.images.get(self.image).id
         self.flavor = image_flavor(self.client, self.image)
         check_pool_minimum(self.pool_bytes, self.flavor.name)
