@@ -71,6 +71,8 @@ def main() -> None:
     ap.add_argument("--orders", default="A,B")
     ap.add_argument("--driver", default="auto", choices=["auto", "native", "python"])
     ap.add_argument("--json", type=Path, help="append the points to this JSON list")
+    ap.add_argument("--unlabelled", action="store_true",
+                    help="docker: no org.loadgen label, so other test sessions do not remove the container")
     args = ap.parse_args()
 
     from loadgen.dataset import DatasetSpec
@@ -81,11 +83,18 @@ def main() -> None:
     from loadgen.servers import ServerSpec
     from loadgen.servers.provision import provisioned
 
+    if args.server == "docker" and args.unlabelled:
+        # Test suites on a shared host remove every container labelled org.loadgen that they did
+        # not start; a lab run of many minutes needs its containers out of their sight.
+        import loadgen.servers.docker as docker_server
+
+        docker_server._owner_labels = lambda keep: {"org.loadgen-lab": "1"}
     pools = [parse_size(p) for p in args.pools.split(",")]
     spec = ServerSpec(provider=args.server, pool_bytes=pools[0],
                       image=args.image if args.server == "docker" else None)
     dataset_spec = DatasetSpec(rows=args.rows)
-    points = []
+    points: list[dict] = []
+    old_points = json.loads(args.json.read_text()) if args.json and args.json.exists() else []
     with provisioned(spec, dataset_spec, lambda m: print(m, file=sys.stderr)) as server, \
             tempfile.TemporaryDirectory() as tmp:
         info = prepare_dataset(server, dataset_spec, QuietReporter())
@@ -123,11 +132,10 @@ def main() -> None:
                     "prediction": (result.get("prediction") or {}).get("reads"),
                 }
                 points.append(point)
+                if args.json:  # after every point: a run cut short keeps what it measured
+                    args.json.write_text(json.dumps(old_points + points, indent=1) + "\n")
                 print(json.dumps({k: v for k, v in point.items() if k not in ("variables", "loadgen_buffer_pool")}),
                       file=sys.stderr)
-    if args.json:
-        old = json.loads(args.json.read_text()) if args.json.exists() else []
-        args.json.write_text(json.dumps(old + points, indent=1) + "\n")
     print(table(points))
 
 
