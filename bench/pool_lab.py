@@ -73,7 +73,12 @@ def main() -> None:
     ap.add_argument("--json", type=Path, help="append the points to this JSON list")
     ap.add_argument("--unlabelled", action="store_true",
                     help="docker: no org.loadgen label, so other test sessions do not remove the container")
+    ap.add_argument("--render", type=Path, nargs="+", help="only print the tables of these JSON files")
     args = ap.parse_args()
+    if args.render:
+        points = [p for f in args.render for p in json.loads(f.read_text())]
+        print(table(points) + "\n\n" + settings(points) + "\n\n" + side_by_side(points))
+        return
 
     from loadgen.dataset import DatasetSpec
     from loadgen.db import global_variables
@@ -136,23 +141,71 @@ def main() -> None:
                     args.json.write_text(json.dumps(old_points + points, indent=1) + "\n")
                 print(json.dumps({k: v for k, v in point.items() if k not in ("variables", "loadgen_buffer_pool")}),
                       file=sys.stderr)
-    print(table(points))
+    print(table(points) + "\n\n" + settings(points))
 
 
 def table(points: list[dict]) -> str:
-    head = ("| server | rows | pool | order | pages read | buffer_pool_reads | read_ahead | ra evicted "
-            "| read_requests | pages_data before | pages_free before | pages_total | lru_scan_depth "
-            "| instances | ra threshold | chunk | leaf pages | height |")
+    """The counters, one row per point (settings that never change on a server go in `settings`)."""
+    head = ("| server | rows | pool | order | Innodb_pages_read | buffer_pool_reads | read_ahead "
+            "| read_ahead_evicted | read_requests | pages_data before | pages_free before | pages_total "
+            "| read since start | predicted (loadgen) |")
     lines = [head, "|" + "---|" * (head.count("|") - 1)]
     for p in points:
-        v = p["variables"]
+        since = p.get("pages_read_since_start")
         lines.append(
-            f"| {p['flavor']} {p['version']} ({p['provider']}) | {p['rows']:,} | {p['pool_bytes'] >> 20}M "
+            f"| {p['flavor']} {p['version']} | {p['rows']:,} | {p['pool_bytes'] >> 20}M "
             f"| {p['variation']} | {p['pages_read']:,} | {p['reads']:,} | {p['read_ahead']:,} "
             f"| {p['read_ahead_evicted']:,} | {p['read_requests']:,} | {p['pages_data_before']:,} "
-            f"| {p['pages_free_before']:,} | {p['pages_total']:,} | {v.get('innodb_lru_scan_depth')} "
-            f"| {v.get('innodb_buffer_pool_instances')} | {v.get('innodb_read_ahead_threshold')} "
-            f"| {int(v.get('innodb_buffer_pool_chunk_size', 0)) >> 20}M | {p['leaf_pages']:,} | {p['height']} |")
+            f"| {p['pages_free_before']:,} | {p['pages_total']:,} | {'' if since is None else f'{since:,}'} "
+            f"| {'' if p.get('prediction') is None else format(p['prediction'], ',')} |")
+    return "\n".join(lines)
+
+
+def side_by_side(points: list[dict]) -> str:
+    """Per flavour: pages read, demand reads (pages read minus read-ahead, on both servers),
+    read-ahead, the raw Innodb_buffer_pool_reads (MySQL: demand only; MariaDB: all), loadgen's
+    prediction and its error against Innodb_pages_read."""
+    flavors = list(dict.fromkeys(f"{p['flavor']} {p['version']}" for p in points))
+    by_key = {(f"{p['flavor']} {p['version']}", p["rows"], p["pool_bytes"], p["variation"]): p for p in points}
+    head = "| rows | pool | order | " + " | ".join(
+        f"{f}: pages read | demand | read-ahead | Innodb_buffer_pool_reads | predicted | error" for f in flavors) + " |"
+    lines = [head, "|" + "---|" * (head.count("|") - 1)]
+    for rows, pool, variation in dict.fromkeys((k[1], k[2], k[3]) for k in by_key):
+        cells = []
+        for f in flavors:
+            p = by_key.get((f, rows, pool, variation))
+            if p is None:
+                cells.append(" | | | | | ")
+                continue
+            pred = p.get("prediction")
+            err = f"{(pred - p['pages_read']) / p['pages_read']:+.1%}" if pred is not None else ""
+            cells.append(f"{p['pages_read']:,} | {p['pages_read'] - p['read_ahead']:,} | {p['read_ahead']:,} | "
+                         f"{p['reads']:,} | "
+                         f"{'' if pred is None else format(pred, ',')} | {err}")
+        lines.append(f"| {rows:,} | {pool >> 20}M | {variation} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def settings(points: list[dict]) -> str:
+    """Server settings and table geometry, one row per server, pool and table size."""
+    head = ("| server | rows | pool | innodb_lru_scan_depth | innodb_buffer_pool_instances "
+            "| innodb_read_ahead_threshold | innodb_buffer_pool_chunk_size | leaf pages (index_stats) "
+            "| index pages | height |")
+    lines = [head, "|" + "---|" * (head.count("|") - 1)]
+    seen = set()
+    for p in points:
+        key = (p["flavor"], p["version"], p["rows"], p["pool_bytes"])
+        if key in seen:
+            continue
+        seen.add(key)
+        v = p["variables"]
+        chunk = v.get("innodb_buffer_pool_chunk_size")
+        chunk = "n/a" if chunk is None else ("0 (auto)" if int(chunk) == 0 else f"{int(chunk) >> 20}M")
+        lines.append(
+            f"| {p['flavor']} {p['version']} | {p['rows']:,} | {p['pool_bytes'] >> 20}M "
+            f"| {v.get('innodb_lru_scan_depth')} | {v.get('innodb_buffer_pool_instances', 'n/a')} "
+            f"| {v.get('innodb_read_ahead_threshold')} | {chunk} | {p['leaf_pages']:,} | {p['index_pages']:,} "
+            f"| {p['height']} |")
     return "\n".join(lines)
 
 
