@@ -175,7 +175,7 @@ def side_by_side(points: list[dict]) -> str:
         for f in flavors:
             p = by_key.get((f, rows, pool, variation))
             if p is None:
-                cells.append(" | | | | | ")
+                cells.append("– | – | – | – | – | –")
                 continue
             pred = p.get("prediction")
             err = f"{(pred - p['pages_read']) / p['pages_read']:+.1%}" if pred is not None else ""
