@@ -1,6 +1,6 @@
 """`loadgen image build`: the offline MariaDB/MySQL images for hosts with Docker but no registry.
 
-Thin click layer over loadgen.image: progress on stderr, one summary line on stdout.
+Thin click layer over loadgen.servers.image: progress on stderr, one summary line on stdout.
 """
 from __future__ import annotations
 

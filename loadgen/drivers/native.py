@@ -80,7 +80,7 @@ class NativeQueries:
             code, message, stage = exc.args
             text = f"{message} ({code})" if code else message
             if stage == "connect":
-                from .db import auth_plugin_hint
+                from ..db import auth_plugin_hint
 
                 raise ProvisionError(f"cannot connect to {endpoint.describe()}: {text}",
                                      auth_plugin_hint(Exception(code, message))

@@ -29,7 +29,7 @@ QUARTER_POOL = "8M"
 @pytest.fixture(scope="module")
 def mysql_image(engine) -> str:  # noqa: F811 - engine is test_docker's fixture
     from loadgen.errors import LoadgenError
-    from loadgen.image import build, find_flavor_image
+    from loadgen.servers.image import build, find_flavor_image
 
     wanted = os.environ.get("LOADGEN_TEST_MYSQL_IMAGE")
     try:

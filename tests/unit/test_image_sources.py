@@ -63,7 +63,7 @@ def test_host_release_reads_the_codename(tmp_path):
 
 
 def test_mysql_flavor_takes_sid_from_the_main_archive_only(tmp_path):
-    from loadgen.image import retarget_sources
+    from loadgen.servers.image import retarget_sources
 
     write(tmp_path / "sources.list", "deb [signed-by=/k.gpg] http://mirror.example/debian bookworm main contrib\n"
                                      "deb http://mirror.example/debian bookworm-updates main\n")
@@ -87,7 +87,7 @@ Components: main
 
 
 def test_mysql_flavor_without_a_main_archive_is_an_error(tmp_path):
-    from loadgen.image import retarget_sources
+    from loadgen.servers.image import retarget_sources
 
     write(tmp_path / "sources.list", "deb http://mirror.example/debian-security bookworm-security main\n")
     with pytest.raises(ProvisionError, match="no apt source for bookworm itself"):
@@ -96,7 +96,7 @@ def test_mysql_flavor_without_a_main_archive_is_an_error(tmp_path):
 
 def test_mysql_tags_name_the_release_series():
     from loadgen.errors import UsageError
-    from loadgen.image import default_tag
+    from loadgen.servers.image import default_tag
 
     assert default_tag("mysql", "9.7.4") == "loadgen/mysql:9.7"
     assert default_tag("mysql", "26.10.0") == "loadgen/mysql:26.10"
