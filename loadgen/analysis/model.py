@@ -48,6 +48,8 @@ READ_AHEAD_PORTION = 32  # BUF_READ_AHEAD_PORTION: the area is at most 1/32 of t
 RESERVE_PER_SCAN_DEPTH = 0.75
 MIN_CAPACITY_PAGES = 192
 ORDER_CODES = {"interleaved": 0, "looped": 1, "sequential": 2}
+RA_RULE_MARIADB, RA_RULE_MYSQL = 0, 1  # native/lrusim.c
+FILLER_SLOTS = 128  # native/lrusim.c: non-leaf pages MySQL's read-ahead reads (first and last extent)
 PAGE_BYTES = 16384
 
 
@@ -74,6 +76,9 @@ class PoolModel:
     qps: float = DEFAULT_QPS
     ra_threshold: int = 0  # innodb_read_ahead_threshold; 0 = linear read-ahead off
     ra_area: int = READ_AHEAD_PAGES  # buf_pool.read_ahead_area
+    ra_rule: int = RA_RULE_MARIADB  # whose linear read-ahead trigger (see the module docstring)
+    start_pages: int = 0  # pages the server holds before the first query (read while starting)
+    start_freed: int = 0  # pages it evicted while starting (the freed-page clock at the start)
 
 
 @dataclass
@@ -260,7 +265,8 @@ class _PyLRU:
     """A literal port of buf0lru.cc's list handling, with a Python dict-linked list."""
 
     def __init__(self, capacity: int, pool_pages: int, old_pct: float, old_time_ms: float,
-                 ra_threshold: int = 0, ra_area: int = 64, leaf_pages: int = 0):
+                 ra_threshold: int = 0, ra_area: int = 64, leaf_pages: int = 0, ra_rule: int = RA_RULE_MARIADB,
+                 n_pages: int = 0, start_pages: int = 0, start_freed: int = 0):
         self.prev: dict[int, int | None] = {}
         self.next: dict[int, int | None] = {}
         self.old: dict[int, bool] = {}
@@ -275,6 +281,15 @@ class _PyLRU:
         self.refs = self.misses = self.made_young = self.not_young = 0
         self.ra_threshold, self.ra_area, self.leaf_pages = ra_threshold, ra_area, leaf_pages
         self.ra_pages = self.ra_evicted = 0
+        self.ra_rule, self.n_pages = ra_rule, n_pages
+        # start-up pages: ids after the filler slots, resident and accessed before the run
+        for i in range(start_pages):
+            p = n_pages + FILLER_SLOTS + i
+            self._make_room()
+            self.access_ms[p] = 0.0
+            self._add(p, True)
+        self.clock += start_freed
+        self.ra_evicted = 0
 
     def _pages(self):
         p = self.head
@@ -388,8 +403,72 @@ class _PyLRU:
             self._add(p, True)
         if p not in self.access_ms:
             self.access_ms[p] = now_ms
-        if step and first and self.ra_threshold:
-            self._read_ahead(p)
+        if first and self.ra_threshold:
+            if self.ra_rule == RA_RULE_MYSQL:
+                if p < self.leaf_pages:
+                    self._read_ahead_mysql(p)
+            elif step:
+                self._read_ahead(p)
+
+    def _page_at(self, page: int) -> int | None:
+        """The simulated page on a physical page for MySQL's read-ahead (lrusim.c's sim_page_at)."""
+        k = phys_leaf(page, self.leaf_pages)
+        if k is not None:
+            return k
+        upper = self.n_pages - self.leaf_pages
+        if page == 3 and upper:
+            return self.n_pages - 1
+        if page < 64:
+            if page >= 36 and page - 36 + 1 < upper:
+                return self.leaf_pages + page - 36
+            return self.n_pages + page
+        tail = leaf_phys(self.leaf_pages - 1) + 1
+        if tail <= page < tail + 63 and page % 16384 >= 64:
+            return self.n_pages + 64 + page - tail
+        return None
+
+    def _read_ahead_mysql(self, p: int) -> None:
+        """MySQL 8.0-9.x's buf_read_ahead_linear on the first access of leaf p."""
+        area, page = self.ra_area, leaf_phys(p)
+        low = page // area * area
+        high = low + area
+        if page not in (low, high - 1):
+            return
+        asc = 1 if page == high - 1 else -1
+        threshold, fails, pred = min(READ_AHEAD_PAGES - self.ra_threshold, area), 0, None
+        for i in range(low, high):
+            k = self._page_at(i)
+            if k is None or k not in self.prev or k not in self.access_ms:
+                fails += 1
+            else:
+                t = self.access_ms[k]
+                if pred is not None and t != pred and (1 if t > pred else -1) != asc:
+                    fails += 1
+                pred = t
+            if fails > threshold:
+                return
+        if page == low and p + 1 < self.leaf_pages and leaf_phys(p + 1) == page + 1:
+            if p == 0:
+                return
+            nxt = leaf_phys(p - 1)
+        elif page == high - 1 and p > 0 and leaf_phys(p - 1) == page - 1:
+            if p + 1 >= self.leaf_pages:
+                return
+            nxt = leaf_phys(p + 1)
+        else:
+            return
+        low = nxt // area * area
+        high = low + area
+        if nxt not in (low, high - 1) or high > (leaf_phys(self.leaf_pages - 1) // 64 + 1) * 64:
+            return
+        for i in range(low, high):
+            k = None if i % 16384 == 1 else self._page_at(i)
+            if k is not None and k not in self.prev:
+                self.misses += 1
+                self.ra_pages += 1
+                self._make_room()
+                self.access_ms.pop(k, None)
+                self._add(k, True)
 
     def _read_ahead(self, p: int) -> None:
         """buf_read_ahead_linear on the first access of leaf p, on physical page numbers."""
@@ -441,10 +520,13 @@ def phys_leaf(page: int, leaf_pages: int) -> int | None:
 
 def _py_simulate(trace: Iterable[tuple], capacity: int, pool_pages: int, old_pct: float,
                  old_time_ms: float, ms_per_query: float, ra_threshold: int = 0, ra_area: int = 64,
-                 leaf_pages: int = 0) -> tuple[int, int, int, int, int, int]:
+                 leaf_pages: int = 0, ra_rule: int = RA_RULE_MARIADB, n_pages: int = 0, start_pages: int = 0,
+                 start_freed: int = 0) -> tuple[int, int, int, int, int, int]:
     """(refs, misses, made_young, not_young, read_ahead, read_ahead_evicted) of InnoDB's LRU on
-    (page, query index) pairs or (page, query index, step) triples (see _py_trace)."""
-    lru = _PyLRU(capacity, pool_pages, old_pct, old_time_ms, ra_threshold, ra_area, leaf_pages)
+    (page, query index) pairs or (page, query index, step) triples (see _py_trace). n_pages: the
+    table's pages (MySQL's read-ahead maps the pages above the leaves, and start-up pages follow)."""
+    lru = _PyLRU(capacity, pool_pages, old_pct, old_time_ms, ra_threshold, ra_area, leaf_pages, ra_rule,
+                 n_pages, start_pages, start_freed)
     for ref in trace:
         lru.access(ref[0], ref[1] * ms_per_query, len(ref) > 2 and ref[2])
     return lru.refs, lru.misses, lru.made_young, lru.not_young, lru.ra_pages, lru.ra_evicted
@@ -490,7 +572,8 @@ def simulate_detail(order: str, stride: int, reps: int, g: Geometry,
     ra = pool.ra_threshold > 0
     return native.lrusim_innodb(None, workload_tuple(order, stride, reps, g, moves=ra), g.n_pages,
                                 pool.capacity_pages, pool.pool_pages, pool.old_pct, pool.old_time_ms,
-                                1000.0 / pool.qps, pool.ra_threshold, pool.ra_area, collapse)
+                                1000.0 / pool.qps, pool.ra_threshold, pool.ra_area, collapse,
+                                pool.ra_rule, pool.start_pages, pool.start_freed)
 
 
 def simulate(order: str, stride: int, reps: int, g: Geometry, pool: PoolModel) -> tuple[int, int, int, int]:
