@@ -104,6 +104,10 @@ def totals(first: Snapshot, last: Snapshot) -> dict:
     for short in GAUGES:
         if short in last.status:
             out[short] = last.status[short]
+    # the gauges right before the run: MySQL's start-up pages hold frames through it (model.py)
+    for short in ("pages_data", "pages_free"):
+        if short in first.status:
+            out[f"{short}_before"] = first.status[short]
     out["hit_ratio"] = hit_ratio(out.get("read_requests", 0), out.get("reads", 0))
     out["miss_ratio"] = None if out["hit_ratio"] is None else 1.0 - out["hit_ratio"]
     return out

@@ -36,6 +36,9 @@ ROWS_PER_LEAF = {"chat": 122.5}
 DEFAULT_QPS = 15_000.0  # what this project's Python driver reaches; old_blocks_time needs a clock
 DEFAULTS = {"innodb_old_blocks_pct": 37, "innodb_old_blocks_time": 1000, "innodb_lru_scan_depth": 1536,
             "innodb_read_ahead_threshold": 56}
+# MySQL 8.0-9.x (lab: 9.7.4): page cleaner's scan depth, and the start-up pages it holds
+MYSQL_DEFAULTS = {"innodb_lru_scan_depth": 1024}
+MYSQL_START_PAGES = 960  # pages_data before the first query at 32M/64M: 955-976
 READ_AHEAD_PAGES = 64  # BUF_READ_AHEAD_PAGES: one extent
 READ_AHEAD_PORTION = 32  # BUF_READ_AHEAD_PORTION: the area is at most 1/32 of the pool
 # The page cleaner's free reserve. MariaDB 10.11's page cleaner evicts from the LRU tail when the
@@ -189,20 +192,46 @@ def read_ahead_area(total_pages: int) -> int:
     return min(READ_AHEAD_PAGES, 1 << (portion - 1).bit_length())
 
 
+def mysql_start_pages(total_pages: int, lru_scan_depth: int, measured: int | None = None) -> int:
+    """Start-up pages that hold frames through a MySQL run (docs/mysql-lab.md).
+
+    MySQL reads 812-873 pages while it starts (dictionary, undo, system pages) and holds 955-976
+    of them where the pool has room; they keep their LRU places, so a looped run that does not fit
+    has that many frames less (32M, 200k rows: 2,726 pages read; 2,721 predicted with them, 1,699
+    without). Where the pool is not larger than innodb_lru_scan_depth the page cleaner, which
+    evicts from the tail while fewer than that many frames are free, has pushed them out before the
+    table needs the frames (16M: 2,793 read whether 241 or 531 were held at the start; 2,766
+    predicted without them, 3,064 with 531).
+    """
+    held = MYSQL_START_PAGES if measured is None else max(0, int(measured))
+    return min(held, max(0, total_pages - lru_scan_depth))
+
+
 def pool_model(pool_bytes: int, variables: dict | None = None, flavor: str = "mariadb",
-               qps: float = DEFAULT_QPS, total_pages: int | None = None) -> PoolModel:
-    v = {**DEFAULTS, **{k: x for k, x in (variables or {}).items() if x not in (None, "")}}
+               qps: float = DEFAULT_QPS, total_pages: int | None = None,
+               start_pages: int | None = None) -> PoolModel:
+    """The simulator's view of a server's pool. start_pages (MySQL): data pages held right before
+    the run (Innodb_buffer_pool_pages_data), None for the lab's typical start-up."""
+    mysql = flavor == "mysql"
+    defaults = {**DEFAULTS, **(MYSQL_DEFAULTS if mysql else {})}
+    v = {**defaults, **{k: x for k, x in (variables or {}).items() if x not in (None, "")}}
     total = total_pages or pool_pages(pool_bytes, flavor)
-    # The trigger rule is MariaDB's (measured); MySQL books linear read-ahead outside
-    # Innodb_buffer_pool_reads and checks it on every first access: not modelled there.
-    ra = int(v["innodb_read_ahead_threshold"]) if flavor == "mariadb" else 0
+    ra = min(READ_AHEAD_PAGES, max(0, int(v["innodb_read_ahead_threshold"])))
+    scan_depth = int(v["innodb_lru_scan_depth"])
+    if mysql:
+        # MySQL: no standing free reserve in the lab (data + free = total, data up to the whole
+        # pool), its own read-ahead trigger, and the start-up pages.
+        return PoolModel(pool_pages=total, capacity_pages=total, old_pct=float(v["innodb_old_blocks_pct"]),
+                         old_time_ms=float(v["innodb_old_blocks_time"]), qps=qps, ra_threshold=ra,
+                         ra_area=read_ahead_area(total), ra_rule=RA_RULE_MYSQL,
+                         start_pages=mysql_start_pages(total, scan_depth, start_pages))
     return PoolModel(
         pool_pages=total,
-        capacity_pages=capacity_pages(total, int(v["innodb_lru_scan_depth"])),
+        capacity_pages=capacity_pages(total, scan_depth),
         old_pct=float(v["innodb_old_blocks_pct"]),
         old_time_ms=float(v["innodb_old_blocks_time"]),
         qps=qps,
-        ra_threshold=min(READ_AHEAD_PAGES, max(0, ra)),
+        ra_threshold=ra,
         ra_area=read_ahead_area(total),
     )
 
@@ -648,12 +677,12 @@ def forecast(order: str, stride: int, reps: int, g: Geometry, pool_bytes: int, v
 
 
 def measured_reads(bp: dict) -> int | None:
-    """Measured reads the model is held to: Innodb_buffer_pool_reads.
-
-    On MariaDB it includes the pages read ahead, and so do the model's reads when read-ahead is on
-    (docs/innodb.md, "Counters"); with innodb_read_ahead_threshold=0 there are none.
+    """Measured reads the model is held to: pages read into the pool (Innodb_pages_read), demand
+    reads and read-ahead together, as the model's reads are. On MariaDB Innodb_buffer_pool_reads is
+    the same number; on MySQL it leaves out linear read-ahead (docs/innodb.md, "Counters"), so it
+    is only the fallback for result files without pages_read.
     """
-    return bp.get("reads")
+    return bp.get("pages_read") if bp.get("pages_read") is not None else bp.get("reads")
 
 
 def predict_result(result: dict) -> dict | None:
@@ -664,7 +693,7 @@ def predict_result(result: dict) -> dict | None:
     g = geometry_of(ds)
     pool = pool_model(int(srv.get("innodb_buffer_pool_size") or 0), srv.get("variables") or {},
                       srv.get("flavor") or "mariadb", float(res.get("qps") or DEFAULT_QPS),
-                      total_pages=bp.get("pages_total"))
+                      total_pages=bp.get("pages_total"), start_pages=bp.get("pages_data_before"))
     refs, misses, made_young, _, ra_pages, _ = simulate_detail(wl["order"], int(wl["stride"]), int(wl["reps"]),
                                                                g, pool)
     plain = lru_misses(stack_histogram(wl["order"], int(wl["stride"]), int(wl["reps"]), g), pool.capacity_pages)
