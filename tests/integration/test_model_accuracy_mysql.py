@@ -1,0 +1,57 @@
+"""Issue #10's accuracy target on a real MySQL 9.7 (the `loadgen/mysql:9.7` image, `--server
+docker`, server defaults: linear read-ahead on at threshold 56, innodb_lru_scan_depth 1024): the
+model's pages read within 3% of the measured Innodb_pages_read, demand reads and read-ahead
+together, for both orders at 16M and 32M on 200k rows (1,633 leaf pages, 1,700 pages: 16M holds
+60% of the table, 32M all of it but not beside the ~960 pages MySQL keeps from start-up).
+
+Measured in the lab (docs/mysql-lab.md, three series): A 1,694-1,704 / 1,702 and B 2,751-2,793 /
+2,722-2,726 pages read at 16M / 32M; the model says A 1,697 / 1,699 and B 2,766 / 2,719-2,721.
+Read-ahead is 77-99% of MySQL's reads here: a model without MySQL's own trigger rule missed B at
+16M by +17% and at 32M by -9%.
+
+Needs the docker engine and the MySQL image (found or built by test_docker_mysql's fixture); with
+LOADGEN_REQUIRE_DOCKER=1 either missing fails these tests.
+"""
+import json
+from pathlib import Path
+
+import pytest
+
+from loadgen.analysis import sweep
+from loadgen.dataset import DatasetSpec
+from loadgen.servers import ServerSpec
+
+from .test_docker import engine  # noqa: F401 - the fixture
+from .test_docker_mysql import mysql_image  # noqa: F401 - the fixture
+
+pytestmark = pytest.mark.docker
+POOLS = [16 << 20, 32 << 20]
+
+
+@pytest.fixture(scope="module")
+def mysql_sweep(mysql_image, tmp_path_factory):  # noqa: F811
+    out_dir = tmp_path_factory.mktemp("accuracy-mysql")
+    spec = ServerSpec(provider="docker", image=mysql_image, pool_bytes=POOLS[0])
+    done = sweep.run(spec, DatasetSpec(rows=200_000), POOLS, sweep.parse_variations("A,B"),
+                     {"stride": 10, "reps": 2, "seed": 1}, out_dir / "runs", out_dir / "sweep.json", 5.0)
+    return [json.loads(Path(p["result_file"]).read_text()) for p in done["points"]]
+
+
+def test_mysql_prediction_within_3_percent_of_pages_read(mysql_sweep):
+    assert len(mysql_sweep) == 4
+    errors = {}
+    for r in mysql_sweep:
+        bp, pred = r["buffer_pool"], r["prediction"]
+        assert r["server"]["flavor"] == "mysql"
+        assert pred["measured_reads"] == bp["pages_read"]  # held to pages read, not Innodb_buffer_pool_reads
+        errors[(r["workload"]["variation"], r["server"]["innodb_buffer_pool_size"] >> 20)] = \
+            (pred["reads"] - bp["pages_read"]) / bp["pages_read"]
+    assert all(abs(e) < 0.03 for e in errors.values()), errors
+
+
+def test_mysql_read_ahead_is_most_of_the_reads_in_model_and_server(mysql_sweep):
+    for r in mysql_sweep:
+        bp, pred = r["buffer_pool"], r["prediction"]
+        assert bp["read_ahead"] > 0.7 * bp["pages_read"]
+        assert pred["read_ahead"] > 0.7 * pred["reads"]
+        assert abs(pred["read_ahead"] - bp["read_ahead"]) < 0.05 * bp["read_ahead"]
