@@ -30,10 +30,19 @@ POOLS = [16 << 20, 32 << 20]
 
 @pytest.fixture(scope="module")
 def mysql_sweep(mysql_image, tmp_path_factory):  # noqa: F811
+    import loadgen.servers.docker as docker_server
+
     out_dir = tmp_path_factory.mktemp("accuracy-mysql")
     spec = ServerSpec(provider="docker", image=mysql_image, pool_bytes=POOLS[0])
-    done = sweep.run(spec, DatasetSpec(rows=200_000), POOLS, sweep.parse_variations("A,B"),
-                     {"stride": 10, "reps": 2, "seed": 1}, out_dir / "runs", out_dir / "sweep.json", 5.0)
+    # A loadgen on this host that cannot see this process (another PID namespace: a parallel CI
+    # job, another sandbox on the same engine) takes a keep=0 container for an orphan and removes
+    # it mid-run (seen here). keep=1 only keeps other loadgens' orphan sweeps away: this run still
+    # removes its containers when it ends, and the engine fixture checks that none is left.
+    owner_labels = docker_server._owner_labels
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(docker_server, "_owner_labels", lambda keep: owner_labels(True))
+        done = sweep.run(spec, DatasetSpec(rows=200_000), POOLS, sweep.parse_variations("A,B"),
+                         {"stride": 10, "reps": 2, "seed": 1}, out_dir / "runs", out_dir / "sweep.json", 5.0)
     return [json.loads(Path(p["result_file"]).read_text()) for p in done["points"]]
 
 
