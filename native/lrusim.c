@@ -517,8 +517,12 @@ static int64_t sim_page_at(const lru_t *m, uint64_t page) {
         real_leaves = x->real_leaf_pages;
     }
     int64_t k = phys_leaf_of(real, real_leaves);
+    if (k >= 0 && x) {
+        uint64_t u = x->rank_unit[page / EXTENT_PAGES];
+        return (int64_t)x->unit_base[u] + (k - (int64_t)x->unit_first[u]);
+    }
     if (k >= 0)
-        return x ? (int64_t)x->unit_base[x->rank_unit[page / EXTENT_PAGES]] + (k - (int64_t)x->unit_first[x->rank_unit[page / EXTENT_PAGES]]) : k;
+        return k;
     uint64_t upper = m->n_pages - m->leaf_pages; /* pages above the leaves, the root last */
     if (real == ROOT_PHYS && upper)
         return (int64_t)(m->n_pages - 1);

@@ -146,8 +146,8 @@ def test_mysql_read_ahead_in_c_equals_python(order, capacity, area, threshold, s
                            ra_area=area, ra_rule=model.RA_RULE_MYSQL, start_pages=start, start_freed=3)
     c = model.simulate_detail(order, 10, 2, g, pool)
     py = model._py_simulate(model._py_trace(order, 10, 2, g, moves=True), capacity, capacity + 200, pool.old_pct,
-                            pool.old_time_ms, 1000 / pool.qps, threshold, area, g.leaf_pages, model.RA_RULE_MYSQL,
-                            g.n_pages, start, 3)
+                            pool.old_time_ms, 1000 / pool.qps, threshold, area, g.leaf_pages,
+                            model.RA_RULE_MYSQL, g.n_pages, start, 3)
     assert c == py
     assert c == model.simulate_detail(order, 10, 2, g, pool, collapse=False)
     assert c[4] > 0.5 * c[1]  # read-ahead brings in most pages, as on MySQL
