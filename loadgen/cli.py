@@ -117,7 +117,7 @@ def server_options(f):
                   help="Extra server variable for a server we start, e.g. --set innodb_old_blocks_time=0.")
     @functools.wraps(f)
     def wrapper(*args, provider, pool, dsn, mysqld, image, port, settings, **kwargs):
-        from .servers import ServerSpec
+        from .servers import ServerSpec, check_options
         from .units import parse_size
 
         options = {}
@@ -125,7 +125,11 @@ def server_options(f):
             if "=" not in item:
                 raise UsageError(f"--set {item!r} is not VAR=VALUE", "e.g. --set innodb_old_blocks_time=0")
             k, v = item.split("=", 1)
-            options[k.strip().replace("-", "_")] = v.strip()
+            if not k.strip():
+                raise UsageError(f"--set {item!r} is not VAR=VALUE", "e.g. --set innodb_old_blocks_time=0")
+            name = k.strip().replace("-", "_")
+            check_options({name: v})
+            options[name.lower()] = v.strip()
         kwargs["server_spec"] = ServerSpec(
             provider=provider, pool_bytes=parse_size(pool, "--pool") if pool is not None else None,
             mysqld=mysqld, dsn=dsn, image=image, port=port, options=options,

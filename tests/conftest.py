@@ -17,6 +17,8 @@ ROOT = Path(__file__).resolve().parent.parent
 # Every test (and every loadgen subprocess a test starts) caches datasets and keeps `up` state in
 # one temporary place, so the suite never touches the user's ~/.cache and leaves nothing behind.
 _SESSION_DIR = Path(tempfile.mkdtemp(prefix="loadgen-tests-"))
+# mkdtemp makes it 0700; as root the servers run as `mysql`, which must pass through (not list) it.
+os.chmod(_SESSION_DIR, 0o711)
 os.environ["LOADGEN_CACHE_DIR"] = str(_SESSION_DIR / "cache")
 os.environ["LOADGEN_STATE_DIR"] = str(_SESSION_DIR / "state")
 

@@ -10,6 +10,7 @@ saved in a state file (state.py).
 from __future__ import annotations
 
 import abc
+import re
 from dataclasses import dataclass, field
 
 from ..db import Endpoint, Flavor
@@ -130,3 +131,18 @@ def check_pool_minimum(pool_bytes: int, flavor_name: str) -> None:
             f"{format_bytes(minimum)} (16 KiB pages)",
             f"use --pool {minimum >> 20}M or more",
         )
+
+
+# A server variable name as mysqld takes it on its command line (after `-` -> `_`).
+OPTION_NAME = re.compile(r"[A-Za-z0-9_]+\Z")
+
+
+def check_options(options: dict[str, str]) -> None:
+    """--set names become `--name=value` arguments of the server: letters, digits and _ only, so
+    nothing but a variable name can reach its command line."""
+    from ..errors import UsageError
+
+    for name in options:
+        if not OPTION_NAME.match(name):
+            raise UsageError(f"--set {name!r}: a server variable name has only letters, digits and _",
+                             "e.g. --set innodb_old_blocks_time=0")
