@@ -56,7 +56,8 @@ def prepare_dataset(server: Server, spec: DatasetSpec, reporter: Reporter) -> Da
     conn = server.connect(local_infile=1)
     try:
         room = free_bytes(server.datadir) if getattr(server, "datadir", None) else None
-        info = dataset.ensure(conn, spec, progress=reporter.seed_progress, free_bytes=room)
+        info = dataset.ensure(conn, spec, progress=reporter.seed_progress, free_bytes=room,
+                              home=getattr(server, "home", None), say=reporter.say)
     finally:
         conn.close()
     if info.seeded:

@@ -11,13 +11,13 @@ import ctypes
 import hashlib
 import os
 import pwd
+import re
 import secrets
 import shutil
 import signal
 import socket
 import stat
 import subprocess
-import tempfile
 import time
 from pathlib import Path
 from typing import NamedTuple
@@ -193,7 +193,7 @@ class LocalServer(Server):
       home/password  0600, loadgen's: the generated root password
       home/lock      flock held while a server uses this datadir
       home/data/     0700, the server user's
-      home/run/      0700, the server user's: socket and pid file, unreachable for other users
+      home/run/      0700, the server user's: socket, pid file and tmpdir, unreachable for others
       home/files/    0700, the server user's: the only place secure_file_priv lets SQL read/write
       home/error.log 0600, the server user's
 
@@ -256,11 +256,11 @@ class LocalServer(Server):
         path = str(self.run_dir / "mysqld.sock")
         if len(path.encode()) < 100:  # sun_path holds 108 bytes
             return path
-        # A long home: a private 0700 directory in /tmp instead (checked to be ours before use).
+        # A long home: a private 0700 directory in /tmp instead (checked to be ours before use);
+        # /tmp rather than $TMPDIR, which the server user may not be able to enter.
         digest = hashlib.sha1(str(self.home).encode()).hexdigest()[:12]
         user = server_user()
-        return os.path.join(tempfile.gettempdir(), f"loadgen-{user.uid if user else os.getuid()}-{digest}",
-                            "mysqld.sock")
+        return os.path.join("/tmp", f"loadgen-{user.uid if user else os.getuid()}-{digest}", "mysqld.sock")
 
     # -- lifecycle ---------------------------------------------------------------------------
     def start(self) -> None:
@@ -337,7 +337,7 @@ class LocalServer(Server):
         if self.flavor.name == "mariadb":
             cmd = [self.binary, "--no-defaults", "--bootstrap", f"--datadir={tmp}", "--log-warnings=0",
                    "--enforce-storage-engine=", "--max-allowed-packet=8M", "--net-buffer-length=16K",
-                   "--skip-networking", "--skip-log-bin", "--lc-messages=en_US"]
+                   "--skip-networking", "--skip-log-bin", "--lc-messages=en_US", f"--tmpdir={self.run_dir}"]
             basedir = Path(self.binary).resolve().parent.parent
             if not str(basedir).startswith("/usr"):  # a tarball install: tell the server where it is
                 cmd.append(f"--basedir={basedir}")
@@ -404,6 +404,8 @@ UPDATE mysql.global_priv SET Priv = JSON_SET(Priv, '$.authentication_string', '{
         settings.setdefault("innodb_flush_log_at_trx_commit", "2")
         # SQL may read and write files only in home/files (not as the server user anywhere).
         settings["secure_file_priv"] = str(self.files_dir)
+        # its temporary files in a directory of its own, not $TMPDIR (which it may not reach)
+        settings["tmpdir"] = str(self.run_dir)
         settings.update(self.options)
         args = [
             self.binary, "--no-defaults", f"--datadir={self.datadir}", f"--socket={self.socket_path}",
@@ -452,7 +454,7 @@ UPDATE mysql.global_priv SET Priv = JSON_SET(Priv, '$.authentication_string', '{
             if not self.alive():
                 self.proc = None
                 log = self._new_log()
-                if "Address already in use" in log or "Do you already have another" in log:
+                if "Address already in use" in log or "already have another server running on port" in log:
                     raise _PortRace()
                 if "Unable to lock" in log:
                     raise ProvisionError(f"the datadir {self.datadir} is in use by another server",
@@ -652,8 +654,12 @@ class _PortRace(Exception):
     """Another process took the port between our probe and the server's bind."""
 
 
+_LOG_STAMP = re.compile(r"^\d{4}-\d\d-\d\d\s+\d+:\d\d:\d\d\s+\d+\s+")  # "2026-11-22  5:24:22 0 "
+
+
 def _error_lines(log: str, limit: int = 3) -> str:
     """The first error lines: the cause comes first, the last ones only say "Aborting"."""
     lines = [ln.strip() for ln in log.splitlines() if "[ERROR]" in ln]
     lines = lines or [ln.strip() for ln in log.splitlines() if "error" in ln.lower()]
+    lines = [_LOG_STAMP.sub("", ln) for ln in lines]
     return " | ".join(lines[:limit]) or (log.strip().splitlines()[-1] if log.strip() else "no log output")
