@@ -173,7 +173,7 @@ def measure(
 def _result(server, flavor, variables, cold, info, workload, state, sampler, last, started_at, reason) -> dict:
     elapsed = state.elapsed_s
     latency = state.histogram.summary_us()
-    bp = totals(sampler.baseline, last) if last is not None else {}
+    bp = totals(sampler.baseline, last, sampler.samples) if last is not None else {}
     queries = state.queries
     if queries and bp.get("read_requests") is not None:
         bp["read_requests_per_query"] = round(bp["read_requests"] / queries, 3)
