@@ -214,7 +214,7 @@ class LocalServer(Server):
         options: dict[str, str] | None = None,
         detach: bool = False,
     ):
-        self.home = Path(home)
+        self.home = Path(home).absolute()  # the pid check matches it in the server's command line
         self.pool_bytes = pool_bytes
         self.binary = find_mysqld(mysqld)
         self.flavor = binary_flavor(self.binary)
@@ -276,6 +276,7 @@ class LocalServer(Server):
             self._initialize(user)
         elif user is not None and self.datadir.stat().st_uid != user.uid:
             _chown_tree(self.datadir, user)  # a datadir from a loadgen that ran the server as root
+        os.chmod(self.datadir, 0o700)
         for attempt in range(3):
             self.port = self.requested_port or free_port()
             self._spawn(user)
@@ -314,6 +315,7 @@ class LocalServer(Server):
             os.chmod(d, 0o700)
         fd = os.open(self.log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o600)
         try:
+            os.fchmod(fd, 0o600)
             if user is not None:
                 os.fchown(fd, user.uid, user.gid)
         finally:
@@ -506,6 +508,8 @@ UPDATE mysql.global_priv SET Priv = JSON_SET(Priv, '$.authentication_string', '{
         accounts = [(str(u), str(h), a) for u, h, a in cur.fetchall()]
         for user, host, auth in accounts:
             if (user, host) in SYSTEM_ACCOUNTS:
+                if not auth:  # locked already; a password nobody knows on top
+                    cur.execute("ALTER USER %s@%s IDENTIFIED BY %s", (user, host, secrets.token_urlsafe(32)))
                 continue
             if user == "root" and host in ROOT_HOSTS:
                 if not auth:

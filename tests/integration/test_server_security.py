@@ -66,6 +66,32 @@ def test_d1_only_loadgens_accounts_exist_and_each_has_a_password(mysqld_binary, 
         server.stop()
 
 
+def test_d1_accounts_planted_in_a_cached_datadir_are_gone_at_the_next_start(mysqld_binary, session_dir):
+    # what an older loadgen left (root@<hostname>, root@::1 without a password) or an attacker planted
+    from loadgen.servers.local import LocalServer
+
+    home = _fresh_home(session_dir, "d1-planted")
+    server = LocalServer(home, 8 << 20, mysqld=mysqld_binary)
+    server.start()
+    try:
+        cur = server.connect().cursor()
+        for account in ("'root'@'vm'", "'root'@'::1'", "'backdoor'@'%'"):
+            cur.execute(f"CREATE USER {account}")
+            cur.execute(f"GRANT ALL ON *.* TO {account} WITH GRANT OPTION")
+        cur.execute("ALTER USER 'mariadb.sys'@'localhost' IDENTIFIED VIA mysql_native_password USING ''")
+    finally:
+        server.stop()
+    again = LocalServer(home, 8 << 20, mysqld=mysqld_binary)
+    again.start()
+    try:
+        accounts = _accounts(again.connect())
+    finally:
+        again.stop()
+    assert {(u, h) for u, h, _, _ in accounts} <= {("root", "localhost"), ("root", "127.0.0.1"),
+                                                   ("mariadb.sys", "localhost")}, accounts
+    assert all(auth for _, _, auth, _ in accounts), accounts
+
+
 def test_d2_a_poller_with_an_empty_password_never_gets_in_during_initialisation(mysqld_binary, session_dir):
     import MySQLdb
 
