@@ -557,6 +557,11 @@ UPDATE mysql.global_priv SET Priv = JSON_SET(Priv, '$.authentication_string', '{
     def stop(self) -> None:
         self._halt()
         self._lock.release()
+        if not str(self.socket_path).startswith(str(self.run_dir)):
+            try:  # the private /tmp directory of a long home's socket, empty once the server is gone
+                os.rmdir(os.path.dirname(self.socket_path))
+            except OSError:
+                pass
 
     def restart_cold(self) -> ColdStart:
         self._halt()  # the datadir lock stays ours across the restart

@@ -66,6 +66,8 @@ def test_d3_two_concurrent_runs_on_one_fresh_dataset(mysqld_binary, tmp_path):
     results = [p.communicate(timeout=900) for p in (first, second)]
     for proc, (_, err) in zip((first, second), results):
         assert proc.returncode == 0, err
+    # the second waited for the first, saying for whom
+    assert "is in use by pid" in results[1][1], results[1][1]
     for out in outs:
         r = json.loads(out.read_text())
         assert r["complete"] is True
