@@ -196,6 +196,7 @@ class LocalServer(Server):
       home/run/      0700, the server user's: socket, pid file and tmpdir, unreachable for others
       home/files/    0700, the server user's: the only place secure_file_priv lets SQL read/write
       home/error.log 0600, the server user's
+      home/tmp/      0700, loadgen's: seeding's chunk files (dataset.py)
 
     Args:
         home: directory that holds this server's datadir and files (created if missing).
@@ -265,8 +266,9 @@ class LocalServer(Server):
     # -- lifecycle ---------------------------------------------------------------------------
     def start(self) -> None:
         user = server_user()
-        self._make_dirs(user)
+        self.home.mkdir(parents=True, exist_ok=True, mode=0o700)
         self._lock.acquire(self.say)
+        self._make_dirs(user)  # under the lock: a stopping server of this home removes its socket dir
         if (self.datadir / "mysql").is_dir() and not (self.home / "password").exists():
             # Initialised by an older loadgen that never got to set a password: it may hold
             # anything a local user planted meanwhile, so it is not reused.
@@ -556,12 +558,12 @@ UPDATE mysql.global_priv SET Priv = JSON_SET(Priv, '$.authentication_string', '{
 
     def stop(self) -> None:
         self._halt()
-        self._lock.release()
-        if not str(self.socket_path).startswith(str(self.run_dir)):
+        if self._lock.held and not str(self.socket_path).startswith(str(self.run_dir)):
             try:  # the private /tmp directory of a long home's socket, empty once the server is gone
                 os.rmdir(os.path.dirname(self.socket_path))
             except OSError:
                 pass
+        self._lock.release()
 
     def restart_cold(self) -> ColdStart:
         self._halt()  # the datadir lock stays ours across the restart
