@@ -266,7 +266,7 @@ class LocalServer(Server):
     # -- lifecycle ---------------------------------------------------------------------------
     def start(self) -> None:
         user = server_user()
-        self.home.mkdir(parents=True, exist_ok=True, mode=0o700)
+        _make_path(self.home, 0o711 if user else 0o700)
         self._lock.acquire(self.say)
         self._make_dirs(user)  # under the lock: a stopping server of this home removes its socket dir
         if (self.datadir / "mysql").is_dir() and not (self.home / "password").exists():
@@ -299,7 +299,6 @@ class LocalServer(Server):
             state.save(self.to_state())
 
     def _make_dirs(self, user: RunAs | None) -> None:
-        self.home.mkdir(parents=True, exist_ok=True, mode=0o700)
         os.chmod(self.home, 0o711 if user else 0o700)
         if user is not None:
             _check_reachable(self.home, user)
@@ -648,6 +647,22 @@ def _as_user(user: RunAs | None) -> dict:
     if user is None:
         return {}
     return {"user": user.uid, "group": user.gid, "extra_groups": []}
+
+
+def _make_path(path: Path, mode: int) -> None:
+    """mkdir -p, with `mode` on every directory it creates whatever the umask (a root umask of
+    077 would otherwise lock the server user out of the cache directory loadgen itself made)."""
+    missing = []
+    p = path
+    while not p.exists():
+        missing.append(p)
+        p = p.parent
+    for d in reversed(missing):
+        try:
+            d.mkdir()
+        except FileExistsError:
+            continue
+        os.chmod(d, mode)
 
 
 def _chown_tree(root: Path, user: RunAs) -> None:

@@ -218,3 +218,17 @@ def test_d16_the_causal_error_line_is_shown(mysqld_binary):
     lines = [ln for ln in res.stderr.splitlines() if ln.startswith("loadgen:")]
     assert len(lines) == 1 and "innodb_buffer_pool_size" in lines[0], res.stderr
     assert not our_server_pids()
+
+
+def test_as_root_a_cache_dir_the_server_user_cannot_enter_is_one_line_naming_the_fix(mysqld_binary, tmp_path):
+    if os.geteuid() != 0:
+        pytest.skip("only root runs the server as another user")
+    private = tmp_path / "private"
+    private.mkdir(mode=0o700)
+    res = run_loadgen("run", "--server", "local", "--rows", "1000", "--pool", "8M",
+                      env={"LOADGEN_CACHE_DIR": str(private / "cache")})
+    assert res.returncode == 1
+    lines = [ln for ln in res.stderr.splitlines() if ln.startswith("loadgen:")]
+    assert len(lines) == 1 and "Traceback" not in res.stderr, res.stderr
+    assert "cannot enter" in lines[0] and "chmod o+x" in lines[0], lines[0]
+    assert not our_server_pids()
