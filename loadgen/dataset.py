@@ -418,7 +418,7 @@ def _info(conn, spec: DatasetSpec, meta: dict, seeded: bool) -> DatasetInfo:
     )[0]
     leaf_pages = int(stats.get("n_leaf_pages", 0))
     cached = int(meta["height"]) if seeded is False and str(meta.get("height", "")).isdigit() else None
-    if cached is not None and plausible_height(cached, leaf_pages):
+    if cached is not None and plausible_height(cached, leaf_pages, spec.rows):
         height = cached
     else:
         height = _measured_height(conn, spec, leaf_pages)
@@ -438,20 +438,24 @@ FANOUT_RANGE = (30, 1200)
 MAX_HEIGHT = 15
 
 
-def height_bounds(leaf_pages: int) -> tuple[int, int]:
-    """The B-tree heights possible for this many leaf pages."""
-    def height(fanout: int) -> int:
-        pages, levels = max(1, leaf_pages), 1
+def height_bounds(leaf_pages: int, rows: int) -> tuple[int, int]:
+    """The B-tree heights possible for this many leaf pages (as the index statistics count them,
+    which can be stale for a small table) and rows (each leaf holds at least one). Lenient by
+    design: it catches other clients' page gets counted in (a height of 75 for 3), not noise."""
+    def height(pages: int, fanout: int) -> int:
+        pages, levels = max(1, pages), 1
         while pages > 1:
             pages, levels = -(-pages // fanout), levels + 1
         return levels
 
-    return height(FANOUT_RANGE[1]), height(FANOUT_RANGE[0])
+    lo = max(1, height(leaf_pages, FANOUT_RANGE[1]) - 1)
+    hi = min(MAX_HEIGHT, height(max(leaf_pages, rows), FANOUT_RANGE[0]))
+    return lo, max(lo, hi)
 
 
-def plausible_height(height: int, leaf_pages: int) -> bool:
-    lo, hi = height_bounds(leaf_pages) if leaf_pages > 0 else (1, MAX_HEIGHT)
-    return 1 <= height <= MAX_HEIGHT and lo <= height <= hi
+def plausible_height(height: int, leaf_pages: int, rows: int) -> bool:
+    lo, hi = height_bounds(leaf_pages, rows)
+    return lo <= height <= hi
 
 
 def _measured_height(conn, spec: DatasetSpec, leaf_pages: int, attempts: int = 3) -> int:
@@ -459,11 +463,11 @@ def _measured_height(conn, spec: DatasetSpec, leaf_pages: int, attempts: int = 3
     once cached, a wrong height spoils every later prediction)."""
     for _ in range(attempts):
         height = measure_height(conn, spec)
-        if plausible_height(height, leaf_pages):
+        if plausible_height(height, leaf_pages, spec.rows):
             return height
-    lo, hi = height_bounds(leaf_pages)
-    raise SeedError(f"measured a B-tree height of {height} for {leaf_pages:,} leaf pages (expected {lo}..{hi})",
-                    "another client is probably busy on this server; re-run when it is idle")
+    lo, hi = height_bounds(leaf_pages, spec.rows)
+    raise SeedError(f"measured a B-tree height of {height} for {spec.rows:,} rows in {leaf_pages:,} leaf pages "
+                    f"(expected {lo}..{hi})", "another client is probably busy on this server; re-run when it is idle")
 
 
 def measure_height(conn, spec: DatasetSpec, samples: int = 50) -> int:
