@@ -458,10 +458,14 @@ def plausible_height(height: int, leaf_pages: int, rows: int) -> bool:
     return lo <= height <= hi
 
 
-def _measured_height(conn, spec: DatasetSpec, leaf_pages: int, attempts: int = 3) -> int:
+def _measured_height(conn, spec: DatasetSpec, leaf_pages: int, attempts: int = 6) -> int:
     """measure_height, refused when it cannot be right (other clients' page gets counted in:
-    once cached, a wrong height spoils every later prediction)."""
-    for _ in range(attempts):
+    once cached, a wrong height spoils every later prediction). Background work (purge,
+    statistics) only adds page gets, so a retry after a pause can only come out lower."""
+    height = 0
+    for attempt in range(attempts):
+        if attempt:
+            time.sleep(0.25 * attempt)  # let a burst of background page gets pass
         height = measure_height(conn, spec)
         if plausible_height(height, leaf_pages, spec.rows):
             return height
