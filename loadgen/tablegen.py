@@ -156,6 +156,9 @@ def _value_entry(col: Column, rows: int, labels: list[bytes]) -> tuple | None:
         p, s = col.precision or 10, col.scale or 0
         return K_DEC, min(MAX_DECIMAL_INT_DIGITS, max(0, p - s)), s, min(s, MAX_DECIMAL_FRAC_DIGITS), 0, 0
     if t in ("FLOAT", "DOUBLE", "REAL"):
+        if col.precision and col.scale is not None:  # FLOAT(M,D): a range like DECIMAL(M,D)
+            return K_DEC, min(MAX_DECIMAL_INT_DIGITS, max(0, col.precision - col.scale)), col.scale, \
+                min(col.scale, MAX_DECIMAL_FRAC_DIGITS), 0, 0
         return K_DEC, 6, 4, 4, 0, 0
     if t in ("VARCHAR", "CHAR", "VARBINARY", "BINARY"):
         n = max(1, min(col.length or 1, MAX_TEXT))

@@ -51,17 +51,22 @@ class Drive:
     """The driver's connections, opened before the sampler starts (so a statement that fails to
     prepare stops the run before anything is measured), then run() once, then close()."""
 
-    def __init__(self, server, database: str, workload: Workload, driver: str = "auto", threads: int = 1):
+    def __init__(self, server, database: str, workload: Workload, driver: str = "auto", threads: int = 1,
+                 query: str | None = None, key_offset: int = 0):
+        """query: SQL with one ? bound to each key (--query), None for the built-in point select;
+        key_offset: added to the order's ids (a table whose keys start above 1)."""
         self.driver = resolve_driver(driver)
         self.threads = check_threads(threads)
         self.workload = workload
+        self.query = query
+        self.key_offset = key_offset
         self.conns: list = []
         try:
             for _ in range(self.threads):
                 if self.driver == "native":
-                    from .native import NativeQueries
+                    from .native import PREPARED_QUERY, NativeQueries
 
-                    self.conns.append(NativeQueries(server.endpoint, database))
+                    self.conns.append(NativeQueries(server.endpoint, database, sql=query or PREPARED_QUERY))
                 else:
                     self.conns.append(server.connect(database))
         except BaseException:
@@ -69,13 +74,19 @@ class Drive:
             raise
 
     def _run_one(self, conn, ids, state: DriverState, progress, stop) -> None:
+        if self.key_offset:
+            ids = map(self.key_offset.__add__, ids)
         if self.driver == "native":
             from .native import run_queries_native
 
             run_queries_native(conn, ids, state, progress, stop)
         else:
+            from ..usertable import text_format
+            from .python import QUERY
+
             state.driver = "python"
-            run_queries(conn, ids, state, progress, stop)
+            run_queries(conn, ids, state, progress, stop,
+                        query_format=text_format(self.query) if self.query else QUERY)
 
     def run(self, state: DriverState, progress: Callable[[int], None] | None = None) -> DriverState:
         """Drive the whole workload into `state`; Ctrl-C sets state.interrupted and re-raises."""
