@@ -167,6 +167,7 @@ def _statement_error(schema: SchemaFile, st: Statement, exc: BaseException) -> E
     m = _AT_LINE.search(message)
     if m:  # the server counts lines from the statement's start
         line = st.line + int(m.group(1)) - 1
+    message = message.replace("\r", "").replace("\n", "\\n")  # one line, as every error is
     return UsageError(f"{schema.path} line {line}: the server refused the statement: {message}",
                       "fix the schema file")
 
