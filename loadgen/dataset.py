@@ -98,6 +98,7 @@ class DatasetInfo:
     key_offset: int = 0  # the order's id i queries key key_offset + i
     query: str | None = None  # None: the built-in point select on id
     index: str | None = None  # the index the query reads, from EXPLAIN
+    index_only: bool = False  # EXPLAIN says "Using index": the query never reads the row
     existing: bool = False  # --table: a table loadgen did not create and never writes
 
     def to_dict(self) -> dict:

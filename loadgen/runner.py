@@ -167,10 +167,10 @@ def measure(
     result.server["cold_start"].update(settle)
     if table_reads.result:
         result.buffer_pool["table"] = table_reads.result
-    limit = usertable.model_limit(info)
-    if limit:
-        reporter.say(f"note: no prediction for this run: {limit}")
-    result.prediction = None if limit else _prediction(result, reporter)
+    if usertable.reads_secondary(info):
+        result.prediction = usertable.secondary_prediction(server, info, workload, result, reporter.say)
+    else:
+        result.prediction = _prediction(result, reporter)
     write_json_atomic(out, result)
     if interrupted:
         raise Interrupted(f"interrupted after {state.queries:,} of {workload.queries:,} queries",

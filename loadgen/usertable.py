@@ -105,13 +105,19 @@ def default_query(shape: TableShape, key_column: str | None) -> tuple[str, str]:
         raise UsageError(f"the key column {key} is {col.type_name}, not an integer: the orders bind integer keys",
                          "give --query with a ? that turns the number into your key, e.g. "
                          f"WHERE {key} = CONCAT('k', LPAD(?, 12, '0'))")
-    others = [c.name for c in shape.columns if c.name not in shape.primary_key and not c.generated]
+    # A column outside the key's index, so a secondary lookup also reads the row (not covering).
+    indexed = set(shape.primary_key) | {key}
+    for cols in shape.indexes.values():
+        if cols and cols[0] == key:
+            indexed |= set(cols)
+    others = [c.name for c in shape.columns if c.name not in indexed and not c.generated]
     out = others[0] if others else key
     return f"SELECT `{out}` FROM `{shape.table}` WHERE `{key}` = ?", key
 
 
-def explain_index(conn, database: str, sql: str, key: int) -> str | None:
-    """Which index the query reads (EXPLAIN's `key`), for one representative key."""
+def explain_index(conn, database: str, sql: str, key: int) -> tuple[str | None, bool]:
+    """(the index the query reads, whether it reads only that index): EXPLAIN's `key`, and
+    "Using index" in its Extra (a covering read), for one representative key."""
     cur = conn.cursor()
     try:
         cur.execute(f"USE `{database}`")
@@ -123,9 +129,11 @@ def explain_index(conn, database: str, sql: str, key: int) -> str | None:
     finally:
         cur.close()
     if not rows or "key" not in names:
-        return None
-    value = rows[0][names.index("key")]
-    return value.decode() if isinstance(value, bytes) else value
+        return None, False
+    value, extra = rows[0][names.index("key")], rows[0][names.index("extra")] if "extra" in names else ""
+    extra = (extra.decode() if isinstance(extra, bytes) else str(extra or "")).lower()
+    covering = "using index" in extra.replace("using index condition", "")
+    return (value.decode() if isinstance(value, bytes) else value), covering
 
 
 # -- seeding a schema file -----------------------------------------------------------------------
@@ -335,7 +343,7 @@ def table_info(conn, spec, shape: TableShape, seeded: bool, existing: bool = Fal
     numeric = isinstance(lo, int) and isinstance(hi, int)
     keys = (hi - lo + 1) if numeric else (spec.rows or 1)
     offset = (lo - 1) if numeric else 0
-    index = explain_index(conn, database, query, (offset + 1 + keys // 2))
+    index, covering = explain_index(conn, database, query, (offset + 1 + keys // 2))
     stats = dict(db.query_all(
         conn,
         "SELECT stat_name, stat_value FROM mysql.innodb_index_stats WHERE database_name=%s AND table_name=%s "
@@ -353,7 +361,8 @@ def table_info(conn, spec, shape: TableShape, seeded: bool, existing: bool = Fal
         table_bytes=int(data_length or 0) + int(index_length or 0),
         leaf_pages=leaf_pages, index_pages=int(stats.get("size", 0)),
         height=measure_height(conn, database, table, shape.primary_key), seeded=seeded,
-        table_rows=rows, key_column=key, key_offset=offset, query=query, index=index, existing=existing,
+        table_rows=rows, key_column=key, key_offset=offset, query=query, index=index, index_only=covering,
+        existing=existing,
     )
 
 
@@ -426,11 +435,28 @@ def retarget(workload, info):
     return workload
 
 
-def model_limit(info) -> str | None:
-    """Why the model cannot predict this table's run, or None when it can."""
-    if getattr(info, "index", "PRIMARY") not in (None, "PRIMARY") and info.query:
-        return (f"the query reads secondary index {info.index} and then the clustered index; the model "
-                "knows only the primary key's geometry")
+def reads_secondary(info) -> bool:
+    """The run's query reads an index other than the clustered one (EXPLAIN said so)."""
+    return bool(info.query) and info.index not in (None, "PRIMARY")
+
+
+def secondary_prediction(server, info, workload, result, say):
+    """The model's reads for a secondary-index run (analysis/secondary.py), or None with a note
+    saying why the model cannot follow this index."""
+    from .analysis import secondary
+    from .results import Prediction
+
+    try:
+        conn = server.connect()
+        try:
+            imap = secondary.read_index_map(conn, info)
+        finally:
+            conn.close()
+        return Prediction.from_dict(secondary.predict(result.to_dict(), imap, workload.ids()))
+    except secondary.CannotModel as exc:
+        say(f"note: no prediction for this run: {exc}")
+    except Exception as exc:  # noqa: BLE001 - a model failure must never cost a measurement
+        say(f"warning: no prediction for this run: {exc}")
     return None
 
 
@@ -443,5 +469,6 @@ def apply_query(conn, spec, info):
         query, key = check_query(spec.query), spec.key_column or shape.primary_key[0]
     else:
         query, key = default_query(shape, spec.key_column)
-    index = explain_index(conn, info.database, query, max(1, info.rows // 2))
-    return dataclasses.replace(info, query=query, key_column=key, index=index, table_rows=info.rows)
+    index, covering = explain_index(conn, info.database, query, max(1, info.rows // 2))
+    return dataclasses.replace(info, query=query, key_column=key, index=index, index_only=covering,
+                               table_rows=info.rows)
