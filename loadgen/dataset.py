@@ -71,8 +71,9 @@ class DatasetSpec:
         if self.custom:
             from .tablegen import GENERATOR_VERSION as TABLEGEN_VERSION
 
-            return (f"{flavor.name}-{flavor.version}-{self.schema_label}-{self.schema_hash}-r{self.rows}-s{self.seed}"
-                    f"-t{TABLEGEN_VERSION}")
+            table = f"-{re.sub(r'[^A-Za-z0-9_]', '_', self.table)}" if self.table else ""
+            return (f"{flavor.name}-{flavor.version}-{self.schema_label}{table}-{self.schema_hash}-r{self.rows}"
+                    f"-s{self.seed}-t{TABLEGEN_VERSION}")
         return f"{flavor.name}-{flavor.version}-{self.schema}-{self.schema_hash}-r{self.rows}-s{self.seed}-g{GENERATOR_VERSION}"
 
 

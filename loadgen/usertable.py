@@ -341,6 +341,10 @@ def table_info(conn, spec, shape: TableShape, seeded: bool, existing: bool = Fal
     if lo is None and existing:
         raise UsageError(f"{database}.{table} is empty", "point --table at a table that holds rows")
     numeric = isinstance(lo, int) and isinstance(hi, int)
+    if numeric and lo < 1:
+        raise UsageError(f"{database}.{table}.{key} holds keys below 1 ({lo}): the drivers bind unsigned keys "
+                         "counted from 1", "query a column whose keys are positive, or give --query with a ? "
+                         f"shifted into your range, e.g. WHERE {key} = ? - 1000")
     keys = (hi - lo + 1) if numeric else (spec.rows or 1)
     offset = (lo - 1) if numeric else 0
     index, covering = explain_index(conn, database, query, (offset + 1 + keys // 2))
