@@ -22,7 +22,8 @@ def server(mysqld_binary, tmp_path_factory):
     """One real mariadbd for the module, reached through --dsn like someone else's server."""
     from loadgen.servers.local import LocalServer
 
-    srv = LocalServer(tmp_path_factory.mktemp("user-tables"), 16 << 20, mysqld=mysqld_binary)
+    srv = LocalServer(tmp_path_factory.mktemp("user-tables"), 16 << 20, mysqld=mysqld_binary,
+                      options={"performance_schema": "ON"})  # for the per-table reads
     srv.start()
     try:
         yield srv
@@ -154,6 +155,10 @@ def test_query_and_key_column_through_both_drivers(server, tmp_path, driver):
     assert r["dataset"]["query"] == "SELECT payload, kind FROM events WHERE id = ?"
     assert r["dataset"]["index"] == "PRIMARY" and r["result"]["driver"] == driver
     assert r["result"]["queries"] == len(range(1, 20_001, 7)) == r["result"]["rows_returned"]
+    # The table's own share beside the global counters: its .ibd reads and its resident pages.
+    table = r["buffer_pool"]["table"]
+    assert table["table"] == "events" and 0 <= table["file_reads"] <= r["buffer_pool"]["reads"]
+    assert table["file_source"].startswith("performance_schema") and table["resident_pages_at_end"]["PRIMARY"] > 0
 
     out2 = tmp_path / "k.json"
     res = run_loadgen("run", *dsn_args(server), "--schema", str(EVENTS), "--database", "ev", "--rows", "20k",
