@@ -15,7 +15,7 @@ import errno as _errno
 import functools
 import os
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from .errors import LoadgenError
 
@@ -254,13 +254,42 @@ def alloc_touch(size: int, pages: str = "4k") -> AllocRun:
 # -- buffer-pool simulation kernels (native/lrusim.c; loadgen/model.py wraps them) --------------
 def lrusim_innodb(trace, workload: tuple | None, n_pages: int, capacity: int, pool_pages: int, old_pct: float,
                   old_time_ms: float, ms_per_query: float, ra_threshold: int = 0,
-                  ra_area: int = 64) -> tuple[int, int, int, int, int, int]:
+                  ra_area: int = 64, collapse: bool = True) -> tuple[int, int, int, int, int, int]:
     """InnoDB's LRU on a uint32 page trace or a workload tuple:
-    (refs, misses, made_young, not_young, read_ahead, read_ahead_evicted)."""
+    (refs, misses, made_young, not_young, read_ahead, read_ahead_evicted).
+    collapse=False replays every repeated query reference by reference (the slow reference)."""
     return _load().lrusim_innodb(trace, workload, n_pages, capacity, pool_pages, old_pct, old_time_ms,
-                                 ms_per_query, ra_threshold, ra_area)
+                                 ms_per_query, ra_threshold, ra_area, collapse)
+
+
+def lrusim_curve(trace, workload: tuple | None, n_pages: int, leaf_pages: int, old_pct: float, old_time_ms: float,
+                 ms_per_query: float, ra_threshold: int, pools: list[tuple]) -> list:
+    """Several pools in one pass, each exact or a miniature: see native/lrusim.c."""
+    return _load().lrusim_curve(trace, workload, n_pages, leaf_pages, old_pct, old_time_ms, ms_per_query,
+                                ra_threshold, pools)
 
 
 def lrusim_mattson(trace, workload: tuple | None, n_pages: int) -> bytes:
     """Plain-LRU stack-distance histogram as bytes of uint64 (index 0 = cold misses)."""
     return _load().lrusim_mattson(trace, workload, n_pages)
+
+
+# -- the query loop (native/querydrv.c; loadgen/drivers/native.py drives it) ---------------------
+class QueryRun(NamedTuple):
+    """What one call of the C query loop did: queries run, rows fetched, their time in total and
+    at the extremes, the running row digest, and the error (0, "" when none) that stopped it."""
+
+    done: int
+    rows: int
+    total_ns: int
+    min_ns: int
+    max_ns: int
+    digest: int
+    err: int
+    message: str
+
+
+def query_run(handle, ids, pos: int, counts, budget_ns: int) -> QueryRun:
+    """Run ids[pos:] until they end, budget_ns passes or a query fails; latencies go into the
+    histogram buckets `counts` in place."""
+    return QueryRun(*_load().query_run(handle, ids, pos, counts, budget_ns))
