@@ -142,10 +142,35 @@ def _meta_identity(spec, table: str) -> dict[str, str]:
             "seed": str(spec.seed), "generator": f"t{tablegen.GENERATOR_VERSION}", "table": table}
 
 
-def ensure_seeded(conn, spec, progress=None, free_bytes: int | None = None):
+def ensure(conn, spec, progress=None, free_bytes: int | None = None, home: Path | None = None):
+    """dataset.ensure for your own table: seed a schema file's table, or inspect an existing one.
+    The server's errors become one-line LoadgenErrors that never advise dropping the user's data."""
+    try:
+        if spec.existing:
+            return inspect_existing(conn, spec)
+        return ensure_seeded(conn, spec, progress, free_bytes, home)
+    except LoadgenError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - only the driver's errors become one line
+        from .dataset import _is_driver_error
+
+        if not _is_driver_error(exc):
+            raise
+        text = db.error_text(exc)
+        if db.is_connection_lost(exc):
+            raise WorkloadError(f"lost the server while preparing {spec.database}.{spec.table or spec.schema_label}: "
+                                f"{text}", "check the server; re-run to resume") from None
+        if spec.existing:
+            raise WorkloadError(f"cannot read {spec.database}.{spec.table}: {text}",
+                                "check the table and the user's grants") from None
+        raise SeedError(f"seeding {spec.schema} into {spec.database} failed: {text}",
+                        f"drop the database {spec.database} (loadgen's own) and re-run") from None
+
+
+def ensure_seeded(conn, spec, progress=None, free_bytes: int | None = None, home: Path | None = None):
     """Make spec's schema file's queried table hold exactly spec.rows generated rows: verify,
     resume, or create and seed. Returns a DatasetInfo."""
-    from .dataset import _read_meta, _write_meta
+    from .dataset import _read_meta, _tmp_dir, _write_meta
 
     schema = read_schema_file(Path(spec.schema))
     table = queried_table(schema, spec.table)
@@ -183,7 +208,7 @@ def ensure_seeded(conn, spec, progress=None, free_bytes: int | None = None):
                         f"only {format_bytes(free_bytes)} free",
                         "use fewer --rows, free disk space, or set LOADGEN_CACHE_DIR to a larger disk")
     started = time.monotonic()
-    load(conn, database, table, plan, spec.seed, done + 1, spec.rows, progress)
+    load(conn, database, table, plan, spec.seed, done + 1, spec.rows, progress, _tmp_dir(home))
     elapsed = time.monotonic() - started
     db.query_all(conn, f"ANALYZE TABLE `{database}`.`{table}`")
     info = table_info(conn, spec, shape, seeded=True)
@@ -224,7 +249,7 @@ def _borrow(conn):
 
 
 def load(conn, database: str, table: str, plan: tablegen.Plan, seed: int, first: int, last: int,
-         progress=None) -> None:
+         progress=None, tmp_dir: Path | None = None) -> None:
     """LOAD DATA LOCAL rows first..last in chunks, generating the next chunk in a thread while the
     server ingests the current one (the C generator releases the GIL); each chunk commits alone,
     so an interruption leaves a prefix of the table and COUNT(*) says where to resume."""
@@ -257,7 +282,9 @@ def load(conn, database: str, table: str, plan: tablegen.Plan, seed: int, first:
                 f"FIELDS TERMINATED BY '\\t' LINES TERMINATED BY '\\n' ({columns})")
     producer = threading.Thread(target=produce, name="loadgen-tablegen", daemon=True)
     producer.start()
-    fd, path = tempfile.mkstemp(prefix="loadgen-seed-", suffix=".tsv")
+    # Named like dataset.py's chunk files, in the same directory, so its sweep of files left by
+    # killed processes covers these too.
+    fd, path = tempfile.mkstemp(prefix=f"loadgen-seed-{os.getpid()}-", suffix=".tsv", dir=tmp_dir)
     os.close(fd)
     use_local = True
     cur = conn.cursor()
