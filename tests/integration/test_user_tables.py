@@ -18,11 +18,12 @@ EVENTS = SCHEMAS / "events.sql"
 
 
 @pytest.fixture(scope="module")
-def server(mysqld_binary, tmp_path_factory):
-    """One real mariadbd for the module, reached through --dsn like someone else's server."""
+def server(mysqld_binary, session_dir):
+    """One real mariadbd for the module, reached through --dsn like someone else's server. Its
+    home is under the session directory, which a server running as `mysql` can pass through."""
     from loadgen.servers.local import LocalServer
 
-    srv = LocalServer(tmp_path_factory.mktemp("user-tables"), 16 << 20, mysqld=mysqld_binary,
+    srv = LocalServer(session_dir / "user-tables", 16 << 20, mysqld=mysqld_binary,
                       options={"performance_schema": "ON"})  # for the per-table reads
     srv.start()
     try:
