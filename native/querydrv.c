@@ -17,6 +17,8 @@
  * Without libmariadb/libmysqlclient at build time only the exec function is compiled.
  */
 #include "querydrv.h"
+#include "qdcommon.h"
+#include "pipeline.h"
 
 #ifdef LOADGEN_HAVE_MYSQL
 
@@ -31,15 +33,8 @@ typedef my_bool qd_bool;
 typedef bool qd_bool; /* MySQL 8 client headers dropped my_bool */
 #endif
 
-#define QD_SUB_BITS 7
-#define QD_SUB (1 << QD_SUB_BITS)
-#define QD_MAX_SHIFT 40
-#define QD_N_BUCKETS ((QD_MAX_SHIFT + 2) * QD_SUB)
 #define QD_MAX_COLUMNS 16
-#define QD_COLUMN_BYTES 256
 #define QD_CAPSULE "loadgen._native.query"
-#define FNV_OFFSET 0xcbf29ce484222325ULL
-#define FNV_PRIME 0x100000001b3ULL
 
 static PyObject *query_error; /* loadgen._native.QueryError(errno, message, stage) */
 
@@ -58,34 +53,13 @@ typedef struct {
     int verify;              /* fetch every row into the digest; else count rows only */
     uint64_t queries_total;  /* read by query_count from other threads */
     int busy;                /* set while query_run has the handle (atomic: free-threaded builds) */
+    pl_conn_t *pl;           /* --pipeline N > 1: the pipelined loop of pipeline.c runs the queries */
 } qd_conn_t;
-
-static inline size_t qd_bucket(uint64_t value_ns) {
-    if (value_ns < 2 * QD_SUB)
-        return (size_t)value_ns;
-    int shift = (64 - __builtin_clzll(value_ns)) - (QD_SUB_BITS + 1);
-    if (shift > QD_MAX_SHIFT)
-        return QD_N_BUCKETS - 1;
-    return (size_t)shift * QD_SUB + (size_t)(value_ns >> shift);
-}
-
-static inline uint64_t qd_now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-static inline uint64_t qd_fnv(uint64_t h, const char *p, size_t n) {
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)p[i];
-        h *= FNV_PRIME;
-    }
-    return h;
-}
 
 static void qd_free(qd_conn_t *c) {
     if (c == NULL)
         return;
+    pl_free(c->pl);
     if (c->stmt != NULL)
         mysql_stmt_close(c->stmt);
     if (c->mysql != NULL)
@@ -127,9 +101,10 @@ PyObject *loadgen_query_open(PyObject *self, PyObject *args) {
     const char *stage = "connect";
 
     int verify = 0;
+    unsigned int pipeline = 1;
 
-    if (!PyArg_ParseTuple(args, "zIzzzzsI|p:query_open", &host, &port, &user, &password, &unix_socket,
-                          &database, &sql, &timeout_s, &verify))
+    if (!PyArg_ParseTuple(args, "zIzzzzsI|pI:query_open", &host, &port, &user, &password, &unix_socket,
+                          &database, &sql, &timeout_s, &verify, &pipeline))
         return NULL;
     c = (qd_conn_t *)PyMem_RawCalloc(1, sizeof(*c));
     if (c == NULL)
@@ -181,6 +156,10 @@ PyObject *loadgen_query_open(PyObject *self, PyObject *args) {
                     (c->columns > 0 && mysql_stmt_bind_result(c->stmt, c->result) != 0)) {
                     err = mysql_stmt_errno(c->stmt);
                     snprintf(message, sizeof(message), "%s", mysql_stmt_error(c->stmt));
+                } else if (pipeline > 1) {
+                    c->pl = pl_open(c->mysql, c->stmt, pipeline, verify, c->digest, &err, message,
+                                    sizeof(message));
+                    ok = c->pl != NULL;
                 } else {
                     ok = 1;
                 }
@@ -267,6 +246,19 @@ PyObject *loadgen_query_run(PyObject *self, PyObject *args) {
     const uint64_t *id = (const uint64_t *)ids.buf;
     uint64_t *count = (uint64_t *)counts.buf;
     uint64_t began = qd_now_ns();
+    if (c->pl != NULL) {
+        pl_stats_t st;
+        pl_run(c->pl, id, (size_t)start, (size_t)n_ids, count, budget_ns, &c->queries_total, &st);
+        done = st.done;
+        rows = st.rows;
+        total_ns = st.total_ns;
+        min_ns = st.done ? st.min_ns : UINT64_MAX;
+        max_ns = st.max_ns;
+        err = st.err;
+        snprintf(message, sizeof(message), "%s", st.message);
+        c->digest = pl_digest(c->pl);
+        start = n_ids; /* the loop below has nothing left to do */
+    }
     for (Py_ssize_t i = start; i < n_ids; i++) {
         c->id = id[i];
         uint64_t t0 = qd_now_ns();
@@ -362,6 +354,8 @@ PyObject *loadgen_query_close(PyObject *self, PyObject *args) {
     if (c->mysql != NULL)
         mysql_close(c->mysql);
     Py_END_ALLOW_THREADS
+    pl_free(c->pl);
+    c->pl = NULL;
     c->stmt = NULL;
     c->mysql = NULL;
     __atomic_store_n(&c->busy, 0, __ATOMIC_RELEASE);

@@ -16,7 +16,7 @@ PyObject *loadgen_query_buckets(PyObject *self, PyObject *args);
 #define LOADGEN_QUERYDRV_METHODS                                                    \
     {"query_open", loadgen_query_open, METH_VARARGS,                                \
      "query_open(host, port, user, password, unix_socket, database, sql, "          \
-     "connect_timeout_s[, verify]) -> handle; raises QueryError(errno, message, stage)"}, \
+     "connect_timeout_s[, verify[, pipeline]]) -> handle; raises QueryError(errno, message, stage)"}, \
     {"query_run", loadgen_query_run, METH_VARARGS,                                  \
      "query_run(handle, ids, start, counts, budget_ns) -> (done, rows, total_ns, "  \
      "min_ns, max_ns, digest, errno, error)"},                                      \
