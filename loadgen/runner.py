@@ -78,10 +78,12 @@ def run(
     reporter: Reporter | None = None,
     driver: str = "auto",
     threads: int = 1,
+    pipeline: int = 1,
 ) -> list[RunResult]:
     """Provision (or reuse) a server, make the dataset, then run each workload from a cold pool.
 
-    driver/threads: --driver (native, python, auto) and --threads (connections), see drive.py.
+    driver/threads/pipeline: --driver (native, python, auto), --threads (connections) and
+    --pipeline (queries in flight per connection), see drive.py.
     """
     reporter = reporter or QuietReporter()
     results = []
@@ -92,7 +94,7 @@ def run(
             if not cold.cold:
                 reporter.say(f"warning: the pool was not emptied before this run ({cold.note})")
             results.append(measure(server, info, workload, cold, out, sample_interval_s, reporter,
-                                   driver=driver, threads=threads))
+                                   driver=driver, threads=threads, pipeline=pipeline))
     return results
 
 
@@ -106,9 +108,10 @@ def measure(
     reporter: Reporter,
     driver: str = "auto",
     threads: int = 1,
+    pipeline: int = 1,
 ) -> RunResult:
     """Drive one workload with the sampler on; write the result; raise if it did not complete."""
-    drive = Drive(server, info.database, workload, driver, threads)
+    drive = Drive(server, info.database, workload, driver, threads, pipeline)
     try:
         sampler_conn = server.connect()
     except BaseException:
@@ -153,6 +156,7 @@ def measure(
         reason = "stopped early"
     result = _result(server, flavor, variables, cold, info, workload, state, sampler, last, started_at, reason)
     result.result["threads"] = drive.threads
+    result.result["pipeline"] = drive.pipeline
     result.server["cold_start"].update(settle)
     result.prediction = _prediction(result, reporter)
     write_json_atomic(out, result)
@@ -200,6 +204,9 @@ def _result(server, flavor, variables, cold, info, workload, state, sampler, las
             "latency_us": {k: v for k, v in latency.to_dict().items() if k != "count"},
             "latency_histogram": state.histogram.to_dict(),
             "driver": state.driver,
+            # per_query: send to response of one query alone; pipelined_response: send to response
+            # with up to `pipeline` queries ahead of it on the connection (see drivers/native.py).
+            "latency_kind": state.latency_kind,
             "sample_interval_s": sampler.interval_s,
         },
         buffer_pool=bp,

@@ -4,6 +4,9 @@
           built against libmariadb/libmysqlclient
   python: the mysqlclient loop (driver.py); always there, the fallback
 
+--pipeline N (native only) keeps up to N queries in flight on each connection (native/pipeline.c);
+the server still runs them in the order's order, and latency becomes per response.
+
 With --threads N, N connections each run the workload's order over a contiguous Nth of the
 distinct ids (orders.ids(part, parts)), each in its own thread; the native loop releases the GIL,
 so they run in parallel. The threads' counts and histograms are merged into one DriverState.
@@ -41,6 +44,18 @@ def resolve_driver(name: str | None) -> str:
     return name
 
 
+def check_pipeline(pipeline: int, driver: str) -> int:
+    from .native import MAX_PIPELINE
+
+    if not 1 <= pipeline <= MAX_PIPELINE:
+        raise UsageError(f"--pipeline {pipeline} must be 1 to {MAX_PIPELINE}",
+                         "use 1 (one query at a time) or e.g. --pipeline 16")
+    if pipeline > 1 and driver != "native":
+        raise UsageError(f"--pipeline {pipeline} needs the native driver",
+                         "use --driver native (or auto), or drop --pipeline")
+    return pipeline
+
+
 def check_threads(threads: int) -> int:
     if threads < 1:
         raise UsageError(f"--threads {threads} must be at least 1")
@@ -51,9 +66,11 @@ class Drive:
     """The driver's connections, opened before the sampler starts (so a statement that fails to
     prepare stops the run before anything is measured), then run() once, then close()."""
 
-    def __init__(self, server, database: str, workload: Workload, driver: str = "auto", threads: int = 1):
+    def __init__(self, server, database: str, workload: Workload, driver: str = "auto", threads: int = 1,
+                 pipeline: int = 1):
         self.driver = resolve_driver(driver)
         self.threads = check_threads(threads)
+        self.pipeline = check_pipeline(pipeline, self.driver)
         self.workload = workload
         self.conns: list = []
         try:
@@ -61,7 +78,7 @@ class Drive:
                 if self.driver == "native":
                     from .native import NativeQueries
 
-                    self.conns.append(NativeQueries(server.endpoint, database))
+                    self.conns.append(NativeQueries(server.endpoint, database, pipeline=self.pipeline))
                 else:
                     self.conns.append(server.connect(database))
         except BaseException:
@@ -120,6 +137,7 @@ class Drive:
                 state.rows += p.rows
                 state.histogram.merge(p.histogram)
                 state.error = state.error or p.error
+                state.latency_kind = p.latency_kind
             state.elapsed_s += time.monotonic() - started
             if progress is not None:
                 progress(state.queries)
