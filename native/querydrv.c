@@ -52,6 +52,9 @@ typedef struct {
     uint64_t digest;         /* FNV-1a over every value fetched, in order (verify mode) */
     int verify;              /* fetch every row into the digest; else count rows only */
     uint64_t queries_total;  /* read by query_count from other threads */
+    /* Running totals kept in C, so a Ctrl-C raised between query_run's return and the caller's
+     * bookkeeping loses nothing: the caller takes its final figures from query_totals. */
+    uint64_t rows_total, ns_total, min_total, max_total;
     int busy;                /* set while query_run has the handle (atomic: free-threaded builds) */
     pl_conn_t *pl;           /* --pipeline N > 1: the pipelined loop of pipeline.c runs the queries */
 } qd_conn_t;
@@ -284,6 +287,12 @@ PyObject *loadgen_query_run(PyObject *self, PyObject *args) {
     }
     Py_END_ALLOW_THREADS
 
+    c->rows_total += rows;
+    c->ns_total += total_ns;
+    if (done && (c->min_total == 0 || min_ns < c->min_total))
+        c->min_total = min_ns;
+    if (max_ns > c->max_total)
+        c->max_total = max_ns;
     __atomic_store_n(&c->busy, 0, __ATOMIC_RELEASE);
     if (err != 0)
         loadgen_debug("query failed after %llu: %s (%u)", (unsigned long long)done, message, err);
@@ -332,6 +341,24 @@ PyObject *loadgen_query_count(PyObject *self, PyObject *args) {
     if (c == NULL)
         return NULL;
     return PyLong_FromUnsignedLongLong(__atomic_load_n(&c->queries_total, __ATOMIC_RELAXED));
+}
+
+PyObject *loadgen_query_totals(PyObject *self, PyObject *args) {
+    PyObject *py_handle;
+    qd_conn_t *c;
+
+    if (!PyArg_ParseTuple(args, "O:query_totals", &py_handle))
+        return NULL;
+    c = (qd_conn_t *)PyCapsule_GetPointer(py_handle, QD_CAPSULE);
+    if (c == NULL)
+        return NULL;
+    if (__atomic_load_n(&c->busy, __ATOMIC_ACQUIRE)) {
+        PyErr_SetString(PyExc_RuntimeError, "the query handle is in use by another thread");
+        return NULL;
+    }
+    return Py_BuildValue("(KKKKKK)", (unsigned long long)c->queries_total, (unsigned long long)c->rows_total,
+                         (unsigned long long)c->ns_total, (unsigned long long)c->min_total,
+                         (unsigned long long)c->max_total, (unsigned long long)c->digest);
 }
 
 PyObject *loadgen_query_close(PyObject *self, PyObject *args) {

@@ -11,6 +11,7 @@ PyObject *loadgen_query_open(PyObject *self, PyObject *args);
 PyObject *loadgen_query_run(PyObject *self, PyObject *args);
 PyObject *loadgen_query_count(PyObject *self, PyObject *args);
 PyObject *loadgen_query_close(PyObject *self, PyObject *args);
+PyObject *loadgen_query_totals(PyObject *self, PyObject *args);
 PyObject *loadgen_query_buckets(PyObject *self, PyObject *args);
 
 #define LOADGEN_QUERYDRV_METHODS                                                    \
@@ -22,6 +23,8 @@ PyObject *loadgen_query_buckets(PyObject *self, PyObject *args);
      "min_ns, max_ns, digest, errno, error)"},                                      \
     {"query_count", loadgen_query_count, METH_VARARGS,                              \
      "query_count(handle) -> queries run so far on this handle (any thread)"},      \
+    {"query_totals", loadgen_query_totals, METH_VARARGS,                            \
+     "query_totals(handle) -> (queries, rows, total_ns, min_ns, max_ns, digest) so far"}, \
     {"query_close", loadgen_query_close, METH_VARARGS,                              \
      "query_close(handle) -> None"},                                                \
     {"query_buckets", loadgen_query_buckets, METH_VARARGS,                          \

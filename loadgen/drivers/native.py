@@ -137,6 +137,10 @@ def run_queries_native(
     state.driver = "native"
     state.latency_kind = "pipelined_response" if queries.pipeline > 1 else "per_query"
     state.live = lambda: base + ext.query_count(handle)
+    # A Ctrl-C can land between query_run's return and the bookkeeping below it; the C side keeps
+    # running totals per handle, and the finally clause takes the final figures from those.
+    t0 = ext.query_totals(handle)
+    s0 = (state.queries, state.rows, hist.count, hist.total_ns)
     it = iter(ids)
     started = time.monotonic()
     try:
@@ -170,6 +174,15 @@ def run_queries_native(
     finally:
         state.elapsed_s += time.monotonic() - started
         state.live = None
+        t1 = ext.query_totals(handle)
+        done = t1[0] - t0[0]
+        if s0[0] + done != state.queries:  # a result tuple was lost to an exception
+            if done:
+                hist.max_ns = max(hist.max_ns, t1[4])
+                hist.min_ns = t1[3] if hist.min_ns is None else min(hist.min_ns, t1[3])
+            state.queries, state.rows = s0[0] + done, s0[1] + t1[1] - t0[1]
+            hist.count, hist.total_ns = s0[2] + done, s0[3] + t1[2] - t0[2]
+            queries.digest = t1[5]
         if progress is not None:
             progress(state.queries)
     return state
