@@ -187,6 +187,8 @@ def _result(server, flavor, variables, cold, info, workload, state, sampler, las
         complete=reason is None,
         incomplete_reason=reason,
         server={
+            # How the run's connections reached the server (docker: servers/fastpath.py).
+            "endpoint_path": "unix_socket" if server.endpoint.unix_socket else "tcp",
             **server.describe(),
             "flavor": flavor.name,
             "version": flavor.version,
