@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import platform
 from pathlib import Path
-from typing import Protocol
+from typing import Callable, Protocol
 
 from . import __version__, db, dataset
 from .dataset import DatasetInfo, DatasetSpec
@@ -23,6 +23,11 @@ from .sampler import Sampler, totals, wait_quiet
 from .servers import RECORDED_VARIABLES, ColdStart, Server, ServerSpec
 from .servers.provision import provisioned
 from .units import format_bytes
+
+
+# The model's block for a run (analysis.model.predict_result): handed in by the caller, so the
+# runner never imports the analysis that sits above it.
+Predict = Callable[[dict], "dict | None"]
 
 
 class Reporter(Protocol):
@@ -79,11 +84,13 @@ def run(
     driver: str = "auto",
     threads: int = 1,
     pipeline: int = 1,
+    predict: Predict | None = None,
 ) -> list[RunResult]:
     """Provision (or reuse) a server, make the dataset, then run each workload from a cold pool.
 
     driver/threads/pipeline: --driver (native, python, auto), --threads (connections) and
     --pipeline (queries in flight per connection), see drive.py.
+    predict: fills each result's `prediction` block (None: no prediction).
     """
     reporter = reporter or QuietReporter()
     results = []
@@ -94,7 +101,7 @@ def run(
             if not cold.cold:
                 reporter.say(f"warning: the pool was not emptied before this run ({cold.note})")
             results.append(measure(server, info, workload, cold, out, sample_interval_s, reporter,
-                                   driver=driver, threads=threads, pipeline=pipeline))
+                                   driver=driver, threads=threads, pipeline=pipeline, predict=predict))
     return results
 
 
@@ -109,6 +116,7 @@ def measure(
     driver: str = "auto",
     threads: int = 1,
     pipeline: int = 1,
+    predict: Predict | None = None,
 ) -> RunResult:
     """Drive one workload with the sampler on; write the result; raise if it did not complete."""
     drive = Drive(server, info.database, workload, driver, threads, pipeline)
@@ -158,7 +166,7 @@ def measure(
     result.result["threads"] = drive.threads
     result.result["pipeline"] = drive.pipeline
     result.server["cold_start"].update(settle)
-    result.prediction = _prediction(result, reporter)
+    result.prediction = _prediction(result, reporter, predict)
     write_json_atomic(out, result)
     if interrupted:
         raise Interrupted(f"interrupted after {state.queries:,} of {workload.queries:,} queries",
@@ -217,12 +225,12 @@ def _result(server, flavor, variables, cold, info, workload, state, sampler, las
     )
 
 
-def _prediction(result: RunResult, reporter: Reporter) -> Prediction | None:
+def _prediction(result: RunResult, reporter: Reporter, predict: Predict | None) -> Prediction | None:
     """The model's reads beside the measured ones; a model failure must never cost a measurement."""
-    from .analysis.model import predict_result
-
+    if predict is None:
+        return None
     try:
-        return Prediction.from_dict(predict_result(result.to_dict()))
+        return Prediction.from_dict(predict(result.to_dict()))
     except Exception as exc:  # noqa: BLE001 - reported, and the result is written without it
         reporter.say(f"warning: no prediction for this run: {exc}")
         return None

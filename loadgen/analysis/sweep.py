@@ -140,7 +140,7 @@ def run(server_spec: ServerSpec, dataset_spec: DatasetSpec, pools: list[int], va
                 path = default_path(out_dir, f"sweep-{format_bytes(pool).replace(' ', '')}-{var or order}")
                 cold = server.restart_cold()
                 result = runner.measure(server, info, workload, cold, path, sample_interval_s, reporter,
-                                        **(drive or {}))
+                                        predict=model.predict_result, **(drive or {}))
                 points.append(point_of(result, path))
                 runs.append(result)
     sweep = SweepResult(

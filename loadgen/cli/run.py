@@ -27,6 +27,7 @@ def run(variation, order, out, server_spec, dataset_spec, shape, sample_interval
     Example: loadgen run --variation B --pool 128M
     """
     from .. import runner
+    from ..analysis.model import predict_result
     from ..orders import Workload, resolve
     from ..report import rich_table, run_rows
     from ..results import default_path
@@ -35,7 +36,8 @@ def run(variation, order, out, server_spec, dataset_spec, shape, sample_interval
     workload = Workload(order_name, dataset_spec.rows, variation=var, **shape)
     out = out or default_path("reports", f"run-{var or order_name}")
     with RichReporter() as reporter:
-        [result] = runner.run(server_spec, dataset_spec, [workload], [out], sample_interval_s, reporter, **drive)
+        [result] = runner.run(server_spec, dataset_spec, [workload], [out], sample_interval_s, reporter,
+                              predict=predict_result, **drive)
     stdout_console().print(rich_table(["", ""], run_rows(result), title=f"loadgen run: {var or order_name}"))
     reporter.say(f"result written to {out}")
 
@@ -81,6 +83,7 @@ def compare(files, variations, out_dir, report_path, max_regression, fmt, server
 def _compare_live(variations, out_dir, report_path, server_spec, dataset_spec, shape, sample_interval_s,
                   drive) -> None:
     from .. import runner
+    from ..analysis.model import predict_result
     from ..orders import Workload, resolve
     from ..results import default_path
 
@@ -93,7 +96,8 @@ def _compare_live(variations, out_dir, report_path, server_spec, dataset_spec, s
         workloads.append(Workload(order_name, dataset_spec.rows, variation=var, **shape))
     outs = [default_path(out_dir, f"compare-{w.variation}") for w in workloads]
     with RichReporter() as reporter:
-        results = runner.run(server_spec, dataset_spec, workloads, outs, sample_interval_s, reporter, **drive)
+        results = runner.run(server_spec, dataset_spec, workloads, outs, sample_interval_s, reporter,
+                             predict=predict_result, **drive)
     for path in outs:
         reporter.say(f"result written to {path}")
     _side_by_side(results, outs, report_path)

@@ -30,10 +30,11 @@ import time
 from array import array
 from typing import Callable, Iterable
 
+from .. import native
 from ..db import Endpoint
-from .python import DriverState
 from ..errors import LoadgenError, ProvisionError, WorkloadError
 from ..histogram import N_BUCKETS
+from .python import DriverState, close_quietly
 
 PREPARED_QUERY = "SELECT alias FROM message WHERE id = ?"
 CHUNK_IDS = 4096
@@ -45,9 +46,7 @@ FNV_PRIME = 0x100000001B3
 
 
 def _ext():
-    from ..native import _load
-
-    return _load()
+    return native._load()
 
 
 def available() -> bool:
@@ -139,7 +138,7 @@ def run_queries_native(
     state.live = lambda: base + ext.query_count(handle)
     # A Ctrl-C can land between query_run's return and the bookkeeping below it; the C side keeps
     # running totals per handle, and the finally clause takes the final figures from those.
-    t0 = ext.query_totals(handle)
+    t0 = native.query_totals(handle)
     s0 = (state.queries, state.rows, hist.count, hist.total_ns)
     it = iter(ids)
     started = time.monotonic()
@@ -150,19 +149,14 @@ def run_queries_native(
                 break
             pos = 0
             while pos < len(chunk):
-                done, rows, total_ns, min_ns, max_ns, digest, err, message = ext.query_run(
-                    handle, chunk, pos, counts, BUDGET_NS)
-                pos += done
-                state.queries += done
-                state.rows += rows
-                queries.digest = digest
-                if done:
-                    hist.count += done
-                    hist.total_ns += total_ns
-                    hist.max_ns = max(hist.max_ns, max_ns)
-                    hist.min_ns = min_ns if hist.min_ns is None else min(hist.min_ns, min_ns)
-                if err:
-                    state.error = f"{message} ({err})"
+                step = native.query_run(handle, chunk, pos, counts, BUDGET_NS)
+                pos += step.done
+                state.queries += step.done
+                state.rows += step.rows
+                queries.digest = step.digest
+                hist.add_chunk(step.done, step.total_ns, step.min_ns, step.max_ns)
+                if step.err:
+                    state.error = f"{step.message} ({step.err})"
                     return state
                 if progress is not None:
                     progress(state.queries)
@@ -174,18 +168,38 @@ def run_queries_native(
     finally:
         state.elapsed_s += time.monotonic() - started
         state.live = None
-        t1 = ext.query_totals(handle)
-        done = t1[0] - t0[0]
-        if s0[0] + done != state.queries:  # a result tuple was lost to an exception
+        t1 = native.query_totals(handle)
+        done = t1.queries - t0.queries
+        if s0[0] + done != state.queries:  # a QueryRun was lost to an exception
             if done:
-                hist.max_ns = max(hist.max_ns, t1[4])
-                hist.min_ns = t1[3] if hist.min_ns is None else min(hist.min_ns, t1[3])
-            state.queries, state.rows = s0[0] + done, s0[1] + t1[1] - t0[1]
-            hist.count, hist.total_ns = s0[2] + done, s0[3] + t1[2] - t0[2]
-            queries.digest = t1[5]
+                hist.max_ns = max(hist.max_ns, t1.max_ns)
+                hist.min_ns = t1.min_ns if hist.min_ns is None else min(hist.min_ns, t1.min_ns)
+            state.queries, state.rows = s0[0] + done, s0[1] + t1.rows - t0.rows
+            hist.count, hist.total_ns = s0[2] + done, s0[3] + t1.total_ns - t0.total_ns
+            queries.digest = t1.digest
         if progress is not None:
             progress(state.queries)
     return state
+
+
+class NativeLoop:
+    """QueryLoop over the C loop (--driver native)."""
+
+    name = "native"
+
+    def __init__(self, pipeline: int = 1) -> None:
+        self.queries: NativeQueries | None = None
+        self.pipeline = pipeline
+
+    def open(self, server, database: str) -> None:
+        self.queries = NativeQueries(server.endpoint, database, pipeline=self.pipeline)
+
+    def run(self, ids, state: DriverState, progress=None, stop=None) -> DriverState:
+        return run_queries_native(self.queries, ids, state, progress, stop)
+
+    def close(self) -> None:
+        queries, self.queries = self.queries, None
+        close_quietly(queries)
 
 
 def bucket_counts(values_ns: Iterable[int]):
