@@ -91,9 +91,12 @@ class NativeQueries:
             code, message, stage = exc.args
             text = f"{message} ({code})" if code else message
             if stage == "connect":
+                from ..db import auth_plugin_hint
+
                 raise ProvisionError(f"cannot connect to {endpoint.describe()}: {text}",
-                                     "check that the server is running and the DSN/credentials are right"
-                                     if code != 1045 else "check the user and password") from None
+                                     auth_plugin_hint(Exception(code, message))
+                                     or ("check that the server is running and the DSN/credentials are right"
+                                         if code != 1045 else "check the user and password")) from None
             if stage == "prepare" and pipeline > 1 and not code:
                 raise WorkloadError(f"cannot pipeline {sql!r}: {text}",
                                     "run without --pipeline") from None
