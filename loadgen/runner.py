@@ -92,11 +92,13 @@ def run(
     reporter: Reporter | None = None,
     driver: str = "auto",
     threads: int = 1,
+    pipeline: int = 1,
     predict: Predict | None = None,
 ) -> list[RunResult]:
     """Provision (or reuse) a server, make the dataset, then run each workload from a cold pool.
 
-    driver/threads: --driver (native, python, auto) and --threads (connections), see drive.py.
+    driver/threads/pipeline: --driver (native, python, auto), --threads (connections) and
+    --pipeline (queries in flight per connection), see drive.py.
     predict: fills each result's `prediction` block (None: no prediction).
     """
     reporter = reporter or QuietReporter()
@@ -109,7 +111,7 @@ def run(
             if not cold.cold:
                 reporter.say(f"warning: the pool was not emptied before this run ({cold.note})")
             results.append(measure(server, info, workload, cold, out, sample_interval_s, reporter,
-                                   driver=driver, threads=threads, predict=predict))
+                                   driver=driver, threads=threads, pipeline=pipeline, predict=predict))
     return results
 
 
@@ -123,10 +125,12 @@ def measure(
     reporter: Reporter,
     driver: str = "auto",
     threads: int = 1,
+    pipeline: int = 1,
     predict: Predict | None = None,
 ) -> RunResult:
     """Drive one workload with the sampler on; write the result; raise if it did not complete."""
-    drive = Drive(server, info.database, workload, driver, threads, query=info.query, key_offset=info.key_offset)
+    drive = Drive(server, info.database, workload, driver, threads, query=info.query, key_offset=info.key_offset,
+                  pipeline=pipeline)
     try:
         sampler_conn = server.connect()
     except BaseException:
@@ -173,6 +177,7 @@ def measure(
         reason = "stopped early"
     result = _result(server, flavor, variables, cold, info, workload, state, sampler, last, started_at, reason)
     result.result["threads"] = drive.threads
+    result.result["pipeline"] = drive.pipeline
     result.server["cold_start"].update(settle)
     if table_reads.result:
         result.buffer_pool["table"] = table_reads.result
@@ -208,6 +213,8 @@ def _result(server, flavor, variables, cold, info, workload, state, sampler, las
         complete=reason is None,
         incomplete_reason=reason,
         server={
+            # How the run's connections reached the server (docker: servers/fastpath.py).
+            "endpoint_path": "unix_socket" if server.endpoint.unix_socket else "tcp",
             **server.describe(),
             "flavor": flavor.name,
             "version": flavor.version,
@@ -225,6 +232,9 @@ def _result(server, flavor, variables, cold, info, workload, state, sampler, las
             "latency_us": {k: v for k, v in latency.to_dict().items() if k != "count"},
             "latency_histogram": state.histogram.to_dict(),
             "driver": state.driver,
+            # per_query: send to response of one query alone; pipelined_response: send to response
+            # with up to `pipeline` queries ahead of it on the connection (see drivers/native.py).
+            "latency_kind": state.latency_kind,
             "sample_interval_s": sampler.interval_s,
         },
         buffer_pool=bp,

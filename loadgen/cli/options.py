@@ -238,11 +238,16 @@ def driver_options(f):
                   help="Query loop: native (C, prepared statement; auto picks it when built) or python.")
     @click.option("--threads", type=int, default=1, show_default=True,
                   help="Connections, each running the order over its own slice of the ids.")
+    @click.option("--pipeline", type=int, default=1, show_default=True,
+                  help="Queries in flight per connection, run by the server in the order's exact order "
+                       "(native driver; latency is then per response, not per query).")
     @functools.wraps(f)
-    def wrapper(*args, driver, threads, **kwargs):
-        from ..drivers.drive import check_threads, resolve_driver
+    def wrapper(*args, driver, threads, pipeline, **kwargs):
+        from ..drivers.drive import check_pipeline, check_threads, resolve_driver
 
-        kwargs["drive"] = {"driver": resolve_driver(driver), "threads": check_threads(threads)}
+        driver = resolve_driver(driver)
+        kwargs["drive"] = {"driver": driver, "threads": check_threads(threads),
+                           "pipeline": check_pipeline(pipeline, driver)}
         return f(*args, **kwargs)
 
     return wrapper
