@@ -10,12 +10,15 @@ Measured in the lab (docs/mysql-lab.md, three series): A 1,694-1,719 / 1,702 and
 2,719-2,723. Read-ahead is 77-99% of MySQL's reads here: a model without MySQL's own trigger rule
 missed B at 16M by +17% and at 32M by -9%.
 
-B at 32M is the one point that moves with timing, as MariaDB's does in test_model_accuracy.py:
-with the pipelined native driver at 5-10K queries/s it read 2,562-2,725 (model 2,716-2,721, up
-to +6.2%). The samples show why: once fewer than innodb_lru_scan_depth (1024) frames are free,
-MySQL's page cleaner evicts a batch from the LRU tail (~700 pages within the first second there),
-start-up pages among them, which leaves the table more room; when that batch lands depends on the
-clock, which the model does not simulate. That point gets 8%; every other point 3%.
+B at 16M and 32M move with timing. Once fewer than innodb_lru_scan_depth (1024) frames are
+free, MySQL's page cleaner evicts a batch from the LRU tail (~700 pages within the first second in
+one run's samples), the start-up pages among them, which leaves the table more room; when (and
+whether, on a busy host) that batch lands depends on the clock, which the model does not simulate.
+Seen: B at 16M 2,751-2,808 with 241-531 pages held at the start, but 3,394 in a run whose pool
+still held 971 (52 free: the cleaner had not run); B at 32M 2,525-2,728 (model 2,716-2,723). The
+model takes the start-up pages as held through the run (as at 32M in the lab) and as evicted
+where the pool is not larger than the scan depth (16M). Those two points are held to the bracket
+the model gives with all and with none of the start-up pages held (±3%); the six others to 3%.
 
 Needs the docker engine and the MySQL image (found or built by test_docker_mysql's fixture); with
 LOADGEN_REQUIRE_DOCKER=1 either missing fails these tests.
@@ -64,8 +67,24 @@ def test_mysql_prediction_within_3_percent_of_pages_read(mysql_sweep):
         errors[(r["workload"]["variation"], r["server"]["innodb_buffer_pool_size"] >> 20)] = \
             (pred["reads"] - bp["pages_read"]) / bp["pages_read"]
     print("errors:", {k: f"{e:+.2%}" for k, e in errors.items()})
-    limits = {key: 0.08 if key == ("B", 32) else 0.03 for key in errors}
-    assert all(abs(e) < limits[key] for key, e in errors.items()), errors
+    timed = {("B", 16), ("B", 32)}  # see the module docstring
+    assert all(abs(e) < 0.03 for key, e in errors.items() if key not in timed), errors
+
+
+def test_mysql_timed_points_within_the_start_up_bracket(mysql_sweep):
+    from loadgen.analysis import model
+
+    for r in mysql_sweep:
+        if r["workload"]["order"] != "looped" or r["server"]["innodb_buffer_pool_size"] >> 20 not in (16, 32):
+            continue
+        bp, g = r["buffer_pool"], model.geometry_of(r["dataset"])
+        ends = []
+        for held in (0, bp["pages_data_before"]):
+            pool = model.pool_model(r["server"]["innodb_buffer_pool_size"], r["server"]["variables"], "mysql",
+                                    float(r["result"]["qps"]), total_pages=bp["pages_total"])
+            pool = model.PoolModel(**{**pool.__dict__, "start_pages": held})
+            ends.append(model.simulate_detail("looped", 10, 2, g, pool)[1])
+        assert min(ends) * 0.97 <= bp["pages_read"] <= max(ends) * 1.03, (bp["pages_read"], ends)
 
 
 def test_mysql_read_ahead_is_most_of_the_reads_in_model_and_server(mysql_sweep):
