@@ -24,7 +24,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, ClassVar, Iterable
 
-from .errors import ResultError
+from .errors import ResultError, VersionError
 
 FORMAT_VERSION = 1
 KINDS = ("run", "sweep", "native")
@@ -76,6 +76,7 @@ class Document(Mapping):
     script written against the files works on the objects unchanged."""
 
     KIND: ClassVar[str] = ""
+    source: ClassVar[Path | None] = None  # the file load() read it from; set per instance
 
     @property
     def kind(self) -> str:
@@ -240,9 +241,12 @@ def load(path: str | os.PathLike, kind: str | tuple[str, ...] | None = None) -> 
     """
     path = Path(path)
     try:
-        text = path.read_text()
+        text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ResultError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise ResultError(f"{path} is not a loadgen result (binary data, not JSON text)",
+                          "give the JSON file a loadgen command wrote") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -251,18 +255,23 @@ def load(path: str | os.PathLike, kind: str | tuple[str, ...] | None = None) -> 
     if not isinstance(data, dict) or "format_version" not in data:
         raise ResultError(f"{path} is not a loadgen result (no format_version)")
     version = data["format_version"]
-    if not isinstance(version, int) or version > FORMAT_VERSION:
-        raise ResultError(f"{path} has format_version {version}, newer than this loadgen reads ({FORMAT_VERSION})",
-                          "upgrade loadgen to read it")
+    # bool is an int in Python (True == 1): a version must be a plain integer
+    if type(version) is not int:
+        raise VersionError(f"{path} has format_version {version!r}, not an integer", "is this a loadgen result?")
+    if version > FORMAT_VERSION:
+        raise VersionError(f"{path} has format_version {version}, newer than this loadgen reads ({FORMAT_VERSION})",
+                           "upgrade loadgen to read it")
     if version != FORMAT_VERSION:
-        raise ResultError(f"{path} has format_version {version}, this loadgen reads {FORMAT_VERSION}",
-                          "re-run it with this version of loadgen")
+        raise VersionError(f"{path} has format_version {version}, this loadgen reads {FORMAT_VERSION}",
+                           "re-run it with this version of loadgen")
     found = kind_of(data)
     wanted = (kind,) if isinstance(kind, str) else kind
     if found not in DOCUMENTS or (wanted and found not in wanted):
         raise ResultError(f"{path} is a {data.get('kind')} file, not a {' or '.join(wanted or KINDS)} result",
                           "give the file of a `loadgen run` (or compare) here" if wanted == ("run",) else None)
-    return DOCUMENTS[found].from_dict(data)
+    doc = DOCUMENTS[found].from_dict(data)
+    doc.source = path  # where it was read from, for messages that must name the file (not part of the JSON)
+    return doc
 
 
 def load_sides(paths: Iterable[str | os.PathLike]) -> list[list[RunResult]]:

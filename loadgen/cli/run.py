@@ -51,13 +51,15 @@ def run(variation, order, out, server_spec, dataset_spec, shape, sample_interval
               help="Also write the comparison as a markdown report to this file.")
 @click.option("--max-regression", "max_regression", multiple=True, metavar="PCT|METRIC=PCT",
               help="With BASE NEW files: exit 3 when a metric is worse by more than this (10%, reads=5%).")
+@click.option("--allow-incomplete", is_flag=True,
+              help="Let --max-regression compare interrupted results or ones without a gated metric.")
 @click.option("--format", "fmt", type=click.Choice(["table", "markdown", "json"]), default="table",
               show_default=True, help="Output of a BASE NEW file comparison.")
 @server_options
 @dataset_options
 @workload_options
 @driver_options
-def compare(files, variations, out_dir, report_path, max_regression, fmt, server_spec, dataset_spec, shape,
+def compare(files, variations, out_dir, report_path, max_regression, allow_incomplete, fmt, server_spec, dataset_spec, shape,
             sample_interval_s, drive):
     """Compare access orders: run them live, or compare result files.
 
@@ -73,7 +75,7 @@ def compare(files, variations, out_dir, report_path, max_regression, fmt, server
       Example: loadgen compare base/ new/ --max-regression reads=10%
     """
     if files:
-        _compare_files(files, max_regression, fmt, report_path)
+        _compare_files(files, max_regression, fmt, report_path, allow_incomplete)
     else:
         if max_regression:
             raise UsageError("--max-regression needs two result files (or directories): BASE NEW")
@@ -116,13 +118,13 @@ def _side_by_side(results, paths, report_path) -> None:
         stderr_console().print(f"[dim]report written to {report_path}[/]")
 
 
-def _compare_files(paths, max_regression, fmt, report_path) -> None:
+def _compare_files(paths, max_regression, fmt, report_path, allow_incomplete=False) -> None:
     """BASE NEW (each a result file or a directory of them): metric by metric, gated. Two sides
     without an order in common (A vs B), or other than two paths, are shown side by side."""
     import json as _json
 
-    from ..analysis.compare import compare_files, parse_limits
-    from ..errors import RegressionError
+    from ..analysis.compare import check_gateable, compare_files, parse_limits
+    from ..errors import GateError, RegressionError, VersionError
     from ..report import COMPARE_HEADERS, comparison_cells, comparison_markdown, rich_table
     from ..results import load, load_sides, write_text_atomic
 
@@ -132,7 +134,14 @@ def _compare_files(paths, max_regression, fmt, report_path) -> None:
             raise UsageError("--max-regression needs two result files (or directories): BASE NEW")
         _side_by_side([load(f, kind="run") for f in paths], list(paths), report_path)
         return
-    sides = load_sides(paths)
+    try:
+        sides = load_sides(paths)
+    except VersionError as exc:
+        if not limits:
+            raise
+        raise GateError(f"the --max-regression gate cannot judge: {exc.message}", exc.hint) from None
+    if limits and not allow_incomplete:
+        check_gateable(sides[0] + sides[1], limits)
     keys = [{r.key for r in side} for side in sides]
     if not (keys[0] & keys[1]) and not limits:
         _side_by_side([side[0] for side in sides], list(paths), report_path)
