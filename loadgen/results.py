@@ -24,7 +24,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, ClassVar, Iterable
 
-from .errors import ResultError, VersionError
+from .errors import ResultError, UsageError, VersionError
 
 FORMAT_VERSION = 1
 KINDS = ("run", "sweep", "native")
@@ -36,7 +36,13 @@ def now_iso() -> str:
 
 def write_json_atomic(path: str | os.PathLike, obj) -> Path:
     """Write JSON so a reader never sees half a file: temp file in the same dir, fsync, rename."""
-    return write_text_atomic(path, json.dumps(obj, indent=2, default=_json_default) + "\n")
+    # allow_nan=False: a bare NaN/Infinity is not JSON, and jq, JavaScript and Go refuse the file
+    try:
+        text = json.dumps(obj, indent=2, default=_json_default, allow_nan=False)
+    except ValueError as exc:
+        raise ResultError(f"cannot write {path}: a value is not a number ({exc})",
+                          "this is a bug in loadgen; please report it") from None
+    return write_text_atomic(path, text + "\n")
 
 
 def write_text_atomic(path: str | os.PathLike, text: str) -> Path:
@@ -291,13 +297,75 @@ def load_sides(paths: Iterable[str | os.PathLike]) -> list[list[RunResult]]:
     return sides
 
 
+# Default names this process claimed (created empty) and has not filled yet; drop_empty_claims()
+# removes them when the command ends without writing them (failed before the run).
+_claims: set[Path] = set()
+
+
 def default_path(directory: str | os.PathLike, stem: str) -> Path:
-    """reports/<stem>-<UTC timestamp>.json, never overwriting an earlier result."""
+    """reports/<stem>-<UTC timestamp>.json, never overwriting an earlier result.
+
+    The name is claimed by creating the file with O_EXCL, so two processes (or threads) starting
+    in the same second get different names; the later atomic write replaces the empty claim.
+    """
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     directory = Path(directory)
-    path = directory / f"{stem}-{stamp}.json"
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"cannot create the result directory {directory}: {exc.strerror or exc}",
+                         "give a writable --out or --out-dir") from None
     n = 1
-    while path.exists():
-        n += 1
-        path = directory / f"{stem}-{stamp}-{n}.json"
+    while True:
+        path = directory / (f"{stem}-{stamp}.json" if n == 1 else f"{stem}-{stamp}-{n}.json")
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            n += 1
+            continue
+        except OSError as exc:
+            raise UsageError(f"cannot write a result file in {directory}: {exc.strerror or exc}",
+                             "give a writable --out or --out-dir") from None
+        os.close(fd)
+        _claims.add(path)
+        return path
+
+
+def drop_empty_claims() -> None:
+    """Remove the default names this process claimed but never wrote (the command failed first)."""
+    for path in list(_claims):
+        try:
+            if path.stat().st_size == 0:
+                path.unlink()
+        except OSError:
+            pass
+        _claims.discard(path)
+
+
+def check_destination(path: str | os.PathLike, option: str = "--out") -> Path:
+    """Fail before any work if a result cannot be written to path: its directory is created if
+    missing, and a probe file is made and removed in it (this catches read-only and pseudo
+    filesystems such as /proc, where permissions alone say nothing)."""
+    path = Path(path)
+    if path.is_dir():
+        raise UsageError(f"{option} {path} is a directory", "give a file name, e.g. reports/run.json")
+    ancestor = path.parent
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise UsageError(f"{option} {path}: {ancestor} is a file, not a directory", "choose another path")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".probe", dir=path.parent)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise UsageError(f"{option} {path} cannot be written: {exc.strerror or exc}",
+                         "choose a writable directory") from None
     return path
+
+
+def check_directory(directory: str | os.PathLike, option: str = "--out-dir") -> Path:
+    """check_destination for a directory that result files will go into."""
+    check_destination(Path(directory) / ".loadgen-probe.json", option)
+    return Path(directory)

@@ -15,9 +15,9 @@ from . import __version__, db, dataset
 from .dataset import DatasetInfo, DatasetSpec
 from .drivers.drive import Drive
 from .drivers.python import DriverState
-from .errors import Interrupted, WorkloadError
+from .errors import Interrupted, ResultError, WorkloadError
 from .orders import Workload
-from .paths import free_bytes
+from .paths import cache_dir, free_bytes
 from .results import Prediction, RunResult, now_iso, write_json_atomic
 from .sampler import Sampler, totals, wait_quiet
 from .servers import RECORDED_VARIABLES, ColdStart, Server, ServerSpec
@@ -163,7 +163,7 @@ def measure(
     result.result["threads"] = drive.threads
     result.server["cold_start"].update(settle)
     result.prediction = _prediction(result, reporter, predict)
-    write_json_atomic(out, result)
+    out = write_result(out, result, reporter)
     if interrupted:
         raise Interrupted(f"interrupted after {state.queries:,} of {workload.queries:,} queries",
                           f"partial result written to {out}")
@@ -175,6 +175,30 @@ def measure(
             f"partial result written to {out}",
         )
     return result
+
+
+def write_result(out: Path, result: RunResult, reporter: Reporter) -> Path:
+    """Write the result to out; if that fails now (the directory went away, the disk filled),
+    write it to a fallback place and say where, because the measurement cannot be repeated for
+    free. Returns the path written; result.source is set to it."""
+    try:
+        write_json_atomic(out, result)
+        result.source = Path(out)
+        return Path(out)
+    except ResultError as exc:
+        first = exc
+    import tempfile
+
+    for directory in (cache_dir() / "results", Path(tempfile.gettempdir())):
+        fallback = directory / Path(out).name
+        try:
+            write_json_atomic(fallback, result)
+        except ResultError:
+            continue
+        reporter.say(f"warning: {first.message}; the result was written to {fallback} instead")
+        result.source = fallback
+        return fallback
+    raise first
 
 
 def _result(server, flavor, variables, cold, info, workload, state, sampler, last, started_at, reason) -> RunResult:

@@ -97,7 +97,7 @@ def sweep(pools, variations, tolerance, max_time, out, out_dir, server_spec, dat
     from ..analysis import sweep as core
     from ..report import SWEEP_HEADERS, rich_table, sweep_cells
     from ..units import format_bytes
-    from ..results import default_path
+    from ..results import check_destination, check_directory, default_path
 
     pool_list = core.parse_pools(pools)
     var_list = core.parse_variations(variations)
@@ -110,7 +110,8 @@ def sweep(pools, variations, tolerance, max_time, out, out_dir, server_spec, dat
         raise UsageError("--tolerance must be >= 0 and --max-time above zero")
     est = core.estimate(pool_list, var_list, dataset_spec.rows, shape)
     core.check_budget(est, minutes * 60, core.free_room(server_spec))
-    out = out or default_path("reports", "sweep")
+    check_directory(out_dir)
+    out = check_destination(out) if out else default_path("reports", "sweep")
     with RichReporter() as reporter:
         reporter.say(f"sweep: {est.runs} runs, {est.queries:,} queries, about {est.seconds / 60:,.1f} min")
         result = core.run(server_spec, dataset_spec, pool_list, var_list, shape, out_dir, out, tol, sample_interval_s,

@@ -10,6 +10,8 @@ import click
 from ..errors import UsageError
 
 DEFAULT_ROWS = "4M"
+SAMPLE_INTERVAL_MIN_S = 0.01  # below this, SHOW GLOBAL STATUS itself loads the server
+SAMPLE_INTERVAL_MAX_S = 3600.0
 
 
 def stderr_console():
@@ -181,8 +183,11 @@ def workload_options(f):
                   help="Seconds between buffer-pool samples.")
     @functools.wraps(f)
     def wrapper(*args, sample_interval, **kwargs):
-        if sample_interval <= 0:
-            raise UsageError(f"--sample-interval {sample_interval} must be above zero")
+        # nan passes every comparison (the sampler would spin) and inf overflows the timer:
+        # a finite range, checked before anything starts
+        if not SAMPLE_INTERVAL_MIN_S <= sample_interval <= SAMPLE_INTERVAL_MAX_S:
+            raise UsageError(f"--sample-interval {sample_interval} is out of range",
+                             f"give seconds from {SAMPLE_INTERVAL_MIN_S} to {SAMPLE_INTERVAL_MAX_S:g}")
         kwargs["sample_interval_s"] = sample_interval
         return f(*args, **kwargs)
 

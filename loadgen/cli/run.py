@@ -30,16 +30,17 @@ def run(variation, order, out, server_spec, dataset_spec, shape, sample_interval
     from ..analysis.model import predict_result
     from ..orders import Workload, resolve
     from ..report import rich_table, run_rows
-    from ..results import default_path
+    from ..results import check_destination, default_path
 
     order_name, var = resolve(variation, order)
     workload = Workload(order_name, dataset_spec.rows, variation=var, **shape)
-    out = out or default_path("reports", f"run-{var or order_name}")
+    # a destination that cannot be written fails here, not after the run (the measurement is the cost)
+    out = check_destination(out) if out else default_path("reports", f"run-{var or order_name}")
     with RichReporter() as reporter:
         [result] = runner.run(server_spec, dataset_spec, [workload], [out], sample_interval_s, reporter,
                               predict=predict_result, **drive)
     stdout_console().print(rich_table(["", ""], run_rows(result), title=f"loadgen run: {var or order_name}"))
-    reporter.say(f"result written to {out}")
+    reporter.say(f"result written to {result.source or out}")
 
 
 @click.command()
@@ -87,11 +88,14 @@ def _compare_live(variations, out_dir, report_path, server_spec, dataset_spec, s
     from .. import runner
     from ..analysis.model import predict_result
     from ..orders import Workload, resolve
-    from ..results import default_path
+    from ..results import check_destination, check_directory, default_path
 
     names = [v.strip() for v in variations.split(",") if v.strip()]
     if len(names) < 2:
         raise UsageError("--variations needs at least two, e.g. A,B")
+    check_directory(out_dir)
+    if report_path is not None:
+        check_destination(report_path, "--report")
     workloads = []
     for name in names:
         order_name, var = resolve(name, None)
@@ -100,6 +104,7 @@ def _compare_live(variations, out_dir, report_path, server_spec, dataset_spec, s
     with RichReporter() as reporter:
         results = runner.run(server_spec, dataset_spec, workloads, outs, sample_interval_s, reporter,
                              predict=predict_result, **drive)
+    outs = [r.source or path for r, path in zip(results, outs)]
     for path in outs:
         reporter.say(f"result written to {path}")
     _side_by_side(results, outs, report_path)

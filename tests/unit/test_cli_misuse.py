@@ -113,8 +113,10 @@ def test_default_paths_in_two_processes_differ(tmp_path):
 
 # -- D11: --sample-interval finite and sane; JSON never holds NaN -----------------------------------
 @pytest.mark.parametrize("value", ["nan", "inf", "-inf", "0.001", "1e9"])
-def test_sample_interval_out_of_range_is_a_usage_error(value):
-    one_line(loadgen("run", "--sample-interval", value, "--rows", "1000"), 2, "--sample-interval")
+def test_sample_interval_out_of_range_is_a_usage_error(value, tmp_path):
+    # a server binary that does not exist: the option must be refused before one is looked for
+    one_line(loadgen("run", "--server", "local", "--mysqld", tmp_path / "none", "--sample-interval", value,
+                     "--rows", "1000"), 2, "--sample-interval")
 
 
 def test_result_json_is_strict(tmp_path):
@@ -187,3 +189,31 @@ def test_report_refuses_files_without_data(tmp_path):
 ])
 def test_predict_validation_gaps(args, needle):
     one_line(loadgen("predict", "--variation", "B", "--pool", "8M", "--rows", "300k", *args), 2, needle)
+
+
+# -- D6: the --out destination is checked before anything starts ---------------------------------
+@pytest.mark.parametrize("where", ["parent-file", "proc"])
+def test_an_unwritable_out_is_refused_before_the_run(tmp_path, where):
+    a_file = write(tmp_path / "base-A.json", result())
+    out = {"parent-file": a_file / "x.json", "proc": Path("/proc/loadgen-x.json")}[where]
+    # --server local with a binary that does not exist: had the check come after provisioning,
+    # the error would be about the missing server instead
+    res = loadgen("run", "--server", "local", "--mysqld", tmp_path / "no-such-mysqld", "--rows", "1000",
+                  "--out", out)
+    one_line(res, 2, "--out")
+
+
+def test_sweep_and_compare_check_their_directories(tmp_path):
+    a_file = write(tmp_path / "f", result())
+    no_server = ["--server", "local", "--mysqld", tmp_path / "no-such-mysqld", "--rows", "1000"]
+    one_line(loadgen("compare", "--out-dir", a_file / "d", *no_server), 2, "--out-dir")
+    one_line(loadgen("sweep", "--pools", "8M", "--variations", "A", "--out-dir", a_file / "d", *no_server), 2,
+             "--out-dir")
+
+
+def test_a_failed_command_leaves_no_empty_claimed_file(tmp_path):
+    res = subprocess.run([sys.executable, "-m", "loadgen", "run", "--server", "local", "--mysqld",
+                          str(tmp_path / "no-such-mysqld"), "--rows", "1000"], capture_output=True, text=True,
+                         cwd=tmp_path, timeout=120)
+    assert res.returncode != 0
+    assert not list((tmp_path / "reports").glob("*.json")) if (tmp_path / "reports").exists() else True
