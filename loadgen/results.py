@@ -188,6 +188,12 @@ class RunResult(Document):
         return node
 
 
+    @property
+    def has_data(self) -> bool:
+        """Whether it measured anything: samples, buffer-pool totals or queries."""
+        return bool(self.samples or self.buffer_pool or self.result.get("queries"))
+
+
 @dataclass(eq=False)
 class SweepResult(Document):
     """Pool sizes x orders on one dataset, each point a run file of its own."""
@@ -205,6 +211,10 @@ class SweepResult(Document):
     curves: dict = field(default_factory=dict)  # the model's curve per order
     recommendation: dict = field(default_factory=dict)  # per order: pool_bytes, reason
     extra: dict = field(default_factory=dict)
+
+    @property
+    def has_data(self) -> bool:
+        return bool(self.points)
 
 
 @dataclass(eq=False)

@@ -37,6 +37,13 @@ class MetricRow:
 def side_by_side(results: list[RunResult]) -> list[MetricRow]:
     """Each metric for each run, with the ratio of the last run to the first (B/A)."""
     results = [as_run(r) for r in results]
+    # A/B ratios only mean something on the same table, pool and id set (as compare BASE NEW requires)
+    for r in results[1:]:
+        hard, _ = _differences(results[0], r)
+        if hard:
+            names = " and ".join(str(getattr(x, "source", None) or x.key) for x in (results[0], r))
+            raise ResultError(f"{names} measured different things ({'; '.join(hard)})",
+                              "compare runs of the same rows, stride, reps and pool size")
     rows = []
     for key, label, path, lower in AB_METRICS:
         values = [r.value(path) for r in results]

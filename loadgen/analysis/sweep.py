@@ -24,12 +24,12 @@ EST_QPS = 10_000.0  # the slow end of what this Python driver reaches; estimates
 EST_RESTART_S = 6.0  # a cold restart of a local mariadbd
 
 
-def parse_pools(text: str) -> list[int]:
-    """'8M,16M,32M' -> sorted distinct byte counts; a bad item is a one-line usage error."""
+def parse_pools(text: str, option: str = "--pools") -> list[int]:
+    """'8M,16M,32M' -> sorted distinct byte counts; a bad item is a one-line usage error naming option."""
     items = [t.strip() for t in str(text).split(",") if t.strip()]
     if not items:
-        raise UsageError("--pools is empty", "e.g. --pools 8M,16M,32M")
-    pools = sorted({parse_size(t, "--pools") for t in items})
+        raise UsageError(f"{option} is empty", f"e.g. {option} 8M,16M,32M")
+    pools = sorted({parse_size(t, option) for t in items})
     return pools
 
 

@@ -5,9 +5,15 @@ from pathlib import Path
 
 import click
 
-from ..errors import UsageError
+from ..errors import ResultError, UsageError
 from .options import (RichReporter, dataset_options, driver_options, server_options, settings_option, shape_options,
                       stderr_console, stdout_console, workload_options)
+
+
+# The variables the model reads, with the ranges the server accepts (MariaDB 10.11 system variables).
+MODEL_VARIABLES = {"innodb_old_blocks_pct": (5, 95), "innodb_old_blocks_time": (0, 2**32 - 1),
+                   "innodb_lru_scan_depth": (100, 2**32 - 1), "innodb_read_ahead_threshold": (0, 64)}
+MAX_HEIGHT = 15  # deeper than any real InnoDB B-tree; the simulator's limit too
 
 
 @click.command()
@@ -36,6 +42,7 @@ def predict(variation, order, pool, dataset_spec, shape, rows_per_leaf, leaf_pag
     """
     import dataclasses
     import json
+    import math
 
     from ..analysis import model
     from ..analysis.sweep import parse_pools
@@ -48,18 +55,26 @@ def predict(variation, order, pool, dataset_spec, shape, rows_per_leaf, leaf_pag
         raise UsageError(f"predict handles {', '.join(model.ORDER_CODES)}, not {order_name}")
     n_rows = dataset_spec.rows
     pool_bytes = parse_size(pool, "--pool")
-    if qps <= 0:
-        raise UsageError(f"--qps {qps} must be above zero")
+    # `not x > 0` also catches nan, which passes every comparison
+    if not 0 < qps < math.inf:
+        raise UsageError(f"--qps {qps} must be a finite rate above zero", "e.g. --qps 15000")
+    if rows_per_leaf is not None and not 0 < rows_per_leaf < math.inf:
+        raise UsageError(f"--rows-per-leaf {rows_per_leaf} must be a finite number above zero", "e.g. 113")
+    if height is not None and not 1 <= height <= MAX_HEIGHT:
+        raise UsageError(f"--height {height} is not a B-tree height", f"give 1..{MAX_HEIGHT} (a 4M-row table has 3)")
     g = model.estimate_geometry(n_rows, dataset_spec.schema, rows_per_leaf)
     if leaf_pages or height:
         g = model.Geometry(n_rows, parse_count(leaf_pages, "--leaf-pages") if leaf_pages else g.leaf_pages,
                            height or g.height)
     variables = {}
     for name, value in settings.items():
-        if not value.isdigit():
-            raise UsageError(f"--set {name}={value} is not VAR=NUMBER", "e.g. --set innodb_lru_scan_depth=100")
+        if name not in MODEL_VARIABLES:
+            raise UsageError(f"--set {name}: the model has no such variable", f"use {', '.join(MODEL_VARIABLES)}")
+        low, high = MODEL_VARIABLES[name]
+        if not value.isdigit() or not low <= int(value) <= high:
+            raise UsageError(f"--set {name}={value} is out of range", f"give a whole number from {low} to {high}")
         variables[name] = int(value)
-    curve_pools = parse_pools(curve) if curve.strip() else []
+    curve_pools = parse_pools(curve, "--curve") if curve.strip() else []
     workload = Workload(order_name, n_rows, **shape)
     fc = model.forecast(workload.order, workload.stride, workload.reps, g, pool_bytes, variables, flavor, qps,
                         curve_pools)
@@ -141,6 +156,10 @@ def report(files, html_path, plots_dir):
     if html_path is None and plots_dir is None:
         raise UsageError("nothing to write", "give --html FILE and/or --plots DIR")
     results = [load(f, kind=("run", "sweep")) for f in files]
+    for doc in results:
+        if not doc.has_data:
+            raise ResultError(f"{doc.source} holds no data to plot (no samples, totals or points)",
+                              "give the file of a run or sweep that measured something")
     if html_path is not None:
         write_text_atomic(html_path, html_page(results))
         stderr_console().print(f"[dim]report written to {html_path}[/]")
