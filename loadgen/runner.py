@@ -15,7 +15,7 @@ from . import __version__, db, dataset
 from .dataset import DatasetInfo, DatasetSpec
 from .drivers.drive import Drive
 from .drivers.python import DriverState
-from .errors import Interrupted, ResultError, WorkloadError
+from .errors import Interrupted, LoadgenError, ResultError, WorkloadError
 from .orders import Workload
 from .paths import cache_dir, free_bytes
 from .results import Prediction, RunResult, now_iso, write_json_atomic
@@ -189,7 +189,12 @@ def write_result(out: Path, result: RunResult, reporter: Reporter) -> Path:
         first = exc
     import tempfile
 
-    for directory in (cache_dir() / "results", Path(tempfile.gettempdir())):
+    places = [Path(tempfile.gettempdir())]
+    try:
+        places.insert(0, cache_dir() / "results")
+    except LoadgenError:
+        pass
+    for directory in places:
         fallback = directory / Path(out).name
         try:
             write_json_atomic(fallback, result)

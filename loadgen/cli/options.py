@@ -4,6 +4,7 @@ turn command-line words into the core's specs (ServerSpec, DatasetSpec, workload
 from __future__ import annotations
 
 import functools
+import re
 
 import click
 
@@ -152,11 +153,24 @@ def dataset_options(f):
         from ..units import parse_count
 
         schema_text(schema)  # an unknown schema is a usage error before anything starts
+        check_database_name(database)
         kwargs["dataset_spec"] = DatasetSpec(rows=parse_count(rows, "--rows"), schema=schema, database=database,
                                              seed=data_seed)
         return f(*args, **kwargs)
 
     return wrapper
+
+
+_DATABASE_RE = re.compile(r"[A-Za-z0-9_]{1,64}")
+
+
+def check_database_name(name: str) -> str:
+    """--database goes into SQL as an identifier: letters, digits and _, at most 64 (the server's
+    limit), not only digits. Anything else would be an SQL error (or worse) once a server is up."""
+    if not _DATABASE_RE.fullmatch(name) or name.isdigit():
+        raise UsageError(f"--database {name!r} is not a plain database name",
+                         "use letters, digits and _ (at most 64), e.g. --database chat")
+    return name
 
 
 def shape_options(f):
