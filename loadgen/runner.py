@@ -15,7 +15,7 @@ from . import __version__, db, dataset
 from .dataset import DatasetInfo, DatasetSpec
 from .drivers.drive import Drive
 from .drivers.python import DriverState
-from .errors import Interrupted, LoadgenError, ResultError, WorkloadError
+from .errors import Interrupted, LoadgenError, ResultError, UsageError, WorkloadError
 from .orders import Workload
 from .paths import cache_dir, free_bytes
 from .results import Prediction, RunResult, now_iso, write_json_atomic
@@ -74,6 +74,25 @@ def prepare_dataset(server: Server, spec: DatasetSpec, reporter: Reporter) -> Da
     return info
 
 
+def check_connections(server: Server, threads: int) -> None:
+    """Refuse --threads the server cannot take: each thread holds a connection and the sampler
+    one more. Found here, it is a usage error with a fix; found by the driver, it would be a
+    'Too many connections' in the middle of opening them."""
+    conn = server.connect()
+    try:
+        limit = int(db.query_value(conn, "SELECT @@max_connections"))
+        # connections already open, less this one (closed before the run)
+        busy = int(db.query_all(conn, "SHOW GLOBAL STATUS LIKE 'Threads_connected'")[0][1]) - 1
+    finally:
+        conn.close()
+    free = limit - busy
+    if threads + 1 > free:
+        raise UsageError(f"--threads {threads} needs {threads + 1} connections (one more for the sampler), "
+                         f"the server has {free} free (max_connections {limit})",
+                         f"use --threads {max(1, free - 1)} or fewer, or start the server with "
+                         f"--set max_connections={threads + busy + 11}")
+
+
 def run(
     server_spec: ServerSpec,
     dataset_spec: DatasetSpec,
@@ -93,6 +112,7 @@ def run(
     reporter = reporter or QuietReporter()
     results = []
     with provisioned(server_spec, dataset_spec, reporter.say) as server:
+        check_connections(server, threads)  # before seeding, which may take minutes
         info = prepare_dataset(server, dataset_spec, reporter)
         for workload, out in zip(workloads, out_paths):
             cold = server.restart_cold()
@@ -162,7 +182,9 @@ def measure(
     result = _result(server, flavor, variables, cold, info, workload, state, sampler, last, started_at, reason)
     result.result["threads"] = drive.threads
     result.server["cold_start"].update(settle)
-    result.prediction = _prediction(result, reporter, predict)
+    # The model predicts whole workloads; against a partial run's reads it would be off by the
+    # part that never ran (841% in the red-team's kill -9), so a partial result carries none.
+    result.prediction = _prediction(result, reporter, predict) if reason is None else None
     out = write_result(out, result, reporter)
     if interrupted:
         raise Interrupted(f"interrupted after {state.queries:,} of {workload.queries:,} queries",
@@ -211,8 +233,14 @@ def _result(server, flavor, variables, cold, info, workload, state, sampler, las
     latency = state.histogram.summary_us()
     bp = totals(sampler.baseline, last) if last is not None else {}
     queries = state.queries
-    if queries and bp.get("read_requests") is not None:
-        bp["read_requests_per_query"] = round(bp["read_requests"] / queries, 3)
+    if last is not None:
+        # The totals run to the last sample that succeeded: at the stop (a final sample), or
+        # earlier when the server went away. Say which queries they cover.
+        bp["queries"] = last.queries - sampler.baseline.queries
+        bp["until_s"] = round(last.t_s - sampler.baseline.t_s, 3)
+        bp["covers_all_queries"] = bp["queries"] >= queries
+        if bp["queries"] and bp.get("read_requests") is not None:
+            bp["read_requests_per_query"] = round(bp["read_requests"] / bp["queries"], 3)
     return RunResult(
         loadgen_version=__version__,
         started_at=started_at,
