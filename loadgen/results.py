@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
 import tempfile
 from collections.abc import Mapping
@@ -36,13 +37,23 @@ def now_iso() -> str:
 
 def write_json_atomic(path: str | os.PathLike, obj) -> Path:
     """Write JSON so a reader never sees half a file: temp file in the same dir, fsync, rename."""
-    # allow_nan=False: a bare NaN/Infinity is not JSON, and jq, JavaScript and Go refuse the file
-    try:
-        text = json.dumps(obj, indent=2, default=_json_default, allow_nan=False)
-    except ValueError as exc:
-        raise ResultError(f"cannot write {path}: a value is not a number ({exc})",
-                          "this is a bug in loadgen; please report it") from None
+    # A bare NaN/Infinity is not JSON (jq, JavaScript and Go refuse the file): a value that is not
+    # a finite number is written as null rather than losing the file, and allow_nan=False holds us to it.
+    text = json.dumps(_finite(obj), indent=2, default=_json_default, allow_nan=False)
     return write_text_atomic(path, text + "\n")
+
+
+def _finite(obj):
+    """obj as plain JSON data, with NaN and infinities as None."""
+    if hasattr(obj, "to_dict"):
+        obj = obj.to_dict()
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {k: _finite(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_finite(v) for v in obj]
+    return obj
 
 
 def write_text_atomic(path: str | os.PathLike, text: str) -> Path:
