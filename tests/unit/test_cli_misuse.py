@@ -221,3 +221,8 @@ def test_a_failed_command_leaves_no_empty_claimed_file(tmp_path):
     assert res.returncode != 0 and "no-such-mysqld" in res.stderr
     assert (tmp_path / "reports").is_dir()  # the default name was claimed in it ...
     assert not list((tmp_path / "reports").iterdir())  # ... and released when the run failed
+
+
+def test_native_out_is_checked_before_the_experiment(tmp_path):
+    a_file = write(tmp_path / "f.json", result())
+    one_line(loadgen("native", "memset", "--size", "1M", "--passes", "1", "--out", a_file / "x.json"), 2, "--out")
