@@ -131,6 +131,7 @@ def run(server_spec: ServerSpec, dataset_spec: DatasetSpec, pools: list[int], va
     started_at = now_iso()
     spec = dataclasses.replace(server_spec, pool_bytes=pools[0])
     with provisioned(spec, dataset_spec, reporter.say) as server:
+        runner.check_connections(server, (drive or {}).get("threads", 1))
         info = runner.prepare_dataset(server, dataset_spec, reporter)
         for pool in pools:
             if pool != server.pool_bytes:
@@ -141,7 +142,7 @@ def run(server_spec: ServerSpec, dataset_spec: DatasetSpec, pools: list[int], va
                 cold = server.restart_cold()
                 result = runner.measure(server, info, workload, cold, path, sample_interval_s, reporter,
                                         predict=model.predict_result, **(drive or {}))
-                points.append(point_of(result, path))
+                points.append(point_of(result, result.source or path))
                 runs.append(result)
     sweep = SweepResult(
         started_at=started_at,

@@ -32,6 +32,9 @@ def test_threads_beyond_max_connections_are_refused_before_the_run(mysqld_binary
                       "--threads", "1000", "--out", str(out))
     assert_one_line_error(res, 2, "--threads 1000", "max_connections", "--set max_connections=")
     assert "Too many connections" not in res.stderr and not out.exists()
+    res = run_loadgen("sweep", "--server", "local", "--pools", "8M", "--variations", "A", "--rows", "1000",
+                      "--threads", "1000", "--out-dir", str(tmp_path / "sweep"))
+    assert_one_line_error(res, 2, "--threads 1000", "max_connections")
 
 
 def test_a_failed_final_write_keeps_the_result_elsewhere(mysqld_binary, tmp_path):
