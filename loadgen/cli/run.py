@@ -128,7 +128,7 @@ def _compare_files(paths, max_regression, fmt, report_path, allow_incomplete=Fal
     without an order in common (A vs B), or other than two paths, are shown side by side."""
     import json as _json
 
-    from ..analysis.compare import check_gateable, compare_files, parse_limits
+    from ..analysis.compare import check_gateable, compare_files, gate_problems, parse_limits
     from ..errors import GateError, RegressionError, VersionError
     from ..report import COMPARE_HEADERS, comparison_cells, comparison_markdown, rich_table
     from ..results import load, load_sides, write_text_atomic
@@ -152,6 +152,7 @@ def _compare_files(paths, max_regression, fmt, report_path, allow_incomplete=Fal
         _side_by_side([side[0] for side in sides], list(paths), report_path)
         return
     comparison = compare_files(sides[0], sides[1], limits)
+    comparison.notes.extend(gate_problems(sides[0] + sides[1], limits))  # ungated or allowed: still said
     if fmt == "json":
         click.echo(_json.dumps(comparison.to_dict(), indent=2))
     elif fmt == "markdown":
