@@ -58,6 +58,15 @@ def _finite(obj):
 
 def write_text_atomic(path: str | os.PathLike, text: str) -> Path:
     path = Path(path)
+    if path.exists() and not path.is_file() and not path.is_dir():
+        # A device or FIFO (--out /dev/null, /dev/stdout, a pipe): the rename below would replace
+        # it with a regular file (as root, /dev/null itself), so write into it in place.
+        try:
+            with open(path, "w") as f:
+                f.write(text)
+        except OSError as exc:
+            raise ResultError(f"cannot write {path}: {exc.strerror or exc}") from None
+        return path
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -370,6 +379,12 @@ def check_destination(path: str | os.PathLike, option: str = "--out") -> Path:
     path = Path(path)
     if path.is_dir():
         raise UsageError(f"{option} {path} is a directory", "give a file name, e.g. reports/run.json")
+    if path.exists() and not path.is_file():
+        # a device or FIFO is written in place (write_text_atomic): only it must take writes;
+        # opening a FIFO to probe it would block until a reader comes
+        if not os.access(path, os.W_OK):
+            raise UsageError(f"{option} {path} cannot be written: permission denied", "choose another path")
+        return path
     ancestor = path.parent
     while not ancestor.exists() and ancestor != ancestor.parent:
         ancestor = ancestor.parent

@@ -227,3 +227,12 @@ def test_a_failed_command_leaves_no_empty_claimed_file(tmp_path):
 def test_native_out_is_checked_before_the_experiment(tmp_path):
     a_file = write(tmp_path / "f.json", result())
     one_line(loadgen("native", "memset", "--size", "1M", "--passes", "1", "--out", a_file / "x.json"), 2, "--out")
+
+
+def test_out_dev_null_passes_the_check(tmp_path):
+    from loadgen.results import check_destination
+
+    assert check_destination(Path("/dev/null")) == Path("/dev/null")
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    assert check_destination(fifo) == fifo  # returns at once: a FIFO is never opened to probe it
