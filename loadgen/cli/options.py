@@ -113,9 +113,9 @@ def settings_option(help_text: str):
             name, sep, value = item.partition("=")
             if not sep or not name.strip():
                 raise UsageError(f"--set {item!r} is not VAR=VALUE", "e.g. --set innodb_old_blocks_time=0")
-            settings[name.strip().replace("-", "_").lower()] = value.strip()
+            settings[name.strip().replace("-", "_")] = value.strip()
         check_options(settings)  # names only [A-Za-z0-9_]: a server flag, never more
-        return settings
+        return {name.lower(): value for name, value in settings.items()}
 
     return click.option("--set", "settings", multiple=True, metavar="VAR=VALUE", callback=callback, help=help_text)
 
