@@ -340,7 +340,8 @@ def _enable_local_infile(cur, path: str, spec: DatasetSpec) -> tuple[bool, bool,
     except Exception as exc:  # noqa: BLE001 - no privilege: INSERTs it is
         return False, False, (f"the server has local_infile=OFF and this user may not change it ({db.error_text(exc)}): "
                        "seeding with INSERTs, ~37x slower; to seed fast, have an admin run "
-                       "SET GLOBAL local_infile=1 (loadgen sets it back after) or start the server with --local-infile=ON")
+                       "SET GLOBAL local_infile=1 for the seed (and =0 after), or grant this user SYSTEM_VARIABLES_ADMIN: "
+                       "loadgen then turns it on for the seed and back off itself")
     try:
         cur.execute(_load_sql(spec), (path,))
     except Exception as exc:  # noqa: BLE001

@@ -70,7 +70,7 @@ class DsnServer(Server):
                 f"the server resizes its pool online only in steps of {format_bytes(unit)} "
                 f"(innodb_buffer_pool_chunk_size x instances); --pool {format_bytes(pool_bytes)} cannot be set, "
                 f"the pool stays {format_bytes(current)}",
-                f"use --pool {format_bytes(unit)} or a multiple of it, or restart the server with "
+                f"use --pool {unit >> 20}M or a multiple of it, or restart the server with "
                 f"--innodb-buffer-pool-size={pool_bytes >> 20}M and omit --pool",
             )
         try:
