@@ -107,9 +107,9 @@ def headline(counts: dict, flavor: str | None = None) -> dict:
     out = dict(counts)
     if value is not None:
         out["pages_read"] = value
-        if counts.get("read_ahead") is not None:
+        if counts.get("read_ahead") is not None:  # demand = pages read - read-ahead, on both flavours
             out["demand_reads"] = max(0, value - counts["read_ahead"])
-    out["hit_ratio"] = hit_ratio(out.get("read_requests", 0), value) if value is not None else None
+    out["hit_ratio"] = hit_ratio(out.get("read_requests") or 0, value) if value is not None else None
     out["miss_ratio"] = None if out["hit_ratio"] is None else 1.0 - out["hit_ratio"]
     return out if source is None else {**out, "_source": source}
 
@@ -140,17 +140,32 @@ def delta(prev: Snapshot, cur: Snapshot, t0_s: float, flavor: str | None = None)
     return point
 
 
-def totals(first: Snapshot, last: Snapshot, flavor: str | None = None) -> dict:
+def totals(first: Snapshot, last: Snapshot, samples: list[dict] | None = None, flavor: str | None = None) -> dict:
     """Whole-run buffer-pool figures between the baseline and the final snapshot: the counter
     deltas, the gauges at the end, the headline (pages_read, demand_reads, hit ratio) and
-    `counters`, which names the status variables each headline figure came from."""
+    `counters`, which names the status variables each headline figure came from.
+
+    A counter that went down during the run (the server restarted, or a 32-bit counter wrapped)
+    would make last - first negative or meaningless: the totals are then the sum of the
+    intervals on either side of the gap, `gaps` says how many intervals were left out and
+    `gap_queries` how many queries ran in them. Without the samples such a counter is None.
+    """
     out: dict = {}
+    gaps = [p for p in samples or [] if p.get("gap")]
+    broken = False
     for short in COUNTERS:
         if short in last.status and short in first.status:
-            out[short] = last.status[short] - first.status[short]
+            d = last.status[short] - first.status[short]
+            if gaps or d < 0:
+                broken = True
+                d = None if samples is None else sum(p.get(short, 0) for p in samples if not p.get("gap"))
+            out[short] = d
     for short in GAUGES:
         if short in last.status:
             out[short] = last.status[short]
+    if broken:
+        out["gaps"] = len(gaps)
+        out["gap_queries"] = sum(p.get("queries", 0) for p in gaps)
     out = headline(out, flavor)
     source = out.pop("_source", None)
     counters = dict(HEADLINE_COUNTERS)

@@ -17,7 +17,7 @@ MARIADB_B = {"read_requests": 120_674, "reads": 3_296, "pages_read": 3_296, "rea
 
 
 def _totals(counts: dict, flavor: str) -> dict:
-    return totals(Snapshot(0.0, 0, {k: 0 for k in counts}), Snapshot(1.0, 1, dict(counts)), flavor)
+    return totals(Snapshot(0.0, 0, {k: 0 for k in counts}), Snapshot(1.0, 1, dict(counts)), flavor=flavor)
 
 
 def test_the_headline_is_innodb_pages_read_on_both_flavours():
