@@ -32,7 +32,8 @@ POOL_BYTES = 8 << 20
 STARTUP_PAGES = runner.STARTUP_PAGES_DATA
 
 
-@pytest.fixture(scope="module", params=["mariadb", "mysql"])
+@pytest.fixture(scope="module", params=[pytest.param("mariadb", marks=pytest.mark.mysqld),
+                                        pytest.param("mysql", marks=pytest.mark.docker)])
 def flavour(request) -> tuple[str, ServerSpec]:
     """(flavour, the ServerSpec that gets one): local mariadbd, or docker loadgen/mysql:9.7."""
     if request.param == "mariadb":
