@@ -11,13 +11,13 @@ import platform
 from pathlib import Path
 from typing import Callable, Protocol
 
-from . import __version__, db, dataset
+from . import __version__, db, dataset, tablestats, usertable
 from .dataset import DatasetInfo, DatasetSpec
 from .drivers.drive import Drive
 from .drivers.python import DriverState
-from .errors import Interrupted, WorkloadError
+from .errors import Interrupted, LoadgenError, ResultError, UsageError, WorkloadError
 from .orders import Workload
-from .paths import free_bytes
+from .paths import cache_dir, free_bytes
 from .results import Prediction, RunResult, now_iso, write_json_atomic
 from .sampler import Sampler, take_snapshot, totals, wait_quiet
 from .servers import RECORDED_VARIABLES, ColdStart, Server, ServerSpec
@@ -63,20 +63,47 @@ def prepare_dataset(server: Server, spec: DatasetSpec, reporter: Reporter) -> Da
         room = free_bytes(server.datadir) if server.datadir is not None else None
         info = dataset.ensure(conn, spec, progress=reporter.seed_progress, free_bytes=room,
                               home=getattr(server, "home", None), say=reporter.say)
+        info = usertable.apply_query(conn, spec, info)
     finally:
         conn.close()
-    if info.seeded:
+    name = f"{info.database}.{info.table}"
+    if info.existing:
+        reporter.say(f"measuring the existing {name} (read only): {info.table_rows or 0:,} rows (estimate), "
+                     f"keys {info.key_offset + 1:,}..{info.key_offset + info.rows:,}, "
+                     f"{format_bytes(info.table_bytes)}, {info.leaf_pages:,} leaf pages, height {info.height}")
+    elif info.seeded:
         rate = f" at {info.seed_rows_per_s:,.0f} rows/s" if info.seed_rows_per_s else ""
         if info.seed_method:
             rate += f" ({'LOAD DATA LOCAL' if info.seed_method == 'load data local' else 'INSERTs'})"
         if info.seed_note and info.seed_method != "insert":  # the fallback was said when it happened
             reporter.say(info.seed_note)
-        reporter.say(f"seeded {spec.database}.message: {spec.rows:,} rows{rate}, "
+        reporter.say(f"seeded {name}: {spec.rows:,} rows{rate}, "
                      f"{format_bytes(info.table_bytes)}, {info.leaf_pages:,} leaf pages, height {info.height}")
     else:
-        reporter.say(f"reusing the seeded {spec.database}.message: {spec.rows:,} rows, "
+        reporter.say(f"reusing the seeded {name}: {spec.rows:,} rows, "
                      f"{format_bytes(info.table_bytes)}, {info.leaf_pages:,} leaf pages")
+    if info.query:
+        reporter.say(f"query: {info.query} (index {info.index or 'none'}, key {info.key_column})")
     return info
+
+
+def check_connections(server: Server, threads: int) -> None:
+    """Refuse --threads the server cannot take: each thread holds a connection and the sampler
+    one more. Found here, it is a usage error with a fix; found by the driver, it would be a
+    'Too many connections' in the middle of opening them."""
+    conn = server.connect()
+    try:
+        limit = int(db.query_value(conn, "SELECT @@max_connections"))
+        # connections already open, less this one (closed before the run)
+        busy = int(db.query_all(conn, "SHOW GLOBAL STATUS LIKE 'Threads_connected'")[0][1]) - 1
+    finally:
+        conn.close()
+    free = limit - busy
+    if threads + 1 > free:
+        raise UsageError(f"--threads {threads} needs {threads + 1} connections (one more for the sampler), "
+                         f"the server has {free} free (max_connections {limit})",
+                         f"use --threads {max(1, free - 1)} or fewer, or start the server with "
+                         f"--set max_connections={threads + busy + 11}")
 
 
 def run(
@@ -88,23 +115,27 @@ def run(
     reporter: Reporter | None = None,
     driver: str = "auto",
     threads: int = 1,
+    pipeline: int = 1,
     predict: Predict | None = None,
 ) -> list[RunResult]:
     """Provision (or reuse) a server, make the dataset, then run each workload from a cold pool.
 
-    driver/threads: --driver (native, python, auto) and --threads (connections), see drive.py.
+    driver/threads/pipeline: --driver (native, python, auto), --threads (connections) and
+    --pipeline (queries in flight per connection), see drive.py.
     predict: fills each result's `prediction` block (None: no prediction).
     """
     reporter = reporter or QuietReporter()
     results = []
     with provisioned(server_spec, dataset_spec, reporter.say) as server:
+        check_connections(server, threads)  # before seeding, which may take minutes
         info = prepare_dataset(server, dataset_spec, reporter)
+        workloads = [usertable.retarget(w, info) for w in workloads]
         for workload, out in zip(workloads, out_paths):
             cold = server.restart_cold()
             if not cold.cold:
                 reporter.say(f"warning: the pool was not emptied before this run ({cold.note})")
             results.append(measure(server, info, workload, cold, out, sample_interval_s, reporter,
-                                   driver=driver, threads=threads, predict=predict))
+                                   driver=driver, threads=threads, pipeline=pipeline, predict=predict))
     return results
 
 
@@ -118,10 +149,12 @@ def measure(
     reporter: Reporter,
     driver: str = "auto",
     threads: int = 1,
+    pipeline: int = 1,
     predict: Predict | None = None,
 ) -> RunResult:
     """Drive one workload with the sampler on; write the result; raise if it did not complete."""
-    drive = Drive(server, info.database, workload, driver, threads)
+    drive = Drive(server, info.database, workload, driver, threads, query=info.query, key_offset=info.key_offset,
+                  pipeline=pipeline)
     try:
         sampler_conn = server.connect()
     except BaseException:
@@ -138,6 +171,7 @@ def measure(
     if cold.cold and not verdict["cold"]:
         reporter.say(f"warning: the pool was not cold before this run: {verdict['note']}")
     _warn_if_fits(info, before, reporter)
+    table_reads = tablestats.TableReads(sampler_conn, info.database, info.table)
     state = DriverState()
     sampler = Sampler(sampler_conn, state.current_queries, sample_interval_s, flavor=flavor.name)
     label = f"{workload.variation or workload.order} ({workload.order})"
@@ -152,6 +186,7 @@ def measure(
     finally:
         reporter.run_finished()
         last = sampler.stop(final=True)
+        table_reads.finish(server)
         drive.close()
         try:
             sampler_conn.close()
@@ -166,10 +201,20 @@ def measure(
         reason = "stopped early"
     result = _result(server, flavor, variables, cold, info, workload, state, sampler, last, started_at, reason)
     result.result["threads"] = drive.threads
+    result.result["pipeline"] = drive.pipeline
     result.server["cold_start"].update(settle)
     result.server["cold_start"].update(verdict)
-    result.prediction = _prediction(result, reporter, predict)
-    write_json_atomic(out, result)
+    if table_reads.result:
+        result.buffer_pool["table"] = table_reads.result
+    # The model predicts whole workloads; against a partial run's reads it would be off by the
+    # part that never ran (841% in the red-team's kill -9), so a partial result carries none.
+    if reason is not None:
+        result.prediction = None
+    elif predict is not None and usertable.reads_secondary(info):  # the model needs the index's contents
+        result.prediction = usertable.secondary_prediction(server, info, workload, result, reporter.say)
+    else:
+        result.prediction = _prediction(result, reporter, predict)
+    out = write_result(out, result, reporter)
     if interrupted:
         raise Interrupted(f"interrupted after {state.queries:,} of {workload.queries:,} queries",
                           f"partial result written to {out}")
@@ -225,13 +270,49 @@ def _warn_if_fits(info: DatasetInfo, status: dict, reporter: Reporter) -> None:
                      "misses each page only once; use a smaller --pool or more --rows to see the access order matter")
 
 
+def write_result(out: Path, result: RunResult, reporter: Reporter) -> Path:
+    """Write the result to out; if that fails now (the directory went away, the disk filled),
+    write it to a fallback place and say where, because the measurement cannot be repeated for
+    free. Returns the path written; result.source is set to it."""
+    try:
+        write_json_atomic(out, result)
+        result.source = Path(out)
+        return Path(out)
+    except ResultError as exc:
+        first = exc
+    import tempfile
+
+    places = [Path(tempfile.gettempdir())]
+    try:
+        places.insert(0, cache_dir() / "results")
+    except LoadgenError:
+        pass
+    for directory in places:
+        fallback = directory / Path(out).name
+        try:
+            write_json_atomic(fallback, result)
+        except ResultError:
+            continue
+        reporter.say(f"warning: {first.message}; the result was written to {fallback} instead")
+        result.source = fallback
+        return fallback
+    raise first
+
+
 def _result(server, flavor, variables, cold, info, workload, state, sampler, last, started_at, reason) -> RunResult:
     elapsed = state.elapsed_s
     latency = state.histogram.summary_us()
     bp = totals(sampler.baseline, last, sampler.samples, flavor.name) if last is not None else {}
     queries = state.queries
-    if queries and bp.get("read_requests") is not None:
-        bp["read_requests_per_query"] = round(bp["read_requests"] / queries, 3)
+    if last is not None:
+        # The totals run to the last sample that succeeded: at the stop (a final sample), or
+        # earlier when the server went away. Say which queries they cover.
+        # (less the queries of intervals left out at a counter wrap or reset: sampler.totals)
+        bp["queries"] = last.queries - sampler.baseline.queries - bp.get("gap_queries", 0)
+        bp["until_s"] = round(last.t_s - sampler.baseline.t_s, 3)
+        bp["covers_all_queries"] = bp["queries"] >= queries
+        if bp["queries"] and bp.get("read_requests") is not None:
+            bp["read_requests_per_query"] = round(bp["read_requests"] / bp["queries"], 3)
     return RunResult(
         loadgen_version=__version__,
         started_at=started_at,
@@ -239,6 +320,8 @@ def _result(server, flavor, variables, cold, info, workload, state, sampler, las
         complete=reason is None,
         incomplete_reason=reason,
         server={
+            # How the run's connections reached the server (docker: servers/fastpath.py).
+            "endpoint_path": "unix_socket" if server.endpoint.unix_socket else "tcp",
             **server.describe(),
             "flavor": flavor.name,
             "version": flavor.version,
@@ -256,6 +339,9 @@ def _result(server, flavor, variables, cold, info, workload, state, sampler, las
             "latency_us": {k: v for k, v in latency.to_dict().items() if k != "count"},
             "latency_histogram": state.histogram.to_dict(),
             "driver": state.driver,
+            # per_query: send to response of one query alone; pipelined_response: send to response
+            # with up to `pipeline` queries ahead of it on the connection (see drivers/native.py).
+            "latency_kind": state.latency_kind,
             "sample_interval_s": sampler.interval_s,
         },
         buffer_pool=bp,

@@ -10,8 +10,10 @@
 #include "memory.h"
 #include "lrusim.h"
 #include "querydrv.h"
+#include "pipeline.h"
 #include "rowgen.h"
 #include "permute.h"
+#include "tablegen.h"
 
 #include <stdlib.h>
 
@@ -21,8 +23,10 @@ static PyMethodDef loadgen_native_methods[] = {
     LOADGEN_MEMORY_METHODS
     LOADGEN_LRUSIM_METHODS
     LOADGEN_QUERYDRV_METHODS
+    LOADGEN_PIPELINE_METHODS
     LOADGEN_ROWGEN_METHODS
     LOADGEN_PERMUTE_METHODS
+    LOADGEN_TABLEGEN_METHODS
     {NULL, NULL, 0, NULL},
 };
 
@@ -34,6 +38,8 @@ static int loadgen_native_exec(PyObject *module) {
     if (loadgen_memory_exec(module) < 0)
         return -1;
     if (loadgen_querydrv_exec(module) < 0)
+        return -1;
+    if (loadgen_pipeline_exec(module) < 0)
         return -1;
     loadgen_debug("module executed");
     return 0;

@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..errors import ResultError, UsageError
+from ..errors import GateError, ResultError, UsageError
 from ..results import RunResult
 
 # (key, label, where in the result, lower_is_better)
@@ -41,6 +41,13 @@ class MetricRow:
 def side_by_side(results: list[RunResult]) -> list[MetricRow]:
     """Each metric for each run, with the ratio of the last run to the first (B/A)."""
     results = [as_run(r) for r in results]
+    # A/B ratios only mean something on the same table, pool and id set (as compare BASE NEW requires)
+    for r in results[1:]:
+        hard, _ = _differences(results[0], r)
+        if hard:
+            names = " and ".join(str(getattr(x, "source", None) or x.key) for x in (results[0], r))
+            raise ResultError(f"{names} measured different things ({'; '.join(hard)})",
+                              "compare runs of the same rows, stride, reps and pool size")
     rows = []
     for key, label, path, lower in AB_METRICS:
         values = [r.value(path) for r in results]
@@ -63,6 +70,9 @@ FILE_METRICS = [
     ("p99_us", ("result", "latency_us", "p99"), True),
 ]
 METRIC_KEYS = [m[0] for m in FILE_METRICS]
+# What `--max-regression 10%` (all metrics) gates: demand reads and read-ahead are shown beside
+# the headline, gated only when named (a shift between them is not a regression by itself).
+GATE_ALL = ["pages_read", "hit_ratio", "qps", "p50_us", "p99_us"]
 # `reads=` gated Innodb_buffer_pool_reads before format 2, which on MySQL leaves read-ahead out
 # (a chat -> chat_wide regression of 2.9x showed as +6%): it now names the headline.
 ALIASES = {"reads": "pages_read"}
@@ -131,6 +141,39 @@ def parse_limits(items: tuple | list) -> dict:
                 raise UsageError(f"--max-regression {part!r} must be 0% or more")
             limits[key] = pct
     return limits
+
+
+def gate_problems(runs: list[RunResult], limits: dict) -> list[str]:
+    """Why a --max-regression gate cannot judge these runs: each entry names a file and says what
+    is wrong (an interrupted run, a file without the gated metric). An empty list: gate away.
+
+    A partial run shows fewer reads than a whole one, so gating it would pass any regression."""
+    gated = [m for m in FILE_METRICS if m[0] in limits or ("*" in limits and m[0] in GATE_ALL)]
+    problems = []
+    for r in map(as_run, runs):
+        name = str(getattr(r, "source", None) or r.key)
+        if r.complete is not True:
+            why = r.incomplete_reason or "no complete: true"
+            problems.append(f"{name} is incomplete ({why})")
+            continue
+        missing = [key for key, path, _ in gated if not isinstance(_metric_value(r, path), (int, float))
+                   or isinstance(_metric_value(r, path), bool)]
+        if missing:
+            why = ""
+            if "pages_read" in missing and r.server.get("flavor") == "mysql":
+                why = (f" (a format-{r.format_version} MySQL file with demand reads only: "
+                       "they leave read-ahead out and do not mean what pages read mean)")
+            problems.append(f"{name} has no {', '.join(missing)}{why}")
+    return problems
+
+
+def check_gateable(runs: list[RunResult], limits: dict) -> None:
+    """Raise GateError (exit 2) naming the first file the gate cannot judge."""
+    problems = gate_problems(runs, limits)
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise GateError(f"the --max-regression gate cannot judge {problems[0]}{more}",
+                        "re-run it to completion, or pass --allow-incomplete to compare it anyway")
 
 
 def _differences(base: RunResult, new: RunResult) -> tuple[list, list]:
@@ -215,7 +258,7 @@ def compare_files(base: list[RunResult], new: list[RunResult], limits: dict | No
                               "compare runs of the same rows, stride, reps and pool size")
         if soft:
             notes.append(f"variation {k}: {'; '.join(soft)}")
-        gated = set(limits) if "*" not in limits else set(METRIC_KEYS)
+        gated = set(limits) if "*" not in limits else set(GATE_ALL)
         if gated & {"pages_read", "hit_ratio"}:
             _check_headline(k, groups_b[k] + groups_n[k])
         for key, path, lower in FILE_METRICS:
@@ -229,7 +272,7 @@ def compare_files(base: list[RunResult], new: list[RunResult], limits: dict | No
                 worse = (ratio - 1) * 100 if lower else (1 - ratio) * 100
             p = welch(a, b)
             significant = None if p is None else p < ALPHA
-            limit = limits.get(key, limits.get("*"))
+            limit = limits.get(key, limits.get("*") if key in GATE_ALL else None)
             # With one run per side there is no test: gate on the value (reads are deterministic);
             # with several, a change the test calls noise is not a regression.
             regressed = bool(limit is not None and worse is not None and worse > limit and significant is not False)

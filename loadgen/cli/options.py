@@ -4,12 +4,15 @@ turn command-line words into the core's specs (ServerSpec, DatasetSpec, workload
 from __future__ import annotations
 
 import functools
+import re
 
 import click
 
 from ..errors import UsageError
 
 DEFAULT_ROWS = "4M"
+SAMPLE_INTERVAL_MIN_S = 0.01  # below this, SHOW GLOBAL STATUS itself loads the server
+SAMPLE_INTERVAL_MAX_S = 3600.0
 
 
 def stderr_console():
@@ -144,20 +147,75 @@ def server_options(f):
 
 def dataset_options(f):
     @click.option("--rows", default=DEFAULT_ROWS, show_default=True, help="Rows in chat.message: 200k, 4M, 4000000.")
-    @click.option("--schema", default="chat", show_default=True, help="Schema file under schema/ (without .sql).")
+    @click.option("--schema", default="chat", show_default=True,
+                  help="A schema under schema/ (chat, chat_wide, chat_idx) or any .sql file of CREATE TABLEs.")
+    @click.option("--table-name", default=None, metavar="NAME",
+                  help="Which table of the --schema file to seed and query. [default: the first]")
+    @click.option("--table", "existing_table", default=None, metavar="DB.TABLE",
+                  help="Measure this existing table on the --dsn server instead (read only: no seeding, no DDL).")
+    @click.option("--query", default=None, metavar="SQL",
+                  help="The statement to run per access, with one ? bound to the key, e.g. "
+                       "'SELECT body FROM message WHERE id = ?'.")
+    @click.option("--key-column", default=None, metavar="COL",
+                  help="Look rows up by this column (a secondary index) instead of the primary key.")
     @click.option("--database", default="chat", show_default=True, help="Database that holds the table.")
     @click.option("--data-seed", type=int, default=1, show_default=True, help="Seed of the row generator.")
     @functools.wraps(f)
-    def wrapper(*args, rows, schema, database, data_seed, **kwargs):
-        from ..dataset import DatasetSpec, schema_text
-        from ..units import parse_count
-
-        schema_text(schema)  # an unknown schema is a usage error before anything starts
-        kwargs["dataset_spec"] = DatasetSpec(rows=parse_count(rows, "--rows"), schema=schema, database=database,
-                                             seed=data_seed)
+    def wrapper(*args, rows, schema, table_name, existing_table, query, key_column, database, data_seed, **kwargs):
+        kwargs["dataset_spec"] = dataset_spec_from(rows, schema, table_name, existing_table, query, key_column,
+                                                   database, data_seed)
         return f(*args, **kwargs)
 
     return wrapper
+
+
+_DATABASE_RE = re.compile(r"[A-Za-z0-9_]{1,64}")
+
+
+def check_database_name(name: str) -> str:
+    """--database goes into SQL as an identifier: letters, digits and _, at most 64 (the server's
+    limit), not only digits. Anything else would be an SQL error (or worse) once a server is up."""
+    if not _DATABASE_RE.fullmatch(name) or name.isdigit():
+        raise UsageError(f"--database {name!r} is not a plain database name",
+                         "use letters, digits and _ (at most 64), e.g. --database chat")
+    return name
+
+
+def dataset_spec_from(rows, schema, table_name=None, existing_table=None, query=None, key_column=None,
+                      database="chat", data_seed=1):
+    """The options above -> DatasetSpec; bad input is a usage error before anything starts."""
+    from pathlib import Path
+
+    from ..dataset import DatasetSpec, is_schema_path, schema_text
+    from ..units import parse_count
+    from ..usertable import check_query, ident
+
+    if existing_table is None:
+        check_database_name(database)
+    if query is not None:
+        query = check_query(query)
+    if key_column is not None:
+        ident(key_column, "--key-column")
+    if existing_table is not None:
+        db_name, dot, table = existing_table.partition(".")
+        if not dot:
+            raise UsageError(f"--table {existing_table} needs the database: DB.TABLE", "e.g. --table shop.orders")
+        ident(db_name, "--table database")
+        ident(table, "--table table")
+        if schema != "chat" or table_name:
+            raise UsageError("--table measures an existing table: it goes without --schema and --table-name")
+        return DatasetSpec(rows=parse_count(rows, "--rows"), schema=existing_table, database=db_name, seed=0,
+                           table=table, existing=True, query=query, key_column=key_column)
+    if is_schema_path(schema):
+        from ..schemas import queried_table, read_schema_file
+
+        queried_table(read_schema_file(Path(schema)), table_name)  # no table / no key: exit 2 now
+    else:
+        schema_text(schema)  # an unknown schema is a usage error before anything starts
+        if table_name:
+            raise UsageError("--table-name picks a table of a --schema FILE.sql", "drop it for the built-in schemas")
+    return DatasetSpec(rows=parse_count(rows, "--rows"), schema=schema, database=database, seed=data_seed,
+                       table=table_name, query=query, key_column=key_column)
 
 
 def shape_options(f):
@@ -184,8 +242,11 @@ def workload_options(f):
                   help="Seconds between buffer-pool samples.")
     @functools.wraps(f)
     def wrapper(*args, sample_interval, **kwargs):
-        if sample_interval <= 0:
-            raise UsageError(f"--sample-interval {sample_interval} must be above zero")
+        # nan passes every comparison (the sampler would spin) and inf overflows the timer:
+        # a finite range, checked before anything starts
+        if not SAMPLE_INTERVAL_MIN_S <= sample_interval <= SAMPLE_INTERVAL_MAX_S:
+            raise UsageError(f"--sample-interval {sample_interval} is out of range",
+                             f"give seconds from {SAMPLE_INTERVAL_MIN_S} to {SAMPLE_INTERVAL_MAX_S:g}")
         kwargs["sample_interval_s"] = sample_interval
         return f(*args, **kwargs)
 
@@ -197,11 +258,16 @@ def driver_options(f):
                   help="Query loop: native (C, prepared statement; auto picks it when built) or python.")
     @click.option("--threads", type=int, default=1, show_default=True,
                   help="Connections, each running the order over its own slice of the ids.")
+    @click.option("--pipeline", type=int, default=1, show_default=True,
+                  help="Queries in flight per connection, run by the server in the order's exact order "
+                       "(native driver; latency is then per response, not per query).")
     @functools.wraps(f)
-    def wrapper(*args, driver, threads, **kwargs):
-        from ..drivers.drive import check_threads, resolve_driver
+    def wrapper(*args, driver, threads, pipeline, **kwargs):
+        from ..drivers.drive import check_pipeline, check_threads, resolve_driver
 
-        kwargs["drive"] = {"driver": resolve_driver(driver), "threads": check_threads(threads)}
+        driver = resolve_driver(driver)
+        kwargs["drive"] = {"driver": driver, "threads": check_threads(threads),
+                           "pipeline": check_pipeline(pipeline, driver)}
         return f(*args, **kwargs)
 
     return wrapper
