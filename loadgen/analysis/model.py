@@ -718,7 +718,7 @@ def predict_result(result: dict) -> dict | None:
     p = Prediction(MODEL, misses, refs, 1.0 - misses / requests if requests else 0.0, plain,
                    pool.capacity_pages, pool.pool_pages, made_young, pool.qps, read_ahead=ra_pages,
                    measured_read_ahead=bp.get("read_ahead"))
-    measured = measured_reads(bp)
+    measured = bp.get("pages_read") if bp.get("pages_read") is not None else measured_reads(bp)  # the headline
     if measured:
         p.measured_reads = measured
         p.error_pct = round((misses - measured) / measured * 100, 2)
