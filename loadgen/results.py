@@ -103,6 +103,25 @@ def _json_default(o):
     raise TypeError(f"not JSON serialisable: {type(o).__name__}")
 
 
+
+def pages_read(counts: dict, flavor: str | None = None) -> tuple[int | None, str | None]:
+    """The headline over an interval: pages read into the pool, and the counter it came from.
+
+    Innodb_pages_read where the server has it; otherwise reads + read_ahead on MySQL (whose
+    Innodb_buffer_pool_reads leaves read-ahead out) and reads on MariaDB (whose reads include it).
+    """
+    if counts.get("pages_read") is not None:
+        return counts["pages_read"], "Innodb_pages_read"
+    reads, ahead = counts.get("reads"), counts.get("read_ahead")
+    if reads is None:
+        return None, None
+    if flavor == "mariadb":
+        return reads, "Innodb_buffer_pool_reads"
+    if flavor == "mysql" and ahead is not None:
+        return reads + ahead, "Innodb_buffer_pool_reads + Innodb_buffer_pool_read_ahead"
+    return None, None
+
+
 class Document(Mapping):
     """A typed result document. It reads like its JSON too (doc["buffer_pool"]["reads"]), so a
     script written against the files works on the objects unchanged."""
@@ -207,17 +226,9 @@ class RunResult(Document):
         else reads (MariaDB, read-ahead included) or reads + read_ahead (MySQL). (None, None)
         when the file cannot tell, e.g. a v1 MySQL file with reads only."""
         bp = self.buffer_pool or {}
-        counters = bp.get("counters") or {}
         if bp.get("pages_read") is not None:
-            return bp["pages_read"], counters.get("pages_read", "Innodb_pages_read")
-        reads, ahead, flavor = bp.get("reads"), bp.get("read_ahead"), self.server.get("flavor")
-        if reads is None:
-            return None, None
-        if flavor == "mariadb":
-            return reads, "Innodb_buffer_pool_reads"
-        if flavor == "mysql" and ahead is not None:
-            return reads + ahead, "Innodb_buffer_pool_reads + Innodb_buffer_pool_read_ahead"
-        return None, None
+            return bp["pages_read"], (bp.get("counters") or {}).get("pages_read", "Innodb_pages_read")
+        return pages_read(bp, self.server.get("flavor"))
 
     def headline_hit_ratio(self) -> float | None:
         """1 - pages_read / read_requests, whatever the file's version (v1 stored it from reads)."""

@@ -15,6 +15,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
+from .results import pages_read
+
 # Cumulative counters (deltas make sense) and gauges (the value at the sample time).
 COUNTERS = {
     "read_requests": "Innodb_buffer_pool_read_requests",
@@ -81,24 +83,6 @@ def hit_ratio(read_requests: int, reads: int) -> float | None:
     if read_requests <= 0:
         return None
     return max(0.0, 1.0 - reads / read_requests)
-
-
-def pages_read(counts: dict, flavor: str | None = None) -> tuple[int | None, str | None]:
-    """The headline over an interval: pages read into the pool, and the counter it came from.
-
-    Innodb_pages_read where the server has it; otherwise reads + read_ahead on MySQL (whose
-    Innodb_buffer_pool_reads leaves read-ahead out) and reads on MariaDB (whose reads include it).
-    """
-    if counts.get("pages_read") is not None:
-        return counts["pages_read"], "Innodb_pages_read"
-    reads, ahead = counts.get("reads"), counts.get("read_ahead")
-    if reads is None:
-        return None, None
-    if flavor == "mariadb":
-        return reads, "Innodb_buffer_pool_reads"
-    if flavor == "mysql" and ahead is not None:
-        return reads + ahead, "Innodb_buffer_pool_reads + Innodb_buffer_pool_read_ahead"
-    return None, None
 
 
 def headline(counts: dict, flavor: str | None = None) -> dict:
