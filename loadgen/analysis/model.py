@@ -1,24 +1,24 @@
 """Predict buffer-pool misses: the page trace of a workload, InnoDB's LRU, and plain LRU.
 
 The trace: each query descends the primary key, root first, to its leaf: the table is loaded in
-PK order, so leaf k starts near id k*rows/L (docs/innodb.md, "Table geometry"), up to 2 ids off, as
-real leaves hold 121-125 rows; that decides which selects hit a leaf's first or last key, where
-read-ahead is checked (leaf_start).
+PK order, so leaf k starts near id k*rows/L (docs/innodb.md, "Table geometry"), up to 2 ids off,
+as real leaves hold 121-125 rows; that decides which selects hit a leaf's first or last key,
+where read-ahead is checked (leaf_start).
 InnoDB's LRU (midpoint insertion, warm-up freeze, old_blocks_time, young drift) is simulated on
 it by the C kernel in native/lrusim.c; `_py_simulate` is the slow reference it is tested
 against. Plain LRU for every pool size comes from Mattson stack distances in one pass; it is the
 naive baseline, off by up to 44% for the looped order because InnoDB is not a stack algorithm.
 
 The pool's capacity is the data pages it actually holds: pages_total minus the free pages the
-page cleaner keeps (about innodb_lru_scan_depth, docs/innodb.md, "The LRU rules the model uses"). The cleaner
-frees them in batches (the free list swings between scan_depth/2 and scan_depth), so the LRU list
-shrinks and regrows; the model frees scan_depth/2 pages at once when the list is full
-(PoolModel.cleaner_batch). That is what wears away the young pages kept from the warm-up, once
-read-ahead puts pages in the list before their first access: the boundary then makes them
-young, their first access moves them to the head, and the warm-up pages drift to the boundary
-and are evicted. Measured at 4M rows, 128M, looped: 63,935 reads with the defaults (the model
-with batches +1.5%, without -4.6%); 60,498 with innodb_lru_scan_depth=100 (-0.3%) and 61,278
-with read-ahead off (-0.1%).
+page cleaner keeps (about innodb_lru_scan_depth, docs/innodb.md, "The LRU rules the model uses").
+MariaDB's cleaner frees them in batches (the free list swings between scan_depth/2 and
+scan_depth), so the LRU list shrinks and regrows; the model frees scan_depth/2 pages at once when
+the list is full (PoolModel.cleaner_batch; MySQL: none). That is what wears away the young pages
+kept from the warm-up, once read-ahead puts pages in the list before their first access: the
+boundary then makes them young, their first access moves them to the head, and the warm-up pages
+drift to the boundary and are evicted. Measured at 4M rows, 128M, looped: 63,935 reads with the
+defaults (the model with batches +1.5%, without -4.6%); 60,498 with innodb_lru_scan_depth=100
+(-0.3%) and 61,278 with read-ahead off (-0.1%).
 
 Linear read-ahead (innodb_read_ahead_threshold > 0) is simulated as MariaDB 10.11.19 does it for
 these point selects, found by probing the server query by query: the check runs only when a
