@@ -68,6 +68,7 @@ typedef struct {
     uint64_t rows, stride, reps, leaf_pages, fanout;
     int height;
     int moves;                      /* emit the leaf a point select steps to at a page boundary */
+    uint64_t jitter;                /* a leaf starts up to this many ids off the even spread */
     uint64_t n_ids, n_passes, pass, k; /* next id index k of pass `pass` */
     uint32_t level_base[16];        /* first page number of each level above the leaves */
     /* trace mode */
@@ -87,9 +88,38 @@ static uint64_t source_layout(source_t *s) {
     return total;
 }
 
+/* splitmix64's finaliser: a strong 64-bit mixer (a weak one sampled contiguous ids unevenly). */
+static inline uint64_t mix64(uint64_t x) {
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebULL;
+    x ^= x >> 31;
+    return x;
+}
+
+/* The first id on leaf k. Real leaves hold a varying number of rows (121-125 in chat, from the
+ * row lengths), so a leaf starts up to `jitter` ids away from k * rows / L: that decides which
+ * selects hit a leaf's first or last key, where read-ahead is checked. An even spread would make
+ * that a fixed arithmetic pattern (with 122.5 rows per leaf, never on the last leaf of an area). */
+static uint64_t leaf_start(const source_t *s, uint64_t k) {
+    if (k == 0)
+        return 1;
+    if (k >= s->leaf_pages)
+        return s->rows + 1;
+    uint64_t even = (uint64_t)(((unsigned __int128)2 * k * s->rows + s->leaf_pages) / (2 * s->leaf_pages));
+    int64_t j = s->jitter ? (int64_t)(mix64(k) % (2 * s->jitter + 1)) - (int64_t)s->jitter : 0;
+    return (uint64_t)((int64_t)(1 + even) + j);
+}
+
 static uint64_t leaf_of(const source_t *s, uint64_t id) {
-    /* p = floor((id-1) * L / rows): leaves evenly cover the dense primary key */
-    return (uint64_t)(((unsigned __int128)(id - 1) * s->leaf_pages) / s->rows);
+    /* near floor((id-1) * L / rows): leaves cover the dense primary key in order */
+    uint64_t k = (uint64_t)(((unsigned __int128)(id - 1) * s->leaf_pages) / s->rows);
+    while (k + 1 < s->leaf_pages && leaf_start(s, k + 1) <= id)
+        k++;
+    while (k > 0 && leaf_start(s, k) > id)
+        k--;
+    return k;
 }
 
 /* The next run, or 0 at the end. In workload mode a run is the ids of one pass that land on
@@ -137,8 +167,8 @@ static int source_next(source_t *s, run_t *r) {
     r->n = n;
     uint64_t nk = 1;
     if (first == second) {
-        /* ids on this leaf: id - 1 < t, t = ceil((leaf+1) * rows / L) */
-        uint64_t t = (uint64_t)(((unsigned __int128)(leaf + 1) * s->rows + s->leaf_pages - 1) / s->leaf_pages);
+        /* ids on this leaf: id - 1 < t, t = the next leaf's first id - 1 */
+        uint64_t t = leaf_start(s, leaf + 1) - 1;
         uint64_t kend = (t + s->stride - 1) / s->stride;
         if (kend > s->n_ids)
             kend = s->n_ids;
@@ -190,6 +220,8 @@ static int source_init(source_t *s, PyObject *py_trace, PyObject *py_workload, P
         s->fanout = fanout;
         s->moves = moves;
         s->n_ids = (rows - 1) / stride + 1;
+        /* +-2 rows where leaves hold 5+ rows; less where fewer, so starts stay increasing */
+        s->jitter = rows / leaf >= 5 ? 2 : rows / leaf >= 3 ? 1 : 0;
         s->n_passes = order == ORDER_LOOPED ? s->reps : 1;
         if (source_layout(s) != n_pages) {
             PyErr_Format(PyExc_ValueError, "n_pages %llu does not match the workload's %llu",
@@ -251,15 +283,6 @@ static int64_t phys_leaf_of(uint64_t page, uint64_t leaf_pages) { /* leaf on a p
     return k < leaf_pages ? (int64_t)k : -1;
 }
 
-/* splitmix64's finaliser: a strong 64-bit mixer (a weak one sampled contiguous ids unevenly). */
-static inline uint64_t mix64(uint64_t x) {
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ULL;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebULL;
-    x ^= x >> 31;
-    return x;
-}
 
 /* ---- InnoDB LRU ------------------------------------------------------------------------- */
 
@@ -287,6 +310,7 @@ typedef struct {
     uint32_t head, tail, lru_old;
     uint64_t len, old_len, capacity, pool_pages, n_pages;
     double wlen, wcap, upper_w; /* capacity in leaf units: an upper page weighs upper_w */
+    double wcap_lo;             /* a full pool is emptied down to this (the page cleaner's batch) */
     uint64_t freed_page_clock;
     uint64_t old_ratio;
     double old_time_ms, ms_per_query;
@@ -433,9 +457,14 @@ static int too_old(lru_t *m, uint32_t p, double now_ms) { /* buf_page_peek_if_to
     return drifted(m, p);
 }
 
-/* A free frame for a page of weight w about to be read: evict from the tail while full. */
+/* A free frame for a page of weight w about to be read. A full pool is emptied from the tail
+ * down to wcap_lo: MariaDB's page cleaner frees pages in batches (the free list swings between
+ * innodb_lru_scan_depth/2 and innodb_lru_scan_depth), so the LRU list shrinks and regrows, and
+ * the old/young boundary moves with it (wcap_lo == wcap: one page per read). */
 static void make_room(lru_t *m, double w) {
-    while (m->len > 0 && m->wlen + w > m->wcap) {
+    if (!(m->len > 0 && m->wlen + w > m->wcap))
+        return;
+    while (m->len > 0 && m->wlen + w > m->wcap_lo) {
         uint32_t victim = m->tail;
         remove_block(m, victim);
         m->resident[victim] = 0;
@@ -810,6 +839,7 @@ typedef struct {
     uint64_t salt;
     uint64_t start_pages; /* pages the server holds before the run (read while it started) */
     uint64_t start_freed; /* pages it evicted while starting: the freed-page clock at the run's start */
+    uint64_t batch; /* pages freed at once when the pool is full (0 or 1: one per read) */
 } sim_cfg_t;
 
 /* Sample the extents whose mix64(extent ^ salt) falls under rate * 2^64 and build the maps. */
@@ -901,6 +931,10 @@ static int sim_init(lru_t *m, const sim_cfg_t *c, uint64_t n_pages, uint64_t lea
     if (m->capacity < 1)
         m->capacity = 1;
     m->wcap = (double)m->capacity;
+    {
+        double b = c->rate < 1 ? (double)c->batch * scale : (double)c->batch;
+        m->wcap_lo = b >= 1 && b < m->wcap ? m->wcap - (double)(uint64_t)(b + 0.5) + 1 : m->wcap;
+    }
     /* innodb_old_blocks_pct -> LRU_old_ratio, as buf_LRU_old_ratio_update does */
     m->old_ratio = (uint64_t)(old_pct * RATIO_DIV / 100);
     m->old_time_ms = old_time_ms;
@@ -993,15 +1027,17 @@ PyObject *loadgen_lrusim_innodb(PyObject *self, PyObject *args) {
     unsigned long long start_pages = 0, start_freed = 0;
     double old_pct, old_time_ms, ms_per_query;
     int collapse = 1, ra_rule = RA_RULE_MARIADB;
+    unsigned long long batch = 0;
     source_t src;
     Py_buffer view;
     lru_t m;
     run_t r;
 
     memset(&m, 0, sizeof(m));
-    if (!PyArg_ParseTuple(args, "OOKKKddd|KKpiKK", &py_trace, &py_workload, &n_pages, &capacity,
+    if (!PyArg_ParseTuple(args, "OOKKKddd|KKpiKKK", &py_trace, &py_workload, &n_pages, &capacity,
                           &pool_pages, &old_pct, &old_time_ms, &ms_per_query, &ra_threshold,
-                          &ra_area, &collapse, &ra_rule, &start_pages, &start_freed))
+                          &ra_area, &collapse, &ra_rule, &start_pages, &start_freed,
+                          &batch))
         return NULL;
     if (!check_lru_args(n_pages, old_pct, ra_threshold) || check_area(ra_area) < 0)
         return NULL;
@@ -1015,7 +1051,7 @@ PyObject *loadgen_lrusim_innodb(PyObject *self, PyObject *args) {
     }
     if (source_init(&src, py_trace, py_workload, &view, n_pages) < 0)
         return NULL;
-    sim_cfg_t cfg = {capacity, pool_pages, ra_area, 1.0, 0, start_pages, start_freed};
+    sim_cfg_t cfg = {capacity, pool_pages, ra_area, 1.0, 0, start_pages, start_freed, batch};
     if (ra_rule != RA_RULE_MARIADB && ra_rule != RA_RULE_MYSQL) {
         PyErr_SetString(PyExc_ValueError, "ra_rule must be 0 (MariaDB) or 1 (MySQL)");
         goto error;
@@ -1104,17 +1140,17 @@ PyObject *loadgen_lrusim_curve(PyObject *self, PyObject *args) {
         goto error;
     }
     for (Py_ssize_t i = 0; i < n_sims; i++) {
-        unsigned long long cap, pp, area, salt, start = 0, freed = 0;
+        unsigned long long cap, pp, area, salt, start = 0, freed = 0, batch = 0;
         double rate;
-        if (!PyArg_ParseTuple(PyList_GET_ITEM(py_cfgs, i), "KKKdK|KK", &cap, &pp, &area, &rate, &salt,
-                              &start, &freed))
+        if (!PyArg_ParseTuple(PyList_GET_ITEM(py_cfgs, i), "KKKdK|KKK", &cap, &pp, &area, &rate, &salt,
+                              &start, &freed, &batch))
             goto error;
         if (cap < 1 || rate <= 0 || check_area(area) < 0) {
             if (!PyErr_Occurred())
                 PyErr_SetString(PyExc_ValueError, "need capacity >= 1 and rate > 0");
             goto error;
         }
-        cfgs[i] = (sim_cfg_t){cap, pp, area, rate, salt, start, freed};
+        cfgs[i] = (sim_cfg_t){cap, pp, area, rate, salt, start, freed, batch};
     }
     for (Py_ssize_t i = 0; i < n_sims; i++) {
         if (sim_init(&sims[i], &cfgs[i], n_pages, leaf_pages, old_pct, old_time_ms, ms_per_query,

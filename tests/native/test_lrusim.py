@@ -65,13 +65,43 @@ def test_read_ahead_in_c_equals_python(order, capacity, area, threshold):
     assert c[1] >= no_ra[1] - c[4]  # read-ahead can only replace demand reads it prefetched
 
 
+@pytest.mark.parametrize("order,capacity,batch,threshold", [("looped", 520, 100, 56), ("looped", 900, 300, 56),
+                                                            ("interleaved", 520, 200, 56), ("looped", 700, 64, 0)])
+def test_page_cleaner_batches_in_c_equal_python(order, capacity, batch, threshold):
+    # MariaDB's page cleaner frees `batch` pages at once when the list is full (model.PoolModel.cleaner_batch)
+    g = model.Geometry(rows=240_000, leaf_pages=2000, height=3, fanout=300)
+    pool = model.PoolModel(pool_pages=capacity + 200, capacity_pages=capacity, qps=20_000,
+                           ra_threshold=threshold, ra_area=64, cleaner_batch=batch)
+    c = model.simulate_detail(order, 10, 2, g, pool)
+    py = model._py_simulate(model._py_trace(order, 10, 2, g, moves=threshold > 0), pool.capacity_high,
+                            capacity + 200, pool.old_pct, pool.old_time_ms, 1000 / pool.qps, threshold, 64,
+                            g.leaf_pages, batch=batch)
+    assert c == py
+    one_by_one = model.simulate_detail(order, 10, 2, g, model.PoolModel(
+        pool_pages=capacity + 200, capacity_pages=capacity, qps=20_000, ra_threshold=threshold, ra_area=64))
+    assert c != one_by_one  # the batches change the replay
+
+
 def test_read_ahead_steps_are_the_leaf_boundaries():
-    g = model.Geometry(rows=1000, leaf_pages=10, height=2, fanout=300)  # 100 ids per leaf
+    g = model.Geometry(rows=1000, leaf_pages=10, height=2, fanout=300)  # ~100 ids per leaf
+    first = model.leaf_start(g, 1)  # 101 +- 2: real leaves do not hold equal rows
+    assert abs(first - 101) <= 2 and model.leaf_of_id(g, first) == 1 and model.leaf_of_id(g, first - 1) == 0
     steps = [(p, q) for p, q, step in model._py_trace("sequential", 1, 1, g, moves=True) if step]
-    # id 100 is the last key of leaf 0 (reads on to leaf 1); id 101 the first key of leaf 1
-    # (lands on leaf 0 first): both step to leaf 1
-    assert steps[:2] == [(1, 99), (1, 100)]
+    # the last key of leaf 0 reads on to leaf 1; the first key of leaf 1 lands on leaf 0 first:
+    # both step to leaf 1 (query index = id - 1)
+    assert steps[:2] == [(1, first - 2), (1, first - 1)]
     assert len(steps) == 2 * 9
+
+
+def test_leaf_starts_spread_the_boundaries_like_real_leaves():
+    g = model.estimate_geometry(4_000_000)  # 122.5 rows per leaf
+    starts = [model.leaf_start(g, k) for k in range(g.leaf_pages)]
+    assert all(b - a in range(118, 128) for a, b in zip(starts, starts[1:]))
+    # which leaves a stride-10 select enters at its first key: about 1 in 10, not an even-spread
+    # pattern (every 4th leaf, never one that ends a read-ahead area)
+    first_key = [k for k, st in enumerate(starts) if (st - 1) % 10 == 0]
+    assert 0.08 < len(first_key) / g.leaf_pages < 0.12
+    assert any(model.leaf_phys(k) % 64 == 63 for k in first_key)
 
 
 def test_kernel_rejects_bad_input():
@@ -94,7 +124,8 @@ def _both(order, stride, reps, g, pool):
 @pytest.mark.parametrize("seed", range(40))
 def test_collapse_changes_nothing(seed):
     # small pools (plain-LRU regime under 512 pages, the old-list boundary), old_blocks_time
-    # that elapses inside a run (low qps, 1 ms), 0 (drift rule), warm-up, read-ahead on and off
+    # that elapses inside a run (low qps, 1 ms), 0 (drift rule), warm-up, read-ahead on and off,
+    # page-cleaner batches
     rng = random.Random(7000 + seed)
     rows = rng.choice([3_000, 20_000, 90_000])
     leaf = max(2, rows // rng.choice([5, 40, 122]))
@@ -106,7 +137,7 @@ def test_collapse_changes_nothing(seed):
     pool = model.PoolModel(pool_pages=capacity + rng.choice([0, 100]), capacity_pages=capacity,
                            old_pct=rng.choice([5, 37, 95]), old_time_ms=rng.choice([0, 1, 3, 1000]),
                            qps=rng.choice([50, 900, 15_000]), ra_threshold=rng.choice([0, 0, 8, 56]),
-                           ra_area=area)
+                           ra_area=area, cleaner_batch=rng.choice([0, 0, 30, 200]))
     order = rng.choice(["interleaved", "looped", "sequential"])
     fast, slow = _both(order, rng.choice([1, 3, 10]), rng.choice([1, 2, 5]), g, pool)
     assert fast == slow

@@ -125,9 +125,10 @@ def test_predict_prints_the_seed_case():
     # 3 page gets per query, plus the next leaf for ids at a leaf boundary (read-ahead's trigger):
     # 3.016 per query, as the lab measured (docs/innodb.md, "Counters")
     assert data["queries"] == 20_000_000 and 60_200_000 < data["prediction"]["read_requests"] < 60_400_000
-    # looped: about 2W less the warm-up bonus; fits at 16G: W once (docs/innodb.md, "The LRU rules the model uses")
+    # looped: about 2W (the page cleaner's batches wear the warm-up bonus away, as measured at 4M
+    # rows: 63,935 reads); fits at 16G: W once (docs/innodb.md, "The LRU rules the model uses")
     w = data["curve"][-1]["reads"]
-    assert 1.9 * w < data["prediction"]["reads"] < 2 * w
+    assert 1.9 * w < data["prediction"]["reads"] < 2.02 * w
     assert loadgen("predict", "--pool", "lots").returncode == 2
 
 
