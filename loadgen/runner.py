@@ -210,10 +210,12 @@ def _result(server, flavor, variables, cold, info, workload, state, sampler, las
 
 def _prediction(result: RunResult, reporter: Reporter) -> Prediction | None:
     """The model's reads beside the measured ones; a model failure must never cost a measurement."""
+    from .analysis import keymodel
     from .analysis.model import predict_result
 
     try:
-        return Prediction.from_dict(predict_result(result.to_dict()))
+        d = result.to_dict()
+        return Prediction.from_dict(predict_result(d) or keymodel.predict_result(d))
     except Exception as exc:  # noqa: BLE001 - reported, and the result is written without it
         reporter.say(f"warning: no prediction for this run: {exc}")
         return None

@@ -12,6 +12,7 @@
 #include "querydrv.h"
 #include "rowgen.h"
 #include "permute.h"
+#include "keydist.h"
 
 #include <stdlib.h>
 
@@ -23,6 +24,7 @@ static PyMethodDef loadgen_native_methods[] = {
     LOADGEN_QUERYDRV_METHODS
     LOADGEN_ROWGEN_METHODS
     LOADGEN_PERMUTE_METHODS
+    LOADGEN_KEYDIST_METHODS
     {NULL, NULL, 0, NULL},
 };
 

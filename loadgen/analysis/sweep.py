@@ -37,7 +37,7 @@ def parse_variations(text: str) -> list[tuple[str, str | None]]:
     names = [t.strip() for t in str(text).split(",") if t.strip()]
     if not names:
         raise UsageError("--variations is empty", "e.g. --variations A,B")
-    return [resolve(n, None) for n in names]
+    return [resolve(n, None) if n.upper() in ("A", "B") else resolve(None, n) for n in names]
 
 
 @dataclass
@@ -165,7 +165,17 @@ def curves_for(runs: list[RunResult], pools: list[int]) -> dict:
     for r in runs:
         wl, srv, ds = r.workload, r.server, r.dataset
         key = r.key
-        if key in out or wl["order"] not in model.ORDER_CODES:
+        if key in out:
+            continue
+        if wl["order"] not in model.ORDER_CODES:
+            from . import keymodel
+
+            w = keymodel.workload_of(wl, int(ds["rows"]))
+            if w is not None:
+                fc = keymodel.forecast(w, model.geometry_of(ds), pools[0], srv.get("variables"),
+                                       srv.get("flavor") or "mariadb",
+                                       float(r.result.get("qps") or model.DEFAULT_QPS), curve_pools=pools)
+                out[key] = [dataclasses.asdict(p) for p in fc.curve]
             continue
         fc = model.forecast(wl["order"], wl["stride"], wl["reps"], model.geometry_of(ds), pools[0], srv.get("variables"),
                             srv.get("flavor") or "mariadb", float(r.result.get("qps") or model.DEFAULT_QPS),

@@ -12,8 +12,10 @@ from .options import (RichReporter, dataset_options, driver_options, server_opti
 
 @click.command()
 @click.option("--variation", default=None, metavar="A|B", help="A = interleaved, B = looped.")
-@click.option("--order", default=None, type=click.Choice(["interleaved", "looped", "sequential"]),
-              help="The general form of --variation.")
+@click.option("--order", default=None, type=click.Choice(["interleaved", "looped", "sequential", "random", "zipfian",
+                                                          "hotspot", "latest", "uniform"]),
+              help="The general form of --variation (random, the key distributions and --trace run the "
+                   "explicit-key model).")
 @click.option("--pool", default="128M", show_default=True, metavar="SIZE", help="innodb_buffer_pool_size.")
 @dataset_options
 @shape_options
@@ -43,9 +45,7 @@ def predict(variation, order, pool, dataset_spec, shape, rows_per_leaf, leaf_pag
     from ..report import CURVE_HEADERS, curve_cells, forecast_rows, rich_table
     from ..units import parse_count, parse_size
 
-    order_name, _ = resolve(variation, order)
-    if order_name not in model.ORDER_CODES:
-        raise UsageError(f"predict handles {', '.join(model.ORDER_CODES)}, not {order_name}")
+    order_name, _ = resolve(variation, order, shape["trace"])
     n_rows = dataset_spec.rows
     pool_bytes = parse_size(pool, "--pool")
     if qps <= 0:
@@ -61,8 +61,13 @@ def predict(variation, order, pool, dataset_spec, shape, rows_per_leaf, leaf_pag
         variables[name] = int(value)
     curve_pools = parse_pools(curve) if curve.strip() else []
     workload = Workload(order_name, n_rows, **shape)
-    fc = model.forecast(workload.order, workload.stride, workload.reps, g, pool_bytes, variables, flavor, qps,
-                        curve_pools)
+    if order_name in model.ORDER_CODES:
+        fc = model.forecast(workload.order, workload.stride, workload.reps, g, pool_bytes, variables, flavor, qps,
+                            curve_pools)
+    else:  # random, the key distributions, a trace: the model from the explicit key stream
+        from ..analysis import keymodel
+
+        fc = keymodel.forecast(workload, g, pool_bytes, variables, flavor, qps, curve_pools)
     if fmt == "json":
         click.echo(json.dumps({"geometry": dataclasses.asdict(g), "order": fc.order, "queries": fc.queries,
                                "pool_bytes": pool_bytes, "prediction": fc.at.to_dict(),
@@ -100,7 +105,7 @@ def sweep(pools, variations, tolerance, max_time, out, out_dir, server_spec, dat
     from ..results import default_path
 
     pool_list = core.parse_pools(pools)
-    var_list = core.parse_variations(variations)
+    var_list = [("trace", None)] if shape["trace"] else core.parse_variations(variations)
     try:
         tol = float(str(tolerance).strip().rstrip("%"))
         minutes = float(max_time)

@@ -13,8 +13,9 @@ from .options import (RichReporter, dataset_options, driver_options, server_opti
 
 @click.command()
 @click.option("--variation", default=None, metavar="A|B", help="A = interleaved (each id twice in a row), B = looped (two passes).")
-@click.option("--order", default=None, type=click.Choice(["interleaved", "looped", "sequential", "random"]),
-              help="The general form of --variation.")
+@click.option("--order", default=None, type=click.Choice(["interleaved", "looped", "sequential", "random", "zipfian",
+                                                          "hotspot", "latest", "uniform"]),
+              help="The general form of --variation; zipfian/hotspot/latest/uniform are YCSB's key distributions.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Result file. [default: reports/run-<order>-<time>.json]")
 @server_options
@@ -31,13 +32,23 @@ def run(variation, order, out, server_spec, dataset_spec, shape, sample_interval
     from ..report import rich_table, run_rows
     from ..results import default_path
 
-    order_name, var = resolve(variation, order)
+    order_name, var = resolve(variation, order, shape["trace"])
     workload = Workload(order_name, dataset_spec.rows, variation=var, **shape)
+    if order_name == "trace":
+        _say_trace(workload)
     out = out or default_path("reports", f"run-{var or order_name}")
     with RichReporter() as reporter:
         [result] = runner.run(server_spec, dataset_spec, [workload], [out], sample_interval_s, reporter, **drive)
     stdout_console().print(rich_table(["", ""], run_rows(result), title=f"loadgen run: {var or order_name}"))
     reporter.say(f"result written to {out}")
+
+
+def _say_trace(workload) -> None:
+    s = workload.trace_scan()
+    note = f"trace {s.path}: {s.total:,} keys, {s.keys:,} inside the table's 1..{workload.rows:,}"
+    if s.outside:
+        note += f"; {s.outside:,} outside it ({s.below:,} below, {s.above:,} above) are skipped"
+    stderr_console().print(f"[{'yellow' if s.outside else 'dim'}]{note}[/]", highlight=False)
 
 
 @click.command()

@@ -1,0 +1,169 @@
+"""The model from an explicit key stream: key distributions (zipfian, hotspot, latest, uniform)
+and replayed traces, which model.py's workload tuples cannot describe.
+
+Each key becomes its root-to-leaf descent, the leaf from the geometry as model.py places it
+(leaf = (key - 1) * L // rows: the table is loaded in primary-key order), the levels above it
+shared and so hot. The page references go to the same InnoDB LRU kernel (native/lrusim.c) in
+its explicit-trace mode, so these predictions use exactly the LRU rules the built-in orders use.
+
+What it leaves out, on purpose: linear read-ahead (it fires on ascending runs of leaves, which
+these distributions do not make; a trace that does scan in key order is predicted without it and
+says so in the prediction's note), and the extra leaf a lookup on the first key of a leaf reads
+(model.py adds it only for read-ahead's trigger).
+
+The page trace is built in C from chunks of keys; it holds 4 bytes per page reference
+(height references per query), the one thing here that grows with the number of queries.
+"""
+from __future__ import annotations
+
+import os
+from array import array
+from concurrent.futures import ThreadPoolExecutor
+from typing import Iterable
+
+from . import model
+from ..orders import PATTERN_ORDERS, Workload
+
+KEY_ORDERS = ("random", *PATTERN_ORDERS, "trace")
+CHUNK_KEYS = 65536
+NOTE_NO_READ_AHEAD = "linear read-ahead is not modelled for key streams"
+
+
+def page_trace(keys: Iterable[int], g: model.Geometry, key_min: int = 1) -> tuple[array, int, int]:
+    """(uint32 page references, keys used, keys outside the table) for a key stream."""
+    from .. import native
+
+    fill = native.optional("keys_to_pages")
+    pages, used = array("I"), 0
+    it = iter(keys)
+    geometry = (key_min, g.rows, g.leaf_pages, g.height, g.fanout)
+    seen = 0
+    while True:
+        chunk = array("Q")
+        for k in it:
+            chunk.append(k)
+            if len(chunk) >= CHUNK_KEYS:
+                break
+        if not chunk:
+            break
+        seen += len(chunk)
+        if fill is not None:
+            out = array("I", bytes(4 * g.height * len(chunk)))
+            written, _ = fill(chunk, out, geometry)
+            pages.extend(out[:written])
+            used += written // g.height
+        else:
+            for k in chunk:
+                if key_min <= k < key_min + g.rows:
+                    pages.extend(_descent(k - key_min, g))
+                    used += 1
+    return pages, used, seen - used
+
+
+def _descent(offset: int, g: model.Geometry) -> list[int]:
+    """Root-to-leaf pages of the key at `offset` from the first key: the reference for C."""
+    sizes = model.level_sizes(g)
+    bases = [sum(sizes[:i]) for i in range(len(sizes))]
+    leaf = offset * g.leaf_pages // g.rows
+    idx = [leaf]
+    for level in range(1, g.height):
+        idx.append(0 if level == g.height - 1 else idx[-1] // g.fanout)
+    return [bases[level] + idx[level] for level in range(g.height - 1, 0, -1)] + [leaf]
+
+
+def simulate_pages(pages: array, queries: int, g: model.Geometry, pool: model.PoolModel) -> tuple[int, int, int, int]:
+    """(refs, misses, made_young, not_young) of InnoDB's LRU on a page trace of `queries` queries.
+
+    The kernel's explicit-trace clock ticks once per reference; a query's references share its
+    time, so a tick is the query's time spread over its references (old_blocks_time is in ms)."""
+    from .. import native
+
+    if not pages:
+        return 0, 0, 0, 0
+    ms_per_ref = (1000.0 / pool.qps) * queries / len(pages)
+    return native.lrusim_innodb(pages, None, g.n_pages, pool.capacity_pages, pool.pool_pages, pool.old_pct,
+                                pool.old_time_ms, ms_per_ref)[:4]
+
+
+def plain_lru_histogram(pages: array, g: model.Geometry) -> list[int]:
+    from .. import native
+
+    if not pages:
+        return [0] * (g.n_pages + 1)
+    return array("Q", native.lrusim_mattson(pages, None, g.n_pages)).tolist()
+
+
+def forecast(w: Workload, g: model.Geometry, pool_bytes: int, variables: dict | None = None,
+             flavor: str = "mariadb", qps: float = model.DEFAULT_QPS, curve_pools: list[int] | None = None,
+             total_pages: int | None = None) -> model.Forecast:
+    """model.forecast for a key stream: the prediction at pool_bytes and the curve."""
+    pages, used, _ = page_trace(w.ids(), g)
+    pool = model.pool_model(pool_bytes, variables, flavor, qps, total_pages)
+    pools = [pool_bytes] + [p for p in (curve_pools or []) if p != pool_bytes]
+    models = [pool] + [model.pool_model(p, variables, flavor, qps) for p in pools[1:]]
+    hist = plain_lru_histogram(pages, g)
+    with ThreadPoolExecutor(max_workers=max(1, min(len(models), os.cpu_count() or 1))) as ex:
+        sims = list(ex.map(lambda m: simulate_pages(pages, used, g, m), models))
+    refs = len(pages)
+    points = []
+    for pb, m, (_, misses, *_rest) in zip(pools, models, sims):
+        plain = model.lru_misses(hist, m.capacity_pages)
+        points.append(model.CurvePoint(pb, m.pool_pages, m.capacity_pages, misses, plain,
+                                       misses / refs if refs else 0.0, plain / refs if refs else 0.0))
+    _, misses, made_young, _ = sims[0]
+    at = model.Prediction(model.MODEL, misses, refs, 1.0 - misses / refs if refs else 0.0, points[0].plain_lru_reads,
+                          pool.capacity_pages, pool.pool_pages, made_young, qps, read_ahead=0)
+    curve = sorted(points[1:] if curve_pools and pool_bytes not in curve_pools else points,
+                   key=lambda p: p.pool_bytes)
+    return model.Forecast(g, w.order, used, refs, at, curve)
+
+
+def workload_of(wl: dict, rows: int) -> Workload | None:
+    """The Workload a result file's workload block describes, for the key orders; else None."""
+    order = wl.get("order")
+    if order not in KEY_ORDERS:
+        return None
+    common = {"stride": int(wl.get("stride") or 10), "reps": int(wl.get("reps") or 2), "seed": int(wl.get("seed") or 1)}
+    if order == "trace":
+        t = wl.get("trace") or {}
+        path = t.get("path") if isinstance(t, dict) else t
+        if not path or not os.path.exists(path):
+            return None
+        return Workload("trace", rows, trace=path, **common)
+    knobs = {k: wl[k] for k in ("count", "zipf_theta", "zipf_scramble", "hot_fraction", "hot_ops") if k in wl}
+    return Workload(order, rows, **common, **knobs)
+
+
+def predict_result(result: dict) -> dict | None:
+    """The `prediction` block of a result file for a key order (model.predict_result's twin)."""
+    wl, ds, srv, bp, res = (result.get(k) or {} for k in ("workload", "dataset", "server", "buffer_pool", "result"))
+    if not ds.get("leaf_pages"):
+        return None
+    g = model.geometry_of(ds)
+    w = workload_of(wl, g.rows)
+    if w is None:
+        return None
+    done = int(res.get("queries") or w.queries)
+    pages, used, _ = page_trace(_first(w.ids(), done), g)
+    pool = model.pool_model(int(srv.get("innodb_buffer_pool_size") or 0), srv.get("variables") or {},
+                            srv.get("flavor") or "mariadb", float(res.get("qps") or model.DEFAULT_QPS),
+                            total_pages=bp.get("pages_total"))
+    refs, misses, made_young, _ = simulate_pages(pages, used, g, pool)
+    plain = model.lru_misses(plain_lru_histogram(pages, g), pool.capacity_pages)
+    requests = bp.get("read_requests") or refs
+    p = model.Prediction(model.MODEL, misses, refs, 1.0 - misses / requests if requests else 0.0, plain,
+                         pool.capacity_pages, pool.pool_pages, made_young, pool.qps, read_ahead=0,
+                         measured_read_ahead=bp.get("read_ahead"))
+    measured = model.measured_reads(bp)
+    if measured:
+        p.measured_reads = measured
+        p.error_pct = round((misses - measured) / measured * 100, 2)
+        p.plain_lru_error_pct = round((plain - measured) / measured * 100, 2)
+    return {**p.to_dict(), "note": NOTE_NO_READ_AHEAD}
+
+
+def _first(it, n: int):
+    for i, k in enumerate(it):
+        if i >= n:
+            return
+        yield k
