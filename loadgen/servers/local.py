@@ -278,10 +278,14 @@ class LocalServer(Server):
             return
         password = secrets.token_urlsafe(18)
         cur = conn.cursor()
+        # A slow or general log turned on with --set logs statements verbatim (MariaDB does not
+        # mask IDENTIFIED BY there): keep these out of both, for this session only.
+        cur.execute("SET SESSION sql_log_off = 1, long_query_time = 31536000")
         for host in ("localhost", "127.0.0.1"):
             cur.execute(f"CREATE USER IF NOT EXISTS 'root'@'{host}' IDENTIFIED BY %s", (password,))
             cur.execute(f"ALTER USER 'root'@'{host}' IDENTIFIED BY %s", (password,))
             cur.execute(f"GRANT ALL ON *.* TO 'root'@'{host}' WITH GRANT OPTION")
+        cur.execute("SET SESSION sql_log_off = DEFAULT, long_query_time = DEFAULT")
         cur.close()
         write_secret(path, password)
 
