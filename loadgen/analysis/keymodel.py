@@ -13,6 +13,14 @@ says so in the prediction's note), and the extra leaf a lookup on the first key 
 
 The page trace is built in C from chunks of keys; it holds 4 bytes per page reference
 (height references per query), the one thing here that grows with the number of queries.
+
+Time: innodb_old_blocks_time works in real time, and a measured run's rate is anything but
+constant (a cold pool is slow, a shared machine slower still: 300 to 3,300 queries/s within one
+run here). For a run with samples, the prediction follows the measured timeline: the kernel's
+clock ticks once per reference, so quiet stretches are filled with references to the root page
+(resident and young from the first query on, so they change nothing but the clock; they are
+taken off the reference count again). At most PAD_FACTOR times the real references are added;
+a stretch faster than that allows runs late.
 """
 from __future__ import annotations
 
@@ -25,6 +33,7 @@ from . import model
 from ..orders import PATTERN_ORDERS, Workload
 
 KEY_ORDERS = ("random", *PATTERN_ORDERS, "trace")
+PAD_FACTOR = 4
 CHUNK_KEYS = 65536
 NOTE_NO_READ_AHEAD = "linear read-ahead is not modelled for key streams"
 
@@ -83,6 +92,66 @@ def simulate_pages(pages: array, queries: int, g: model.Geometry, pool: model.Po
     ms_per_ref = (1000.0 / pool.qps) * queries / len(pages)
     return native.lrusim_innodb(pages, None, g.n_pages, pool.capacity_pages, pool.pool_pages, pool.old_pct,
                                 pool.old_time_ms, ms_per_ref)[:4]
+
+
+def query_times_ms(samples: list[dict], queries: int):
+    """Each query's time (ms from the run's start), interpolated in the sampler's intervals; None
+    without usable samples."""
+    import numpy as np
+
+    pts = [(0.0, 0)]
+    done = 0
+    for s in samples or []:
+        if s.get("t_s") is None or s.get("queries") is None:
+            continue
+        done += int(s["queries"])
+        pts.append((float(s["t_s"]) * 1000.0, done))
+    if len(pts) < 3 or done <= 0:
+        return None
+    t, q = np.array([p[0] for p in pts]), np.array([p[1] for p in pts], dtype=float)
+    keep = np.concatenate(([True], np.diff(q) > 0))  # intervals with no query add no information
+    t, q = t[keep], q[keep]
+    idx = np.arange(queries, dtype=float) + 0.5
+    return np.interp(idx, q, t)  # past the last sample: the last time
+
+
+def paced(pages: array, used: int, g: model.Geometry, times_ms) -> tuple[array, int, float]:
+    """(page trace with root references filling the quiet stretches, pads added, ms per reference)
+    so that reference index x ms per reference follows times_ms (see the module docstring)."""
+    import numpy as np
+
+    h = g.height
+    if times_ms is None or used == 0 or len(pages) != used * h:
+        return pages, 0, 0.0
+    times = np.asarray(times_ms[:used], dtype=float)
+    if len(times) < used:
+        times = np.concatenate((times, np.full(used - len(times), times[-1] if len(times) else 0.0)))
+    span = max(times[-1] - times[0], 1e-3)
+    ms_per_ref = span / (len(pages) * (PAD_FACTOR + 1))
+    ms_per_ref = max(ms_per_ref, span / max(1, len(pages)) / (PAD_FACTOR + 1))
+    ideal = np.floor((times - times[0]) / ms_per_ref).astype(np.int64)
+    q = np.arange(used, dtype=np.int64)
+    start = np.maximum.accumulate(ideal - q * h) + q * h  # start_q >= start_{q-1} + h
+    root = g.n_pages - 1
+    out = np.full(int(start[-1]) + h, root, dtype=np.uint32)
+    src = np.frombuffer(pages, dtype=np.uint32).reshape(used, h)
+    for j in range(h):
+        out[start + j] = src[:, j]
+    return array("I", out.tobytes()), len(out) - len(pages), ms_per_ref
+
+
+def simulate_paced(pages: array, used: int, g: model.Geometry, pool: model.PoolModel,
+                   times_ms) -> tuple[int, int, int, int]:
+    """simulate_pages on the measured timeline (or at pool.qps without one)."""
+    from .. import native
+
+    padded, pads, ms_per_ref = paced(pages, used, g, times_ms)
+    if not pads and not ms_per_ref:
+        return simulate_pages(pages, used, g, pool)
+    refs, misses, made_young, not_young = native.lrusim_innodb(
+        padded, None, g.n_pages, pool.capacity_pages, pool.pool_pages, pool.old_pct, pool.old_time_ms,
+        ms_per_ref)[:4]
+    return refs - pads, misses, made_young, not_young
 
 
 def plain_lru_histogram(pages: array, g: model.Geometry) -> list[int]:
@@ -148,7 +217,8 @@ def predict_result(result: dict) -> dict | None:
     pool = model.pool_model(int(srv.get("innodb_buffer_pool_size") or 0), srv.get("variables") or {},
                             srv.get("flavor") or "mariadb", float(res.get("qps") or model.DEFAULT_QPS),
                             total_pages=bp.get("pages_total"))
-    refs, misses, made_young, _ = simulate_pages(pages, used, g, pool)
+    times = query_times_ms(result.get("samples") or [], used)
+    refs, misses, made_young, _ = simulate_paced(pages, used, g, pool, times)
     plain = model.lru_misses(plain_lru_histogram(pages, g), pool.capacity_pages)
     requests = bp.get("read_requests") or refs
     p = model.Prediction(model.MODEL, misses, refs, 1.0 - misses / requests if requests else 0.0, plain,

@@ -171,3 +171,21 @@ def test_predict_for_a_pattern_and_a_trace(tmp_path):
                      "--format", "json")
     assert cp.returncode == 0, cp.stderr
     assert json.loads(cp.stdout)["queries"] == 20_000
+
+
+def test_paced_trace_follows_the_measured_timeline():
+    g = model.estimate_geometry(200_000)
+    w = Workload("uniform", 200_000, count=3000, seed=2)
+    pages, used, _ = keymodel.page_trace(w.ids(), g)
+    # 1,000 queries in the first second, 1,000 in the next ten, 1,000 in the last second
+    samples = [{"t_s": 1.0, "queries": 1000}, {"t_s": 11.0, "queries": 1000}, {"t_s": 12.0, "queries": 1000}]
+    times = keymodel.query_times_ms(samples, used)
+    padded, pads, ms = keymodel.paced(pages, used, g, times)
+    root = g.n_pages - 1
+    assert [p for p in padded if p != root] == [p for p in pages if p != root]
+    assert pads > 0 and len(padded) <= (keymodel.PAD_FACTOR + 1) * len(pages) + g.height
+    # query 1500 (mid slow stretch) runs near 6 s, query 2500 near 11.5 s
+    leaf_positions = [i for i, p in enumerate(padded) if p < g.leaf_pages]
+    assert len(leaf_positions) == used
+    assert leaf_positions[1500] * ms == pytest.approx(6000, rel=0.05)
+    assert leaf_positions[2500] * ms == pytest.approx(11500, rel=0.05)
