@@ -26,6 +26,7 @@ REASONS = {
     "no_key_equality": "statements on the table without `key = <integer>` (ranges, IN lists, joins on it)",
     "placeholder": "prepared statements with `?` (their Execute lines carry the values)",
     "not_a_statement": "lines that are neither a log header nor a statement",
+    "reconnects": "times the server went away while polling (its statements in between are lost)",
 }
 
 
@@ -221,30 +222,65 @@ PFS_QUERY = ("SELECT THREAD_ID, EVENT_ID, CURRENT_SCHEMA, SQL_TEXT FROM "
              "ORDER BY TIMER_START, THREAD_ID, EVENT_ID")
 
 
-def pfs_keys(conn, m: Matcher, cap: Capture, duration_s: float, interval_s: float = 0.5,
+RECONNECT_S = 30.0
+
+
+def pfs_keys(connect: Callable[[], object], m: Matcher, cap: Capture, duration_s: float, interval_s: float = 0.5,
              should_stop: Callable[[], bool] | None = None) -> Iterator[int]:
     """Poll events_statements_history_long for duration_s; each (thread, event) once, in start
     order within a poll. The table is a ring (performance_schema_events_statements_history_long_size
     rows): statements that come and go between two polls are lost; poll often or size it up.
-    EVENT_ID counts every event of a thread (stages, waits), so its gaps say nothing."""
+    EVENT_ID counts every event of a thread (stages, waits), so its gaps say nothing.
+
+    A server that goes away (a restart) is reconnected for up to RECONNECT_S; its statements in
+    between are lost and the reconnects are counted (cap.unused["reconnects"])."""
+    import MySQLdb
+
+    deadline = time.monotonic() + duration_s
+    conn = connect()
+    while True:
+        try:
+            yield from _pfs_poll(conn, m, cap, deadline, interval_s, should_stop)
+            return
+        except MySQLdb.OperationalError as exc:
+            if exc.args and exc.args[0] not in (2006, 2013):
+                raise LoadgenError(f"performance_schema poll failed: {exc.args[-1]}") from None
+        cap.unused["reconnects"] += 1
+        conn = _reconnect(connect, min(deadline, time.monotonic() + RECONNECT_S))
+        if conn is None:
+            return
+
+
+def _reconnect(connect, until: float):
+    while time.monotonic() < until:
+        try:
+            return connect()
+        except LoadgenError:
+            time.sleep(0.5)
+    return None
+
+
+def _pfs_poll(conn, m: Matcher, cap: Capture, deadline: float, interval_s: float, should_stop) -> Iterator[int]:
     cur = conn.cursor()
     try:
-        cur.execute("SELECT ENABLED FROM performance_schema.setup_consumers "
-                    "WHERE NAME = 'events_statements_history_long'")
+        # history_long is filled only when events_statements_current is on as well
+        cur.execute("SELECT MIN(ENABLED = 'YES') FROM performance_schema.setup_consumers "
+                    "WHERE NAME IN ('events_statements_current', 'events_statements_history_long')")
         row = cur.fetchone()
     except Exception as exc:  # noqa: BLE001 - the server's own message is the useful part
-        raise LoadgenError(f"cannot read performance_schema: {exc}",
+        if getattr(exc, "args", None) and exc.args[0] in (2006, 2013):
+            raise
+        raise LoadgenError(f"cannot read performance_schema: {exc.args[-1] if exc.args else exc}",
                            "start the server with performance_schema=ON and grant SELECT on performance_schema.*") from None
-    if not row or str(row[0]).upper() != "YES":
-        raise LoadgenError("the consumer events_statements_history_long is off",
-                           "run: UPDATE performance_schema.setup_consumers SET ENABLED='YES' "
-                           "WHERE NAME='events_statements_history_long'")
+    if not row or row[0] != 1:
+        raise LoadgenError("the consumers events_statements_current/events_statements_history_long are off",
+                           "run: UPDATE performance_schema.setup_consumers SET ENABLED='YES' WHERE NAME IN "
+                           "('events_statements_current','events_statements_history_long')")
     last: dict[int, int] = {}
     own = None
     cur.execute("SELECT THREAD_ID FROM performance_schema.threads WHERE PROCESSLIST_ID = CONNECTION_ID()")
     r = cur.fetchone()
     own = r[0] if r else None
-    deadline = time.monotonic() + duration_s
     while True:
         cur.execute(PFS_QUERY)
         for thread, event, schema, sql in cur.fetchall():

@@ -127,8 +127,9 @@ def paced(pages: array, used: int, g: model.Geometry, times_ms) -> tuple[array, 
     if len(times) < used:
         times = np.concatenate((times, np.full(used - len(times), times[-1] if len(times) else 0.0)))
     span = max(times[-1] - times[0], 1e-3)
+    # the whole run spans (PAD_FACTOR + 1) x the real references: stretches up to that many times
+    # the run's mean rate keep their time
     ms_per_ref = span / (len(pages) * (PAD_FACTOR + 1))
-    ms_per_ref = max(ms_per_ref, span / max(1, len(pages)) / (PAD_FACTOR + 1))
     ideal = np.floor((times - times[0]) / ms_per_ref).astype(np.int64)
     q = np.arange(used, dtype=np.int64)
     start = np.maximum.accumulate(ideal - q * h) + q * h  # start_q >= start_{q-1} + h

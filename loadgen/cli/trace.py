@@ -58,11 +58,11 @@ def capture(slow_log, general_log, pfs, dsn, duration, interval, table, key_colu
         from .. import db
         from ..servers.dsn import parse_dsn
 
-        conn = db.connect(parse_dsn(dsn))
+        endpoint = parse_dsn(dsn)
         cap = core.Capture("performance_schema", note="statements in start order; the history ring keeps "
                                                       "performance_schema_events_statements_history_long_size "
                                                       "rows, statements beyond it between polls are lost")
-        keys = _until_interrupted(core.pfs_keys(conn, matcher, cap, duration, interval))
+        keys = _until_interrupted(core.pfs_keys(lambda: db.connect(endpoint), matcher, cap, duration, interval))
     cap.keys = tracefile.write(out, keys)
     _report(cap, out)
 
