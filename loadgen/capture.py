@@ -26,6 +26,8 @@ REASONS = {
     "no_key_equality": "statements on the table without `key = <integer>` (ranges, IN lists, joins on it)",
     "placeholder": "prepared statements with `?` (their Execute lines carry the values)",
     "not_a_statement": "lines that are neither a log header nor a statement",
+    "execute_without_text": "prepared-statement executions (binary protocol): performance_schema keeps no "
+                            "text or values for them; capture those from the slow or general log",
     "reconnects": "times the server went away while polling (its statements in between are lost)",
 }
 
@@ -217,8 +219,9 @@ def read_lines(path) -> Iterator[str]:
 
 
 # -- performance_schema --------------------------------------------------------------------------
-PFS_QUERY = ("SELECT THREAD_ID, EVENT_ID, CURRENT_SCHEMA, SQL_TEXT FROM "
-             "performance_schema.events_statements_history_long WHERE SQL_TEXT IS NOT NULL "
+PFS_QUERY = ("SELECT THREAD_ID, EVENT_ID, CURRENT_SCHEMA, SQL_TEXT, EVENT_NAME FROM "
+             "performance_schema.events_statements_history_long "
+             "WHERE SQL_TEXT IS NOT NULL OR EVENT_NAME = 'statement/com/Execute' "
              "ORDER BY TIMER_START, THREAD_ID, EVENT_ID")
 
 
@@ -283,11 +286,14 @@ def _pfs_poll(conn, m: Matcher, cap: Capture, deadline: float, interval_s: float
     own = r[0] if r else None
     while True:
         cur.execute(PFS_QUERY)
-        for thread, event, schema, sql in cur.fetchall():
+        for thread, event, schema, sql, name in cur.fetchall():
             if thread == own or event <= last.get(thread, 0):
                 continue
             last[thread] = event
             cap.statements += 1
+            if sql is None:  # a binary-protocol execute: the history keeps no text, no values
+                cap.unused["execute_without_text"] += 1
+                continue
             text = sql.decode() if isinstance(sql, bytes) else sql
             what, key = m.match(text, schema)
             if key is None:
