@@ -33,7 +33,7 @@ SETTINGS = {"innodb_lru_scan_depth": "100", "innodb_old_blocks_time": "0"}
 
 
 def shape(**kw) -> dict:
-    return {"stride": 10, "reps": 2, "seed": 5, "count": QUERIES, **kw}
+    return {"stride": 10, "reps": 2, "seed": 5, "count": QUERIES, "trace": None, **kw}
 
 
 @pytest.fixture(scope="module")
@@ -97,3 +97,44 @@ def test_the_trace_sweep_has_a_curve_and_a_recommendation(measured):
     _, trace_sweep = measured
     assert trace_sweep["curves"]["trace"]
     assert "trace" in trace_sweep["recommendation"]
+
+
+# -- MySQL (docker image loadgen/mysql:9.7, built by `loadgen image build` on the mysql work) ------
+MYSQL_IMAGE = "loadgen/mysql:9.7"
+
+
+@pytest.fixture(scope="module")
+def mysql_measured(tmp_path_factory):
+    """zipfian and a replayed trace (the same zipfian keys, written as a binary trace) at 8M and
+    16M on MySQL 9.7 in docker."""
+    from ..conftest import require
+    from loadgen.errors import LoadgenError
+    from loadgen.servers.docker import engine as docker_engine
+
+    try:
+        client = docker_engine(timeout=60)
+    except LoadgenError as exc:
+        require("LOADGEN_REQUIRE_DOCKER", "no Docker engine", str(exc))
+    try:
+        client.images.get(MYSQL_IMAGE)
+    except Exception as exc:  # noqa: BLE001 - docker's NotFound
+        require("LOADGEN_REQUIRE_DOCKER", f"no image {MYSQL_IMAGE}", str(exc))
+    finally:
+        client.close()
+    d = tmp_path_factory.mktemp("mysql-keys")
+    trace_path = d / "zipf.trace"
+    tracefile.write(trace_path, Workload("zipfian", TEST_ROWS, **shape(seed=6)).ids())
+    spec = ServerSpec(provider="docker", image=MYSQL_IMAGE, pool_bytes=POOLS[0], options=SETTINGS)
+    ds = DatasetSpec(rows=TEST_ROWS)
+    a = sweep.run(spec, ds, POOLS, [("zipfian", None)], shape(), d / "runs", d / "z.json", 5.0)
+    b = sweep.run(spec, ds, POOLS, [("trace", None)], shape(trace=str(trace_path)), d / "runs", d / "t.json", 5.0)
+    return a["points"] + b["points"]
+
+
+@pytest.mark.docker
+def test_mysql_model_within_5_percent_for_zipfian_and_a_trace(mysql_measured):
+    got = {(p["variation"], p["pool_bytes"] >> 20): (p["reads"], p["predicted_reads"]) for p in mysql_measured}
+    print(json.dumps({f"mysql {k[0]}@{k[1]}M": v for k, v in got.items()}))
+    assert set(got) == {(o, m) for o in ("zipfian", "trace") for m in (8, 16)}
+    errors = {k: (pred - reads) / reads for k, (reads, pred) in got.items()}
+    assert all(abs(e) < 0.05 for e in errors.values()), errors
