@@ -6,8 +6,8 @@ from pathlib import Path
 import click
 
 from ..errors import UsageError
-from .options import (RichReporter, dataset_options, driver_options, server_options, settings_option, shape_options,
-                      stderr_console, stdout_console, workload_options)
+from .options import (RichReporter, dataset_options, driver_options, say_trace, server_options, settings_option,
+                      shape_options, stderr_console, stdout_console, workload_options)
 
 
 @click.command()
@@ -67,6 +67,8 @@ def predict(variation, order, pool, dataset_spec, shape, rows_per_leaf, leaf_pag
     else:  # random, the key distributions, a trace: the model from the explicit key stream
         from ..analysis import keymodel
 
+        if order_name == "trace":
+            say_trace(workload)
         fc = keymodel.forecast(workload, g, pool_bytes, variables, flavor, qps, curve_pools)
     if fmt == "json":
         click.echo(json.dumps({"geometry": dataclasses.asdict(g), "order": fc.order, "queries": fc.queries,
@@ -106,6 +108,10 @@ def sweep(pools, variations, tolerance, max_time, out, out_dir, server_spec, dat
 
     pool_list = core.parse_pools(pools)
     var_list = [("trace", None)] if shape["trace"] else core.parse_variations(variations)
+    if shape["trace"]:
+        from ..orders import Workload
+
+        say_trace(Workload("trace", dataset_spec.rows, **shape))
     try:
         tol = float(str(tolerance).strip().rstrip("%"))
         minutes = float(max_time)

@@ -98,6 +98,15 @@ def _now() -> float:
     return time.monotonic()
 
 
+def say_trace(workload) -> None:
+    """How many of a trace's keys lie inside the table; the ones outside are skipped."""
+    s = workload.trace_scan()
+    note = f"trace {s.path}: {s.total:,} keys, {s.keys:,} inside the table's 1..{workload.rows:,}"
+    if s.outside:
+        note += f"; {s.outside:,} outside it ({s.below:,} below, {s.above:,} above) are skipped"
+    stderr_console().print(f"[{'yellow' if s.outside else 'dim'}]{note}[/]", highlight=False)
+
+
 # -- shared options ------------------------------------------------------------------------------
 def settings_option(help_text: str):
     """--set VAR=VALUE (repeatable) -> {"var": "value"}, dashes in names read as underscores."""

@@ -7,8 +7,8 @@ from pathlib import Path
 import click
 
 from ..errors import UsageError
-from .options import (RichReporter, dataset_options, driver_options, server_options, stderr_console, stdout_console,
-                      workload_options)
+from .options import (RichReporter, dataset_options, driver_options, say_trace, server_options, stderr_console,
+                      stdout_console, workload_options)
 
 
 @click.command()
@@ -35,20 +35,12 @@ def run(variation, order, out, server_spec, dataset_spec, shape, sample_interval
     order_name, var = resolve(variation, order, shape["trace"])
     workload = Workload(order_name, dataset_spec.rows, variation=var, **shape)
     if order_name == "trace":
-        _say_trace(workload)
+        say_trace(workload)
     out = out or default_path("reports", f"run-{var or order_name}")
     with RichReporter() as reporter:
         [result] = runner.run(server_spec, dataset_spec, [workload], [out], sample_interval_s, reporter, **drive)
     stdout_console().print(rich_table(["", ""], run_rows(result), title=f"loadgen run: {var or order_name}"))
     reporter.say(f"result written to {out}")
-
-
-def _say_trace(workload) -> None:
-    s = workload.trace_scan()
-    note = f"trace {s.path}: {s.total:,} keys, {s.keys:,} inside the table's 1..{workload.rows:,}"
-    if s.outside:
-        note += f"; {s.outside:,} outside it ({s.below:,} below, {s.above:,} above) are skipped"
-    stderr_console().print(f"[{'yellow' if s.outside else 'dim'}]{note}[/]", highlight=False)
 
 
 @click.command()
