@@ -189,3 +189,17 @@ def test_paced_trace_follows_the_measured_timeline():
     assert len(leaf_positions) == used
     assert leaf_positions[1500] * ms == pytest.approx(6000, rel=0.05)
     assert leaf_positions[2500] * ms == pytest.approx(11500, rel=0.05)
+
+
+def test_replay_is_streamed(tmp_path):
+    import tracemalloc
+
+    p = tmp_path / "big.trace"
+    trace.write(p, Workload("uniform", 1_000_000, count=600_000).ids())
+    w = Workload("trace", 1_000_000, trace=str(p))
+    assert w.queries == 600_000
+    tracemalloc.start()
+    n = sum(1 for _ in w.ids())
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert n == 600_000 and peak < 2 << 20, f"replay allocated {peak} bytes"
