@@ -65,6 +65,16 @@ class Histogram:
         if self.min_ns is None or value_ns < self.min_ns:
             self.min_ns = value_ns
 
+    def add_chunk(self, count: int, total_ns: int, min_ns: int, max_ns: int) -> None:
+        """Account for `count` values the C loop has already bucketed into self.counts (it
+        writes the buckets in place; the totals come back through here)."""
+        if not count:
+            return
+        self.count += count
+        self.total_ns += total_ns
+        self.max_ns = max(self.max_ns, max_ns)
+        self.min_ns = min_ns if self.min_ns is None else min(self.min_ns, min_ns)
+
     def merge(self, other: "Histogram") -> None:
         for i, c in enumerate(other.counts):
             if c:

@@ -15,7 +15,7 @@ import errno as _errno
 import functools
 import os
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from .errors import LoadgenError
 
@@ -264,3 +264,24 @@ def lrusim_innodb(trace, workload: tuple | None, n_pages: int, capacity: int, po
 def lrusim_mattson(trace, workload: tuple | None, n_pages: int) -> bytes:
     """Plain-LRU stack-distance histogram as bytes of uint64 (index 0 = cold misses)."""
     return _load().lrusim_mattson(trace, workload, n_pages)
+
+
+# -- the query loop (native/querydrv.c; loadgen/drivers/native.py drives it) ---------------------
+class QueryRun(NamedTuple):
+    """What one call of the C query loop did: queries run, rows fetched, their time in total and
+    at the extremes, the running row digest, and the error (0, "" when none) that stopped it."""
+
+    done: int
+    rows: int
+    total_ns: int
+    min_ns: int
+    max_ns: int
+    digest: int
+    err: int
+    message: str
+
+
+def query_run(handle, ids, pos: int, counts, budget_ns: int) -> QueryRun:
+    """Run ids[pos:] until they end, budget_ns passes or a query fails; latencies go into the
+    histogram buckets `counts` in place."""
+    return QueryRun(*_load().query_run(handle, ids, pos, counts, budget_ns))

@@ -48,6 +48,14 @@ def plot_time_series(runs: list[RunResult]):
     return fig
 
 
+def _finish(fig, ax, ylabel: str, title: str):
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
 def plot_latency(runs: list[RunResult]):
     plt = _plt()
     fig, ax = plt.subplots(figsize=(8, 4))
@@ -56,11 +64,7 @@ def plot_latency(runs: list[RunResult]):
         keys = [k for k in ("p50", "p95", "p99", "p999", "max") if lat.get(k) is not None]
         ax.plot(keys, [lat[k] for k in keys], marker="o", label=_label(r))
     ax.set_yscale("log")
-    ax.set_ylabel("latency (µs)")
-    ax.set_title("Latency distribution (percentiles)")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    return fig
+    return _finish(fig, ax, "latency (µs)", "Latency distribution (percentiles)")
 
 
 def plot_curve(sweep: SweepResult):
@@ -85,11 +89,8 @@ def plot_curve(sweep: SweepResult):
                         color=color, fontsize=8, va="top")
     ax.set_xscale("log", base=2)
     ax.set_xlabel("innodb_buffer_pool_size (MiB)")
-    ax.set_ylabel("buffer-pool reads")
-    ax.set_title("Miss-ratio curve: measured, predicted, plain LRU; recommended size dashed")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    return fig
+    return _finish(fig, ax, "buffer-pool reads",
+                   "Miss-ratio curve: measured, predicted, plain LRU; recommended size dashed")
 
 
 def figures(results: list[Document]) -> list[tuple[str, object]]:

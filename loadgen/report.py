@@ -16,6 +16,8 @@ def fmt(value, key: str = "") -> str:
     if "ratio" in key and isinstance(value, float):
         return f"{value * 100:.2f}%"
     if isinstance(value, float):
+        if value == 0:
+            return "0"
         if abs(value) >= 10:
             return f"{value:,.1f}"
         return f"{value:,.3f}" if abs(value) >= 1 else f"{value:.4f}"

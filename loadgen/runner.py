@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import platform
 from pathlib import Path
-from typing import Protocol
+from typing import Callable, Protocol
 
 from . import __version__, db, dataset
 from .dataset import DatasetInfo, DatasetSpec
@@ -23,6 +23,11 @@ from .sampler import Sampler, totals, wait_quiet
 from .servers import RECORDED_VARIABLES, ColdStart, Server, ServerSpec
 from .servers.provision import provisioned
 from .units import format_bytes
+
+
+# The model's block for a run (analysis.model.predict_result): handed in by the caller, so the
+# runner never imports the analysis that sits above it.
+Predict = Callable[[dict], "dict | None"]
 
 
 class Reporter(Protocol):
@@ -78,10 +83,12 @@ def run(
     reporter: Reporter | None = None,
     driver: str = "auto",
     threads: int = 1,
+    predict: Predict | None = None,
 ) -> list[RunResult]:
     """Provision (or reuse) a server, make the dataset, then run each workload from a cold pool.
 
     driver/threads: --driver (native, python, auto) and --threads (connections), see drive.py.
+    predict: fills each result's `prediction` block (None: no prediction).
     """
     reporter = reporter or QuietReporter()
     results = []
@@ -92,7 +99,7 @@ def run(
             if not cold.cold:
                 reporter.say(f"warning: the pool was not emptied before this run ({cold.note})")
             results.append(measure(server, info, workload, cold, out, sample_interval_s, reporter,
-                                   driver=driver, threads=threads))
+                                   driver=driver, threads=threads, predict=predict))
     return results
 
 
@@ -106,6 +113,7 @@ def measure(
     reporter: Reporter,
     driver: str = "auto",
     threads: int = 1,
+    predict: Predict | None = None,
 ) -> RunResult:
     """Drive one workload with the sampler on; write the result; raise if it did not complete."""
     drive = Drive(server, info.database, workload, driver, threads)
@@ -154,7 +162,7 @@ def measure(
     result = _result(server, flavor, variables, cold, info, workload, state, sampler, last, started_at, reason)
     result.result["threads"] = drive.threads
     result.server["cold_start"].update(settle)
-    result.prediction = _prediction(result, reporter)
+    result.prediction = _prediction(result, reporter, predict)
     write_json_atomic(out, result)
     if interrupted:
         raise Interrupted(f"interrupted after {state.queries:,} of {workload.queries:,} queries",
@@ -208,14 +216,12 @@ def _result(server, flavor, variables, cold, info, workload, state, sampler, las
     )
 
 
-def _prediction(result: RunResult, reporter: Reporter) -> Prediction | None:
+def _prediction(result: RunResult, reporter: Reporter, predict: Predict | None) -> Prediction | None:
     """The model's reads beside the measured ones; a model failure must never cost a measurement."""
-    from .analysis import keymodel
-    from .analysis.model import predict_result
-
+    if predict is None:
+        return None
     try:
-        d = result.to_dict()
-        return Prediction.from_dict(predict_result(d) or keymodel.predict_result(d))
+        return Prediction.from_dict(predict(result.to_dict()))
     except Exception as exc:  # noqa: BLE001 - reported, and the result is written without it
         reporter.say(f"warning: no prediction for this run: {exc}")
         return None

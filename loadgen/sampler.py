@@ -1,7 +1,7 @@
 """Buffer-pool counters sampled on their own connection while a run goes on.
 
 Counters are cumulative and survive FLUSH STATUS, so everything here is a delta between two
-snapshots. MySQL and MariaDB differ (research/innodb.md section 1): MariaDB counts read-ahead
+snapshots. MySQL and MariaDB differ (docs/innodb.md, "Counters"): MariaDB counts read-ahead
 pages in Innodb_buffer_pool_reads, MySQL does not, and only MariaDB exposes made_young /
 not_young / pages_old as status variables. We keep Innodb_pages_read and the read-ahead
 counters beside the reads, so either server's numbers can be reconciled.

@@ -2,7 +2,7 @@
  * Buffer-pool simulation kernels (the hot loops of loadgen/model.py).
  *
  * lrusim_innodb replays a page trace through InnoDB's LRU as MariaDB 10.11 / MySQL 8 implement it
- * (storage/innobase/buf/buf0lru.cc, include/buf0buf.ic; ../shared/research/innodb.md section 2):
+ * (storage/innobase/buf/buf0lru.cc, include/buf0buf.ic; docs/innodb.md, "The LRU rules the model uses"):
  *  - new pages go to the head of the old sublist once the list holds BUF_LRU_OLD_MIN_LEN pages,
  *    to the head of the list before that;
  *  - buf_LRU_old_adjust_len keeps the old sublist within BUF_LRU_OLD_TOLERANCE of
@@ -15,8 +15,8 @@
  * The free-page reserve of the page cleaner is the caller's business: `capacity` is the number
  * of data pages the pool holds, `pool_pages` the pool size used by the young-drift rule.
  *
- * Linear read-ahead (optional, workload mode; MariaDB 10.11.19 as measured, research/innodb.md
- * section 2.1): the leaves sit on physical pages 4..35, then 64.. with the XDES/ibuf-bitmap
+ * Linear read-ahead (optional, workload mode; MariaDB 10.11.19 as measured, docs/innodb.md,
+ * "The LRU rules the model uses"): the leaves sit on physical pages 4..35, then 64.. with the XDES/ibuf-bitmap
  * extent at every 16,384 pages skipped. A point select only checks read-ahead when it steps to
  * the next leaf (btr_pcur_move_to_next_page): when the id is the first key of leaf p (the PAGE_CUR_L
  * descent lands on p-1's supremum) or the last key of leaf p (it reads on to p+1). If that is

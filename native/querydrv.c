@@ -3,7 +3,7 @@
  *
  * One handle = one connection + one binary-protocol prepared statement with a single BIGINT
  * UNSIGNED placeholder, the way sysbench's oltp_point_select drives its queries
- * (mysql_stmt_execute, mysql_stmt_store_result, then the rows; ../shared/research/peers.md §4).
+ * (mysql_stmt_execute, mysql_stmt_store_result, then the rows; docs/drivers.md).
  * Each query is timed with CLOCK_MONOTONIC (what time.perf_counter_ns reads on Linux) into the
  * caller's histogram counts, laid out exactly as loadgen/histogram.py's bucket_index: values
  * below 256 ns one bucket each, then 128 buckets per power of two, 42*128 buckets in all. The

@@ -256,3 +256,9 @@ def _first(it, n: int):
         if i >= n:
             return
         yield k
+
+
+def predict_any(result: dict) -> dict | None:
+    """A run's prediction for any order: model.py's workload expansion for the orders it knows,
+    the explicit key stream for the rest (random, the distributions, a trace)."""
+    return model.predict_result(result) or predict_result(result)

@@ -1,14 +1,14 @@
 """Predict buffer-pool misses: the page trace of a workload, InnoDB's LRU, and plain LRU.
 
 The trace: each query descends the primary key, root first, to leaf p = (id-1)*L // rows (the
-table is loaded in PK order, so leaves cover the ids evenly; research/innodb.md section 5).
+table is loaded in PK order, so leaves cover the ids evenly; docs/innodb.md, "Table geometry").
 InnoDB's LRU (midpoint insertion, warm-up freeze, old_blocks_time, young drift) is simulated on
 it by the C kernel in native/lrusim.c; `_py_simulate` is the slow reference it is tested
 against. Plain LRU for every pool size comes from Mattson stack distances in one pass; it is the
 naive baseline, off by up to 44% for the looped order because InnoDB is not a stack algorithm.
 
 The pool's capacity is the data pages it actually holds: pages_total minus the free pages the
-page cleaner keeps (about innodb_lru_scan_depth, research/innodb.md section 2.1).
+page cleaner keeps (about innodb_lru_scan_depth, docs/innodb.md, "The LRU rules the model uses").
 
 Linear read-ahead (innodb_read_ahead_threshold > 0) is simulated as MariaDB 10.11.19 does it for
 these point selects, found by probing the server query by query: the check runs only when a
@@ -16,7 +16,7 @@ select steps from one leaf to the next (its id is the first key of a leaf, so th
 descent lands on the previous leaf, or the last key of a leaf) and that next leaf is accessed for
 the first time and is the last page of its read-ahead area (64 pages; 16 at 8M, 32 at 16M). The
 next area is then read into the old sublist; those pages count in Innodb_buffer_pool_reads.
-Leaves sit on physical pages 4..35, 64.. (research/innodb.md section 5.1); see native/lrusim.c.
+Leaves sit on physical pages 4..35, 64.. (docs/innodb.md, "Table geometry"); see native/lrusim.c.
 """
 from __future__ import annotations
 
@@ -417,7 +417,7 @@ class _PyLRU:
 
 
 def leaf_phys(k: int) -> int:
-    """Physical page of leaf k in a PK-ordered table (research/innodb.md section 5.1)."""
+    """Physical page of leaf k in a PK-ordered table (docs/innodb.md, "Table geometry")."""
     if k < 32:
         return 4 + k
     j = k - 32
@@ -546,7 +546,7 @@ def measured_reads(bp: dict) -> int | None:
     """Measured reads the model is held to: Innodb_buffer_pool_reads.
 
     On MariaDB it includes the pages read ahead, and so do the model's reads when read-ahead is on
-    (research/innodb.md section 1.1); with innodb_read_ahead_threshold=0 there are none.
+    (docs/innodb.md, "Counters"); with innodb_read_ahead_threshold=0 there are none.
     """
     return bp.get("reads")
 

@@ -10,7 +10,7 @@ import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import model
+from . import keymodel, model
 from ..dataset import EST_BYTES_PER_ROW, DatasetSpec
 from ..errors import UsageError
 from ..orders import Workload, resolve
@@ -140,7 +140,7 @@ def run(server_spec: ServerSpec, dataset_spec: DatasetSpec, pools: list[int], va
                 path = default_path(out_dir, f"sweep-{format_bytes(pool).replace(' ', '')}-{var or order}")
                 cold = server.restart_cold()
                 result = runner.measure(server, info, workload, cold, path, sample_interval_s, reporter,
-                                        **(drive or {}))
+                                        predict=keymodel.predict_any, **(drive or {}))
                 points.append(point_of(result, path))
                 runs.append(result)
     sweep = SweepResult(
@@ -168,8 +168,6 @@ def curves_for(runs: list[RunResult], pools: list[int]) -> dict:
         if key in out:
             continue
         if wl["order"] not in model.ORDER_CODES:
-            from . import keymodel
-
             w = keymodel.workload_of(wl, int(ds["rows"]))
             if w is not None:
                 fc = keymodel.forecast(w, model.geometry_of(ds), pools[0], srv.get("variables"),

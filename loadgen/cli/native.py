@@ -13,7 +13,7 @@ import click
 from ..units import format_bytes, parse_size
 
 PAGES = click.Choice(["4k", "thp", "hugetlb"])
-SWAP = click.Choice(["auto", "zram", "existing", "none"])
+SWAP = click.Choice(["auto", "file", "zram", "existing", "none"])
 
 
 def _out_option(f):
@@ -87,7 +87,8 @@ def native() -> None:
 @click.option("--memory-limit", default=None,
               help="Run inside a memory cgroup with this limit, with swap (needs root).")
 @click.option("--swap", type=SWAP, default="auto", show_default=True,
-              help="With --memory-limit: zram device made by loadgen, swap already on, or none.")
+              help="With --memory-limit: a swap file loadgen makes on disk (auto: file where it "
+                   "works, else zram), a zram device, swap already on, or none.")
 @click.option("--zram-mem-limit", default="512M", show_default=True,
               help="RAM the zram device may use for compressed pages.")
 @_force_option
@@ -108,23 +109,24 @@ def _render_pagez(console, doc):
     where = (f"memory limit {format_bytes(p['memory_limit'])}, swap {doc['sandbox']['swap']}"
              if p["memory_limit"] else "no memory limit")
     table = _table(f"pagez({p['chunks']}, {p['iters']}), chunk {format_bytes(p['chunk_size'])}, "
-                   f"{where}", "", "seconds", "minor faults", "major faults", "pswpin", "pswpout")
+                   f"{where}", "", "seconds", "minor faults", "major faults", "swap-ins", "pswpout")
     table.add_row("allocate", _s(doc["alloc"]["seconds"]), _n(doc["alloc"]["minor_faults"]),
                   _n(doc["alloc"]["major_faults"]), "", "")
     table.add_row(f"{len(doc['passes'])} visits", _s(r["seconds"]), _n(r["minor_faults"]),
-                  _n(r["major_faults"]), _n(r["pswpin"]), _n(r["pswpout"]))
+                  _n(r["major_faults"]), _n(r["swap_ins"]), _n(r["pswpout"]))
     console.print(table)
-    console.print("pswpin/pswpout are host-wide /proc/vmstat deltas over the child's life.")
+    console.print(f"swap-ins: {r['swap_ins_source']}; pswpout: host /proc/vmstat delta.")
 
 
 @native.command("pagez-compare")
-@click.option("--scale", type=int, default=32, show_default=True,
+@click.option("--scale", type=int, default=64, show_default=True,
               help="1:N scale of the seed (chunk 1G/N, memory limit 16 chunks).")
 @click.option("--memory-limit", default=None, help="Override the scaled memory limit.")
 @click.option("--chunk-size", default=None, help="Override the scaled chunk size.")
 @click.option("--repeat", type=int, default=3, show_default=True,
               help="Interleaved A,B,C rounds; the table shows medians.")
-@click.option("--swap", type=SWAP, default="auto", show_default=True)
+@click.option("--swap", type=SWAP, default="auto", show_default=True,
+              help="auto: a swap file on disk where one works (the seed's effect), else zram.")
 @click.option("--zram-mem-limit", default="512M", show_default=True)
 @_force_option
 @_out_option
@@ -145,17 +147,18 @@ def _render_compare(console, doc):
         f"pagez 1:{p['scale']}: chunk {format_bytes(p['chunk_size'])}, memory limit "
         f"{format_bytes(p['memory_limit'])}, swap {doc['sandbox']['swap']}, "
         f"median of {p['repeat']}",
-        "variant", "working set", "seconds", "major faults", "pswpin", "pswpout",
+        "variant", "working set", "seconds", "major faults", "swap-ins", "pswpout",
         "seed s (1:1)", "research s")
     for v in doc["variants"]:
         table.add_row(f"{v['name']}=({v['chunks']},{v['iters']})", format_bytes(v["working_set"]),
                       _s(v["seconds_median"]), _n(v["major_faults_median"]),
-                      _n(v["pswpin_median"]), _n(v["pswpout_median"]),
+                      _n(v["swap_ins_median"]), _n(v["pswpout_median"]),
                       _s(v["seed_seconds"]), _s(v["research_seconds"]))
     console.print(table)
     ratio = doc["ratio_b_a"]
     console.print(f"B/A = {_g(ratio)} (seed {doc['seed']['ratio_b_a']}, "
                   f"research {doc['research']['ratio_b_a']})")
+    console.print(f"swap-ins: {doc['passes'][0]['swap_ins_source']}; pswpout: host /proc/vmstat.")
 
 
 # ---- memset ---------------------------------------------------------------------------------

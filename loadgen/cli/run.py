@@ -28,6 +28,7 @@ def run(variation, order, out, server_spec, dataset_spec, shape, sample_interval
     Example: loadgen run --variation B --pool 128M
     """
     from .. import runner
+    from ..analysis.keymodel import predict_any
     from ..orders import Workload, resolve
     from ..report import rich_table, run_rows
     from ..results import default_path
@@ -38,7 +39,8 @@ def run(variation, order, out, server_spec, dataset_spec, shape, sample_interval
         say_trace(workload)
     out = out or default_path("reports", f"run-{var or order_name}")
     with RichReporter() as reporter:
-        [result] = runner.run(server_spec, dataset_spec, [workload], [out], sample_interval_s, reporter, **drive)
+        [result] = runner.run(server_spec, dataset_spec, [workload], [out], sample_interval_s, reporter,
+                              predict=predict_any, **drive)
     stdout_console().print(rich_table(["", ""], run_rows(result), title=f"loadgen run: {var or order_name}"))
     reporter.say(f"result written to {out}")
 
@@ -84,6 +86,7 @@ def compare(files, variations, out_dir, report_path, max_regression, fmt, server
 def _compare_live(variations, out_dir, report_path, server_spec, dataset_spec, shape, sample_interval_s,
                   drive) -> None:
     from .. import runner
+    from ..analysis.keymodel import predict_any
     from ..orders import Workload, resolve
     from ..results import default_path
 
@@ -96,7 +99,8 @@ def _compare_live(variations, out_dir, report_path, server_spec, dataset_spec, s
         workloads.append(Workload(order_name, dataset_spec.rows, variation=var, **shape))
     outs = [default_path(out_dir, f"compare-{w.variation}") for w in workloads]
     with RichReporter() as reporter:
-        results = runner.run(server_spec, dataset_spec, workloads, outs, sample_interval_s, reporter, **drive)
+        results = runner.run(server_spec, dataset_spec, workloads, outs, sample_interval_s, reporter,
+                             predict=predict_any, **drive)
     for path in outs:
         reporter.say(f"result written to {path}")
     _side_by_side(results, outs, report_path)

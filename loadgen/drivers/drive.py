@@ -1,8 +1,8 @@
 """Which query loop runs a workload, over how many connections (--driver, --threads).
 
-  native: the C loop (driver_native.py, native/querydrv.c); the default when the extension was
+  native: the C loop (native.py, native/querydrv.c); the default when the extension was
           built against libmariadb/libmysqlclient
-  python: the mysqlclient loop (driver.py); always there, the fallback
+  python: the mysqlclient loop (python.py); always there, the fallback
 
 With --threads N, N connections each run the workload's order over a contiguous Nth of the
 distinct ids (orders.ids(part, parts)), each in its own thread; the native loop releases the GIL,
@@ -14,9 +14,10 @@ import threading
 import time
 from typing import Callable
 
-from .python import DriverState, run_queries
 from ..errors import UsageError
 from ..orders import Workload
+from . import QueryLoop
+from .python import DriverState, PythonLoop
 
 DRIVERS = ("native", "python")
 JOIN_POLL_S = 0.25
@@ -41,6 +42,15 @@ def resolve_driver(name: str | None) -> str:
     return name
 
 
+def loop_class(name: str) -> type:
+    """The QueryLoop class of a resolved driver name."""
+    if name == "native":
+        from .native import NativeLoop
+
+        return NativeLoop
+    return PythonLoop
+
+
 def check_threads(threads: int) -> int:
     if threads < 1:
         raise UsageError(f"--threads {threads} must be at least 1")
@@ -52,36 +62,25 @@ class Drive:
     prepare stops the run before anything is measured), then run() once, then close()."""
 
     def __init__(self, server, database: str, workload: Workload, driver: str = "auto", threads: int = 1):
-        self.driver = resolve_driver(driver)
+        self.driver = resolve_driver(driver)  # the one place a name becomes a loop
         self.threads = check_threads(threads)
         self.workload = workload
-        self.conns: list = []
+        make = loop_class(self.driver)
+        self.loops: list[QueryLoop] = []
         try:
             for _ in range(self.threads):
-                if self.driver == "native":
-                    from .native import NativeQueries
-
-                    self.conns.append(NativeQueries(server.endpoint, database))
-                else:
-                    self.conns.append(server.connect(database))
+                loop = make()
+                self.loops.append(loop)
+                loop.open(server, database)
         except BaseException:
             self.close()
             raise
-
-    def _run_one(self, conn, ids, state: DriverState, progress, stop) -> None:
-        if self.driver == "native":
-            from .native import run_queries_native
-
-            run_queries_native(conn, ids, state, progress, stop)
-        else:
-            state.driver = "python"
-            run_queries(conn, ids, state, progress, stop)
 
     def run(self, state: DriverState, progress: Callable[[int], None] | None = None) -> DriverState:
         """Drive the whole workload into `state`; Ctrl-C sets state.interrupted and re-raises."""
         state.driver = self.driver
         if self.threads == 1:
-            self._run_one(self.conns[0], self.workload.ids(), state, progress, None)
+            self.loops[0].run(self.workload.ids(), state, progress, None)
             return state
         parts = [DriverState() for _ in range(self.threads)]
         stop = threading.Event()
@@ -89,7 +88,7 @@ class Drive:
 
         def work(k: int) -> None:
             try:
-                self._run_one(self.conns[k], self.workload.ids(k, self.threads), parts[k], None, stop)
+                self.loops[k].run(self.workload.ids(k, self.threads), parts[k], None, stop)
             except Exception as exc:  # noqa: BLE001 - reported through the merged state
                 parts[k].error = parts[k].error or str(exc)
             if parts[k].error:
@@ -126,9 +125,6 @@ class Drive:
         return state
 
     def close(self) -> None:
-        for conn in self.conns:
-            try:
-                conn.close()
-            except Exception:  # noqa: BLE001 - the server may be gone
-                pass
-        self.conns = []
+        for loop in self.loops:
+            loop.close()
+        self.loops = []

@@ -20,10 +20,11 @@ import time
 from array import array
 from typing import Callable, Iterable
 
+from .. import native
 from ..db import Endpoint
-from .python import DriverState
 from ..errors import LoadgenError, ProvisionError, WorkloadError
 from ..histogram import N_BUCKETS
+from .python import DriverState, close_quietly
 
 PREPARED_QUERY = "SELECT alias FROM message WHERE id = ?"
 CHUNK_IDS = 4096
@@ -34,9 +35,7 @@ FNV_PRIME = 0x100000001B3
 
 
 def _ext():
-    from ..native import _load
-
-    return _load()
+    return native._load()
 
 
 def available() -> bool:
@@ -130,19 +129,14 @@ def run_queries_native(
                 break
             pos = 0
             while pos < len(chunk):
-                done, rows, total_ns, min_ns, max_ns, digest, err, message = ext.query_run(
-                    handle, chunk, pos, counts, BUDGET_NS)
-                pos += done
-                state.queries += done
-                state.rows += rows
-                queries.digest = digest
-                if done:
-                    hist.count += done
-                    hist.total_ns += total_ns
-                    hist.max_ns = max(hist.max_ns, max_ns)
-                    hist.min_ns = min_ns if hist.min_ns is None else min(hist.min_ns, min_ns)
-                if err:
-                    state.error = f"{message} ({err})"
+                step = native.query_run(handle, chunk, pos, counts, BUDGET_NS)
+                pos += step.done
+                state.queries += step.done
+                state.rows += step.rows
+                queries.digest = step.digest
+                hist.add_chunk(step.done, step.total_ns, step.min_ns, step.max_ns)
+                if step.err:
+                    state.error = f"{step.message} ({step.err})"
                     return state
                 if progress is not None:
                     progress(state.queries)
@@ -157,6 +151,25 @@ def run_queries_native(
         if progress is not None:
             progress(state.queries)
     return state
+
+
+class NativeLoop:
+    """QueryLoop over the C loop (--driver native)."""
+
+    name = "native"
+
+    def __init__(self) -> None:
+        self.queries: NativeQueries | None = None
+
+    def open(self, server, database: str) -> None:
+        self.queries = NativeQueries(server.endpoint, database)
+
+    def run(self, ids, state: DriverState, progress=None, stop=None) -> DriverState:
+        return run_queries_native(self.queries, ids, state, progress, stop)
+
+    def close(self) -> None:
+        queries, self.queries = self.queries, None
+        close_quietly(queries)
 
 
 def bucket_counts(values_ns: Iterable[int]):

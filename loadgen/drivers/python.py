@@ -89,3 +89,33 @@ def run_queries(
         if progress is not None:
             progress(n)
     return state
+
+
+def close_quietly(resource) -> None:
+    """Close a connection whose server may be gone: there is nothing left to tell."""
+    if resource is None:
+        return
+    try:
+        resource.close()
+    except Exception:  # noqa: BLE001 - the server may be gone
+        pass
+
+
+class PythonLoop:
+    """QueryLoop over mysqlclient (--driver python)."""
+
+    name = "python"
+
+    def __init__(self) -> None:
+        self.conn = None
+
+    def open(self, server, database: str) -> None:
+        self.conn = server.connect(database)
+
+    def run(self, ids, state: DriverState, progress=None, stop=None) -> DriverState:
+        state.driver = self.name
+        return run_queries(self.conn, ids, state, progress, stop)
+
+    def close(self) -> None:
+        conn, self.conn = self.conn, None
+        close_quietly(conn)

@@ -15,14 +15,17 @@ controller to test it on.
 from __future__ import annotations
 
 import errno
+import itertools
 import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import LoadgenError
+from . import owner
 
 NAME_PREFIX = "loadgen-native-"
+_SEQ = itertools.count(1)
 
 
 @dataclass(frozen=True)
@@ -94,6 +97,7 @@ class MemoryCgroup:
         self.hierarchy = hierarchy
         self.path = path
         self.removed = False
+        self.mark: Path | None = None
 
     @classmethod
     def create(cls, limit: int, swap_limit: int | None, hierarchy: Hierarchy | None = None,
@@ -101,16 +105,20 @@ class MemoryCgroup:
         """Make the child and set its limits. swap_limit: bytes of swap allowed (None: no cap,
         0: none)."""
         h = find_hierarchy() if hierarchy is None else hierarchy
-        name = name or f"{NAME_PREFIX}{os.getpid()}-{time.monotonic_ns() % 10**9}"
+        # The owner's pid and start time in the name: the orphan sweep reads them back.
+        name = name or f"{NAME_PREFIX}{owner.me().token}-{next(_SEQ)}"
         parent = h.own_dir
         if h.version == 2 and h.own not in ("", "/") and not _v2_enable_memory(parent):
             parent = h.mount
         path = parent / name
+        mark = owner.record("cgroup", name, path=str(path))
         try:
             path.mkdir()
         except OSError as exc:
+            owner.forget(mark)
             raise _permission(exc, f"create memory cgroup {path}") from None
         cg = cls(h, path)
+        cg.mark = mark
         try:
             cg._set_limits(limit, swap_limit)
         except BaseException:
@@ -162,6 +170,28 @@ class MemoryCgroup:
                     out[key] = stat[key]
         return out
 
+    def mark_swap_peak(self) -> None:
+        """Start watching whether the swap allowed fills up (see swap_was_full)."""
+        if self.hierarchy.version == 1:
+            try:  # writing 0 resets the peak; failcnt is not kept for memsw on recent kernels
+                _write(self.path / "memory.memsw.max_usage_in_bytes", "0")
+            except OSError:
+                pass
+        self._swap_events = self._swap_event_count()
+
+    def swap_was_full(self) -> bool:
+        """Whether memory+swap (v1) or swap (v2) reached its limit since mark_swap_peak."""
+        if self.hierarchy.version == 1:
+            peak = self._int("memory.memsw.max_usage_in_bytes")
+            limit = self._int("memory.memsw.limit_in_bytes")
+            # Within one charge batch (64 pages) and a little of the limit counts as reached.
+            return peak is not None and limit is not None and peak >= limit - (1 << 20)
+        return self._swap_event_count() > getattr(self, "_swap_events", 0)
+
+    def _swap_event_count(self) -> int:
+        events = self._kv("memory.swap.events")
+        return events.get("max", 0) + events.get("fail", 0)
+
     def oom_kills(self) -> int:
         return self.stats().get("oom_kill") or 0
 
@@ -200,6 +230,29 @@ class MemoryCgroup:
                     raise _permission(exc, f"remove memory cgroup {self.path}") from None
                 time.sleep(0.05)
         self.removed = True
+        owner.forget(self.mark)
+
+    def pids(self) -> list[int]:
+        try:
+            return [int(x) for x in (self.path / "cgroup.procs").read_text().split()]
+        except (OSError, ValueError):
+            return []
+
+    def swap_counters(self) -> dict[str, int]:
+        """The cgroup's own swap-in evidence, cumulative (take deltas around a run).
+
+        v2 memory.stat has pswpin/pswpout (pages). v1 has neither: pgmajfault (faults that
+        waited for a read, here swap-ins; one may bring in a readahead cluster) and
+        workingset_refault_anon (anon pages read back that had been swapped out) are its
+        closest per-cgroup counters."""
+        stat = self._kv("memory.stat")
+        if self.hierarchy.version == 1:
+            keys = {"pgmajfault": "pgmajfault", "refault_anon": "workingset_refault_anon"}
+            return {k: stat.get(f"total_{v}", stat.get(v)) for k, v in keys.items()
+                    if f"total_{v}" in stat or v in stat}
+        keys = {"pgmajfault": "pgmajfault", "pswpin": "pswpin", "pswpout": "pswpout",
+                "refault_anon": "workingset_refault_anon"}
+        return {k: stat[v] for k, v in keys.items() if v in stat}
 
 
 def _v2_enable_memory(parent: Path) -> bool:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import platform
+import re
 from pathlib import Path
 
 from ..errors import LoadgenError, UsageError
@@ -94,14 +95,19 @@ def require_hugetlb(size: int, info: dict[str, int] | None = None) -> int:
     return need
 
 
+def _unescape(name: str) -> str:
+    # The kernel writes space, tab, newline and backslash in a path as \ooo octal escapes.
+    return re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), name)
+
+
 def swaps(text: str | None = None) -> list[dict]:
     """/proc/swaps as [{'name', 'type', 'size', 'used', 'priority'}], sizes in bytes."""
     text = _read("/proc/swaps") if text is None else text
     out = []
     for line in text.splitlines()[1:]:
-        parts = line.split()
-        if len(parts) >= 5:
-            out.append({"name": parts[0], "type": parts[1], "size": int(parts[2]) * 1024,
+        parts = line.rsplit(None, 4)  # the name is escaped, but take it as the rest anyway
+        if len(parts) == 5:
+            out.append({"name": _unescape(parts[0]), "type": parts[1], "size": int(parts[2]) * 1024,
                         "used": int(parts[3]) * 1024, "priority": int(parts[4])})
     return out
 

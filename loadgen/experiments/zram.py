@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from ..errors import LoadgenError
-from . import osmem
+from . import osmem, owner
 
 CONTROL = Path("/sys/class/zram-control")
 
@@ -63,6 +63,12 @@ class ZramSwap:
         self.mem_limit = 0
         self.algorithm: str | None = None
         self.removed = False
+        self.mark: Path | None = None
+
+    @property
+    def label(self) -> str:
+        """The swap label mkswap writes: says whose device this is to `swapon --show=LABEL`."""
+        return f"loadgen-{os.getpid()}"[:16]
 
     @classmethod
     def create(cls, disksize: int, mem_limit: int, priority: int = 100) -> "ZramSwap":
@@ -77,6 +83,9 @@ class ZramSwap:
                                "run loadgen as root (sudo), or pass --swap existing") from None
         dev = cls(device_id)
         try:
+            # The mark right after hot_add: a SIGKILL from here on leaves a record to sweep.
+            dev.mark = owner.record("zram", f"zram{device_id}", id=device_id,
+                                    label=dev.label)
             dev._setup(disksize, mem_limit, priority)
         except BaseException:
             dev.remove()
@@ -100,7 +109,7 @@ class ZramSwap:
                 raise LoadgenError(f"{self.device} did not appear after hot_add",
                                    "is devtmpfs mounted on /dev?")
             time.sleep(0.02)
-        _run(["mkswap", self.device], f"format {self.device} as swap")
+        _run(["mkswap", "-L", self.label, self.device], f"format {self.device} as swap")
         _run(["swapon", "-p", str(priority), self.device], f"enable swap on {self.device}")
 
     def is_swap_on(self) -> bool:
@@ -143,6 +152,8 @@ class ZramSwap:
             except LoadgenError as exc:
                 errors.append(str(exc))
         self.removed = True
+        if not errors:
+            owner.forget(self.mark)
         if errors:
             raise LoadgenError(f"cleanup of {self.device} incomplete: {'; '.join(errors)}",
                                f"remove it by hand: swapoff {self.device}; "

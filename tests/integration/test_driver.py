@@ -19,7 +19,7 @@ from loadgen.orders import Workload
 from ..conftest import TEST_ROWS, our_server_pids, require, run_loadgen
 from .test_failures import _start_run, _wait_for_queries, _wait_running, assert_one_line_error
 
-from loadgen import driver_native
+from loadgen.drivers import native as driver_native
 
 pytestmark = pytest.mark.mysqld
 

@@ -1,7 +1,7 @@
 """A real small sweep (three pools, both orders) against the model, then its HTML report opened
 in headless Chromium. Read-ahead is off and innodb_lru_scan_depth=100, as in the lab table: the
 model predicts demand misses, and at the default scan depth the page cleaner's reserve varies
-from run to run (research/innodb.md section 2.1)."""
+from run to run (docs/innodb.md, "Measurements")."""
 import os
 import re
 import shutil

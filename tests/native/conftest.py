@@ -4,8 +4,8 @@ A test that needs root, a memory cgroup and zram (or swap) skips with the reason
 missing, and FAILS instead when LOADGEN_REQUIRE_NATIVE_SWAP=1 (CI on a root host with zram), so a
 green CI run means the swap tests ran.
 
-Every test in this directory is checked for leftovers: no zram device, swap or loadgen cgroup may
-exist afterwards that did not exist before.
+Every test in this directory is checked for leftovers: no swap (file or zram device), loadgen
+cgroup or owner record that this test's loadgen made may exist afterwards (see _state).
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from loadgen.experiments import memcg, osmem, zram
+from loadgen.experiments import memcg, osmem, owner, zram
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = os.sysconf("SC_PAGE_SIZE")
@@ -50,13 +50,30 @@ def swap_sandbox_missing() -> str | None:
         memcg.find_hierarchy()
     except Exception as exc:  # noqa: BLE001 - the reason is what we report
         return f"no memory cgroup: {exc}"
-    if not (zram.CONTROL / "hot_add").exists() and osmem.swap_free() == 0:
-        return "neither zram (/sys/class/zram-control) nor existing swap"
+    if not (zram.CONTROL / "hot_add").exists() and osmem.swap_free() == 0 and \
+            swap_file_missing():
+        return "no zram (/sys/class/zram-control), no existing swap, no place for a swap file"
     for tool in ("mkswap", "swapon", "swapoff"):
         if not (shutil.which(tool) or os.path.exists(f"/usr/sbin/{tool}")
                 or os.path.exists(f"/sbin/{tool}")):
             return f"{tool} not installed (util-linux)"
     return None
+
+
+def swap_file_missing(size: int = 2 << 30) -> str | None:
+    """Why loadgen cannot make a swap file of `size` here, or None."""
+    from loadgen.experiments import swapfile
+
+    reasons = [swapfile.unusable_reason(d, size) for d in swapfile.candidate_dirs()]
+    return None if any(r is None for r in reasons) else "; ".join(reasons)
+
+
+@pytest.fixture
+def swap_file_place():
+    """A swap file can be made here (root, a disk-backed directory with room), else skip/fail."""
+    reason = swap_sandbox_missing() or swap_file_missing()
+    if reason:
+        require_swap_env(reason)
 
 
 @pytest.fixture
@@ -66,14 +83,39 @@ def swap_sandbox():
         require_swap_env(reason)
 
 
+def _leak(pid: int, start: int | None = None) -> bool:
+    """An object owned by this test process, or by one that is gone, is left behind. One whose
+    owner still runs is a run in progress: maybe another suite's on the same host."""
+    if pid == os.getpid():
+        return True
+    return not (owner.Owner(pid, start).alive() if start is not None else _running(pid))
+
+
+def _running(pid: int) -> bool:
+    return owner.start_time(pid) is not None
+
+
 def _state() -> dict:
+    """What loadgen made and nobody owns any more. Every swap loadgen turns on carries the label
+    loadgen-<pid>, every cgroup and record its owner's mark: objects without (another checkout's
+    older loadgen, running its own suite at the same time) are not this test's to count."""
+    from loadgen.experiments.orphans import swap_label
+
     try:
         cgroups = memcg.leftovers()
     except Exception:  # noqa: BLE001 - no cgroup hierarchy at all: nothing can be left
         cgroups = []
-    return {"zram": sorted(zram.zram_devices()),
-            "swaps": sorted(e["name"] for e in osmem.swaps()),
-            "cgroups": [str(p) for p in cgroups],
+    swaps = []
+    for e in osmem.swaps():
+        label = swap_label(e["name"]) or ""
+        pid = label.removeprefix("loadgen-")
+        if label.startswith("loadgen-") and pid.isdigit() and _leak(int(pid)):
+            swaps.append(e["name"])
+    marked = [(p, o) for p in cgroups if (o := owner.parse_token(p.name)) is not None]
+    return {"swaps": sorted(swaps),
+            "cgroups": sorted(str(p) for p, o in marked if _leak(o.pid, o.start)),
+            "owner_records": sorted(p.name for p, r in owner.records()
+                                    if _leak(r["pid"], r["start"])),
             "nr_hugepages": osmem.NR_HUGEPAGES.read_text().strip()}
 
 
@@ -102,6 +144,19 @@ def hugepages():
 
     yield reserve
     osmem.NR_HUGEPAGES.write_text(saved)
+
+
+def swaps_of(pid: int, before: set[str]) -> set[str]:
+    """Swaps turned on since `before` by the loadgen process `pid` (by the label mkswap wrote),
+    so a concurrent run elsewhere on the host does not count."""
+    from loadgen.experiments.orphans import swap_label
+
+    return {e["name"] for e in osmem.swaps()
+            if e["name"] not in before and swap_label(e["name"]) == f"loadgen-{pid}"[:16]}
+
+
+def cgroups_of(pid: int) -> set[Path]:
+    return {p for p in memcg.leftovers() if (o := owner.parse_token(p.name)) and o.pid == pid}
 
 
 def run_cli(*args: str, timeout: float = 120, env: dict | None = None,

@@ -122,9 +122,9 @@ def test_predict_prints_the_seed_case():
     assert r.returncode == 0, r.stderr
     data = json.loads(r.stdout)
     # 3 page gets per query, plus the next leaf for ids at a leaf boundary (read-ahead's trigger):
-    # 3.016 per query, as the lab measured (research/innodb.md section 2.2)
+    # 3.016 per query, as the lab measured (docs/innodb.md, "Counters")
     assert data["queries"] == 20_000_000 and 60_200_000 < data["prediction"]["read_requests"] < 60_400_000
-    # looped: about 2W less the warm-up bonus; fits at 16G: W once (research/innodb.md section 5.2)
+    # looped: about 2W less the warm-up bonus; fits at 16G: W once (docs/innodb.md, "The LRU rules the model uses")
     w = data["curve"][-1]["reads"]
     assert 1.9 * w < data["prediction"]["reads"] < 2 * w
     assert loadgen("predict", "--pool", "lots").returncode == 2

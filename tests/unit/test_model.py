@@ -1,6 +1,6 @@
 """The buffer-pool model against measured MariaDB numbers and hand-checked traces.
 
-The lab table is ../shared/research/innodb_lab_results.txt: MariaDB 10.11.19, 2,000,000 rows
+The lab table is the table under "Measurements" in docs/innodb.md: MariaDB 10.11.19, 2,000,000 rows
 (16,455 leaf pages, 19 level-1 pages, root), ids 1..2M step 10, 2 reps, cold start, read-ahead
 off, innodb_lru_scan_depth=100, ~40K queries/s. Capacities are the measured data pages.
 """
@@ -79,7 +79,7 @@ def test_capacity_keeps_the_page_cleaner_reserve():
 
 
 def test_leaf_pages_sit_where_the_lab_file_has_them():
-    # research/innodb.md 5.1: leaves 4..35, then 64..; the extent at 16,384 is XDES/ibuf bitmap
+    # docs/innodb.md, "Table geometry": leaves 4..35, then 64..; the extent at 16,384 is XDES/ibuf bitmap
     assert [model.leaf_phys(k) for k in (0, 31, 32, 33)] == [4, 35, 64, 65]
     assert model.leaf_phys(32 + 16319) == 16383 and model.leaf_phys(32 + 16320) == 16448
     for k in (0, 31, 32, 5000, 16351, 16352, 40000):
