@@ -47,7 +47,7 @@ def run(variation, order, out, server_spec, dataset_spec, shape, sample_interval
 
 @click.command()
 @click.argument("files", nargs=-1, type=click.Path(path_type=Path))
-@click.option("--variations", default="A,B", show_default=True, help="Variations to run live, in order.")
+@click.option("--variations", default="A,B", show_default=True, help="Variations (A, B) or orders (zipfian, hotspot, ...) to run live, in order.")
 @click.option("--out-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("reports"),
               show_default=True, help="Where the live runs' result files go.")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
@@ -94,10 +94,10 @@ def _compare_live(variations, out_dir, report_path, server_spec, dataset_spec, s
     if len(names) < 2:
         raise UsageError("--variations needs at least two, e.g. A,B")
     workloads = []
-    for name in names:
-        order_name, var = resolve(name, None)
+    for name in names:  # A, B, or any order name (zipfian, hotspot, ...)
+        order_name, var = resolve(name, None) if name.upper() in ("A", "B") else resolve(None, name)
         workloads.append(Workload(order_name, dataset_spec.rows, variation=var, **shape))
-    outs = [default_path(out_dir, f"compare-{w.variation}") for w in workloads]
+    outs = [default_path(out_dir, f"compare-{w.variation or w.order}") for w in workloads]
     with RichReporter() as reporter:
         results = runner.run(server_spec, dataset_spec, workloads, outs, sample_interval_s, reporter,
                              predict=predict_any, **drive)
