@@ -84,8 +84,6 @@ class Matcher:
 
 
 # -- slow log ------------------------------------------------------------------------------------
-_SLOW_HEADER = re.compile(r"^# (Time|User@Host|Thread_id|Query_time|Rows_affected|Full_scan|Filesort|"
-                          r"Pages_accessed|Log_slow_rate_limit|explain|Stats)\b|^# ", re.I)
 _SCHEMA = re.compile(r"\bSchema:\s*(\S*)")
 _USE = re.compile(r"^use\s+`?([\w$]+)`?\s*;\s*$", re.I)
 _SET_TS = re.compile(r"^SET\s+timestamp\s*=\s*\d+(?:\.\d+)?\s*;\s*$", re.I)
