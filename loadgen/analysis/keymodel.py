@@ -21,8 +21,9 @@ constant (a cold pool is slow, a shared machine slower still: 300 to 3,300 queri
 run here). For a run with samples, the prediction follows the measured timeline: the kernel's
 clock ticks once per reference, so quiet stretches are filled with references to the root page
 (resident and young from the first query on, so they change nothing but the clock; they are
-taken off the reference count again). At most PAD_FACTOR times the real references are added;
-a stretch faster than that allows runs late.
+taken off the reference count again). At most PAD_FACTOR times the real references are added
+(fewer past MAX_PACED_REFS, none for runs of over ~10M queries: a constant rate there); a
+stretch faster than that allows runs late.
 """
 from __future__ import annotations
 
@@ -38,6 +39,7 @@ from ..orders import PATTERN_ORDERS, Workload
 
 KEY_ORDERS = ("random", *PATTERN_ORDERS, "trace")
 PAD_FACTOR = 4
+MAX_PACED_REFS = 64 << 20  # 256 MiB of padded trace; beyond it fewer pads, then a constant rate
 CHUNK_KEYS = 65536
 NOTE_NO_READ_AHEAD = "linear read-ahead is not modelled for key streams"
 
@@ -136,7 +138,8 @@ def paced(pages: array, used: int, g: model.Geometry, times_ms) -> tuple[array, 
     import numpy as np
 
     h = g.height
-    if times_ms is None or used == 0 or len(pages) != used * h:
+    factor = min(PAD_FACTOR, MAX_PACED_REFS // max(1, len(pages)) - 1)
+    if times_ms is None or used == 0 or len(pages) != used * h or factor < 1:
         return pages, 0, 0.0
     times = np.asarray(times_ms[:used], dtype=float)
     if len(times) < used:
@@ -144,7 +147,7 @@ def paced(pages: array, used: int, g: model.Geometry, times_ms) -> tuple[array, 
     span = max(times[-1] - times[0], 1e-3)
     # the whole run spans (PAD_FACTOR + 1) x the real references: stretches up to that many times
     # the run's mean rate keep their time
-    ms_per_ref = span / (len(pages) * (PAD_FACTOR + 1))
+    ms_per_ref = span / (len(pages) * (factor + 1))
     ideal = np.floor((times - times[0]) / ms_per_ref).astype(np.int64)
     q = np.arange(used, dtype=np.int64)
     start = np.maximum.accumulate(ideal - q * h) + q * h  # start_q >= start_{q-1} + h
