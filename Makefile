@@ -9,7 +9,9 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PACKAGES := mariadb-server mariadb-client libmariadb-dev pkg-config build-essential \
 	python3-dev python3-venv sysbench mmdebstrap chromium
 PYTEST_ARGS ?=
-# The offline MariaDB image for --server docker (see `loadgen image build`).
+# The offline images for --server docker (see `loadgen image build`): MariaDB from the host's
+# release, MySQL from Debian sid (tagged loadgen/mysql:<major.minor> of what sid has; the tests
+# find it by its labels, or use LOADGEN_TEST_MYSQL_IMAGE).
 IMAGE ?= loadgen/mariadb:10.11
 
 .PHONY: all deps venv build demo test clean image test-image sanitize bench
@@ -41,13 +43,14 @@ build: venv
 demo: venv
 	$(VENV)/bin/loadgen compare --server local --pool 8M --rows 2M --out-dir reports --report reports/demo.md
 
-# Builds the image from the host's Debian packages (mmdebstrap; no registry needed), or reuses the
-# one already tagged $(IMAGE).
+# Builds both images from Debian packages (mmdebstrap; no registry needed), or reuses the ones
+# already there.
 image: venv
 	$(VENV)/bin/loadgen image build --tag $(IMAGE)
+	$(VENV)/bin/loadgen image build --flavor mysql
 
-# The docker tests run against $(IMAGE): build it once when an engine answers, and always when CI
-# requires Docker (then a missing engine fails here, loudly).
+# The docker tests run against both images: build them once when an engine answers, and always
+# when CI requires Docker (then a missing engine fails here, loudly).
 test-image: venv
 	@if [ "$${LOADGEN_REQUIRE_DOCKER:-}" = 1 ] || \
 	  $(PY) -c 'import docker; docker.from_env(timeout=5).ping()' >/dev/null 2>&1; then \

@@ -47,12 +47,29 @@ def connect(endpoint: Endpoint, database: str | None = None, **extra: Any):
         code = exc.args[0] if exc.args else 0
         raise ProvisionError(
             f"cannot connect to {endpoint.describe()}: {error_text(exc)}",
-            "check that the server is running and the DSN/credentials are right"
-            if code != 1045
-            else "check the user and password (LOADGEN_PASSWORD or the DSN)",
+            auth_plugin_hint(exc)
+            or ("check that the server is running and the DSN/credentials are right"
+                if code != 1045
+                else "check the user and password (LOADGEN_PASSWORD or the DSN)"),
         ) from None
     conn.autocommit(True)
     return conn
+
+
+def auth_plugin_hint(exc: BaseException) -> str | None:
+    """A fix for a login that failed in the client's authentication plugin, not on the password.
+
+    MySQL 9.x logs in with caching_sha2_password only. libmariadb loads it from its plugin
+    directory and reports a missing one as error 1045 (or 2059), the code of a wrong password,
+    so the message is what tells them apart.
+    """
+    text = str(exc.args[1] if len(getattr(exc, "args", ())) > 1 else exc).lower()
+    if "could not be loaded" in text or "cannot be loaded" in text or "not loaded" in text:
+        return ("the client library lacks the server's authentication plugin: apt-get install libmariadb3 "
+                "(it ships caching_sha2_password.so), or set MARIADB_PLUGIN_DIR to where it is")
+    if "secure connection" in text:
+        return "the server wants TLS or its RSA key for this login: connect once over TLS, or use the unix socket"
+    return None
 
 
 def error_text(exc: BaseException) -> str:
@@ -99,13 +116,23 @@ class Flavor:
         return tuple(int(x) for x in re.findall(r"\d+", self.version)[:3])
 
 
-def parse_version(version_string: str) -> Flavor:
-    """'10.11.19-MariaDB-0+deb12u1' -> Flavor('mariadb', '10.11.19'); '8.4.3' -> mysql."""
-    m = re.search(r"(\d+\.\d+\.\d+)", version_string)
-    number = m.group(1) if m else version_string
-    name = "mariadb" if "mariadb" in version_string.lower() else "mysql"
+def parse_version(version_string: str, version_comment: str = "") -> Flavor:
+    """The server's flavour and x.y.z from VERSION() (and @@version_comment when at hand).
+
+    '10.11.19-MariaDB-0+deb12u1' -> mariadb 10.11.19; '5.5.5-10.11.19-MariaDB' (the prefix older
+    MariaDB puts in the handshake) -> mariadb 10.11.19; '9.7.4-2' (Debian), '8.4.3',
+    '26.10.0' (MySQL's calendar versions) -> mysql. Every MySQL-family server that is not MariaDB
+    (Percona, Debian's and Oracle's builds) counts as mysql: they share InnoDB's counters.
+    """
+    text = version_string.strip()
+    text = re.sub(r"^5\.5\.5-(?=\d+\.\d+\.\d+)", "", text)
+    m = re.search(r"(\d+\.\d+\.\d+)", text)
+    number = m.group(1) if m else text
+    both = f"{text} {version_comment}".lower()
+    name = "mariadb" if "mariadb" in both else "mysql"
     return Flavor(name, number)
 
 
 def server_flavor(conn) -> Flavor:
-    return parse_version(str(query_value(conn, "SELECT VERSION()")))
+    row = query_all(conn, "SELECT VERSION(), @@version_comment")[0]
+    return parse_version(*(v.decode() if isinstance(v, bytes) else str(v or "") for v in row))

@@ -254,11 +254,19 @@ def alloc_touch(size: int, pages: str = "4k") -> AllocRun:
 # -- buffer-pool simulation kernels (native/lrusim.c; loadgen/model.py wraps them) --------------
 def lrusim_innodb(trace, workload: tuple | None, n_pages: int, capacity: int, pool_pages: int, old_pct: float,
                   old_time_ms: float, ms_per_query: float, ra_threshold: int = 0,
-                  ra_area: int = 64) -> tuple[int, int, int, int, int, int]:
+                  ra_area: int = 64, collapse: bool = True) -> tuple[int, int, int, int, int, int]:
     """InnoDB's LRU on a uint32 page trace or a workload tuple:
-    (refs, misses, made_young, not_young, read_ahead, read_ahead_evicted)."""
+    (refs, misses, made_young, not_young, read_ahead, read_ahead_evicted).
+    collapse=False replays every repeated query reference by reference (the slow reference)."""
     return _load().lrusim_innodb(trace, workload, n_pages, capacity, pool_pages, old_pct, old_time_ms,
-                                 ms_per_query, ra_threshold, ra_area)
+                                 ms_per_query, ra_threshold, ra_area, collapse)
+
+
+def lrusim_curve(trace, workload: tuple | None, n_pages: int, leaf_pages: int, old_pct: float, old_time_ms: float,
+                 ms_per_query: float, ra_threshold: int, pools: list[tuple]) -> list:
+    """Several pools in one pass, each exact or a miniature: see native/lrusim.c."""
+    return _load().lrusim_curve(trace, workload, n_pages, leaf_pages, old_pct, old_time_ms, ms_per_query,
+                                ra_threshold, pools)
 
 
 def lrusim_mattson(trace, workload: tuple | None, n_pages: int) -> bytes:

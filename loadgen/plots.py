@@ -67,30 +67,86 @@ def plot_latency(runs: list[RunResult]):
     return _finish(fig, ax, "latency (µs)", "Latency distribution (percentiles)")
 
 
-def plot_curve(sweep: SweepResult):
+def plot_curve_band(series: list[dict], title: str = "Miss-ratio curve per access order"):
+    """The predicted curve with a band of ±2 standard errors, measured points, the knee and the
+    current pool, one colour per order. series: [{key, curve: [(pool_bytes, reads, se)],
+    measured: [(pool_bytes, reads)], knee: bytes|None, current: bytes|None}]."""
+    from matplotlib.ticker import FuncFormatter
+
     plt = _plt()
-    fig, ax = plt.subplots(figsize=(8, 4.5))
+    fig, ax = plt.subplots(figsize=(8.5, 4.8))
     mib = 1 << 20
-    for key in sorted({p["variation"] for p in sweep.points}):
-        pts = sorted((p for p in sweep.points if p["variation"] == key), key=lambda p: p["pool_bytes"])
-        line, = ax.plot([p["pool_bytes"] / mib for p in pts], [p["reads"] for p in pts], "o", ms=8,
-                        label=f"{key} measured")
+    for s in series:
+        pts = sorted(s.get("curve") or [])
+        if not pts:
+            continue
+        x = [b / mib for b, _, _ in pts]
+        y = [r for _, r, _ in pts]
+        line, = ax.plot(x, y, "-", lw=2, label=f"{s['key']} predicted")
         color = line.get_color()
-        curve = sweep.curves.get(key) or []
-        if curve:
-            ax.plot([c["pool_bytes"] / mib for c in curve], [c["reads"] for c in curve], "-", color=color,
-                    label=f"{key} predicted (InnoDB LRU)")
-            ax.plot([c["pool_bytes"] / mib for c in curve], [c["plain_lru_reads"] for c in curve], ":", color=color,
-                    label=f"{key} plain LRU")
-        rec = sweep.recommendation.get(key)
-        if rec:
-            ax.axvline(rec["pool_bytes"] / mib, color=color, ls="--", alpha=0.6)
-            ax.annotate(f"{key}: {format_bytes(rec['pool_bytes'])}", (rec["pool_bytes"] / mib, ax.get_ylim()[1]),
-                        color=color, fontsize=8, va="top")
+        if any(se for _, _, se in pts):
+            ax.fill_between(x, [r - 2 * se for _, r, se in pts], [r + 2 * se for _, r, se in pts], color=color,
+                            alpha=0.2, lw=0, label=f"{s['key']} ±2 std. errors (miniatures)")
+        meas = sorted(s.get("measured") or [])
+        if meas:
+            ax.plot([b / mib for b, _ in meas], [r for _, r in meas], "o", ms=8, color=color, mfc="white", mec=color,
+                    mew=2, label=f"{s['key']} measured")
+        if s.get("knee"):
+            ky = min(pts, key=lambda p: abs(p[0] - s["knee"]))[1]
+            ax.plot([s["knee"] / mib], [ky], "D", ms=10, color=color)
+            ax.annotate(f"knee {format_bytes(s['knee'])}", (s["knee"] / mib, ky), textcoords="offset points",
+                        xytext=(6, 8), color=color, fontsize=9, fontweight="bold")
+        if s.get("current"):
+            ax.axvline(s["current"] / mib, color="0.3", ls="--", lw=1)
+            ax.annotate(f"current {format_bytes(s['current'])}", (s["current"] / mib, 1.0),
+                        xycoords=("data", "axes fraction"), textcoords="offset points", xytext=(4, -12), fontsize=8,
+                        color="0.3")
     ax.set_xscale("log", base=2)
-    ax.set_xlabel("innodb_buffer_pool_size (MiB)")
-    return _finish(fig, ax, "buffer-pool reads",
-                   "Miss-ratio curve: measured, predicted, plain LRU; recommended size dashed")
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: format_bytes(v * mib).replace(" ", "")))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
+    ax.set_xlabel("innodb_buffer_pool_size (log scale)")
+    ax.set_ylabel("buffer-pool reads (pages)")
+    ax.set_ylim(bottom=0)
+    ax.grid(True, which="major", alpha=0.3)
+    ax.set_title(title)
+    ax.legend(fontsize=8, loc="lower left")
+    fig.tight_layout()
+    return fig
+
+
+def sweep_series(sweep: SweepResult) -> list[dict]:
+    """plot_curve_band's input from a sweep: its curves, measured points and recommendation."""
+    from .analysis.advise import knee_index
+
+    out = []
+    for key in sorted({p["variation"] for p in sweep.points}):
+        curve = sorted((c["pool_bytes"], c["reads"], c.get("reads_se") or 0.0)
+                       for c in (sweep.curves or {}).get(key) or [])
+        k = knee_index([c[0] for c in curve], [c[1] for c in curve])[0] if len(curve) >= 3 else None
+        out.append({"key": key, "curve": curve,
+                    "measured": [(p["pool_bytes"], p["reads"]) for p in sweep.points
+                                 if p["variation"] == key and p["reads"] is not None],
+                    "knee": curve[k][0] if k is not None else None,
+                    "current": ((sweep.recommendation or {}).get(key) or {}).get("pool_bytes")})
+    return out
+
+
+def advice_series(advs: list) -> list[dict]:
+    return [{"key": a.order, "curve": a.curve, "measured": [], "knee": a.knee_bytes, "current": a.current_bytes}
+            for a in advs]
+
+
+def write_curve_plots(series: list[dict], directory: Path, title: str) -> list[Path]:
+    """curve.png and curve.svg from plot_curve_band."""
+    directory.mkdir(parents=True, exist_ok=True)
+    fig = plot_curve_band(series, title)
+    paths = []
+    for ext in ("png", "svg"):
+        path = directory / f"curve.{ext}"
+        fig.savefig(path, format=ext, dpi=110)
+        paths.append(path)
+    _plt().close(fig)
+    return paths
 
 
 def figures(results: list[Document]) -> list[tuple[str, object]]:
@@ -107,7 +163,9 @@ def figures(results: list[Document]) -> list[tuple[str, object]]:
     if runs:
         out += [("timeseries", plot_time_series(runs)), ("latency", plot_latency(runs))]
     for i, s in enumerate(sweeps):
-        out.append((f"curve{i + 1 if len(sweeps) > 1 else ''}", plot_curve(s)))
+        out.append((f"curve{i + 1 if len(sweeps) > 1 else ''}",
+                    plot_curve_band(sweep_series(s), "Miss-ratio curve: predicted (band ±2 SE), measured, knee; "
+                                                     "dashed: recommended")))
     return out
 
 

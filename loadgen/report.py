@@ -156,9 +156,46 @@ def forecast_rows(fc, pool_bytes: int) -> list[tuple[str, str]]:
     ]
 
 
+def _reads_se(reads: int, se: float) -> str:
+    return f"{reads:,} ± {se:,.0f}" if se else f"{reads:,}"
+
+
 def curve_cells(fc) -> list[list[str]]:
-    return [[format_bytes(p.pool_bytes), f"{p.capacity_pages:,}", f"{p.reads:,}", f"{p.miss_ratio * 100:.3f}%",
-             f"{p.plain_lru_reads:,}", f"{p.plain_lru_miss_ratio * 100:.3f}%"] for p in fc.curve]
+    return [[format_bytes(p.pool_bytes), f"{p.capacity_pages:,}", _reads_se(p.reads, getattr(p, "reads_se", 0.0)),
+             f"{p.miss_ratio * 100:.3f}%", f"{p.plain_lru_reads:,}", f"{p.plain_lru_miss_ratio * 100:.3f}%"]
+            for p in fc.curve]
+
+
+# -- advise ---------------------------------------------------------------------------------------
+ADVICE_HEADERS = ["size factor", "pool", "est. pages read", "read factor", "est. read time", ""]
+
+
+def advice_cells(adv) -> list[list[str]]:
+    """One row per size factor, as V$DB_CACHE_ADVICE lists them (± = the miniature's standard error)."""
+    rows = []
+    for r in adv.rows:
+        mark = "current" if r.factor == 1.0 else ("knee" if r.pool_bytes == adv.knee_bytes else "")
+        rows.append([f"{r.factor:g}x", format_bytes(r.pool_bytes), _reads_se(r.reads, r.reads_se),
+                     f"{r.read_factor:.4f}", f"{r.read_time_s:,.1f} s", mark])
+    return rows
+
+
+def advice_lines(adv) -> list[str]:
+    lines = [adv.knee_note, adv.marginal,
+             f"pools rounded up to {format_bytes(adv.unit_bytes)} (innodb_buffer_pool_chunk_size x instances), "
+             f"none above {format_bytes(adv.ram_bytes)} of memory; read time = reads x {adv.ms_per_read:g} ms "
+             f"({adv.ms_per_read_source})"]
+    if adv.dropped:
+        lines.append("left out (above the memory limit): " + ", ".join(f"{f:g}x" for f in adv.dropped))
+    return lines
+
+
+def advice_dict(adv) -> dict:
+    import dataclasses
+
+    d = dataclasses.asdict(adv)
+    d.pop("estimates", None)
+    return d
 
 
 CURVE_HEADERS = ["pool", "data pages", "reads (InnoDB LRU)", "miss ratio", "reads (plain LRU)", "miss ratio (LRU)"]

@@ -41,6 +41,15 @@ def write_json_atomic(path: str | os.PathLike, obj) -> Path:
 
 def write_text_atomic(path: str | os.PathLike, text: str) -> Path:
     path = Path(path)
+    if path.exists() and not path.is_file() and not path.is_dir():
+        # A device or FIFO (--out /dev/null, /dev/stdout, a pipe): the rename below would replace
+        # it with a regular file (as root, /dev/null itself), so write into it in place.
+        try:
+            with open(path, "w") as f:
+                f.write(text)
+        except OSError as exc:
+            raise ResultError(f"cannot write {path}: {exc.strerror or exc}") from None
+        return path
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)

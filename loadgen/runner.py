@@ -123,7 +123,7 @@ def measure(
         drive.close()
         raise
     variables = db.global_variables(sampler_conn, RECORDED_VARIABLES)
-    flavor = db.parse_version(variables.get("version", ""))
+    flavor = db.parse_version(variables.get("version", ""), variables.get("version_comment", ""))
     pool_bytes = int(variables.get("innodb_buffer_pool_size", 0))
     if info.table_bytes and info.table_bytes <= pool_bytes:
         reporter.say(f"warning: the table ({format_bytes(info.table_bytes)}) fits in the pool "

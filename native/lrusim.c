@@ -43,11 +43,23 @@
 #define OLD_TOLERANCE 20  /* BUF_LRU_OLD_TOLERANCE */
 #define NON_OLD_MIN_LEN 5 /* BUF_LRU_NON_OLD_MIN_LEN */
 #define RATIO_DIV 1024    /* BUF_LRU_OLD_RATIO_DIV */
-#define CHUNK 65536
 
-/* ---- trace sources ---------------------------------------------------------------------- */
+/* ---- trace sources: runs of identical queries ------------------------------------------- */
 
 enum { ORDER_INTERLEAVED = 0, ORDER_LOOPED = 1, ORDER_SEQUENTIAL = 2 };
+
+#define MAX_PATH 18
+#define RUN_CHUNK 2048
+
+/* k consecutive queries (q0..q0+k-1) that each reference the same pages in the same order.
+ * Consecutive ids on one leaf share the whole root-to-leaf path, so the seed's 20M queries are
+ * ~1.6M runs; a bare trace gives one run per stretch of identical references. */
+typedef struct {
+    uint32_t pages[MAX_PATH];
+    uint8_t mv[MAX_PATH]; /* the reference is a step to the next leaf (read-ahead's trigger) */
+    int n;
+    uint64_t q0, k;
+} run_t;
 
 typedef struct {
     /* workload mode */
@@ -55,9 +67,9 @@ typedef struct {
     int order;
     uint64_t rows, stride, reps, leaf_pages, fanout;
     int height;
-    int moves;                    /* emit the leaf a point select steps to at a page boundary */
-    uint64_t n_ids, n_queries, q; /* next query */
-    uint32_t level_base[16];      /* first page number of each level above the leaves */
+    int moves;                      /* emit the leaf a point select steps to at a page boundary */
+    uint64_t n_ids, n_passes, pass, k; /* next id index k of pass `pass` */
+    uint32_t level_base[16];        /* first page number of each level above the leaves */
     /* trace mode */
     const uint32_t *trace;
     uint64_t trace_len, pos;
@@ -75,64 +87,80 @@ static uint64_t source_layout(source_t *s) {
     return total;
 }
 
-static uint64_t query_id(const source_t *s, uint64_t q) {
-    uint64_t k;
-    if (s->order == ORDER_INTERLEAVED)
-        k = q / s->reps;
-    else
-        k = q % s->n_ids; /* looped and sequential: passes over the ids */
-    return 1 + k * s->stride;
-}
-
 static uint64_t leaf_of(const source_t *s, uint64_t id) {
     /* p = floor((id-1) * L / rows): leaves evenly cover the dense primary key */
     return (uint64_t)(((unsigned __int128)(id - 1) * s->leaf_pages) / s->rows);
 }
 
-/* Fill up to CHUNK references; qidx gets the query index of each (for its timestamp), move (if
- * not NULL) whether the reference is a step to the next leaf. */
-static size_t source_fill(source_t *s, uint32_t *pages, uint64_t *qidx, uint8_t *move) {
-    size_t n = 0;
+/* The next run, or 0 at the end. In workload mode a run is the ids of one pass that land on
+ * one leaf (each query of the interleaved order repeated reps times); with moves, an id that is
+ * the first or last key of its leaf is a run of its own, since its path has a second leaf. */
+static int source_next(source_t *s, run_t *r) {
     if (!s->workload) {
-        while (n < CHUNK && s->pos < s->trace_len) {
-            if (move)
-                move[n] = 0;
-            pages[n] = s->trace[s->pos];
-            qidx[n++] = s->pos++;
-        }
-        return n;
+        if (s->pos >= s->trace_len)
+            return 0;
+        uint32_t p = s->trace[s->pos];
+        uint64_t e = s->pos + 1;
+        while (e < s->trace_len && s->trace[e] == p)
+            e++;
+        r->n = 1;
+        r->pages[0] = p;
+        r->mv[0] = 0;
+        r->q0 = s->pos;
+        r->k = e - s->pos;
+        s->pos = e;
+        return 1;
     }
-    while (n + 16 <= CHUNK && s->q < s->n_queries) {
-        uint64_t id = query_id(s, s->q);
-        uint64_t leaf = leaf_of(s, id);
-        uint64_t idx[16];
-        idx[0] = leaf;
-        for (int lvl = 1; lvl < s->height; lvl++)
-            idx[lvl] = lvl == s->height - 1 ? 0 : idx[lvl - 1] / s->fanout;
-        for (int lvl = s->height - 1; lvl >= 1; lvl--) { /* root first, like a B-tree descent */
-            if (move)
-                move[n] = 0;
-            pages[n] = s->level_base[lvl] + (uint32_t)idx[lvl];
-            qidx[n++] = s->q;
-        }
-        uint64_t first = leaf, second = leaf;
-        if (s->moves && leaf > 0 && id >= 2 && leaf_of(s, id - 1) != leaf)
-            first = leaf - 1; /* first key of the leaf: lands on the previous leaf's supremum */
-        else if (s->moves && leaf + 1 < s->leaf_pages && id < s->rows && leaf_of(s, id + 1) != leaf)
-            second = leaf + 1; /* last key of the leaf: reads on to the next one */
-        if (move)
-            move[n] = 0;
-        pages[n] = (uint32_t)first;
-        qidx[n++] = s->q;
-        if (second != first) {
-            if (move)
-                move[n] = 1;
-            pages[n] = (uint32_t)second;
-            qidx[n++] = s->q;
-        }
-        s->q++;
+    if (s->pass >= s->n_passes)
+        return 0;
+    uint64_t k = s->k, id = 1 + k * s->stride, leaf = leaf_of(s, id);
+    uint64_t idx[16];
+    int n = 0;
+    idx[0] = leaf;
+    for (int lvl = 1; lvl < s->height; lvl++)
+        idx[lvl] = lvl == s->height - 1 ? 0 : idx[lvl - 1] / s->fanout;
+    for (int lvl = s->height - 1; lvl >= 1; lvl--) { /* root first, like a B-tree descent */
+        r->mv[n] = 0;
+        r->pages[n++] = s->level_base[lvl] + (uint32_t)idx[lvl];
     }
-    return n;
+    uint64_t first = leaf, second = leaf;
+    if (s->moves && leaf > 0 && id >= 2 && leaf_of(s, id - 1) != leaf)
+        first = leaf - 1; /* first key of the leaf: lands on the previous leaf's supremum */
+    else if (s->moves && leaf + 1 < s->leaf_pages && id < s->rows && leaf_of(s, id + 1) != leaf)
+        second = leaf + 1; /* last key of the leaf: reads on to the next one */
+    r->mv[n] = 0;
+    r->pages[n++] = (uint32_t)first;
+    if (second != first) {
+        r->mv[n] = 1;
+        r->pages[n++] = (uint32_t)second;
+    }
+    r->n = n;
+    uint64_t nk = 1;
+    if (first == second) {
+        /* ids on this leaf: id - 1 < t, t = ceil((leaf+1) * rows / L) */
+        uint64_t t = (uint64_t)(((unsigned __int128)(leaf + 1) * s->rows + s->leaf_pages - 1) / s->leaf_pages);
+        uint64_t kend = (t + s->stride - 1) / s->stride;
+        if (kend > s->n_ids)
+            kend = s->n_ids;
+        /* with moves, the leaf's last key (id = t) starts a run of its own */
+        if (s->moves && t >= 1 && (t - 1) % s->stride == 0 && (t - 1) / s->stride > k &&
+            (t - 1) / s->stride < kend)
+            kend = (t - 1) / s->stride;
+        nk = kend - k;
+    }
+    if (s->order == ORDER_INTERLEAVED) {
+        r->q0 = k * s->reps;
+        r->k = nk * s->reps;
+    } else {
+        r->q0 = s->pass * s->n_ids + k;
+        r->k = nk;
+    }
+    s->k += nk;
+    if (s->k >= s->n_ids) {
+        s->k = 0;
+        s->pass++;
+    }
+    return 1;
 }
 
 /* workload = (order, rows, stride, reps, leaf_pages, height, fanout[, moves]) or None;
@@ -162,7 +190,7 @@ static int source_init(source_t *s, PyObject *py_trace, PyObject *py_workload, P
         s->fanout = fanout;
         s->moves = moves;
         s->n_ids = (rows - 1) / stride + 1;
-        s->n_queries = s->n_ids * s->reps;
+        s->n_passes = order == ORDER_LOOPED ? s->reps : 1;
         if (source_layout(s) != n_pages) {
             PyErr_Format(PyExc_ValueError, "n_pages %llu does not match the workload's %llu",
                          (unsigned long long)n_pages, (unsigned long long)source_layout(s));
@@ -190,22 +218,79 @@ static int source_init(source_t *s, PyObject *py_trace, PyObject *py_workload, P
     return 0;
 }
 
+/* ---- physical layout of the leaves -------------------------------------------------------- */
+
+#define EXTENT_PAGES 64
+#define XDES_PAGES 16384 /* an XDES/ibuf-bitmap extent starts every 16,384 pages */
+#define FRAG_LEAVES 32   /* the first 32 leaves are the segment's fragment pages 4..35 */
+
+static uint64_t leaf_phys(uint64_t k) { /* physical page of leaf k */
+    if (k < FRAG_LEAVES)
+        return 4 + k;
+    uint64_t j = k - FRAG_LEAVES;
+    return EXTENT_PAGES + j + EXTENT_PAGES * (j / (XDES_PAGES - EXTENT_PAGES));
+}
+
+static int64_t phys_leaf_of(uint64_t page, uint64_t leaf_pages) { /* leaf on a page, or -1 */
+    uint64_t k;
+    if (page >= 4 && page < 4 + FRAG_LEAVES) {
+        k = page - 4;
+    } else {
+        uint64_t block = page / XDES_PAGES, r = page % XDES_PAGES;
+        if (r < EXTENT_PAGES)
+            return -1; /* fsp header/fragment extent or an XDES extent */
+        k = FRAG_LEAVES + block * (XDES_PAGES - EXTENT_PAGES) + r - EXTENT_PAGES;
+    }
+    return k < leaf_pages ? (int64_t)k : -1;
+}
+
+/* splitmix64's finaliser: a strong 64-bit mixer (a weak one sampled contiguous ids unevenly). */
+static inline uint64_t mix64(uint64_t x) {
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebULL;
+    x ^= x >> 31;
+    return x;
+}
+
 /* ---- InnoDB LRU ------------------------------------------------------------------------- */
+
+/* A miniature (Waldspurger et al., ATC'17) keeps the leaves of the sampled units (64-page
+ * physical extents, whole, so linear read-ahead still sees its areas) and every page above the
+ * leaves (few and hot: sampling the root would weigh one page 1/R times). Sampled leaves are
+ * renumbered 0..L'-1 and the sampled extents packed together, so the miniature is a smaller table
+ * scanned the same way; upper pages follow as L'..L'+U-1. */
+typedef struct {
+    uint64_t n_units;      /* extents of the real table holding leaves */
+    int32_t *unit_base;    /* first miniature leaf of each real extent, -1 if not sampled */
+    uint32_t *unit_first;  /* first real leaf of each real extent */
+    uint32_t *unit_rank;   /* packed position of each sampled extent */
+    uint32_t *rank_unit;   /* real extent at each packed position */
+    uint32_t *mini_real;   /* real leaf of each miniature leaf */
+    uint64_t n_sampled_units, leaves, real_leaf_pages;
+} mini_t;
 
 typedef struct {
     uint32_t *prev, *next;
-    uint8_t *resident, *old;
+    uint8_t *resident, *old, *touched;
+    uint32_t *nmiss;   /* reads of each page (misses and read-ahead) */
     double *access_ms; /* first access, < 0 when not accessed (InnoDB's access_time == 0) */
     uint64_t *fpc;     /* freed_page_clock when last put at the head */
     uint32_t head, tail, lru_old;
-    uint64_t len, old_len, capacity, pool_pages;
+    uint64_t len, old_len, capacity, pool_pages, n_pages;
+    double wlen, wcap, upper_w; /* capacity in leaf units: an upper page weighs upper_w */
     uint64_t freed_page_clock;
     uint64_t old_ratio;
-    double old_time_ms;
+    double old_time_ms, ms_per_query;
     uint64_t refs, misses, made_young, not_young;
     /* linear read-ahead: off when ra_threshold == 0 */
     uint64_t ra_threshold, ra_area, leaf_pages;
     uint64_t ra_pages, ra_evicted;
+    mini_t *mini; /* NULL: the whole table */
+    int collapse;
+    run_t pend; /* a run waiting for the next one, to merge identical paths */
+    int32_t *map; /* real page -> simulated page, only in miniatures; -1 = not sampled */
 } lru_t;
 
 static void set_old_all(lru_t *m, uint8_t v) {
@@ -241,6 +326,8 @@ static void old_init(lru_t *m) { /* buf_LRU_old_init */
     adjust_len(m);
 }
 
+static inline double weight(const lru_t *m, uint32_t p) { return p >= m->leaf_pages ? m->upper_w : 1.0; }
+
 static void unlink_page(lru_t *m, uint32_t p) {
     uint32_t pr = m->prev[p], nx = m->next[p];
     if (pr != NIL)
@@ -252,6 +339,7 @@ static void unlink_page(lru_t *m, uint32_t p) {
     else
         m->tail = pr;
     m->len--;
+    m->wlen -= weight(m, p);
 }
 
 static void remove_block(lru_t *m, uint32_t p) { /* buf_LRU_remove_block */
@@ -298,6 +386,7 @@ static void add_block(lru_t *m, uint32_t p, int old) { /* buf_LRU_add_block_low 
         m->old_len++;
     }
     m->len++;
+    m->wlen += weight(m, p);
     if (m->len > OLD_MIN_LEN) {
         m->old[p] = (uint8_t)old;
         adjust_len(m);
@@ -306,6 +395,12 @@ static void add_block(lru_t *m, uint32_t p, int old) { /* buf_LRU_add_block_low 
     } else {
         m->old[p] = m->lru_old != NIL;
     }
+}
+
+/* buf_page_peek_if_young's drift rule: young unless it drifted > 1/4 of the young region */
+static inline int drifted(const lru_t *m, uint32_t p) {
+    uint64_t quarter = m->pool_pages * (RATIO_DIV - m->old_ratio) / (RATIO_DIV * 4);
+    return !((m->freed_page_clock & ((1ULL << 31) - 1)) < m->fpc[p] + quarter);
 }
 
 static int too_old(lru_t *m, uint32_t p, double now_ms) { /* buf_page_peek_if_too_old */
@@ -317,14 +412,12 @@ static int too_old(lru_t *m, uint32_t p, double now_ms) { /* buf_page_peek_if_to
         m->not_young++;
         return 0;
     }
-    /* buf_page_peek_if_young: young unless it drifted > 1/4 of the young region */
-    uint64_t quarter = m->pool_pages * (RATIO_DIV - m->old_ratio) / (RATIO_DIV * 4);
-    return !((m->freed_page_clock & ((1ULL << 31) - 1)) < m->fpc[p] + quarter);
+    return drifted(m, p);
 }
 
-/* A free frame for a page about to be read: evict the tail when the pool is full. */
-static void make_room(lru_t *m) {
-    if (m->len >= m->capacity) {
+/* A free frame for a page of weight w about to be read: evict from the tail while full. */
+static void make_room(lru_t *m, double w) {
+    while (m->len > 0 && m->wlen + w > m->wcap) {
         uint32_t victim = m->tail;
         remove_block(m, victim);
         m->resident[victim] = 0;
@@ -337,33 +430,28 @@ static void make_room(lru_t *m) {
 
 /* ---- linear read-ahead ------------------------------------------------------------------ */
 
-#define EXTENT_PAGES 64
-#define XDES_PAGES 16384 /* an XDES/ibuf-bitmap extent starts every 16,384 pages */
-#define FRAG_LEAVES 32   /* the first 32 leaves are the segment's fragment pages 4..35 */
-
-static uint64_t leaf_phys(uint64_t k) { /* physical page of leaf k */
-    if (k < FRAG_LEAVES)
-        return 4 + k;
-    uint64_t j = k - FRAG_LEAVES;
-    return EXTENT_PAGES + j + EXTENT_PAGES * (j / (XDES_PAGES - EXTENT_PAGES));
+static uint64_t sim_leaf_phys(const lru_t *m, uint64_t p) { /* physical page of simulated leaf p */
+    if (!m->mini)
+        return leaf_phys(p);
+    uint64_t ph = leaf_phys(m->mini->mini_real[p]);
+    return (uint64_t)m->mini->unit_rank[ph / EXTENT_PAGES] * EXTENT_PAGES + ph % EXTENT_PAGES;
 }
 
-static int64_t phys_leaf(const lru_t *m, uint64_t page) { /* leaf on a physical page, or -1 */
-    uint64_t k;
-    if (page >= 4 && page < 4 + FRAG_LEAVES) {
-        k = page - 4;
-    } else {
-        uint64_t block = page / XDES_PAGES, r = page % XDES_PAGES;
-        if (r < EXTENT_PAGES)
-            return -1; /* fsp header/fragment extent or an XDES extent */
-        k = FRAG_LEAVES + block * (XDES_PAGES - EXTENT_PAGES) + r - EXTENT_PAGES;
-    }
-    return k < m->leaf_pages ? (int64_t)k : -1;
+static int64_t sim_phys_leaf(const lru_t *m, uint64_t page) { /* simulated leaf on a page, or -1 */
+    if (!m->mini)
+        return phys_leaf_of(page, m->leaf_pages);
+    const mini_t *x = m->mini;
+    uint64_t r = page / EXTENT_PAGES;
+    if (r >= x->n_sampled_units)
+        return -1;
+    uint64_t u = x->rank_unit[r];
+    int64_t k = phys_leaf_of(u * EXTENT_PAGES + page % EXTENT_PAGES, x->real_leaf_pages);
+    return k < 0 ? -1 : x->unit_base[u] + (k - (int64_t)x->unit_first[u]);
 }
 
 /* buf_read_ahead_linear on the first access of leaf p (already resident and accessed). */
 static void read_ahead(lru_t *m, uint32_t p) {
-    uint64_t area = m->ra_area, high = leaf_phys(p);
+    uint64_t area = m->ra_area, high = sim_leaf_phys(m, p);
     if (high % area != area - 1 || p == 0 || p + 1 >= m->leaf_pages)
         return; /* not the last page of its area; FIL_PAGE_PREV/NEXT is FIL_NULL */
     uint64_t budget = EXTENT_PAGES - m->ra_threshold;
@@ -371,7 +459,7 @@ static void read_ahead(lru_t *m, uint32_t p) {
         budget = area;
     double prev = -1;
     for (uint64_t page = high + 1 - area; page <= high; page++) {
-        int64_t k = phys_leaf(m, page);
+        int64_t k = sim_phys_leaf(m, page);
         int fail;
         if (k < 0 || !m->resident[k] || m->access_ms[k] < 0) {
             fail = 1;
@@ -383,12 +471,13 @@ static void read_ahead(lru_t *m, uint32_t p) {
             return;
     }
     for (uint64_t page = high + 1; page <= high + area; page++) {
-        int64_t k = phys_leaf(m, page);
+        int64_t k = sim_phys_leaf(m, page);
         if (k < 0 || m->resident[k])
             continue;
         m->misses++;
         m->ra_pages++;
-        make_room(m);
+        m->nmiss[k]++;
+        make_room(m, 1.0);
         m->resident[k] = 1;
         m->access_ms[k] = -1;
         add_block(m, (uint32_t)k, 1);
@@ -398,6 +487,7 @@ static void read_ahead(lru_t *m, uint32_t p) {
 static inline void lru_access(lru_t *m, uint32_t p, double now_ms, int move) {
     int first = !m->resident[p] || m->access_ms[p] < 0;
     m->refs++;
+    m->touched[p] = 1;
     if (m->resident[p]) {
         if (too_old(m, p, now_ms)) {
             if (m->old[p])
@@ -407,7 +497,8 @@ static inline void lru_access(lru_t *m, uint32_t p, double now_ms, int move) {
         }
     } else {
         m->misses++;
-        make_room(m);
+        m->nmiss[p]++;
+        make_room(m, weight(m, p));
         m->resident[p] = 1;
         m->access_ms[p] = -1;
         add_block(m, p, 1);
@@ -418,70 +509,370 @@ static inline void lru_access(lru_t *m, uint32_t p, double now_ms, int move) {
         read_ahead(m, p);
 }
 
-PyObject *loadgen_lrusim_innodb(PyObject *self, PyObject *args) {
-    PyObject *py_trace, *py_workload, *py_result = NULL;
-    unsigned long long n_pages, capacity, pool_pages, ra_threshold = 0, ra_area = EXTENT_PAGES;
-    double old_pct, old_time_ms, ms_per_query;
-    source_t src;
-    Py_buffer view;
-    lru_t m;
-    uint32_t *pages = NULL;
-    uint64_t *qidx = NULL;
-    uint8_t *move = NULL;
+/* ---- the collapse ------------------------------------------------------------------------ */
 
-    memset(&m, 0, sizeof(m));
-    if (!PyArg_ParseTuple(args, "OOKKKddd|KK", &py_trace, &py_workload, &n_pages, &capacity,
-                          &pool_pages, &old_pct, &old_time_ms, &ms_per_query, &ra_threshold,
-                          &ra_area))
-        return NULL;
-    if (ra_threshold > EXTENT_PAGES || ra_area < 1 || ra_area > EXTENT_PAGES ||
-        (ra_area & (ra_area - 1))) {
-        PyErr_SetString(PyExc_ValueError,
-                        "ra_threshold must be within 0..64 and ra_area a power of two up to 64");
+static inline int aged(const lru_t *m, uint32_t p, uint64_t q) {
+    return (double)q * m->ms_per_query - m->access_ms[p] >= m->old_time_ms;
+}
+
+/* The first repeat j in [js, k) at which accessing p changes anything but the counters, or k.
+ * While nothing changes, nothing is evicted, so the freed-page clock stands still and only time
+ * moves: an old page waits for old_blocks_time, every other test gives the same answer again. */
+static uint64_t next_event(const lru_t *m, uint32_t p, uint64_t q0, uint64_t js, uint64_t k) {
+    if (!m->resident[p] || m->access_ms[p] < 0)
+        return js; /* a read, or a first access (it sets the access time) */
+    if (m->freed_page_clock == 0)
+        return k; /* warm-up: nothing moves */
+    if (m->old_time_ms > 0 && m->old[p]) {
+        if (aged(m, p, q0 + js))
+            return js;
+        if (m->ms_per_query <= 0 || !aged(m, p, q0 + k - 1))
+            return k;
+        /* aged() is monotone in j: estimate, then settle on the exact floating-point answer */
+        double x = (m->old_time_ms + m->access_ms[p]) / m->ms_per_query - (double)q0;
+        uint64_t j = x <= (double)js ? js : x >= (double)(k - 1) ? k - 1 : (uint64_t)x;
+        while (j > js && aged(m, p, q0 + j - 1))
+            j--;
+        while (j < k - 1 && !aged(m, p, q0 + j))
+            j++;
+        return j;
+    }
+    return drifted(m, p) ? js : k;
+}
+
+/* Accessing p changes nothing now: does it count in Innodb_buffer_pool_pages_not_made_young? */
+static inline int counts_not_young(const lru_t *m, uint32_t p) {
+    return m->freed_page_clock != 0 && m->old_time_ms > 0 && m->old[p];
+}
+
+/* Replay run r: its first query reference by reference; then the k-1 repeats, skipping from one
+ * state-changing access to the next and counting the accesses in between (exact: tested equal
+ * to the reference-by-reference replay). */
+static void lru_run(lru_t *m, const run_t *r) {
+    const int n = r->n;
+    for (int i = 0; i < n; i++)
+        lru_access(m, r->pages[i], (double)r->q0 * m->ms_per_query, r->mv[i]);
+    if (!m->collapse) {
+        for (uint64_t j = 1; j < r->k; j++)
+            for (int i = 0; i < n; i++)
+                lru_access(m, r->pages[i], (double)(r->q0 + j) * m->ms_per_query, r->mv[i]);
+        return;
+    }
+    uint64_t j = 1;
+    int pos = 0;
+    while (j < r->k) {
+        uint64_t best_j = r->k;
+        int best_i = n;
+        for (int i = 0; i < n; i++) {
+            uint64_t js = i >= pos ? j : j + 1;
+            if (js >= r->k)
+                continue;
+            uint64_t je = next_event(m, r->pages[i], r->q0, js, r->k);
+            if (je < best_j || (je == best_j && i < best_i)) {
+                best_j = je;
+                best_i = i;
+            }
+        }
+        for (int i = 0; i < n; i++) { /* the quiet accesses before (best_j, best_i) */
+            uint64_t from = i >= pos ? j : j + 1;
+            uint64_t to = i < best_i ? best_j + 1 : best_j;
+            if (to > r->k)
+                to = r->k;
+            if (to > from) {
+                m->refs += to - from;
+                if (counts_not_young(m, r->pages[i]))
+                    m->not_young += to - from;
+            }
+        }
+        if (best_j >= r->k)
+            break;
+        lru_access(m, r->pages[best_i], (double)(r->q0 + best_j) * m->ms_per_query, r->mv[best_i]);
+        j = best_j;
+        pos = best_i + 1;
+        if (pos == n) {
+            j++;
+            pos = 0;
+        }
+    }
+}
+
+/* Feed one run of real page numbers: miniatures drop unsampled leaves and renumber the rest;
+ * consecutive runs whose paths are then equal merge (the upper levels of unsampled leaves). */
+static void sim_feed(lru_t *m, const run_t *r) {
+    run_t t;
+    const run_t *use = r;
+    run_t *pd = &m->pend;
+    if (m->map) {
+        /* fast path: no sampled leaf, and the upper levels are the waiting run's (upper page p
+         * is simulated as p - L + L'): extend it */
+        const mini_t *x = m->mini;
+        int nu = r->n, hit = 0;
+        while (nu > 0 && r->pages[nu - 1] < x->real_leaf_pages)
+            nu--;
+        for (int i = nu; i < r->n; i++)
+            hit |= m->map[r->pages[i]] >= 0;
+        if (!hit && pd->k && pd->n == nu && pd->q0 + pd->k == r->q0) {
+            int same = 1;
+            for (int i = 0; i < nu && same; i++)
+                same = r->pages[i] >= x->real_leaf_pages && !pd->mv[i] &&
+                       pd->pages[i] == r->pages[i] - x->real_leaf_pages + x->leaves;
+            if (same) {
+                pd->k += r->k;
+                return;
+            }
+        }
+        t.n = 0;
+        t.q0 = r->q0;
+        t.k = r->k;
+        for (int i = 0; i < r->n; i++) {
+            int32_t p = m->map[r->pages[i]];
+            if (p >= 0) {
+                t.pages[t.n] = (uint32_t)p;
+                t.mv[t.n++] = r->mv[i];
+            }
+        }
+        use = &t;
+    }
+    if (pd->k && pd->n == use->n && pd->q0 + pd->k == use->q0 &&
+        !memcmp(pd->pages, use->pages, sizeof(uint32_t) * (size_t)use->n) &&
+        !memcmp(pd->mv, use->mv, (size_t)use->n)) {
+        pd->k += use->k;
+        return;
+    }
+    if (pd->k && pd->n)
+        lru_run(m, pd);
+    *pd = *use;
+}
+
+static void sim_flush(lru_t *m) {
+    if (m->pend.k && m->pend.n)
+        lru_run(m, &m->pend);
+    m->pend.k = 0;
+}
+
+static void mini_free(mini_t *x) {
+    if (!x)
+        return;
+    free(x->unit_base);
+    free(x->unit_first);
+    free(x->unit_rank);
+    free(x->rank_unit);
+    free(x->mini_real);
+    free(x);
+}
+
+static void sim_free(lru_t *m) {
+    free(m->prev);
+    free(m->next);
+    free(m->resident);
+    free(m->old);
+    free(m->touched);
+    free(m->nmiss);
+    free(m->access_ms);
+    free(m->fpc);
+    free(m->map);
+    mini_free(m->mini);
+    memset(m, 0, sizeof(*m));
+}
+
+typedef struct {
+    uint64_t capacity, pool_pages, ra_area;
+    double rate; /* >= 1: the whole table */
+    uint64_t salt;
+} sim_cfg_t;
+
+/* Sample the extents whose mix64(extent ^ salt) falls under rate * 2^64 and build the maps. */
+static int mini_build(lru_t *m, const sim_cfg_t *c, uint64_t leaf_pages, uint64_t n_pages) {
+    mini_t *x = calloc(1, sizeof(mini_t));
+    if (!x)
+        return -1;
+    m->mini = x;
+    x->real_leaf_pages = leaf_pages;
+    x->n_units = leaf_phys(leaf_pages - 1) / EXTENT_PAGES + 1;
+    x->unit_base = malloc(x->n_units * sizeof(int32_t));
+    x->unit_first = malloc(x->n_units * sizeof(uint32_t));
+    x->unit_rank = malloc(x->n_units * sizeof(uint32_t));
+    x->rank_unit = malloc(x->n_units * sizeof(uint32_t));
+    m->map = malloc(n_pages * sizeof(int32_t));
+    if (!x->unit_base || !x->unit_first || !x->unit_rank || !x->rank_unit || !m->map)
+        return -1;
+    uint64_t thr = c->rate >= 1 ? UINT64_MAX : (uint64_t)(c->rate * 18446744073709551616.0);
+    for (uint64_t u = 0; u < x->n_units; u++) {
+        x->unit_base[u] = -1;
+        x->unit_first[u] = UINT32_MAX;
+    }
+    uint64_t leaves = 0;
+    for (uint64_t k = 0; k < leaf_pages; k++) {
+        uint64_t u = leaf_phys(k) / EXTENT_PAGES;
+        if (x->unit_first[u] == UINT32_MAX) {
+            x->unit_first[u] = (uint32_t)k;
+            if (mix64(u ^ c->salt) < thr) {
+                x->unit_base[u] = (int32_t)leaves;
+                x->unit_rank[u] = (uint32_t)x->n_sampled_units;
+                x->rank_unit[x->n_sampled_units++] = (uint32_t)u;
+            }
+        }
+        m->map[k] = x->unit_base[u] < 0 ? -1 : (int32_t)leaves++;
+    }
+    x->leaves = leaves;
+    for (uint64_t p = leaf_pages; p < n_pages; p++)
+        m->map[p] = (int32_t)(leaves + (p - leaf_pages));
+    x->mini_real = malloc((leaves ? leaves : 1) * sizeof(uint32_t));
+    if (!x->mini_real)
+        return -1;
+    for (uint64_t k = 0; k < leaf_pages; k++)
+        if (m->map[k] >= 0)
+            x->mini_real[m->map[k]] = (uint32_t)k;
+    return 0;
+}
+
+/* Set up one simulated pool; returns -1 on allocation failure. */
+static int sim_init(lru_t *m, const sim_cfg_t *c, uint64_t n_pages, uint64_t leaf_pages,
+                    double old_pct, double old_time_ms, double ms_per_query, uint64_t ra_threshold,
+                    int collapse) {
+    memset(m, 0, sizeof(*m));
+    uint64_t sim_pages = n_pages, sim_leaves = leaf_pages;
+    double scale = 1.0;
+    if (c->rate < 1) {
+        if (mini_build(m, c, leaf_pages, n_pages) < 0)
+            return -1;
+        sim_leaves = m->mini->leaves;
+        sim_pages = sim_leaves + (n_pages - leaf_pages);
+        scale = (double)sim_leaves / (double)leaf_pages; /* the rate this draw realised */
+        m->upper_w = scale;
+    } else {
+        m->upper_w = 1.0;
+    }
+    m->n_pages = sim_pages;
+    m->prev = malloc(sim_pages * sizeof(uint32_t));
+    m->next = malloc(sim_pages * sizeof(uint32_t));
+    m->resident = calloc(sim_pages, 1);
+    m->old = calloc(sim_pages, 1);
+    m->touched = calloc(sim_pages, 1);
+    m->nmiss = calloc(sim_pages, sizeof(uint32_t));
+    m->access_ms = malloc(sim_pages * sizeof(double));
+    m->fpc = calloc(sim_pages, sizeof(uint64_t));
+    if (!m->prev || !m->next || !m->resident || !m->old || !m->touched || !m->nmiss ||
+        !m->access_ms || !m->fpc)
+        return -1;
+    m->head = m->tail = m->lru_old = NIL;
+    if (c->rate < 1) {
+        m->capacity = (uint64_t)((double)c->capacity * scale + 0.5);
+        m->pool_pages = (uint64_t)((double)(c->pool_pages ? c->pool_pages : c->capacity) * scale + 0.5);
+    } else {
+        m->capacity = c->capacity;
+        m->pool_pages = c->pool_pages ? c->pool_pages : c->capacity;
+    }
+    if (m->capacity < 1)
+        m->capacity = 1;
+    m->wcap = (double)m->capacity;
+    /* innodb_old_blocks_pct -> LRU_old_ratio, as buf_LRU_old_ratio_update does */
+    m->old_ratio = (uint64_t)(old_pct * RATIO_DIV / 100);
+    m->old_time_ms = old_time_ms;
+    m->ms_per_query = ms_per_query;
+    m->ra_threshold = ra_threshold;
+    m->ra_area = c->ra_area;
+    m->leaf_pages = sim_leaves;
+    m->collapse = collapse;
+    return 0;
+}
+
+/* Per sampled extent y = reads - distinct leaves touched (its re-reads): sum and sum of squares,
+ * for the estimate and its standard error (Python: loadgen/model.py). */
+static void sim_unit_stats(const lru_t *m, double *sum_y, double *sum_y2, uint64_t *upper_misses,
+                           uint64_t *upper_touched, uint64_t *leaf_misses, uint64_t *leaf_touched) {
+    *sum_y = *sum_y2 = 0;
+    *upper_misses = *upper_touched = *leaf_misses = *leaf_touched = 0;
+    for (uint64_t p = m->leaf_pages; p < m->n_pages; p++) {
+        *upper_misses += m->nmiss[p];
+        *upper_touched += m->touched[p];
+    }
+    uint64_t cur_unit = UINT64_MAX;
+    double y = 0;
+    for (uint64_t p = 0; p < m->leaf_pages; p++) {
+        uint64_t u = sim_leaf_phys(m, p) / EXTENT_PAGES;
+        if (u != cur_unit) {
+            if (cur_unit != UINT64_MAX) {
+                *sum_y += y;
+                *sum_y2 += y * y;
+            }
+            cur_unit = u;
+            y = 0;
+        }
+        y += (double)m->nmiss[p] - (double)m->touched[p];
+        *leaf_misses += m->nmiss[p];
+        *leaf_touched += m->touched[p];
+    }
+    if (cur_unit != UINT64_MAX) {
+        *sum_y += y;
+        *sum_y2 += y * y;
+    }
+}
+
+static PyObject *check_lru_args(unsigned long long n_pages, double old_pct,
+                                unsigned long long ra_threshold) {
+    if (ra_threshold > EXTENT_PAGES) {
+        PyErr_SetString(PyExc_ValueError, "ra_threshold must be within 0..64");
         return NULL;
     }
-    if (ra_threshold && py_workload == Py_None) {
-        PyErr_SetString(PyExc_ValueError, "read-ahead needs a workload (physical page numbers)");
-        return NULL;
-    }
-    if (n_pages < 1 || n_pages >= NIL || capacity < 1) {
-        PyErr_SetString(PyExc_ValueError, "need 1 <= n_pages < 2**32 - 1 and capacity >= 1");
+    if (n_pages < 1 || n_pages >= NIL) {
+        PyErr_SetString(PyExc_ValueError, "need 1 <= n_pages < 2**32 - 1");
         return NULL;
     }
     if (old_pct < 5 || old_pct > 95) {
         PyErr_SetString(PyExc_ValueError, "old_pct must be within 5..95 (innodb_old_blocks_pct)");
         return NULL;
     }
+    return Py_None;
+}
+
+static int check_area(unsigned long long ra_area) {
+    if (ra_area < 1 || ra_area > EXTENT_PAGES || (ra_area & (ra_area - 1))) {
+        PyErr_SetString(PyExc_ValueError,
+                        "ra_threshold must be within 0..64 and ra_area a power of two up to 64");
+        return -1;
+    }
+    return 0;
+}
+
+PyObject *loadgen_lrusim_innodb(PyObject *self, PyObject *args) {
+    PyObject *py_trace, *py_workload, *py_result = NULL;
+    unsigned long long n_pages, capacity, pool_pages, ra_threshold = 0, ra_area = EXTENT_PAGES;
+    double old_pct, old_time_ms, ms_per_query;
+    int collapse = 1;
+    source_t src;
+    Py_buffer view;
+    lru_t m;
+    run_t r;
+
+    memset(&m, 0, sizeof(m));
+    if (!PyArg_ParseTuple(args, "OOKKKddd|KKp", &py_trace, &py_workload, &n_pages, &capacity,
+                          &pool_pages, &old_pct, &old_time_ms, &ms_per_query, &ra_threshold,
+                          &ra_area, &collapse))
+        return NULL;
+    if (!check_lru_args(n_pages, old_pct, ra_threshold) || check_area(ra_area) < 0)
+        return NULL;
+    if (ra_threshold && py_workload == Py_None) {
+        PyErr_SetString(PyExc_ValueError, "read-ahead needs a workload (physical page numbers)");
+        return NULL;
+    }
+    if (capacity < 1) {
+        PyErr_SetString(PyExc_ValueError, "need 1 <= n_pages < 2**32 - 1 and capacity >= 1");
+        return NULL;
+    }
     if (source_init(&src, py_trace, py_workload, &view, n_pages) < 0)
         return NULL;
-    m.prev = malloc(n_pages * sizeof(uint32_t));
-    m.next = malloc(n_pages * sizeof(uint32_t));
-    m.resident = calloc(n_pages, 1);
-    m.old = calloc(n_pages, 1);
-    m.access_ms = malloc(n_pages * sizeof(double));
-    m.fpc = calloc(n_pages, sizeof(uint64_t));
-    pages = malloc(CHUNK * sizeof(uint32_t));
-    qidx = malloc(CHUNK * sizeof(uint64_t));
-    move = malloc(CHUNK);
-    if (!m.prev || !m.next || !m.resident || !m.old || !m.access_ms || !m.fpc || !pages || !qidx ||
-        !move) {
+    sim_cfg_t cfg = {capacity, pool_pages, ra_area, 1.0, 0};
+    if (sim_init(&m, &cfg, n_pages, src.workload ? src.leaf_pages : n_pages, old_pct, old_time_ms,
+                 ms_per_query, ra_threshold, collapse) < 0) {
         PyErr_NoMemory();
         goto error;
     }
-    m.head = m.tail = m.lru_old = NIL;
-    m.capacity = capacity;
-    m.pool_pages = pool_pages ? pool_pages : capacity;
-    /* innodb_old_blocks_pct -> LRU_old_ratio, as buf_LRU_old_ratio_update does */
-    m.old_ratio = (uint64_t)(old_pct * RATIO_DIV / 100);
-    m.old_time_ms = old_time_ms;
-    m.ra_threshold = ra_threshold;
-    m.ra_area = ra_area;
-    m.leaf_pages = src.workload ? src.leaf_pages : 0;
 
     Py_BEGIN_ALLOW_THREADS
-    for (size_t n; (n = source_fill(&src, pages, qidx, move)) > 0;)
-        for (size_t i = 0; i < n; i++)
-            lru_access(&m, pages[i], (double)qidx[i] * ms_per_query, move[i]);
+    while (source_next(&src, &r))
+        sim_feed(&m, &r);
+    sim_flush(&m);
     Py_END_ALLOW_THREADS
 
     loadgen_debug("lrusim_innodb: %llu refs, %llu misses", (unsigned long long)m.refs,
@@ -490,21 +881,221 @@ PyObject *loadgen_lrusim_innodb(PyObject *self, PyObject *args) {
                               (unsigned long long)m.made_young, (unsigned long long)m.not_young,
                               (unsigned long long)m.ra_pages, (unsigned long long)m.ra_evicted);
 error:
-    free(m.prev);
-    free(m.next);
-    free(m.resident);
-    free(m.old);
-    free(m.access_ms);
-    free(m.fpc);
-    free(pages);
-    free(qidx);
-    free(move);
+    sim_free(&m);
+    if (view.obj)
+        PyBuffer_Release(&view);
+    return py_result;
+}
+
+typedef struct {
+    size_t start, end; /* runs chunk[start..end) */
+    uint64_t unit;     /* the extent all their leaves sit in, or UINT64_MAX */
+    run_t upper;       /* their upper pages as one run */
+} group_t;
+
+/* lrusim_curve(trace, workload, n_pages, leaf_pages, old_pct, old_time_ms, ms_per_query,
+ *              ra_threshold, [(capacity, pool_pages, ra_area, rate, salt), ...])
+ * Several pools in one pass over the workload, each exact (rate >= 1) or a miniature. Per pool:
+ * (refs, misses, made_young, not_young, ra_pages, ra_evicted, sampled_units, total_units,
+ *  sum_y, sum_y2, upper_misses, leaf_misses, leaf_touched, capacity_simulated, upper_touched), and last
+ * (distinct leaves the workload touches, its page references), both exact. */
+PyObject *loadgen_lrusim_curve(PyObject *self, PyObject *args) {
+    PyObject *py_trace, *py_workload, *py_cfgs, *py_result = NULL;
+    unsigned long long n_pages, leaf_pages, ra_threshold;
+    double old_pct, old_time_ms, ms_per_query;
+    source_t src;
+    Py_buffer view;
+    lru_t *sims = NULL;
+    sim_cfg_t *cfgs = NULL;
+    uint8_t *seen = NULL;
+    run_t *chunk = NULL;
+    group_t *groups = NULL;
+    uint64_t distinct = 0, total_refs = 0;
+    Py_ssize_t n_sims = 0;
+
+    if (!PyArg_ParseTuple(args, "OOKKdddKO!", &py_trace, &py_workload, &n_pages, &leaf_pages,
+                          &old_pct, &old_time_ms, &ms_per_query, &ra_threshold, &PyList_Type,
+                          &py_cfgs))
+        return NULL;
+    if (!check_lru_args(n_pages, old_pct, ra_threshold))
+        return NULL;
+    if (ra_threshold && py_workload == Py_None) {
+        PyErr_SetString(PyExc_ValueError, "read-ahead needs a workload (physical page numbers)");
+        return NULL;
+    }
+    if (source_init(&src, py_trace, py_workload, &view, n_pages) < 0)
+        return NULL;
+    if (src.workload)
+        leaf_pages = src.leaf_pages;
+    if (leaf_pages < 1 || leaf_pages > n_pages) {
+        PyErr_SetString(PyExc_ValueError, "need 1 <= leaf_pages <= n_pages");
+        goto error;
+    }
+    n_sims = PyList_GET_SIZE(py_cfgs);
+    sims = calloc(n_sims ? (size_t)n_sims : 1, sizeof(lru_t));
+    cfgs = calloc(n_sims ? (size_t)n_sims : 1, sizeof(sim_cfg_t));
+    seen = calloc(leaf_pages, 1);
+    chunk = malloc(RUN_CHUNK * sizeof(run_t));
+    groups = malloc(RUN_CHUNK * sizeof(group_t));
+    if (!sims || !cfgs || !seen || !chunk || !groups) {
+        PyErr_NoMemory();
+        goto error;
+    }
+    for (Py_ssize_t i = 0; i < n_sims; i++) {
+        unsigned long long cap, pp, area, salt;
+        double rate;
+        if (!PyArg_ParseTuple(PyList_GET_ITEM(py_cfgs, i), "KKKdK", &cap, &pp, &area, &rate, &salt))
+            goto error;
+        if (cap < 1 || rate <= 0 || check_area(area) < 0) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "need capacity >= 1 and rate > 0");
+            goto error;
+        }
+        cfgs[i] = (sim_cfg_t){cap, pp, area, rate, salt};
+    }
+    for (Py_ssize_t i = 0; i < n_sims; i++) {
+        if (sim_init(&sims[i], &cfgs[i], n_pages, leaf_pages, old_pct, old_time_ms, ms_per_query,
+                     ra_threshold, 1) < 0) {
+            PyErr_NoMemory();
+            goto error;
+        }
+    }
+
+    Py_BEGIN_ALLOW_THREADS
+    /* runs in chunks, each chunk through one pool after another: a pool's state stays in cache */
+    for (;;) {
+        size_t n = 0;
+        while (n < RUN_CHUNK && source_next(&src, &chunk[n])) {
+            run_t *c = &chunk[n++];
+            total_refs += (uint64_t)c->n * c->k;
+            for (int i = 0; i < c->n; i++)
+                if (c->pages[i] < leaf_pages && !seen[c->pages[i]]) {
+                    seen[c->pages[i]] = 1;
+                    distinct++;
+                }
+        }
+        if (!n)
+            break;
+        /* groups: consecutive runs whose leaves sit in one extent under the same upper pages. A
+         * miniature that did not sample the extent sees only the upper pages: one merged run. */
+        size_t n_groups = 0;
+        for (size_t j = 0; j < n;) {
+            const run_t *a = &chunk[j];
+            int nu = a->n;
+            while (nu > 0 && a->pages[nu - 1] < leaf_pages)
+                nu--;
+            uint64_t unit = UINT64_MAX;
+            int one_unit = nu < a->n;
+            for (int i = nu; i < a->n && one_unit; i++) {
+                uint64_t u = leaf_phys(a->pages[i]) / EXTENT_PAGES;
+                one_unit = unit == UINT64_MAX || u == unit;
+                unit = u;
+            }
+            size_t e = j + 1;
+            uint64_t k = a->k;
+            while (one_unit && e < n) {
+                const run_t *b = &chunk[e];
+                int ok = b->q0 == a->q0 + k && b->n >= nu && memcmp(b->pages, a->pages, sizeof(uint32_t) * nu) == 0;
+                for (int i = nu; i < b->n && ok; i++)
+                    ok = b->pages[i] < leaf_pages && leaf_phys(b->pages[i]) / EXTENT_PAGES == unit;
+                if (!ok)
+                    break;
+                k += b->k;
+                e++;
+            }
+            group_t *gr = &groups[n_groups++];
+            gr->start = j;
+            gr->end = e;
+            gr->unit = one_unit ? unit : UINT64_MAX;
+            gr->upper.n = nu;
+            memcpy(gr->upper.pages, a->pages, sizeof(uint32_t) * nu);
+            memset(gr->upper.mv, 0, sizeof(gr->upper.mv));
+            gr->upper.q0 = a->q0;
+            gr->upper.k = k;
+            j = e;
+        }
+        for (Py_ssize_t i = 0; i < n_sims; i++) {
+            lru_t *m = &sims[i];
+            for (size_t gi = 0; gi < n_groups; gi++) {
+                const group_t *gr = &groups[gi];
+                if (m->mini && gr->unit != UINT64_MAX && m->mini->unit_base[gr->unit] < 0) {
+                    if (gr->upper.n)
+                        sim_feed(m, &gr->upper);
+                    continue;
+                }
+                for (size_t j = gr->start; j < gr->end; j++)
+                    sim_feed(m, &chunk[j]);
+            }
+        }
+    }
+    for (Py_ssize_t i = 0; i < n_sims; i++)
+        sim_flush(&sims[i]);
+    Py_END_ALLOW_THREADS
+
+    py_result = PyList_New(0);
+    if (!py_result)
+        goto error;
+    for (Py_ssize_t i = 0; i < n_sims; i++) {
+        lru_t *m = &sims[i];
+        double sum_y, sum_y2;
+        uint64_t upper, upper_touched, leaf_misses, leaf_touched;
+        sim_unit_stats(m, &sum_y, &sum_y2, &upper, &upper_touched, &leaf_misses, &leaf_touched);
+        uint64_t total_units = m->mini ? m->mini->n_units : 0, sampled = m->mini ? m->mini->n_sampled_units : 0;
+        if (!m->mini) { /* count the extents of the whole table */
+            uint64_t last = UINT64_MAX;
+            for (uint64_t k = 0; k < leaf_pages; k++) {
+                uint64_t u = leaf_phys(k) / EXTENT_PAGES;
+                if (u != last)
+                    total_units++;
+                last = u;
+            }
+            sampled = total_units;
+        } else {
+            total_units = 0;
+            for (uint64_t u = 0; u < m->mini->n_units; u++)
+                total_units += m->mini->unit_first[u] != UINT32_MAX;
+        }
+        PyObject *t = Py_BuildValue("(KKKKKKKKddKKKKK)", (unsigned long long)m->refs,
+                                    (unsigned long long)m->misses, (unsigned long long)m->made_young,
+                                    (unsigned long long)m->not_young, (unsigned long long)m->ra_pages,
+                                    (unsigned long long)m->ra_evicted, (unsigned long long)sampled,
+                                    (unsigned long long)total_units, sum_y, sum_y2,
+                                    (unsigned long long)upper, (unsigned long long)leaf_misses,
+                                    (unsigned long long)leaf_touched, (unsigned long long)m->capacity,
+                                    (unsigned long long)upper_touched);
+        if (!t || PyList_Append(py_result, t) < 0) {
+            Py_XDECREF(t);
+            Py_CLEAR(py_result);
+            goto error;
+        }
+        Py_DECREF(t);
+    }
+    {
+        PyObject *d = Py_BuildValue("(KK)", (unsigned long long)distinct, (unsigned long long)total_refs);
+        if (!d || PyList_Append(py_result, d) < 0) {
+            Py_XDECREF(d);
+            Py_CLEAR(py_result);
+            goto error;
+        }
+        Py_DECREF(d);
+    }
+error:
+    for (Py_ssize_t i = 0; sims && i < n_sims; i++)
+        sim_free(&sims[i]);
+    free(sims);
+    free(cfgs);
+    free(seen);
+    free(chunk);
+    free(groups);
     if (view.obj)
         PyBuffer_Release(&view);
     return py_result;
 }
 
 /* ---- plain LRU, all sizes: Mattson stack distances ------------------------------------- */
+
+#define MRU_TOP 8
+#define MRU_IN_TOP (-2) /* last[p]: p is in the top array, not in the tree */
 
 typedef struct {
     int32_t *tree; /* Fenwick tree over time slots: 1 where a page's latest access sits */
@@ -555,8 +1146,6 @@ PyObject *loadgen_lrusim_mattson(PyObject *self, PyObject *args) {
     Py_buffer view;
     stack_t_ s;
     uint64_t *hist = NULL;
-    uint32_t *pages = NULL;
-    uint64_t *qidx = NULL;
 
     memset(&s, 0, sizeof(s));
     if (!PyArg_ParseTuple(args, "OOK", &py_trace, &py_workload, &n_pages))
@@ -573,9 +1162,7 @@ PyObject *loadgen_lrusim_mattson(PyObject *self, PyObject *args) {
     s.owner = malloc(s.size * sizeof(uint32_t));
     s.last = malloc(n_pages * sizeof(int64_t));
     hist = calloc(n_pages + 1, sizeof(uint64_t));
-    pages = malloc(CHUNK * sizeof(uint32_t));
-    qidx = malloc(CHUNK * sizeof(uint64_t));
-    if (!s.tree || !s.owner || !s.last || !hist || !pages || !qidx) {
+    if (!s.tree || !s.owner || !s.last || !hist) {
         PyErr_NoMemory();
         goto error;
     }
@@ -585,18 +1172,28 @@ PyObject *loadgen_lrusim_mattson(PyObject *self, PyObject *args) {
         s.owner[i] = NIL;
 
     Py_BEGIN_ALLOW_THREADS
-    uint32_t mru = NIL;
-    for (size_t n; (n = source_fill(&src, pages, qidx, NULL)) > 0;) {
-        for (size_t i = 0; i < n; i++) {
-            uint32_t p = pages[i];
-            if (p == mru) { /* re-access of the most recent page: distance 1, stack unchanged */
-                hist[1]++;
+    /* The top MRU_TOP entries of the stack (the root and the current path, nearly always) live
+     * in a small array, most recent first, outside the tree: their distance is their position.
+     * A page pushed out of the array enters the tree at the next slot, which keeps the tree's
+     * slots in stack order (it is more recent than everything already there). */
+    uint32_t top[MRU_TOP];
+    int n_top = 0;
+    run_t r;
+    while (source_next(&src, &r)) {
+        for (int i = 0; i < r.n; i++) {
+            uint32_t p = r.pages[i];
+            int at = 0;
+            while (at < n_top && top[at] != p)
+                at++;
+            if (at < n_top) { /* in the array: distance at+1 */
+                hist[at + 1]++;
+                memmove(top + 1, top, sizeof(uint32_t) * (size_t)at);
+                top[0] = p;
                 continue;
             }
-            mru = p;
             if (s.last[p] >= 0) {
-                /* distinct pages touched since p's last access, plus p itself */
-                uint64_t d = (uint64_t)(s.live - fen_prefix(&s, (uint64_t)s.last[p])) + 1;
+                /* the array's pages and the tree's more recent than p's last access, plus p */
+                uint64_t d = (uint64_t)n_top + (uint64_t)(s.live - fen_prefix(&s, (uint64_t)s.last[p])) + 1;
                 hist[d]++;
                 fen_add(&s, (uint64_t)s.last[p], -1);
                 s.owner[s.last[p]] = NIL;
@@ -604,13 +1201,25 @@ PyObject *loadgen_lrusim_mattson(PyObject *self, PyObject *args) {
             } else {
                 hist[0]++;
             }
-            if (s.t == s.size)
-                compact(&s);
-            fen_add(&s, s.t, 1);
-            s.owner[s.t] = p;
-            s.last[p] = (int64_t)s.t++;
-            s.live++;
+            s.last[p] = MRU_IN_TOP;
+            if (n_top == MRU_TOP) { /* push the array's least recent into the tree */
+                uint32_t q = top[MRU_TOP - 1];
+                if (s.t == s.size)
+                    compact(&s);
+                fen_add(&s, s.t, 1);
+                s.owner[s.t] = q;
+                s.last[q] = (int64_t)s.t++;
+                s.live++;
+                n_top--;
+            }
+            memmove(top + 1, top, sizeof(uint32_t) * (size_t)n_top);
+            top[0] = p;
+            n_top++;
         }
+        /* each repeat of the run re-reads its n distinct pages in the same order: every one at
+         * distance n, and the stack's top n entries end as they were */
+        if (r.k > 1)
+            hist[r.n] += (r.k - 1) * (uint64_t)r.n;
     }
     Py_END_ALLOW_THREADS
 
@@ -620,8 +1229,6 @@ error:
     free(s.owner);
     free(s.last);
     free(hist);
-    free(pages);
-    free(qidx);
     if (view.obj)
         PyBuffer_Release(&view);
     return py_hist;

@@ -106,6 +106,9 @@ class CurvePoint:
     plain_lru_reads: int
     miss_ratio: float
     plain_lru_miss_ratio: float
+    reads_se: float = 0.0  # standard error of reads: 0 when simulated exactly (loadgen/analysis/curve.py)
+    rate: float = 1.0  # the miniature's sampling rate; 1.0 = exact
+    exact: bool = True
 
 
 @dataclass
@@ -477,7 +480,7 @@ def simulate_trace(pages, n_pages: int, pool: PoolModel, ms_per_ref: float | Non
 
 
 def simulate_detail(order: str, stride: int, reps: int, g: Geometry,
-                    pool: PoolModel) -> tuple[int, int, int, int, int, int]:
+                    pool: PoolModel, collapse: bool = True) -> tuple[int, int, int, int, int, int]:
     """(refs, misses, made_young, not_young, read_ahead, read_ahead_evicted) for a workload, in C.
 
     With pool.ra_threshold the trace has the leaf steps read-ahead needs, and misses include the
@@ -487,7 +490,7 @@ def simulate_detail(order: str, stride: int, reps: int, g: Geometry,
     ra = pool.ra_threshold > 0
     return native.lrusim_innodb(None, workload_tuple(order, stride, reps, g, moves=ra), g.n_pages,
                                 pool.capacity_pages, pool.pool_pages, pool.old_pct, pool.old_time_ms,
-                                1000.0 / pool.qps, pool.ra_threshold, pool.ra_area)
+                                1000.0 / pool.qps, pool.ra_threshold, pool.ra_area, collapse)
 
 
 def simulate(order: str, stride: int, reps: int, g: Geometry, pool: PoolModel) -> tuple[int, int, int, int]:
@@ -521,25 +524,44 @@ def lru_misses(hist: list[int], capacity: int) -> int:
 # -- forecasts -----------------------------------------------------------------------------------
 def forecast(order: str, stride: int, reps: int, g: Geometry, pool_bytes: int, variables: dict | None = None,
              flavor: str = "mariadb", qps: float = DEFAULT_QPS, curve_pools: list[int] | None = None,
-             total_pages: int | None = None) -> Forecast:
-    """Predicted reads at pool_bytes, and the miss-ratio curve over curve_pools (both models)."""
+             total_pages: int | None = None, exact: bool = False, salt: int = 0,
+             rate: float | None = None, tolerance: float | None = None,
+             estimates: dict | None = None) -> Forecast:
+    """Predicted reads at pool_bytes (exact), and the miss-ratio curve over curve_pools: both
+    models, the InnoDB one from miniatures where that is accurate enough (loadgen/analysis/curve.py) or
+    exact everywhere with exact=True. estimates: pool bytes -> curve.Estimate already simulated."""
+    from . import curve as fast
+
     pool = pool_model(pool_bytes, variables, flavor, qps, total_pages)
-    hist = stack_histogram(order, stride, reps, g)
-    pools = [pool_bytes] + [p for p in (curve_pools or []) if p != pool_bytes]
-    models = [pool] + [pool_model(p, variables, flavor, qps) for p in pools[1:]]
-    with ThreadPoolExecutor(max_workers=max(1, min(len(models), os.cpu_count() or 1))) as ex:
-        sims = list(ex.map(lambda m: simulate_detail(order, stride, reps, g, m), models))
-    refs = sims[0][0]
-    points = []
-    for pb, m, (_, misses, *_rest) in zip(pools, models, sims):
-        plain = lru_misses(hist, m.capacity_pages)
-        points.append(CurvePoint(pb, m.pool_pages, m.capacity_pages, misses, plain,
-                                 misses / refs if refs else 0.0, plain / refs if refs else 0.0))
-    _, misses, made_young, _, ra_pages, _ = sims[0]
+    others = [p for p in dict.fromkeys(curve_pools or []) if p != pool_bytes]
+    models = [pool_model(p, variables, flavor, qps) for p in others]
+    known = estimates or {}
+    todo = [i for i, p in enumerate(others) if p not in known]
+    src = fast.workload_source(order, stride, reps, g, pool.ra_threshold)
+    with ThreadPoolExecutor(max_workers=2) as ex:
+        hist_f = ex.submit(stack_histogram, order, stride, reps, g)
+        done = known.get(pool_bytes) if total_pages is None else None
+        at_f = ex.submit(lambda: (done.refs, done.reads, done.made_young, 0, done.read_ahead, 0)
+                         if done is not None and done.exact else simulate_detail(order, stride, reps, g, pool))
+        new = fast.estimate(src, [models[i] for i in todo], rate=rate or fast.DEFAULT_RATE,
+                            tolerance=fast.DEFAULT_TOLERANCE if tolerance is None else tolerance,
+                            salt=salt, exact=exact) if todo else []
+        hist, sim = hist_f.result(), at_f.result()
+    got = dict(zip(todo, new))
+    ests = [got[i] if i in got else known[p] for i, p in enumerate(others)]
+    refs, misses, made_young, _, ra_pages, _ = sim
+    points = [CurvePoint(pool_bytes, pool.pool_pages, pool.capacity_pages, misses,
+                         lru_misses(hist, pool.capacity_pages), misses / refs if refs else 0.0, 0.0)]
+    for pb, m, e in zip(others, models, ests):
+        points.append(CurvePoint(pb, m.pool_pages, m.capacity_pages, e.reads, lru_misses(hist, m.capacity_pages),
+                                 e.reads / refs if refs else 0.0, 0.0, round(e.reads_se, 1), round(e.rate, 5), e.exact))
+    for p in points:
+        p.plain_lru_miss_ratio = p.plain_lru_reads / refs if refs else 0.0
     at = Prediction(MODEL, misses, refs, 1.0 - misses / refs if refs else 0.0, points[0].plain_lru_reads,
                     pool.capacity_pages, pool.pool_pages, made_young, qps, read_ahead=ra_pages)
-    curve = sorted(points[1:] if curve_pools and pool_bytes not in curve_pools else points, key=lambda p: p.pool_bytes)
-    return Forecast(g, order, queries_of(order, g.rows, stride, reps), refs, at, curve)
+    keep = points if not curve_pools or pool_bytes in curve_pools else points[1:]
+    return Forecast(g, order, queries_of(order, g.rows, stride, reps), refs, at,
+                    sorted(keep, key=lambda p: p.pool_bytes))
 
 
 def measured_reads(bp: dict) -> int | None:
@@ -572,4 +594,27 @@ def predict_result(result: dict) -> dict | None:
         p.measured_reads = measured
         p.error_pct = round((misses - measured) / measured * 100, 2)
         p.plain_lru_error_pct = round((plain - measured) / measured * 100, 2)
-    return p.to_dict()
+    out = p.to_dict()
+    out["curve"] = result_curve(wl["order"], int(wl["stride"]), int(wl["reps"]), g, pool, srv, misses, refs)
+    return out
+
+
+RESULT_CURVE_FACTORS = (0.25, 0.5, 1.0, 2.0, 4.0)
+
+
+def result_curve(order: str, stride: int, reps: int, g: Geometry, pool: PoolModel, srv: dict, misses: int,
+                 refs: int) -> list[dict]:
+    """The model's curve around a run's own pool (0.25x..4x, miniatures where accurate enough)."""
+    from . import curve as fast
+
+    size = int(srv.get("innodb_buffer_pool_size") or 0)
+    if size <= 0:
+        return []
+    flavor, variables = srv.get("flavor") or "mariadb", srv.get("variables") or {}
+    sizes = [int(size * f) for f in RESULT_CURVE_FACTORS if f != 1.0 and size * f >= 5 << 20]
+    models = [pool_model(b, variables, flavor, pool.qps) for b in sizes]
+    ests = fast.estimate(fast.workload_source(order, stride, reps, g, pool.ra_threshold), models) if models else []
+    pts = [{"pool_bytes": b, "reads": e.reads, "reads_se": round(e.reads_se, 1), "exact": e.exact}
+           for b, e in zip(sizes, ests)]
+    pts.append({"pool_bytes": size, "reads": misses, "reads_se": 0.0, "exact": True})
+    return sorted(pts, key=lambda x: x["pool_bytes"])

@@ -33,6 +33,38 @@ def parse_pools(text: str) -> list[int]:
     return pools
 
 
+def knee_pools(rows: int, schema: str, variations: list, shape: dict, lo: int = 8 << 20, hi: int = 16 << 30,
+               per_knee: tuple = (0.5, 1.0, 2.0)) -> tuple[list[int], dict]:
+    """`--pools auto`: the few pools worth measuring, from the predicted curve of each order.
+
+    Each order's curve (miniatures, loadgen/analysis/curve.py) is predicted from lo to hi on the table's
+    estimated geometry; around its knee (advise.knee_index) the pools at half, at and twice the
+    knee are measured; an order without a knee contributes the smallest pool. Returns the pools
+    (8 MiB multiples) and, per order, the knee found (None without one)."""
+    from . import advise, curve, model
+
+    g = model.estimate_geometry(rows, schema)
+    grid = sorted({int(lo * (hi / lo) ** (i / 23)) >> 23 << 23 for i in range(24)})
+    picked, knees = set(), {}
+    for order, var in variations:
+        if order not in model.ORDER_CODES:
+            continue
+        models = [model.pool_model(b) for b in grid]
+        est = curve.estimate(curve.workload_source(order, int(shape["stride"]), int(shape["reps"]), g,
+                                                   models[0].ra_threshold), models)
+        k, _ = advise.knee_index(grid, [e.reads for e in est])
+        knees[var or order] = grid[k] if k is not None else None
+        if k is None:
+            picked.add(grid[0])
+            continue
+        for f in per_knee:
+            picked.add(max(lo, int(grid[k] * f) >> 23 << 23))
+    if not picked:
+        raise UsageError("--pools auto needs an order the model handles (interleaved, looped, sequential)",
+                         "give the pools, e.g. --pools 8M,16M,32M")
+    return sorted(picked), knees
+
+
 def parse_variations(text: str) -> list[tuple[str, str | None]]:
     names = [t.strip() for t in str(text).split(",") if t.strip()]
     if not names:
@@ -159,6 +191,14 @@ def run(server_spec: ServerSpec, dataset_spec: DatasetSpec, pools: list[int], va
     return sweep
 
 
+def dense_pools(pools: list[int], points: int = 20) -> list[int]:
+    """The measured pools plus a geometric grid from half the smallest to twice the largest: the
+    miniatures make a dense curve cheap (loadgen/analysis/curve.py)."""
+    lo, hi = max(4 << 20, min(pools) // 2), max(pools) * 2
+    grid = {int(lo * (hi / lo) ** (i / (points - 1))) >> 20 << 20 for i in range(points)}
+    return sorted(set(pools) | grid)
+
+
 def curves_for(runs: list[RunResult], pools: list[int]) -> dict:
     """The model's miss-ratio curve (InnoDB LRU and plain LRU) per variation, at the sweep's timing."""
     out = {}
@@ -171,13 +211,13 @@ def curves_for(runs: list[RunResult], pools: list[int]) -> dict:
             w = keymodel.workload_of(wl, int(ds["rows"]))
             if w is not None:
                 fc = keymodel.forecast(w, model.geometry_of(ds), pools[0], srv.get("variables"),
-                                       srv.get("flavor") or "mariadb",
-                                       float(r.result.get("qps") or model.DEFAULT_QPS), curve_pools=pools)
+                                       srv.get("flavor") or "mariadb", float(r.result.get("qps") or model.DEFAULT_QPS),
+                                       curve_pools=dense_pools(pools))
                 out[key] = [dataclasses.asdict(p) for p in fc.curve]
             continue
         fc = model.forecast(wl["order"], wl["stride"], wl["reps"], model.geometry_of(ds), pools[0], srv.get("variables"),
                             srv.get("flavor") or "mariadb", float(r.result.get("qps") or model.DEFAULT_QPS),
-                            curve_pools=pools)
+                            curve_pools=dense_pools(pools))
         out[key] = [dataclasses.asdict(p) for p in fc.curve]
     return out
 

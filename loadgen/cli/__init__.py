@@ -10,7 +10,7 @@ from __future__ import annotations
 import click
 
 from .. import __version__
-from .analysis import predict, report, sweep
+from .analysis import advise, predict, report, sweep
 from .image import image
 from .native import native
 from .run import compare, down, run, seed, status, up
@@ -27,5 +27,5 @@ def cli() -> None:
     """
 
 
-for _command in (run, compare, seed, up, status, down, predict, sweep, report, native, image, trace):
+for _command in (run, compare, seed, up, status, down, predict, advise, sweep, report, native, image, trace):
     cli.add_command(_command)

@@ -30,11 +30,20 @@ from .options import (RichReporter, dataset_options, driver_options, say_trace, 
 @click.option("--curve", default="8M,16M,32M,64M,128M,256M,512M,1G,2G,4G,8G,16G", show_default=True,
               help="Pool sizes for the miss-ratio curve ('' for none).")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.option("--exact", is_flag=True, help="Simulate every curve point in full (no miniatures).")
+@click.option("--advise", "with_advice", is_flag=True, help="Also print the pool advice table (see loadgen advise).")
+@click.option("--ram", default=None, metavar="SIZE", help="With --advise: memory of the target host [default: MemAvailable].")
+@click.option("--ms-per-read", type=float, default=None, help="With --advise: milliseconds per buffer-pool read.")
+@click.option("--plots", "plots_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Write the curve (band, knee, current pool) as curve.png and curve.svg into this directory.")
 def predict(variation, order, pool, dataset_spec, shape, rows_per_leaf, leaf_pages, height, qps, flavor, settings,
-            curve, fmt):
+            curve, fmt, exact, with_advice, ram, ms_per_read, plots_dir):
     """Predict reads, read requests and hit ratio with the InnoDB LRU model; no server needed.
 
-    Example: loadgen predict --variation B --pool 128M --rows 100M
+    The curve comes from miniature simulations (each point with its standard error, exact where
+    that error would exceed 2%); --exact simulates every point in full.
+
+    Example: loadgen predict --variation B --pool 128M --rows 100M --advise
     """
     import dataclasses
     import json
@@ -42,7 +51,7 @@ def predict(variation, order, pool, dataset_spec, shape, rows_per_leaf, leaf_pag
     from ..analysis import model
     from ..analysis.sweep import parse_pools
     from ..orders import Workload, resolve
-    from ..report import CURVE_HEADERS, curve_cells, forecast_rows, rich_table
+    from ..report import CURVE_HEADERS, advice_dict, curve_cells, forecast_rows, rich_table
     from ..units import parse_count, parse_size
 
     order_name, _ = resolve(variation, order, shape["trace"])
@@ -54,35 +63,154 @@ def predict(variation, order, pool, dataset_spec, shape, rows_per_leaf, leaf_pag
     if leaf_pages or height:
         g = model.Geometry(n_rows, parse_count(leaf_pages, "--leaf-pages") if leaf_pages else g.leaf_pages,
                            height or g.height)
-    variables = {}
-    for name, value in settings.items():
-        if not value.isdigit():
-            raise UsageError(f"--set {name}={value} is not VAR=NUMBER", "e.g. --set innodb_lru_scan_depth=100")
-        variables[name] = int(value)
+    variables = _numeric_settings(settings)
     curve_pools = parse_pools(curve) if curve.strip() else []
     workload = Workload(order_name, n_rows, **shape)
-    if order_name in model.ORDER_CODES:
-        fc = model.forecast(workload.order, workload.stride, workload.reps, g, pool_bytes, variables, flavor, qps,
-                            curve_pools)
-    else:  # random, the key distributions, a trace: the model from the explicit key stream
+    adv = None
+    if order_name not in model.ORDER_CODES:  # random, the key distributions, a trace: explicit keys
         from ..analysis import keymodel
 
+        if with_advice:
+            raise UsageError(f"--advise handles {', '.join(model.ORDER_CODES)}, not {order_name}",
+                             "drop --advise: the curve (--curve) works for every order")
         if order_name == "trace":
             say_trace(workload)
         fc = keymodel.forecast(workload, g, pool_bytes, variables, flavor, qps, curve_pools)
+    else:
+        if with_advice:
+            from ..analysis.advise import advise as make_advice
+
+            adv = make_advice(workload.order, workload.stride, workload.reps, g, pool_bytes, variables=variables,
+                              flavor=flavor, qps=qps, ram_bytes=parse_size(ram, "--ram") if ram else None,
+                              ms_per_read=ms_per_read, exact=exact, extra_pools=curve_pools)
+        fc = model.forecast(workload.order, workload.stride, workload.reps, g, pool_bytes, variables, flavor, qps,
+                            curve_pools, exact=exact, estimates=adv.estimates if adv else None)
+    if plots_dir is not None:
+        from ..plots import advice_series, write_curve_plots
+
+        series = advice_series([adv]) if adv else [{
+            "key": order_name, "curve": [(p.pool_bytes, p.reads, p.reads_se) for p in fc.curve], "measured": [],
+            "knee": None, "current": pool_bytes}]
+        write_curve_plots(series, plots_dir, f"Predicted miss-ratio curve: {order_name}, {g.rows:,} rows")
+        stderr_console().print(f"[dim]curve plot written to {plots_dir}[/]")
     if fmt == "json":
-        click.echo(json.dumps({"geometry": dataclasses.asdict(g), "order": fc.order, "queries": fc.queries,
-                               "pool_bytes": pool_bytes, "prediction": fc.at.to_dict(),
-                               "curve": [dataclasses.asdict(p) for p in fc.curve]}, indent=2))
+        doc = {"geometry": dataclasses.asdict(g), "order": fc.order, "queries": fc.queries,
+               "pool_bytes": pool_bytes, "prediction": fc.at.to_dict(),
+               "curve": [dataclasses.asdict(p) for p in fc.curve]}
+        if adv:
+            doc["advice"] = advice_dict(adv)
+        click.echo(json.dumps(doc, indent=2))
         return
     out = stdout_console()
     out.print(rich_table(["", ""], forecast_rows(fc, pool_bytes), title=f"loadgen predict: {order_name}"))
     if fc.curve:
         out.print(rich_table(CURVE_HEADERS, curve_cells(fc), title="miss-ratio curve"))
+    if adv:
+        _print_advice(out, adv)
+
+
+def _numeric_settings(settings: dict) -> dict[str, int]:
+    """The model's server variables (--set VAR=NUMBER)."""
+    variables = {}
+    for name, value in settings.items():
+        if not value.isdigit():
+            raise UsageError(f"--set {name}={value} is not VAR=NUMBER", "e.g. --set innodb_lru_scan_depth=100")
+        variables[name] = int(value)
+    return variables
+
+
+def _print_advice(out, adv) -> None:
+    from ..report import ADVICE_HEADERS, advice_cells, advice_lines, rich_table
+
+    out.print(rich_table(ADVICE_HEADERS, advice_cells(adv), title=f"pool advice: {adv.order}, {adv.queries:,} queries"))
+    for line in advice_lines(adv):
+        out.print(line, highlight=False)
 
 
 @click.command()
-@click.option("--pools", default="8M,16M,32M,64M,128M,256M", show_default=True, help="Pool sizes to measure.")
+@click.option("--variations", default="A,B", show_default=True, help="Access orders: A, B, or orders by name.")
+@click.option("--pool", default="128M", show_default=True, metavar="SIZE", help="The current innodb_buffer_pool_size.")
+@dataset_options
+@shape_options
+@click.option("--rows-per-leaf", type=float, default=None, help="Override rows per leaf page.")
+@click.option("--qps", type=float, default=15_000, show_default=True, help="Query rate (old_blocks_time is real time).")
+@click.option("--flavor", type=click.Choice(["mariadb", "mysql"]), default="mariadb", show_default=True)
+@settings_option("innodb_* variables, as for predict.")
+@click.option("--ram", default=None, metavar="SIZE", help="Memory of the target host. [default: MemAvailable here]")
+@click.option("--ms-per-read", type=float, default=None, help="Milliseconds per buffer-pool read. [default: 0.1]")
+@click.option("--result", "result_file", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
+              help="A run result: take rows, the order's shape and ms per read (latency above the median) from it.")
+@click.option("--chunk-size", default=None, metavar="SIZE", help="innodb_buffer_pool_chunk_size [default: 8M MariaDB, 128M MySQL].")
+@click.option("--instances", type=int, default=None, help="innodb_buffer_pool_instances [default: as the server picks].")
+@click.option("--salt", type=int, default=0, show_default=True, help="Sampling salt of the miniatures.")
+@click.option("--exact", is_flag=True, help="Simulate every pool in full (no miniatures).")
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.option("--plots", "plots_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Write the curves of every order (band, knee, current pool) as curve.png/.svg here.")
+def advise(variations, pool, dataset_spec, shape, rows_per_leaf, qps, flavor, settings, ram, ms_per_read,
+           result_file, chunk_size, instances, salt, exact, fmt, plots_dir):
+    """Pool advice per access order, as Oracle's V$DB_CACHE_ADVICE: estimated reads from 0.25x to
+    4x the current pool, the knee, and what one more GiB saves; no server needed.
+
+    Example: loadgen advise --pool 128M --rows 100M --ram 16G
+    """
+    import json
+
+    from ..analysis import model
+    from ..analysis.advise import advise as make_advice
+    from ..analysis.advise import ms_per_read_from
+    from ..orders import resolve
+    from ..report import advice_dict
+    from ..units import parse_size
+
+    n_rows, n_stride, n_reps = dataset_spec.rows, shape["stride"], shape["reps"]
+    ms_source = ""
+    g = None
+    if result_file is not None:
+        from ..results import load
+
+        res = load(result_file, kind="run")
+        measured = ms_per_read_from(res)
+        if ms_per_read is None and measured:
+            ms_per_read, ms_source = measured, f"measured in {result_file.name}"
+        ds = res.dataset or {}
+        if ds.get("leaf_pages"):
+            g = model.geometry_of(ds)
+            n_rows = g.rows
+    if qps <= 0 or (ms_per_read is not None and ms_per_read <= 0):
+        raise UsageError("--qps and --ms-per-read must be above zero")
+    g = g or model.estimate_geometry(n_rows, dataset_spec.schema, rows_per_leaf)
+    variables = _numeric_settings(settings)
+    orders = []
+    for v in (x.strip() for x in variations.split(",") if x.strip()):
+        name = resolve(v, None)[0] if v.upper() in ("A", "B") else v
+        if name not in model.ORDER_CODES:
+            raise UsageError(f"advise handles A, B and {', '.join(model.ORDER_CODES)}, not {v!r}")
+        orders.append(name)
+    if not orders:
+        raise UsageError("--variations is empty", "e.g. --variations A,B")
+    pool_bytes = parse_size(pool, "--pool")
+    advs = [make_advice(o, n_stride, n_reps, g, pool_bytes, variables=variables, flavor=flavor, qps=qps,
+                        ram_bytes=parse_size(ram, "--ram") if ram else None, ms_per_read=ms_per_read,
+                        ms_source=ms_source, chunk_bytes=parse_size(chunk_size, "--chunk-size") if chunk_size else None,
+                        instances=instances, salt=salt, exact=exact) for o in orders]
+    if plots_dir is not None:
+        from ..plots import advice_series, write_curve_plots
+
+        write_curve_plots(advice_series(advs), plots_dir,
+                          f"Predicted miss-ratio curve per order: {g.rows:,} rows, stride {n_stride}, reps {n_reps}")
+        stderr_console().print(f"[dim]curve plot written to {plots_dir}[/]")
+    if fmt == "json":
+        click.echo(json.dumps([advice_dict(a) for a in advs], indent=2))
+        return
+    out = stdout_console()
+    for a in advs:
+        _print_advice(out, a)
+
+
+@click.command()
+@click.option("--pools", default="8M,16M,32M,64M,128M,256M", show_default=True,
+              help="Pool sizes to measure, or 'auto': half, at and twice each order's predicted knee.")
 @click.option("--variations", default="A,B", show_default=True)
 @click.option("--tolerance", default="5%", show_default=True,
               help="Recommend the smallest pool whose miss ratio is within this of the best.")
@@ -106,12 +234,18 @@ def sweep(pools, variations, tolerance, max_time, out, out_dir, server_spec, dat
     from ..units import format_bytes
     from ..results import default_path
 
-    pool_list = core.parse_pools(pools)
     var_list = [("trace", None)] if shape["trace"] else core.parse_variations(variations)
     if shape["trace"]:
         from ..orders import Workload
 
         say_trace(Workload("trace", dataset_spec.rows, **shape))
+    if str(pools).strip().lower() == "auto":
+        pool_list, knees = core.knee_pools(dataset_spec.rows, dataset_spec.schema, var_list, shape)
+        stderr_console().print("pools around the predicted knee: " + ", ".join(format_bytes(p) for p in pool_list)
+                                + " (" + ", ".join(f"{k}: {format_bytes(v) if v else 'no knee'}" for k, v in knees.items())
+                                + ")", highlight=False)
+    else:
+        pool_list = core.parse_pools(pools)
     try:
         tol = float(str(tolerance).strip().rstrip("%"))
         minutes = float(max_time)

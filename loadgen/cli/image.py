@@ -1,6 +1,6 @@
-"""`loadgen image build`: the offline MariaDB image for hosts with Docker but no registry.
+"""`loadgen image build`: the offline MariaDB/MySQL images for hosts with Docker but no registry.
 
-Thin click layer over loadgen.image: progress on stderr, one summary line on stdout.
+Thin click layer over loadgen.servers.image: progress on stderr, one summary line on stdout.
 """
 from __future__ import annotations
 
@@ -15,14 +15,17 @@ def image() -> None:
 
 
 @image.command()
-@click.option("--tag", default=DEFAULT_TAG, show_default=True, help="Name:tag of the image to build.")
+@click.option("--flavor", type=click.Choice(["mariadb", "mysql"]), default="mariadb", show_default=True,
+              help="mariadb: the host release's MariaDB; mysql: Oracle MySQL from Debian sid.")
+@click.option("--tag", default=None,
+              help=f"Name:tag of the image to build. [default: {DEFAULT_TAG}, or loadgen/mysql:<major.minor>]")
 @click.option("--force", is_flag=True, help="Rebuild even if the tag exists already.")
-def build(tag: str, force: bool) -> None:
-    """Build a MariaDB image from this host's Debian packages (mmdebstrap + docker import).
+def build(flavor: str, tag: str | None, force: bool) -> None:
+    """Build a MariaDB or MySQL image from Debian packages (mmdebstrap + docker import).
 
-    Uses the host's apt sources, so it works where no image registry is reachable. An existing
-    image with the same tag is reused unless --force. Use it with
-    `loadgen run --server docker --image TAG`.
+    Uses the host's apt sources (for mysql: the same mirrors, suite sid), so it works where no
+    image registry is reachable. An existing image with the same tag is reused unless --force.
+    Use it with `loadgen run --server docker --image TAG`.
     """
     from rich.console import Console
 
@@ -30,7 +33,7 @@ def build(tag: str, force: bool) -> None:
     from ..units import format_bytes
 
     console = Console(stderr=True)
-    built = build_image(tag, force=force,
+    built = build_image(tag, force=force, flavor=flavor,
                         progress=lambda line: console.print(f"[dim]{line}[/]", highlight=False))
     how = "already present, reused" if built.reused else f"built in {built.build_s:.1f} s"
     click.echo(f"{built.tag}: {built.flavor} {built.version} ({built.package_version}), "

@@ -80,9 +80,12 @@ class NativeQueries:
             code, message, stage = exc.args
             text = f"{message} ({code})" if code else message
             if stage == "connect":
+                from ..db import auth_plugin_hint
+
                 raise ProvisionError(f"cannot connect to {endpoint.describe()}: {text}",
-                                     "check that the server is running and the DSN/credentials are right"
-                                     if code != 1045 else "check the user and password") from None
+                                     auth_plugin_hint(Exception(code, message))
+                                     or ("check that the server is running and the DSN/credentials are right"
+                                         if code != 1045 else "check the user and password")) from None
             raise WorkloadError(f"cannot prepare {sql!r}: {text}",
                                 "check the schema and the database the dataset lives in") from None
         self.digest = FNV_OFFSET

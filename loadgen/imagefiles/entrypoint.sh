@@ -40,17 +40,18 @@ if [ ! -d "$datadir/mysql" ]; then
 	# never through its command line (visible in ps) or the log.
 	sql=$(mktemp /run/mysqld/init.XXXXXX)
 	quoted=$(printf '%s' "$password" | sed -e "s/\\\\/\\\\\\\\/g" -e "s/'/\\\\'/g")
+	line() { printf '%s\n' "$*"; }  # dash's echo would rewrite backslashes in the password
 	{
 		# install-db leaves passwordless root@127.0.0.1, root@::1 and root@<hostname>: one root
 		# per door is enough, each with the password.
-		echo "DELETE FROM mysql.global_priv WHERE User = '' OR (User = 'root' AND Host <> 'localhost');"
-		echo "DELETE FROM mysql.proxies_priv WHERE Host <> 'localhost';"
-		echo "FLUSH PRIVILEGES;"
-		echo "ALTER USER 'root'@'localhost' IDENTIFIED BY '$quoted';"
-		echo "CREATE USER 'root'@'%' IDENTIFIED BY '$quoted';"
-		echo "GRANT ALL ON *.* TO 'root'@'%' WITH GRANT OPTION;"
+		line "DELETE FROM mysql.global_priv WHERE User = '' OR (User = 'root' AND Host <> 'localhost');"
+		line "DELETE FROM mysql.proxies_priv WHERE Host <> 'localhost';"
+		line "FLUSH PRIVILEGES;"
+		line "ALTER USER 'root'@'localhost' IDENTIFIED BY '$quoted';"
+		line "CREATE USER 'root'@'%' IDENTIFIED BY '$quoted';"
+		line "GRANT ALL ON *.* TO 'root'@'%' WITH GRANT OPTION;"
 		if [ -n "$database" ]; then
-			echo "CREATE DATABASE IF NOT EXISTS \`$database\`;"
+			line "CREATE DATABASE IF NOT EXISTS \`$database\`;"
 		fi
 	} > "$sql"
 	shift

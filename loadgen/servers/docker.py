@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from ..db import Endpoint, Flavor, parse_version
+from ..db import Endpoint, Flavor, auth_plugin_hint, error_text, parse_version
 from ..errors import ProvisionError, UsageError
 from ..paths import cache_dir, state_dir
 from ..units import format_bytes
@@ -126,6 +126,16 @@ def image_flavor(client, image: str) -> Flavor:
     if "mariadb" in out.lower():
         flavor = Flavor("mariadb", flavor.version)
     return flavor
+
+
+def _build_hint(image: str) -> str:
+    """How to get an image without a registry: the offline build of the flavour asked for."""
+    name = image.rsplit("/", 1)[-1].split(":")[0]
+    if name == "mysql" or name.startswith("mysql-"):
+        return ("build the offline MySQL image with `loadgen image build --flavor mysql` and pass "
+                "--image loadgen/mysql:<major.minor> (it prints the tag), or pass another --image")
+    return ("build the offline image with `loadgen image build` and pass "
+            "--image loadgen/mariadb:10.11, or pass another --image")
 
 
 def _short(exc: BaseException) -> str:
@@ -236,16 +246,13 @@ class DockerServer(Server):
     def _init_image(self, dataset) -> None:
         ok, why = image_status(self.client, self.image)
         if not ok:
-            raise ProvisionError(why, "build the offline image with `loadgen image build` and pass "
-                                      "--image loadgen/mariadb:10.11, or pass another --image")
+            raise ProvisionError(why, _build_hint(self.image))
         if "present" not in why:
             self.say(f"pulling {self.image}")
             try:
                 self.client.images.pull(self.image)
             except Exception as exc:  # noqa: BLE001
-                raise ProvisionError(f"pulling {self.image} failed: {_short(exc)}",
-                                     "build the offline image with `loadgen image build`, or pass another --image"
-                                     ) from None
+                raise ProvisionError(f"pulling {self.image} failed: {_short(exc)}", _build_hint(self.image)) from None
         self.image_id = self.client.images.get(self.image).id
         self.flavor = image_flavor(self.client, self.image)
         check_pool_minimum(self.pool_bytes, self.flavor.name)
@@ -419,6 +426,10 @@ class DockerServer(Server):
                 conn = MySQLdb.connect(host="127.0.0.1", port=self.port, user="root", passwd=self._password,
                                        connect_timeout=2)
             except MySQLdb.OperationalError as exc:
+                plugin_hint = auth_plugin_hint(exc)
+                if plugin_hint:
+                    raise ProvisionError(f"cannot log in to the container's server: {error_text(exc)}",
+                                         plugin_hint) from None
                 if exc.args and exc.args[0] == 1045:
                     raise ProvisionError(
                         f"cannot log in to the server in volume {self.volume} (its password is lost)",
@@ -435,8 +446,8 @@ class DockerServer(Server):
                 continue
             try:
                 cur = conn.cursor()
-                cur.execute("SELECT VERSION()")
-                self.flavor = parse_version(str(cur.fetchone()[0]))
+                cur.execute("SELECT VERSION(), @@version_comment")
+                self.flavor = parse_version(*(str(v) for v in cur.fetchone()))
                 cur.close()
             finally:
                 conn.close()

@@ -1,10 +1,15 @@
-"""`loadgen image build`: a MariaDB image made from the host's own Debian packages.
+"""`loadgen image build`: a MariaDB or MySQL image made from Debian's own packages.
 
 For hosts with Docker but no registry (CI here): mmdebstrap assembles a minimal root filesystem
-(the essential set plus mariadb-server-core and mariadb-client-core) from the apt sources the host
+(the essential set plus the server's and client's -core packages) from the apt sources the host
 already uses, and `docker import` turns it into an image whose small entrypoint initialises the
-datadir and passes flags through to mariadbd, as the official images do. No mirror is hard-coded:
-the sources for the host's release are copied from /etc/apt.
+datadir and passes flags through to the server, as the official images do. No mirror is
+hard-coded: the sources are copied from /etc/apt.
+
+  mariadb  the host's own release (bookworm: MariaDB 10.11), tag loadgen/mariadb:10.11
+  mysql    Oracle MySQL from Debian's `sid` suite on the host's mirror (9.7 today; it needs a
+           newer glibc than bookworm, so it runs in a container, not on the host), tagged
+           loadgen/mysql:<major.minor> of the version it got
 """
 from __future__ import annotations
 
@@ -23,6 +28,7 @@ from ..errors import ProvisionError, UsageError
 
 DEFAULT_TAG = "loadgen/mariadb:10.11"
 PACKAGES = ["mariadb-server-core", "mariadb-client-core"]
+FLAVORS = ("mariadb", "mysql")
 APT_DIR = Path("/etc/apt")
 ENTRYPOINT = "/usr/local/bin/loadgen-entrypoint"
 LABEL = "org.loadgen"
@@ -31,6 +37,30 @@ MYSQL_USER_LINE = "mysql:x:999:999:MariaDB Server:/nonexistent:/usr/sbin/nologin
 MYSQL_GROUP_LINE = "mysql:x:999:"
 
 Progress = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """How one flavour's image is made."""
+
+    flavor: str
+    packages: tuple[str, ...]
+    suite: str | None  # None: the host's own release
+    entrypoint: str  # file in imagefiles/
+    cnf: str  # file in imagefiles/
+    cnf_path: str  # where the server reads it in the image
+    server: str  # the binary CMD runs
+    version_env: str  # what the official image calls its version variable
+    repository: str  # tag without the version
+
+
+RECIPES = {
+    "mariadb": Recipe("mariadb", tuple(PACKAGES), None, "entrypoint.sh", "loadgen.cnf",
+                      "/etc/mysql/mariadb.conf.d/99-loadgen.cnf", "mariadbd", "MARIADB_VERSION", "loadgen/mariadb"),
+    # /etc/my.cnf: mysql-server-core ships no /etc/mysql/my.cnf, and mysqld reads /etc/my.cnf first.
+    "mysql": Recipe("mysql", ("mysql-server-core", "mysql-client-core"), "sid", "entrypoint-mysql.sh",
+                    "mysql.cnf", "/etc/my.cnf", "mysqld", "MYSQL_VERSION", "loadgen/mysql"),
+}
 
 
 @dataclass
@@ -121,6 +151,31 @@ def apt_sources(codename: str, apt_dir: Path = APT_DIR) -> tuple[list[str], list
     return one_line, deb822
 
 
+def retarget_sources(one_line: list[str], deb822: list[str], codename: str,
+                     suite: str) -> tuple[list[str], list[str]]:
+    """The host's entries for its main archive (suite == codename exactly; -updates and -security
+    have no counterpart in sid), pointed at `suite` on the same mirrors with the same keys."""
+    lines: list[str] = []
+    for line in one_line:
+        m = re.match(r"^(deb\s+(?:\[[^\]]*\]\s+)?\S+\s+)(\S+)(.*)$", line)
+        if m and m.group(2) == codename:
+            new = m.group(1) + suite + m.group(3)
+            if new not in lines:
+                lines.append(new)
+    stanzas: list[str] = []
+    for stanza in deb822:
+        m = re.search(r"^Suites:[ \t]*(.*)$", stanza, re.M | re.I)
+        if not m or codename not in m.group(1).split():
+            continue
+        new = stanza[:m.start()] + f"Suites: {suite}" + stanza[m.end():]
+        if new not in stanzas:
+            stanzas.append(new)
+    if not lines and not stanzas:
+        raise ProvisionError(f"no apt source for {codename} itself to take the mirror for {suite} from",
+                             "add the distribution's main archive to /etc/apt/sources.list(.d)")
+    return lines, stanzas
+
+
 # -- the build -----------------------------------------------------------------------------------
 def _client():
     from .docker import engine
@@ -129,6 +184,14 @@ def _client():
         return engine()
     except ProvisionError as exc:
         raise ProvisionError(exc.message, "start Docker: the image is imported into its engine") from None
+
+
+def _built_image(tag: str, obj) -> BuiltImage:
+    labels = obj.labels or {}
+    return BuiltImage(tag=tag, image_id=obj.id, flavor=labels.get(f"{LABEL}.flavor", "?"),
+                      version=labels.get(f"{LABEL}.version", "?"),
+                      package_version=labels.get(f"{LABEL}.package-version", "?"),
+                      size_bytes=int(obj.attrs.get("Size") or 0), build_s=None, reused=True)
 
 
 def find_image(tag: str) -> BuiltImage | None:
@@ -142,11 +205,37 @@ def find_image(tag: str) -> BuiltImage | None:
         return None
     finally:
         client.close()
-    labels = obj.labels or {}
-    return BuiltImage(tag=tag, image_id=obj.id, flavor=labels.get(f"{LABEL}.flavor", "?"),
-                      version=labels.get(f"{LABEL}.version", "?"),
-                      package_version=labels.get(f"{LABEL}.package-version", "?"),
-                      size_bytes=int(obj.attrs.get("Size") or 0), build_s=None, reused=True)
+    return _built_image(tag, obj)
+
+
+def find_flavor_image(flavor: str) -> BuiltImage | None:
+    """The newest image `loadgen image build --flavor FLAVOR` made (tagged in its repository)."""
+    recipe = _recipe(flavor)
+    client = _client()
+    try:
+        found = []
+        for obj in client.images.list(filters={"label": f"{LABEL}.flavor={flavor}"}):
+            for tag in obj.tags:
+                if tag.rpartition(":")[0] == recipe.repository:
+                    found.append(_built_image(tag, obj))
+    finally:
+        client.close()
+    # Newest server version first; a tag that is not a version sorts last.
+    found.sort(key=lambda b: tuple(int(x) for x in re.findall(r"\d+", b.version)[:3]), reverse=True)
+    return found[0] if found else None
+
+
+def _recipe(flavor: str) -> Recipe:
+    try:
+        return RECIPES[flavor]
+    except KeyError:
+        raise UsageError(f"--flavor {flavor!r} is not one of {', '.join(FLAVORS)}", "use --flavor mysql or mariadb") from None
+
+
+def default_tag(flavor: str, version: str) -> str:
+    """loadgen/mysql:9.7 for 9.7.4: one tag per release series, as the official images have."""
+    major_minor = ".".join(re.findall(r"\d+", version)[:2])
+    return f"{_recipe(flavor).repository}:{major_minor}"
 
 
 def _file(name: str) -> Path:
@@ -156,19 +245,34 @@ def _file(name: str) -> Path:
         return Path(__file__).resolve().parent / "imagefiles" / name
 
 
-def build(tag: str = DEFAULT_TAG, force: bool = False, progress: Progress | None = None) -> BuiltImage:
-    """Build the offline image, or return the one already tagged `tag` unless force.
+def _check_tag(tag: str, example: str) -> None:
+    if ":" not in tag.rsplit("/", 1)[-1] or not re.fullmatch(r"[a-z0-9][a-z0-9._/-]*:[A-Za-z0-9_][A-Za-z0-9_.-]*", tag):
+        raise UsageError(f"--tag {tag!r} is not an image name:tag", f"e.g. --tag {example}")
+
+
+def build(tag: str | None = None, force: bool = False, progress: Progress | None = None,
+          flavor: str = "mariadb") -> BuiltImage:
+    """Build the offline image, or return the one already there unless force.
 
     Args:
-        tag: image name:tag to create.
+        tag: image name:tag to create; None: loadgen/mariadb:10.11, or for mysql
+            loadgen/mysql:<major.minor> of the version the build gets (an existing
+            loadgen/mysql image is reused).
         force: rebuild even when the tag exists.
         progress: called with mmdebstrap's progress lines.
+        flavor: "mariadb" (the host release's packages) or "mysql" (Debian sid's).
     """
-    if ":" not in tag.rsplit("/", 1)[-1] or not re.fullmatch(r"[a-z0-9][a-z0-9._/-]*:[A-Za-z0-9_][A-Za-z0-9_.-]*", tag):
-        raise UsageError(f"--tag {tag!r} is not an image name:tag", f"e.g. --tag {DEFAULT_TAG}")
+    recipe = _recipe(flavor)
+    if tag is None and flavor == "mariadb":
+        tag = DEFAULT_TAG
+    if tag is not None:
+        _check_tag(tag, DEFAULT_TAG if flavor == "mariadb" else "loadgen/mysql:9.7")
     if not force:
-        existing = find_image(tag)
+        existing = find_image(tag) if tag is not None else find_flavor_image(flavor)
         if existing is not None:
+            if existing.flavor not in ("?", flavor):
+                raise UsageError(f"{tag} holds {existing.flavor}, not {flavor}",
+                                 f"pass another --tag, or --force to replace it")
             return existing
     mmdebstrap = shutil.which("mmdebstrap")
     if not mmdebstrap:
@@ -176,8 +280,13 @@ def build(tag: str = DEFAULT_TAG, force: bool = False, progress: Progress | None
     client = _client()  # fail on a missing engine before spending a minute on the root fs
     codename = host_release()
     one_line, deb822 = apt_sources(codename)
+    suite = recipe.suite or codename
+    if recipe.suite:
+        one_line, deb822 = retarget_sources(one_line, deb822, codename, recipe.suite)
+    packages = list(recipe.packages)
     if progress:
-        progress(f"building {tag} from the {codename} packages (mmdebstrap {', '.join(PACKAGES)})")
+        progress(f"building {tag or recipe.repository + ':<version>'} from the {suite} packages "
+                 f"(mmdebstrap {', '.join(packages)})")
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="loadgen-image-") as tmp_name:
         tmp = Path(tmp_name)
@@ -190,32 +299,41 @@ def build(tag: str = DEFAULT_TAG, force: bool = False, progress: Progress | None
             mirrors.append(str(tmp / "host.sources"))
         version_file = tmp / "package-version"
         rootfs = tmp / "rootfs.tar"
+        apt_options = []
+        if recipe.suite:
+            # A mirror's (or snapshot's) sid Release file can be past its Valid-Until date; apt
+            # then refuses it. This build only: the host's apt keeps checking.
+            apt_options.append("--aptopt=Acquire::Check-Valid-Until \"false\"")
         cmd = [
-            mmdebstrap, "--variant=essential", f"--include={','.join(PACKAGES)}",
+            mmdebstrap, "--variant=essential", f"--include={','.join(packages)}", *apt_options,
             # Documentation and translations are a third of the size and nothing reads them.
             "--dpkgopt=path-exclude=/usr/share/doc/*", "--dpkgopt=path-exclude=/usr/share/man/*",
             "--dpkgopt=path-exclude=/usr/share/locale/*", "--dpkgopt=path-exclude=/usr/share/info/*",
-            # mariadb-server (not -core) would create the mysql user; we skip its init scripts.
+            # The full server packages (not -core) would create the mysql user; we skip their
+            # init scripts.
             f"--customize-hook=echo {shlex.quote(MYSQL_USER_LINE)} >> \"$1/etc/passwd\"; "
             f"echo {shlex.quote(MYSQL_GROUP_LINE)} >> \"$1/etc/group\"",
-            f"--customize-hook=upload {_file('entrypoint.sh')} {ENTRYPOINT}",
+            f"--customize-hook=upload {_file(recipe.entrypoint)} {ENTRYPOINT}",
             f"--customize-hook=chmod 755 \"$1{ENTRYPOINT}\"",
-            f"--customize-hook=upload {_file('loadgen.cnf')} /etc/mysql/mariadb.conf.d/99-loadgen.cnf",
-            f"--customize-hook=chroot \"$1\" dpkg-query -W -f='${{Version}}' mariadb-server-core "
+            f"--customize-hook=mkdir -p \"$1{Path(recipe.cnf_path).parent}\"",
+            f"--customize-hook=upload {_file(recipe.cnf)} {recipe.cnf_path}",
+            f"--customize-hook=chroot \"$1\" dpkg-query -W -f='${{Version}}' {packages[0]} "
             f"> {shlex.quote(str(version_file))}",
-            codename, str(rootfs), *mirrors,
+            suite, str(rootfs), *mirrors,
         ]
         _run_mmdebstrap(cmd, progress)
         package_version = version_file.read_text().strip()
         m = re.search(r"\d+\.\d+\.\d+", package_version)
         version = m.group(0) if m else package_version
+        if tag is None:
+            tag = default_tag(flavor, version)
         changes = [
             f'ENTRYPOINT ["{ENTRYPOINT}"]',
-            'CMD ["mariadbd"]',
+            f'CMD ["{recipe.server}"]',
             "EXPOSE 3306",
-            f"ENV MARIADB_VERSION={package_version}",
-            f'LABEL {LABEL}.flavor="mariadb" {LABEL}.version="{version}" '
-            f'{LABEL}.package-version="{package_version}" {LABEL}.built-from="{codename} (host apt sources)"',
+            f"ENV {recipe.version_env}={package_version}",
+            f'LABEL {LABEL}.flavor="{flavor}" {LABEL}.version="{version}" '
+            f'{LABEL}.package-version="{package_version}" {LABEL}.built-from="{suite} (host apt sources)"',
         ]
         if progress:
             progress(f"importing {rootfs.stat().st_size >> 20} MiB into {tag}")

@@ -77,8 +77,24 @@ def no_new_containers(engine):
     assert not left, f"left behind: {[c.name for c in left]}"
 
 
+def _session_volume_prefixes() -> tuple[str, ...]:
+    """Volume-name prefixes of this test session's datadirs (see DockerServer._init_image):
+    a digest of the directory that holds each volume's password."""
+    import hashlib
+
+    from loadgen.paths import cache_dir, state_dir
+
+    homes = [cache_dir() / "docker", cache_dir(), state_dir() / "docker"]
+    return tuple(f"loadgen-{hashlib.sha1(str(h.resolve()).encode()).hexdigest()[:8]}-" for h in homes)
+
+
 def _our_containers(client) -> list:
-    return client.containers.list(all=True, filters={"label": LABEL})
+    """loadgen's containers that belong to this test session. Other loadgens on the host (a
+    user's run, another test session) label theirs the same way; only the datadir volume
+    tells them apart, and removing theirs would kill their runs."""
+    prefixes = _session_volume_prefixes()
+    return [c for c in client.containers.list(all=True, filters={"label": LABEL})
+            if any((m.get("Name") or "").startswith(prefixes) for m in c.attrs.get("Mounts") or [])]
 
 
 # -- helpers -------------------------------------------------------------------------------------

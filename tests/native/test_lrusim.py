@@ -83,3 +83,53 @@ def test_kernel_rejects_bad_input():
     g = model.Geometry(rows=1000, leaf_pages=10, height=2, fanout=300)
     with pytest.raises(ValueError):  # the area is a power of two
         model.simulate("looped", 1, 1, g, model.PoolModel(pool_pages=10, capacity_pages=10, ra_threshold=56, ra_area=48))
+
+
+# -- the collapsed trace (runs of identical queries) against the reference-by-reference replay --
+def _both(order, stride, reps, g, pool):
+    return (model.simulate_detail(order, stride, reps, g, pool, collapse=True),
+            model.simulate_detail(order, stride, reps, g, pool, collapse=False))
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_collapse_changes_nothing(seed):
+    # small pools (plain-LRU regime under 512 pages, the old-list boundary), old_blocks_time
+    # that elapses inside a run (low qps, 1 ms), 0 (drift rule), warm-up, read-ahead on and off
+    rng = random.Random(7000 + seed)
+    rows = rng.choice([3_000, 20_000, 90_000])
+    leaf = max(2, rows // rng.choice([5, 40, 122]))
+    g = model.Geometry(rows=rows, leaf_pages=leaf, height=rng.choice([1, 2, 3]) if leaf < 300 else 3,
+                       fanout=rng.choice([3, 50, 300]))
+    g = model.Geometry(rows, leaf, max(g.height, 2) if leaf > 1 else 1, g.fanout)
+    capacity = rng.choice([3, 40, 300, 520, 700, leaf // 2 + 1, leaf + 50])
+    area = rng.choice([16, 32, 64])
+    pool = model.PoolModel(pool_pages=capacity + rng.choice([0, 100]), capacity_pages=capacity,
+                           old_pct=rng.choice([5, 37, 95]), old_time_ms=rng.choice([0, 1, 3, 1000]),
+                           qps=rng.choice([50, 900, 15_000]), ra_threshold=rng.choice([0, 0, 8, 56]),
+                           ra_area=area)
+    order = rng.choice(["interleaved", "looped", "sequential"])
+    fast, slow = _both(order, rng.choice([1, 3, 10]), rng.choice([1, 2, 5]), g, pool)
+    assert fast == slow
+    assert fast[1] > 0
+
+
+def test_collapse_changes_nothing_where_old_blocks_time_elapses_mid_run():
+    # 100 queries/s over 200-row leaves: a leaf is made young inside its own run of queries
+    g = model.Geometry(rows=200_000, leaf_pages=1000, height=2, fanout=300)
+    pool = model.PoolModel(pool_pages=650, capacity_pages=600, old_pct=37, old_time_ms=1_000, qps=100.0)
+    fast, slow = _both("looped", 1, 2, g, pool)
+    assert fast == slow and fast[2] > 0  # made young happened
+
+
+def test_collapse_on_a_bare_trace_of_repeats():
+    rng = random.Random(3)
+    trace = [p for p in (rng.randrange(900) for _ in range(3000)) for _ in range(rng.randint(1, 30))]
+    pool = model.PoolModel(pool_pages=600, capacity_pages=560, old_time_ms=5)
+    from array import array
+
+    from loadgen import native
+
+    args = (array("I", trace), None, 900, 560, 600, 37.0, 5.0, 0.25)
+    assert native.lrusim_innodb(*args, 0, 64, True) == native.lrusim_innodb(*args, 0, 64, False)
+    py = model._py_simulate(((p, i) for i, p in enumerate(trace)), 560, 600, 37, 5, 0.25)
+    assert native.lrusim_innodb(*args)[:4] == py[:4]

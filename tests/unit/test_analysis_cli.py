@@ -128,3 +128,34 @@ def test_predict_prints_the_seed_case():
     w = data["curve"][-1]["reads"]
     assert 1.9 * w < data["prediction"]["reads"] < 2 * w
     assert loadgen("predict", "--pool", "lots").returncode == 2
+
+
+def test_advise_prints_the_table_per_order_within_the_memory_given(tmp_path):
+    out = loadgen("advise", "--pool", "64M", "--rows", "2M", "--ram", "200M", "--ms-per-read", "0.5",
+                  "--format", "json", "--plots", tmp_path / "plots")
+    assert out.returncode == 0, out.stderr
+    advice = json.loads(out.stdout)
+    assert [a["order"] for a in advice] == ["interleaved", "looped"]
+    for a in advice:
+        assert all(r["pool_bytes"] <= 200 << 20 for r in a["rows"])
+        assert {r["factor"] for r in a["rows"]} >= {0.25, 0.5, 1.0, 2.0, 3.0}
+        assert 4.0 in a["dropped"]  # 256M would not fit in 200M
+        assert a["ms_per_read"] == 0.5
+    assert (tmp_path / "plots" / "curve.png").stat().st_size > 10_000
+
+
+def test_predict_advise_prints_curve_and_advice():
+    out = loadgen("predict", "--variation", "B", "--pool", "32M", "--rows", "2M", "--advise", "--ram", "1G",
+                  "--curve", "16M,64M")
+    assert out.returncode == 0, out.stderr
+    assert "miss-ratio curve" in out.stdout and "pool advice: looped" in out.stdout
+    assert "knee" in out.stdout and "+1 GiB" in out.stdout
+
+
+@pytest.mark.parametrize("args,needle", [(["--variations", "Z"], "advise handles"),
+                                         (["--ms-per-read", "-1"], "above zero"),
+                                         (["--ram", "lots"], "--ram")])
+def test_advise_bad_input_is_one_line(args, needle):
+    out = loadgen("advise", "--rows", "200k", *args)
+    assert out.returncode != 0 and needle in out.stderr
+    assert "Traceback" not in out.stderr and len(out.stderr.strip().splitlines()) <= 2

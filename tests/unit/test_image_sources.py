@@ -60,3 +60,46 @@ def test_host_release_reads_the_codename(tmp_path):
     write(tmp_path / "other", 'NAME="Something"\n')
     with pytest.raises(ProvisionError, match="release"):
         host_release(tmp_path / "other")
+
+
+def test_mysql_flavor_takes_sid_from_the_main_archive_only(tmp_path):
+    from loadgen.servers.image import retarget_sources
+
+    write(tmp_path / "sources.list", "deb [signed-by=/k.gpg] http://mirror.example/debian bookworm main contrib\n"
+                                     "deb http://mirror.example/debian bookworm-updates main\n")
+    write(tmp_path / "sources.list.d" / "debian.sources", """\
+Types: deb
+URIs: http://deb.example/debian
+Suites: bookworm bookworm-updates
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+
+Types: deb
+URIs: http://deb.example/debian-security
+Suites: bookworm-security
+Components: main
+""")
+    one_line, deb822 = retarget_sources(*apt_sources("bookworm", tmp_path), "bookworm", "sid")
+    assert one_line == ["deb [signed-by=/k.gpg] http://mirror.example/debian sid main contrib"]
+    assert len(deb822) == 1
+    assert "Suites: sid\n" in deb822[0] and "URIs: http://deb.example/debian\n" in deb822[0]
+    assert "Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg" in deb822[0]
+
+
+def test_mysql_flavor_without_a_main_archive_is_an_error(tmp_path):
+    from loadgen.servers.image import retarget_sources
+
+    write(tmp_path / "sources.list", "deb http://mirror.example/debian-security bookworm-security main\n")
+    with pytest.raises(ProvisionError, match="no apt source for bookworm itself"):
+        retarget_sources(*apt_sources("bookworm", tmp_path), "bookworm", "sid")
+
+
+def test_mysql_tags_name_the_release_series():
+    from loadgen.errors import UsageError
+    from loadgen.servers.image import default_tag
+
+    assert default_tag("mysql", "9.7.4") == "loadgen/mysql:9.7"
+    assert default_tag("mysql", "26.10.0") == "loadgen/mysql:26.10"
+    assert default_tag("mariadb", "10.11.19") == "loadgen/mariadb:10.11"
+    with pytest.raises(UsageError, match="--flavor 'percona'"):
+        default_tag("percona", "8.0.1")

@@ -61,3 +61,23 @@ def test_a_directory_side_passes_over_sweeps_but_not_an_empty_one(tmp_path):
     (side / "a.json").unlink()
     with pytest.raises(ResultError, match="holds no run result files"):
         load_sides([side])
+
+
+def test_writing_to_a_fifo_keeps_the_fifo(tmp_path):
+    """--out naming a device or pipe (/dev/null, /dev/stdout) is written in place: the atomic
+    rename used for files would replace it with a regular file (as root, /dev/null itself)."""
+    import os
+    import stat
+    import threading
+
+    from loadgen.results import write_json_atomic
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_text()), daemon=True)
+    reader.start()
+    write_json_atomic(fifo, {"format_version": 1, "kind": "run"})
+    reader.join(10)
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    assert got and '"kind": "run"' in got[0]

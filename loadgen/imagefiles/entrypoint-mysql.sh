@@ -1,0 +1,74 @@
+#!/bin/sh
+# Entrypoint of the MySQL image `loadgen image build --flavor mysql` makes: what the official
+# mysql image does, reduced to what loadgen and compose/ need. Flags pass through to mysqld; an
+# empty datadir is initialised first (mysqld --initialize-insecure) and root gets the password
+# from MYSQL_ROOT_PASSWORD or MYSQL_ROOT_PASSWORD_FILE, at 'localhost' and '%'.
+set -eu
+
+# `docker run IMAGE --innodb-buffer-pool-size=16M`: flags alone mean "the server with these flags".
+if [ "${1#-}" != "$1" ]; then
+	set -- mysqld "$@"
+fi
+if [ "$1" != mysqld ]; then
+	exec "$@"
+fi
+
+log() { echo "$(date -u +'%Y-%m-%dT%H:%M:%SZ') 0 [Note] [Entrypoint]: $*" >&2; }
+datadir=/var/lib/mysql
+files=/var/lib/mysql-files  # secure_file_priv: mysqld will not start while it is missing
+mkdir -p "$datadir" /run/mysqld "$files"
+chown mysql:mysql "$datadir" /run/mysqld "$files"
+chmod 750 "$files"
+
+# VAR or VAR_FILE (a docker secret), like the official image.
+secret() {
+	eval "value=\${MYSQL_$1:-}; file=\${MYSQL_$1_FILE:-}"
+	if [ -n "$value" ]; then printf '%s' "$value"; return; fi
+	if [ -n "$file" ]; then cat "$file"; fi
+}
+
+if [ ! -d "$datadir/mysql" ]; then
+	password="$(secret ROOT_PASSWORD)"
+	if [ -z "$password" ] && [ -z "${MYSQL_ALLOW_EMPTY_PASSWORD:-}" ]; then
+		echo "error: the datadir is empty and no root password was given;" \
+			"set MYSQL_ROOT_PASSWORD (or MYSQL_ROOT_PASSWORD_FILE)" >&2
+		exit 1
+	fi
+	database="$(secret DATABASE)"
+	log "initialising the datadir"
+	# The password reaches the server through a 0600 file that is gone before the server starts,
+	# never through its command line (visible in ps) or the log. --initialize runs it once the
+	# system tables exist; one statement per line.
+	sql=$(mktemp /run/mysqld/init.XXXXXX)
+	# Quotes are doubled and backslashes stay as they are (NO_BACKSLASH_ESCAPES); printf, not
+	# echo, writes the lines, because dash's echo would turn \\ and \c into something else.
+	quoted=$(printf '%s' "$password" | sed -e "s/'/''/g")
+	line() { printf '%s\n' "$*"; }
+	{
+		line "SET SESSION sql_mode = CONCAT(@@sql_mode, ',NO_BACKSLASH_ESCAPES');"
+		# --initialize-insecure leaves root@localhost without a password: give it one, and a
+		# second root for TCP from outside the container, as the official image does.
+		line "ALTER USER 'root'@'localhost' IDENTIFIED BY '$quoted';"
+		line "CREATE USER 'root'@'%' IDENTIFIED BY '$quoted';"
+		line "GRANT ALL ON *.* TO 'root'@'%' WITH GRANT OPTION;"
+		if [ -n "$database" ]; then
+			line "CREATE DATABASE IF NOT EXISTS \`$database\`;"
+		fi
+	} > "$sql"
+	chown mysql:mysql "$sql"
+	shift
+	# The server's flags go to the initialisation too: innodb_page_size and friends are fixed
+	# at creation.
+	if ! mysqld --initialize-insecure --user=mysql --datadir="$datadir" --init-file="$sql" "$@" \
+		> /run/mysqld/initialize.log 2>&1; then
+		rm -f "$sql"
+		cat /run/mysqld/initialize.log >&2
+		echo "error: initialising the datadir failed" >&2
+		exit 1
+	fi
+	rm -f "$sql"
+	set -- mysqld "$@"
+	log "datadir ready"
+fi
+
+exec "$@"
