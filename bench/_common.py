@@ -27,6 +27,7 @@ def scratch_server(pool_bytes: int, files_dir: bool = False):
     from loadgen.servers.local import LocalServer
 
     home = Path(tempfile.mkdtemp(prefix="loadgen-bench-"))
+    os.chmod(home, 0o711)  # as root the server runs as `mysql`, which must pass through it
     os.environ.setdefault("LOADGEN_CACHE_DIR", str(home / "cache"))
     os.environ.setdefault("LOADGEN_STATE_DIR", str(home / "state"))
     options = {}

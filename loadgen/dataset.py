@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Callable
 
 from . import db
-from .errors import SeedError, UsageError, WorkloadError
+from .errors import LoadgenError, SeedError, UsageError, WorkloadError
 from .units import format_bytes
 
 # Bump when the row generator changes: a cached dataset from another generator is not reused.
@@ -172,16 +172,47 @@ def _identity(spec: DatasetSpec) -> dict:
 ProgressFn = Callable[[int, int], None]
 
 
-def ensure(conn, spec: DatasetSpec, progress: ProgressFn | None = None, free_bytes: int | None = None) -> DatasetInfo:
+def ensure(conn, spec: DatasetSpec, progress: ProgressFn | None = None, free_bytes: int | None = None,
+           home: Path | None = None, say: Callable[[str], None] | None = None) -> DatasetInfo:
     """Make `database.message` hold exactly spec's rows: verify, resume, or seed from scratch.
 
     Args:
         conn: an autocommit connection with LOAD DATA LOCAL allowed (local_infile=1).
         progress: called with (rows_done, rows_total) as chunks land.
         free_bytes: free space where the server keeps its data, when known, for the estimate.
+        home: the cached dataset's directory (local server), named in errors; seeding's chunk
+            files live in its tmp/ (else in the cache directory's tmp/).
+        say: tells the user when a damaged cached table is seeded again.
     Returns:
         DatasetInfo with the table's geometry.
     """
+    try:
+        return _ensure(conn, spec, progress, free_bytes, home, say or (lambda _: None))
+    except LoadgenError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - only the driver's errors are turned into one line
+        if not _is_driver_error(exc):
+            raise
+        text = db.error_text(exc)
+        if db.is_connection_lost(exc):
+            raise WorkloadError(f"lost the server while checking the dataset: {text}",
+                                "check the server; re-run to resume") from None
+        if home is not None:
+            raise SeedError(f"the cached dataset in {home} is damaged: {text}", f"remove {home} and re-run") from None
+        raise SeedError(f"the table {spec.database}.{TABLE} is damaged: {text}",
+                        f"drop the database {spec.database} and re-run") from None
+
+
+def _is_driver_error(exc: BaseException) -> bool:
+    try:
+        import MySQLdb
+    except ImportError:
+        return False
+    return isinstance(exc, MySQLdb.Error)
+
+
+def _ensure(conn, spec: DatasetSpec, progress: ProgressFn | None, free_bytes: int | None, home: Path | None,
+            say: Callable[[str], None]) -> DatasetInfo:
     database = spec.database
     cur = conn.cursor()
     cur.execute(f"CREATE DATABASE IF NOT EXISTS `{database}`")
@@ -193,10 +224,16 @@ def ensure(conn, spec: DatasetSpec, progress: ProgressFn | None = None, free_byt
     exists = _table_exists(conn, database)
 
     if exists and same and meta.get("complete") == "1":
-        max_id = db.query_value(conn, f"SELECT MAX(id) FROM `{database}`.`{TABLE}`")
-        if max_id == spec.rows:
+        # One scan of the table: rows deleted, added or a damaged page show up here (MAX(id)
+        # alone let a half-deleted table through). The checksum is recorded for `CHECKSUM TABLE`.
+        count, min_id, max_id = db.query_all(
+            conn, f"SELECT COUNT(*), MIN(id), MAX(id) FROM `{database}`.`{TABLE}`")[0]
+        if (count, min_id, max_id) == (spec.rows, 1, spec.rows):
             return _info(conn, spec, meta, seeded=False)
         # Meta says complete but the table disagrees: someone changed it. Start over.
+        where = f" in {home}" if home is not None else ""
+        say(f"the cached {database}.{TABLE}{where} holds {count:,} rows (ids {min_id}..{max_id}), "
+            f"not {spec.rows:,}: seeding it again")
     if exists and not meta:
         raise SeedError(
             f"{database}.{TABLE} exists but was not created by loadgen",
@@ -219,13 +256,41 @@ def ensure(conn, spec: DatasetSpec, progress: ProgressFn | None = None, free_byt
             "use fewer --rows, free disk space, or set LOADGEN_CACHE_DIR to a larger disk",
         )
     started = time.monotonic()
-    _load(conn, spec, start_id, progress)
+    _load(conn, spec, start_id, progress, _tmp_dir(home))
     elapsed = time.monotonic() - started
     db.query_all(conn, f"ANALYZE TABLE `{database}`.`{TABLE}`")
     info = _info(conn, spec, meta, seeded=True)
     info.seed_rows_per_s = remaining / elapsed if elapsed > 0 and remaining > 0 else None
-    _write_meta(conn, database, {"complete": 1, "height": info.height})
+    count = db.query_value(conn, f"SELECT COUNT(*) FROM `{database}`.`{TABLE}`")
+    if count != spec.rows:
+        raise SeedError(f"seeding ended with {count:,} rows in {database}.{TABLE}, not {spec.rows:,}",
+                        "another client may have changed the table; re-run to seed it again")
+    checksum = db.query_all(conn, f"CHECKSUM TABLE `{database}`.`{TABLE}`")[0][1]
+    _write_meta(conn, database, {"complete": 1, "height": info.height, "row_count": count, "checksum": checksum})
     return info
+
+
+def _tmp_dir(home: Path | None) -> Path:
+    """Where seeding's chunk files go: the dataset's home (never the system temp directory,
+    where a killed seed left 5.6 MB per run), with files of dead processes swept first."""
+    if home is None:
+        from .paths import cache_dir
+
+        directory = cache_dir() / "tmp"
+    else:
+        directory = Path(home) / "tmp"
+    directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+    for stale in directory.glob("loadgen-seed-*.tsv"):
+        try:
+            pid = int(stale.name.split("-")[2])
+            os.kill(pid, 0)
+            continue  # its process still runs (another seed through a dsn server)
+        except ProcessLookupError:
+            pass
+        except (ValueError, IndexError, PermissionError):
+            continue
+        stale.unlink(missing_ok=True)
+    return directory
 
 
 def _create_table(conn, spec: DatasetSpec) -> None:
@@ -241,7 +306,7 @@ def _statements(sql: str) -> list[str]:
     return [s.strip() for s in "\n".join(lines).split(";") if s.strip()]
 
 
-def _load(conn, spec: DatasetSpec, start_id: int, progress: ProgressFn | None) -> None:
+def _load(conn, spec: DatasetSpec, start_id: int, progress: ProgressFn | None, tmp_dir: Path) -> None:
     """LOAD DATA LOCAL each chunk, generating the next one in a thread meanwhile.
 
     mysqlclient releases the GIL while the server ingests a chunk, so generation and loading
@@ -269,7 +334,7 @@ def _load(conn, spec: DatasetSpec, start_id: int, progress: ProgressFn | None) -
 
     producer = threading.Thread(target=produce, name="loadgen-seed-gen", daemon=True)
     producer.start()
-    fd, path = tempfile.mkstemp(prefix="loadgen-seed-", suffix=".tsv")
+    fd, path = tempfile.mkstemp(prefix=f"loadgen-seed-{os.getpid()}-", suffix=".tsv", dir=tmp_dir)
     os.close(fd)
     use_local = True
     try:
@@ -351,13 +416,62 @@ def _info(conn, spec: DatasetSpec, meta: dict, seeded: bool) -> DatasetInfo:
         conn, "SELECT DATA_LENGTH, INDEX_LENGTH FROM information_schema.TABLES WHERE TABLE_SCHEMA=%s AND TABLE_NAME=%s",
         (spec.database, TABLE),
     )[0]
-    height = int(meta["height"]) if seeded is False and meta.get("height") else measure_height(conn, spec)
+    leaf_pages = int(stats.get("n_leaf_pages", 0))
+    cached = int(meta["height"]) if seeded is False and str(meta.get("height", "")).isdigit() else None
+    if cached is not None and plausible_height(cached, leaf_pages, spec.rows):
+        height = cached
+    else:
+        height = _measured_height(conn, spec, leaf_pages)
+        if cached is not None:  # an implausible height cached by an older loadgen: replace it
+            _write_meta(conn, spec.database, {"height": height})
     return DatasetInfo(
         schema=spec.schema, database=spec.database, table=TABLE, rows=spec.rows, seed=spec.seed,
         schema_hash=spec.schema_hash, table_bytes=int(data_length) + int(index_length),
-        leaf_pages=int(stats.get("n_leaf_pages", 0)), index_pages=int(stats.get("size", 0)),
+        leaf_pages=leaf_pages, index_pages=int(stats.get("size", 0)),
         height=height, seeded=seeded,
     )
+
+
+# Children per internal page of a primary key: ~1,000 for a BIGINT key in a full 16 KiB page;
+# the bounds leave room for half-full pages and wider keys.
+FANOUT_RANGE = (30, 1200)
+MAX_HEIGHT = 15
+
+
+def height_bounds(leaf_pages: int, rows: int) -> tuple[int, int]:
+    """The B-tree heights possible for this many leaf pages (as the index statistics count them,
+    which can be stale for a small table) and rows (each leaf holds at least one). Lenient by
+    design: it catches other clients' page gets counted in (a height of 75 for 3), not noise."""
+    def height(pages: int, fanout: int) -> int:
+        pages, levels = max(1, pages), 1
+        while pages > 1:
+            pages, levels = -(-pages // fanout), levels + 1
+        return levels
+
+    lo = max(1, height(leaf_pages, FANOUT_RANGE[1]) - 1)
+    hi = min(MAX_HEIGHT, height(max(leaf_pages, rows), FANOUT_RANGE[0]))
+    return lo, max(lo, hi)
+
+
+def plausible_height(height: int, leaf_pages: int, rows: int) -> bool:
+    lo, hi = height_bounds(leaf_pages, rows)
+    return lo <= height <= hi
+
+
+def _measured_height(conn, spec: DatasetSpec, leaf_pages: int, attempts: int = 6) -> int:
+    """measure_height, refused when it cannot be right (other clients' page gets counted in:
+    once cached, a wrong height spoils every later prediction). Background work (purge,
+    statistics) only adds page gets, so a retry after a pause can only come out lower."""
+    height = 0
+    for attempt in range(attempts):
+        if attempt:
+            time.sleep(0.25 * attempt)  # let a burst of background page gets pass
+        height = measure_height(conn, spec)
+        if plausible_height(height, leaf_pages, spec.rows):
+            return height
+    lo, hi = height_bounds(leaf_pages, spec.rows)
+    raise SeedError(f"measured a B-tree height of {height} for {spec.rows:,} rows in {leaf_pages:,} leaf pages "
+                    f"(expected {lo}..{hi})", "another client is probably busy on this server; re-run when it is idle")
 
 
 def measure_height(conn, spec: DatasetSpec, samples: int = 50) -> int:

@@ -61,7 +61,8 @@ def prepare_dataset(server: Server, spec: DatasetSpec, reporter: Reporter) -> Da
     conn = server.connect(local_infile=1)
     try:
         room = free_bytes(server.datadir) if server.datadir is not None else None
-        info = dataset.ensure(conn, spec, progress=reporter.seed_progress, free_bytes=room)
+        info = dataset.ensure(conn, spec, progress=reporter.seed_progress, free_bytes=room,
+                              home=getattr(server, "home", None), say=reporter.say)
     finally:
         conn.close()
     if info.seeded:
@@ -180,7 +181,7 @@ def measure(
 def _result(server, flavor, variables, cold, info, workload, state, sampler, last, started_at, reason) -> RunResult:
     elapsed = state.elapsed_s
     latency = state.histogram.summary_us()
-    bp = totals(sampler.baseline, last) if last is not None else {}
+    bp = totals(sampler.baseline, last, sampler.samples) if last is not None else {}
     queries = state.queries
     if queries and bp.get("read_requests") is not None:
         bp["read_requests_per_query"] = round(bp["read_requests"] / queries, 3)

@@ -95,16 +95,34 @@ def delta(prev: Snapshot, cur: Snapshot, t0_s: float) -> dict:
     return point
 
 
-def totals(first: Snapshot, last: Snapshot) -> dict:
-    """Whole-run buffer-pool figures between the baseline and the final snapshot."""
+def totals(first: Snapshot, last: Snapshot, samples: list[dict] | None = None) -> dict:
+    """Whole-run buffer-pool figures between the baseline and the final snapshot.
+
+    A counter that went down during the run (the server restarted, or a 32-bit counter wrapped)
+    would make last - first negative or meaningless: the totals are then the sum of the
+    intervals on either side of the gap, `gaps` says how many intervals were left out and
+    `gap_queries` how many queries ran in them. Without the samples such a counter is None.
+    """
     out: dict = {}
+    gaps = [p for p in samples or [] if p.get("gap")]
+    broken = False
     for short in COUNTERS:
         if short in last.status and short in first.status:
-            out[short] = last.status[short] - first.status[short]
+            d = last.status[short] - first.status[short]
+            if gaps or d < 0:
+                broken = True
+                d = None if samples is None else sum(p.get(short, 0) for p in samples if not p.get("gap"))
+            out[short] = d
     for short in GAUGES:
         if short in last.status:
             out[short] = last.status[short]
-    out["hit_ratio"] = hit_ratio(out.get("read_requests", 0), out.get("reads", 0))
+    if broken:
+        out["gaps"] = len(gaps)
+        out["gap_queries"] = sum(p.get("queries", 0) for p in gaps)
+    if out.get("read_requests") is None or out.get("reads") is None:
+        out["hit_ratio"] = None
+    else:
+        out["hit_ratio"] = hit_ratio(out["read_requests"], out["reads"])
     out["miss_ratio"] = None if out["hit_ratio"] is None else 1.0 - out["hit_ratio"]
     return out
 

@@ -17,6 +17,8 @@ ROOT = Path(__file__).resolve().parent.parent
 # Every test (and every loadgen subprocess a test starts) caches datasets and keeps `up` state in
 # one temporary place, so the suite never touches the user's ~/.cache and leaves nothing behind.
 _SESSION_DIR = Path(tempfile.mkdtemp(prefix="loadgen-tests-"))
+# mkdtemp makes it 0700; as root the servers run as `mysql`, which must pass through (not list) it.
+os.chmod(_SESSION_DIR, 0o711)
 os.environ["LOADGEN_CACHE_DIR"] = str(_SESSION_DIR / "cache")
 os.environ["LOADGEN_STATE_DIR"] = str(_SESSION_DIR / "state")
 
@@ -72,9 +74,10 @@ def run_loadgen(*args: str, env: dict | None = None, timeout: float = 600) -> su
                           cwd=ROOT)
 
 
-def our_server_pids(include_shared: bool = False) -> list[int]:
+def our_server_pids(include_shared: bool = False, include_bootstrap: bool = False) -> list[int]:
     """mariadbd/mysqld processes whose datadir is under the test session's directory (by
-    default without the session-wide `local_server`, which lives until the end)."""
+    default without the session-wide `local_server`, which lives until the end, and without
+    a `mariadbd --bootstrap` initialising a datadir, which is not a server yet)."""
     out = subprocess.run(["pgrep", "-f", str(_SESSION_DIR)], capture_output=True, text=True)
     pids = []
     for pid in out.stdout.split():
@@ -84,6 +87,8 @@ def our_server_pids(include_shared: bool = False) -> list[int]:
             continue
         if not include_shared and any("shared-server" in a for a in argv):
             continue
+        if not include_bootstrap and "--bootstrap" in argv:
+            continue
         if os.path.basename(argv[0]) in ("mariadbd", "mysqld"):
             pids.append(int(pid))
     return pids
@@ -92,7 +97,7 @@ def our_server_pids(include_shared: bool = False) -> list[int]:
 def pytest_sessionfinish(session, exitstatus):
     # Stop anything a test left behind, then fail the run if there was something to stop:
     # an orphan server is a bug in loadgen or in a test.
-    leftovers = our_server_pids(include_shared=True)
+    leftovers = our_server_pids(include_shared=True, include_bootstrap=True)
     for pid in leftovers:
         try:
             os.kill(pid, 9)

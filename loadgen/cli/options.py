@@ -112,12 +112,15 @@ def settings_option(help_text: str):
     """--set VAR=VALUE (repeatable) -> {"var": "value"}, dashes in names read as underscores."""
 
     def callback(ctx, param, items) -> dict[str, str]:  # noqa: ARG001 - click's signature
+        from ..servers import check_options
+
         settings = {}
         for item in items:
             name, sep, value = item.partition("=")
             if not sep or not name.strip():
                 raise UsageError(f"--set {item!r} is not VAR=VALUE", "e.g. --set innodb_old_blocks_time=0")
-            settings[name.strip().replace("-", "_")] = value.strip()
+            settings[name.strip().replace("-", "_").lower()] = value.strip()
+        check_options(settings)  # names only [A-Za-z0-9_]: a server flag, never more
         return settings
 
     return click.option("--set", "settings", multiple=True, metavar="VAR=VALUE", callback=callback, help=help_text)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import abc
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -80,7 +81,8 @@ def write_secret(path: Path, secret: str) -> None:
     """A password file: created 0600 (never readable by others, not even for a moment) and
     renamed into place, so a reader sees the whole password or no file."""
     tmp = path.with_suffix(".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    # O_NOFOLLOW: a symlink planted at the temporary name must not redirect the secret.
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
     with os.fdopen(fd, "w") as f:
         f.write(secret)
     os.replace(tmp, path)
@@ -176,3 +178,18 @@ def check_pool_minimum(pool_bytes: int, flavor_name: str) -> None:
             f"{format_bytes(minimum)} (16 KiB pages)",
             f"use --pool {minimum >> 20}M or more",
         )
+
+
+# A server variable name as mysqld takes it on its command line (after `-` -> `_`).
+OPTION_NAME = re.compile(r"[A-Za-z0-9_]+\Z")
+
+
+def check_options(options: dict[str, str]) -> None:
+    """--set names become `--name=value` arguments of the server: letters, digits and _ only, so
+    nothing but a variable name can reach its command line."""
+    from ..errors import UsageError
+
+    for name in options:
+        if not OPTION_NAME.match(name):
+            raise UsageError(f"--set {name!r}: a server variable name has only letters, digits and _",
+                             "e.g. --set innodb_old_blocks_time=0")

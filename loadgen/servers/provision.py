@@ -9,6 +9,7 @@ from ..errors import ProvisionError, UsageError
 from ..paths import cache_dir, state_dir
 from ..units import format_bytes
 from . import DEFAULT_POOL_BYTES, Server, ServerSpec, state
+from .lock import FileLock
 
 PROVIDERS = ("auto", "local", "docker", "dsn")
 
@@ -65,6 +66,7 @@ def make_server(spec: ServerSpec, dataset: DatasetSpec | None, say: Say = _quiet
         _check_room(home, dataset)
     server = LocalServer(home, pool, mysqld=binary, port=spec.port, options=spec.options, detach=persist)
     server.persist = persist
+    server.say = say  # "waiting for the datadir held by pid N"
     return server
 
 
@@ -87,8 +89,20 @@ def _check_room(home, dataset: DatasetSpec) -> None:
         )
 
 
-def attach_running(spec: ServerSpec, say: Say = _quiet) -> Server | None:
-    """The server `loadgen up` left running, when the user did not ask for another one."""
+def up_lock() -> FileLock:
+    """Held by whoever restarts, runs against or stops the `loadgen up` server, so two commands
+    never see it half-restarted (and take it for dead) or restart it under each other's run."""
+    directory = state_dir()
+    directory.mkdir(parents=True, exist_ok=True)
+    return FileLock(directory / "server.lock", "the server from `loadgen up`")
+
+
+def attach_running(spec: ServerSpec, say: Say = _quiet, lock: FileLock | None = None) -> Server | None:
+    """The server `loadgen up` left running, when the user did not ask for another one.
+
+    A state file whose server is gone is cleared only by a caller holding the up lock (else the
+    server may just be restarting for another command).
+    """
     st = state.load()
     if st is None or spec.dsn or spec.provider not in ("auto", st.get("provider")):
         return None
@@ -100,25 +114,68 @@ def attach_running(spec: ServerSpec, say: Say = _quiet) -> Server | None:
         from .local import LocalServer
 
         server = LocalServer.from_state(st)
+        server.say = say
     if not server.alive():
-        say("the server from `loadgen up` is no longer running; starting a fresh one")
-        state.clear()
+        probe = lock if lock is not None else up_lock()
+        if lock is not None or probe.try_acquire():
+            say("the server from `loadgen up` is no longer running; starting a fresh one")
+            state.clear()
+            if lock is None:
+                probe.release()
         return None
     say(f"using the server from `loadgen up` ({server.provider}, pool {format_bytes(server.pool_bytes)})")
     return server
 
 
+def _adapt(server: Server, spec: ServerSpec, say: Say) -> None:
+    """Make the up server what this command asked for (pool, --set, --port), or refuse what
+    cannot be changed (another --mysqld): a setting must never be silently ignored."""
+    import os
+
+    changes = []
+    if spec.mysqld:
+        from .local import find_mysqld
+
+        binary = getattr(server, "binary", None)
+        if binary is None or os.path.realpath(find_mysqld(spec.mysqld)) != os.path.realpath(binary):
+            raise UsageError(f"the server from `loadgen up` does not run {spec.mysqld}",
+                             "run `loadgen down` first, or leave out --mysqld")
+    if spec.options:
+        from . import check_options
+
+        wanted = {**server.options, **spec.options}
+        if wanted != server.options:
+            check_options(wanted)
+            changes.append(", ".join(f"{k}={v}" for k, v in spec.options.items()))
+            server.options = wanted
+    if spec.port and spec.port != server.endpoint.port:
+        if server.provider != "local":
+            raise UsageError(f"--port cannot move the {server.provider} server from `loadgen up`",
+                             "run `loadgen down` first, or leave out --port")
+        changes.append(f"port {spec.port}")
+        server.requested_port = spec.port
+    if spec.pool_bytes and spec.pool_bytes != server.pool_bytes:
+        changes.append(f"pool {format_bytes(spec.pool_bytes)}")
+        server.set_pool(spec.pool_bytes)
+    if changes:
+        say(f"restarting it with {'; '.join(changes)}")
+        server.restart_cold()
+
+
 @contextlib.contextmanager
 def provisioned(spec: ServerSpec, dataset: DatasetSpec | None, say: Say = _quiet) -> Iterator[Server]:
     """A started server; stopped afterwards unless it is the one `loadgen up` keeps."""
-    server = attach_running(spec, say)
-    if server is not None:
-        if spec.pool_bytes and spec.pool_bytes != server.pool_bytes:
-            say(f"restarting it with pool {format_bytes(spec.pool_bytes)}")
-            server.set_pool(spec.pool_bytes)
-            server.restart_cold()
-        yield server
-        return
+    if state.load() is not None and not spec.dsn:
+        lock = up_lock()
+        lock.acquire(say)
+        try:
+            server = attach_running(spec, say, lock)
+            if server is not None:
+                _adapt(server, spec, say)
+                yield server  # the lock is held for the whole run: nobody restarts it meanwhile
+                return
+        finally:
+            lock.release()
     server = make_server(spec, dataset, say)
     try:
         server.start()
@@ -128,26 +185,39 @@ def provisioned(spec: ServerSpec, dataset: DatasetSpec | None, say: Say = _quiet
 
 
 def up(spec: ServerSpec, say: Say = _quiet) -> Server:
-    if state.load() is not None:
-        existing = attach_running(ServerSpec(provider="auto"))
-        if existing is not None:
-            raise ProvisionError("a server is already up", "run `loadgen status` to see it or `loadgen down` first")
-    server = make_server(spec, None, say, persist=True)
+    lock = up_lock()
+    lock.acquire(say)
     try:
-        server.start()
-    except BaseException:
-        server.stop()
-        state.clear()
-        raise
-    return server
+        if state.load() is not None:
+            existing = attach_running(ServerSpec(provider="auto"), lock=lock)
+            if existing is not None:
+                raise ProvisionError("a server is already up", "run `loadgen status` to see it or `loadgen down` first")
+        server = make_server(spec, None, say, persist=True)
+        try:
+            server.start()
+        except BaseException:
+            server.stop()
+            state.clear()
+            raise
+        return server
+    finally:
+        lock.release()
 
 
-def down() -> dict | None:
+def down(say: Say = _quiet) -> dict | None:
     st = state.load()
     if st is None:
         return None
-    server = attach_running(ServerSpec(provider=st.get("provider", "auto")))
-    if server is not None:
-        server.stop()
-    state.clear()
-    return st
+    lock = up_lock()
+    lock.acquire(say)
+    try:
+        st = state.load()
+        if st is None:
+            return None
+        server = attach_running(ServerSpec(provider=st.get("provider", "auto")), lock=lock)
+        if server is not None:
+            server.stop()
+        state.clear()
+        return st
+    finally:
+        lock.release()

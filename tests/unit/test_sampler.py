@@ -63,3 +63,31 @@ def test_totals_over_the_run():
     assert t["read_requests"] == 3000 and t["reads"] == 30 and t["pages_read"] == 30
     assert t["miss_ratio"] == pytest.approx(0.01)
     assert t["pages_total"] == 507
+
+
+@pytest.mark.parametrize("before,after", [
+    (4_294_967_000, 300),  # a 32-bit counter wrapped
+    (900_000, 10),  # the server restarted and counts from zero again
+])
+def test_a_counter_that_wraps_or_resets_mid_run_is_a_gap_in_the_totals(before, after):
+    base = _snap(0.0, 0, read_requests=before - 5000, reads=before - 500)
+    s1 = _snap(1.0, 100, read_requests=before, reads=before)  # +5000 requests, +500 reads
+    s2 = _snap(2.0, 250, read_requests=after, reads=after)  # went down: a gap
+    s3 = _snap(3.0, 400, read_requests=after + 2000, reads=after + 20)
+    samples = [delta(base, s1, 0.0), delta(s1, s2, 0.0), delta(s2, s3, 0.0)]
+    assert samples[1]["gap"] is True and "reads" not in samples[1]
+    t = totals(base, s3, samples)
+    assert t["read_requests"] == 7000 and t["reads"] == 520  # the intervals either side, never negative
+    assert t["gaps"] == 1 and t["gap_queries"] == 150
+    assert t["hit_ratio"] == pytest.approx(1 - 520 / 7000)
+    without_samples = totals(base, s3)
+    assert without_samples["reads"] is None or without_samples["reads"] >= 0
+    assert without_samples["hit_ratio"] is None or 0 <= without_samples["hit_ratio"] <= 1
+
+
+def test_totals_without_a_gap_are_unchanged_by_the_samples():
+    a = _snap(0.0, 0, read_requests=1000, reads=10)
+    b = _snap(1.0, 50, read_requests=2500, reads=25)
+    c = _snap(2.0, 100, read_requests=4000, reads=40)
+    t = totals(a, c, [delta(a, b, 0.0), delta(b, c, 0.0)])
+    assert t["read_requests"] == 3000 and t["reads"] == 30 and "gaps" not in t
