@@ -32,21 +32,41 @@ QUERIES = 20_000
 SETTINGS = {"innodb_lru_scan_depth": "100", "innodb_old_blocks_time": "0"}
 
 
+@pytest.fixture(scope="module")
+def log_dir():
+    """Where the server writes its slow/general log: run as root, loadgen runs the server as the
+    mysql user, who cannot enter pytest's 0700 temporary directories."""
+    import os
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from loadgen.servers.local import server_user
+
+    d = Path(tempfile.mkdtemp(prefix="loadgen-test-logs-"))
+    user = server_user()
+    if user:
+        os.chown(d, user.uid, user.gid)
+    yield d
+    shutil.rmtree(d, ignore_errors=True)
+
+
 def shape(**kw) -> dict:
     return {"stride": 10, "reps": 2, "seed": 5, "count": QUERIES, "trace": None, **kw}
 
 
 @pytest.fixture(scope="module")
-def captured(mysqld_binary, tmp_path_factory):
+def captured(mysqld_binary, tmp_path_factory, log_dir):
     """A zipfian run on a server with the slow log on (long_query_time=0), and its capture."""
     d = tmp_path_factory.mktemp("capture")
-    slow = d / "slow.log"
+    slow = log_dir / "slow.log"
     spec = ServerSpec(provider="local", pool_bytes=POOLS[0], mysqld=mysqld_binary,
                       options={**SETTINGS, "slow_query_log": "1", "long_query_time": "0",
                                "slow_query_log_file": str(slow)})
     result = sweep.run(spec, DatasetSpec(rows=TEST_ROWS), POOLS[:1], [("zipfian", None)], shape(),
                        d / "runs", d / "sweep.json", 5.0)
     out = d / "zipf.trace"
+    assert slow.exists(), "the server wrote no slow log"
     cp = run_loadgen("trace", "capture", "--slow-log", str(slow), "--table", "chat.message", "-o", str(out))
     return slow, out, cp, result
 
@@ -143,10 +163,10 @@ def test_mysql_model_within_5_percent_for_zipfian_and_a_trace(mysql_measured):
     assert all(abs(e) < limits[k] for k, e in errors.items()), errors
 
 
-def test_a_general_log_capture_replays_the_same_order(mysqld_binary, tmp_path):
+def test_a_general_log_capture_replays_the_same_order(mysqld_binary, tmp_path, log_dir):
     from loadgen import runner
 
-    log = tmp_path / "general.log"
+    log = log_dir / "general.log"
     spec = ServerSpec(provider="local", pool_bytes=POOLS[1], mysqld=mysqld_binary,
                       options={"general_log": "1", "general_log_file": str(log)})
     w = Workload("latest", TEST_ROWS, **shape(count=3000, seed=9))
