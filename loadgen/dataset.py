@@ -10,6 +10,7 @@ import hashlib
 import os
 import queue
 import random
+import re
 import tempfile
 import threading
 import time
@@ -38,9 +39,25 @@ _TEXT = bytes((32 if b % 6 == 0 else 97 + b % 26) for b in range(256))  # letter
 @dataclass(frozen=True)
 class DatasetSpec:
     rows: int
-    schema: str = "chat"  # schema file name under schema/ (without .sql)
+    schema: str = "chat"  # a schema name under schema/ (without .sql), or the path of any .sql file
     database: str = "chat"
     seed: int = 1
+    # Your own table (usertable.py): which table of the schema file to seed and query (None: the
+    # first), or with existing=True the table database.table already on the server, never written.
+    table: str | None = None
+    existing: bool = False
+    query: str | None = None  # --query, one ? bound to the key
+    key_column: str | None = None  # --key-column
+
+    @property
+    def custom(self) -> bool:
+        """A schema file of the user's (seeded by usertable.py), not one of the built-in tables."""
+        return not self.existing and is_schema_path(self.schema)
+
+    @property
+    def schema_label(self) -> str:
+        """The schema's name in cache keys and results: the file's stem, safe in a volume name."""
+        return re.sub(r"[^A-Za-z0-9_.-]", "_", Path(self.schema).stem if self.custom else self.schema)
 
     @property
     def schema_sql(self) -> str:
@@ -51,6 +68,12 @@ class DatasetSpec:
         return hashlib.sha256(self.schema_sql.encode()).hexdigest()[:16]
 
     def cache_key(self, flavor: db.Flavor) -> str:
+        if self.custom:
+            from .tablegen import GENERATOR_VERSION as TABLEGEN_VERSION
+
+            table = f"-{re.sub(r'[^A-Za-z0-9_]', '_', self.table)}" if self.table else ""
+            return (f"{flavor.name}-{flavor.version}-{self.schema_label}{table}-{self.schema_hash}-r{self.rows}"
+                    f"-s{self.seed}-t{TABLEGEN_VERSION}")
         return f"{flavor.name}-{flavor.version}-{self.schema}-{self.schema_hash}-r{self.rows}-s{self.seed}-g{GENERATOR_VERSION}"
 
 
@@ -70,6 +93,14 @@ class DatasetInfo:
     height: int
     seeded: bool  # True when this command seeded (some of) it, False when it only verified
     seed_rows_per_s: float | None = None
+    # Your own table (usertable.py); `rows` is then the number of keys the order ranges over.
+    table_rows: int | None = None
+    key_column: str | None = None
+    key_offset: int = 0  # the order's id i queries key key_offset + i
+    query: str | None = None  # None: the built-in point select on id
+    index: str | None = None  # the index the query reads, from EXPLAIN
+    index_only: bool = False  # EXPLAIN says "Using index": the query never reads the row
+    existing: bool = False  # --table: a table loadgen did not create and never writes
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -86,7 +117,17 @@ def available_schemas() -> list[str]:
     return sorted(p.stem for p in schema_dir().glob("*.sql"))
 
 
+def is_schema_path(name: str) -> bool:
+    """--schema names a file (my_table.sql, ./x.sql, /abs/path) rather than a built-in schema."""
+    return name.endswith(".sql") or "/" in name or os.sep in name
+
+
 def schema_text(name: str) -> str:
+    if is_schema_path(name):
+        try:
+            return Path(name).read_text()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"cannot read schema file {name}: {exc}", "give a readable .sql file") from None
     path = schema_dir() / f"{name}.sql"
     if not path.is_file():
         raise UsageError(f"unknown schema {name!r}", f"choose one of: {', '.join(available_schemas())}")
@@ -186,6 +227,10 @@ def ensure(conn, spec: DatasetSpec, progress: ProgressFn | None = None, free_byt
     Returns:
         DatasetInfo with the table's geometry.
     """
+    if spec.existing or spec.custom:  # your own table: usertable.py
+        from . import usertable
+
+        return usertable.ensure(conn, spec, progress, free_bytes, home)
     try:
         return _ensure(conn, spec, progress, free_bytes, home, say or (lambda _: None))
     except LoadgenError:

@@ -38,6 +38,7 @@ class Workload:
     hot_fraction: float = 0.2
     hot_ops: float = 0.8
     trace: str | None = None  # the trace file of order "trace"
+    trace_key_min: int = 1  # the table's first key: a trace holds absolute keys (runner sets it)
 
     def __post_init__(self) -> None:
         if self.order not in ORDERS:
@@ -77,7 +78,7 @@ class Workload:
         """(keys in the table, keys outside it, ...) of the trace file: one pass, cached."""
         from .trace import scan
 
-        return scan(self.trace, 1, self.rows)
+        return scan(self.trace, self.trace_key_min, self.rows)
 
     def ids(self, part: int = 0, parts: int = 1) -> Iterator[int]:
         return ids(self, part, parts)
@@ -92,6 +93,7 @@ class Workload:
             d["trace"] = self.trace_scan().to_dict()
         else:
             d.pop("trace")
+            d.pop("trace_key_min")
         return d
 
 
@@ -123,7 +125,9 @@ def ids(w: Workload, part: int = 0, parts: int = 1) -> Iterator[int]:
         if w.order == "trace":
             from .trace import table_keys
 
-            return table_keys(w.trace, 1, w.rows, lo, hi)
+            keys = table_keys(w.trace, w.trace_key_min, w.rows, lo, hi)
+            # ids are 1-based like every order's; the driver adds the table's key offset back
+            return keys if w.trace_key_min == 1 else (k - w.trace_key_min + 1 for k in keys)
         return w.pattern().keys(lo, hi)
     base = range(1, w.rows + 1, w.stride)
     if parts > 1:

@@ -6,12 +6,13 @@ measured (marked incomplete).
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 import platform
 from pathlib import Path
 from typing import Callable, Protocol
 
-from . import __version__, db, dataset
+from . import __version__, db, dataset, tablestats, usertable
 from .dataset import DatasetInfo, DatasetSpec
 from .drivers.drive import Drive
 from .drivers.python import DriverState
@@ -63,15 +64,23 @@ def prepare_dataset(server: Server, spec: DatasetSpec, reporter: Reporter) -> Da
         room = free_bytes(server.datadir) if server.datadir is not None else None
         info = dataset.ensure(conn, spec, progress=reporter.seed_progress, free_bytes=room,
                               home=getattr(server, "home", None), say=reporter.say)
+        info = usertable.apply_query(conn, spec, info)
     finally:
         conn.close()
-    if info.seeded:
+    name = f"{info.database}.{info.table}"
+    if info.existing:
+        reporter.say(f"measuring the existing {name} (read only): {info.table_rows or 0:,} rows (estimate), "
+                     f"keys {info.key_offset + 1:,}..{info.key_offset + info.rows:,}, "
+                     f"{format_bytes(info.table_bytes)}, {info.leaf_pages:,} leaf pages, height {info.height}")
+    elif info.seeded:
         rate = f" at {info.seed_rows_per_s:,.0f} rows/s" if info.seed_rows_per_s else ""
-        reporter.say(f"seeded {spec.database}.message: {spec.rows:,} rows{rate}, "
+        reporter.say(f"seeded {name}: {spec.rows:,} rows{rate}, "
                      f"{format_bytes(info.table_bytes)}, {info.leaf_pages:,} leaf pages, height {info.height}")
     else:
-        reporter.say(f"reusing the seeded {spec.database}.message: {spec.rows:,} rows, "
+        reporter.say(f"reusing the seeded {name}: {spec.rows:,} rows, "
                      f"{format_bytes(info.table_bytes)}, {info.leaf_pages:,} leaf pages")
+    if info.query:
+        reporter.say(f"query: {info.query} (index {info.index or 'none'}, key {info.key_column})")
     return info
 
 
@@ -95,6 +104,7 @@ def run(
     results = []
     with provisioned(server_spec, dataset_spec, reporter.say) as server:
         info = prepare_dataset(server, dataset_spec, reporter)
+        workloads = [usertable.retarget(w, info) for w in workloads]
         for workload, out in zip(workloads, out_paths):
             cold = server.restart_cold()
             if not cold.cold:
@@ -117,7 +127,9 @@ def measure(
     predict: Predict | None = None,
 ) -> RunResult:
     """Drive one workload with the sampler on; write the result; raise if it did not complete."""
-    drive = Drive(server, info.database, workload, driver, threads)
+    if workload.order == "trace" and info.key_offset:  # a trace's keys are the table's own
+        workload = dataclasses.replace(workload, trace_key_min=info.key_offset + 1)
+    drive = Drive(server, info.database, workload, driver, threads, query=info.query, key_offset=info.key_offset)
     try:
         sampler_conn = server.connect()
     except BaseException:
@@ -134,6 +146,7 @@ def measure(
     if not settle["quiet"]:
         reporter.say(f"warning: the server kept reading pages in the background "
                      f"({settle['pages_read_while_settling']} in {settle['settle_s']} s); they may count as misses")
+    table_reads = tablestats.TableReads(sampler_conn, info.database, info.table)
     state = DriverState()
     sampler = Sampler(sampler_conn, state.current_queries, sample_interval_s)
     label = f"{workload.variation or workload.order} ({workload.order})"
@@ -148,6 +161,7 @@ def measure(
     finally:
         reporter.run_finished()
         last = sampler.stop(final=True)
+        table_reads.finish(server)
         drive.close()
         try:
             sampler_conn.close()
@@ -163,7 +177,12 @@ def measure(
     result = _result(server, flavor, variables, cold, info, workload, state, sampler, last, started_at, reason)
     result.result["threads"] = drive.threads
     result.server["cold_start"].update(settle)
-    result.prediction = _prediction(result, reporter, predict)
+    if table_reads.result:
+        result.buffer_pool["table"] = table_reads.result
+    if predict is not None and usertable.reads_secondary(info):  # the model needs the index's contents
+        result.prediction = usertable.secondary_prediction(server, info, workload, result, reporter.say)
+    else:
+        result.prediction = _prediction(result, reporter, predict)
     write_json_atomic(out, result)
     if interrupted:
         raise Interrupted(f"interrupted after {state.queries:,} of {workload.queries:,} queries",

@@ -13,6 +13,7 @@
 #include "rowgen.h"
 #include "permute.h"
 #include "keydist.h"
+#include "tablegen.h"
 
 #include <stdlib.h>
 
@@ -25,6 +26,7 @@ static PyMethodDef loadgen_native_methods[] = {
     LOADGEN_ROWGEN_METHODS
     LOADGEN_PERMUTE_METHODS
     LOADGEN_KEYDIST_METHODS
+    LOADGEN_TABLEGEN_METHODS
     {NULL, NULL, 0, NULL},
 };
 

@@ -217,7 +217,7 @@ def workload_of(wl: dict, rows: int) -> Workload | None:
         path = t.get("path") if isinstance(t, dict) else t
         if not path or not os.path.exists(path):
             return None
-        return Workload("trace", rows, trace=path, **common)
+        return Workload("trace", rows, trace=path, trace_key_min=int(wl.get("trace_key_min") or 1), **common)
     knobs = {k: wl[k] for k in ("count", "zipf_theta", "zipf_scramble", "hot_fraction", "hot_ops") if k in wl}
     return Workload(order, rows, **common, **knobs)
 

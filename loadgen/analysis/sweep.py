@@ -163,12 +163,14 @@ def run(server_spec: ServerSpec, dataset_spec: DatasetSpec, pools: list[int], va
     started_at = now_iso()
     spec = dataclasses.replace(server_spec, pool_bytes=pools[0])
     with provisioned(spec, dataset_spec, reporter.say) as server:
+        from ..usertable import retarget  # your own table: the order ranges over its keys
+
         info = runner.prepare_dataset(server, dataset_spec, reporter)
         for pool in pools:
             if pool != server.pool_bytes:
                 server.set_pool(pool)
             for order, var in variations:
-                workload = Workload(order, dataset_spec.rows, variation=var, **shape)
+                workload = retarget(Workload(order, dataset_spec.rows, variation=var, **shape), info)
                 path = default_path(out_dir, f"sweep-{format_bytes(pool).replace(' ', '')}-{var or order}")
                 cold = server.restart_cold()
                 result = runner.measure(server, info, workload, cold, path, sample_interval_s, reporter,

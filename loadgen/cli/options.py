@@ -119,9 +119,9 @@ def settings_option(help_text: str):
             name, sep, value = item.partition("=")
             if not sep or not name.strip():
                 raise UsageError(f"--set {item!r} is not VAR=VALUE", "e.g. --set innodb_old_blocks_time=0")
-            settings[name.strip().replace("-", "_").lower()] = value.strip()
+            settings[name.strip().replace("-", "_")] = value.strip()
         check_options(settings)  # names only [A-Za-z0-9_]: a server flag, never more
-        return settings
+        return {name.lower(): value for name, value in settings.items()}
 
     return click.option("--set", "settings", multiple=True, metavar="VAR=VALUE", callback=callback, help=help_text)
 
@@ -153,20 +153,61 @@ def server_options(f):
 
 def dataset_options(f):
     @click.option("--rows", default=DEFAULT_ROWS, show_default=True, help="Rows in chat.message: 200k, 4M, 4000000.")
-    @click.option("--schema", default="chat", show_default=True, help="Schema file under schema/ (without .sql).")
+    @click.option("--schema", default="chat", show_default=True,
+                  help="A schema under schema/ (chat, chat_wide, chat_idx) or any .sql file of CREATE TABLEs.")
+    @click.option("--table-name", default=None, metavar="NAME",
+                  help="Which table of the --schema file to seed and query. [default: the first]")
+    @click.option("--table", "existing_table", default=None, metavar="DB.TABLE",
+                  help="Measure this existing table on the --dsn server instead (read only: no seeding, no DDL).")
+    @click.option("--query", default=None, metavar="SQL",
+                  help="The statement to run per access, with one ? bound to the key, e.g. "
+                       "'SELECT body FROM message WHERE id = ?'.")
+    @click.option("--key-column", default=None, metavar="COL",
+                  help="Look rows up by this column (a secondary index) instead of the primary key.")
     @click.option("--database", default="chat", show_default=True, help="Database that holds the table.")
     @click.option("--data-seed", type=int, default=1, show_default=True, help="Seed of the row generator.")
     @functools.wraps(f)
-    def wrapper(*args, rows, schema, database, data_seed, **kwargs):
-        from ..dataset import DatasetSpec, schema_text
-        from ..units import parse_count
-
-        schema_text(schema)  # an unknown schema is a usage error before anything starts
-        kwargs["dataset_spec"] = DatasetSpec(rows=parse_count(rows, "--rows"), schema=schema, database=database,
-                                             seed=data_seed)
+    def wrapper(*args, rows, schema, table_name, existing_table, query, key_column, database, data_seed, **kwargs):
+        kwargs["dataset_spec"] = dataset_spec_from(rows, schema, table_name, existing_table, query, key_column,
+                                                   database, data_seed)
         return f(*args, **kwargs)
 
     return wrapper
+
+
+def dataset_spec_from(rows, schema, table_name=None, existing_table=None, query=None, key_column=None,
+                      database="chat", data_seed=1):
+    """The options above -> DatasetSpec; bad input is a usage error before anything starts."""
+    from pathlib import Path
+
+    from ..dataset import DatasetSpec, is_schema_path, schema_text
+    from ..units import parse_count
+    from ..usertable import check_query, ident
+
+    if query is not None:
+        query = check_query(query)
+    if key_column is not None:
+        ident(key_column, "--key-column")
+    if existing_table is not None:
+        db_name, dot, table = existing_table.partition(".")
+        if not dot:
+            raise UsageError(f"--table {existing_table} needs the database: DB.TABLE", "e.g. --table shop.orders")
+        ident(db_name, "--table database")
+        ident(table, "--table table")
+        if schema != "chat" or table_name:
+            raise UsageError("--table measures an existing table: it goes without --schema and --table-name")
+        return DatasetSpec(rows=parse_count(rows, "--rows"), schema=existing_table, database=db_name, seed=0,
+                           table=table, existing=True, query=query, key_column=key_column)
+    if is_schema_path(schema):
+        from ..schemas import queried_table, read_schema_file
+
+        queried_table(read_schema_file(Path(schema)), table_name)  # no table / no key: exit 2 now
+    else:
+        schema_text(schema)  # an unknown schema is a usage error before anything starts
+        if table_name:
+            raise UsageError("--table-name picks a table of a --schema FILE.sql", "drop it for the built-in schemas")
+    return DatasetSpec(rows=parse_count(rows, "--rows"), schema=schema, database=database, seed=data_seed,
+                       table=table_name, query=query, key_column=key_column)
 
 
 def shape_options(f):

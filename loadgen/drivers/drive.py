@@ -61,15 +61,19 @@ class Drive:
     """The driver's connections, opened before the sampler starts (so a statement that fails to
     prepare stops the run before anything is measured), then run() once, then close()."""
 
-    def __init__(self, server, database: str, workload: Workload, driver: str = "auto", threads: int = 1):
+    def __init__(self, server, database: str, workload: Workload, driver: str = "auto", threads: int = 1,
+                 query: str | None = None, key_offset: int = 0):
+        """query: SQL with one ? bound to each key (--query), None for the built-in point select;
+        key_offset: added to the order's ids (a table whose keys start above 1)."""
         self.driver = resolve_driver(driver)  # the one place a name becomes a loop
         self.threads = check_threads(threads)
         self.workload = workload
+        self.key_offset = key_offset
         make = loop_class(self.driver)
         self.loops: list[QueryLoop] = []
         try:
             for _ in range(self.threads):
-                loop = make()
+                loop = make(query)
                 self.loops.append(loop)
                 loop.open(server, database)
         except BaseException:
@@ -80,7 +84,7 @@ class Drive:
         """Drive the whole workload into `state`; Ctrl-C sets state.interrupted and re-raises."""
         state.driver = self.driver
         if self.threads == 1:
-            self.loops[0].run(self.workload.ids(), state, progress, None)
+            self.loops[0].run(self._ids(), state, progress, None)
             return state
         parts = [DriverState() for _ in range(self.threads)]
         stop = threading.Event()
@@ -88,7 +92,7 @@ class Drive:
 
         def work(k: int) -> None:
             try:
-                self.loops[k].run(self.workload.ids(k, self.threads), parts[k], None, stop)
+                self.loops[k].run(self._ids(k, self.threads), parts[k], None, stop)
             except Exception as exc:  # noqa: BLE001 - reported through the merged state
                 parts[k].error = parts[k].error or str(exc)
             if parts[k].error:
@@ -123,6 +127,10 @@ class Drive:
             if progress is not None:
                 progress(state.queries)
         return state
+
+    def _ids(self, part: int = 0, parts: int = 1):
+        ids = self.workload.ids(part, parts)
+        return map(self.key_offset.__add__, ids) if self.key_offset else ids
 
     def close(self) -> None:
         for loop in self.loops:

@@ -161,11 +161,13 @@ class NativeLoop:
 
     name = "native"
 
-    def __init__(self) -> None:
+    def __init__(self, query: str | None = None) -> None:
+        """query: SQL with one ? (--query), prepared as is; None for PREPARED_QUERY."""
         self.queries: NativeQueries | None = None
+        self.sql = query or PREPARED_QUERY
 
     def open(self, server, database: str) -> None:
-        self.queries = NativeQueries(server.endpoint, database)
+        self.queries = NativeQueries(server.endpoint, database, sql=self.sql)
 
     def run(self, ids, state: DriverState, progress=None, stop=None) -> DriverState:
         return run_queries_native(self.queries, ids, state, progress, stop)

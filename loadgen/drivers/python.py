@@ -106,15 +106,19 @@ class PythonLoop:
 
     name = "python"
 
-    def __init__(self) -> None:
+    def __init__(self, query: str | None = None) -> None:
+        """query: SQL with one ? (--query), sent as text with the key formatted in."""
+        from ..usertable import text_format
+
         self.conn = None
+        self.query_format = text_format(query) if query else QUERY
 
     def open(self, server, database: str) -> None:
         self.conn = server.connect(database)
 
     def run(self, ids, state: DriverState, progress=None, stop=None) -> DriverState:
         state.driver = self.name
-        return run_queries(self.conn, ids, state, progress, stop)
+        return run_queries(self.conn, ids, state, progress, stop, query_format=self.query_format)
 
     def close(self) -> None:
         conn, self.conn = self.conn, None

@@ -12,11 +12,12 @@ pytestmark = pytest.mark.mysqld
 
 
 @pytest.fixture(scope="module")
-def dsn_server(mysqld_binary, tmp_path_factory):
+def dsn_server(mysqld_binary, session_dir):
     """A real mariadbd we start ourselves and then treat as someone else's, through --dsn."""
     from loadgen.servers.local import LocalServer
 
-    server = LocalServer(tmp_path_factory.mktemp("dsn-server"), 32 << 20, mysqld=mysqld_binary)
+    # under the session dir: as root the server runs as mysql, which must be able to enter its home
+    server = LocalServer(session_dir / "dsn-server", 32 << 20, mysqld=mysqld_binary)
     server.start()
     try:
         yield server

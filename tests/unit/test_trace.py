@@ -203,3 +203,15 @@ def test_replay_is_streamed(tmp_path):
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     assert n == 600_000 and peak < 2 << 20, f"replay allocated {peak} bytes"
+
+
+def test_a_trace_on_a_table_whose_keys_start_above_1(tmp_path):
+    # a user table with keys 1001..1100: the trace holds the table's own keys; ids come out
+    # 1-based (the driver adds the key offset back), keys outside 1001..1100 are skipped
+    p = tmp_path / "t.txt"
+    p.write_text("1001\n5\n1100\n1101\n1050\n")
+    w = Workload("trace", 100, trace=str(p), trace_key_min=1001)
+    assert list(w.ids()) == [1, 100, 50]
+    s = w.to_dict()["trace"]
+    assert (s["keys"], s["below"], s["above"]) == (3, 1, 1)
+    assert w.to_dict()["trace_key_min"] == 1001

@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""Seeding a user schema (--schema FILE.sql) against LOAD DATA INFILE of the same rows.
+
+The variant of seed_vs_load_data.py for tables loadgen did not design: the schema file's queried
+table is filled by usertable.ensure_seeded() (the code behind `loadgen seed --schema FILE`:
+reflection, tablegen's C generator in a thread, LOAD DATA LOCAL per chunk), timed as loadgen
+times it. The reference loads a file holding exactly those rows with one LOAD DATA INFILE into
+the same freshly created table. Rounds alternate which goes first; the last line is the ratio.
+"""
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from pathlib import Path
+
+from _common import ROOT, say, scratch_server, spread
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--schema", default=str(ROOT / "bench" / "schemas" / "every_type.sql"))
+    ap.add_argument("--rows", type=int, default=1_000_000)
+    ap.add_argument("--rounds", type=int, default=3)
+    args = ap.parse_args()
+
+    from loadgen import db, tablegen
+    from loadgen.dataset import DatasetSpec
+    from loadgen.schemas import create_tables, queried_table, read_schema_file, reflect
+    from loadgen.usertable import _borrow, ensure_seeded
+
+    schema = read_schema_file(Path(args.schema))
+    table = queried_table(schema, None)
+    spec_of = lambda name: DatasetSpec(rows=args.rows, schema=args.schema, database=name)  # noqa: E731
+    with scratch_server(1 << 30, files_dir=True) as server:
+        conn = server.connect(local_infile=1)
+        priv = db.query_value(conn, "SELECT @@secure_file_priv")
+        local = priv is None
+        ref = Path(priv or tempfile.mkdtemp(prefix="loadgen-bench-rows-")) / "rows.tsv"
+        db.query_all(conn, "CREATE DATABASE seedbench_plan")
+        create_tables(conn, "seedbench_plan", schema)
+        shape = reflect(_borrow(conn), "seedbench_plan", table)
+        plan = tablegen.plan(shape.columns, shape.primary_key, args.rows)
+        db.query_all(conn, "DROP DATABASE seedbench_plan")
+        pool = tablegen.text_pool(1)
+        with open(ref, "wb") as f:
+            for lo in range(1, args.rows + 1, 50_000):
+                f.write(tablegen.lines(plan, pool, 1, lo, min(lo + 49_999, args.rows)))
+        cols = ", ".join(f"`{c}`" for c in plan.columns)
+        say(f"server {server.flavor.name} {server.flavor.version}, {args.schema}: {table}, {args.rows:,} rows "
+            f"({ref.stat().st_size / 2**20:,.0f} MiB file), reference LOAD DATA {'LOCAL ' if local else ''}INFILE")
+
+        def loadgen_rate(name: str) -> float:
+            return ensure_seeded(conn, spec_of(name)).seed_rows_per_s
+
+        def reference_rate(name: str) -> float:
+            db.query_all(conn, f"CREATE DATABASE `{name}`")
+            create_tables(conn, name, schema)
+            cur = conn.cursor()
+            cur.execute("SET time_zone = '+00:00'")
+            started = time.monotonic()
+            cur.execute(f"LOAD DATA {'LOCAL ' if local else ''}INFILE %s INTO TABLE `{name}`.`{table}` "
+                        f"CHARACTER SET utf8mb4 FIELDS TERMINATED BY '\\t' LINES TERMINATED BY '\\n' ({cols})",
+                        (str(ref),))
+            elapsed = time.monotonic() - started
+            assert cur.rowcount == args.rows, cur.rowcount
+            cur.close()
+            return args.rows / elapsed
+
+        try:
+            ratios = []
+            for r in range(args.rounds):
+                sides = [("loadgen", loadgen_rate), ("reference", reference_rate)]
+                if r % 2:
+                    sides.reverse()
+                got = {}
+                for name, fn in sides:
+                    got[name] = fn(f"seedbench_{name}")
+                    db.query_all(conn, f"DROP DATABASE `seedbench_{name}`")
+                ratios.append(got["loadgen"] / got["reference"])
+                say(f"round {r + 1}: " + ", ".join(f"{n} {got[n]:,.0f} rows/s" for n, _ in sides)
+                    + f"; loadgen/reference {ratios[-1]:.3f}")
+        finally:
+            conn.close()
+            ref.unlink(missing_ok=True)
+    say(f"seed rows/s loadgen / LOAD DATA INFILE ({Path(args.schema).name}): {spread(ratios)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,228 @@
+"""Schema files and tables: parse a file of CREATE TABLE statements, create them with errors that
+name the file's line, and reflect what the server made of them (SQLAlchemy's inspector).
+
+Parsing here is only what must happen before a server exists: split statements, find the
+tables, check that the queried one declares a primary key. Everything else (syntax, types,
+defaults) is the server's to judge; the columns the generator fills come from reflecting the
+created table, so the generator sees the types the server actually chose (BOOL -> TINYINT(1),
+JSON -> LONGTEXT on MariaDB, ...).
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import db
+from .errors import SeedError, UsageError
+
+_CREATE = re.compile(r"^\s*CREATE\s+(?:TEMPORARY\s+)?TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?"
+                     r"(?:`?(\w+)`?\s*\.\s*)?`?(\w+)`?", re.IGNORECASE)
+_PRIMARY = re.compile(r"\bPRIMARY\s+KEY\b", re.IGNORECASE)
+_AT_LINE = re.compile(r"at line (\d+)\s*$")
+
+
+@dataclass(frozen=True)
+class Statement:
+    sql: str
+    line: int  # line of the file where the statement starts (1-based)
+
+
+@dataclass(frozen=True)
+class SchemaFile:
+    path: Path
+    text: str
+    statements: tuple[Statement, ...]
+    tables: tuple[str, ...]  # CREATE TABLE names in file order
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.text.encode()).hexdigest()
+
+    def create_statement(self, table: str) -> Statement:
+        for st in self.statements:
+            m = _CREATE.match(st.sql)
+            if m and m.group(2).lower() == table.lower():
+                return st
+        raise KeyError(table)
+
+
+def split_statements(text: str) -> list[Statement]:
+    """Statements separated by `;` outside quotes and comments, each with its first line."""
+    out: list[Statement] = []
+    buf: list[str] = []
+    start_line = None
+    line = 1
+    i, n = 0, len(text)
+    quote = None
+    while i < n:
+        ch = text[i]
+        nxt = text[i + 1] if i + 1 < n else ""
+        if quote:
+            buf.append(ch)
+            if ch == "\\" and quote != "`":
+                buf.append(nxt)
+                line += nxt == "\n"
+                i += 2
+                continue
+            if ch == quote:
+                quote = None
+        elif ch == "-" and nxt == "-" or ch == "#":
+            end = text.find("\n", i)
+            i = n if end < 0 else end
+            continue
+        elif ch == "/" and nxt == "*":
+            end = text.find("*/", i + 2)
+            end = n if end < 0 else end + 2
+            line += text.count("\n", i, end)
+            buf.append(" ")
+            i = end
+            continue
+        elif ch == ";":
+            sql = "".join(buf).strip()
+            if sql:
+                out.append(Statement(sql, start_line or line))
+            buf, start_line = [], None
+            i += 1
+            continue
+        else:
+            if ch in "'\"`":
+                quote = ch
+            if start_line is None and not ch.isspace():
+                start_line = line
+            buf.append(ch)
+        line += ch == "\n"
+        i += 1
+    sql = "".join(buf).strip()
+    if sql:
+        out.append(Statement(sql, start_line or line))
+    return out
+
+
+def read_schema_file(path: Path) -> SchemaFile:
+    """Read and check a schema file; UsageError (exit 2) for what can be judged without a server."""
+    try:
+        text = path.read_text()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read schema file {path}: {exc}", "give a readable .sql file") from None
+    statements = tuple(split_statements(text))
+    tables = tuple(m.group(2) for st in statements if (m := _CREATE.match(st.sql)))
+    if not tables:
+        raise UsageError(f"schema file {path} holds no CREATE TABLE statement",
+                         "write at least one CREATE TABLE ... (...) with a PRIMARY KEY")
+    return SchemaFile(path, text, statements, tables)
+
+
+def queried_table(schema: SchemaFile, table_name: str | None) -> str:
+    """The table loadgen seeds and queries: --table-name, or the file's first; it needs a key."""
+    if table_name:
+        match = [t for t in schema.tables if t.lower() == table_name.lower()]
+        if not match:
+            raise UsageError(f"--table-name {table_name}: {schema.path} creates no such table",
+                             f"choose one of: {', '.join(schema.tables)}")
+        table = match[0]
+    else:
+        table = schema.tables[0]
+    st = schema.create_statement(table)
+    if not _PRIMARY.search(st.sql):
+        raise UsageError(f"{schema.path} line {st.line}: table {table} has no PRIMARY KEY",
+                         "loadgen seeds and queries in key order: declare a PRIMARY KEY")
+    return table
+
+
+def create_tables(conn, database: str, schema: SchemaFile) -> None:
+    """Run the file's statements in `database`. A server error names the file's line; tables
+    created before it are dropped again, so a fixed file starts from nothing."""
+    cur = conn.cursor()
+    made: list[str] = []
+    try:
+        cur.execute(f"USE `{database}`")
+        for st in schema.statements:
+            try:
+                cur.execute(st.sql)
+            except Exception as exc:  # noqa: BLE001 - classified below
+                raise _statement_error(schema, st, exc) from None
+            m = _CREATE.match(st.sql)
+            if m:
+                made.append(m.group(2))
+    except BaseException:
+        for table in reversed(made):
+            try:
+                cur.execute(f"DROP TABLE IF EXISTS `{database}`.`{table}`")
+            except Exception:  # noqa: BLE001 - best effort; the original error matters
+                pass
+        raise
+    finally:
+        cur.close()
+
+
+def _statement_error(schema: SchemaFile, st: Statement, exc: BaseException) -> Exception:
+    if db.is_connection_lost(exc):
+        return SeedError(f"lost the server while creating the tables of {schema.path}: {db.error_text(exc)}")
+    args = getattr(exc, "args", ())
+    message = str(args[1]) if len(args) >= 2 else str(exc)
+    line = st.line
+    m = _AT_LINE.search(message)
+    if m:  # the server counts lines from the statement's start
+        line = st.line + int(m.group(1)) - 1
+    message = message.replace("\r", "").replace("\n", "\\n")  # one line, as every error is
+    return UsageError(f"{schema.path} line {line}: the server refused the statement: {message}",
+                      "fix the schema file")
+
+
+# -- reflection ----------------------------------------------------------------------------------
+@dataclass
+class TableShape:
+    """What reflection tells the generator and the query about a table."""
+
+    database: str
+    table: str
+    columns: list  # tablegen.Column, in table order
+    primary_key: list[str]
+    indexes: dict[str, list[str]]  # secondary index name -> its columns
+
+
+def reflect(connect, database: str, table: str) -> TableShape:
+    """Columns, primary key and indexes of database.table as the server has them.
+
+    `connect` returns a new mysqlclient connection; SQLAlchemy's MySQL dialect reads the table
+    through it (SHOW CREATE TABLE, parsed into typed columns: lengths, precision, unsigned, enum
+    labels), which is the one job here a regular expression over our own file would get wrong.
+    """
+    from sqlalchemy import create_engine, inspect
+    from sqlalchemy.pool import NullPool
+
+    from .tablegen import column_from_reflection
+
+    engine = create_engine("mysql+mysqldb://", creator=connect, poolclass=NullPool)
+    try:
+        insp = inspect(engine)
+        with warnings.catch_warnings():  # "Did not recognize type 'point'": tablegen says what it skips
+            warnings.simplefilter("ignore")
+            raw = insp.get_columns(table, schema=database)
+        pk = list(insp.get_pk_constraint(table, schema=database).get("constrained_columns") or [])
+        indexes = {ix["name"]: list(ix["column_names"]) for ix in insp.get_indexes(table, schema=database)}
+        json_cols = _json_columns(insp, database, table)
+    finally:
+        engine.dispose()
+    return TableShape(database, table, [column_from_reflection(c, json_cols) for c in raw], pk, indexes)
+
+
+def _json_columns(insp, database: str, table: str) -> set[str]:
+    """Columns MariaDB stores as LONGTEXT CHECK (json_valid(col)): its JSON type. The check is
+    column-level, which SQLAlchemy's get_check_constraints does not list, so ask the server."""
+    out: set[str] = set()
+    try:
+        with insp.bind.connect() as c:
+            rows = c.exec_driver_sql(
+                "SELECT CHECK_CLAUSE FROM information_schema.CHECK_CONSTRAINTS "
+                "WHERE CONSTRAINT_SCHEMA = %s AND TABLE_NAME = %s", (database, table)).fetchall()
+    except Exception:  # noqa: BLE001 - MySQL < 8.0.16 has no such view, and no JSON-as-text either
+        return out
+    for (clause,) in rows:
+        m = re.search(r"json_valid\(`?(\w+)`?\)", str(clause), re.IGNORECASE)
+        if m:
+            out.add(m.group(1))
+    return out

@@ -1,0 +1,72 @@
+"""The queried table's own share of the buffer pool, beside the global counters.
+
+Innodb_buffer_pool_reads counts every tablespace (system, undo, other tables). Where the server
+offers it, a run also records:
+  - reads of the table's .ibd file: performance_schema.file_summary_by_instance, a delta over
+    the run (needs performance_schema=ON: MySQL's default, MariaDB's with --set performance_schema=ON);
+    with O_DIRECT each page read is one read of 16 KiB, read-ahead included;
+  - pages of each of its indexes resident in the pool at the end:
+    information_schema.INNODB_BUFFER_PAGE. Reading it walks the whole pool (~4 us per page,
+    research/innodb.md 1.3) and the manuals warn against it on production, so on a server
+    loadgen does not own it is read only for pools up to BUFFER_PAGE_MAX_POOL_BYTES.
+Either may be missing; the run's result is never lost for them.
+"""
+from __future__ import annotations
+
+from . import db
+
+BUFFER_PAGE_MAX_POOL_BYTES = 1 << 30
+PAGE_BYTES = 16384
+
+
+def _file_rows(conn, database: str, table: str) -> tuple[int, int] | None:
+    """(reads, bytes read) of the table's data files, or None without performance_schema."""
+    try:
+        if str(db.query_value(conn, "SELECT @@performance_schema")) not in ("1", "ON"):
+            return None
+        rows = db.query_all(
+            conn, "SELECT COALESCE(SUM(COUNT_READ), 0), COALESCE(SUM(SUM_NUMBER_OF_BYTES_READ), 0) "
+            "FROM performance_schema.file_summary_by_instance "
+            "WHERE FILE_NAME LIKE %s OR FILE_NAME LIKE %s OR FILE_NAME LIKE %s",
+            (f"%/{database}/{table}.ibd", f"%\\\\{database}\\\\{table}.ibd", f"%/{database}/{table}#p#%.ibd"))
+    except Exception:  # noqa: BLE001 - no performance_schema, or no grant on it
+        return None
+    return (int(rows[0][0]), int(rows[0][1])) if rows else None
+
+
+class TableReads:
+    """Snapshot at construction (before the run), finish() after it; the dict is in .result."""
+
+    def __init__(self, conn, database: str, table: str):
+        self.database, self.table = database, table
+        self.before = _file_rows(conn, database, table)
+        self.result: dict | None = None
+
+    def finish(self, server) -> None:
+        try:
+            conn = server.connect()
+        except Exception:  # noqa: BLE001 - the server may be gone; the run's numbers still count
+            return
+        out: dict = {"database": self.database, "table": self.table}
+        try:
+            after = _file_rows(conn, self.database, self.table) if self.before is not None else None
+            if after is not None:
+                reads, read_bytes = after[0] - self.before[0], after[1] - self.before[1]
+                out.update(file_reads=reads, file_bytes_read=read_bytes, file_pages_read=read_bytes // PAGE_BYTES,
+                           file_source="performance_schema.file_summary_by_instance")
+            pool = int(db.query_value(conn, "SELECT @@innodb_buffer_pool_size") or 0)
+            if getattr(server, "owned", True) or pool <= BUFFER_PAGE_MAX_POOL_BYTES:
+                rows = db.query_all(
+                    conn, "SELECT INDEX_NAME, COUNT(*) FROM information_schema.INNODB_BUFFER_PAGE "
+                    "WHERE TABLE_NAME = %s GROUP BY INDEX_NAME", (f"`{self.database}`.`{self.table}`",))
+                out["resident_pages_at_end"] = {str(_text(k)): int(v) for k, v in rows}
+        except Exception:  # noqa: BLE001 - optional figures
+            pass
+        finally:
+            conn.close()
+        if len(out) > 2:
+            self.result = out
+
+
+def _text(v) -> str:
+    return v.decode() if isinstance(v, bytes) else str(v)

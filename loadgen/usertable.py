@@ -1,0 +1,511 @@
+"""Your own table: seed one from any schema file, or measure one that is already there.
+
+  --schema FILE.sql        loadgen creates the file's tables in its own database and fills the
+                           queried one (the first, or --table-name) with tablegen's rows, in key
+                           order, resumable, cached like the built-in chat tables
+  --table db.tbl           a table on the --dsn server that loadgen never writes to: no seeding,
+                           no DDL, no meta table; a read-only check first, then the key range and
+                           the index geometry for the model
+  --query 'SQL with one ?' the statement each access runs, the ? bound to the key from the order;
+  --key-column COL         or a point select on COL (a secondary index: which one, EXPLAIN says)
+
+The order's ids 1..keys map to keys offset+1..offset+keys of the key column: for an integer
+primary key the key range, for a composite key its leading column.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+import queue
+import re
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from . import db, tablegen
+from .errors import LoadgenError, SeedError, UsageError, WorkloadError
+from .schemas import TableShape, create_tables, queried_table, read_schema_file, reflect
+from .units import format_bytes
+
+CHUNK_ROWS = 50_000
+HEIGHT_SAMPLES = 50
+# Rough bytes a generated row costs on disk while loading (row, page fill, redo, undo), for the
+# free-space check; the built-in tables use their measured figure.
+EST_OVERHEAD_PER_ROW = 60
+INT_TYPES = set(tablegen.INT_RANGES)
+_IDENT = re.compile(r"^\w+$")
+ER_TABLEACCESS_DENIED = (1142, 1143, 1044)  # SELECT/column denied, database denied
+ER_NO_SUCH_TABLE = 1146
+
+
+def ident(name: str, what: str) -> str:
+    """`name` quoted, after checking it is a plain identifier (they reach SQL text)."""
+    if not _IDENT.match(name or ""):
+        raise UsageError(f"{what} {name!r} is not a plain identifier", "use letters, digits and _")
+    return f"`{name}`"
+
+
+# -- the query -----------------------------------------------------------------------------------
+def check_query(sql: str) -> str:
+    """A --query: exactly one ? outside quotes (bound to the key), and a SELECT."""
+    count = _placeholders(sql)
+    if count != 1:
+        raise UsageError(f"--query has {count} ? placeholders, it needs exactly one (bound to the key)",
+                         "e.g. --query 'SELECT body FROM message WHERE id = ?'")
+    if not re.match(r"^\s*(SELECT|WITH|\()", sql, re.IGNORECASE):
+        raise UsageError("--query must be a SELECT: loadgen measures reads and never writes",
+                         "e.g. --query 'SELECT body FROM message WHERE id = ?'")
+    return sql.strip().rstrip(";")
+
+
+def _placeholders(sql: str) -> int:
+    count, quote, i = 0, None, 0
+    while i < len(sql):
+        ch = sql[i]
+        if quote:
+            if ch == "\\":
+                i += 1
+            elif ch == quote:
+                quote = None
+        elif ch in "'\"`":
+            quote = ch
+        elif ch == "?":
+            count += 1
+        i += 1
+    return count
+
+
+def text_format(sql: str) -> bytes:
+    """The query for the python driver (text protocol): the key formatted in with %d."""
+    out, quote = [], None
+    for ch in sql:
+        if quote:
+            if ch == quote:
+                quote = None
+        elif ch in "'\"`":
+            quote = ch
+        elif ch == "?":
+            out.append("%d")
+            continue
+        out.append("%%" if ch == "%" else ch)
+    return "".join(out).encode()
+
+
+def default_query(shape: TableShape, key_column: str | None) -> tuple[str, str]:
+    """(query, key column) for a table without --query: a point select on the key column
+    (--key-column, or the first primary-key column), returning one non-key column."""
+    key = key_column or shape.primary_key[0]
+    names = [c.name for c in shape.columns]
+    if key not in names:
+        raise UsageError(f"--key-column {key}: {shape.database}.{shape.table} has no such column",
+                         f"choose one of: {', '.join(names)}")
+    col = next((c for c in shape.columns if c.name == key), None)
+    if col.type_name not in INT_TYPES:
+        raise UsageError(f"the key column {key} is {col.type_name}, not an integer: the orders bind integer keys",
+                         "give --query with a ? that turns the number into your key, e.g. "
+                         f"WHERE {key} = CONCAT('k', LPAD(?, 12, '0'))")
+    # A column outside the key's index, so a secondary lookup also reads the row (not covering).
+    indexed = set(shape.primary_key) | {key}
+    for cols in shape.indexes.values():
+        if cols and cols[0] == key:
+            indexed |= set(cols)
+    others = [c.name for c in shape.columns if c.name not in indexed and not c.generated]
+    out = others[0] if others else key
+    return f"SELECT `{out}` FROM `{shape.table}` WHERE `{key}` = ?", key
+
+
+def explain_index(conn, database: str, sql: str, key: int) -> tuple[str | None, bool]:
+    """(the index the query reads, whether it reads only that index): EXPLAIN's `key`, and
+    "Using index" in its Extra (a covering read), for one representative key."""
+    cur = conn.cursor()
+    try:
+        cur.execute(f"USE `{database}`")
+        cur.execute("EXPLAIN " + text_format(sql).decode() % key)
+        names = [d[0].lower() for d in cur.description]
+        rows = cur.fetchall()
+    except Exception as exc:  # noqa: BLE001 - the user's SQL: say what the server said
+        raise UsageError(f"--query does not run on {database}: {db.error_text(exc)}", "fix the query") from None
+    finally:
+        cur.close()
+    if not rows or "key" not in names:
+        return None, False
+    value, extra = rows[0][names.index("key")], rows[0][names.index("extra")] if "extra" in names else ""
+    extra = (extra.decode() if isinstance(extra, bytes) else str(extra or "")).lower()
+    covering = "using index" in extra.replace("using index condition", "")
+    return (value.decode() if isinstance(value, bytes) else value), covering
+
+
+# -- seeding a schema file -----------------------------------------------------------------------
+def _meta_identity(spec, table: str) -> dict[str, str]:
+    return {"schema": spec.schema_label, "schema_hash": spec.schema_hash, "rows": str(spec.rows),
+            "seed": str(spec.seed), "generator": f"t{tablegen.GENERATOR_VERSION}", "table": table}
+
+
+def ensure(conn, spec, progress=None, free_bytes: int | None = None, home: Path | None = None):
+    """dataset.ensure for your own table: seed a schema file's table, or inspect an existing one.
+    The server's errors become one-line LoadgenErrors that never advise dropping the user's data."""
+    try:
+        if spec.existing:
+            return inspect_existing(conn, spec)
+        return ensure_seeded(conn, spec, progress, free_bytes, home)
+    except LoadgenError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - only the driver's errors become one line
+        from .dataset import _is_driver_error
+
+        if not _is_driver_error(exc):
+            raise
+        text = db.error_text(exc)
+        if db.is_connection_lost(exc):
+            raise WorkloadError(f"lost the server while preparing {spec.database}.{spec.table or spec.schema_label}: "
+                                f"{text}", "check the server; re-run to resume") from None
+        if spec.existing:
+            raise WorkloadError(f"cannot read {spec.database}.{spec.table}: {text}",
+                                "check the table and the user's grants") from None
+        raise SeedError(f"seeding {spec.schema} into {spec.database} failed: {text}",
+                        f"drop the database {spec.database} (loadgen's own) and re-run") from None
+
+
+def ensure_seeded(conn, spec, progress=None, free_bytes: int | None = None, home: Path | None = None):
+    """Make spec's schema file's queried table hold exactly spec.rows generated rows: verify,
+    resume, or create and seed. Returns a DatasetInfo."""
+    from .dataset import _read_meta, _tmp_dir, _write_meta
+
+    schema = read_schema_file(Path(spec.schema))
+    table = queried_table(schema, spec.table)
+    database = spec.database
+    cur = conn.cursor()
+    cur.execute(f"CREATE DATABASE IF NOT EXISTS {ident(database, '--database')}")
+    cur.execute(f"CREATE TABLE IF NOT EXISTS `{database}`.loadgen_meta (k VARCHAR(64) PRIMARY KEY, v TEXT)")
+    cur.close()
+    meta = _read_meta(conn, database) or {}
+    identity = _meta_identity(spec, table)
+    same = all(meta.get(k) == v for k, v in identity.items())
+    exists = _table_exists(conn, database, table)
+    if exists and same and meta.get("complete") == "1":
+        if _count(conn, database, table) == spec.rows:
+            shape = reflect(_borrow(conn), database, table)
+            return table_info(conn, spec, shape, seeded=False)
+    if exists and not meta:
+        raise SeedError(f"{database}.{table} exists but was not created by loadgen",
+                        "point loadgen at another database with --database, or drop the table yourself")
+    if not (exists and same and meta.get("complete") != "1"):
+        for name in reversed(schema.tables):  # another file or generator: start over
+            db.query_all(conn, f"DROP TABLE IF EXISTS `{database}`.`{name}`")
+        db.query_all(conn, f"DELETE FROM `{database}`.loadgen_meta")
+        create_tables(conn, database, schema)
+        _write_meta(conn, database, {**identity, "complete": 0})
+    shape = reflect(_borrow(conn), database, table)
+    if not shape.primary_key:
+        raise UsageError(f"{schema.path}: the server made {table} without a primary key",
+                         "declare a PRIMARY KEY in the schema file")
+    plan = tablegen.plan(shape.columns, shape.primary_key, spec.rows)
+    done = _count(conn, database, table)
+    remaining = spec.rows - done
+    if free_bytes is not None and remaining * _row_estimate(plan) > free_bytes:
+        raise SeedError(f"seeding {remaining:,} rows needs about {format_bytes(remaining * _row_estimate(plan))}, "
+                        f"only {format_bytes(free_bytes)} free",
+                        "use fewer --rows, free disk space, or set LOADGEN_CACHE_DIR to a larger disk")
+    started = time.monotonic()
+    load(conn, database, table, plan, spec.seed, done + 1, spec.rows, progress, _tmp_dir(home))
+    elapsed = time.monotonic() - started
+    db.query_all(conn, f"ANALYZE TABLE `{database}`.`{table}`")
+    info = table_info(conn, spec, shape, seeded=True)
+    info.seed_rows_per_s = remaining / elapsed if elapsed > 0 and remaining > 0 else None
+    _write_meta(conn, database, {"complete": 1})
+    return info
+
+
+def _row_estimate(plan: tablegen.Plan) -> int:
+    return EST_OVERHEAD_PER_ROW + 24 * len(plan.columns)
+
+
+def _table_exists(conn, database: str, table: str) -> bool:
+    return bool(db.query_value(
+        conn, "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA=%s AND TABLE_NAME=%s",
+        (database, table)))
+
+
+def _count(conn, database: str, table: str) -> int:
+    return int(db.query_value(conn, f"SELECT COUNT(*) FROM `{database}`.`{table}`") or 0)
+
+
+class _Borrowed:
+    """The caller's connection for SQLAlchemy's inspector, which closes what it was given."""
+
+    def __init__(self, conn):
+        self._conn = conn
+
+    def __getattr__(self, name):
+        return getattr(self._conn, name)
+
+    def close(self) -> None:
+        pass
+
+
+def _borrow(conn):
+    return lambda: _Borrowed(conn)
+
+
+def load(conn, database: str, table: str, plan: tablegen.Plan, seed: int, first: int, last: int,
+         progress=None, tmp_dir: Path | None = None) -> None:
+    """LOAD DATA LOCAL rows first..last in chunks, generating the next chunk in a thread while the
+    server ingests the current one (the C generator releases the GIL); each chunk commits alone,
+    so an interruption leaves a prefix of the table and COUNT(*) says where to resume."""
+    from .dataset import _local_infile_refused, _seed_error
+
+    pool = tablegen.text_pool(seed)
+    chunks: queue.Queue = queue.Queue(maxsize=2)
+    stop = threading.Event()
+
+    def produce() -> None:
+        try:
+            for lo in range(first, last + 1, CHUNK_ROWS):
+                hi = min(lo + CHUNK_ROWS - 1, last)
+                item = (hi, tablegen.lines(plan, pool, seed, lo, hi))
+                while not stop.is_set():
+                    try:
+                        chunks.put(item, timeout=0.2)
+                        break
+                    except queue.Full:
+                        continue
+                if stop.is_set():
+                    return
+        except BaseException as exc:  # noqa: BLE001 - handed to the loading thread
+            chunks.put(exc)
+            return
+        chunks.put(None)
+
+    columns = ", ".join(f"`{c}`" for c in plan.columns)
+    load_sql = (f"LOAD DATA LOCAL INFILE %s INTO TABLE `{database}`.`{table}` CHARACTER SET utf8mb4 "
+                f"FIELDS TERMINATED BY '\\t' LINES TERMINATED BY '\\n' ({columns})")
+    producer = threading.Thread(target=produce, name="loadgen-tablegen", daemon=True)
+    producer.start()
+    # Named like dataset.py's chunk files, in the same directory, so its sweep of files left by
+    # killed processes covers these too.
+    fd, path = tempfile.mkstemp(prefix=f"loadgen-seed-{os.getpid()}-", suffix=".tsv", dir=tmp_dir)
+    os.close(fd)
+    use_local = True
+    cur = conn.cursor()
+    try:
+        cur.execute("SET time_zone = '+00:00'")
+        while True:
+            item = chunks.get()
+            if item is None:
+                break
+            if isinstance(item, BaseException):
+                raise item
+            hi, data = item
+            if use_local:
+                with open(path, "wb") as f:
+                    f.write(data)
+                try:
+                    cur.execute(load_sql, (path,))
+                except Exception as exc:  # noqa: BLE001 - classified below
+                    if not _local_infile_refused(exc):
+                        raise _seed_error(exc) from None
+                    use_local = False
+                else:
+                    _check_loaded(cur, database, table, data.count(b"\n"))
+            if not use_local:
+                _insert(cur, database, table, plan.columns, data)
+            if progress:
+                progress(hi, last)
+    finally:
+        stop.set()
+        cur.close()
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+        producer.join(timeout=5)
+
+
+def _check_loaded(cur, database: str, table: str, expected: int) -> None:
+    """LOAD DATA LOCAL turns errors into warnings and skips the row (it implies IGNORE): a value
+    the table refuses (a CHECK, a range) would leave holes, so a short chunk is an error."""
+    kept = cur.rowcount
+    if kept == expected:
+        return
+    cur.execute("SHOW WARNINGS LIMIT 1")
+    warning = cur.fetchone()
+    why = f": {warning[2]}" if warning else ""
+    raise SeedError(f"the server kept {kept:,} of {expected:,} generated rows of {database}.{table}{why}",
+                    "loadgen cannot generate values this column accepts; give it a DEFAULT and "
+                    "leave it out, or report the column type")
+
+
+def _insert(cur, database: str, table: str, columns: list[str], data: bytes) -> None:
+    from .dataset import _seed_error
+
+    rows = [tuple(None if v == b"\\N" else v.decode() for v in line.split(b"\t"))
+            for line in data.split(b"\n") if line]
+    sql = (f"INSERT INTO `{database}`.`{table}` ({', '.join(f'`{c}`' for c in columns)}) "
+           f"VALUES ({', '.join(['%s'] * len(columns))})")
+    try:
+        for i in range(0, len(rows), 1000):
+            cur.executemany(sql, rows[i:i + 1000])
+    except Exception as exc:  # noqa: BLE001
+        raise _seed_error(exc) from None
+
+
+# -- geometry ------------------------------------------------------------------------------------
+def table_info(conn, spec, shape: TableShape, seeded: bool, existing: bool = False):
+    """DatasetInfo for the queried table: its key range, the query and its index, the geometry."""
+    from .dataset import DatasetInfo
+
+    database, table = shape.database, shape.table
+    if spec.query:
+        query, key = check_query(spec.query), spec.key_column
+        if key is None and shape.primary_key:
+            key = shape.primary_key[0]
+    else:
+        query, key = default_query(shape, spec.key_column)
+    lo = hi = None
+    if key is not None and key in {c.name for c in shape.columns}:
+        lo, hi = db.query_all(conn, f"SELECT MIN(`{key}`), MAX(`{key}`) FROM `{database}`.`{table}`")[0]
+    if lo is None and existing:
+        raise UsageError(f"{database}.{table} is empty", "point --table at a table that holds rows")
+    numeric = isinstance(lo, int) and isinstance(hi, int)
+    if numeric and lo < 1:
+        raise UsageError(f"{database}.{table}.{key} holds keys below 1 ({lo}): the drivers bind unsigned keys "
+                         "counted from 1", "query a column whose keys are positive, or give --query with a ? "
+                         f"shifted into your range, e.g. WHERE {key} = ? - 1000")
+    keys = (hi - lo + 1) if numeric else (spec.rows or 1)
+    offset = (lo - 1) if numeric else 0
+    index, covering = explain_index(conn, database, query, (offset + 1 + keys // 2))
+    stats = dict(db.query_all(
+        conn,
+        "SELECT stat_name, stat_value FROM mysql.innodb_index_stats WHERE database_name=%s AND table_name=%s "
+        "AND index_name='PRIMARY' AND stat_name IN ('n_leaf_pages','size')", (database, table),
+    )) if _can_read_index_stats(conn) else {}
+    data_length, index_length, table_rows = db.query_all(
+        conn, "SELECT DATA_LENGTH, INDEX_LENGTH, TABLE_ROWS FROM information_schema.TABLES "
+        "WHERE TABLE_SCHEMA=%s AND TABLE_NAME=%s", (database, table))[0]
+    leaf_pages = int(stats.get("n_leaf_pages", 0)) or max(1, int(data_length or 0) // 16384)
+    rows = spec.rows if not existing else int(table_rows or 0)
+    return DatasetInfo(
+        schema=spec.schema_label if not existing else f"{database}.{table}",
+        database=database, table=table, rows=keys, seed=spec.seed if not existing else 0,
+        schema_hash=spec.schema_hash if not existing else "",
+        table_bytes=int(data_length or 0) + int(index_length or 0),
+        leaf_pages=leaf_pages, index_pages=int(stats.get("size", 0)),
+        height=measure_height(conn, database, table, shape.primary_key), seeded=seeded,
+        table_rows=rows, key_column=key, key_offset=offset, query=query, index=index, index_only=covering,
+        existing=existing,
+    )
+
+
+def _can_read_index_stats(conn) -> bool:
+    try:
+        db.query_all(conn, "SELECT 1 FROM mysql.innodb_index_stats LIMIT 1")
+        return True
+    except Exception:  # noqa: BLE001 - a user without SELECT on mysql.*: estimate from DATA_LENGTH
+        return False
+
+
+def measure_height(conn, database: str, table: str, primary_key: list[str]) -> int:
+    """B-tree height of the clustered index = page gets per warm point select on the full key
+    (the adaptive hash index is off). Every leaf is at the same depth, so the first keys serve."""
+    cols = ", ".join(f"`{c}`" for c in primary_key)
+    keys = db.query_all(conn, f"SELECT {cols} FROM `{database}`.`{table}` ORDER BY {cols} LIMIT {HEIGHT_SAMPLES}")
+    if not keys:
+        return 1
+    where = " AND ".join(f"`{c}` = %s" for c in primary_key)
+    sql = f"SELECT 1 FROM `{database}`.`{table}` WHERE {where}"
+    cur = conn.cursor()
+
+    def gets() -> int:
+        cur.execute("SHOW GLOBAL STATUS LIKE 'Innodb_buffer_pool_read_requests'")
+        return int(cur.fetchone()[1])
+
+    try:
+        for k in keys:  # warm
+            cur.execute(sql, k)
+            cur.fetchall()
+        per_select = []
+        # Background threads (purge and stats after a load) only add page gets: keep the least.
+        for _ in range(3):
+            before = gets()
+            for k in keys:
+                cur.execute(sql, k)
+                cur.fetchall()
+            per_select.append((gets() - before) / len(keys))
+    finally:
+        cur.close()
+    return max(1, int(min(per_select) + 0.2))
+
+
+# -- an existing table ---------------------------------------------------------------------------
+def inspect_existing(conn, spec):
+    """DatasetInfo of --table db.tbl, after checking it can be read; nothing is written."""
+    database, table = spec.database, spec.table
+    ident(database, "--table database")
+    ident(table, "--table table")
+    try:
+        db.query_all(conn, f"SELECT 1 FROM `{database}`.`{table}` LIMIT 1")
+    except Exception as exc:  # noqa: BLE001 - classified below
+        code = exc.args[0] if getattr(exc, "args", None) and isinstance(exc.args[0], int) else 0
+        if code in ER_TABLEACCESS_DENIED:
+            raise LoadgenError(f"the --dsn user cannot read {database}.{table}: {db.error_text(exc)}",
+                               f"GRANT SELECT ON `{database}`.* TO that user (loadgen only reads)") from None
+        if code == ER_NO_SUCH_TABLE:
+            raise UsageError(f"--table {database}.{table} does not exist on that server",
+                             "check the name (database.table)") from None
+        raise WorkloadError(f"cannot read {database}.{table}: {db.error_text(exc)}") from None
+    engine = db.query_value(conn, "SELECT ENGINE FROM information_schema.TABLES WHERE TABLE_SCHEMA=%s "
+                            "AND TABLE_NAME=%s", (database, table))
+    if engine is not None and str(engine).lower() != "innodb":
+        raise UsageError(f"{database}.{table} is {engine}, not InnoDB: there is no buffer pool to measure")
+    shape = reflect(_borrow(conn), database, table)
+    if not shape.primary_key:
+        raise UsageError(f"{database}.{table} has no primary key", "loadgen queries tables by key")
+    return table_info(conn, spec, shape, seeded=False, existing=True)
+
+
+def retarget(workload, info):
+    """The workload over the table's keys (1..keys, offset when queried) instead of --rows."""
+    keys = getattr(info, "rows", None)
+    if keys and getattr(workload, "rows", keys) != keys:
+        return dataclasses.replace(workload, rows=keys)
+    return workload
+
+
+def reads_secondary(info) -> bool:
+    """The run's query reads an index other than the clustered one (EXPLAIN said so)."""
+    return bool(info.query) and info.index not in (None, "PRIMARY")
+
+
+def secondary_prediction(server, info, workload, result, say):
+    """The model's reads for a secondary-index run (analysis/secondary.py), or None with a note
+    saying why the model cannot follow this index."""
+    from .analysis import secondary
+    from .results import Prediction
+
+    try:
+        conn = server.connect()
+        try:
+            imap = secondary.read_index_map(conn, info)
+        finally:
+            conn.close()
+        return Prediction.from_dict(secondary.predict(result.to_dict(), imap, workload.ids()))
+    except secondary.CannotModel as exc:
+        say(f"note: no prediction for this run: {exc}")
+    except Exception as exc:  # noqa: BLE001 - a model failure must never cost a measurement
+        say(f"warning: no prediction for this run: {exc}")
+    return None
+
+
+def apply_query(conn, spec, info):
+    """A built-in table queried with --query or --key-column: resolve them as for any table."""
+    if info.query is not None or not (spec.query or spec.key_column):
+        return info
+    shape = reflect(_borrow(conn), info.database, info.table)
+    if spec.query:
+        query, key = check_query(spec.query), spec.key_column or shape.primary_key[0]
+    else:
+        query, key = default_query(shape, spec.key_column)
+    index, covering = explain_index(conn, info.database, query, max(1, info.rows // 2))
+    return dataclasses.replace(info, query=query, key_column=key, index=index, index_only=covering,
+                               table_rows=info.rows)

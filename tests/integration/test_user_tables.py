@@ -1,0 +1,245 @@
+"""Your own table (issue #13, part 2): any schema file seeded deterministically and resumably,
+an existing table measured without a write, --query/--key-column through both drivers, and the
+bad input around them (one line, exit 2 or 1, nothing written)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ..conftest import run_loadgen
+
+pytestmark = pytest.mark.mysqld
+
+SCHEMAS = Path(__file__).resolve().parent / "schemas"
+EVERY_TYPE = SCHEMAS / "every_type.sql"
+EVENTS = SCHEMAS / "events.sql"
+
+
+@pytest.fixture(scope="module")
+def server(mysqld_binary, session_dir):
+    """One real mariadbd for the module, reached through --dsn like someone else's server. Its
+    home is under the session directory, which a server running as `mysql` can pass through."""
+    from loadgen.servers.local import LocalServer
+
+    srv = LocalServer(session_dir / "user-tables", 16 << 20, mysqld=mysqld_binary,
+                      options={"performance_schema": "ON"})  # for the per-table reads
+    srv.start()
+    try:
+        yield srv
+    finally:
+        srv.stop()
+
+
+def dsn_args(server, user: str = "root") -> list[str]:
+    return ["--server", "dsn", "--dsn", f"mysql://{user}@127.0.0.1:{server.endpoint.port}/"]
+
+
+def root_env(server) -> dict:
+    return {"LOADGEN_PASSWORD": server.endpoint.password}
+
+
+def checksum(conn, database: str, table: str) -> int:
+    from loadgen import db
+
+    return int(db.query_all(conn, f"CHECKSUM TABLE `{database}`.`{table}`")[0][1])
+
+
+def one_line_error(res, code: int, *needles: str) -> str:
+    assert res.returncode == code, (res.returncode, res.stderr[-2000:])
+    assert "Traceback" not in res.stderr
+    lines = [ln for ln in res.stderr.strip().splitlines() if ln.startswith("loadgen:")]
+    assert len(lines) == 1, res.stderr
+    for needle in needles:
+        assert needle in lines[0], lines[0]
+    return lines[0]
+
+
+# -- seeding any schema file -----------------------------------------------------------------------
+def test_every_type_seeds_the_same_table_twice_and_resumes(server, monkeypatch):
+    from loadgen import db, usertable
+    from loadgen.dataset import DatasetSpec, ensure
+
+    rows = 12_000
+    conn = server.connect(local_infile=1)
+    try:
+        first = ensure(conn, DatasetSpec(rows=rows, schema=str(EVERY_TYPE), database="every_a"))
+        assert first.seeded and first.table == "orders" and first.table_rows == rows
+        again = ensure(conn, DatasetSpec(rows=rows, schema=str(EVERY_TYPE), database="every_a"))
+        assert not again.seeded  # verified, not re-seeded
+
+        # Interrupt the second copy after its first chunk, then run again: it resumes.
+        monkeypatch.setattr(usertable, "CHUNK_ROWS", 2_500)
+
+        def stop_after_first_chunk(done, total):
+            raise KeyboardInterrupt
+
+        spec_b = DatasetSpec(rows=rows, schema=str(EVERY_TYPE), database="every_b")
+        with pytest.raises(KeyboardInterrupt):
+            ensure(conn, spec_b, progress=stop_after_first_chunk)
+        partial = db.query_value(conn, "SELECT COUNT(*) FROM every_b.orders")
+        assert 0 < partial < rows
+        resumed = ensure(conn, spec_b)
+        assert resumed.seeded
+        assert checksum(conn, "every_a", "orders") == checksum(conn, "every_b", "orders")
+
+        stats = db.query_all(conn, "SELECT COUNT(*), COUNT(DISTINCT tenant_id), SUM(title IS NULL), "
+                             "SUM(JSON_VALID(doc)), SUM(doc IS NULL), COUNT(DISTINCT state), MIN(yr), MAX(yr), "
+                             "SUM(total IS NULL) FROM every_a.orders")[0]
+        count, tenants, null_titles, json_ok, null_docs, states, min_year, max_year, no_total = stats
+        assert count == rows and tenants == rows // 16  # composite key: 16 ids per tenant
+        assert 0.05 * rows < null_titles < 0.15 * rows  # nullable columns hold ~10% NULL
+        assert json_ok + null_docs == rows  # every non-NULL JSON document is valid
+        assert states == 4 and 1990 <= min_year <= max_year < 2030
+        assert no_total == 0  # the generated column was left to the server
+        # The other table of the file is created and left empty.
+        assert db.query_value(conn, "SELECT COUNT(*) FROM every_a.customers") == 0
+    finally:
+        conn.close()
+
+
+def test_schema_file_with_a_syntax_error_names_its_line_and_leaves_nothing(server, tmp_path):
+    from loadgen import db
+    from loadgen.dataset import DatasetSpec, ensure
+    from loadgen.errors import UsageError
+
+    bad = tmp_path / "bad.sql"
+    bad.write_text("-- a comment\nCREATE TABLE good (id INT PRIMARY KEY);\n\n"
+                   "CREATE TABLE broken (\n  id INT PRIMARY KEY,\n  name VARCHAR(10) NOT NULL DEFAULTT 'x'\n);\n")
+    conn = server.connect(local_infile=1)
+    try:
+        with pytest.raises(UsageError) as err:
+            ensure(conn, DatasetSpec(rows=100, schema=str(bad), database="bad_db", table="broken"))
+        assert "line 6: the server refused" in str(err.value) and "syntax" in str(err.value)
+        assert "\n" not in str(err.value)
+        left = db.query_value(conn, "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA='bad_db' "
+                              "AND TABLE_NAME IN ('good', 'broken')")
+        assert left == 0
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize("text,needle", [
+    ("-- nothing here\nSELECT 1;\n", "no CREATE TABLE"),
+    ("CREATE TABLE t (\n  id INT NOT NULL,\n  v INT\n);\n", "no PRIMARY KEY"),
+])
+def test_schema_file_without_a_table_or_a_key_is_a_usage_error(tmp_path, text, needle):
+    f = tmp_path / "s.sql"
+    f.write_text(text)
+    one_line_error(run_loadgen("run", "--schema", str(f), "--server", "local", "--rows", "1k"), 2, needle)
+
+
+@pytest.mark.parametrize("query,needle", [
+    ("SELECT body FROM message WHERE id = 1", "0 ? placeholders"),
+    ("SELECT body FROM message WHERE id = ? OR id = ?", "2 ? placeholders"),
+    ("DELETE FROM message WHERE id = ?", "must be a SELECT"),
+])
+def test_query_needs_exactly_one_placeholder(query, needle):
+    one_line_error(run_loadgen("run", "--query", query, "--server", "local"), 2, needle)
+
+
+# -- queries -------------------------------------------------------------------------------------
+@pytest.mark.parametrize("driver", ["native", "python"])
+def test_query_and_key_column_through_both_drivers(server, tmp_path, driver):
+    from loadgen.drivers.drive import native_available
+
+    if driver == "native" and not native_available():
+        pytest.skip("the native driver is not built")
+    out = tmp_path / "q.json"
+    res = run_loadgen("run", *dsn_args(server), "--schema", str(EVENTS), "--database", "ev", "--rows", "20k",
+                      "--order", "sequential", "--stride", "7", "--driver", driver,
+                      "--query", "SELECT payload, kind FROM events WHERE id = ?", "--out", str(out),
+                      env=root_env(server))
+    assert res.returncode == 0, res.stderr[-2000:]
+    r = json.loads(out.read_text())
+    assert r["dataset"]["query"] == "SELECT payload, kind FROM events WHERE id = ?"
+    assert r["dataset"]["index"] == "PRIMARY" and r["result"]["driver"] == driver
+    assert r["result"]["queries"] == len(range(1, 20_001, 7)) == r["result"]["rows_returned"]
+    # The table's own share beside the global counters: its .ibd reads and its resident pages.
+    table = r["buffer_pool"]["table"]
+    assert table["table"] == "events" and 0 <= table["file_reads"] <= r["buffer_pool"]["reads"]
+    assert table["file_source"].startswith("performance_schema") and table["resident_pages_at_end"]["PRIMARY"] > 0
+
+    out2 = tmp_path / "k.json"
+    res = run_loadgen("run", *dsn_args(server), "--schema", str(EVENTS), "--database", "ev", "--rows", "20k",
+                      "--order", "sequential", "--stride", "7", "--driver", driver, "--key-column", "user_id",
+                      "--out", str(out2), env=root_env(server))
+    assert res.returncode == 0, res.stderr[-2000:]
+    r = json.loads(out2.read_text())
+    assert r["dataset"]["index"] == "by_user" and r["dataset"]["key_column"] == "user_id"
+    assert not r["dataset"]["index_only"]  # the default query returns a column the index lacks
+    # The model follows the secondary index to the clustered index: per query the secondary
+    # descent, then per matching row the clustered descent (so more page gets than queries x 2).
+    p = r["prediction"]
+    assert p["model"] == "innodb-lru+secondary", p
+    assert p["read_requests"] > 2 * r["result"]["queries"] + 2 * r["result"]["rows_returned"]
+    # user_id is uniform over 1..rows: about one row per key, some none, some several.
+    assert 0.4 * r["result"]["queries"] < r["result"]["rows_returned"] < 1.6 * r["result"]["queries"]
+
+
+# -- an existing table -----------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def shop(server):
+    """shop.orders filled by plain SQL (not by loadgen), a reader with SELECT on shop.* and a
+    user with no grant at all."""
+    from loadgen import db
+
+    conn = server.connect()
+    cur = conn.cursor()
+    cur.execute("CREATE DATABASE IF NOT EXISTS shop")
+    cur.execute("CREATE TABLE IF NOT EXISTS shop.orders (id INT UNSIGNED PRIMARY KEY, customer INT NOT NULL, "
+                "note VARCHAR(100) NOT NULL, KEY by_customer (customer))")
+    cur.execute("CREATE TABLE IF NOT EXISTS shop.empty_one (id INT PRIMARY KEY)")
+    rows = [(i + 1000, i % 977, chr(97 + i % 26) * 60) for i in range(30_000)]
+    for i in range(0, len(rows), 5000):
+        cur.executemany("INSERT IGNORE INTO shop.orders VALUES (%s, %s, %s)", rows[i:i + 5000])
+    for user, grant in (("reader", "GRANT SELECT ON shop.* TO {}"), ("nobody", None)):
+        for host in ("127.0.0.1", "localhost"):
+            who = f"'{user}'@'{host}'"
+            cur.execute(f"CREATE USER IF NOT EXISTS {who} IDENTIFIED BY 'pw-{user}'")
+            if grant:
+                cur.execute(grant.format(who))
+    cur.execute("ANALYZE TABLE shop.orders")
+    cur.close()
+    try:
+        yield conn
+    finally:
+        conn.close()
+
+
+def test_existing_table_is_measured_and_never_written(server, shop, tmp_path):
+    from loadgen import db
+
+    before = checksum(shop, "shop", "orders")
+    tables_before = db.query_all(shop, "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA='shop' "
+                                 "ORDER BY 1")
+    out = tmp_path / "existing.json"
+    res = run_loadgen("run", *dsn_args(server, "reader"), "--table", "shop.orders", "--order", "random",
+                      "--stride", "3", "--reps", "1", "--driver", "python", "--out", str(out),
+                      env={"LOADGEN_PASSWORD": "pw-reader"})
+    assert res.returncode == 0, res.stderr[-2000:]
+    r = json.loads(out.read_text())
+    ds = r["dataset"]
+    assert ds["existing"] and ds["table"] == "orders" and ds["database"] == "shop"
+    assert ds["key_offset"] == 999 and ds["rows"] == 30_000  # keys 1000..30999
+    assert ds["leaf_pages"] > 10 and ds["height"] >= 2 and ds["index"] == "PRIMARY"
+    assert r["result"]["queries"] == len(range(1, 30_001, 3)) == r["result"]["rows_returned"]
+    assert checksum(shop, "shop", "orders") == before
+    assert db.query_all(shop, "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA='shop' "
+                        "ORDER BY 1") == tables_before  # no loadgen_meta, nothing else
+    assert "pw-reader" not in res.stdout + res.stderr
+
+
+@pytest.mark.parametrize("user,table,code,needle", [
+    ("nobody", "shop.orders", 1, "GRANT SELECT"),
+    ("reader", "shop.missing", 2, "does not exist"),
+    ("reader", "shop.empty_one", 2, "is empty"),
+    ("reader", "orders", 2, "DB.TABLE"),
+])
+def test_existing_table_bad_input(server, shop, user, table, code, needle):
+    before = checksum(shop, "shop", "orders")
+    res = run_loadgen("run", *dsn_args(server, user), "--table", table, "--driver", "python",
+                      env={"LOADGEN_PASSWORD": f"pw-{user}"})
+    one_line_error(res, code, needle)
+    assert checksum(shop, "shop", "orders") == before
