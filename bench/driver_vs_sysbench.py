@@ -8,6 +8,9 @@ alternating order, --seconds each. loadgen sends sysbench's own statement
 (SELECT c FROM sbtest1 WHERE id=?) over ids in uniformly random order (a fresh random
 shuffle per pass, drawn before the clock starts). The figure is loadgen native qps / sysbench qps per round; the python
 driver's ratio is printed for reference. The last line is the ratio.
+
+--pipeline N adds loadgen's pipelined driver (native/pipeline.c: up to N queries in flight on the
+one connection, issue #14) as a contender, and its ratio to sysbench becomes the last line.
 """
 from __future__ import annotations
 
@@ -63,7 +66,8 @@ def random_ids(rows: int, passes: int = 10) -> array:
     return out
 
 
-def run_loadgen(driver: str, server, tcp: bool, ids: array, seconds: float, threads: int = 1) -> tuple[float, float]:
+def run_loadgen(driver: str, server, tcp: bool, ids: array, seconds: float, threads: int = 1,
+                pipeline: int = 1) -> tuple[float, float]:
     """(qps, client CPU microseconds per query; this process, the timer thread included).
 
     With threads > 1, each thread has its own connection and cycles through its own slice of ids.
@@ -73,7 +77,8 @@ def run_loadgen(driver: str, server, tcp: bool, ids: array, seconds: float, thre
     from loadgen.drivers.native import NativeQueries, run_queries_native
 
     ep = bench_endpoint(server, tcp)
-    conns = [NativeQueries(ep, "sbtest", SYSBENCH_SQL) if driver == "native" else db.connect(ep, "sbtest")
+    conns = [NativeQueries(ep, "sbtest", SYSBENCH_SQL, pipeline=pipeline) if driver == "native"
+             else db.connect(ep, "sbtest")
              for _ in range(threads)]
     states = [DriverState() for _ in range(threads)]
     stop = threading.Event()
@@ -110,6 +115,7 @@ def main() -> None:
     ap.add_argument("--tcp", action="store_true", help="127.0.0.1 TCP instead of the unix socket")
     ap.add_argument("--no-python", action="store_true", help="skip the python driver's reference runs")
     ap.add_argument("--threads", type=int, default=1, help="connections on each side (sysbench --threads)")
+    ap.add_argument("--pipeline", type=int, default=0, help="also run the pipelined driver, N in flight")
     args = ap.parse_args()
 
     with scratch_server(256 << 20) as server:
@@ -125,7 +131,7 @@ def main() -> None:
         ids = random_ids(args.rows)
         run_loadgen("native", server, args.tcp, ids, 3)
 
-        drivers = ["native"] + ([] if args.no_python else ["python"])
+        drivers = ["native"] + ([] if args.no_python else ["python"]) + (["pipelined"] if args.pipeline > 1 else [])
         ratios: dict[str, list[float]] = {d: [] for d in drivers}
         cpu_us: dict[str, list[float]] = {c: [] for c in ["sysbench", *drivers]}
         for r in range(args.rounds):
@@ -134,8 +140,13 @@ def main() -> None:
                 contenders.reverse()
             qps, cpu = {}, {}
             for c in contenders:
-                qps[c], cpu[c] = (run_sysbench(base, args.seconds, args.threads) if c == "sysbench"
-                                  else run_loadgen(c, server, args.tcp, ids, args.seconds, args.threads))
+                if c == "sysbench":
+                    qps[c], cpu[c] = run_sysbench(base, args.seconds, args.threads)
+                elif c == "pipelined":
+                    qps[c], cpu[c] = run_loadgen("native", server, args.tcp, ids, args.seconds, args.threads,
+                                                 args.pipeline)
+                else:
+                    qps[c], cpu[c] = run_loadgen(c, server, args.tcp, ids, args.seconds, args.threads)
                 cpu_us[c].append(cpu[c])
             for d in drivers:
                 ratios[d].append(qps[d] / qps["sysbench"])
@@ -146,6 +157,8 @@ def main() -> None:
     if "python" in ratios:
         say(f"python driver / sysbench qps: {spread(ratios['python'])}")
     say(f"native driver / sysbench qps: {spread(ratios['native'])}")
+    if "pipelined" in ratios:
+        say(f"pipelined driver (--pipeline {args.pipeline}) / sysbench qps: {spread(ratios['pipelined'])}")
 
 
 if __name__ == "__main__":

@@ -42,6 +42,10 @@ def main(argv: list[str] | None = None) -> int:
         # Output piped into `head` and closed early: not an error worth a traceback.
         sys.stderr.close()
         code = errors.EXIT_OK
+    finally:
+        from .results import drop_empty_claims
+
+        drop_empty_claims()
     return code
 
 

@@ -46,6 +46,17 @@ class ResultError(LoadgenError):
     """A result file is missing, truncated, or of another format."""
 
 
+class VersionError(ResultError):
+    """A result file of a format_version this loadgen does not read."""
+
+
+class GateError(LoadgenError):
+    """compare --max-regression was given a result it cannot judge (incomplete, another
+    format_version, without the gated metric): the gate refuses instead of passing it."""
+
+    exit_code = EXIT_USAGE
+
+
 class RegressionError(LoadgenError):
     """compare BASE NEW: a metric got worse by more than --max-regression allows."""
 

@@ -289,6 +289,22 @@ class QueryRun(NamedTuple):
     message: str
 
 
+class QueryTotals(NamedTuple):
+    """A query handle's running totals since it was opened, kept in C (so a Ctrl-C between a
+    QueryRun's return and its bookkeeping loses nothing). min_ns is 0 before the first query."""
+
+    queries: int
+    rows: int
+    total_ns: int
+    min_ns: int
+    max_ns: int
+    digest: int
+
+
+def query_totals(handle) -> QueryTotals:
+    return QueryTotals(*_load().query_totals(handle))
+
+
 def query_run(handle, ids, pos: int, counts, budget_ns: int) -> QueryRun:
     """Run ids[pos:] until they end, budget_ns passes or a query fails; latencies go into the
     histogram buckets `counts` in place."""

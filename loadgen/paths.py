@@ -15,22 +15,36 @@ def cache_dir() -> Path:
     """$LOADGEN_CACHE_DIR, else $XDG_CACHE_HOME/loadgen, else ~/.cache/loadgen (root:
     /var/cache/loadgen)."""
     if os.environ.get("LOADGEN_CACHE_DIR"):
-        return Path(os.environ["LOADGEN_CACHE_DIR"])
+        return _directory(Path(os.environ["LOADGEN_CACHE_DIR"]), "LOADGEN_CACHE_DIR")
     if os.geteuid() == 0 and not os.environ.get("XDG_CACHE_HOME"):
-        return ROOT_CACHE_DIR
+        return _directory(ROOT_CACHE_DIR, "the cache directory")
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "loadgen"
+    return _directory(Path(base) / "loadgen", "the cache directory")
 
 
 def state_dir() -> Path:
     """$LOADGEN_STATE_DIR, else $XDG_STATE_HOME/loadgen, else ~/.local/state/loadgen (root:
     /var/lib/loadgen)."""
     if os.environ.get("LOADGEN_STATE_DIR"):
-        return Path(os.environ["LOADGEN_STATE_DIR"])
+        return _directory(Path(os.environ["LOADGEN_STATE_DIR"]), "LOADGEN_STATE_DIR")
     if os.geteuid() == 0 and not os.environ.get("XDG_STATE_HOME"):
-        return ROOT_STATE_DIR
+        return _directory(ROOT_STATE_DIR, "the state directory")
     base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
-    return Path(base) / "loadgen"
+    return _directory(Path(base) / "loadgen", "the state directory")
+
+
+def _directory(path: Path, what: str) -> Path:
+    """path, unless it (or the nearest existing parent) is something other than a directory:
+    then one line naming the setting, instead of a NotADirectoryError deep in a server start."""
+    existing = path
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        from .errors import ProvisionError
+
+        raise ProvisionError(f"{what} {path} is not a directory ({existing} is a file)",
+                             "point it at a directory, or remove the file")
+    return path
 
 
 def free_bytes(path: Path) -> int:

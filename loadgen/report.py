@@ -60,7 +60,8 @@ def run_rows(result: RunResult) -> list[tuple[str, str]]:
                     + ("" if result.complete else f"  INCOMPLETE: {result.incomplete_reason}")),
         ("elapsed", f"{fmt(res.get('elapsed_s'))} s, {fmt(res.get('qps'))} queries/s"
                     + (f", {res['driver']} driver" if res.get("driver") else "")
-                    + (f", {res['threads']} connections" if (res.get("threads") or 1) > 1 else "")),
+                    + (f", {res['threads']} connections" if (res.get("threads") or 1) > 1 else "")
+                    + (f", pipeline {res['pipeline']}" if (res.get("pipeline") or 1) > 1 else "")),
         ("latency (µs)", "  ".join(f"{k} {fmt(lat.get(k))}" for k in ("mean", "p50", "p95", "p99", "p999", "max"))),
         ("reads (misses)", f"{fmt(bp.get('reads'))}  (pages read {fmt(bp.get('pages_read'))}, "
                            f"read-ahead {fmt(bp.get('read_ahead'))})"),

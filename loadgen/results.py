@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
 import tempfile
 from collections.abc import Mapping
@@ -24,7 +25,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, ClassVar, Iterable
 
-from .errors import ResultError
+from .errors import ResultError, UsageError, VersionError
 
 FORMAT_VERSION = 1
 KINDS = ("run", "sweep", "native")
@@ -36,7 +37,23 @@ def now_iso() -> str:
 
 def write_json_atomic(path: str | os.PathLike, obj) -> Path:
     """Write JSON so a reader never sees half a file: temp file in the same dir, fsync, rename."""
-    return write_text_atomic(path, json.dumps(obj, indent=2, default=_json_default) + "\n")
+    # A bare NaN/Infinity is not JSON (jq, JavaScript and Go refuse the file): a value that is not
+    # a finite number is written as null rather than losing the file, and allow_nan=False holds us to it.
+    text = json.dumps(_finite(obj), indent=2, default=_json_default, allow_nan=False)
+    return write_text_atomic(path, text + "\n")
+
+
+def _finite(obj):
+    """obj as plain JSON data, with NaN and infinities as None."""
+    if hasattr(obj, "to_dict"):
+        obj = obj.to_dict()
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {k: _finite(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_finite(v) for v in obj]
+    return obj
 
 
 def write_text_atomic(path: str | os.PathLike, text: str) -> Path:
@@ -85,6 +102,7 @@ class Document(Mapping):
     script written against the files works on the objects unchanged."""
 
     KIND: ClassVar[str] = ""
+    source: ClassVar[Path | None] = None  # the file load() read it from; set per instance
 
     @property
     def kind(self) -> str:
@@ -190,6 +208,12 @@ class RunResult(Document):
         return node
 
 
+    @property
+    def has_data(self) -> bool:
+        """Whether it measured anything: samples, buffer-pool totals or queries."""
+        return bool(self.samples or self.buffer_pool or self.result.get("queries"))
+
+
 @dataclass(eq=False)
 class SweepResult(Document):
     """Pool sizes x orders on one dataset, each point a run file of its own."""
@@ -207,6 +231,10 @@ class SweepResult(Document):
     curves: dict = field(default_factory=dict)  # the model's curve per order
     recommendation: dict = field(default_factory=dict)  # per order: pool_bytes, reason
     extra: dict = field(default_factory=dict)
+
+    @property
+    def has_data(self) -> bool:
+        return bool(self.points)
 
 
 @dataclass(eq=False)
@@ -249,9 +277,12 @@ def load(path: str | os.PathLike, kind: str | tuple[str, ...] | None = None) -> 
     """
     path = Path(path)
     try:
-        text = path.read_text()
+        text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ResultError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise ResultError(f"{path} is not a loadgen result (binary data, not JSON text)",
+                          "give the JSON file a loadgen command wrote") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -260,18 +291,23 @@ def load(path: str | os.PathLike, kind: str | tuple[str, ...] | None = None) -> 
     if not isinstance(data, dict) or "format_version" not in data:
         raise ResultError(f"{path} is not a loadgen result (no format_version)")
     version = data["format_version"]
-    if not isinstance(version, int) or version > FORMAT_VERSION:
-        raise ResultError(f"{path} has format_version {version}, newer than this loadgen reads ({FORMAT_VERSION})",
-                          "upgrade loadgen to read it")
+    # bool is an int in Python (True == 1): a version must be a plain integer
+    if type(version) is not int:
+        raise VersionError(f"{path} has format_version {version!r}, not an integer", "is this a loadgen result?")
+    if version > FORMAT_VERSION:
+        raise VersionError(f"{path} has format_version {version}, newer than this loadgen reads ({FORMAT_VERSION})",
+                           "upgrade loadgen to read it")
     if version != FORMAT_VERSION:
-        raise ResultError(f"{path} has format_version {version}, this loadgen reads {FORMAT_VERSION}",
-                          "re-run it with this version of loadgen")
+        raise VersionError(f"{path} has format_version {version}, this loadgen reads {FORMAT_VERSION}",
+                           "re-run it with this version of loadgen")
     found = kind_of(data)
     wanted = (kind,) if isinstance(kind, str) else kind
     if found not in DOCUMENTS or (wanted and found not in wanted):
         raise ResultError(f"{path} is a {data.get('kind')} file, not a {' or '.join(wanted or KINDS)} result",
                           "give the file of a `loadgen run` (or compare) here" if wanted == ("run",) else None)
-    return DOCUMENTS[found].from_dict(data)
+    doc = DOCUMENTS[found].from_dict(data)
+    doc.source = path  # where it was read from, for messages that must name the file (not part of the JSON)
+    return doc
 
 
 def load_sides(paths: Iterable[str | os.PathLike]) -> list[list[RunResult]]:
@@ -291,13 +327,81 @@ def load_sides(paths: Iterable[str | os.PathLike]) -> list[list[RunResult]]:
     return sides
 
 
+# Default names this process claimed (created empty) and has not filled yet; drop_empty_claims()
+# removes them when the command ends without writing them (failed before the run).
+_claims: set[Path] = set()
+
+
 def default_path(directory: str | os.PathLike, stem: str) -> Path:
-    """reports/<stem>-<UTC timestamp>.json, never overwriting an earlier result."""
+    """reports/<stem>-<UTC timestamp>.json, never overwriting an earlier result.
+
+    The name is claimed by creating the file with O_EXCL, so two processes (or threads) starting
+    in the same second get different names; the later atomic write replaces the empty claim.
+    """
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     directory = Path(directory)
-    path = directory / f"{stem}-{stamp}.json"
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"cannot create the result directory {directory}: {exc.strerror or exc}",
+                         "give a writable --out or --out-dir") from None
     n = 1
-    while path.exists():
-        n += 1
-        path = directory / f"{stem}-{stamp}-{n}.json"
+    while True:
+        path = directory / (f"{stem}-{stamp}.json" if n == 1 else f"{stem}-{stamp}-{n}.json")
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            n += 1
+            continue
+        except OSError as exc:
+            raise UsageError(f"cannot write a result file in {directory}: {exc.strerror or exc}",
+                             "give a writable --out or --out-dir") from None
+        os.close(fd)
+        _claims.add(path)
+        return path
+
+
+def drop_empty_claims() -> None:
+    """Remove the default names this process claimed but never wrote (the command failed first)."""
+    for path in list(_claims):
+        try:
+            if path.stat().st_size == 0:
+                path.unlink()
+        except OSError:
+            pass
+        _claims.discard(path)
+
+
+def check_destination(path: str | os.PathLike, option: str = "--out") -> Path:
+    """Fail before any work if a result cannot be written to path: its directory is created if
+    missing, and a probe file is made and removed in it (this catches read-only and pseudo
+    filesystems such as /proc, where permissions alone say nothing)."""
+    path = Path(path)
+    if path.is_dir():
+        raise UsageError(f"{option} {path} is a directory", "give a file name, e.g. reports/run.json")
+    if path.exists() and not path.is_file():
+        # a device or FIFO is written in place (write_text_atomic): only it must take writes;
+        # opening a FIFO to probe it would block until a reader comes
+        if not os.access(path, os.W_OK):
+            raise UsageError(f"{option} {path} cannot be written: permission denied", "choose another path")
+        return path
+    ancestor = path.parent
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise UsageError(f"{option} {path}: {ancestor} is a file, not a directory", "choose another path")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".probe", dir=path.parent)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise UsageError(f"{option} {path} cannot be written: {exc.strerror or exc}",
+                         "choose a writable directory") from None
     return path
+
+
+def check_directory(directory: str | os.PathLike, option: str = "--out-dir") -> Path:
+    """check_destination for a directory that result files will go into."""
+    check_destination(Path(directory) / ".loadgen-probe.json", option)
+    return Path(directory)

@@ -16,9 +16,9 @@ from . import __version__, db, dataset, tablestats, usertable
 from .dataset import DatasetInfo, DatasetSpec
 from .drivers.drive import Drive
 from .drivers.python import DriverState
-from .errors import Interrupted, WorkloadError
+from .errors import Interrupted, LoadgenError, ResultError, UsageError, WorkloadError
 from .orders import Workload
-from .paths import free_bytes
+from .paths import cache_dir, free_bytes
 from .results import Prediction, RunResult, now_iso, write_json_atomic
 from .sampler import Sampler, totals, wait_quiet
 from .servers import RECORDED_VARIABLES, ColdStart, Server, ServerSpec
@@ -84,6 +84,25 @@ def prepare_dataset(server: Server, spec: DatasetSpec, reporter: Reporter) -> Da
     return info
 
 
+def check_connections(server: Server, threads: int) -> None:
+    """Refuse --threads the server cannot take: each thread holds a connection and the sampler
+    one more. Found here, it is a usage error with a fix; found by the driver, it would be a
+    'Too many connections' in the middle of opening them."""
+    conn = server.connect()
+    try:
+        limit = int(db.query_value(conn, "SELECT @@max_connections"))
+        # connections already open, less this one (closed before the run)
+        busy = int(db.query_all(conn, "SHOW GLOBAL STATUS LIKE 'Threads_connected'")[0][1]) - 1
+    finally:
+        conn.close()
+    free = limit - busy
+    if threads + 1 > free:
+        raise UsageError(f"--threads {threads} needs {threads + 1} connections (one more for the sampler), "
+                         f"the server has {free} free (max_connections {limit})",
+                         f"use --threads {max(1, free - 1)} or fewer, or start the server with "
+                         f"--set max_connections={threads + busy + 11}")
+
+
 def run(
     server_spec: ServerSpec,
     dataset_spec: DatasetSpec,
@@ -93,16 +112,19 @@ def run(
     reporter: Reporter | None = None,
     driver: str = "auto",
     threads: int = 1,
+    pipeline: int = 1,
     predict: Predict | None = None,
 ) -> list[RunResult]:
     """Provision (or reuse) a server, make the dataset, then run each workload from a cold pool.
 
-    driver/threads: --driver (native, python, auto) and --threads (connections), see drive.py.
+    driver/threads/pipeline: --driver (native, python, auto), --threads (connections) and
+    --pipeline (queries in flight per connection), see drive.py.
     predict: fills each result's `prediction` block (None: no prediction).
     """
     reporter = reporter or QuietReporter()
     results = []
     with provisioned(server_spec, dataset_spec, reporter.say) as server:
+        check_connections(server, threads)  # before seeding, which may take minutes
         info = prepare_dataset(server, dataset_spec, reporter)
         workloads = [usertable.retarget(w, info) for w in workloads]
         for workload, out in zip(workloads, out_paths):
@@ -110,7 +132,7 @@ def run(
             if not cold.cold:
                 reporter.say(f"warning: the pool was not emptied before this run ({cold.note})")
             results.append(measure(server, info, workload, cold, out, sample_interval_s, reporter,
-                                   driver=driver, threads=threads, predict=predict))
+                                   driver=driver, threads=threads, pipeline=pipeline, predict=predict))
     return results
 
 
@@ -124,12 +146,14 @@ def measure(
     reporter: Reporter,
     driver: str = "auto",
     threads: int = 1,
+    pipeline: int = 1,
     predict: Predict | None = None,
 ) -> RunResult:
     """Drive one workload with the sampler on; write the result; raise if it did not complete."""
     if workload.order == "trace" and info.key_offset:  # a trace's keys are the table's own
         workload = dataclasses.replace(workload, trace_key_min=info.key_offset + 1)
-    drive = Drive(server, info.database, workload, driver, threads, query=info.query, key_offset=info.key_offset)
+    drive = Drive(server, info.database, workload, driver, threads, query=info.query, key_offset=info.key_offset,
+                  pipeline=pipeline)
     try:
         sampler_conn = server.connect()
     except BaseException:
@@ -176,14 +200,19 @@ def measure(
         reason = "stopped early"
     result = _result(server, flavor, variables, cold, info, workload, state, sampler, last, started_at, reason)
     result.result["threads"] = drive.threads
+    result.result["pipeline"] = drive.pipeline
     result.server["cold_start"].update(settle)
     if table_reads.result:
         result.buffer_pool["table"] = table_reads.result
-    if predict is not None and usertable.reads_secondary(info):  # the model needs the index's contents
+    # The model predicts whole workloads; against a partial run's reads it would be off by the
+    # part that never ran (841% in the red-team's kill -9), so a partial result carries none.
+    if reason is not None:
+        result.prediction = None
+    elif predict is not None and usertable.reads_secondary(info):  # the model needs the index's contents
         result.prediction = usertable.secondary_prediction(server, info, workload, result, reporter.say)
     else:
         result.prediction = _prediction(result, reporter, predict)
-    write_json_atomic(out, result)
+    out = write_result(out, result, reporter)
     if interrupted:
         raise Interrupted(f"interrupted after {state.queries:,} of {workload.queries:,} queries",
                           f"partial result written to {out}")
@@ -197,13 +226,49 @@ def measure(
     return result
 
 
+def write_result(out: Path, result: RunResult, reporter: Reporter) -> Path:
+    """Write the result to out; if that fails now (the directory went away, the disk filled),
+    write it to a fallback place and say where, because the measurement cannot be repeated for
+    free. Returns the path written; result.source is set to it."""
+    try:
+        write_json_atomic(out, result)
+        result.source = Path(out)
+        return Path(out)
+    except ResultError as exc:
+        first = exc
+    import tempfile
+
+    places = [Path(tempfile.gettempdir())]
+    try:
+        places.insert(0, cache_dir() / "results")
+    except LoadgenError:
+        pass
+    for directory in places:
+        fallback = directory / Path(out).name
+        try:
+            write_json_atomic(fallback, result)
+        except ResultError:
+            continue
+        reporter.say(f"warning: {first.message}; the result was written to {fallback} instead")
+        result.source = fallback
+        return fallback
+    raise first
+
+
 def _result(server, flavor, variables, cold, info, workload, state, sampler, last, started_at, reason) -> RunResult:
     elapsed = state.elapsed_s
     latency = state.histogram.summary_us()
     bp = totals(sampler.baseline, last, sampler.samples) if last is not None else {}
     queries = state.queries
-    if queries and bp.get("read_requests") is not None:
-        bp["read_requests_per_query"] = round(bp["read_requests"] / queries, 3)
+    if last is not None:
+        # The totals run to the last sample that succeeded: at the stop (a final sample), or
+        # earlier when the server went away. Say which queries they cover.
+        # (less the queries of intervals left out at a counter wrap or reset: sampler.totals)
+        bp["queries"] = last.queries - sampler.baseline.queries - bp.get("gap_queries", 0)
+        bp["until_s"] = round(last.t_s - sampler.baseline.t_s, 3)
+        bp["covers_all_queries"] = bp["queries"] >= queries
+        if bp["queries"] and bp.get("read_requests") is not None:
+            bp["read_requests_per_query"] = round(bp["read_requests"] / bp["queries"], 3)
     return RunResult(
         loadgen_version=__version__,
         started_at=started_at,
@@ -211,6 +276,8 @@ def _result(server, flavor, variables, cold, info, workload, state, sampler, las
         complete=reason is None,
         incomplete_reason=reason,
         server={
+            # How the run's connections reached the server (docker: servers/fastpath.py).
+            "endpoint_path": "unix_socket" if server.endpoint.unix_socket else "tcp",
             **server.describe(),
             "flavor": flavor.name,
             "version": flavor.version,
@@ -228,6 +295,9 @@ def _result(server, flavor, variables, cold, info, workload, state, sampler, las
             "latency_us": {k: v for k, v in latency.to_dict().items() if k != "count"},
             "latency_histogram": state.histogram.to_dict(),
             "driver": state.driver,
+            # per_query: send to response of one query alone; pipelined_response: send to response
+            # with up to `pipeline` queries ahead of it on the connection (see drivers/native.py).
+            "latency_kind": state.latency_kind,
             "sample_interval_s": sampler.interval_s,
         },
         buffer_pool=bp,

@@ -10,6 +10,7 @@
 #include "memory.h"
 #include "lrusim.h"
 #include "querydrv.h"
+#include "pipeline.h"
 #include "rowgen.h"
 #include "permute.h"
 #include "keydist.h"
@@ -23,6 +24,7 @@ static PyMethodDef loadgen_native_methods[] = {
     LOADGEN_MEMORY_METHODS
     LOADGEN_LRUSIM_METHODS
     LOADGEN_QUERYDRV_METHODS
+    LOADGEN_PIPELINE_METHODS
     LOADGEN_ROWGEN_METHODS
     LOADGEN_PERMUTE_METHODS
     LOADGEN_KEYDIST_METHODS
@@ -38,6 +40,8 @@ static int loadgen_native_exec(PyObject *module) {
     if (loadgen_memory_exec(module) < 0)
         return -1;
     if (loadgen_querydrv_exec(module) < 0)
+        return -1;
+    if (loadgen_pipeline_exec(module) < 0)
         return -1;
     loadgen_debug("module executed");
     return 0;

@@ -17,6 +17,8 @@
  * Without libmariadb/libmysqlclient at build time only the exec function is compiled.
  */
 #include "querydrv.h"
+#include "qdcommon.h"
+#include "pipeline.h"
 
 #ifdef LOADGEN_HAVE_MYSQL
 
@@ -31,15 +33,8 @@ typedef my_bool qd_bool;
 typedef bool qd_bool; /* MySQL 8 client headers dropped my_bool */
 #endif
 
-#define QD_SUB_BITS 7
-#define QD_SUB (1 << QD_SUB_BITS)
-#define QD_MAX_SHIFT 40
-#define QD_N_BUCKETS ((QD_MAX_SHIFT + 2) * QD_SUB)
 #define QD_MAX_COLUMNS 16
-#define QD_COLUMN_BYTES 256
 #define QD_CAPSULE "loadgen._native.query"
-#define FNV_OFFSET 0xcbf29ce484222325ULL
-#define FNV_PRIME 0x100000001b3ULL
 
 static PyObject *query_error; /* loadgen._native.QueryError(errno, message, stage) */
 
@@ -57,35 +52,17 @@ typedef struct {
     uint64_t digest;         /* FNV-1a over every value fetched, in order (verify mode) */
     int verify;              /* fetch every row into the digest; else count rows only */
     uint64_t queries_total;  /* read by query_count from other threads */
+    /* Running totals kept in C, so a Ctrl-C raised between query_run's return and the caller's
+     * bookkeeping loses nothing: the caller takes its final figures from query_totals. */
+    uint64_t rows_total, ns_total, min_total, max_total;
     int busy;                /* set while query_run has the handle (atomic: free-threaded builds) */
+    pl_conn_t *pl;           /* --pipeline N > 1: the pipelined loop of pipeline.c runs the queries */
 } qd_conn_t;
-
-static inline size_t qd_bucket(uint64_t value_ns) {
-    if (value_ns < 2 * QD_SUB)
-        return (size_t)value_ns;
-    int shift = (64 - __builtin_clzll(value_ns)) - (QD_SUB_BITS + 1);
-    if (shift > QD_MAX_SHIFT)
-        return QD_N_BUCKETS - 1;
-    return (size_t)shift * QD_SUB + (size_t)(value_ns >> shift);
-}
-
-static inline uint64_t qd_now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-static inline uint64_t qd_fnv(uint64_t h, const char *p, size_t n) {
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)p[i];
-        h *= FNV_PRIME;
-    }
-    return h;
-}
 
 static void qd_free(qd_conn_t *c) {
     if (c == NULL)
         return;
+    pl_free(c->pl);
     if (c->stmt != NULL)
         mysql_stmt_close(c->stmt);
     if (c->mysql != NULL)
@@ -127,9 +104,10 @@ PyObject *loadgen_query_open(PyObject *self, PyObject *args) {
     const char *stage = "connect";
 
     int verify = 0;
+    unsigned int pipeline = 1;
 
-    if (!PyArg_ParseTuple(args, "zIzzzzsI|p:query_open", &host, &port, &user, &password, &unix_socket,
-                          &database, &sql, &timeout_s, &verify))
+    if (!PyArg_ParseTuple(args, "zIzzzzsI|pI:query_open", &host, &port, &user, &password, &unix_socket,
+                          &database, &sql, &timeout_s, &verify, &pipeline))
         return NULL;
     c = (qd_conn_t *)PyMem_RawCalloc(1, sizeof(*c));
     if (c == NULL)
@@ -181,6 +159,10 @@ PyObject *loadgen_query_open(PyObject *self, PyObject *args) {
                     (c->columns > 0 && mysql_stmt_bind_result(c->stmt, c->result) != 0)) {
                     err = mysql_stmt_errno(c->stmt);
                     snprintf(message, sizeof(message), "%s", mysql_stmt_error(c->stmt));
+                } else if (pipeline > 1) {
+                    c->pl = pl_open(c->mysql, c->stmt, pipeline, verify, c->digest, &err, message,
+                                    sizeof(message));
+                    ok = c->pl != NULL;
                 } else {
                     ok = 1;
                 }
@@ -267,6 +249,19 @@ PyObject *loadgen_query_run(PyObject *self, PyObject *args) {
     const uint64_t *id = (const uint64_t *)ids.buf;
     uint64_t *count = (uint64_t *)counts.buf;
     uint64_t began = qd_now_ns();
+    if (c->pl != NULL) {
+        pl_stats_t st;
+        pl_run(c->pl, id, (size_t)start, (size_t)n_ids, count, budget_ns, &c->queries_total, &st);
+        done = st.done;
+        rows = st.rows;
+        total_ns = st.total_ns;
+        min_ns = st.done ? st.min_ns : UINT64_MAX;
+        max_ns = st.max_ns;
+        err = st.err;
+        snprintf(message, sizeof(message), "%s", st.message);
+        c->digest = pl_digest(c->pl);
+        start = n_ids; /* the loop below has nothing left to do */
+    }
     for (Py_ssize_t i = start; i < n_ids; i++) {
         c->id = id[i];
         uint64_t t0 = qd_now_ns();
@@ -292,6 +287,12 @@ PyObject *loadgen_query_run(PyObject *self, PyObject *args) {
     }
     Py_END_ALLOW_THREADS
 
+    c->rows_total += rows;
+    c->ns_total += total_ns;
+    if (done && (c->min_total == 0 || min_ns < c->min_total))
+        c->min_total = min_ns;
+    if (max_ns > c->max_total)
+        c->max_total = max_ns;
     __atomic_store_n(&c->busy, 0, __ATOMIC_RELEASE);
     if (err != 0)
         loadgen_debug("query failed after %llu: %s (%u)", (unsigned long long)done, message, err);
@@ -342,6 +343,24 @@ PyObject *loadgen_query_count(PyObject *self, PyObject *args) {
     return PyLong_FromUnsignedLongLong(__atomic_load_n(&c->queries_total, __ATOMIC_RELAXED));
 }
 
+PyObject *loadgen_query_totals(PyObject *self, PyObject *args) {
+    PyObject *py_handle;
+    qd_conn_t *c;
+
+    if (!PyArg_ParseTuple(args, "O:query_totals", &py_handle))
+        return NULL;
+    c = (qd_conn_t *)PyCapsule_GetPointer(py_handle, QD_CAPSULE);
+    if (c == NULL)
+        return NULL;
+    if (__atomic_load_n(&c->busy, __ATOMIC_ACQUIRE)) {
+        PyErr_SetString(PyExc_RuntimeError, "the query handle is in use by another thread");
+        return NULL;
+    }
+    return Py_BuildValue("(KKKKKK)", (unsigned long long)c->queries_total, (unsigned long long)c->rows_total,
+                         (unsigned long long)c->ns_total, (unsigned long long)c->min_total,
+                         (unsigned long long)c->max_total, (unsigned long long)c->digest);
+}
+
 PyObject *loadgen_query_close(PyObject *self, PyObject *args) {
     PyObject *py_handle;
     qd_conn_t *c;
@@ -362,6 +381,8 @@ PyObject *loadgen_query_close(PyObject *self, PyObject *args) {
     if (c->mysql != NULL)
         mysql_close(c->mysql);
     Py_END_ALLOW_THREADS
+    pl_free(c->pl);
+    c->pl = NULL;
     c->stmt = NULL;
     c->mysql = NULL;
     __atomic_store_n(&c->busy, 0, __ATOMIC_RELEASE);

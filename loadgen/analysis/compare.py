@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..errors import ResultError, UsageError
+from ..errors import GateError, ResultError, UsageError
 from ..results import RunResult
 
 # (key, label, where in the result, lower_is_better)
@@ -37,6 +37,13 @@ class MetricRow:
 def side_by_side(results: list[RunResult]) -> list[MetricRow]:
     """Each metric for each run, with the ratio of the last run to the first (B/A)."""
     results = [as_run(r) for r in results]
+    # A/B ratios only mean something on the same table, pool and id set (as compare BASE NEW requires)
+    for r in results[1:]:
+        hard, _ = _differences(results[0], r)
+        if hard:
+            names = " and ".join(str(getattr(x, "source", None) or x.key) for x in (results[0], r))
+            raise ResultError(f"{names} measured different things ({'; '.join(hard)})",
+                              "compare runs of the same rows, stride, reps and pool size")
     rows = []
     for key, label, path, lower in AB_METRICS:
         values = [r.value(path) for r in results]
@@ -116,6 +123,35 @@ def parse_limits(items: tuple | list) -> dict:
                 raise UsageError(f"--max-regression {part!r} must be 0% or more")
             limits[key] = pct
     return limits
+
+
+def gate_problems(runs: list[RunResult], limits: dict) -> list[str]:
+    """Why a --max-regression gate cannot judge these runs: each entry names a file and says what
+    is wrong (an interrupted run, a file without the gated metric). An empty list: gate away.
+
+    A partial run shows fewer reads than a whole one, so gating it would pass any regression."""
+    gated = [m for m in FILE_METRICS if m[0] in limits or "*" in limits]
+    problems = []
+    for r in map(as_run, runs):
+        name = str(getattr(r, "source", None) or r.key)
+        if r.complete is not True:
+            why = r.incomplete_reason or "no complete: true"
+            problems.append(f"{name} is incomplete ({why})")
+            continue
+        missing = [key for key, path, _ in gated if not isinstance(r.value(path), (int, float))
+                   or isinstance(r.value(path), bool)]
+        if missing:
+            problems.append(f"{name} has no {', '.join(missing)}")
+    return problems
+
+
+def check_gateable(runs: list[RunResult], limits: dict) -> None:
+    """Raise GateError (exit 2) naming the first file the gate cannot judge."""
+    problems = gate_problems(runs, limits)
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise GateError(f"the --max-regression gate cannot judge {problems[0]}{more}",
+                        "re-run it to completion, or pass --allow-incomplete to compare it anyway")
 
 
 def _differences(base: RunResult, new: RunResult) -> tuple[list, list]:

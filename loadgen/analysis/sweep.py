@@ -24,12 +24,12 @@ EST_QPS = 10_000.0  # the slow end of what this Python driver reaches; estimates
 EST_RESTART_S = 6.0  # a cold restart of a local mariadbd
 
 
-def parse_pools(text: str) -> list[int]:
-    """'8M,16M,32M' -> sorted distinct byte counts; a bad item is a one-line usage error."""
+def parse_pools(text: str, option: str = "--pools") -> list[int]:
+    """'8M,16M,32M' -> sorted distinct byte counts; a bad item is a one-line usage error naming option."""
     items = [t.strip() for t in str(text).split(",") if t.strip()]
     if not items:
-        raise UsageError("--pools is empty", "e.g. --pools 8M,16M,32M")
-    pools = sorted({parse_size(t, "--pools") for t in items})
+        raise UsageError(f"{option} is empty", f"e.g. {option} 8M,16M,32M")
+    pools = sorted({parse_size(t, option) for t in items})
     return pools
 
 
@@ -163,6 +163,7 @@ def run(server_spec: ServerSpec, dataset_spec: DatasetSpec, pools: list[int], va
     started_at = now_iso()
     spec = dataclasses.replace(server_spec, pool_bytes=pools[0])
     with provisioned(spec, dataset_spec, reporter.say) as server:
+        runner.check_connections(server, (drive or {}).get("threads", 1))
         from ..usertable import retarget  # your own table: the order ranges over its keys
 
         info = runner.prepare_dataset(server, dataset_spec, reporter)
@@ -175,7 +176,7 @@ def run(server_spec: ServerSpec, dataset_spec: DatasetSpec, pools: list[int], va
                 cold = server.restart_cold()
                 result = runner.measure(server, info, workload, cold, path, sample_interval_s, reporter,
                                         predict=keymodel.predict_any, **(drive or {}))
-                points.append(point_of(result, path))
+                points.append(point_of(result, result.source or path))
                 runs.append(result)
     sweep = SweepResult(
         started_at=started_at,

@@ -1,13 +1,20 @@
 """Analysis commands: predict (no server), sweep (measure pool sizes), report (HTML and plots)."""
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import click
 
-from ..errors import UsageError
+from ..errors import ResultError, UsageError
 from .options import (RichReporter, dataset_options, driver_options, say_trace, server_options, settings_option,
                       shape_options, stderr_console, stdout_console, workload_options)
+
+
+# The variables the model reads, with the ranges the server accepts (MariaDB 10.11 system variables).
+MODEL_VARIABLES = {"innodb_old_blocks_pct": (5, 95), "innodb_old_blocks_time": (0, 2**32 - 1),
+                   "innodb_lru_scan_depth": (100, 2**32 - 1), "innodb_read_ahead_threshold": (0, 64)}
+MAX_HEIGHT = 15  # deeper than any real InnoDB B-tree; the simulator's limit too
 
 
 @click.command()
@@ -57,14 +64,15 @@ def predict(variation, order, pool, dataset_spec, shape, rows_per_leaf, leaf_pag
     order_name, _ = resolve(variation, order, shape["trace"])
     n_rows = dataset_spec.rows
     pool_bytes = parse_size(pool, "--pool")
-    if qps <= 0:
-        raise UsageError(f"--qps {qps} must be above zero")
+    _check_rates(qps, rows_per_leaf)
+    if height is not None and not 1 <= height <= MAX_HEIGHT:
+        raise UsageError(f"--height {height} is not a B-tree height", f"give 1..{MAX_HEIGHT} (a 4M-row table has 3)")
     g = model.estimate_geometry(n_rows, dataset_spec.schema, rows_per_leaf)
     if leaf_pages or height:
         g = model.Geometry(n_rows, parse_count(leaf_pages, "--leaf-pages") if leaf_pages else g.leaf_pages,
                            height or g.height)
     variables = _numeric_settings(settings)
-    curve_pools = parse_pools(curve) if curve.strip() else []
+    curve_pools = parse_pools(curve, "--curve") if curve.strip() else []
     workload = Workload(order_name, n_rows, **shape)
     adv = None
     if order_name not in model.ORDER_CODES:  # random, the key distributions, a trace: explicit keys
@@ -110,13 +118,25 @@ def predict(variation, order, pool, dataset_spec, shape, rows_per_leaf, leaf_pag
 
 
 def _numeric_settings(settings: dict) -> dict[str, int]:
-    """The model's server variables (--set VAR=NUMBER)."""
+    """The model's server variables (--set VAR=NUMBER), each within the range the server accepts."""
     variables = {}
     for name, value in settings.items():
-        if not value.isdigit():
-            raise UsageError(f"--set {name}={value} is not VAR=NUMBER", "e.g. --set innodb_lru_scan_depth=100")
+        if name not in MODEL_VARIABLES:
+            raise UsageError(f"--set {name}: the model has no such variable", f"use {', '.join(MODEL_VARIABLES)}")
+        low, high = MODEL_VARIABLES[name]
+        if not value.isdigit() or not low <= int(value) <= high:
+            raise UsageError(f"--set {name}={value} is out of range", f"give a whole number from {low} to {high}")
         variables[name] = int(value)
     return variables
+
+
+def _check_rates(qps: float, rows_per_leaf: float | None) -> None:
+    """--qps and --rows-per-leaf: finite and above zero (`not 0 < x` also catches nan, which
+    passes every comparison)."""
+    if not 0 < qps < math.inf:
+        raise UsageError(f"--qps {qps} must be a finite rate above zero", "e.g. --qps 15000")
+    if rows_per_leaf is not None and not 0 < rows_per_leaf < math.inf:
+        raise UsageError(f"--rows-per-leaf {rows_per_leaf} must be a finite number above zero", "e.g. 113")
 
 
 def _print_advice(out, adv) -> None:
@@ -177,8 +197,9 @@ def advise(variations, pool, dataset_spec, shape, rows_per_leaf, qps, flavor, se
         if ds.get("leaf_pages"):
             g = model.geometry_of(ds)
             n_rows = g.rows
-    if qps <= 0 or (ms_per_read is not None and ms_per_read <= 0):
-        raise UsageError("--qps and --ms-per-read must be above zero")
+    _check_rates(qps, rows_per_leaf)
+    if ms_per_read is not None and not 0 < ms_per_read < math.inf:
+        raise UsageError(f"--ms-per-read {ms_per_read} must be a finite number above zero")
     g = g or model.estimate_geometry(n_rows, dataset_spec.schema, rows_per_leaf)
     variables = _numeric_settings(settings)
     orders = []
@@ -232,7 +253,7 @@ def sweep(pools, variations, tolerance, max_time, out, out_dir, server_spec, dat
     from ..analysis import sweep as core
     from ..report import SWEEP_HEADERS, rich_table, sweep_cells
     from ..units import format_bytes
-    from ..results import default_path
+    from ..results import check_destination, check_directory, default_path
 
     var_list = [("trace", None)] if shape["trace"] else core.parse_variations(variations)
     if shape["trace"]:
@@ -255,7 +276,8 @@ def sweep(pools, variations, tolerance, max_time, out, out_dir, server_spec, dat
         raise UsageError("--tolerance must be >= 0 and --max-time above zero")
     est = core.estimate(pool_list, var_list, dataset_spec.rows, shape)
     core.check_budget(est, minutes * 60, core.free_room(server_spec))
-    out = out or default_path("reports", "sweep")
+    check_directory(out_dir)
+    out = check_destination(out) if out else default_path("reports", "sweep")
     with RichReporter() as reporter:
         reporter.say(f"sweep: {est.runs} runs, {est.queries:,} queries, about {est.seconds / 60:,.1f} min")
         result = core.run(server_spec, dataset_spec, pool_list, var_list, shape, out_dir, out, tol, sample_interval_s,
@@ -285,6 +307,10 @@ def report(files, html_path, plots_dir):
     if html_path is None and plots_dir is None:
         raise UsageError("nothing to write", "give --html FILE and/or --plots DIR")
     results = [load(f, kind=("run", "sweep")) for f in files]
+    for doc in results:
+        if not doc.has_data:
+            raise ResultError(f"{doc.source} holds no data to plot (no samples, totals or points)",
+                              "give the file of a run or sweep that measured something")
     if html_path is not None:
         write_text_atomic(html_path, html_page(results))
         stderr_console().print(f"[dim]report written to {html_path}[/]")

@@ -17,8 +17,13 @@ SWAP = click.Choice(["auto", "file", "zram", "existing", "none"])
 
 
 def _out_option(f):
+    def checked(ctx, param, value):  # noqa: ARG001 - click's signature
+        from ..results import check_destination
+
+        return check_destination(value) if value is not None else None  # before the experiment runs
+
     return click.option(
-        "--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+        "--out", type=click.Path(dir_okay=False, path_type=Path), default=None, callback=checked,
         help="Result file (versioned JSON). Default: reports/native-<experiment>-<UTC time>.json",
     )(f)
 

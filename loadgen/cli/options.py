@@ -4,12 +4,15 @@ turn command-line words into the core's specs (ServerSpec, DatasetSpec, workload
 from __future__ import annotations
 
 import functools
+import re
 
 import click
 
 from ..errors import UsageError
 
 DEFAULT_ROWS = "4M"
+SAMPLE_INTERVAL_MIN_S = 0.01  # below this, SHOW GLOBAL STATUS itself loads the server
+SAMPLE_INTERVAL_MAX_S = 3600.0
 
 
 def stderr_console():
@@ -175,6 +178,18 @@ def dataset_options(f):
     return wrapper
 
 
+_DATABASE_RE = re.compile(r"[A-Za-z0-9_]{1,64}")
+
+
+def check_database_name(name: str) -> str:
+    """--database goes into SQL as an identifier: letters, digits and _, at most 64 (the server's
+    limit), not only digits. Anything else would be an SQL error (or worse) once a server is up."""
+    if not _DATABASE_RE.fullmatch(name) or name.isdigit():
+        raise UsageError(f"--database {name!r} is not a plain database name",
+                         "use letters, digits and _ (at most 64), e.g. --database chat")
+    return name
+
+
 def dataset_spec_from(rows, schema, table_name=None, existing_table=None, query=None, key_column=None,
                       database="chat", data_seed=1):
     """The options above -> DatasetSpec; bad input is a usage error before anything starts."""
@@ -184,6 +199,8 @@ def dataset_spec_from(rows, schema, table_name=None, existing_table=None, query=
     from ..units import parse_count
     from ..usertable import check_query, ident
 
+    if existing_table is None:
+        check_database_name(database)
     if query is not None:
         query = check_query(query)
     if key_column is not None:
@@ -255,8 +272,11 @@ def workload_options(f):
                   help="Seconds between buffer-pool samples.")
     @functools.wraps(f)
     def wrapper(*args, sample_interval, **kwargs):
-        if sample_interval <= 0:
-            raise UsageError(f"--sample-interval {sample_interval} must be above zero")
+        # nan passes every comparison (the sampler would spin) and inf overflows the timer:
+        # a finite range, checked before anything starts
+        if not SAMPLE_INTERVAL_MIN_S <= sample_interval <= SAMPLE_INTERVAL_MAX_S:
+            raise UsageError(f"--sample-interval {sample_interval} is out of range",
+                             f"give seconds from {SAMPLE_INTERVAL_MIN_S} to {SAMPLE_INTERVAL_MAX_S:g}")
         kwargs["sample_interval_s"] = sample_interval
         return f(*args, **kwargs)
 
@@ -268,11 +288,16 @@ def driver_options(f):
                   help="Query loop: native (C, prepared statement; auto picks it when built) or python.")
     @click.option("--threads", type=int, default=1, show_default=True,
                   help="Connections, each running the order over its own slice of the ids.")
+    @click.option("--pipeline", type=int, default=1, show_default=True,
+                  help="Queries in flight per connection, run by the server in the order's exact order "
+                       "(native driver; latency is then per response, not per query).")
     @functools.wraps(f)
-    def wrapper(*args, driver, threads, **kwargs):
-        from ..drivers.drive import check_threads, resolve_driver
+    def wrapper(*args, driver, threads, pipeline, **kwargs):
+        from ..drivers.drive import check_pipeline, check_threads, resolve_driver
 
-        kwargs["drive"] = {"driver": resolve_driver(driver), "threads": check_threads(threads)}
+        driver = resolve_driver(driver)
+        kwargs["drive"] = {"driver": driver, "threads": check_threads(threads),
+                           "pipeline": check_pipeline(pipeline, driver)}
         return f(*args, **kwargs)
 
     return wrapper

@@ -31,18 +31,19 @@ def run(variation, order, out, server_spec, dataset_spec, shape, sample_interval
     from ..analysis.keymodel import predict_any
     from ..orders import Workload, resolve
     from ..report import rich_table, run_rows
-    from ..results import default_path
+    from ..results import check_destination, default_path
 
     order_name, var = resolve(variation, order, shape["trace"])
     workload = Workload(order_name, dataset_spec.rows, variation=var, **shape)
     if order_name == "trace":
         say_trace(workload)
-    out = out or default_path("reports", f"run-{var or order_name}")
+    # a destination that cannot be written fails here, not after the run (the measurement is the cost)
+    out = check_destination(out) if out else default_path("reports", f"run-{var or order_name}")
     with RichReporter() as reporter:
         [result] = runner.run(server_spec, dataset_spec, [workload], [out], sample_interval_s, reporter,
                               predict=predict_any, **drive)
     stdout_console().print(rich_table(["", ""], run_rows(result), title=f"loadgen run: {var or order_name}"))
-    reporter.say(f"result written to {out}")
+    reporter.say(f"result written to {result.source or out}")
 
 
 @click.command()
@@ -54,13 +55,15 @@ def run(variation, order, out, server_spec, dataset_spec, shape, sample_interval
               help="Also write the comparison as a markdown report to this file.")
 @click.option("--max-regression", "max_regression", multiple=True, metavar="PCT|METRIC=PCT",
               help="With BASE NEW files: exit 3 when a metric is worse by more than this (10%, reads=5%).")
+@click.option("--allow-incomplete", is_flag=True,
+              help="Let --max-regression compare interrupted results or ones without a gated metric.")
 @click.option("--format", "fmt", type=click.Choice(["table", "markdown", "json"]), default="table",
               show_default=True, help="Output of a BASE NEW file comparison.")
 @server_options
 @dataset_options
 @workload_options
 @driver_options
-def compare(files, variations, out_dir, report_path, max_regression, fmt, server_spec, dataset_spec, shape,
+def compare(files, variations, out_dir, report_path, max_regression, allow_incomplete, fmt, server_spec, dataset_spec, shape,
             sample_interval_s, drive):
     """Compare access orders: run them live, or compare result files.
 
@@ -76,7 +79,7 @@ def compare(files, variations, out_dir, report_path, max_regression, fmt, server
       Example: loadgen compare base/ new/ --max-regression reads=10%
     """
     if files:
-        _compare_files(files, max_regression, fmt, report_path)
+        _compare_files(files, max_regression, fmt, report_path, allow_incomplete)
     else:
         if max_regression:
             raise UsageError("--max-regression needs two result files (or directories): BASE NEW")
@@ -88,11 +91,14 @@ def _compare_live(variations, out_dir, report_path, server_spec, dataset_spec, s
     from .. import runner
     from ..analysis.keymodel import predict_any
     from ..orders import Workload, resolve
-    from ..results import default_path
+    from ..results import check_destination, check_directory, default_path
 
     names = [v.strip() for v in variations.split(",") if v.strip()]
     if len(names) < 2:
         raise UsageError("--variations needs at least two, e.g. A,B")
+    check_directory(out_dir)
+    if report_path is not None:
+        check_destination(report_path, "--report")
     workloads = []
     for name in names:  # A, B, or any order name (zipfian, hotspot, ...)
         order_name, var = resolve(name, None) if name.upper() in ("A", "B") else resolve(None, name)
@@ -101,6 +107,7 @@ def _compare_live(variations, out_dir, report_path, server_spec, dataset_spec, s
     with RichReporter() as reporter:
         results = runner.run(server_spec, dataset_spec, workloads, outs, sample_interval_s, reporter,
                              predict=predict_any, **drive)
+    outs = [r.source or path for r, path in zip(results, outs)]
     for path in outs:
         reporter.say(f"result written to {path}")
     _side_by_side(results, outs, report_path)
@@ -119,13 +126,13 @@ def _side_by_side(results, paths, report_path) -> None:
         stderr_console().print(f"[dim]report written to {report_path}[/]")
 
 
-def _compare_files(paths, max_regression, fmt, report_path) -> None:
+def _compare_files(paths, max_regression, fmt, report_path, allow_incomplete=False) -> None:
     """BASE NEW (each a result file or a directory of them): metric by metric, gated. Two sides
     without an order in common (A vs B), or other than two paths, are shown side by side."""
     import json as _json
 
-    from ..analysis.compare import compare_files, parse_limits
-    from ..errors import RegressionError
+    from ..analysis.compare import check_gateable, compare_files, gate_problems, parse_limits
+    from ..errors import GateError, RegressionError, VersionError
     from ..report import COMPARE_HEADERS, comparison_cells, comparison_markdown, rich_table
     from ..results import load, load_sides, write_text_atomic
 
@@ -135,12 +142,20 @@ def _compare_files(paths, max_regression, fmt, report_path) -> None:
             raise UsageError("--max-regression needs two result files (or directories): BASE NEW")
         _side_by_side([load(f, kind="run") for f in paths], list(paths), report_path)
         return
-    sides = load_sides(paths)
+    try:
+        sides = load_sides(paths)
+    except VersionError as exc:
+        if not limits:
+            raise
+        raise GateError(f"the --max-regression gate cannot judge: {exc.message}", exc.hint) from None
+    if limits and not allow_incomplete:
+        check_gateable(sides[0] + sides[1], limits)
     keys = [{r.key for r in side} for side in sides]
     if not (keys[0] & keys[1]) and not limits:
         _side_by_side([side[0] for side in sides], list(paths), report_path)
         return
     comparison = compare_files(sides[0], sides[1], limits)
+    comparison.notes.extend(gate_problems(sides[0] + sides[1], limits))  # ungated or allowed: still said
     if fmt == "json":
         click.echo(_json.dumps(comparison.to_dict(), indent=2))
     elif fmt == "markdown":

@@ -4,6 +4,9 @@
           built against libmariadb/libmysqlclient
   python: the mysqlclient loop (python.py); always there, the fallback
 
+--pipeline N (native only) keeps up to N queries in flight on each connection (native/pipeline.c);
+the server still runs them in the order's order, and latency becomes per response.
+
 With --threads N, N connections each run the workload's order over a contiguous Nth of the
 distinct ids (orders.ids(part, parts)), each in its own thread; the native loop releases the GIL,
 so they run in parallel. The threads' counts and histograms are merged into one DriverState.
@@ -42,6 +45,18 @@ def resolve_driver(name: str | None) -> str:
     return name
 
 
+def check_pipeline(pipeline: int, driver: str) -> int:
+    from .native import MAX_PIPELINE
+
+    if not 1 <= pipeline <= MAX_PIPELINE:
+        raise UsageError(f"--pipeline {pipeline} must be 1 to {MAX_PIPELINE}",
+                         "use 1 (one query at a time) or e.g. --pipeline 16")
+    if pipeline > 1 and driver != "native":
+        raise UsageError(f"--pipeline {pipeline} needs the native driver",
+                         "use --driver native (or auto), or drop --pipeline")
+    return pipeline
+
+
 def loop_class(name: str) -> type:
     """The QueryLoop class of a resolved driver name."""
     if name == "native":
@@ -62,18 +77,20 @@ class Drive:
     prepare stops the run before anything is measured), then run() once, then close()."""
 
     def __init__(self, server, database: str, workload: Workload, driver: str = "auto", threads: int = 1,
-                 query: str | None = None, key_offset: int = 0):
+                 query: str | None = None, key_offset: int = 0, pipeline: int = 1):
         """query: SQL with one ? bound to each key (--query), None for the built-in point select;
-        key_offset: added to the order's ids (a table whose keys start above 1)."""
+        key_offset: added to the order's ids (a table whose keys start above 1); pipeline: queries
+        in flight per connection (--pipeline, native only)."""
         self.driver = resolve_driver(driver)  # the one place a name becomes a loop
         self.threads = check_threads(threads)
+        self.pipeline = check_pipeline(pipeline, self.driver)
         self.workload = workload
         self.key_offset = key_offset
         make = loop_class(self.driver)
         self.loops: list[QueryLoop] = []
         try:
             for _ in range(self.threads):
-                loop = make(query)
+                loop = make(query, pipeline=self.pipeline) if self.pipeline > 1 else make(query)
                 self.loops.append(loop)
                 loop.open(server, database)
         except BaseException:
@@ -123,6 +140,7 @@ class Drive:
                 state.rows += p.rows
                 state.histogram.merge(p.histogram)
                 state.error = state.error or p.error
+                state.latency_kind = p.latency_kind
             state.elapsed_s += time.monotonic() - started
             if progress is not None:
                 progress(state.queries)

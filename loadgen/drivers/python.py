@@ -30,6 +30,7 @@ class DriverState:
     interrupted: bool = False
     elapsed_s: float = 0.0
     driver: str = "python"
+    latency_kind: str = "per_query"
     # The native driver counts in C while the GIL is released; this reads that count live.
     live: Callable[[], int] | None = field(default=None, repr=False, compare=False)
 

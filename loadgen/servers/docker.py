@@ -28,7 +28,7 @@ from ..db import Endpoint, Flavor, auth_plugin_hint, error_text, parse_version
 from ..errors import ProvisionError, UsageError
 from ..paths import cache_dir, state_dir
 from ..units import format_bytes
-from . import DEFAULT_POOL_BYTES, ColdStart, Server, ServerSpec, check_pool_minimum, server_flags, write_secret
+from . import DEFAULT_POOL_BYTES, ColdStart, Server, ServerSpec, check_pool_minimum, fastpath, server_flags, write_secret
 
 DEFAULT_IMAGE = "mysql:8.4"
 DATADIR = "/var/lib/mysql"
@@ -242,6 +242,8 @@ class DockerServer(Server):
         self.container_name: str | None = None
         self.port: int | None = None
         self.endpoint = Endpoint(host="127.0.0.1", port=0, user="root")
+        self.endpoint_path = "published_port"  # how we reach it: see servers/fastpath.py
+        self.sock_dir: Path | None = None
 
     def _init_image(self, dataset) -> None:
         ok, why = image_status(self.client, self.image)
@@ -346,7 +348,10 @@ class DockerServer(Server):
         self._launch()
 
     def _command(self) -> list[str]:
-        return server_flags(self.pool_bytes, self.options, self.flavor.name)
+        flags = server_flags(self.pool_bytes, self.options, self.flavor.name)
+        if self.sock_dir is not None:
+            flags.append(f"--socket={fastpath.SOCKET_DIR}/{fastpath.SOCKET_NAME}")
+        return flags
 
     def _use_ryuk(self) -> bool:
         """Ryuk only when its image is here already: an offline host cannot pull it, and a
@@ -375,6 +380,12 @@ class DockerServer(Server):
         tc = container_cls(self.image, username="root", password=self._password, dbname="mysql",
                            labels=_owner_labels(keep=self.persist))
         tc.with_name(self.container_name)
+        self.sock_dir = None
+        if fastpath.local_linux_engine() and fastpath.wanted() in (None, "unix_socket"):
+            self.sock_dir = fastpath.socket_dir(cache_dir() / "docker", self.container_name)
+        if self.sock_dir is not None:
+            fastpath.make_socket_dir(self.sock_dir)
+            tc.with_volume_mapping(str(self.sock_dir), fastpath.SOCKET_DIR, "rw")
         tc.with_command(self._command())
         tc.with_volume_mapping(self.volume, DATADIR, "rw")
         # 127.0.0.1 only: docker-py reads a 1-tuple as "this host address, any free port".
@@ -397,7 +408,10 @@ class DockerServer(Server):
         self.container.reload()
         self.port = self._host_port()
         self.endpoint = Endpoint(host="127.0.0.1", port=self.port, user="root", password=self._password)
+        self.endpoint_path = "published_port"
         self._wait_ready()
+        # Past docker-proxy where the engine allows it (servers/fastpath.py).
+        self.endpoint, self.endpoint_path = fastpath.choose(self.container, self.endpoint, self.sock_dir)
         if self._ready_marker is not None:
             self._ready_marker.touch()
         if self.persist:  # a server kept up between commands: its container and port must be findable
@@ -494,6 +508,10 @@ class DockerServer(Server):
         self.container = None
         self._tc = None
         self.port = None
+        if self.sock_dir is not None:
+            import shutil
+
+            shutil.rmtree(self.sock_dir, ignore_errors=True)
 
     def restart_cold(self) -> ColdStart:
         # A new container on the same volume: the pool starts empty (load_at_startup=OFF), and a
@@ -513,7 +531,9 @@ class DockerServer(Server):
             "provider": self.provider, "container": self.container.id if self.container else None,
             "name": self.container_name, "port": self.port, "image": self.image, "volume": self.volume,
             "secret_dir": str(self.secret_dir), "pool_bytes": self.pool_bytes, "flavor": self.flavor.name,
-            "version": self.flavor.version, "options": self.options,
+            "version": self.flavor.version, "options": self.options, "endpoint_path": self.endpoint_path,
+            "endpoint_host": self.endpoint.host, "endpoint_port": self.endpoint.port,
+            "unix_socket": self.endpoint.unix_socket, "sock_dir": str(self.sock_dir) if self.sock_dir else None,
         }
 
     @classmethod
@@ -543,7 +563,11 @@ class DockerServer(Server):
             self.container = self.client.containers.get(st["container"])
         except (docker_sdk.errors.NotFound, docker_sdk.errors.NullResource):
             self.container = None
-        self.endpoint = Endpoint(host="127.0.0.1", port=int(self.port or 0), user="root", password=self._password)
+        self.endpoint = Endpoint(host=st.get("endpoint_host") or "127.0.0.1",
+                                 port=int(st.get("endpoint_port") or self.port or 0), user="root",
+                                 password=self._password, unix_socket=st.get("unix_socket"))
+        self.endpoint_path = st.get("endpoint_path") or "published_port"
+        self.sock_dir = Path(st["sock_dir"]) if st.get("sock_dir") else None
         return self
 
     # -- health --------------------------------------------------------------------------------
@@ -579,4 +603,5 @@ class DockerServer(Server):
 
     def describe(self) -> dict:
         return {"provider": self.provider, "image": self.image, "image_id": (self.image_id or "")[7:19] or None,
-                "container": self.container_name, "volume": self.volume, "volume_kept": not self.scratch}
+                "container": self.container_name, "volume": self.volume, "volume_kept": not self.scratch,
+                "endpoint_path": self.endpoint_path}

@@ -1,0 +1,76 @@
+/*
+ * pipeline: `--pipeline N` for the native driver. libmariadb connects and prepares the statement;
+ * then COM_STMT_EXECUTE packets go back to back on the connection's own socket, up to N in
+ * flight, and a small reader (pl_read) takes the responses apart in order. See pipeline.c.
+ */
+#ifndef LOADGEN_PIPELINE_H
+#define LOADGEN_PIPELINE_H
+
+#include "native.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PL_MAX_COLUMNS 16
+#define PL_MESSAGE_BYTES 512
+
+/* The wire-protocol reader: fed whole packets, keeps its place between calls. */
+typedef struct {
+    int deprecate_eof;                  /* CLIENT_DEPRECATE_EOF negotiated: OK ends a result set */
+    int verify;                         /* fold every value into digest */
+    unsigned columns;                   /* from COM_STMT_PREPARE */
+    uint8_t types[PL_MAX_COLUMNS];      /* MYSQL_TYPE_* of each result column */
+    uint8_t is_unsigned[PL_MAX_COLUMNS];
+    uint64_t digest;                    /* FNV-1a as querydrv.c's verify mode computes it */
+    /* where the current response stands */
+    int phase;
+    unsigned defs_left;
+    uint8_t seq;                        /* sequence id the next packet must carry */
+    uint64_t rows;
+} pl_reader_t;
+
+typedef struct {
+    uint64_t rows;
+    unsigned err;                       /* server error number, 0 for success */
+    char message[PL_MESSAGE_BYTES];
+} pl_response_t;
+
+void pl_reader_init(pl_reader_t *r, int deprecate_eof, int verify, unsigned columns, const uint8_t *types,
+                    const uint8_t *is_unsigned);
+/* 1: a response is complete (in *resp); 0: needs more bytes; -1: protocol error (resp->message).
+ * *used is the bytes of whole packets consumed, in every case. */
+int pl_read(pl_reader_t *r, const uint8_t *buf, size_t len, size_t *used, pl_response_t *resp);
+
+int loadgen_pipeline_exec(PyObject *module);
+
+#ifdef LOADGEN_HAVE_MYSQL
+#include <mysql.h>
+
+typedef struct pl_conn pl_conn_t;
+
+typedef struct {
+    uint64_t done, rows, total_ns, min_ns, max_ns;
+    unsigned err;
+    char message[PL_MESSAGE_BYTES];
+} pl_stats_t;
+
+/* After mysql_stmt_prepare of a one-placeholder statement; NULL with *err/message on refusal. */
+pl_conn_t *pl_open(MYSQL *mysql, MYSQL_STMT *stmt, unsigned depth, int verify, uint64_t digest,
+                   unsigned *err, char *message, size_t message_len);
+/* Run ids[start..n_ids) in order, up to depth in flight, until done or budget_ns has passed
+ * (then the queries in flight are drained, so every call ends with none outstanding). */
+void pl_run(pl_conn_t *p, const uint64_t *ids, size_t start, size_t n_ids, uint64_t *counts,
+            uint64_t budget_ns, uint64_t *queries_total, pl_stats_t *st);
+uint64_t pl_digest(const pl_conn_t *p);
+void pl_free(pl_conn_t *p);
+#endif
+
+PyObject *loadgen_pipeline_parse(PyObject *self, PyObject *args);
+
+#define LOADGEN_PIPELINE_METHODS                                                        \
+    {"pipeline_parse", loadgen_pipeline_parse, METH_VARARGS,                            \
+     "pipeline_parse(data, types, unsigned, deprecate_eof, verify) -> (responses, used, " \
+     "digest, error): the pipelined driver's protocol reader over bytes (for tests); "  \
+     "responses is a list of (rows, errno, message)"},
+
+#endif /* LOADGEN_PIPELINE_H */
