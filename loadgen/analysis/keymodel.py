@@ -237,7 +237,10 @@ def predict_result(result: dict) -> dict | None:
                             srv.get("flavor") or "mariadb", float(res.get("qps") or model.DEFAULT_QPS),
                             total_pages=bp.get("pages_total"))
     held = held_pages(result.get("samples") or [], pool.pool_pages)
-    if held:
+    depth = int((srv.get("variables") or {}).get("innodb_lru_scan_depth") or model.DEFAULTS["innodb_lru_scan_depth"])
+    # the free list swings by scan_depth/2 between samples (MariaDB): within that the formula is
+    # the steadier figure; beyond it the server keeps another reserve (MySQL 9.7: none)
+    if held and abs(held - pool.capacity_pages) > depth / 2:
         pool = dataclasses.replace(pool, capacity_pages=held)
     times = query_times_ms(result.get("samples") or [], used)
     refs, misses, made_young, _ = simulate_paced(pages, used, g, pool, times)
