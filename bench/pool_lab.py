@@ -74,9 +74,13 @@ def main() -> None:
     ap.add_argument("--unlabelled", action="store_true",
                     help="docker: no org.loadgen label, so other test sessions do not remove the container")
     ap.add_argument("--render", type=Path, nargs="+", help="only print the tables of these JSON files")
+    ap.add_argument("--repredict", action="store_true",
+                    help="with --render: predictions from the current model instead of the recorded ones")
     args = ap.parse_args()
     if args.render:
         points = [p for f in args.render for p in json.loads(f.read_text())]
+        if args.repredict:
+            points = repredict(points)
         print(table(points) + "\n\n" + settings(points) + "\n\n" + side_by_side(points))
         return
 
@@ -94,6 +98,8 @@ def main() -> None:
         import loadgen.servers.docker as docker_server
 
         docker_server._owner_labels = lambda keep: {"org.loadgen-lab": "1"}
+    from loadgen.analysis import model
+
     pools = [parse_size(p) for p in args.pools.split(",")]
     spec = ServerSpec(provider=args.server, pool_bytes=pools[0],
                       image=args.image if args.server == "docker" else None)
@@ -120,14 +126,14 @@ def main() -> None:
                     order, variation_name = resolve(variation, None)
                     workload = Workload(order, args.rows, variation=variation_name)
                     result = measure(server, info, workload, cold, Path(tmp) / "r.json", 1.0, QuietReporter(),
-                                     driver=args.driver)
+                                     driver=args.driver, predict=model.predict_result)
                     after = status(conn)
                 finally:
                     conn.close()
                 point = {
                     "flavor": result["server"]["flavor"], "version": result["server"]["version"],
                     "provider": server.provider, "rows": args.rows, "pool_bytes": pool, "variation": variation,
-                    "queries": result["result"]["queries"], "cold": cold.cold,
+                    "queries": result["result"]["queries"], "qps": result["result"].get("qps"), "cold": cold.cold,
                     **{k: after[v] - before[v] for k, v in DELTAS.items()},
                     **{k: before[v] for k, v in GAUGES.items()},
                     "variables": variables,
@@ -159,6 +165,21 @@ def table(points: list[dict]) -> str:
             f"| {p['pages_free_before']:,} | {p['pages_total']:,} | {'' if since is None else f'{since:,}'} "
             f"| {'' if p.get('prediction') is None else format(p['prediction'], ',')} |")
     return "\n".join(lines)
+
+
+def repredict(points: list[dict]) -> list[dict]:
+    """The points with `prediction` from the current model: each point's own pool (pages_total),
+    settings, geometry, start-up pages (pages_data before) and query rate (default when missing)."""
+    from loadgen.analysis import model
+
+    out = []
+    for p in points:
+        g = model.Geometry(p["rows"], p["leaf_pages"], p["height"])
+        pool = model.pool_model(p["pool_bytes"], p["variables"], p["flavor"], float(p.get("qps") or model.DEFAULT_QPS),
+                                total_pages=p["pages_total"], start_pages=p["pages_data_before"])
+        order = {"A": "interleaved", "B": "looped"}.get(p["variation"], p["variation"])
+        out.append({**p, "prediction": model.simulate_detail(order, 10, 2, g, pool)[1]})
+    return out
 
 
 def side_by_side(points: list[dict]) -> str:

@@ -29,6 +29,11 @@ def _label(r: RunResult) -> str:
     return f"{r.key} @ {format_bytes(r.pool_bytes or 0)}"
 
 
+def _pages_read(point: dict):
+    """The headline of a sample or sweep point; format-1 files only had reads (MariaDB: the same)."""
+    return point.get("pages_read") if point.get("pages_read") is not None else point.get("reads")
+
+
 def plot_time_series(runs: list[RunResult]):
     plt = _plt()
     fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(8, 6), sharex=True)
@@ -38,12 +43,12 @@ def plot_time_series(runs: list[RunResult]):
             continue
         t = [x["t_s"] for x in s]
         ax1.plot(t, [(x.get("hit_ratio") or 0) * 100 for x in s], label=_label(r))
-        ax2.plot(t, [x.get("reads") or 0 for x in s], label=_label(r))
+        ax2.plot(t, [_pages_read(x) or 0 for x in s], label=_label(r))
     ax1.set_ylabel("hit ratio (%) per interval")
-    ax2.set_ylabel("buffer-pool reads per interval")
+    ax2.set_ylabel("pages read into the pool per interval")
     ax2.set_xlabel("time (s)")
     ax1.legend(fontsize=8)
-    ax1.set_title("Hit ratio and reads over time")
+    ax1.set_title("Hit ratio and pages read over time")
     fig.tight_layout()
     return fig
 
@@ -105,7 +110,7 @@ def plot_curve_band(series: list[dict], title: str = "Miss-ratio curve per acces
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: format_bytes(v * mib).replace(" ", "")))
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
     ax.set_xlabel("innodb_buffer_pool_size (log scale)")
-    ax.set_ylabel("buffer-pool reads (pages)")
+    ax.set_ylabel("pages read into the pool")
     ax.set_ylim(bottom=0)
     ax.grid(True, which="major", alpha=0.3)
     ax.set_title(title)
@@ -124,8 +129,8 @@ def sweep_series(sweep: SweepResult) -> list[dict]:
                        for c in (sweep.curves or {}).get(key) or [])
         k = knee_index([c[0] for c in curve], [c[1] for c in curve])[0] if len(curve) >= 3 else None
         out.append({"key": key, "curve": curve,
-                    "measured": [(p["pool_bytes"], p["reads"]) for p in sweep.points
-                                 if p["variation"] == key and p["reads"] is not None],
+                    "measured": [(p["pool_bytes"], _pages_read(p)) for p in sweep.points
+                                 if p["variation"] == key and _pages_read(p) is not None],
                     "knee": curve[k][0] if k is not None else None,
                     "current": ((sweep.recommendation or {}).get(key) or {}).get("pool_bytes")})
     return out

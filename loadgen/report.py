@@ -49,10 +49,21 @@ def run_rows(result: RunResult) -> list[tuple[str, str]]:
     """The summary of one run as (label, value) rows."""
     srv, ds, wl, res, bp = result.server, result.dataset, result.workload, result.result, result.buffer_pool
     lat = res.get("latency_us", {})
+    cold = srv.get("cold_start") or {}
+    hit = result.headline_hit_ratio()
     rows = [
+        # The headline first: pages read into the pool, the miss count that means the same on
+        # MySQL and MariaDB (Innodb_buffer_pool_reads leaves read-ahead out on MySQL).
+        ("pages read (misses)", f"{fmt(result.headline()[0])}  (demand {fmt(bp.get('demand_reads'))}, "
+                                f"read-ahead {fmt(bp.get('read_ahead'))}; Innodb_buffer_pool_reads {fmt(bp.get('reads'))})"),
+        ("hit ratio", f"{fmt(hit, 'ratio')}  (miss ratio {fmt(None if hit is None else 1 - hit, 'ratio')}, "
+                      "from pages read)"),
         ("server", f"{srv.get('provider')} {srv.get('flavor')} {srv.get('version')}"),
         ("buffer pool", f"{format_bytes(srv.get('innodb_buffer_pool_size', 0))} "
-                        f"({fmt(bp.get('pages_total'))} pages), start: {result.value(('server', 'cold_start', 'method'))}"),
+                        f"({fmt(bp.get('pages_total'))} pages), start: {cold.get('method')}, "
+                        + ("cold" if cold.get("cold") else "NOT cold")
+                        + (f" ({fmt(cold.get('pages_data_before'))} data pages before the run)"
+                           if cold.get("pages_data_before") is not None else "")),
         ("table", f"{ds.get('database')}.{ds.get('table')}: {fmt(ds.get('rows'))} rows, "
                   f"{format_bytes(ds.get('table_bytes', 0))}, {fmt(ds.get('leaf_pages'))} leaf pages, height {ds.get('height')}"),
         ("order", order_text(wl)),
@@ -63,14 +74,11 @@ def run_rows(result: RunResult) -> list[tuple[str, str]]:
                     + (f", {res['threads']} connections" if (res.get("threads") or 1) > 1 else "")
                     + (f", pipeline {res['pipeline']}" if (res.get("pipeline") or 1) > 1 else "")),
         ("latency (µs)", "  ".join(f"{k} {fmt(lat.get(k))}" for k in ("mean", "p50", "p95", "p99", "p999", "max"))),
-        ("reads (misses)", f"{fmt(bp.get('reads'))}  (pages read {fmt(bp.get('pages_read'))}, "
-                           f"read-ahead {fmt(bp.get('read_ahead'))})"),
         ("read requests", f"{fmt(bp.get('read_requests'))}  ({fmt(bp.get('read_requests_per_query'))} per query)"),
-        ("hit ratio", f"{fmt(bp.get('hit_ratio'), 'ratio')}  (miss ratio {fmt(bp.get('miss_ratio'), 'ratio')})"),
     ]
     pred = result.prediction
     if pred:
-        rows.append(("predicted reads", f"{fmt(pred.reads)} ({pred.model}, error {fmt(pred.error_pct)}%)"))
+        rows.append(("predicted pages read", f"{fmt(pred.reads)} ({pred.model}, error {fmt(pred.error_pct)}%)"))
     return rows
 
 
@@ -203,13 +211,16 @@ CURVE_HEADERS = ["pool", "data pages", "reads (InnoDB LRU)", "miss ratio", "read
 
 
 # -- sweep ----------------------------------------------------------------------------------------
-SWEEP_HEADERS = ["order", "pool", "measured reads", "predicted", "error", "plain LRU", "miss ratio", "qps"]
+SWEEP_HEADERS = ["order", "pool", "pages read", "demand", "read-ahead", "predicted", "error", "plain LRU",
+                 "miss ratio", "qps"]
 
 
 def sweep_cells(sweep: SweepResult) -> list[list[str]]:
     rows = []
     for p in sweep.points:
-        rows.append([p["variation"], format_bytes(p["pool_bytes"]), fmt(p["reads"]), fmt(p["predicted_reads"]),
+        rows.append([p["variation"], format_bytes(p["pool_bytes"]),
+                     fmt(p.get("pages_read") if p.get("pages_read") is not None else p.get("reads")),
+                     fmt(p.get("demand_reads")), fmt(p.get("read_ahead")), fmt(p["predicted_reads"]),
                      "–" if p.get("error_pct") is None else f"{p['error_pct']:+.2f}%", fmt(p["plain_lru_reads"]),
                      "–" if p["miss_ratio"] is None else f"{p['miss_ratio'] * 100:.3f}%", fmt(p["qps"])])
     return rows

@@ -11,6 +11,11 @@ README's "Result files" section lists; keys this version does not know are kept 
 format_version history:
   1  first version: server, dataset, workload, result, buffer_pool, samples, latency histogram;
      files written before `kind` was on every file are runs
+  2  the headline miss count is buffer_pool.pages_read (pages read into the pool, Innodb_pages_read),
+     with demand_reads and read_ahead beside it and buffer_pool.counters naming the status variables;
+     hit_ratio/miss_ratio (run totals and samples) are now computed from pages_read, not from
+     Innodb_buffer_pool_reads (which leaves read-ahead out on MySQL). v1 files still load: their
+     headline is derived by RunResult.headline() where their counters allow it.
 """
 from __future__ import annotations
 
@@ -27,7 +32,8 @@ from typing import Any, ClassVar, Iterable
 
 from .errors import ResultError, UsageError, VersionError
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+READABLE_VERSIONS = (1, 2)
 KINDS = ("run", "sweep", "native")
 
 
@@ -195,6 +201,32 @@ class RunResult(Document):
     def pool_bytes(self) -> int | None:
         return self.server.get("innodb_buffer_pool_size")
 
+    def headline(self) -> tuple[int | None, str | None]:
+        """Pages read into the pool over the run and the counter(s) it came from, for this file's
+        version: v2 files carry it; a v1 file's Innodb_pages_read delta is used where it has one,
+        else reads (MariaDB, read-ahead included) or reads + read_ahead (MySQL). (None, None)
+        when the file cannot tell, e.g. a v1 MySQL file with reads only."""
+        bp = self.buffer_pool or {}
+        counters = bp.get("counters") or {}
+        if bp.get("pages_read") is not None:
+            return bp["pages_read"], counters.get("pages_read", "Innodb_pages_read")
+        reads, ahead, flavor = bp.get("reads"), bp.get("read_ahead"), self.server.get("flavor")
+        if reads is None:
+            return None, None
+        if flavor == "mariadb":
+            return reads, "Innodb_buffer_pool_reads"
+        if flavor == "mysql" and ahead is not None:
+            return reads + ahead, "Innodb_buffer_pool_reads + Innodb_buffer_pool_read_ahead"
+        return None, None
+
+    def headline_hit_ratio(self) -> float | None:
+        """1 - pages_read / read_requests, whatever the file's version (v1 stored it from reads)."""
+        value, _ = self.headline()
+        requests = (self.buffer_pool or {}).get("read_requests")
+        if value is None or not requests:
+            return None
+        return max(0.0, 1.0 - value / requests)
+
     def value(self, path: Iterable[str]):
         """The value at a path of keys, e.g. ("buffer_pool", "reads"); None where it is missing."""
         first, *rest = path
@@ -297,8 +329,8 @@ def load(path: str | os.PathLike, kind: str | tuple[str, ...] | None = None) -> 
     if version > FORMAT_VERSION:
         raise VersionError(f"{path} has format_version {version}, newer than this loadgen reads ({FORMAT_VERSION})",
                            "upgrade loadgen to read it")
-    if version != FORMAT_VERSION:
-        raise VersionError(f"{path} has format_version {version}, this loadgen reads {FORMAT_VERSION}",
+    if version not in READABLE_VERSIONS:
+        raise VersionError(f"{path} has format_version {version}, this loadgen reads {READABLE_VERSIONS}",
                            "re-run it with this version of loadgen")
     found = kind_of(data)
     wanted = (kind,) if isinstance(kind, str) else kind

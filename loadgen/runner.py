@@ -20,7 +20,7 @@ from .errors import Interrupted, LoadgenError, ResultError, UsageError, Workload
 from .orders import Workload
 from .paths import cache_dir, free_bytes
 from .results import Prediction, RunResult, now_iso, write_json_atomic
-from .sampler import Sampler, totals, wait_quiet
+from .sampler import Sampler, take_snapshot, totals, wait_quiet
 from .servers import RECORDED_VARIABLES, ColdStart, Server, ServerSpec
 from .servers.provision import provisioned
 from .units import format_bytes
@@ -74,6 +74,10 @@ def prepare_dataset(server: Server, spec: DatasetSpec, reporter: Reporter) -> Da
                      f"{format_bytes(info.table_bytes)}, {info.leaf_pages:,} leaf pages, height {info.height}")
     elif info.seeded:
         rate = f" at {info.seed_rows_per_s:,.0f} rows/s" if info.seed_rows_per_s else ""
+        if info.seed_method:
+            rate += f" ({'LOAD DATA LOCAL' if info.seed_method == 'load data local' else 'INSERTs'})"
+        if info.seed_note and info.seed_method != "insert":  # the fallback was said when it happened
+            reporter.say(info.seed_note)
         reporter.say(f"seeded {name}: {spec.rows:,} rows{rate}, "
                      f"{format_bytes(info.table_bytes)}, {info.leaf_pages:,} leaf pages, height {info.height}")
     else:
@@ -161,18 +165,18 @@ def measure(
         raise
     variables = db.global_variables(sampler_conn, RECORDED_VARIABLES)
     flavor = db.parse_version(variables.get("version", ""), variables.get("version_comment", ""))
-    pool_bytes = int(variables.get("innodb_buffer_pool_size", 0))
-    if info.table_bytes and info.table_bytes <= pool_bytes:
-        reporter.say(f"warning: the table ({format_bytes(info.table_bytes)}) fits in the pool "
-                     f"({format_bytes(pool_bytes)}): every order misses each page only once; "
-                     "use a smaller --pool or more --rows to see the access order matter")
     settle = wait_quiet(sampler_conn)
     if not settle["quiet"]:
         reporter.say(f"warning: the server kept reading pages in the background "
                      f"({settle['pages_read_while_settling']} in {settle['settle_s']} s); they may count as misses")
+    before = take_snapshot(sampler_conn, 0).status
+    verdict = verify_cold(cold, before, flavor.name)
+    if cold.cold and not verdict["cold"]:
+        reporter.say(f"warning: the pool was not cold before this run: {verdict['note']}")
+    _warn_if_fits(info, before, reporter)
     table_reads = tablestats.TableReads(sampler_conn, info.database, info.table)
     state = DriverState()
-    sampler = Sampler(sampler_conn, state.current_queries, sample_interval_s)
+    sampler = Sampler(sampler_conn, state.current_queries, sample_interval_s, flavor=flavor.name)
     label = f"{workload.variation or workload.order} ({workload.order})"
     reporter.run_started(label, workload.queries)
     started_at = now_iso()
@@ -202,6 +206,7 @@ def measure(
     result.result["threads"] = drive.threads
     result.result["pipeline"] = drive.pipeline
     result.server["cold_start"].update(settle)
+    result.server["cold_start"].update(verdict)
     if table_reads.result:
         result.buffer_pool["table"] = table_reads.result
     # The model predicts whole workloads; against a partial run's reads it would be off by the
@@ -224,6 +229,48 @@ def measure(
             f"partial result written to {out}",
         )
     return result
+
+
+# Data pages a server holds right after it starts, before any query (docs/mysql-lab.md, "Start-up
+# pages"): MySQL 9.7 955-976 (system tablespace, dictionary, undo), MariaDB 10.11 277. A pool
+# holding more than this before a run holds pages of an earlier one: the run is not cold.
+STARTUP_PAGES_DATA = {"mysql": 1200, "mariadb": 450}
+
+
+def verify_cold(cold: ColdStart, status: dict, flavor_name: str) -> dict:
+    """Check a cold start against the pool's gauges right before the first query.
+
+    Returns the cold_start fields to record: pages_data/pages_free/pages_total before the run,
+    the start-up allowance, and `cold`, true only when the start method claimed it AND the pool
+    holds no more data pages than a freshly started server does.
+    """
+    data = status.get("pages_data")
+    allowance = STARTUP_PAGES_DATA.get(flavor_name, STARTUP_PAGES_DATA["mysql"])
+    out = {"pages_data_before": data, "pages_free_before": status.get("pages_free"),
+           "pages_total_before": status.get("pages_total"), "startup_pages_data_max": allowance}
+    if data is None:
+        out.update(cold=False, verified=False, note=cold.note + "; pages_data unknown, not verified")
+    elif data > allowance:
+        out.update(cold=False, verified=True,
+                   note=f"{cold.note}; but the pool holds {data:,} data pages before the run, more than the "
+                        f"{allowance:,} a freshly started {flavor_name} holds: it started warm")
+    else:
+        out.update(cold=cold.cold, verified=True)
+    return out
+
+
+def _warn_if_fits(info: DatasetInfo, status: dict, reporter: Reporter) -> None:
+    """Warn when the table fits the pool's usable frames: the pages it has minus what the server
+    already holds (MySQL keeps ~960 pages from start-up, docs/mysql-lab.md), not its bytes."""
+    total, held = status.get("pages_total"), status.get("pages_data") or 0
+    pages = info.leaf_pages or 0
+    if not total or not pages:
+        return
+    usable = max(0, total - held)
+    if pages <= usable:
+        reporter.say(f"warning: the table ({pages:,} leaf pages, {format_bytes(info.table_bytes or 0)}) fits in "
+                     f"the pool's {usable:,} usable pages ({total:,} minus {held:,} the server holds): every order "
+                     "misses each page only once; use a smaller --pool or more --rows to see the access order matter")
 
 
 def write_result(out: Path, result: RunResult, reporter: Reporter) -> Path:
@@ -258,7 +305,7 @@ def write_result(out: Path, result: RunResult, reporter: Reporter) -> Path:
 def _result(server, flavor, variables, cold, info, workload, state, sampler, last, started_at, reason) -> RunResult:
     elapsed = state.elapsed_s
     latency = state.histogram.summary_us()
-    bp = totals(sampler.baseline, last, sampler.samples) if last is not None else {}
+    bp = totals(sampler.baseline, last, sampler.samples, flavor.name) if last is not None else {}
     queries = state.queries
     if last is not None:
         # The totals run to the last sample that succeeded: at the stop (a final sample), or
@@ -283,7 +330,7 @@ def _result(server, flavor, variables, cold, info, workload, state, sampler, las
             "version": flavor.version,
             "innodb_buffer_pool_size": int(variables.get("innodb_buffer_pool_size", 0)),
             "variables": variables,
-            "cold_start": {"method": cold.method, "cold": cold.cold, "note": cold.note},
+            "cold_start": {"method": cold.method, "cold": cold.cold, "note": cold.note, **cold.details},
         },
         dataset=info.to_dict(),
         workload=workload.to_dict(),

@@ -3,8 +3,10 @@
 Counters are cumulative and survive FLUSH STATUS, so everything here is a delta between two
 snapshots. MySQL and MariaDB differ (docs/innodb.md, "Counters"): MariaDB counts read-ahead
 pages in Innodb_buffer_pool_reads, MySQL does not, and only MariaDB exposes made_young /
-not_young / pages_old as status variables. We keep Innodb_pages_read and the read-ahead
-counters beside the reads, so either server's numbers can be reconciled.
+not_young / pages_old as status variables. The headline miss count is therefore "pages read
+into the pool", Innodb_pages_read, which means the same on both (docs/mysql-lab.md: on MySQL it
+equals reads + read_ahead exactly, on MariaDB it equals reads); demand reads and read-ahead are
+kept beside it, and the hit ratio is computed from it.
 """
 from __future__ import annotations
 
@@ -34,6 +36,16 @@ GAUGES = {
     "pages_old": "Innodb_buffer_pool_pages_old",
 }
 STATUS_SQL = "SHOW GLOBAL STATUS LIKE 'Innodb\\_%'"
+
+# What a result's headline and its companions were computed from (written as
+# buffer_pool.counters): Innodb_pages_read where the server has it.
+HEADLINE_COUNTERS = {
+    "pages_read": "Innodb_pages_read",
+    "demand_reads": "Innodb_pages_read - Innodb_buffer_pool_read_ahead",
+    "read_ahead": "Innodb_buffer_pool_read_ahead",
+    "read_requests": "Innodb_buffer_pool_read_requests",
+    "hit_ratio": "1 - pages_read / read_requests",
+}
 
 
 def parse_status(rows) -> dict[str, int]:
@@ -71,7 +83,38 @@ def hit_ratio(read_requests: int, reads: int) -> float | None:
     return max(0.0, 1.0 - reads / read_requests)
 
 
-def delta(prev: Snapshot, cur: Snapshot, t0_s: float) -> dict:
+def pages_read(counts: dict, flavor: str | None = None) -> tuple[int | None, str | None]:
+    """The headline over an interval: pages read into the pool, and the counter it came from.
+
+    Innodb_pages_read where the server has it; otherwise reads + read_ahead on MySQL (whose
+    Innodb_buffer_pool_reads leaves read-ahead out) and reads on MariaDB (whose reads include it).
+    """
+    if counts.get("pages_read") is not None:
+        return counts["pages_read"], "Innodb_pages_read"
+    reads, ahead = counts.get("reads"), counts.get("read_ahead")
+    if reads is None:
+        return None, None
+    if flavor == "mariadb":
+        return reads, "Innodb_buffer_pool_reads"
+    if flavor == "mysql" and ahead is not None:
+        return reads + ahead, "Innodb_buffer_pool_reads + Innodb_buffer_pool_read_ahead"
+    return None, None
+
+
+def headline(counts: dict, flavor: str | None = None) -> dict:
+    """pages_read, demand_reads and the hit ratio from it, added to a dict of counter deltas."""
+    value, source = pages_read(counts, flavor)
+    out = dict(counts)
+    if value is not None:
+        out["pages_read"] = value
+        if counts.get("read_ahead") is not None:  # demand = pages read - read-ahead, on both flavours
+            out["demand_reads"] = max(0, value - counts["read_ahead"])
+    out["hit_ratio"] = hit_ratio(out.get("read_requests") or 0, value) if value is not None else None
+    out["miss_ratio"] = None if out["hit_ratio"] is None else 1.0 - out["hit_ratio"]
+    return out if source is None else {**out, "_source": source}
+
+
+def delta(prev: Snapshot, cur: Snapshot, t0_s: float, flavor: str | None = None) -> dict:
     """One time-series point: counter deltas between two snapshots, gauges at the later one.
 
     A counter that went down means the server restarted (or was replaced): the point is marked
@@ -91,12 +134,16 @@ def delta(prev: Snapshot, cur: Snapshot, t0_s: float) -> dict:
             point[short] = cur.status[short]
     if gap:
         return {"t_s": point["t_s"], "gap": True, "queries": point["queries"]}
-    point["hit_ratio"] = hit_ratio(point.get("read_requests", 0), point.get("reads", 0))
+    point = headline(point, flavor)
+    point.pop("_source", None)
+    point.pop("miss_ratio", None)
     return point
 
 
-def totals(first: Snapshot, last: Snapshot, samples: list[dict] | None = None) -> dict:
-    """Whole-run buffer-pool figures between the baseline and the final snapshot.
+def totals(first: Snapshot, last: Snapshot, samples: list[dict] | None = None, flavor: str | None = None) -> dict:
+    """Whole-run buffer-pool figures between the baseline and the final snapshot: the counter
+    deltas, the gauges at the end, the headline (pages_read, demand_reads, hit ratio) and
+    `counters`, which names the status variables each headline figure came from.
 
     A counter that went down during the run (the server restarted, or a 32-bit counter wrapped)
     would make last - first negative or meaningless: the totals are then the sum of the
@@ -116,14 +163,22 @@ def totals(first: Snapshot, last: Snapshot, samples: list[dict] | None = None) -
     for short in GAUGES:
         if short in last.status:
             out[short] = last.status[short]
+    # the gauges right before the run: MySQL's start-up pages hold frames through it (model.py)
+    for short in ("pages_data", "pages_free"):
+        if short in first.status:
+            out[f"{short}_before"] = first.status[short]
     if broken:
         out["gaps"] = len(gaps)
         out["gap_queries"] = sum(p.get("queries", 0) for p in gaps)
-    if out.get("read_requests") is None or out.get("reads") is None:
-        out["hit_ratio"] = None
-    else:
-        out["hit_ratio"] = hit_ratio(out["read_requests"], out["reads"])
-    out["miss_ratio"] = None if out["hit_ratio"] is None else 1.0 - out["hit_ratio"]
+    out = headline(out, flavor)
+    source = out.pop("_source", None)
+    counters = dict(HEADLINE_COUNTERS)
+    if source is None:
+        counters = {}
+    elif source != "Innodb_pages_read":
+        counters["pages_read"] = source
+        counters["demand_reads"] = "Innodb_buffer_pool_reads" if flavor == "mysql" else f"({source}) - Innodb_buffer_pool_read_ahead"
+    out["counters"] = counters
     return out
 
 
@@ -170,6 +225,7 @@ class Sampler:
     conn: object
     query_count: Callable[[], int]
     interval_s: float = 1.0
+    flavor: str | None = None  # mysql | mariadb: how to count pages read without Innodb_pages_read
     samples: list = field(default_factory=list)
     error: str | None = None
 
@@ -200,7 +256,7 @@ class Sampler:
             self._stop.set()
             return
         with self._lock:
-            self.samples.append(delta(self.last, snap, self.baseline.t_s))
+            self.samples.append(delta(self.last, snap, self.baseline.t_s, self.flavor))
             self.last = snap
 
     @property

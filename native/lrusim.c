@@ -223,6 +223,13 @@ static int source_init(source_t *s, PyObject *py_trace, PyObject *py_workload, P
 #define EXTENT_PAGES 64
 #define XDES_PAGES 16384 /* an XDES/ibuf-bitmap extent starts every 16,384 pages */
 #define FRAG_LEAVES 32   /* the first 32 leaves are the segment's fragment pages 4..35 */
+#define ROOT_PHYS 3      /* the clustered index's root */
+/* MySQL's read-ahead reads whole areas, so it also reads pages that are not leaves: the rest of
+ * the first extent (36..63: the level-1 pages, then free fragment pages) and the rest of the last
+ * leaf's extent. Each gets a slot (0..63: physical page; 64..127: pages after the last leaf). */
+#define FILLER_SLOTS 128
+
+enum { RA_RULE_MARIADB = 0, RA_RULE_MYSQL = 1 };
 
 static uint64_t leaf_phys(uint64_t k) { /* physical page of leaf k */
     if (k < FRAG_LEAVES)
@@ -287,6 +294,11 @@ typedef struct {
     /* linear read-ahead: off when ra_threshold == 0 */
     uint64_t ra_threshold, ra_area, leaf_pages;
     uint64_t ra_pages, ra_evicted;
+    int ra_rule;            /* RA_RULE_MARIADB or RA_RULE_MYSQL */
+    uint64_t n_alloc;       /* simulated pages: n_pages, then the filler slots, then start-up pages */
+    uint64_t filler_base;   /* first filler slot: non-leaf pages MySQL's read-ahead reads */
+    uint64_t tail_phys;     /* first physical page after the last leaf */
+    uint64_t space_end;     /* physical pages in the file as read-ahead sees it (area must fit) */
     mini_t *mini; /* NULL: the whole table */
     int collapse;
     run_t pend; /* a run waiting for the next one, to merge identical paths */
@@ -326,7 +338,13 @@ static void old_init(lru_t *m) { /* buf_LRU_old_init */
     adjust_len(m);
 }
 
-static inline double weight(const lru_t *m, uint32_t p) { return p >= m->leaf_pages ? m->upper_w : 1.0; }
+/* Leaves and filler pages (they sit in sampled extents) weigh 1; pages above the leaves and the
+ * start-up pages stand for all the real ones in a miniature's scaled pool. */
+static inline double weight(const lru_t *m, uint32_t p) {
+    if (p < m->leaf_pages || (p >= m->filler_base && p < m->filler_base + FILLER_SLOTS))
+        return 1.0;
+    return m->upper_w;
+}
 
 static void unlink_page(lru_t *m, uint32_t p) {
     uint32_t pr = m->prev[p], nx = m->next[p];
@@ -484,6 +502,111 @@ static void read_ahead(lru_t *m, uint32_t p) {
     }
 }
 
+/* The simulated page on physical page `page` for MySQL's read-ahead (in a miniature, `page` is
+ * packed: the sampled extents side by side), or -1: a page the model has no slot for. Pages above
+ * the leaves sit where a PK-ordered load puts them: the root on page 3, the others on the first
+ * extent's free fragment pages from 36 on. */
+static int64_t sim_page_at(const lru_t *m, uint64_t page) {
+    uint64_t real = page, real_leaves = m->leaf_pages;
+    const mini_t *x = m->mini;
+    if (x) {
+        uint64_t r = page / EXTENT_PAGES;
+        if (r >= x->n_sampled_units)
+            return -1;
+        real = (uint64_t)x->rank_unit[r] * EXTENT_PAGES + page % EXTENT_PAGES;
+        real_leaves = x->real_leaf_pages;
+    }
+    int64_t k = phys_leaf_of(real, real_leaves);
+    if (k >= 0 && x) {
+        uint64_t u = x->rank_unit[page / EXTENT_PAGES];
+        return (int64_t)x->unit_base[u] + (k - (int64_t)x->unit_first[u]);
+    }
+    if (k >= 0)
+        return k;
+    uint64_t upper = m->n_pages - m->leaf_pages; /* pages above the leaves, the root last */
+    if (real == ROOT_PHYS && upper)
+        return (int64_t)(m->n_pages - 1);
+    if (real < EXTENT_PAGES) {
+        if (real >= 4 + FRAG_LEAVES && real - (4 + FRAG_LEAVES) + 1 < upper)
+            return (int64_t)(m->leaf_pages + real - (4 + FRAG_LEAVES));
+        return (int64_t)(m->filler_base + real);
+    }
+    if (real >= m->tail_phys && real < m->tail_phys + EXTENT_PAGES - 1 && real % XDES_PAGES >= EXTENT_PAGES)
+        return (int64_t)(m->filler_base + EXTENT_PAGES + (real - m->tail_phys));
+    return -1;
+}
+
+/* Read page k ahead: into the old sublist, without an access time. */
+static void read_in_ahead(lru_t *m, uint32_t k) {
+    m->misses++;
+    m->ra_pages++;
+    m->nmiss[k]++;
+    make_room(m, weight(m, k));
+    m->resident[k] = 1;
+    m->access_ms[k] = -1;
+    add_block(m, k, 1);
+}
+
+/* buf_read_ahead_linear as MySQL 8.0-9.x runs it, on the first access of any page (buf_page_get_gen):
+ * the page must be the first or last of its area; at most min(64 - threshold, area) pages of the
+ * area may be unaccessed (or not resident) or accessed out of order (a first access earlier than
+ * the previous accessed page's when ascending, later when descending; equal times pass); the page's
+ * FIL_PAGE_NEXT (last page) or FIL_PAGE_PREV (first page) must name a page at a border of its own
+ * area, which must lie inside the file; then every page of that area not in the pool is read
+ * (except ibuf bitmap pages), leaves or not. */
+static void read_ahead_mysql(lru_t *m, uint32_t p) {
+    uint64_t area = m->ra_area, page = sim_leaf_phys(m, p);
+    uint64_t low = page / area * area, high = low + area;
+    if (page != low && page != high - 1)
+        return;
+    int asc = page == high - 1 ? 1 : -1;
+    uint64_t threshold = EXTENT_PAGES - m->ra_threshold, fails = 0;
+    if (threshold > area)
+        threshold = area;
+    double pred = 0;
+    int have_pred = 0;
+    for (uint64_t i = low; i < high; i++) {
+        int64_t k = sim_page_at(m, i);
+        if (k < 0 || !m->resident[k] || m->access_ms[k] < 0) {
+            fails++;
+        } else {
+            if (have_pred) {
+                double t = m->access_ms[k];
+                int res = t == pred ? 0 : t < pred ? -1 : 1;
+                if (res != 0 && res != asc)
+                    fails++;
+            }
+            pred = m->access_ms[k];
+            have_pred = 1;
+        }
+        if (fails > threshold)
+            return;
+    }
+    uint64_t next;
+    if (page == low && p + 1 < m->leaf_pages && sim_leaf_phys(m, p + 1) == page + 1) {
+        if (p == 0)
+            return; /* FIL_PAGE_PREV is FIL_NULL */
+        next = sim_leaf_phys(m, p - 1);
+    } else if (page == high - 1 && p > 0 && sim_leaf_phys(m, p - 1) == page - 1) {
+        if (p + 1 >= m->leaf_pages)
+            return; /* FIL_PAGE_NEXT is FIL_NULL */
+        next = sim_leaf_phys(m, p + 1);
+    } else {
+        return;
+    }
+    low = next / area * area;
+    high = low + area;
+    if ((next != low && next != high - 1) || high > m->space_end)
+        return;
+    for (uint64_t i = low; i < high; i++) {
+        if (!m->mini && i % XDES_PAGES == 1)
+            continue; /* an ibuf bitmap page */
+        int64_t k = sim_page_at(m, i);
+        if (k >= 0 && !m->resident[k])
+            read_in_ahead(m, (uint32_t)k);
+    }
+}
+
 static inline void lru_access(lru_t *m, uint32_t p, double now_ms, int move) {
     int first = !m->resident[p] || m->access_ms[p] < 0;
     m->refs++;
@@ -505,8 +628,14 @@ static inline void lru_access(lru_t *m, uint32_t p, double now_ms, int move) {
     }
     if (m->access_ms[p] < 0)
         m->access_ms[p] = now_ms;
-    if (move && first && m->ra_threshold)
-        read_ahead(m, p);
+    if (first && m->ra_threshold) {
+        if (m->ra_rule == RA_RULE_MYSQL) {
+            if (p < m->leaf_pages)
+                read_ahead_mysql(m, p);
+        } else if (move) {
+            read_ahead(m, p);
+        }
+    }
 }
 
 /* ---- the collapse ------------------------------------------------------------------------ */
@@ -679,6 +808,8 @@ typedef struct {
     uint64_t capacity, pool_pages, ra_area;
     double rate; /* >= 1: the whole table */
     uint64_t salt;
+    uint64_t start_pages; /* pages the server holds before the run (read while it started) */
+    uint64_t start_freed; /* pages it evicted while starting: the freed-page clock at the run's start */
 } sim_cfg_t;
 
 /* Sample the extents whose mix64(extent ^ salt) falls under rate * 2^64 and build the maps. */
@@ -729,7 +860,7 @@ static int mini_build(lru_t *m, const sim_cfg_t *c, uint64_t leaf_pages, uint64_
 /* Set up one simulated pool; returns -1 on allocation failure. */
 static int sim_init(lru_t *m, const sim_cfg_t *c, uint64_t n_pages, uint64_t leaf_pages,
                     double old_pct, double old_time_ms, double ms_per_query, uint64_t ra_threshold,
-                    int collapse) {
+                    int collapse, int ra_rule) {
     memset(m, 0, sizeof(*m));
     uint64_t sim_pages = n_pages, sim_leaves = leaf_pages;
     double scale = 1.0;
@@ -744,14 +875,18 @@ static int sim_init(lru_t *m, const sim_cfg_t *c, uint64_t n_pages, uint64_t lea
         m->upper_w = 1.0;
     }
     m->n_pages = sim_pages;
-    m->prev = malloc(sim_pages * sizeof(uint32_t));
-    m->next = malloc(sim_pages * sizeof(uint32_t));
-    m->resident = calloc(sim_pages, 1);
-    m->old = calloc(sim_pages, 1);
-    m->touched = calloc(sim_pages, 1);
-    m->nmiss = calloc(sim_pages, sizeof(uint32_t));
-    m->access_ms = malloc(sim_pages * sizeof(double));
-    m->fpc = calloc(sim_pages, sizeof(uint64_t));
+    m->filler_base = sim_pages;
+    uint64_t n = m->n_alloc = sim_pages + FILLER_SLOTS + c->start_pages;
+    if (n >= NIL)
+        return -1;
+    m->prev = malloc(n * sizeof(uint32_t));
+    m->next = malloc(n * sizeof(uint32_t));
+    m->resident = calloc(n, 1);
+    m->old = calloc(n, 1);
+    m->touched = calloc(n, 1);
+    m->nmiss = calloc(n, sizeof(uint32_t));
+    m->access_ms = malloc(n * sizeof(double));
+    m->fpc = calloc(n, sizeof(uint64_t));
     if (!m->prev || !m->next || !m->resident || !m->old || !m->touched || !m->nmiss ||
         !m->access_ms || !m->fpc)
         return -1;
@@ -774,6 +909,23 @@ static int sim_init(lru_t *m, const sim_cfg_t *c, uint64_t n_pages, uint64_t lea
     m->ra_area = c->ra_area;
     m->leaf_pages = sim_leaves;
     m->collapse = collapse;
+    m->ra_rule = ra_rule;
+    /* the file holds the last leaf's extent whole (the lab: MySQL read it ahead in full) */
+    m->tail_phys = leaf_phys(leaf_pages - 1) + 1;
+    m->space_end = m->mini ? m->mini->n_sampled_units * EXTENT_PAGES
+                           : (leaf_phys(leaf_pages - 1) / EXTENT_PAGES + 1) * EXTENT_PAGES;
+    /* The pages the server read while it started (dictionary, undo, system pages) hold frames and
+     * LRU positions before the first query; the workload never touches them. Evictions while it
+     * started run the freed-page clock, which ends the warm-up freeze. */
+    for (uint64_t i = 0; i < c->start_pages; i++) {
+        uint32_t p = (uint32_t)(m->filler_base + FILLER_SLOTS + i);
+        make_room(m, weight(m, p));
+        m->resident[p] = 1;
+        m->access_ms[p] = 0;
+        add_block(m, p, 1);
+    }
+    m->freed_page_clock += c->start_freed;
+    m->ra_evicted = 0;
     return 0;
 }
 
@@ -838,17 +990,18 @@ static int check_area(unsigned long long ra_area) {
 PyObject *loadgen_lrusim_innodb(PyObject *self, PyObject *args) {
     PyObject *py_trace, *py_workload, *py_result = NULL;
     unsigned long long n_pages, capacity, pool_pages, ra_threshold = 0, ra_area = EXTENT_PAGES;
+    unsigned long long start_pages = 0, start_freed = 0;
     double old_pct, old_time_ms, ms_per_query;
-    int collapse = 1;
+    int collapse = 1, ra_rule = RA_RULE_MARIADB;
     source_t src;
     Py_buffer view;
     lru_t m;
     run_t r;
 
     memset(&m, 0, sizeof(m));
-    if (!PyArg_ParseTuple(args, "OOKKKddd|KKp", &py_trace, &py_workload, &n_pages, &capacity,
+    if (!PyArg_ParseTuple(args, "OOKKKddd|KKpiKK", &py_trace, &py_workload, &n_pages, &capacity,
                           &pool_pages, &old_pct, &old_time_ms, &ms_per_query, &ra_threshold,
-                          &ra_area, &collapse))
+                          &ra_area, &collapse, &ra_rule, &start_pages, &start_freed))
         return NULL;
     if (!check_lru_args(n_pages, old_pct, ra_threshold) || check_area(ra_area) < 0)
         return NULL;
@@ -862,9 +1015,13 @@ PyObject *loadgen_lrusim_innodb(PyObject *self, PyObject *args) {
     }
     if (source_init(&src, py_trace, py_workload, &view, n_pages) < 0)
         return NULL;
-    sim_cfg_t cfg = {capacity, pool_pages, ra_area, 1.0, 0};
+    sim_cfg_t cfg = {capacity, pool_pages, ra_area, 1.0, 0, start_pages, start_freed};
+    if (ra_rule != RA_RULE_MARIADB && ra_rule != RA_RULE_MYSQL) {
+        PyErr_SetString(PyExc_ValueError, "ra_rule must be 0 (MariaDB) or 1 (MySQL)");
+        goto error;
+    }
     if (sim_init(&m, &cfg, n_pages, src.workload ? src.leaf_pages : n_pages, old_pct, old_time_ms,
-                 ms_per_query, ra_threshold, collapse) < 0) {
+                 ms_per_query, ra_threshold, collapse, ra_rule) < 0) {
         PyErr_NoMemory();
         goto error;
     }
@@ -903,6 +1060,7 @@ PyObject *loadgen_lrusim_curve(PyObject *self, PyObject *args) {
     PyObject *py_trace, *py_workload, *py_cfgs, *py_result = NULL;
     unsigned long long n_pages, leaf_pages, ra_threshold;
     double old_pct, old_time_ms, ms_per_query;
+    int ra_rule = RA_RULE_MARIADB;
     source_t src;
     Py_buffer view;
     lru_t *sims = NULL;
@@ -913,10 +1071,14 @@ PyObject *loadgen_lrusim_curve(PyObject *self, PyObject *args) {
     uint64_t distinct = 0, total_refs = 0;
     Py_ssize_t n_sims = 0;
 
-    if (!PyArg_ParseTuple(args, "OOKKdddKO!", &py_trace, &py_workload, &n_pages, &leaf_pages,
+    if (!PyArg_ParseTuple(args, "OOKKdddKO!|i", &py_trace, &py_workload, &n_pages, &leaf_pages,
                           &old_pct, &old_time_ms, &ms_per_query, &ra_threshold, &PyList_Type,
-                          &py_cfgs))
+                          &py_cfgs, &ra_rule))
         return NULL;
+    if (ra_rule != RA_RULE_MARIADB && ra_rule != RA_RULE_MYSQL) {
+        PyErr_SetString(PyExc_ValueError, "ra_rule must be 0 (MariaDB) or 1 (MySQL)");
+        return NULL;
+    }
     if (!check_lru_args(n_pages, old_pct, ra_threshold))
         return NULL;
     if (ra_threshold && py_workload == Py_None) {
@@ -942,20 +1104,21 @@ PyObject *loadgen_lrusim_curve(PyObject *self, PyObject *args) {
         goto error;
     }
     for (Py_ssize_t i = 0; i < n_sims; i++) {
-        unsigned long long cap, pp, area, salt;
+        unsigned long long cap, pp, area, salt, start = 0, freed = 0;
         double rate;
-        if (!PyArg_ParseTuple(PyList_GET_ITEM(py_cfgs, i), "KKKdK", &cap, &pp, &area, &rate, &salt))
+        if (!PyArg_ParseTuple(PyList_GET_ITEM(py_cfgs, i), "KKKdK|KK", &cap, &pp, &area, &rate, &salt,
+                              &start, &freed))
             goto error;
         if (cap < 1 || rate <= 0 || check_area(area) < 0) {
             if (!PyErr_Occurred())
                 PyErr_SetString(PyExc_ValueError, "need capacity >= 1 and rate > 0");
             goto error;
         }
-        cfgs[i] = (sim_cfg_t){cap, pp, area, rate, salt};
+        cfgs[i] = (sim_cfg_t){cap, pp, area, rate, salt, start, freed};
     }
     for (Py_ssize_t i = 0; i < n_sims; i++) {
         if (sim_init(&sims[i], &cfgs[i], n_pages, leaf_pages, old_pct, old_time_ms, ms_per_query,
-                     ra_threshold, 1) < 0) {
+                     ra_threshold, 1, ra_rule) < 0) {
             PyErr_NoMemory();
             goto error;
         }

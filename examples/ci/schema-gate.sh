@@ -14,7 +14,7 @@ NEW_SCHEMA=${NEW_SCHEMA:-chat_wide}
 ROWS=${ROWS:-200k}
 POOL=${POOL:-8M}
 SERVER=${SERVER:-local}
-MAX_REGRESSION=${MAX_REGRESSION:-reads=10%}
+MAX_REGRESSION=${MAX_REGRESSION:-pages_read=10%}
 OUT=${OUT:-loadgen-gate}
 
 mkdir -p "$OUT/base" "$OUT/new"

@@ -123,11 +123,13 @@ def fit_bytes(g: model.Geometry, flavor: str, lru_scan_depth: int) -> int:
 
 
 def ms_per_read_from(result: dict) -> float | None:
-    """Milliseconds one buffer-pool read adds, from a run result: the mean latency above the
-    median (a hit), times queries, over reads."""
+    """Milliseconds one page read into the pool adds, from a run result: the mean latency above
+    the median (a hit), times queries, over pages read (the quantity the estimates count; on
+    MySQL Innodb_buffer_pool_reads leaves read-ahead out)."""
     lat = (result.get("result") or {}).get("latency_us") or {}
     queries = (result.get("result") or {}).get("queries")
-    reads = (result.get("buffer_pool") or {}).get("reads")
+    bp = result.get("buffer_pool") or {}
+    reads = bp.get("pages_read") if bp.get("pages_read") is not None else bp.get("reads")
     if not lat.get("mean") or lat.get("p50") is None or not queries or not reads:
         return None
     extra_us = (lat["mean"] - lat["p50"]) * queries / reads

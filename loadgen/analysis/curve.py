@@ -15,6 +15,10 @@ are few: 35 of 817,237 reads in the seed case at 64M). A miniature never has
 fewer than 512 data pages (BUF_LRU_OLD_MIN_LEN: smaller, InnoDB has no old sublist and behaves
 as plain LRU), so R = max(rate, 512 / data pages); where that makes R large, or the standard
 error exceeds the tolerance, the point is simulated exactly.
+
+MySQL pools (ra_rule MySQL) are always simulated exactly: MySQL's read-ahead also reads the
+non-leaf pages of the first and the last extent, and the start-up pages hold a fixed number of
+frames; neither scales with the sampled extents, so a miniature's estimate would be biased.
 """
 from __future__ import annotations
 
@@ -81,12 +85,13 @@ def _run(source: tuple, pools: list[model.PoolModel], rates: list[float], salt: 
 
     trace, workload, n_pages, leaf_pages, ra_threshold = source
     p0 = pools[0]
-    cfgs = [(p.capacity_pages, p.pool_pages, p.ra_area, r, salt) for p, r in zip(pools, rates)]
+    cfgs = [(p.capacity_pages, p.pool_pages, p.ra_area, r, salt, p.start_pages, p.start_freed)
+            for p, r in zip(pools, rates)]
     ms = 1000.0 / p0.qps
 
     def one(idx: list[int]) -> tuple[list[int], list]:
         rows = native.lrusim_curve(trace, workload, n_pages, leaf_pages, p0.old_pct, p0.old_time_ms, ms,
-                                   ra_threshold, [cfgs[i] for i in idx])
+                                   ra_threshold, [cfgs[i] for i in idx], p0.ra_rule)
         return idx, rows
 
     batches = _batches(cfgs, threads)
@@ -110,6 +115,7 @@ def estimate(source: tuple, pools: list[model.PoolModel], rate: float = DEFAULT_
     if not pools:
         return []
     threads = threads or min(2, os.cpu_count() or 1)
+    exact = exact or any(p.ra_rule == model.RA_RULE_MYSQL for p in pools)  # see the module docstring
     rates = [1.0 if exact or i in exact_at else rate_for(p, rate) for i, p in enumerate(pools)]
     est = _run(source, pools, rates, salt, threads)
     redo = [i for i, e in enumerate(est) if not e.exact and e.reads_se > tolerance * max(1, e.reads)]

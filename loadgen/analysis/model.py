@@ -17,6 +17,23 @@ descent lands on the previous leaf, or the last key of a leaf) and that next lea
 the first time and is the last page of its read-ahead area (64 pages; 16 at 8M, 32 at 16M). The
 next area is then read into the old sublist; those pages count in Innodb_buffer_pool_reads.
 Leaves sit on physical pages 4..35, 64.. (docs/innodb.md, "Table geometry"); see native/lrusim.c.
+
+MySQL 8.0-9.x (flavor "mysql", docs/mysql-lab.md) differs in three ways the model follows:
+- Linear read-ahead is checked on the first access of every page (buf_page_get_gen), not only on
+  leaf steps: when the page is the first or last of its area and at most 64 - threshold pages of
+  the area were unaccessed or accessed out of order, the area of its FIL_PAGE_PREV/NEXT is read
+  whole, pages that are not leaves included (the rest of the first extent, the end of the last).
+  On 200k rows it reads 1,600-1,631 of ~1,700 pages ahead, as the server did to the page.
+- No standing free reserve (the lab's data + free = pages_total, data up to the whole pool), and
+  innodb_lru_scan_depth defaults to 1024.
+- The ~960 pages read while the server starts keep their frames and LRU places through the run
+  (taken from the result's pages_data_before when there is one; see mysql_start_pages).
+The prediction is held to Innodb_pages_read, which counts read-ahead on both servers.
+innodb_buffer_pool_instances: the servers of the lab have one instance (pools under 1 GiB). A
+larger MySQL pool is split into instances by a hash of the page's 64-page extent, so each one
+holds a random 1/n of the extents in 1/n of the frames: a miniature of the whole, which is what
+loadgen/analysis/curve.py shows to predict the single pool's reads within its sampling error. The
+model therefore simulates one LRU of the summed size.
 """
 from __future__ import annotations
 
@@ -36,6 +53,9 @@ ROWS_PER_LEAF = {"chat": 122.5}
 DEFAULT_QPS = 15_000.0  # what this project's Python driver reaches; old_blocks_time needs a clock
 DEFAULTS = {"innodb_old_blocks_pct": 37, "innodb_old_blocks_time": 1000, "innodb_lru_scan_depth": 1536,
             "innodb_read_ahead_threshold": 56}
+# MySQL 8.0-9.x (lab: 9.7.4): page cleaner's scan depth, and the start-up pages it holds
+MYSQL_DEFAULTS = {"innodb_lru_scan_depth": 1024}
+MYSQL_START_PAGES = 960  # pages_data before the first query at 32M/64M: 955-976
 READ_AHEAD_PAGES = 64  # BUF_READ_AHEAD_PAGES: one extent
 READ_AHEAD_PORTION = 32  # BUF_READ_AHEAD_PORTION: the area is at most 1/32 of the pool
 # The page cleaner's free reserve. MariaDB 10.11's page cleaner evicts from the LRU tail when the
@@ -48,6 +68,8 @@ READ_AHEAD_PORTION = 32  # BUF_READ_AHEAD_PORTION: the area is at most 1/32 of t
 RESERVE_PER_SCAN_DEPTH = 0.75
 MIN_CAPACITY_PAGES = 192
 ORDER_CODES = {"interleaved": 0, "looped": 1, "sequential": 2}
+RA_RULE_MARIADB, RA_RULE_MYSQL = 0, 1  # native/lrusim.c
+FILLER_SLOTS = 128  # native/lrusim.c: non-leaf pages MySQL's read-ahead reads (first and last extent)
 PAGE_BYTES = 16384
 
 
@@ -74,6 +96,9 @@ class PoolModel:
     qps: float = DEFAULT_QPS
     ra_threshold: int = 0  # innodb_read_ahead_threshold; 0 = linear read-ahead off
     ra_area: int = READ_AHEAD_PAGES  # buf_pool.read_ahead_area
+    ra_rule: int = RA_RULE_MARIADB  # whose linear read-ahead trigger (see the module docstring)
+    start_pages: int = 0  # pages the server holds before the first query (read while starting)
+    start_freed: int = 0  # pages it evicted while starting (the freed-page clock at the start)
 
 
 @dataclass
@@ -184,20 +209,46 @@ def read_ahead_area(total_pages: int) -> int:
     return min(READ_AHEAD_PAGES, 1 << (portion - 1).bit_length())
 
 
+def mysql_start_pages(total_pages: int, lru_scan_depth: int, measured: int | None = None) -> int:
+    """Start-up pages that hold frames through a MySQL run (docs/mysql-lab.md).
+
+    MySQL reads 812-873 pages while it starts (dictionary, undo, system pages) and holds 955-976
+    of them where the pool has room; they keep their LRU places, so a looped run that does not fit
+    has that many frames less (32M, 200k rows: 2,726 pages read; 2,721 predicted with them, 1,699
+    without). Where the pool is not larger than innodb_lru_scan_depth the page cleaner, which
+    evicts from the tail while fewer than that many frames are free, has pushed them out before the
+    table needs the frames (16M: 2,793 read whether 241 or 531 were held at the start; 2,766
+    predicted without them, 3,064 with 531).
+    """
+    held = MYSQL_START_PAGES if measured is None else max(0, int(measured))
+    return min(held, max(0, total_pages - lru_scan_depth))
+
+
 def pool_model(pool_bytes: int, variables: dict | None = None, flavor: str = "mariadb",
-               qps: float = DEFAULT_QPS, total_pages: int | None = None) -> PoolModel:
-    v = {**DEFAULTS, **{k: x for k, x in (variables or {}).items() if x not in (None, "")}}
+               qps: float = DEFAULT_QPS, total_pages: int | None = None,
+               start_pages: int | None = None) -> PoolModel:
+    """The simulator's view of a server's pool. start_pages (MySQL): data pages held right before
+    the run (Innodb_buffer_pool_pages_data), None for the lab's typical start-up."""
+    mysql = flavor == "mysql"
+    defaults = {**DEFAULTS, **(MYSQL_DEFAULTS if mysql else {})}
+    v = {**defaults, **{k: x for k, x in (variables or {}).items() if x not in (None, "")}}
     total = total_pages or pool_pages(pool_bytes, flavor)
-    # The trigger rule is MariaDB's (measured); MySQL books linear read-ahead outside
-    # Innodb_buffer_pool_reads and checks it on every first access: not modelled there.
-    ra = int(v["innodb_read_ahead_threshold"]) if flavor == "mariadb" else 0
+    ra = min(READ_AHEAD_PAGES, max(0, int(v["innodb_read_ahead_threshold"])))
+    scan_depth = int(v["innodb_lru_scan_depth"])
+    if mysql:
+        # MySQL: no standing free reserve in the lab (data + free = total, data up to the whole
+        # pool), its own read-ahead trigger, and the start-up pages.
+        return PoolModel(pool_pages=total, capacity_pages=total, old_pct=float(v["innodb_old_blocks_pct"]),
+                         old_time_ms=float(v["innodb_old_blocks_time"]), qps=qps, ra_threshold=ra,
+                         ra_area=read_ahead_area(total), ra_rule=RA_RULE_MYSQL,
+                         start_pages=mysql_start_pages(total, scan_depth, start_pages))
     return PoolModel(
         pool_pages=total,
-        capacity_pages=capacity_pages(total, int(v["innodb_lru_scan_depth"])),
+        capacity_pages=capacity_pages(total, scan_depth),
         old_pct=float(v["innodb_old_blocks_pct"]),
         old_time_ms=float(v["innodb_old_blocks_time"]),
         qps=qps,
-        ra_threshold=min(READ_AHEAD_PAGES, max(0, ra)),
+        ra_threshold=ra,
         ra_area=read_ahead_area(total),
     )
 
@@ -260,7 +311,8 @@ class _PyLRU:
     """A literal port of buf0lru.cc's list handling, with a Python dict-linked list."""
 
     def __init__(self, capacity: int, pool_pages: int, old_pct: float, old_time_ms: float,
-                 ra_threshold: int = 0, ra_area: int = 64, leaf_pages: int = 0):
+                 ra_threshold: int = 0, ra_area: int = 64, leaf_pages: int = 0, ra_rule: int = RA_RULE_MARIADB,
+                 n_pages: int = 0, start_pages: int = 0, start_freed: int = 0):
         self.prev: dict[int, int | None] = {}
         self.next: dict[int, int | None] = {}
         self.old: dict[int, bool] = {}
@@ -275,6 +327,15 @@ class _PyLRU:
         self.refs = self.misses = self.made_young = self.not_young = 0
         self.ra_threshold, self.ra_area, self.leaf_pages = ra_threshold, ra_area, leaf_pages
         self.ra_pages = self.ra_evicted = 0
+        self.ra_rule, self.n_pages = ra_rule, n_pages
+        # start-up pages: ids after the filler slots, resident and accessed before the run
+        for i in range(start_pages):
+            p = n_pages + FILLER_SLOTS + i
+            self._make_room()
+            self.access_ms[p] = 0.0
+            self._add(p, True)
+        self.clock += start_freed
+        self.ra_evicted = 0
 
     def _pages(self):
         p = self.head
@@ -388,8 +449,72 @@ class _PyLRU:
             self._add(p, True)
         if p not in self.access_ms:
             self.access_ms[p] = now_ms
-        if step and first and self.ra_threshold:
-            self._read_ahead(p)
+        if first and self.ra_threshold:
+            if self.ra_rule == RA_RULE_MYSQL:
+                if p < self.leaf_pages:
+                    self._read_ahead_mysql(p)
+            elif step:
+                self._read_ahead(p)
+
+    def _page_at(self, page: int) -> int | None:
+        """The simulated page on a physical page for MySQL's read-ahead (lrusim.c's sim_page_at)."""
+        k = phys_leaf(page, self.leaf_pages)
+        if k is not None:
+            return k
+        upper = self.n_pages - self.leaf_pages
+        if page == 3 and upper:
+            return self.n_pages - 1
+        if page < 64:
+            if page >= 36 and page - 36 + 1 < upper:
+                return self.leaf_pages + page - 36
+            return self.n_pages + page
+        tail = leaf_phys(self.leaf_pages - 1) + 1
+        if tail <= page < tail + 63 and page % 16384 >= 64:
+            return self.n_pages + 64 + page - tail
+        return None
+
+    def _read_ahead_mysql(self, p: int) -> None:
+        """MySQL 8.0-9.x's buf_read_ahead_linear on the first access of leaf p."""
+        area, page = self.ra_area, leaf_phys(p)
+        low = page // area * area
+        high = low + area
+        if page not in (low, high - 1):
+            return
+        asc = 1 if page == high - 1 else -1
+        threshold, fails, pred = min(READ_AHEAD_PAGES - self.ra_threshold, area), 0, None
+        for i in range(low, high):
+            k = self._page_at(i)
+            if k is None or k not in self.prev or k not in self.access_ms:
+                fails += 1
+            else:
+                t = self.access_ms[k]
+                if pred is not None and t != pred and (1 if t > pred else -1) != asc:
+                    fails += 1
+                pred = t
+            if fails > threshold:
+                return
+        if page == low and p + 1 < self.leaf_pages and leaf_phys(p + 1) == page + 1:
+            if p == 0:
+                return
+            nxt = leaf_phys(p - 1)
+        elif page == high - 1 and p > 0 and leaf_phys(p - 1) == page - 1:
+            if p + 1 >= self.leaf_pages:
+                return
+            nxt = leaf_phys(p + 1)
+        else:
+            return
+        low = nxt // area * area
+        high = low + area
+        if nxt not in (low, high - 1) or high > (leaf_phys(self.leaf_pages - 1) // 64 + 1) * 64:
+            return
+        for i in range(low, high):
+            k = None if i % 16384 == 1 else self._page_at(i)
+            if k is not None and k not in self.prev:
+                self.misses += 1
+                self.ra_pages += 1
+                self._make_room()
+                self.access_ms.pop(k, None)
+                self._add(k, True)
 
     def _read_ahead(self, p: int) -> None:
         """buf_read_ahead_linear on the first access of leaf p, on physical page numbers."""
@@ -441,10 +566,13 @@ def phys_leaf(page: int, leaf_pages: int) -> int | None:
 
 def _py_simulate(trace: Iterable[tuple], capacity: int, pool_pages: int, old_pct: float,
                  old_time_ms: float, ms_per_query: float, ra_threshold: int = 0, ra_area: int = 64,
-                 leaf_pages: int = 0) -> tuple[int, int, int, int, int, int]:
+                 leaf_pages: int = 0, ra_rule: int = RA_RULE_MARIADB, n_pages: int = 0, start_pages: int = 0,
+                 start_freed: int = 0) -> tuple[int, int, int, int, int, int]:
     """(refs, misses, made_young, not_young, read_ahead, read_ahead_evicted) of InnoDB's LRU on
-    (page, query index) pairs or (page, query index, step) triples (see _py_trace)."""
-    lru = _PyLRU(capacity, pool_pages, old_pct, old_time_ms, ra_threshold, ra_area, leaf_pages)
+    (page, query index) pairs or (page, query index, step) triples (see _py_trace). n_pages: the
+    table's pages (MySQL's read-ahead maps the pages above the leaves, and start-up pages follow)."""
+    lru = _PyLRU(capacity, pool_pages, old_pct, old_time_ms, ra_threshold, ra_area, leaf_pages, ra_rule,
+                 n_pages, start_pages, start_freed)
     for ref in trace:
         lru.access(ref[0], ref[1] * ms_per_query, len(ref) > 2 and ref[2])
     return lru.refs, lru.misses, lru.made_young, lru.not_young, lru.ra_pages, lru.ra_evicted
@@ -490,7 +618,8 @@ def simulate_detail(order: str, stride: int, reps: int, g: Geometry,
     ra = pool.ra_threshold > 0
     return native.lrusim_innodb(None, workload_tuple(order, stride, reps, g, moves=ra), g.n_pages,
                                 pool.capacity_pages, pool.pool_pages, pool.old_pct, pool.old_time_ms,
-                                1000.0 / pool.qps, pool.ra_threshold, pool.ra_area, collapse)
+                                1000.0 / pool.qps, pool.ra_threshold, pool.ra_area, collapse,
+                                pool.ra_rule, pool.start_pages, pool.start_freed)
 
 
 def simulate(order: str, stride: int, reps: int, g: Geometry, pool: PoolModel) -> tuple[int, int, int, int]:
@@ -565,12 +694,12 @@ def forecast(order: str, stride: int, reps: int, g: Geometry, pool_bytes: int, v
 
 
 def measured_reads(bp: dict) -> int | None:
-    """Measured reads the model is held to: Innodb_buffer_pool_reads.
-
-    On MariaDB it includes the pages read ahead, and so do the model's reads when read-ahead is on
-    (docs/innodb.md, "Counters"); with innodb_read_ahead_threshold=0 there are none.
+    """Measured reads the model is held to: pages read into the pool (Innodb_pages_read), demand
+    reads and read-ahead together, as the model's reads are. On MariaDB Innodb_buffer_pool_reads is
+    the same number; on MySQL it leaves out linear read-ahead (docs/innodb.md, "Counters"), so it
+    is only the fallback for result files without pages_read.
     """
-    return bp.get("reads")
+    return bp.get("pages_read") if bp.get("pages_read") is not None else bp.get("reads")
 
 
 def predict_result(result: dict) -> dict | None:
@@ -581,7 +710,7 @@ def predict_result(result: dict) -> dict | None:
     g = geometry_of(ds)
     pool = pool_model(int(srv.get("innodb_buffer_pool_size") or 0), srv.get("variables") or {},
                       srv.get("flavor") or "mariadb", float(res.get("qps") or DEFAULT_QPS),
-                      total_pages=bp.get("pages_total"))
+                      total_pages=bp.get("pages_total"), start_pages=bp.get("pages_data_before"))
     refs, misses, made_young, _, ra_pages, _ = simulate_detail(wl["order"], int(wl["stride"]), int(wl["reps"]),
                                                                g, pool)
     plain = lru_misses(stack_histogram(wl["order"], int(wl["stride"]), int(wl["reps"]), g), pool.capacity_pages)
@@ -589,7 +718,7 @@ def predict_result(result: dict) -> dict | None:
     p = Prediction(MODEL, misses, refs, 1.0 - misses / requests if requests else 0.0, plain,
                    pool.capacity_pages, pool.pool_pages, made_young, pool.qps, read_ahead=ra_pages,
                    measured_read_ahead=bp.get("read_ahead"))
-    measured = measured_reads(bp)
+    measured = bp.get("pages_read") if bp.get("pages_read") is not None else measured_reads(bp)  # the headline
     if measured:
         p.measured_reads = measured
         p.error_pct = round((misses - measured) / measured * 100, 2)

@@ -137,7 +137,9 @@ def point_of(result: RunResult, path: Path) -> dict:
         "order": result.workload.get("order"),
         "pool_bytes": result.pool_bytes,
         "pages_total": bp.get("pages_total"),
-        "reads": bp.get("reads"),
+        "pages_read": result.headline()[0],  # the headline: pages read into the pool
+        "demand_reads": bp.get("demand_reads"),
+        "reads": bp.get("reads"),  # Innodb_buffer_pool_reads as the server counts it
         "read_requests": bp.get("read_requests"),
         "read_ahead": bp.get("read_ahead"),
         "miss_ratio": bp.get("miss_ratio"),

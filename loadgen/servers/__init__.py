@@ -93,8 +93,9 @@ class ColdStart:
     """How the pool was emptied before a run: the result file reports it."""
 
     method: str  # "restart" | "resize" | "none"
-    cold: bool
+    cold: bool  # what the method claims; the runner checks it against pages_data before the run
     note: str = ""
+    details: dict = field(default_factory=dict)  # what an attempt achieved (dsn: sizes, pages_data)
 
 
 @dataclass

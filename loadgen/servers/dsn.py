@@ -6,6 +6,7 @@ it (MariaDB: shrink to the minimum and grow back); otherwise the run is reported
 from __future__ import annotations
 
 import os
+import time
 from urllib.parse import unquote, urlparse
 
 from .. import db
@@ -41,9 +42,10 @@ class DsnServer(Server):
     provider = "dsn"
     owned = False
 
-    def __init__(self, dsn: str, pool_bytes: int | None = None):
+    def __init__(self, dsn: str, pool_bytes: int | None = None, say=None):
         self.endpoint = parse_dsn(dsn)
         self.pool_bytes = pool_bytes
+        self.say = say or (lambda _msg: None)
 
     def start(self) -> None:
         conn = db.connect(self.endpoint)
@@ -55,18 +57,37 @@ class DsnServer(Server):
             conn.close()
 
     def _resize(self, conn, pool_bytes: int) -> None:
+        """Set the pool and read back what the server made of it: MySQL resizes only in whole
+        chunks (innodb_buffer_pool_chunk_size x instances) and ignores a size below one chunk
+        without an error, so a request it cannot honour is refused here, and a rounded one said."""
         check_pool_minimum(pool_bytes, self.flavor.name)
-        current = int(db.query_value(conn, "SELECT @@innodb_buffer_pool_size"))
+        current = _pool_size(conn)
         if current == pool_bytes:
             return
+        unit = _resize_unit(conn, self.flavor.name)
+        if unit and pool_bytes < unit:
+            raise UsageError(
+                f"the server resizes its pool online only in steps of {format_bytes(unit)} "
+                f"(innodb_buffer_pool_chunk_size x instances); --pool {format_bytes(pool_bytes)} cannot be set, "
+                f"the pool stays {format_bytes(current)}",
+                f"use --pool {unit >> 20}M or a multiple of it, or restart the server with "
+                f"--innodb-buffer-pool-size={pool_bytes >> 20}M and omit --pool",
+            )
         try:
-            db.query_all(conn, f"SET GLOBAL innodb_buffer_pool_size = {int(pool_bytes)}")
+            got = _set_pool(conn, pool_bytes)
         except Exception as exc:  # noqa: BLE001
             raise ProvisionError(
                 f"the server's pool is {format_bytes(current)} and resizing it to {format_bytes(pool_bytes)} "
                 f"failed: {db.error_text(exc)}",
                 "omit --pool to use the server as it is, or restart it with the size you want",
             ) from None
+        if got != pool_bytes:
+            if got == current:
+                raise UsageError(
+                    f"the server kept its pool at {format_bytes(current)} when asked for {format_bytes(pool_bytes)}",
+                    "omit --pool to use the server as it is, or restart it with the size you want")
+            self.say(f"the server made the pool {format_bytes(got)}, not {format_bytes(pool_bytes)} "
+                     f"(rounded to its resize step {format_bytes(unit) if unit else '?'})")
 
     def set_pool(self, pool_bytes: int) -> None:
         """Resize the running server (MariaDB resizes online; MySQL in chunks, also online)."""
@@ -81,19 +102,44 @@ class DsnServer(Server):
         """Not ours to stop."""
 
     def restart_cold(self) -> ColdStart:
+        """Try to empty a pool we may not restart: shrink it to the minimum and grow it back, then
+        read the sizes and pages_data back and record what was achieved. A shrink keeps the most
+        recently used pages, MySQL cannot shrink below one chunk, and MariaDB can abort a resize:
+        so the run is called cold only when the pool really got small, and the runner checks
+        pages_data again before the first query."""
         conn = db.connect(self.endpoint)
         try:
-            if self.flavor.name == "mariadb" and self.flavor.version_tuple >= (10, 11, 12):
-                size = int(db.query_value(conn, "SELECT @@innodb_buffer_pool_size"))
-                try:
-                    # Shrinking to the minimum evicts (almost) every page; 10.11.12+ resizes
-                    # synchronously in 1 MiB steps (docs/innodb.md, "Pool sizes").
-                    db.query_all(conn, f"SET GLOBAL innodb_buffer_pool_size = {MIN_POOL_BYTES['mariadb']}")
-                    db.query_all(conn, f"SET GLOBAL innodb_buffer_pool_size = {size}")
-                    return ColdStart("resize", True, "pool shrunk to 6 MiB and grown back (a few hot pages may stay)")
-                except Exception as exc:  # noqa: BLE001
-                    return ColdStart("none", False, f"could not resize: {db.error_text(exc)}")
-            return ColdStart("none", False, "an existing server we do not own: the pool was not emptied")
+            size = _pool_size(conn)
+            details = {"pool_bytes_before": size, "pages_data_before_attempt": _pages_data(conn)}
+            if self.flavor.name == "mariadb" and self.flavor.version_tuple < (10, 11, 12):
+                return ColdStart("none", False, f"MariaDB {self.flavor.version} resizes the pool asynchronously: "
+                                 "the pool was not emptied (an existing server we do not own)", details)
+            target = MIN_POOL_BYTES.get(self.flavor.name, 6 << 20)
+            error = None
+            try:
+                details["pool_bytes_shrunk"] = _set_pool(conn, target)
+                details["pages_data_shrunk"] = _pages_data(conn)
+            except Exception as exc:  # noqa: BLE001 - recorded below
+                error = db.error_text(exc)
+            try:
+                details["pool_bytes_after"] = _pool_size(conn) if _pool_size(conn) == size else _set_pool(conn, size)
+            except Exception as exc:  # noqa: BLE001
+                error = (error + "; " if error else "") + f"growing back failed: {db.error_text(exc)}"
+                details["pool_bytes_after"] = _pool_size(conn)
+            details["pages_data_after"] = _pages_data(conn)
+            if details["pool_bytes_after"] != size:
+                self.say(f"warning: the server's pool is now {format_bytes(details['pool_bytes_after'])}, "
+                         f"it was {format_bytes(size)} before loadgen tried to empty it")
+            shrunk = details.get("pool_bytes_shrunk")
+            if error:
+                return ColdStart("resize", False, f"could not empty the pool: {error}", details)
+            if shrunk is None or shrunk >= size:
+                return ColdStart("resize", False, f"the server kept its pool at {format_bytes(size)} when asked to "
+                                 f"shrink it to {format_bytes(target)} (one chunk or less): nothing was evicted", details)
+            kept = details.get("pages_data_shrunk")
+            return ColdStart("resize", True, f"pool shrunk to {format_bytes(shrunk)} and grown back to "
+                             f"{format_bytes(details['pool_bytes_after'])}; {kept if kept is not None else '?'} "
+                             "of the most recently used pages stayed", details)
         finally:
             conn.close()
 
@@ -107,3 +153,39 @@ class DsnServer(Server):
     def describe(self) -> dict:
         return {"provider": self.provider, "endpoint": f"{self.endpoint.host}:{self.endpoint.port}"}
 
+
+
+def _pool_size(conn) -> int:
+    return int(db.query_value(conn, "SELECT @@GLOBAL.innodb_buffer_pool_size"))
+
+
+def _pages_data(conn) -> int | None:
+    rows = db.query_all(conn, "SHOW GLOBAL STATUS LIKE 'Innodb_buffer_pool_pages_data'")
+    return int(rows[0][1]) if rows else None
+
+
+def _resize_unit(conn, flavor_name: str) -> int | None:
+    """MySQL's online resize step: chunk size x instances (MariaDB 10.11.12+ resizes in 1 MiB steps)."""
+    if flavor_name != "mysql":
+        return None
+    variables = db.global_variables(conn, ["innodb_buffer_pool_chunk_size", "innodb_buffer_pool_instances"])
+    chunk = int(variables.get("innodb_buffer_pool_chunk_size") or 0)
+    return chunk * int(variables.get("innodb_buffer_pool_instances") or 1) or None
+
+
+def _set_pool(conn, pool_bytes: int, timeout_s: float = 120.0) -> int:
+    """SET GLOBAL innodb_buffer_pool_size and wait until the resize is over (MySQL resizes in the
+    background; MariaDB 10.11.12+ returns when done). Returns the size the server reports after."""
+    db.query_all(conn, f"SET GLOBAL innodb_buffer_pool_size = {int(pool_bytes)}")
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        rows = dict((str(k), str(v)) for k, v in db.query_all(
+            conn, "SHOW GLOBAL STATUS LIKE 'Innodb_buffer_pool_resize_status%'"))
+        code = rows.get("Innodb_buffer_pool_resize_status_code")
+        # MySQL 8.0.31+: code 0 = no resize in progress; older servers only say it in words.
+        if code is not None and code.strip() in ("", "0"):
+            break
+        if code is None:
+            break  # MariaDB 10.11.12+ resizes synchronously: done when SET GLOBAL returns
+        time.sleep(0.1)  # polling the server's own resize status with a deadline
+    return _pool_size(conn)

@@ -48,7 +48,7 @@ def make_server(spec: ServerSpec, dataset: DatasetSpec | None, say: Say = _quiet
     if provider == "dsn":
         from .dsn import DsnServer
 
-        return DsnServer(spec.dsn, spec.pool_bytes)
+        return DsnServer(spec.dsn, spec.pool_bytes, say=say)
     if provider == "docker":
         from .docker import DockerServer
 

@@ -25,7 +25,7 @@ def test_a_wider_row_fails_the_gate_with_a_markdown_summary(mysqld_binary, tmp_p
     res = gate(tmp_path, "chat_wide")
     assert res.returncode == 3, res.stderr
     comment = (tmp_path / "chat_wide" / "comment.md").read_text()
-    assert "| A | reads |" in comment and "| B | reads |" in comment and "REGRESSION" in comment
+    assert "| A | pages_read |" in comment and "| B | pages_read |" in comment and "REGRESSION" in comment
     for side in ("base", "new"):
         for variation in ("A", "B"):
             assert (tmp_path / "chat_wide" / side / f"{variation}.json").exists()

@@ -187,3 +187,36 @@ def test_dsn_login_failures_name_their_fix(raw_container):
 
 def test_compose_file_with_the_mysql_image(mysql_image, engine, tmp_path):  # noqa: F811
     compose_check(mysql_image, engine, tmp_path)
+
+
+def test_dsn_on_mysql_says_what_the_server_did(raw_container, tmp_path):
+    """A MySQL server we do not own: a --pool below its resize step is refused (MySQL would
+    ignore it silently), local_infile=OFF is turned on for the seed and back off, and a pool of
+    one chunk that cannot shrink is recorded as a warm start, never a cold one."""
+    _, port, password = raw_container
+    conn = _login(port, password)
+    conn.cursor().execute("SET GLOBAL local_infile = 0")  # MySQL's default
+    conn.close()
+    dsn = ["--server", "dsn", "--dsn", f"mysql://root@127.0.0.1:{port}/", "--rows", "20k", "--variation", "A"]
+    env = {"LOADGEN_PASSWORD": password}
+    res = run_loadgen("run", *dsn, "--pool", "8M", env=env)
+    assert_one_line_error(res, 2, "steps of 16 MiB", "--pool 16M")
+    out = tmp_path / "dsn.json"
+    res = run_loadgen("run", *dsn, "--out", str(out), env=env)
+    assert res.returncode == 0, res.stderr[-2000:]
+    doc = json.loads(out.read_text())
+    assert doc["dataset"]["seed_method"] == "load data local"
+    assert "local_infile=OFF" in doc["dataset"]["seed_note"]
+    cold = doc["server"]["cold_start"]
+    assert cold["method"] == "resize" and cold["cold"] is False
+    assert cold["pool_bytes_shrunk"] == cold["pool_bytes_after"] == 16 << 20  # one chunk: nothing evicted
+    assert cold["pages_data_before"] is not None
+    bp = doc["buffer_pool"]
+    assert bp["pages_read"] == bp["reads"] + bp["read_ahead"]
+    conn = _login(port, password)
+    try:
+        cur = conn.cursor()
+        cur.execute("SELECT @@GLOBAL.local_infile, @@GLOBAL.innodb_buffer_pool_size")
+        assert tuple(map(int, cur.fetchone())) == (0, 16 << 20)  # both as the server's owner left them
+    finally:
+        conn.close()

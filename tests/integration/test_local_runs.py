@@ -60,7 +60,7 @@ def test_result_files_carry_the_keys_ci_parses(ab_results):
     (a, b), paths = ab_results
     for result, path in zip((a, b), paths):
         on_disk = json.loads(path.read_text())
-        assert on_disk["format_version"] == 1
+        assert on_disk["format_version"] == 2  # 2: pages_read is the headline (results.py)
         assert on_disk["server"]["provider"] == "local"
         assert on_disk["server"]["flavor"] == "mariadb"
         assert on_disk["server"]["innodb_buffer_pool_size"] == TEST_POOL
@@ -79,6 +79,9 @@ def test_result_files_carry_the_keys_ci_parses(ab_results):
         assert on_disk["samples"], "the sampler recorded no interval"
         assert sum(s["queries"] for s in on_disk["samples"]) == 40_000
         assert sum(s.get("reads", 0) for s in on_disk["samples"]) == on_disk["buffer_pool"]["reads"]
+        bp = on_disk["buffer_pool"]
+        assert bp["counters"]["pages_read"] == "Innodb_pages_read"
+        assert bp["hit_ratio"] == pytest.approx(1 - bp["pages_read"] / bp["read_requests"])
 
 
 def test_seeding_is_deterministic_idempotent_and_resumable(local_server, mysqld_binary, session_dir):

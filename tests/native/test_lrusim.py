@@ -133,3 +133,60 @@ def test_collapse_on_a_bare_trace_of_repeats():
     assert native.lrusim_innodb(*args, 0, 64, True) == native.lrusim_innodb(*args, 0, 64, False)
     py = model._py_simulate(((p, i) for i, p in enumerate(trace)), 560, 600, 37, 5, 0.25)
     assert native.lrusim_innodb(*args)[:4] == py[:4]
+
+
+# -- MySQL 8.0-9.x's linear read-ahead (checked on every first access of an area's border page) ---
+@pytest.mark.parametrize("order,capacity,area,threshold,start", [
+    ("interleaved", 300, 16, 56, 0), ("looped", 300, 16, 56, 0), ("looped", 600, 32, 56, 200),
+    ("looped", 900, 64, 56, 700), ("interleaved", 520, 64, 8, 50), ("looped", 1500, 16, 60, 400),
+    ("sequential", 40, 16, 56, 0)])
+def test_mysql_read_ahead_in_c_equals_python(order, capacity, area, threshold, start):
+    g = model.Geometry(rows=240_000, leaf_pages=2000, height=3, fanout=300)
+    pool = model.PoolModel(pool_pages=capacity + 200, capacity_pages=capacity, qps=20_000, ra_threshold=threshold,
+                           ra_area=area, ra_rule=model.RA_RULE_MYSQL, start_pages=start, start_freed=3)
+    c = model.simulate_detail(order, 10, 2, g, pool)
+    py = model._py_simulate(model._py_trace(order, 10, 2, g, moves=True), capacity, capacity + 200, pool.old_pct,
+                            pool.old_time_ms, 1000 / pool.qps, threshold, area, g.leaf_pages,
+                            model.RA_RULE_MYSQL, g.n_pages, start, 3)
+    assert c == py
+    assert c == model.simulate_detail(order, 10, 2, g, pool, collapse=False)
+    assert c[4] > 0.5 * c[1]  # read-ahead brings in most pages, as on MySQL
+
+
+def test_mysql_read_ahead_counts_like_the_lab():
+    # docs/mysql-lab.md, 200k rows (1,633 leaves): MySQL 9.7.4 read ahead 1,631 pages at 8M (area
+    # 16) and 16M (area 32), 1,600 at 32M and 64M (area 64); the first extent is read on demand
+    g = model.Geometry(rows=200_000, leaf_pages=1633, height=3)
+    for mib, read_ahead in [(8, 1631), (16, 1631), (32, 1600), (64, 1600)]:
+        pool = model.pool_model(mib << 20, flavor="mysql")
+        assert model.simulate_detail("interleaved", 10, 2, g, pool)[4] == read_ahead
+
+
+def test_mysql_read_ahead_needs_the_threshold():
+    # every page of an area accessed in order passes any threshold; 64 pages of the area may not fail
+    g = model.Geometry(rows=200_000, leaf_pages=1633, height=3)
+    on = model.simulate_detail("interleaved", 10, 2, g, model.pool_model(32 << 20, flavor="mysql"))
+    off = model.simulate_detail("interleaved", 10, 2, g,
+                                model.pool_model(32 << 20, {"innodb_read_ahead_threshold": 0}, flavor="mysql"))
+    assert off[4] == 0 and on[4] == 1600
+    assert abs(on[1] - off[1]) < 120  # the same table read, by other means (plus non-leaf pages)
+
+
+def test_start_pages_take_frames():
+    # pages resident before the run that the run never touches: a looped run that nearly fits
+    # stops fitting (the lab's 32M, 200k rows on MySQL)
+    g = model.Geometry(rows=200_000, leaf_pages=1633, height=3)
+    base = model.PoolModel(pool_pages=2048, capacity_pages=2048, ra_threshold=56, ra_area=64,
+                           ra_rule=model.RA_RULE_MYSQL)
+    empty = model.simulate_detail("looped", 10, 2, g, base)
+    held = model.simulate_detail("looped", 10, 2, g, model.PoolModel(**{**base.__dict__, "start_pages": 976}))
+    assert empty[1] < 1750 < 2600 < held[1]
+
+
+def test_mysql_rule_is_checked():
+    from loadgen import native
+
+    g = model.Geometry(rows=1000, leaf_pages=10, height=2, fanout=300)
+    with pytest.raises(ValueError):
+        native.lrusim_innodb(None, model.workload_tuple("looped", 1, 1, g, True), g.n_pages, 10, 10, 37.0, 1000.0,
+                             1.0, 56, 64, True, 7)

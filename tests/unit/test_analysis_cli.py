@@ -40,7 +40,7 @@ def test_compare_exits_3_on_a_regression_and_0_without(tmp_path):
     assert ok.returncode == 0, ok.stderr
     bad = loadgen("compare", base, worse, "--max-regression", "reads=10%")
     assert bad.returncode == 3
-    assert "reads +20.0%" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
+    assert "pages_read +20.0%" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
     overall = loadgen("compare", base, worse, "--max-regression", "25%")
     assert overall.returncode == 0  # +20% reads, hit ratio -0.17%: within 25% everywhere
 
@@ -50,11 +50,11 @@ def test_compare_markdown_and_json_for_ci(tmp_path):
     worse = write(tmp_path / "worse.json", result(reads=1200))
     md = loadgen("compare", base, worse, "--max-regression", "reads=10%", "--format", "markdown")
     assert md.returncode == 3
-    assert md.stdout.startswith("## loadgen compare") and "| A | reads |" in md.stdout and "REGRESSION" in md.stdout
+    assert md.stdout.startswith("## loadgen compare") and "| A | pages_read |" in md.stdout and "REGRESSION" in md.stdout
     js = loadgen("compare", base, worse, "--format", "json")
     assert js.returncode == 0
     data = json.loads(js.stdout)
-    reads = next(r for r in data["rows"] if r["metric"] == "reads")
+    reads = next(r for r in data["rows"] if r["metric"] == "pages_read")
     assert reads["ratio"] == pytest.approx(1.2) and reads["significant"] is None and data["regressed"] is False
 
 
@@ -69,7 +69,7 @@ def test_several_runs_are_tested_for_significance(tmp_path):
                  "--max-regression", "reads=10%")
     data = json.loads(js.stdout)
     rows = {r["metric"]: r for r in data["rows"]}
-    assert rows["reads"]["significant"] is True and rows["reads"]["n_base"] == 4 and rows["reads"]["regressed"]
+    assert rows["pages_read"]["significant"] is True and rows["pages_read"]["n_base"] == 4 and rows["pages_read"]["regressed"]
     # qps moved by a few % with a large spread: the test calls it noise, so no regression
     assert rows["qps"]["worse_pct"] > 1 and rows["qps"]["significant"] is False and rows["qps"]["regressed"] is False
     assert js.returncode == 3
@@ -100,7 +100,8 @@ def test_compare_bad_files_are_one_line_errors(tmp_path):
 
 def test_parse_limits_and_welch():
     assert parse_limits(["10%"]) == {"*": 10.0}
-    assert parse_limits(["reads=5%,p99_us=20"]) == {"reads": 5.0, "p99_us": 20.0}
+    # reads= is the name from before format 2: it gates on the headline, pages read into the pool
+    assert parse_limits(["reads=5%,p99_us=20"]) == {"pages_read": 5.0, "p99_us": 20.0}
     with pytest.raises(UsageError):
         parse_limits(["nosuch=5%"])
     assert welch([1.0], [2.0, 3.0]) is None  # n < 2: not enough data, never a guess

@@ -93,7 +93,31 @@ def test_read_ahead_area_matches_mariadb_batches():
     assert [model.read_ahead_area(model.pool_pages(m << 20)) for m in (8, 16, 32, 64, 512)] == [16, 32, 64, 64, 64]
     assert model.pool_model(8 << 20).ra_threshold == 56
     assert model.pool_model(8 << 20, {"innodb_read_ahead_threshold": "0"}).ra_threshold == 0
-    assert model.pool_model(8 << 20, flavor="mysql").ra_threshold == 0
+    mysql = model.pool_model(8 << 20, flavor="mysql")
+    assert mysql.ra_threshold == 56 and mysql.ra_rule == model.RA_RULE_MYSQL and mysql.ra_area == 16
+
+
+def test_mysql_pool_has_no_reserve_and_holds_start_up_pages():
+    # docs/mysql-lab.md: data + free = pages_total; ~960 start-up pages held at 32M and 64M;
+    # at pools not larger than innodb_lru_scan_depth (1024 on MySQL) the page cleaner pushed them out
+    p32 = model.pool_model(32 << 20, flavor="mysql")
+    assert (p32.pool_pages, p32.capacity_pages, p32.start_pages) == (2048, 2048, model.MYSQL_START_PAGES)
+    assert model.pool_model(32 << 20, flavor="mysql", start_pages=976).start_pages == 976
+    assert model.pool_model(16 << 20, flavor="mysql", start_pages=531).start_pages == 0
+    assert model.pool_model(64 << 20, {"innodb_lru_scan_depth": 4000}, flavor="mysql").start_pages == 96
+    assert model.pool_model(32 << 20).start_pages == 0  # MariaDB: its reserve is in the capacity
+
+
+@pytest.mark.parametrize("mib,order,start,measured", [
+    (8, "interleaved", 214, 1665), (8, "looped", 239, 3325), (16, "interleaved", 510, 1694),
+    (16, "looped", 531, 2793), (32, "interleaved", 970, 1702), (32, "looped", 976, 2726),
+    (64, "interleaved", 967, 1702), (64, "looped", 972, 1701)])
+def test_mysql_lab_points_within_3_percent(mib, order, start, measured):
+    # docs/mysql-lab.md: MySQL 9.7.4, 200k rows, Innodb_pages_read from a cold pool
+    g = model.Geometry(rows=200_000, leaf_pages=1633, height=3)
+    pool = model.pool_model(mib << 20, {"innodb_lru_scan_depth": "1024"}, "mysql", start_pages=start)
+    reads = model.simulate_detail(order, 10, 2, g, pool)[1]
+    assert abs(reads - measured) / measured < 0.03
 
 
 def test_estimate_geometry_of_the_seed():

@@ -1,0 +1,170 @@
+"""The server tests that must hold on both flavours, run on each: a local mariadbd and Oracle
+MySQL in a container (`loadgen/mysql:9.7`, found or built as test_docker_mysql does).
+
+On MySQL Innodb_buffer_pool_reads leaves read-ahead out, so these tests hold every flavour to
+the headline, pages read into the pool (Innodb_pages_read). One seeded dataset per flavour is
+shared by the whole session (local: the dataset cache; docker: the seeded volume), so the MySQL
+half costs a few container starts, not a seed per test.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+
+import pytest
+
+from loadgen import db, dataset, runner
+from loadgen.analysis.compare import compare_files, parse_limits
+from loadgen.dataset import DatasetSpec
+from loadgen.errors import WorkloadError
+from loadgen.orders import Workload
+from loadgen.results import FORMAT_VERSION, load
+from loadgen.servers import ServerSpec
+from loadgen.servers.provision import provisioned
+
+from ..conftest import TEST_ROWS, run_loadgen
+from .test_docker import engine  # noqa: F401 - the docker engine fixture (fails under LOADGEN_REQUIRE_DOCKER=1)
+from .test_docker_mysql import mysql_image  # noqa: F401
+
+# A quarter of the 200k-row table (1,633 leaf pages, 26.6 MiB): where the order matters most.
+POOL_BYTES = 8 << 20
+STARTUP_PAGES = runner.STARTUP_PAGES_DATA
+
+
+@pytest.fixture(scope="module", params=[pytest.param("mariadb", marks=pytest.mark.mysqld),
+                                        pytest.param("mysql", marks=pytest.mark.docker)])
+def flavour(request) -> tuple[str, ServerSpec]:
+    """(flavour, the ServerSpec that gets one): local mariadbd, or docker loadgen/mysql:9.7."""
+    if request.param == "mariadb":
+        binary = request.getfixturevalue("mysqld_binary")
+        return "mariadb", ServerSpec(provider="local", pool_bytes=POOL_BYTES, mysqld=binary)
+    image = request.getfixturevalue("mysql_image")
+    return "mysql", ServerSpec(provider="docker", pool_bytes=POOL_BYTES, image=image)
+
+
+@pytest.fixture(scope="module")
+def ab(flavour, tmp_path_factory):
+    """A and B at a quarter-table pool, each from a cold start, through the CLI's core."""
+    name, spec = flavour
+    out = tmp_path_factory.mktemp(f"ab-{name}")
+    workloads = [Workload("interleaved", TEST_ROWS, variation="A"), Workload("looped", TEST_ROWS, variation="B")]
+    paths = [out / "A.json", out / "B.json"]
+    results = runner.run(spec, DatasetSpec(rows=TEST_ROWS), workloads, paths, sample_interval_s=0.5)
+    return name, results, paths
+
+
+def test_looped_reads_at_least_1_6x_the_pages_of_interleaved(ab):
+    name, (a, b), _ = ab
+    assert a.server["flavor"] == name and b.server["flavor"] == name
+    assert a.complete and b.complete
+    pa, pb = a.buffer_pool["pages_read"], b.buffer_pool["pages_read"]
+    assert pa >= a.dataset["leaf_pages"]  # every leaf at least once
+    assert pb >= 1.6 * pa, (name, pa, pb)
+
+
+def test_pages_read_is_the_same_quantity_on_both_flavours(ab):
+    name, results, paths = ab
+    for r, path in zip(results, paths):
+        bp = r.buffer_pool
+        assert load(path).format_version == FORMAT_VERSION
+        assert bp["counters"]["pages_read"] == "Innodb_pages_read"
+        if name == "mysql":
+            # demand reads leave read-ahead out: pages read = reads + read-ahead, exactly
+            assert bp["pages_read"] == bp["reads"] + bp["read_ahead"]
+            assert bp["demand_reads"] == bp["reads"]
+        else:
+            assert bp["pages_read"] == bp["reads"]  # MariaDB's reads include read-ahead
+        assert bp["hit_ratio"] == pytest.approx(1 - bp["pages_read"] / bp["read_requests"])
+        # samples carry the same headline, and add up to the run's (give or take the tail)
+        sampled = sum(s.get("pages_read") or 0 for s in r.samples)
+        assert sampled == bp["pages_read"]
+
+
+def test_every_run_started_verified_cold(ab):
+    name, results, _ = ab
+    for r in results:
+        cold = r.server["cold_start"]
+        assert cold["method"] == "restart" and cold["verified"] is True and cold["cold"] is True
+        # what a freshly started server holds, not an earlier run's pages (the table has 1,633)
+        assert 0 < cold["pages_data_before"] <= STARTUP_PAGES[name], cold
+        assert cold["pages_total_before"] == r.buffer_pool["pages_total"]
+
+
+def test_the_gate_catches_a_wider_row(ab, flavour, tmp_path):
+    """chat -> chat_wide: ~2.6x the leaf pages. On MySQL `reads=10%` used to see +6% and pass."""
+    name, (_, b_chat), paths = ab
+    _, spec = flavour
+    wide = tmp_path / "B-wide.json"
+    (b_wide,) = runner.run(spec, DatasetSpec(rows=TEST_ROWS, schema="chat_wide"),
+                           [Workload("looped", TEST_ROWS, variation="B")], [wide], sample_interval_s=0.5)
+    assert b_wide.buffer_pool["pages_read"] >= 2 * b_chat.buffer_pool["pages_read"]
+    c = compare_files([b_chat], [b_wide], parse_limits(["reads=10%"]))
+    assert c.regressed
+    res = run_loadgen("compare", str(paths[1]), str(wide), "--max-regression", "reads=10%")
+    assert res.returncode == 3, res.stderr[-2000:]
+    assert "pages_read" in res.stderr
+    res = run_loadgen("compare", str(paths[1]), str(paths[1]), "--max-regression", "pages_read=10%")
+    assert res.returncode == 0, res.stderr[-2000:]
+
+
+def test_seeding_resumes_after_an_interruption(flavour):
+    name, spec = flavour
+    rows = 120_000
+    resume = DatasetSpec(rows=rows, database="resume_test")
+
+    class Stop(Exception):
+        pass
+
+    def stop_after_first_chunk(done, total):
+        if done < total:
+            raise Stop
+
+    with provisioned(spec, DatasetSpec(rows=TEST_ROWS), lambda _m: None) as server:
+        conn = server.connect(local_infile=1)
+        try:
+            db.query_all(conn, "DROP DATABASE IF EXISTS resume_test")
+            with pytest.raises(Stop):
+                dataset.ensure(conn, resume, progress=stop_after_first_chunk)
+            partial = db.query_value(conn, "SELECT COUNT(*) FROM resume_test.message")
+            assert 0 < partial < rows
+            resumed = dataset.ensure(conn, resume)
+            assert resumed.seeded and resumed.seed_method == "load data local"
+            assert db.query_value(conn, "SELECT COUNT(*) FROM resume_test.message") == rows
+            assert db.query_value(conn, "SELECT MAX(id) FROM resume_test.message") == rows
+            assert dataset.ensure(conn, resume).seeded is False  # a re-run only verifies
+        finally:
+            db.query_all(conn, "DROP DATABASE IF EXISTS resume_test")
+            conn.close()
+
+
+def _kill(server) -> None:
+    if server.provider == "docker":
+        server.container.kill()
+    else:
+        os.kill(server.pid, signal.SIGKILL)
+
+
+def test_a_server_killed_mid_run_keeps_what_was_measured(flavour, tmp_path):
+    name, spec = flavour
+    out = tmp_path / "killed.json"
+    ds = DatasetSpec(rows=TEST_ROWS)
+    with provisioned(spec, ds, lambda _m: None) as server:
+        info = runner.prepare_dataset(server, ds, runner.QuietReporter())
+        cold = server.restart_cold()
+
+        class Killer(runner.QuietReporter):
+            killed = False
+
+            def run_progress(self, done, hit_ratio):
+                if done >= 5_000 and not self.killed:
+                    self.killed = True
+                    _kill(server)
+
+        workload = Workload("looped", TEST_ROWS, variation="B")
+        with pytest.raises(WorkloadError, match="went away"):
+            runner.measure(server, info, workload, cold, out, 0.5, Killer())
+    doc = json.loads(out.read_text())
+    assert doc["complete"] is False and doc["incomplete_reason"].startswith("server lost")
+    assert 5_000 <= doc["result"]["queries"] < workload.queries
+    assert doc["server"]["flavor"] == name

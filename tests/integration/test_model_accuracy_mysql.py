@@ -1,0 +1,100 @@
+"""Issue #10's accuracy target on a real MySQL 9.7 (the `loadgen/mysql:9.7` image, `--server
+docker`, server defaults: linear read-ahead on at threshold 56, innodb_lru_scan_depth 1024): the
+model's pages read within 3% of the measured Innodb_pages_read, demand reads and read-ahead
+together, for both orders at 8M, 16M, 32M and 64M on 200k rows (1,633 leaf pages, 1,700 pages:
+8M holds a quarter of the table, 16M 60%, 32M all of it but not beside the ~960 pages MySQL keeps
+from start-up, 64M all of it beside them).
+
+Measured in the lab (docs/mysql-lab.md, three series): A 1,694-1,719 / 1,702 and B 2,751-2,793 /
+2,722-2,728 pages read at 16M / 32M; the model says A 1,694-1,697 / 1,699 and B 2,759-2,766 /
+2,719-2,723. Read-ahead is 77-99% of MySQL's reads here: a model without MySQL's own trigger rule
+missed B at 16M by +17% and at 32M by -9%.
+
+B at 16M and 32M move with timing. Once fewer than innodb_lru_scan_depth (1024) frames are
+free, MySQL's page cleaner evicts a batch from the LRU tail (~700 pages within the first second in
+one run's samples), the start-up pages among them, which leaves the table more room; when (and
+whether, on a busy host) that batch lands depends on the clock, which the model does not simulate.
+Seen: B at 16M 2,751-2,808 with 241-531 pages held at the start, but 3,394 in a run whose pool
+still held 971 (52 free: the cleaner had not run); B at 32M 2,525-2,728 (model 2,716-2,723). The
+model takes the start-up pages as held through the run (as at 32M in the lab) and as evicted
+where the pool is not larger than the scan depth (16M). Those two points are held to the bracket
+the model gives with all and with none of the start-up pages held (±3%); the six others to 3%.
+
+Needs the docker engine and the MySQL image (found or built by test_docker_mysql's fixture); with
+LOADGEN_REQUIRE_DOCKER=1 either missing fails these tests.
+"""
+import json
+from pathlib import Path
+
+import pytest
+
+from loadgen.analysis import sweep
+from loadgen.dataset import DatasetSpec
+from loadgen.servers import ServerSpec
+
+from .test_docker import engine  # noqa: F401 - the fixture
+from .test_docker_mysql import mysql_image  # noqa: F401 - the fixture
+
+pytestmark = pytest.mark.docker
+POOLS = [8 << 20, 16 << 20, 32 << 20, 64 << 20]
+
+
+@pytest.fixture(scope="module")
+def mysql_sweep(mysql_image, tmp_path_factory):  # noqa: F811
+    import loadgen.servers.docker as docker_server
+
+    out_dir = tmp_path_factory.mktemp("accuracy-mysql")
+    spec = ServerSpec(provider="docker", image=mysql_image, pool_bytes=POOLS[0])
+    # A loadgen on this host that cannot see this process (another PID namespace: a parallel CI
+    # job, another sandbox on the same engine) takes a keep=0 container for an orphan and removes
+    # it mid-run (seen here). keep=1 only keeps other loadgens' orphan sweeps away: this run still
+    # removes its containers when it ends, and the engine fixture checks that none is left.
+    owner_labels = docker_server._owner_labels
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(docker_server, "_owner_labels", lambda keep: owner_labels(True))
+        done = sweep.run(spec, DatasetSpec(rows=200_000), POOLS, sweep.parse_variations("A,B"),
+                         {"stride": 10, "reps": 2, "seed": 1}, out_dir / "runs", out_dir / "sweep.json", 5.0)
+    return [json.loads(Path(p["result_file"]).read_text()) for p in done["points"]]
+
+
+def test_mysql_prediction_within_3_percent_of_pages_read(mysql_sweep):
+    assert len(mysql_sweep) == 8
+    errors = {}
+    for r in mysql_sweep:
+        bp, pred = r["buffer_pool"], r["prediction"]
+        assert r["server"]["flavor"] == "mysql"
+        assert pred["measured_reads"] == bp["pages_read"]  # held to pages read, not Innodb_buffer_pool_reads
+        errors[(r["workload"]["variation"], r["server"]["innodb_buffer_pool_size"] >> 20)] = \
+            (pred["reads"] - bp["pages_read"]) / bp["pages_read"]
+    print("errors:", {k: f"{e:+.2%}" for k, e in errors.items()})
+    timed = {("B", 16), ("B", 32)}  # see the module docstring
+    assert all(abs(e) < 0.03 for key, e in errors.items() if key not in timed), errors
+
+
+def test_mysql_timed_points_within_the_start_up_bracket(mysql_sweep):
+    from loadgen.analysis import model
+
+    for r in mysql_sweep:
+        if r["workload"]["order"] != "looped" or r["server"]["innodb_buffer_pool_size"] >> 20 not in (16, 32):
+            continue
+        bp, g = r["buffer_pool"], model.geometry_of(r["dataset"])
+        ends = []
+        for held in (0, bp["pages_data_before"]):
+            pool = model.pool_model(r["server"]["innodb_buffer_pool_size"], r["server"]["variables"], "mysql",
+                                    float(r["result"]["qps"]), total_pages=bp["pages_total"])
+            pool = model.PoolModel(**{**pool.__dict__, "start_pages": held})
+            ends.append(model.simulate_detail("looped", 10, 2, g, pool)[1])
+        assert min(ends) * 0.97 <= bp["pages_read"] <= max(ends) * 1.03, (bp["pages_read"], ends)
+
+
+def test_mysql_read_ahead_is_most_of_the_reads_in_model_and_server(mysql_sweep):
+    for r in mysql_sweep:
+        bp, pred = r["buffer_pool"], r["prediction"]
+        assert bp["read_ahead"] > 0.7 * bp["pages_read"]
+        assert pred["read_ahead"] > 0.7 * pred["reads"]
+        if r["workload"]["order"] == "interleaved":
+            # one pass: the same areas are read ahead (1,631 at 8M/16M, 1,600 at 32M/64M; once
+            # 1,599 at 16M: an area read on demand instead). B's second pass reads ahead what its
+            # first left behind, which moves with timing (1,982-2,176 at 32M) while the pages read
+            # stay within 3%.
+            assert abs(pred["read_ahead"] - bp["read_ahead"]) <= 0.03 * bp["read_ahead"]
