@@ -39,7 +39,7 @@ if sources:
             sources=sources,
             include_dirs=["native", *client.get("include_dirs", [])],
             library_dirs=client.get("library_dirs", []),
-            libraries=client.get("libraries", []),
+            libraries=[*client.get("libraries", []), "m"],  # libm: pow() in keydist.c
             define_macros=client.get("define_macros", []),
             extra_compile_args=["-O2", "-std=gnu11", "-Wall"],
         )

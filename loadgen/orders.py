@@ -5,6 +5,11 @@
   sequential               : one pass over the ids (reps ignored)
   random                   : `reps` passes, each a different pseudo-random permutation of the ids
 The ids are range(1, rows + 1, stride) in every order, so A, B and random query the same multiset.
+
+The key distributions zipfian, hotspot, latest and uniform (loadgen/patterns.py, YCSB's
+definitions) draw from every id 1..rows with replacement: `queries` operations, by default as
+many as the looped order makes (rows/stride * reps). `trace` replays the keys of a file
+(loadgen/trace.py) in its order; keys outside 1..rows are skipped and counted.
 """
 from __future__ import annotations
 
@@ -14,7 +19,8 @@ from typing import Iterator
 
 from .errors import UsageError
 
-ORDERS = ("interleaved", "looped", "sequential", "random")
+ORDERS = ("interleaved", "looped", "sequential", "random", "zipfian", "hotspot", "latest", "uniform", "trace")
+PATTERN_ORDERS = ("zipfian", "hotspot", "latest", "uniform")
 VARIATIONS = {"A": "interleaved", "B": "looped"}
 
 
@@ -26,6 +32,13 @@ class Workload:
     reps: int = 2
     seed: int = 1
     variation: str | None = None
+    count: int | None = None  # --queries for the distributions (None: rows/stride * reps)
+    zipf_theta: float = 0.99
+    zipf_scramble: bool = True
+    hot_fraction: float = 0.2
+    hot_ops: float = 0.8
+    trace: str | None = None  # the trace file of order "trace"
+    trace_key_min: int = 1  # the table's first key: a trace holds absolute keys (runner sets it)
 
     def __post_init__(self) -> None:
         if self.order not in ORDERS:
@@ -36,6 +49,12 @@ class Workload:
             raise UsageError(f"--stride {self.stride} must be at least 1")
         if self.reps < 1:
             raise UsageError(f"--reps {self.reps} must be at least 1")
+        if self.count is not None and self.count < 1:
+            raise UsageError(f"--queries {self.count} must be at least 1")
+        if self.order in PATTERN_ORDERS:
+            self.pattern()  # bad --zipf-theta / --hot-* are usage errors now
+        if self.order == "trace" and self.trace is None:
+            raise UsageError("--order trace needs --trace FILE")
 
     @property
     def distinct_ids(self) -> int:
@@ -43,7 +62,23 @@ class Workload:
 
     @property
     def queries(self) -> int:
+        if self.order == "trace":
+            return self.trace_scan().keys
+        if self.order in PATTERN_ORDERS and self.count is not None:
+            return self.count
         return self.distinct_ids * (1 if self.order == "sequential" else self.reps)
+
+    def pattern(self):
+        from .patterns import Pattern
+
+        return Pattern(self.order, self.rows, self.seed, self.zipf_theta, self.zipf_scramble, self.hot_fraction,
+                       self.hot_ops)
+
+    def trace_scan(self):
+        """(keys in the table, keys outside it, ...) of the trace file: one pass, cached."""
+        from .trace import scan
+
+        return scan(self.trace, self.trace_key_min, self.rows)
 
     def ids(self, part: int = 0, parts: int = 1) -> Iterator[int]:
         return ids(self, part, parts)
@@ -51,11 +86,23 @@ class Workload:
     def to_dict(self) -> dict:
         d = asdict(self)
         d["queries"] = self.queries
+        if self.order not in PATTERN_ORDERS:  # the distributions' knobs mean nothing elsewhere
+            for k in ("count", "zipf_theta", "zipf_scramble", "hot_fraction", "hot_ops"):
+                d.pop(k)
+        if self.order == "trace":
+            d["trace"] = self.trace_scan().to_dict()
+        else:
+            d.pop("trace")
+            d.pop("trace_key_min")
         return d
 
 
-def resolve(variation: str | None, order: str | None) -> tuple[str, str | None]:
-    """--variation A|B or --order NAME -> (order, variation)."""
+def resolve(variation: str | None, order: str | None, trace: str | None = None) -> tuple[str, str | None]:
+    """--variation A|B, --order NAME or --trace FILE -> (order, variation)."""
+    if trace is not None:
+        if variation or (order and order != "trace"):
+            raise UsageError("--trace replays its own order", "drop --variation/--order")
+        return "trace", None
     if variation and order:
         raise UsageError("give --variation or --order, not both")
     if variation:
@@ -73,6 +120,15 @@ def resolve(variation: str | None, order: str | None) -> tuple[str, str | None]:
 def ids(w: Workload, part: int = 0, parts: int = 1) -> Iterator[int]:
     """The order's ids; with parts > 1 (--threads), the order over the part-th contiguous slice
     of the distinct ids, so each connection keeps the order's shape on its own share."""
+    if w.order in PATTERN_ORDERS or w.order == "trace":
+        lo, hi = part * w.queries // parts, (part + 1) * w.queries // parts
+        if w.order == "trace":
+            from .trace import table_keys
+
+            keys = table_keys(w.trace, w.trace_key_min, w.rows, lo, hi)
+            # ids are 1-based like every order's; the driver adds the table's key offset back
+            return keys if w.trace_key_min == 1 else (k - w.trace_key_min + 1 for k in keys)
+        return w.pattern().keys(lo, hi)
     base = range(1, w.rows + 1, w.stride)
     if parts > 1:
         base = base[part * len(base) // parts:(part + 1) * len(base) // parts]

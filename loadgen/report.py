@@ -26,6 +26,25 @@ def fmt(value, key: str = "") -> str:
     return str(value)
 
 
+def order_text(wl: dict) -> str:
+    """The workload in a few words: its shape, the distribution's knobs, or the trace file."""
+    order = wl.get("order")
+    if order == "trace":
+        t = wl.get("trace") or {}
+        text = f"trace {t.get('path')}: {fmt(t.get('keys'))} keys"
+        return text + (f", {fmt(t.get('outside'))} outside the table skipped" if t.get("outside") else "")
+    if order in ("zipfian", "latest"):
+        scrambled = "scrambled" if wl.get("zipf_scramble", True) else "not scrambled"
+        return f"{order}, theta {wl.get('zipf_theta')}" + (f" ({scrambled})" if order == "zipfian" else "") \
+            + f", seed {wl.get('seed')}"
+    if order == "hotspot":
+        return f"hotspot, {wl.get('hot_ops')} of operations on {wl.get('hot_fraction')} of keys, seed {wl.get('seed')}"
+    if order == "uniform":
+        return f"uniform, seed {wl.get('seed')}"
+    return (f"{order}" + (f" (variation {wl['variation']})" if wl.get("variation") else "")
+            + f", stride {wl.get('stride')}, reps {wl.get('reps')}")
+
+
 def run_rows(result: RunResult) -> list[tuple[str, str]]:
     """The summary of one run as (label, value) rows."""
     srv, ds, wl, res, bp = result.server, result.dataset, result.workload, result.result, result.buffer_pool
@@ -47,8 +66,7 @@ def run_rows(result: RunResult) -> list[tuple[str, str]]:
                            if cold.get("pages_data_before") is not None else "")),
         ("table", f"{ds.get('database')}.{ds.get('table')}: {fmt(ds.get('rows'))} rows, "
                   f"{format_bytes(ds.get('table_bytes', 0))}, {fmt(ds.get('leaf_pages'))} leaf pages, height {ds.get('height')}"),
-        ("order", f"{wl.get('order')}" + (f" (variation {wl['variation']})" if wl.get("variation") else "")
-                  + f", stride {wl.get('stride')}, reps {wl.get('reps')}"),
+        ("order", order_text(wl)),
         ("queries", f"{fmt(res.get('queries'))} of {fmt(wl.get('queries'))}"
                     + ("" if result.complete else f"  INCOMPLETE: {result.incomplete_reason}")),
         ("elapsed", f"{fmt(res.get('elapsed_s'))} s, {fmt(res.get('qps'))} queries/s"

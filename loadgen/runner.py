@@ -6,6 +6,7 @@ measured (marked incomplete).
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 import platform
 from pathlib import Path
@@ -153,6 +154,8 @@ def measure(
     predict: Predict | None = None,
 ) -> RunResult:
     """Drive one workload with the sampler on; write the result; raise if it did not complete."""
+    if workload.order == "trace" and info.key_offset:  # a trace's keys are the table's own
+        workload = dataclasses.replace(workload, trace_key_min=info.key_offset + 1)
     drive = Drive(server, info.database, workload, driver, threads, query=info.query, key_offset=info.key_offset,
                   pipeline=pipeline)
     try:

@@ -13,6 +13,7 @@
 #include "pipeline.h"
 #include "rowgen.h"
 #include "permute.h"
+#include "keydist.h"
 #include "tablegen.h"
 
 #include <stdlib.h>
@@ -26,6 +27,7 @@ static PyMethodDef loadgen_native_methods[] = {
     LOADGEN_PIPELINE_METHODS
     LOADGEN_ROWGEN_METHODS
     LOADGEN_PERMUTE_METHODS
+    LOADGEN_KEYDIST_METHODS
     LOADGEN_TABLEGEN_METHODS
     {NULL, NULL, 0, NULL},
 };

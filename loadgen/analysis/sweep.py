@@ -10,7 +10,7 @@ import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import model
+from . import keymodel, model
 from ..dataset import EST_BYTES_PER_ROW, DatasetSpec
 from ..errors import UsageError
 from ..orders import Workload, resolve
@@ -69,7 +69,7 @@ def parse_variations(text: str) -> list[tuple[str, str | None]]:
     names = [t.strip() for t in str(text).split(",") if t.strip()]
     if not names:
         raise UsageError("--variations is empty", "e.g. --variations A,B")
-    return [resolve(n, None) for n in names]
+    return [resolve(n, None) if n.upper() in ("A", "B") else resolve(None, n) for n in names]
 
 
 @dataclass
@@ -177,7 +177,7 @@ def run(server_spec: ServerSpec, dataset_spec: DatasetSpec, pools: list[int], va
                 path = default_path(out_dir, f"sweep-{format_bytes(pool).replace(' ', '')}-{var or order}")
                 cold = server.restart_cold()
                 result = runner.measure(server, info, workload, cold, path, sample_interval_s, reporter,
-                                        predict=model.predict_result, **(drive or {}))
+                                        predict=keymodel.predict_any, **(drive or {}))
                 points.append(point_of(result, result.source or path))
                 runs.append(result)
     sweep = SweepResult(
@@ -210,7 +210,15 @@ def curves_for(runs: list[RunResult], pools: list[int]) -> dict:
     for r in runs:
         wl, srv, ds = r.workload, r.server, r.dataset
         key = r.key
-        if key in out or wl["order"] not in model.ORDER_CODES:
+        if key in out:
+            continue
+        if wl["order"] not in model.ORDER_CODES:
+            w = keymodel.workload_of(wl, int(ds["rows"]))
+            if w is not None:
+                fc = keymodel.forecast(w, model.geometry_of(ds), pools[0], srv.get("variables"),
+                                       srv.get("flavor") or "mariadb", float(r.result.get("qps") or model.DEFAULT_QPS),
+                                       curve_pools=dense_pools(pools))
+                out[key] = [dataclasses.asdict(p) for p in fc.curve]
             continue
         fc = model.forecast(wl["order"], wl["stride"], wl["reps"], model.geometry_of(ds), pools[0], srv.get("variables"),
                             srv.get("flavor") or "mariadb", float(r.result.get("qps") or model.DEFAULT_QPS),

@@ -14,6 +14,7 @@ from .analysis import advise, predict, report, sweep
 from .image import image
 from .native import native
 from .run import compare, down, run, seed, status, up
+from .trace import trace
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -26,5 +27,5 @@ def cli() -> None:
     """
 
 
-for _command in (run, compare, seed, up, status, down, predict, advise, sweep, report, native, image):
+for _command in (run, compare, seed, up, status, down, predict, advise, sweep, report, native, image, trace):
     cli.add_command(_command)

@@ -7,8 +7,8 @@ from pathlib import Path
 import click
 
 from ..errors import ResultError, UsageError
-from .options import (RichReporter, dataset_options, driver_options, server_options, settings_option, shape_options,
-                      stderr_console, stdout_console, workload_options)
+from .options import (RichReporter, dataset_options, driver_options, say_trace, server_options, settings_option,
+                      shape_options, stderr_console, stdout_console, workload_options)
 
 
 # The variables the model reads, with the ranges the server accepts (MariaDB 10.11 system variables).
@@ -19,8 +19,10 @@ MAX_HEIGHT = 15  # deeper than any real InnoDB B-tree; the simulator's limit too
 
 @click.command()
 @click.option("--variation", default=None, metavar="A|B", help="A = interleaved, B = looped.")
-@click.option("--order", default=None, type=click.Choice(["interleaved", "looped", "sequential"]),
-              help="The general form of --variation.")
+@click.option("--order", default=None, type=click.Choice(["interleaved", "looped", "sequential", "random", "zipfian",
+                                                          "hotspot", "latest", "uniform"]),
+              help="The general form of --variation (random, the key distributions and --trace run the "
+                   "explicit-key model).")
 @click.option("--pool", default="128M", show_default=True, metavar="SIZE", help="innodb_buffer_pool_size.")
 @dataset_options
 @shape_options
@@ -59,9 +61,7 @@ def predict(variation, order, pool, dataset_spec, shape, rows_per_leaf, leaf_pag
     from ..report import CURVE_HEADERS, advice_dict, curve_cells, forecast_rows, rich_table
     from ..units import parse_count, parse_size
 
-    order_name, _ = resolve(variation, order)
-    if order_name not in model.ORDER_CODES:
-        raise UsageError(f"predict handles {', '.join(model.ORDER_CODES)}, not {order_name}")
+    order_name, _ = resolve(variation, order, shape["trace"])
     n_rows = dataset_spec.rows
     pool_bytes = parse_size(pool, "--pool")
     _check_rates(qps, rows_per_leaf)
@@ -75,14 +75,24 @@ def predict(variation, order, pool, dataset_spec, shape, rows_per_leaf, leaf_pag
     curve_pools = parse_pools(curve, "--curve") if curve.strip() else []
     workload = Workload(order_name, n_rows, **shape)
     adv = None
-    if with_advice:
-        from ..analysis.advise import advise as make_advice
+    if order_name not in model.ORDER_CODES:  # random, the key distributions, a trace: explicit keys
+        from ..analysis import keymodel
 
-        adv = make_advice(workload.order, workload.stride, workload.reps, g, pool_bytes, variables=variables,
-                          flavor=flavor, qps=qps, ram_bytes=parse_size(ram, "--ram") if ram else None,
-                          ms_per_read=ms_per_read, exact=exact, extra_pools=curve_pools)
-    fc = model.forecast(workload.order, workload.stride, workload.reps, g, pool_bytes, variables, flavor, qps,
-                        curve_pools, exact=exact, estimates=adv.estimates if adv else None)
+        if with_advice:
+            raise UsageError(f"--advise handles {', '.join(model.ORDER_CODES)}, not {order_name}",
+                             "drop --advise: the curve (--curve) works for every order")
+        if order_name == "trace":
+            say_trace(workload)
+        fc = keymodel.forecast(workload, g, pool_bytes, variables, flavor, qps, curve_pools)
+    else:
+        if with_advice:
+            from ..analysis.advise import advise as make_advice
+
+            adv = make_advice(workload.order, workload.stride, workload.reps, g, pool_bytes, variables=variables,
+                              flavor=flavor, qps=qps, ram_bytes=parse_size(ram, "--ram") if ram else None,
+                              ms_per_read=ms_per_read, exact=exact, extra_pools=curve_pools)
+        fc = model.forecast(workload.order, workload.stride, workload.reps, g, pool_bytes, variables, flavor, qps,
+                            curve_pools, exact=exact, estimates=adv.estimates if adv else None)
     if plots_dir is not None:
         from ..plots import advice_series, write_curve_plots
 
@@ -245,7 +255,11 @@ def sweep(pools, variations, tolerance, max_time, out, out_dir, server_spec, dat
     from ..units import format_bytes
     from ..results import check_destination, check_directory, default_path
 
-    var_list = core.parse_variations(variations)
+    var_list = [("trace", None)] if shape["trace"] else core.parse_variations(variations)
+    if shape["trace"]:
+        from ..orders import Workload
+
+        say_trace(Workload("trace", dataset_spec.rows, **shape))
     if str(pools).strip().lower() == "auto":
         pool_list, knees = core.knee_pools(dataset_spec.rows, dataset_spec.schema, var_list, shape)
         stderr_console().print("pools around the predicted knee: " + ", ".join(format_bytes(p) for p in pool_list)

@@ -101,6 +101,15 @@ def _now() -> float:
     return time.monotonic()
 
 
+def say_trace(workload) -> None:
+    """How many of a trace's keys lie inside the table; the ones outside are skipped."""
+    s = workload.trace_scan()
+    note = f"trace {s.path}: {s.total:,} keys, {s.keys:,} inside the table's 1..{workload.rows:,}"
+    if s.outside:
+        note += f"; {s.outside:,} outside it ({s.below:,} below, {s.above:,} above) are skipped"
+    stderr_console().print(f"[{'yellow' if s.outside else 'dim'}]{note}[/]", highlight=False)
+
+
 # -- shared options ------------------------------------------------------------------------------
 def settings_option(help_text: str):
     """--set VAR=VALUE (repeatable) -> {"var": "value"}, dashes in names read as underscores."""
@@ -219,17 +228,38 @@ def dataset_spec_from(rows, schema, table_name=None, existing_table=None, query=
 
 
 def shape_options(f):
-    """--stride, --reps, --seed -> shape={"stride", "reps", "seed"}: what a Workload needs besides
-    its order and rows (run, compare, sweep and predict share them)."""
+    """--stride, --reps, --seed and the key distributions' knobs (--queries, --zipf-theta, ...,
+    --trace) -> shape={...}: what a Workload needs besides its order and rows (run, compare, sweep
+    and predict share them)."""
     @click.option("--stride", default="10", show_default=True, help="Query every STRIDE-th id.")
     @click.option("--reps", default="2", show_default=True, help="How many times each id is queried.")
-    @click.option("--seed", "order_seed", type=int, default=1, show_default=True, help="Seed of --order random.")
+    @click.option("--seed", "order_seed", type=int, default=1, show_default=True,
+                  help="Seed of --order random and of the key distributions.")
+    @click.option("--queries", default=None, metavar="N",
+                  help="Operations of zipfian/hotspot/latest/uniform. [default: rows/stride * reps]")
+    @click.option("--zipf-theta", type=float, default=0.99, show_default=True,
+                  help="Zipfian exponent of --order zipfian and latest (YCSB's 0.99).")
+    @click.option("--zipf-scramble/--no-zipf-scramble", default=True, show_default=True,
+                  help="Scatter zipfian's hot keys over the table by hash, as YCSB's zipfian does.")
+    @click.option("--hot-fraction", type=float, default=0.2, show_default=True,
+                  help="--order hotspot: the fraction of the keys that is hot (the lowest ids).")
+    @click.option("--hot-ops", type=float, default=0.8, show_default=True,
+                  help="--order hotspot: the fraction of the operations that go to the hot keys.")
+    @click.option("--trace", "trace_path", default=None, metavar="FILE",
+                  help="Query the keys of FILE in its order (text, one per line, or `loadgen trace capture`).")
     @functools.wraps(f)
-    def wrapper(*args, stride, reps, order_seed, **kwargs):
+    def wrapper(*args, stride, reps, order_seed, queries, zipf_theta, zipf_scramble, hot_fraction, hot_ops,
+                trace_path, **kwargs):
         from ..units import parse_count
 
         kwargs["shape"] = {"stride": parse_count(stride, "--stride"), "reps": parse_count(reps, "--reps"),
-                           "seed": order_seed}
+                           "seed": order_seed, "count": parse_count(queries, "--queries") if queries else None,
+                           "zipf_theta": zipf_theta, "zipf_scramble": zipf_scramble, "hot_fraction": hot_fraction,
+                           "hot_ops": hot_ops, "trace": trace_path}
+        if trace_path is not None:
+            from ..trace import detect
+
+            detect(trace_path)  # unreadable or garbage: a one-line error before anything starts
         return f(*args, **kwargs)
 
     return wrapper

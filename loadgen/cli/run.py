@@ -7,14 +7,15 @@ from pathlib import Path
 import click
 
 from ..errors import UsageError
-from .options import (RichReporter, dataset_options, driver_options, server_options, stderr_console, stdout_console,
-                      workload_options)
+from .options import (RichReporter, dataset_options, driver_options, say_trace, server_options, stderr_console,
+                      stdout_console, workload_options)
 
 
 @click.command()
 @click.option("--variation", default=None, metavar="A|B", help="A = interleaved (each id twice in a row), B = looped (two passes).")
-@click.option("--order", default=None, type=click.Choice(["interleaved", "looped", "sequential", "random"]),
-              help="The general form of --variation.")
+@click.option("--order", default=None, type=click.Choice(["interleaved", "looped", "sequential", "random", "zipfian",
+                                                          "hotspot", "latest", "uniform"]),
+              help="The general form of --variation; zipfian/hotspot/latest/uniform are YCSB's key distributions.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Result file. [default: reports/run-<order>-<time>.json]")
 @server_options
@@ -27,25 +28,27 @@ def run(variation, order, out, server_spec, dataset_spec, shape, sample_interval
     Example: loadgen run --variation B --pool 128M
     """
     from .. import runner
-    from ..analysis.model import predict_result
+    from ..analysis.keymodel import predict_any
     from ..orders import Workload, resolve
     from ..report import rich_table, run_rows
     from ..results import check_destination, default_path
 
-    order_name, var = resolve(variation, order)
+    order_name, var = resolve(variation, order, shape["trace"])
     workload = Workload(order_name, dataset_spec.rows, variation=var, **shape)
+    if order_name == "trace":
+        say_trace(workload)
     # a destination that cannot be written fails here, not after the run (the measurement is the cost)
     out = check_destination(out) if out else default_path("reports", f"run-{var or order_name}")
     with RichReporter() as reporter:
         [result] = runner.run(server_spec, dataset_spec, [workload], [out], sample_interval_s, reporter,
-                              predict=predict_result, **drive)
+                              predict=predict_any, **drive)
     stdout_console().print(rich_table(["", ""], run_rows(result), title=f"loadgen run: {var or order_name}"))
     reporter.say(f"result written to {result.source or out}")
 
 
 @click.command()
 @click.argument("files", nargs=-1, type=click.Path(path_type=Path))
-@click.option("--variations", default="A,B", show_default=True, help="Variations to run live, in order.")
+@click.option("--variations", default="A,B", show_default=True, help="Variations (A, B) or orders (zipfian, hotspot, ...) to run live, in order.")
 @click.option("--out-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("reports"),
               show_default=True, help="Where the live runs' result files go.")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
@@ -86,7 +89,7 @@ def compare(files, variations, out_dir, report_path, max_regression, allow_incom
 def _compare_live(variations, out_dir, report_path, server_spec, dataset_spec, shape, sample_interval_s,
                   drive) -> None:
     from .. import runner
-    from ..analysis.model import predict_result
+    from ..analysis.keymodel import predict_any
     from ..orders import Workload, resolve
     from ..results import check_destination, check_directory, default_path
 
@@ -97,13 +100,13 @@ def _compare_live(variations, out_dir, report_path, server_spec, dataset_spec, s
     if report_path is not None:
         check_destination(report_path, "--report")
     workloads = []
-    for name in names:
-        order_name, var = resolve(name, None)
+    for name in names:  # A, B, or any order name (zipfian, hotspot, ...)
+        order_name, var = resolve(name, None) if name.upper() in ("A", "B") else resolve(None, name)
         workloads.append(Workload(order_name, dataset_spec.rows, variation=var, **shape))
-    outs = [default_path(out_dir, f"compare-{w.variation}") for w in workloads]
+    outs = [default_path(out_dir, f"compare-{w.variation or w.order}") for w in workloads]
     with RichReporter() as reporter:
         results = runner.run(server_spec, dataset_spec, workloads, outs, sample_interval_s, reporter,
-                             predict=predict_result, **drive)
+                             predict=predict_any, **drive)
     outs = [r.source or path for r, path in zip(results, outs)]
     for path in outs:
         reporter.say(f"result written to {path}")

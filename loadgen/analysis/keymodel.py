@@ -1,0 +1,270 @@
+"""The model from an explicit key stream: key distributions (zipfian, hotspot, latest, uniform)
+and replayed traces, which model.py's workload tuples cannot describe.
+
+Each key becomes its root-to-leaf descent, the leaf from the geometry as model.py places it
+(leaf = (key - 1) * L // rows: the table is loaded in primary-key order), the levels above it
+shared and so hot. The page references go to the same InnoDB LRU kernel (native/lrusim.c) in
+its explicit-trace mode, so these predictions use exactly the LRU rules the built-in orders use.
+
+What it leaves out, on purpose: linear read-ahead (it fires on ascending runs of leaves, which
+these distributions do not make; a trace that does scan in key order is predicted without it and
+says so in the prediction's note), and the extra leaf a lookup on the first key of a leaf reads
+(model.py adds it only for read-ahead's trigger).
+
+For a measured run the pool's capacity is what it held (held_pages), not the reserve formula.
+
+The page trace is built in C from chunks of keys; it holds 4 bytes per page reference
+(height references per query), the one thing here that grows with the number of queries.
+
+Time: innodb_old_blocks_time works in real time, and a measured run's rate is anything but
+constant (a cold pool is slow, a shared machine slower still: 300 to 3,300 queries/s within one
+run here). For a run with samples, the prediction follows the measured timeline: the kernel's
+clock ticks once per reference, so quiet stretches are filled with references to the root page
+(resident and young from the first query on, so they change nothing but the clock; they are
+taken off the reference count again). At most PAD_FACTOR times the real references are added
+(fewer past MAX_PACED_REFS, none for runs of over ~10M queries: a constant rate there); a
+stretch faster than that allows runs late.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+import statistics
+from array import array
+from concurrent.futures import ThreadPoolExecutor
+from typing import Iterable
+
+from . import model
+from ..orders import PATTERN_ORDERS, Workload
+
+KEY_ORDERS = ("random", *PATTERN_ORDERS, "trace")
+PAD_FACTOR = 4
+MAX_PACED_REFS = 64 << 20  # 256 MiB of padded trace; beyond it fewer pads, then a constant rate
+CHUNK_KEYS = 65536
+NOTE_NO_READ_AHEAD = "linear read-ahead is not modelled for key streams"
+
+
+def page_trace(keys: Iterable[int], g: model.Geometry, key_min: int = 1) -> tuple[array, int, int]:
+    """(uint32 page references, keys used, keys outside the table) for a key stream."""
+    from .. import native
+
+    fill = native.optional("keys_to_pages")
+    pages, used = array("I"), 0
+    it = iter(keys)
+    geometry = (key_min, g.rows, g.leaf_pages, g.height, g.fanout)
+    seen = 0
+    while True:
+        chunk = array("Q")
+        for k in it:
+            chunk.append(k)
+            if len(chunk) >= CHUNK_KEYS:
+                break
+        if not chunk:
+            break
+        seen += len(chunk)
+        if fill is not None:
+            out = array("I", bytes(4 * g.height * len(chunk)))
+            written, _ = fill(chunk, out, geometry)
+            pages.extend(out[:written])
+            used += written // g.height
+        else:
+            for k in chunk:
+                if key_min <= k < key_min + g.rows:
+                    pages.extend(_descent(k - key_min, g))
+                    used += 1
+    return pages, used, seen - used
+
+
+def _descent(offset: int, g: model.Geometry) -> list[int]:
+    """Root-to-leaf pages of the key at `offset` from the first key: the reference for C."""
+    sizes = model.level_sizes(g)
+    bases = [sum(sizes[:i]) for i in range(len(sizes))]
+    leaf = offset * g.leaf_pages // g.rows
+    idx = [leaf]
+    for level in range(1, g.height):
+        idx.append(0 if level == g.height - 1 else idx[-1] // g.fanout)
+    return [bases[level] + idx[level] for level in range(g.height - 1, 0, -1)] + [leaf]
+
+
+def simulate_pages(pages: array, queries: int, g: model.Geometry, pool: model.PoolModel) -> tuple[int, int, int, int]:
+    """(refs, misses, made_young, not_young) of InnoDB's LRU on a page trace of `queries` queries.
+
+    The kernel's explicit-trace clock ticks once per reference; a query's references share its
+    time, so a tick is the query's time spread over its references (old_blocks_time is in ms)."""
+    from .. import native
+
+    if not pages:
+        return 0, 0, 0, 0
+    ms_per_ref = (1000.0 / pool.qps) * queries / len(pages)
+    return native.lrusim_innodb(pages, None, g.n_pages, pool.capacity_pages, pool.pool_pages, pool.old_pct,
+                                pool.old_time_ms, ms_per_ref)[:4]
+
+
+def held_pages(samples: list[dict], pool_pages: int) -> int | None:
+    """The data pages the pool held during a run (median of Innodb_buffer_pool_pages_data over the
+    samples after the first): the capacity the model uses for a measured run, instead of the
+    page-cleaner reserve formula. They differ where the formula was not measured: MySQL 9.7 kept
+    no free pages at all at 8M/16M (pages_free 0, scan depth 100), MariaDB 10.11 kept 50..100."""
+    data = [int(s["pages_data"]) for s in samples[1:] if s.get("pages_data")]
+    if len(data) < 2:
+        return None
+    return max(1, min(pool_pages, round(statistics.median(data))))
+
+
+def query_times_ms(samples: list[dict], queries: int):
+    """Each query's time (ms from the run's start), interpolated in the sampler's intervals; None
+    without usable samples."""
+    import numpy as np
+
+    pts = [(0.0, 0)]
+    done = 0
+    for s in samples or []:
+        if s.get("t_s") is None or s.get("queries") is None:
+            continue
+        done += int(s["queries"])
+        pts.append((float(s["t_s"]) * 1000.0, done))
+    if len(pts) < 3 or done <= 0:
+        return None
+    t, q = np.array([p[0] for p in pts]), np.array([p[1] for p in pts], dtype=float)
+    keep = np.concatenate(([True], np.diff(q) > 0))  # intervals with no query add no information
+    t, q = t[keep], q[keep]
+    idx = np.arange(queries, dtype=float) + 0.5
+    return np.interp(idx, q, t)  # past the last sample: the last time
+
+
+def paced(pages: array, used: int, g: model.Geometry, times_ms) -> tuple[array, int, float]:
+    """(page trace with root references filling the quiet stretches, pads added, ms per reference)
+    so that reference index x ms per reference follows times_ms (see the module docstring)."""
+    import numpy as np
+
+    h = g.height
+    factor = min(PAD_FACTOR, MAX_PACED_REFS // max(1, len(pages)) - 1)
+    if times_ms is None or used == 0 or len(pages) != used * h or factor < 1:
+        return pages, 0, 0.0
+    times = np.asarray(times_ms[:used], dtype=float)
+    if len(times) < used:
+        times = np.concatenate((times, np.full(used - len(times), times[-1] if len(times) else 0.0)))
+    span = max(times[-1] - times[0], 1e-3)
+    # the whole run spans (PAD_FACTOR + 1) x the real references: stretches up to that many times
+    # the run's mean rate keep their time
+    ms_per_ref = span / (len(pages) * (factor + 1))
+    ideal = np.floor((times - times[0]) / ms_per_ref).astype(np.int64)
+    q = np.arange(used, dtype=np.int64)
+    start = np.maximum.accumulate(ideal - q * h) + q * h  # start_q >= start_{q-1} + h
+    root = g.n_pages - 1
+    out = np.full(int(start[-1]) + h, root, dtype=np.uint32)
+    src = np.frombuffer(pages, dtype=np.uint32).reshape(used, h)
+    for j in range(h):
+        out[start + j] = src[:, j]
+    return array("I", out.tobytes()), len(out) - len(pages), ms_per_ref
+
+
+def simulate_paced(pages: array, used: int, g: model.Geometry, pool: model.PoolModel,
+                   times_ms) -> tuple[int, int, int, int]:
+    """simulate_pages on the measured timeline (or at pool.qps without one)."""
+    from .. import native
+
+    padded, pads, ms_per_ref = paced(pages, used, g, times_ms)
+    if not pads and not ms_per_ref:
+        return simulate_pages(pages, used, g, pool)
+    refs, misses, made_young, not_young = native.lrusim_innodb(
+        padded, None, g.n_pages, pool.capacity_pages, pool.pool_pages, pool.old_pct, pool.old_time_ms,
+        ms_per_ref)[:4]
+    return refs - pads, misses, made_young, not_young
+
+
+def plain_lru_histogram(pages: array, g: model.Geometry) -> list[int]:
+    from .. import native
+
+    if not pages:
+        return [0] * (g.n_pages + 1)
+    return array("Q", native.lrusim_mattson(pages, None, g.n_pages)).tolist()
+
+
+def forecast(w: Workload, g: model.Geometry, pool_bytes: int, variables: dict | None = None,
+             flavor: str = "mariadb", qps: float = model.DEFAULT_QPS, curve_pools: list[int] | None = None,
+             total_pages: int | None = None) -> model.Forecast:
+    """model.forecast for a key stream: the prediction at pool_bytes and the curve."""
+    pages, used, _ = page_trace(w.ids(), g)
+    pool = model.pool_model(pool_bytes, variables, flavor, qps, total_pages)
+    pools = [pool_bytes] + [p for p in (curve_pools or []) if p != pool_bytes]
+    models = [pool] + [model.pool_model(p, variables, flavor, qps) for p in pools[1:]]
+    hist = plain_lru_histogram(pages, g)
+    with ThreadPoolExecutor(max_workers=max(1, min(len(models), os.cpu_count() or 1))) as ex:
+        sims = list(ex.map(lambda m: simulate_pages(pages, used, g, m), models))
+    refs = len(pages)
+    points = []
+    for pb, m, (_, misses, *_rest) in zip(pools, models, sims):
+        plain = model.lru_misses(hist, m.capacity_pages)
+        points.append(model.CurvePoint(pb, m.pool_pages, m.capacity_pages, misses, plain,
+                                       misses / refs if refs else 0.0, plain / refs if refs else 0.0))
+    _, misses, made_young, _ = sims[0]
+    at = model.Prediction(model.MODEL, misses, refs, 1.0 - misses / refs if refs else 0.0, points[0].plain_lru_reads,
+                          pool.capacity_pages, pool.pool_pages, made_young, qps, read_ahead=0)
+    curve = sorted(points[1:] if curve_pools and pool_bytes not in curve_pools else points,
+                   key=lambda p: p.pool_bytes)
+    return model.Forecast(g, w.order, used, refs, at, curve)
+
+
+def workload_of(wl: dict, rows: int) -> Workload | None:
+    """The Workload a result file's workload block describes, for the key orders; else None."""
+    order = wl.get("order")
+    if order not in KEY_ORDERS:
+        return None
+    common = {"stride": int(wl.get("stride") or 10), "reps": int(wl.get("reps") or 2), "seed": int(wl.get("seed") or 1)}
+    if order == "trace":
+        t = wl.get("trace") or {}
+        path = t.get("path") if isinstance(t, dict) else t
+        if not path or not os.path.exists(path):
+            return None
+        return Workload("trace", rows, trace=path, trace_key_min=int(wl.get("trace_key_min") or 1), **common)
+    knobs = {k: wl[k] for k in ("count", "zipf_theta", "zipf_scramble", "hot_fraction", "hot_ops") if k in wl}
+    return Workload(order, rows, **common, **knobs)
+
+
+def predict_result(result: dict) -> dict | None:
+    """The `prediction` block of a result file for a key order (model.predict_result's twin)."""
+    wl, ds, srv, bp, res = (result.get(k) or {} for k in ("workload", "dataset", "server", "buffer_pool", "result"))
+    if not ds.get("leaf_pages"):
+        return None
+    g = model.geometry_of(ds)
+    w = workload_of(wl, g.rows)
+    if w is None:
+        return None
+    done = int(res.get("queries") or w.queries)
+    pages, used, _ = page_trace(_first(w.ids(), done), g)
+    pool = model.pool_model(int(srv.get("innodb_buffer_pool_size") or 0), srv.get("variables") or {},
+                            srv.get("flavor") or "mariadb", float(res.get("qps") or model.DEFAULT_QPS),
+                            total_pages=bp.get("pages_total"))
+    held = held_pages(result.get("samples") or [], pool.pool_pages)
+    depth = int((srv.get("variables") or {}).get("innodb_lru_scan_depth") or model.DEFAULTS["innodb_lru_scan_depth"])
+    # the free list swings by scan_depth/2 between samples (MariaDB): within that the formula is
+    # the steadier figure; beyond it the server keeps another reserve (MySQL 9.7: none)
+    if held and abs(held - pool.capacity_pages) > depth / 2:
+        pool = dataclasses.replace(pool, capacity_pages=held)
+    times = query_times_ms(result.get("samples") or [], used)
+    refs, misses, made_young, _ = simulate_paced(pages, used, g, pool, times)
+    plain = model.lru_misses(plain_lru_histogram(pages, g), pool.capacity_pages)
+    requests = bp.get("read_requests") or refs
+    p = model.Prediction(model.MODEL, misses, refs, 1.0 - misses / requests if requests else 0.0, plain,
+                         pool.capacity_pages, pool.pool_pages, made_young, pool.qps, read_ahead=0,
+                         measured_read_ahead=bp.get("read_ahead"))
+    measured = model.measured_reads(bp)
+    if measured:
+        p.measured_reads = measured
+        p.error_pct = round((misses - measured) / measured * 100, 2)
+        p.plain_lru_error_pct = round((plain - measured) / measured * 100, 2)
+    return {**p.to_dict(), "note": NOTE_NO_READ_AHEAD}
+
+
+def _first(it, n: int):
+    for i, k in enumerate(it):
+        if i >= n:
+            return
+        yield k
+
+
+def predict_any(result: dict) -> dict | None:
+    """A run's prediction for any order: model.py's workload expansion for the orders it knows,
+    the explicit key stream for the rest (random, the distributions, a trace)."""
+    return model.predict_result(result) or predict_result(result)

@@ -1,0 +1,112 @@
+"""trace capture / trace info: build a key trace from a server's logs, and describe one."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..errors import UsageError
+from .options import stderr_console, stdout_console
+
+
+@click.group()
+def trace() -> None:
+    """Key traces for --trace: capture them from a server, describe them."""
+
+
+@trace.command()
+@click.option("--slow-log", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="A slow log written with long_query_time=0 (statements in the order they finished).")
+@click.option("--general-log", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="A general log (statements in the order they arrived).")
+@click.option("--from-performance-schema", "pfs", is_flag=True,
+              help="Poll performance_schema.events_statements_history_long on --dsn.")
+@click.option("--dsn", default=None, metavar="URL", help="The live server for --from-performance-schema.")
+@click.option("--duration", type=float, default=60.0, show_default=True,
+              help="Seconds to poll with --from-performance-schema (Ctrl-C stops early and keeps the keys).")
+@click.option("--interval", type=float, default=0.5, show_default=True, help="Seconds between polls.")
+@click.option("--table", required=True, help="The table the lookups read: db.table.")
+@click.option("--key-column", default="id", show_default=True, help="The column matched as `column = N`.")
+@click.option("-o", "--out", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="The trace file to write (binary; `loadgen trace info` reads it back).")
+def capture(slow_log, general_log, pfs, dsn, duration, interval, table, key_column, out):
+    """Write the keys of the point lookups on --table, in log order, as a trace.
+
+    \b
+    Example: loadgen trace capture --slow-log slow.log --table shop.orders -o orders.trace
+             loadgen sweep --trace orders.trace --pools 64M,256M ...
+    """
+    from .. import capture as core
+    from .. import trace as tracefile
+
+    sources = [s for s in (slow_log, general_log, pfs or None) if s]
+    if len(sources) != 1:
+        raise UsageError("give one source", "--slow-log FILE, --general-log FILE or --from-performance-schema --dsn URL")
+    matcher = core.Matcher(table, key_column)
+    if slow_log:
+        cap = core.Capture("slow log", note="the slow log lists statements as they finish: with several "
+                                            "sessions that is not quite the order they were issued")
+        keys = core.slow_log_keys(core.read_lines(slow_log), matcher, cap)
+    elif general_log:
+        cap = core.Capture("general log", note="the general log lists statements as they arrive (issue order)")
+        keys = core.general_log_keys(core.read_lines(general_log), matcher, cap)
+    else:
+        if not dsn:
+            raise UsageError("--from-performance-schema needs --dsn", "e.g. --dsn mysql://root@127.0.0.1:3306/")
+        if duration <= 0 or interval <= 0:
+            raise UsageError("--duration and --interval must be above zero")
+        from .. import db
+        from ..servers.dsn import parse_dsn
+
+        endpoint = parse_dsn(dsn)
+        cap = core.Capture("performance_schema", note="statements in start order; the history ring keeps "
+                                                      "performance_schema_events_statements_history_long_size "
+                                                      "rows, statements beyond it between polls are lost")
+        keys = _until_interrupted(core.pfs_keys(lambda: db.connect(endpoint), matcher, cap, duration, interval))
+    cap.keys = tracefile.write(out, keys)
+    _report(cap, out)
+
+
+def _until_interrupted(keys):
+    try:
+        yield from keys
+    except KeyboardInterrupt:
+        return
+
+
+def _report(cap, out) -> None:
+    from .. import capture as core
+
+    err = stderr_console()
+    err.print(f"[dim]{cap.source}: {cap.lines:,} lines, {cap.statements:,} statements, "
+              f"{cap.keys:,} keys written to {out}[/]", highlight=False)
+    for reason, n in sorted(cap.unused.items(), key=lambda kv: -kv[1]):
+        err.print(f"[dim]  not used: {n:,} {core.REASONS.get(reason, reason)}[/]", highlight=False)
+    if cap.note:
+        err.print(f"[dim]note: {cap.note}[/]", highlight=False)
+    if cap.keys == 0:
+        raise UsageError(f"no lookups on the table found in the {cap.source}",
+                         "check --table db.table and --key-column, and that the log has the statements "
+                         "(long_query_time=0 for a slow log)")
+
+
+@trace.command()
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--rows", default=None, help="Count the keys outside 1..ROWS too.")
+def info(file, rows):
+    """How many keys a trace holds, its format, and its key range."""
+    from .. import trace as tracefile
+    from ..units import parse_count
+
+    lo, hi, total = None, None, 0
+    for a in tracefile.chunks(file):
+        total += len(a)
+        lo = min(a) if lo is None else min(lo, min(a))
+        hi = max(a) if hi is None else max(hi, max(a))
+    out = stdout_console()
+    out.print(f"{file}: {tracefile.detect(file)}, {total:,} keys, {lo if lo is not None else '-'}.."
+              f"{hi if hi is not None else '-'}", highlight=False)
+    if rows:
+        s = tracefile.scan(file, 1, parse_count(rows, "--rows"))
+        out.print(f"inside 1..{parse_count(rows, '--rows'):,}: {s.keys:,}; below: {s.below:,}; above: {s.above:,}",
+                  highlight=False)

@@ -1,0 +1,18 @@
+/* Python bindings for the key distributions of loadgen/patterns.py (keydist.c). */
+#ifndef LOADGEN_KEYDIST_H
+#define LOADGEN_KEYDIST_H
+
+#include "native.h"
+
+PyObject *loadgen_keydist_fill(PyObject *self, PyObject *args);
+PyObject *loadgen_keys_to_pages(PyObject *self, PyObject *args);
+
+#define LOADGEN_KEYDIST_METHODS                                                          \
+    {"keydist_fill", loadgen_keydist_fill, METH_VARARGS,                                 \
+     "keydist_fill(kind, n, start, out, (seed_a, seed_b, items, zetan, theta, hot_n, "   \
+     "hot_ops, key_min)) -> count: out[j] = the key of operation start + j"},            \
+    {"keys_to_pages", loadgen_keys_to_pages, METH_VARARGS,                               \
+     "keys_to_pages(keys, pages, (key_min, rows, leaf_pages, height, fanout)) -> "       \
+     "(refs written, keys used): root-to-leaf page references of each key in range"},
+
+#endif /* LOADGEN_KEYDIST_H */

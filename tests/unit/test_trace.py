@@ -1,0 +1,217 @@
+"""Trace files (loadgen/trace.py), trace capture from logs (loadgen/capture.py) and the model from
+an explicit key stream (loadgen/analysis/keymodel.py)."""
+from __future__ import annotations
+
+import itertools
+from array import array
+
+import pytest
+
+from loadgen import capture, trace
+from loadgen.analysis import keymodel, model
+from loadgen.errors import UsageError
+from loadgen.orders import Workload
+
+from ..conftest import run_loadgen
+
+
+def test_binary_round_trip_and_header(tmp_path):
+    keys = [5, 1, 2**40, 7] * 40_000  # more than one chunk
+    p = tmp_path / "t.trace"
+    assert trace.write(p, iter(keys)) == len(keys)
+    raw = p.read_bytes()
+    assert raw[:8] == trace.MAGIC and len(raw) == trace.HEADER.size + 8 * len(keys)
+    assert trace.detect(p) == "binary"
+    assert list(itertools.chain.from_iterable(trace.chunks(p))) == keys
+
+
+def test_text_trace_skips_and_counts_keys_outside_the_table(tmp_path):
+    p = tmp_path / "t.txt"
+    p.write_text("# captured by hand\n3\n\n0\n-4\n99\n  7 \n1000\n")
+    s = trace.scan(p, 1, 100)
+    assert (s.format, s.total, s.keys, s.below, s.above) == ("text", 6, 3, 2, 1)
+    w = Workload("trace", 100, trace=str(p))
+    assert w.queries == 3 and list(w.ids()) == [3, 99, 7]
+    assert w.to_dict()["trace"]["outside"] == 3
+    # --threads: contiguous slices of the keys inside the table
+    assert [list(w.ids(k, 2)) for k in range(2)] == [[3], [99, 7]]
+
+
+@pytest.mark.parametrize("content,needle", [
+    (b"\x7fELF\x02\x01\x01\x00\x00\x00garbage", "binary data"),
+    (b"12\n\xff\xfe\xfa\xfb not utf8 " * 20, "not UTF-8"),
+    (b"12\n13\nfourteen\n", "line 3"),
+    (trace.MAGIC + b"\x01\x00\x00\x00\x00\x00\x00\x00\x05\x00\x00\x00\x00\x00\x00\x00" + b"\x01" * 8, "truncated"),
+])
+def test_bad_traces_are_one_line_errors(tmp_path, content, needle):
+    p = tmp_path / "bad"
+    p.write_bytes(content)
+    with pytest.raises(UsageError) as err:
+        trace.scan(p, 1, 100)
+    assert needle in str(err.value) and "\n" not in str(err.value)
+
+
+def test_cli_bad_trace_exits_2_without_traceback(tmp_path):
+    p = tmp_path / "bad"
+    p.write_bytes(b"\x00\x01\x02" * 100)
+    cp = run_loadgen("predict", "--trace", str(p), "--rows", "200k", "--curve", "")
+    assert cp.returncode == 2 and "Traceback" not in cp.stderr
+    assert len(cp.stderr.strip().splitlines()) == 1
+
+
+SLOW_LOG = """\
+/usr/sbin/mariadbd, Version: 10.11.19-MariaDB-log (Debian 12). started with:
+Tcp port: 3306  Unix socket: /run/mysqld/mysqld.sock
+Time		    Id Command	Argument
+# Time: 261123  5:39:22
+# User@Host: app[app] @ localhost []
+# Thread_id: 4  Schema: shop  QC_hit: No
+# Query_time: 0.000143  Lock_time: 0.000000  Rows_sent: 1  Rows_examined: 1
+SET timestamp=1795412362;
+SELECT * FROM orders WHERE id = 42;
+# User@Host: app[app] @ localhost []
+# Thread_id: 4  Schema: shop  QC_hit: No
+# Query_time: 0.000143  Lock_time: 0.000000  Rows_sent: 1  Rows_examined: 1
+SET timestamp=1795412362;
+SELECT o.total
+  FROM `shop`.`orders` o
+ WHERE o.`id` = '17';
+# Query_time: 0.000143  Lock_time: 0.000000  Rows_sent: 1  Rows_examined: 1
+SELECT * FROM shop.orders WHERE id > 5 AND id < 9;
+# Query_time: 0.000143  Lock_time: 0.000000  Rows_sent: 1  Rows_examined: 1
+SELECT * FROM shop.order_items WHERE id = 3;
+# Query_time: 0.000143  Lock_time: 0.000000  Rows_sent: 1  Rows_examined: 1
+SELECT * FROM shop.orders WHERE customer_id = 8;
+# User@Host: app[app] @ localhost []
+# Thread_id: 9  Schema: other  QC_hit: No
+# Query_time: 0.000143  Lock_time: 0.000000  Rows_sent: 1  Rows_examined: 1
+SELECT * FROM orders WHERE id = 99;
+use shop;
+SELECT * FROM orders WHERE id=7;
+"""
+
+GENERAL_LOG = """\
+/usr/sbin/mariadbd, Version: 10.11.19-MariaDB-log (Debian 12). started with:
+Tcp port: 3306  Unix socket: /run/mysqld/mysqld.sock
+Time		    Id Command	Argument
+261123  5:40:01	     8 Connect	app@localhost on shop using Socket
+		     8 Prepare	SELECT * FROM orders WHERE id = ?
+		     8 Execute	SELECT * FROM orders WHERE id = 11
+		     8 Query	SELECT * FROM orders
+ WHERE id = 12
+2026-11-23T05:40:01.123456Z	    9 Query	SELECT * FROM shop.orders WHERE id = 13
+2026-11-23T05:40:01.123456Z	    9 Query	SHOW GLOBAL STATUS
+		     8 Quit	
+"""
+
+
+def test_slow_log_capture_matches_the_table_and_key_column():
+    m = capture.Matcher("shop.orders", "id")
+    cap = capture.Capture("slow log")
+    keys = list(capture.slow_log_keys(SLOW_LOG.splitlines(True), m, cap))
+    assert keys == [42, 17, 7]  # 99 was on schema `other`
+    assert cap.unused == {"no_key_equality": 2, "other_statement": 2}
+
+
+def test_general_log_capture_in_arrival_order():
+    m = capture.Matcher("shop.orders", "id")
+    cap = capture.Capture("general log")
+    keys = list(capture.general_log_keys(GENERAL_LOG.splitlines(True), m, cap))
+    assert keys == [11, 12, 13]
+    assert cap.unused["placeholder"] == 1 and cap.unused["other_statement"] == 1
+
+
+def test_capture_cli_writes_a_trace_and_refuses_an_unwritable_path(tmp_path):
+    log = tmp_path / "slow.log"
+    log.write_text(SLOW_LOG)
+    out = tmp_path / "o.trace"
+    cp = run_loadgen("trace", "capture", "--slow-log", str(log), "--table", "shop.orders", "-o", str(out))
+    assert cp.returncode == 0, cp.stderr
+    assert list(trace.table_keys(out, 1, 100)) == [42, 17, 7]
+    assert "not used" in cp.stderr
+    cp = run_loadgen("trace", "capture", "--slow-log", str(log), "--table", "shop.orders",
+                     "-o", str(tmp_path / "missing-dir" / "o.trace"))
+    assert cp.returncode == 1 and "Traceback" not in cp.stderr and "cannot write trace" in cp.stderr
+
+
+def test_key_pages_in_c_equal_the_python_descent():
+    g = model.Geometry(200_000, 1633, 3, fanout=900)
+    keys = [1, 2, 123, 200_000, 0, 200_001, 99_999] + list(range(1, 200_001, 997))
+    pages, used, outside = keymodel.page_trace(keys, g)
+    expected = [p for k in keys if 1 <= k <= g.rows for p in keymodel._descent(k - 1, g)]
+    assert list(pages) == expected and used == len(keys) - 2 and outside == 2
+    assert max(pages) < g.n_pages
+
+
+def test_key_model_equals_the_workload_model_on_the_same_order():
+    # Without old_blocks_time (time-free) and read-ahead, a looped order's keys through the key
+    # model must miss exactly as model.py's own expansion of the looped order does.
+    g = model.estimate_geometry(200_000)
+    pool = model.pool_model(8 << 20, {"innodb_old_blocks_time": 0, "innodb_lru_scan_depth": 100,
+                                      "innodb_read_ahead_threshold": 0})
+    w = Workload("looped", 200_000, stride=10, reps=2)
+    pages, used, _ = keymodel.page_trace(w.ids(), g)
+    assert keymodel.simulate_pages(pages, used, g, pool) == model.simulate("looped", 10, 2, g, pool)
+
+
+def test_predict_for_a_pattern_and_a_trace(tmp_path):
+    import json
+
+    cp = run_loadgen("predict", "--order", "zipfian", "--rows", "200k", "--queries", "50k", "--pool", "8M",
+                     "--set", "innodb_lru_scan_depth=100",
+                     "--curve", "8M,16M,64M", "--format", "json")
+    assert cp.returncode == 0, cp.stderr
+    z = json.loads(cp.stdout)
+    assert z["queries"] == 50_000 and 0 < z["prediction"]["reads"] < z["prediction"]["read_requests"]
+    reads = [p["reads"] for p in z["curve"]]
+    assert reads[0] > reads[1] > reads[2]
+    t = tmp_path / "keys.txt"
+    t.write_text("\n".join(str(k) for k in range(1, 200_001, 10)) + "\n")
+    cp = run_loadgen("predict", "--trace", str(t), "--rows", "200k", "--pool", "8M", "--curve", "",
+                     "--format", "json")
+    assert cp.returncode == 0, cp.stderr
+    assert json.loads(cp.stdout)["queries"] == 20_000
+
+
+def test_paced_trace_follows_the_measured_timeline():
+    g = model.estimate_geometry(200_000)
+    w = Workload("uniform", 200_000, count=3000, seed=2)
+    pages, used, _ = keymodel.page_trace(w.ids(), g)
+    # 1,000 queries in the first second, 1,000 in the next ten, 1,000 in the last second
+    samples = [{"t_s": 1.0, "queries": 1000}, {"t_s": 11.0, "queries": 1000}, {"t_s": 12.0, "queries": 1000}]
+    times = keymodel.query_times_ms(samples, used)
+    padded, pads, ms = keymodel.paced(pages, used, g, times)
+    root = g.n_pages - 1
+    assert [p for p in padded if p != root] == [p for p in pages if p != root]
+    assert pads > 0 and len(padded) <= (keymodel.PAD_FACTOR + 1) * len(pages) + g.height
+    # query 1500 (mid slow stretch) runs near 6 s, query 2500 near 11.5 s
+    leaf_positions = [i for i, p in enumerate(padded) if p < g.leaf_pages]
+    assert len(leaf_positions) == used
+    assert leaf_positions[1500] * ms == pytest.approx(6000, rel=0.05)
+    assert leaf_positions[2500] * ms == pytest.approx(11500, rel=0.05)
+
+
+def test_replay_is_streamed(tmp_path):
+    import tracemalloc
+
+    p = tmp_path / "big.trace"
+    trace.write(p, Workload("uniform", 1_000_000, count=600_000).ids())
+    w = Workload("trace", 1_000_000, trace=str(p))
+    assert w.queries == 600_000
+    tracemalloc.start()
+    n = sum(1 for _ in w.ids())
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert n == 600_000 and peak < 2 << 20, f"replay allocated {peak} bytes"
+
+
+def test_a_trace_on_a_table_whose_keys_start_above_1(tmp_path):
+    # a user table with keys 1001..1100: the trace holds the table's own keys; ids come out
+    # 1-based (the driver adds the key offset back), keys outside 1001..1100 are skipped
+    p = tmp_path / "t.txt"
+    p.write_text("1001\n5\n1100\n1101\n1050\n")
+    w = Workload("trace", 100, trace=str(p), trace_key_min=1001)
+    assert list(w.ids()) == [1, 100, 50]
+    s = w.to_dict()["trace"]
+    assert (s["keys"], s["below"], s["above"]) == (3, 1, 1)
+    assert w.to_dict()["trace_key_min"] == 1001
