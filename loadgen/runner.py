@@ -26,7 +26,7 @@ from .servers.provision import provisioned
 from .units import format_bytes
 
 
-# The model's block for a run (analysis.model.predict_result): handed in by the caller, so the
+# The model's block for a run (analysis.forecast.predict_result): handed in by the caller, so the
 # runner never imports the analysis that sits above it.
 Predict = Callable[[dict], "dict | None"]
 

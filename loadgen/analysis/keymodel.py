@@ -34,7 +34,7 @@ from array import array
 from concurrent.futures import ThreadPoolExecutor
 from typing import Iterable
 
-from . import model
+from . import forecast, model
 from ..orders import PATTERN_ORDERS, Workload
 
 KEY_ORDERS = ("random", *PATTERN_ORDERS, "trace")
@@ -184,7 +184,7 @@ def plain_lru_histogram(pages: array, g: model.Geometry) -> list[int]:
 def forecast(w: Workload, g: model.Geometry, pool_bytes: int, variables: dict | None = None,
              flavor: str = "mariadb", qps: float = model.DEFAULT_QPS, curve_pools: list[int] | None = None,
              total_pages: int | None = None) -> model.Forecast:
-    """model.forecast for a key stream: the prediction at pool_bytes and the curve."""
+    """forecast.forecast for a key stream: the prediction at pool_bytes and the curve."""
     pages, used, _ = page_trace(w.ids(), g)
     pool = model.pool_model(pool_bytes, variables, flavor, qps, total_pages)
     pools = [pool_bytes] + [p for p in (curve_pools or []) if p != pool_bytes]
@@ -223,7 +223,7 @@ def workload_of(wl: dict, rows: int) -> Workload | None:
 
 
 def predict_result(result: dict) -> dict | None:
-    """The `prediction` block of a result file for a key order (model.predict_result's twin)."""
+    """The `prediction` block of a result file for a key order (forecast.predict_result's twin)."""
     wl, ds, srv, bp, res = (result.get(k) or {} for k in ("workload", "dataset", "server", "buffer_pool", "result"))
     if not ds.get("leaf_pages"):
         return None
@@ -267,4 +267,4 @@ def _first(it, n: int):
 def predict_any(result: dict) -> dict | None:
     """A run's prediction for any order: model.py's workload expansion for the orders it knows,
     the explicit key stream for the rest (random, the distributions, a trace)."""
-    return model.predict_result(result) or predict_result(result)
+    return forecast.predict_result(result) or predict_result(result)

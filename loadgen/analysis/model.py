@@ -48,7 +48,6 @@ model therefore simulates one LRU of the summed size.
 from __future__ import annotations
 
 import os
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import Iterable, Iterator
 
@@ -713,49 +712,6 @@ def lru_misses(hist: list[int], capacity: int) -> int:
     return hist[0] + sum(hist[capacity + 1:])
 
 
-# -- forecasts -----------------------------------------------------------------------------------
-def forecast(order: str, stride: int, reps: int, g: Geometry, pool_bytes: int, variables: dict | None = None,
-             flavor: str = "mariadb", qps: float = DEFAULT_QPS, curve_pools: list[int] | None = None,
-             total_pages: int | None = None, exact: bool = False, salt: int = 0,
-             rate: float | None = None, tolerance: float | None = None,
-             estimates: dict | None = None) -> Forecast:
-    """Predicted reads at pool_bytes (exact), and the miss-ratio curve over curve_pools: both
-    models, the InnoDB one from miniatures where that is accurate enough (loadgen/analysis/curve.py) or
-    exact everywhere with exact=True. estimates: pool bytes -> curve.Estimate already simulated."""
-    from . import curve as fast
-
-    pool = pool_model(pool_bytes, variables, flavor, qps, total_pages)
-    others = [p for p in dict.fromkeys(curve_pools or []) if p != pool_bytes]
-    models = [pool_model(p, variables, flavor, qps) for p in others]
-    known = estimates or {}
-    todo = [i for i, p in enumerate(others) if p not in known]
-    src = fast.workload_source(order, stride, reps, g, pool.ra_threshold)
-    with ThreadPoolExecutor(max_workers=2) as ex:
-        hist_f = ex.submit(stack_histogram, order, stride, reps, g)
-        done = known.get(pool_bytes) if total_pages is None else None
-        at_f = ex.submit(lambda: (done.refs, done.reads, done.made_young, 0, done.read_ahead, 0)
-                         if done is not None and done.exact else simulate_detail(order, stride, reps, g, pool))
-        new = fast.estimate(src, [models[i] for i in todo], rate=rate or fast.DEFAULT_RATE,
-                            tolerance=fast.DEFAULT_TOLERANCE if tolerance is None else tolerance,
-                            salt=salt, exact=exact) if todo else []
-        hist, sim = hist_f.result(), at_f.result()
-    got = dict(zip(todo, new))
-    ests = [got[i] if i in got else known[p] for i, p in enumerate(others)]
-    refs, misses, made_young, _, ra_pages, _ = sim
-    points = [CurvePoint(pool_bytes, pool.pool_pages, pool.capacity_pages, misses,
-                         lru_misses(hist, pool.capacity_pages), misses / refs if refs else 0.0, 0.0)]
-    for pb, m, e in zip(others, models, ests):
-        points.append(CurvePoint(pb, m.pool_pages, m.capacity_pages, e.reads, lru_misses(hist, m.capacity_pages),
-                                 e.reads / refs if refs else 0.0, 0.0, round(e.reads_se, 1), round(e.rate, 5), e.exact))
-    for p in points:
-        p.plain_lru_miss_ratio = p.plain_lru_reads / refs if refs else 0.0
-    at = Prediction(MODEL, misses, refs, 1.0 - misses / refs if refs else 0.0, points[0].plain_lru_reads,
-                    pool.capacity_pages, pool.pool_pages, made_young, qps, read_ahead=ra_pages)
-    keep = points if not curve_pools or pool_bytes in curve_pools else points[1:]
-    return Forecast(g, order, queries_of(order, g.rows, stride, reps), refs, at,
-                    sorted(keep, key=lambda p: p.pool_bytes))
-
-
 def measured_reads(bp: dict) -> int | None:
     """Measured reads the model is held to: pages read into the pool (Innodb_pages_read), demand
     reads and read-ahead together, as the model's reads are. On MariaDB Innodb_buffer_pool_reads is
@@ -763,50 +719,3 @@ def measured_reads(bp: dict) -> int | None:
     is only the fallback for result files without pages_read.
     """
     return bp.get("pages_read") if bp.get("pages_read") is not None else bp.get("reads")
-
-
-def predict_result(result: dict) -> dict | None:
-    """The `prediction` block of a result file: the model's reads beside the measured ones."""
-    wl, ds, srv, bp, res = (result.get(k) or {} for k in ("workload", "dataset", "server", "buffer_pool", "result"))
-    if wl.get("order") not in ORDER_CODES or not ds.get("leaf_pages"):
-        return None
-    g = geometry_of(ds)
-    pool = pool_model(int(srv.get("innodb_buffer_pool_size") or 0), srv.get("variables") or {},
-                      srv.get("flavor") or "mariadb", float(res.get("qps") or DEFAULT_QPS),
-                      total_pages=bp.get("pages_total"), start_pages=bp.get("pages_data_before"))
-    refs, misses, made_young, _, ra_pages, _ = simulate_detail(wl["order"], int(wl["stride"]), int(wl["reps"]),
-                                                               g, pool)
-    plain = lru_misses(stack_histogram(wl["order"], int(wl["stride"]), int(wl["reps"]), g), pool.capacity_pages)
-    requests = bp.get("read_requests") or refs
-    p = Prediction(MODEL, misses, refs, 1.0 - misses / requests if requests else 0.0, plain,
-                   pool.capacity_pages, pool.pool_pages, made_young, pool.qps, read_ahead=ra_pages,
-                   measured_read_ahead=bp.get("read_ahead"))
-    measured = bp.get("pages_read") if bp.get("pages_read") is not None else measured_reads(bp)  # the headline
-    if measured:
-        p.measured_reads = measured
-        p.error_pct = round((misses - measured) / measured * 100, 2)
-        p.plain_lru_error_pct = round((plain - measured) / measured * 100, 2)
-    out = p.to_dict()
-    out["curve"] = result_curve(wl["order"], int(wl["stride"]), int(wl["reps"]), g, pool, srv, misses, refs)
-    return out
-
-
-RESULT_CURVE_FACTORS = (0.25, 0.5, 1.0, 2.0, 4.0)
-
-
-def result_curve(order: str, stride: int, reps: int, g: Geometry, pool: PoolModel, srv: dict, misses: int,
-                 refs: int) -> list[dict]:
-    """The model's curve around a run's own pool (0.25x..4x, miniatures where accurate enough)."""
-    from . import curve as fast
-
-    size = int(srv.get("innodb_buffer_pool_size") or 0)
-    if size <= 0:
-        return []
-    flavor, variables = srv.get("flavor") or "mariadb", srv.get("variables") or {}
-    sizes = [int(size * f) for f in RESULT_CURVE_FACTORS if f != 1.0 and size * f >= 5 << 20]
-    models = [pool_model(b, variables, flavor, pool.qps) for b in sizes]
-    ests = fast.estimate(fast.workload_source(order, stride, reps, g, pool.ra_threshold), models) if models else []
-    pts = [{"pool_bytes": b, "reads": e.reads, "reads_se": round(e.reads_se, 1), "exact": e.exact}
-           for b, e in zip(sizes, ests)]
-    pts.append({"pool_bytes": size, "reads": misses, "reads_se": 0.0, "exact": True})
-    return sorted(pts, key=lambda x: x["pool_bytes"])

@@ -149,7 +149,7 @@ def trace(imap: IndexMap, g: model.Geometry, ids) -> tuple[array, int, int]:
 
 
 def predict(result: dict, imap: IndexMap, ids) -> dict:
-    """The `prediction` block for a secondary-index run (model.predict_result's fields)."""
+    """The `prediction` block for a secondary-index run (forecast.predict_result's fields)."""
     ds, srv, bp, res = (result.get(k) or {} for k in ("dataset", "server", "buffer_pool", "result"))
     g = model.Geometry(int(ds.get("table_rows") or ds["rows"]), max(1, int(ds["leaf_pages"])),
                        max(1, int(ds["height"])))

@@ -10,7 +10,7 @@ import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import keymodel, model
+from . import forecast, keymodel, model
 from ..dataset import EST_BYTES_PER_ROW, DatasetSpec
 from ..errors import UsageError
 from ..orders import Workload, resolve
@@ -220,7 +220,7 @@ def curves_for(runs: list[RunResult], pools: list[int]) -> dict:
                                        curve_pools=dense_pools(pools))
                 out[key] = [dataclasses.asdict(p) for p in fc.curve]
             continue
-        fc = model.forecast(wl["order"], wl["stride"], wl["reps"], model.geometry_of(ds), pools[0], srv.get("variables"),
+        fc = forecast.forecast(wl["order"], wl["stride"], wl["reps"], model.geometry_of(ds), pools[0], srv.get("variables"),
                             srv.get("flavor") or "mariadb", float(r.result.get("qps") or model.DEFAULT_QPS),
                             curve_pools=dense_pools(pools))
         out[key] = [dataclasses.asdict(p) for p in fc.curve]

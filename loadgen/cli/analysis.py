@@ -55,7 +55,7 @@ def predict(variation, order, pool, dataset_spec, shape, rows_per_leaf, leaf_pag
     import dataclasses
     import json
 
-    from ..analysis import model
+    from ..analysis import forecast, model
     from ..analysis.sweep import parse_pools
     from ..orders import Workload, resolve
     from ..report import CURVE_HEADERS, advice_dict, curve_cells, forecast_rows, rich_table
@@ -91,7 +91,7 @@ def predict(variation, order, pool, dataset_spec, shape, rows_per_leaf, leaf_pag
             adv = make_advice(workload.order, workload.stride, workload.reps, g, pool_bytes, variables=variables,
                               flavor=flavor, qps=qps, ram_bytes=parse_size(ram, "--ram") if ram else None,
                               ms_per_read=ms_per_read, exact=exact, extra_pools=curve_pools)
-        fc = model.forecast(workload.order, workload.stride, workload.reps, g, pool_bytes, variables, flavor, qps,
+        fc = forecast.forecast(workload.order, workload.stride, workload.reps, g, pool_bytes, variables, flavor, qps,
                             curve_pools, exact=exact, estimates=adv.estimates if adv else None)
     if plots_dir is not None:
         from ..plots import advice_series, write_curve_plots

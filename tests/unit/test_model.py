@@ -6,7 +6,7 @@ off, innodb_lru_scan_depth=100, ~40K queries/s. Capacities are the measured data
 """
 import pytest
 
-from loadgen.analysis import model
+from loadgen.analysis import forecast, model
 from loadgen.errors import UsageError
 
 LAB = model.Geometry(rows=2_000_000, leaf_pages=16_455, height=3)
@@ -149,8 +149,8 @@ def test_estimate_geometry_of_the_seed():
 def test_forecast_curve_is_monotone_and_flat_for_interleaved():
     g = model.Geometry(200_000, 1633, 3)
     pools = [8 << 20, 32 << 20, 64 << 20]
-    fb = model.forecast("looped", 10, 2, g, 32 << 20, curve_pools=pools, variables={"innodb_lru_scan_depth": 100})
+    fb = forecast.forecast("looped", 10, 2, g, 32 << 20, curve_pools=pools, variables={"innodb_lru_scan_depth": 100})
     reads = [p.reads for p in fb.curve]
     assert reads == sorted(reads, reverse=True) and reads[0] > reads[-1]
-    fa = model.forecast("interleaved", 10, 2, g, 32 << 20, curve_pools=pools)
+    fa = forecast.forecast("interleaved", 10, 2, g, 32 << 20, curve_pools=pools)
     assert max(p.reads for p in fa.curve) - min(p.reads for p in fa.curve) < 20
