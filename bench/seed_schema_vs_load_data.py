@@ -19,7 +19,7 @@ from _common import ROOT, say, scratch_server, spread
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--schema", default=str(ROOT / "bench" / "schemas" / "every_type.sql"))
+    ap.add_argument("--schema", default=str(ROOT / "examples" / "schemas" / "every_type.sql"))
     ap.add_argument("--rows", type=int, default=1_000_000)
     ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args()

@@ -230,10 +230,6 @@ def ensure(conn, spec: DatasetSpec, progress: ProgressFn | None = None, free_byt
     Returns:
         DatasetInfo with the table's geometry.
     """
-    if spec.existing or spec.custom:  # your own table: usertable.py
-        from . import usertable
-
-        return usertable.ensure(conn, spec, progress, free_bytes, home)
     try:
         return _ensure(conn, spec, progress, free_bytes, home, say or (lambda _: None))
     except LoadgenError:
@@ -444,6 +440,9 @@ def _load_sql(spec: DatasetSpec) -> str:
 def _enable_local_infile(cur, path: str, spec: DatasetSpec) -> tuple[bool, bool, str]:
     """The server refused LOAD DATA LOCAL: turn local_infile on for the seed if this user may,
     and load the refused chunk. Returns (turned_on, loaded, note)."""
+    cur.execute("SELECT @@GLOBAL.local_infile")
+    if str(cur.fetchone()[0]) in ("1", "ON"):  # the server allows it: the client refused, and will again
+        return False, False, "this connection does not allow LOAD DATA LOCAL: seeding with INSERTs"
     try:
         cur.execute("SET GLOBAL local_infile = 1")
     except Exception as exc:  # noqa: BLE001 - no privilege: INSERTs it is

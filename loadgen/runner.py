@@ -62,8 +62,12 @@ def prepare_dataset(server: Server, spec: DatasetSpec, reporter: Reporter) -> Da
     conn = server.connect(local_infile=1)
     try:
         room = free_bytes(server.datadir) if server.datadir is not None else None
-        info = dataset.ensure(conn, spec, progress=reporter.seed_progress, free_bytes=room,
-                              home=getattr(server, "home", None), say=reporter.say)
+        home = getattr(server, "home", None)
+        if spec.existing or spec.custom:  # your own table (usertable.py), else one of schema/
+            info = usertable.ensure(conn, spec, reporter.seed_progress, room, home)
+        else:
+            info = dataset.ensure(conn, spec, progress=reporter.seed_progress, free_bytes=room, home=home,
+                                  say=reporter.say)
         info = usertable.apply_query(conn, spec, info)
     finally:
         conn.close()

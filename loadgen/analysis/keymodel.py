@@ -34,7 +34,8 @@ from array import array
 from concurrent.futures import ThreadPoolExecutor
 from typing import Iterable
 
-from . import forecast, model
+from . import model
+from .forecast import predict_result as predict_order_result
 from ..orders import PATTERN_ORDERS, Workload
 
 KEY_ORDERS = ("random", *PATTERN_ORDERS, "trace")
@@ -267,4 +268,4 @@ def _first(it, n: int):
 def predict_any(result: dict) -> dict | None:
     """A run's prediction for any order: model.py's workload expansion for the orders it knows,
     the explicit key stream for the rest (random, the distributions, a trace)."""
-    return forecast.predict_result(result) or predict_result(result)
+    return predict_order_result(result) or predict_result(result)

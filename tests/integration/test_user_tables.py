@@ -13,7 +13,8 @@ from ..conftest import run_loadgen
 pytestmark = pytest.mark.mysqld
 
 SCHEMAS = Path(__file__).resolve().parent / "schemas"
-EVERY_TYPE = SCHEMAS / "every_type.sql"
+# every column type loadgen fills: an example users can copy, shared with the seeding bench
+EVERY_TYPE = Path(__file__).resolve().parents[2] / "examples" / "schemas" / "every_type.sql"
 EVENTS = SCHEMAS / "events.sql"
 
 
@@ -59,7 +60,8 @@ def one_line_error(res, code: int, *needles: str) -> str:
 # -- seeding any schema file -----------------------------------------------------------------------
 def test_every_type_seeds_the_same_table_twice_and_resumes(server, monkeypatch):
     from loadgen import db, usertable
-    from loadgen.dataset import DatasetSpec, ensure
+    from loadgen.dataset import DatasetSpec
+    from loadgen.usertable import ensure
 
     rows = 12_000
     conn = server.connect(local_infile=1)
@@ -101,7 +103,8 @@ def test_every_type_seeds_the_same_table_twice_and_resumes(server, monkeypatch):
 
 def test_schema_file_with_a_syntax_error_names_its_line_and_leaves_nothing(server, tmp_path):
     from loadgen import db
-    from loadgen.dataset import DatasetSpec, ensure
+    from loadgen.dataset import DatasetSpec
+    from loadgen.usertable import ensure
     from loadgen.errors import UsageError
 
     bad = tmp_path / "bad.sql"
