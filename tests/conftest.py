@@ -106,3 +106,7 @@ def pytest_sessionfinish(session, exitstatus):
     if leftovers:
         print(f"\nERROR: {len(leftovers)} mariadbd process(es) were left running: {leftovers}", file=sys.stderr)
         session.exitstatus = 1
+    # The session's datadirs and caches (1-3 GiB a run): nothing of the suite stays on the disk.
+    import shutil
+
+    shutil.rmtree(_SESSION_DIR, ignore_errors=True)

@@ -7,6 +7,7 @@ import pytest
 
 from loadgen.errors import UsageError
 from loadgen.experiments import osmem
+from loadgen.results import FORMAT_VERSION
 
 from .conftest import PAGE, MiB, about, one_line_error, run_cli
 
@@ -19,7 +20,7 @@ def _doc(tmp_path, *args):
     assert proc.returncode == 0, proc.stderr
     assert f"wrote {out}" in proc.stdout.replace("\n", "")
     doc = json.loads(out.read_text())
-    assert doc["format_version"] == 1 and doc["kind"].startswith("native.")
+    assert doc["format_version"] == FORMAT_VERSION and doc["kind"].startswith("native.")
     for p in doc["passes"]:
         assert {"seconds", "minor_faults", "major_faults"} <= set(p)
     assert doc["totals"]["minor_faults"] == sum(p["minor_faults"] for p in doc["passes"])

@@ -13,6 +13,7 @@ import pytest
 
 from loadgen.errors import LoadgenError
 from loadgen.experiments import memcg, osmem, zram
+from loadgen.results import FORMAT_VERSION
 from loadgen.experiments.pagez import run_pagez
 
 from .conftest import MiB, ROOT, cgroups_of, one_line_error, run_cli, swaps_of
@@ -45,7 +46,7 @@ def test_compare_reports_all_three_and_the_ratio(swap_sandbox, tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "B/A =" in proc.stdout and "seed 1.38" in proc.stdout
     doc = json.loads(out.read_text())
-    assert doc["kind"] == "native.pagez-compare" and doc["format_version"] == 1
+    assert doc["kind"] == "native.pagez-compare" and doc["format_version"] == FORMAT_VERSION
     by = {v["name"]: v for v in doc["variants"]}
     assert doc["params"]["memory_limit"] == LIMIT and doc["params"]["chunk_size"] == CHUNK
     assert by["B"]["major_faults_median"] > 10 * max(by["A"]["major_faults_median"], 100)
