@@ -43,6 +43,7 @@
 #define OLD_TOLERANCE 20  /* BUF_LRU_OLD_TOLERANCE */
 #define NON_OLD_MIN_LEN 5 /* BUF_LRU_NON_OLD_MIN_LEN */
 #define RATIO_DIV 1024    /* BUF_LRU_OLD_RATIO_DIV */
+#define LRU_MIN_LEN 256   /* BUF_LRU_MIN_LEN: the page cleaner's LRU batch stops there */
 
 /* ---- trace sources: runs of identical queries ------------------------------------------- */
 
@@ -311,6 +312,10 @@ typedef struct {
     uint64_t len, old_len, capacity, pool_pages, n_pages;
     double wlen, wcap, upper_w; /* capacity in leaf units: an upper page weighs upper_w */
     double wcap_lo;             /* a full pool is emptied down to this (the page cleaner's batch) */
+    /* MySQL's timer-driven page cleaner (cleaner_tick): off when tick_depth == 0 */
+    uint64_t tick_depth;        /* innodb_lru_scan_depth: free frames an LRU batch refills to */
+    double tick_next_ms, tick_period_ms;
+    uint64_t ticks_left;        /* batches still to come; 0 = one every period */
     uint64_t freed_page_clock;
     uint64_t old_ratio;
     double old_time_ms, ms_per_query;
@@ -461,18 +466,49 @@ static int too_old(lru_t *m, uint32_t p, double now_ms) { /* buf_page_peek_if_to
  * down to wcap_lo: MariaDB's page cleaner frees pages in batches (the free list swings between
  * innodb_lru_scan_depth/2 and innodb_lru_scan_depth), so the LRU list shrinks and regrows, and
  * the old/young boundary moves with it (wcap_lo == wcap: one page per read). */
+static void evict_tail(lru_t *m) {
+    uint32_t victim = m->tail;
+    remove_block(m, victim);
+    m->resident[victim] = 0;
+    if (m->access_ms[victim] < 0)
+        m->ra_evicted++; /* read ahead, never used */
+    m->access_ms[victim] = -1;
+    m->freed_page_clock++;
+}
+
 static void make_room(lru_t *m, double w) {
     if (!(m->len > 0 && m->wlen + w > m->wcap))
         return;
-    while (m->len > 0 && m->wlen + w > m->wcap_lo) {
-        uint32_t victim = m->tail;
-        remove_block(m, victim);
-        m->resident[victim] = 0;
-        if (m->access_ms[victim] < 0)
-            m->ra_evicted++; /* read ahead, never used */
-        m->access_ms[victim] = -1;
-        m->freed_page_clock++;
+    while (m->len > 0 && m->wlen + w > m->wcap_lo)
+        evict_tail(m);
+}
+
+/* MySQL 8.0-9.x's page cleaner, on the clock: buf_flush_page_coordinator_thread wakes about once
+ * a second and, when the server saw activity, has buf_flush_LRU_list_batch evict clean pages from
+ * the LRU tail until innodb_lru_scan_depth frames are free, at most that many pages, and never
+ * below BUF_LRU_MIN_LEN pages (docs/mysql-lab.md, "The page cleaner"). A read-only workload is
+ * no activity (srv_check_activity), so on the lab's runs one batch landed, in the run's first
+ * second: the caller sets when (phase), how often and how many. The user threads meanwhile free
+ * one page per read (make_room). Quiet stretches between two accesses run the batch once: a
+ * second one would find the frames already free. */
+static void cleaner_tick(lru_t *m, double now_ms) {
+    uint64_t n = 0;
+    while (m->len > LRU_MIN_LEN && n < m->tick_depth && m->wcap - m->wlen < (double)m->tick_depth) {
+        evict_tail(m);
+        n++;
     }
+    if (m->ticks_left == 1) {
+        m->tick_depth = 0; /* the last batch */
+        return;
+    }
+    if (m->ticks_left > 1)
+        m->ticks_left--;
+    if (m->tick_period_ms <= 0) {
+        m->tick_depth = 0;
+        return;
+    }
+    while (m->tick_next_ms <= now_ms)
+        m->tick_next_ms += m->tick_period_ms;
 }
 
 /* ---- linear read-ahead ------------------------------------------------------------------ */
@@ -637,6 +673,8 @@ static void read_ahead_mysql(lru_t *m, uint32_t p) {
 }
 
 static inline void lru_access(lru_t *m, uint32_t p, double now_ms, int move) {
+    if (m->tick_depth && now_ms >= m->tick_next_ms)
+        cleaner_tick(m, now_ms);
     int first = !m->resident[p] || m->access_ms[p] < 0;
     m->refs++;
     m->touched[p] = 1;
@@ -840,6 +878,11 @@ typedef struct {
     uint64_t start_pages; /* pages the server holds before the run (read while it started) */
     uint64_t start_freed; /* pages it evicted while starting: the freed-page clock at the run's start */
     uint64_t batch; /* pages freed at once when the pool is full (0 or 1: one per read) */
+    /* MySQL's timed LRU batch (cleaner_tick): scan depth (0: none), first batch at phase_ms,
+     * then every period_ms, ticks of them in all (0: no end) */
+    uint64_t tick_depth;
+    double tick_phase_ms, tick_period_ms;
+    uint64_t ticks;
 } sim_cfg_t;
 
 /* Sample the extents whose mix64(extent ^ salt) falls under rate * 2^64 and build the maps. */
@@ -939,6 +982,12 @@ static int sim_init(lru_t *m, const sim_cfg_t *c, uint64_t n_pages, uint64_t lea
     m->old_ratio = (uint64_t)(old_pct * RATIO_DIV / 100);
     m->old_time_ms = old_time_ms;
     m->ms_per_query = ms_per_query;
+    m->tick_depth = c->tick_depth;
+    m->tick_next_ms = c->tick_phase_ms;
+    m->tick_period_ms = c->tick_period_ms;
+    m->ticks_left = c->ticks;
+    if (m->tick_depth)
+        collapse = 0; /* the collapse skips time between accesses, where a batch may land */
     m->ra_threshold = ra_threshold;
     m->ra_area = c->ra_area;
     m->leaf_pages = sim_leaves;
@@ -1027,17 +1076,18 @@ PyObject *loadgen_lrusim_innodb(PyObject *self, PyObject *args) {
     unsigned long long start_pages = 0, start_freed = 0;
     double old_pct, old_time_ms, ms_per_query;
     int collapse = 1, ra_rule = RA_RULE_MARIADB;
-    unsigned long long batch = 0;
+    unsigned long long batch = 0, tick_depth = 0, ticks = 1;
+    double tick_phase_ms = 0, tick_period_ms = 1000;
     source_t src;
     Py_buffer view;
     lru_t m;
     run_t r;
 
     memset(&m, 0, sizeof(m));
-    if (!PyArg_ParseTuple(args, "OOKKKddd|KKpiKKK", &py_trace, &py_workload, &n_pages, &capacity,
+    if (!PyArg_ParseTuple(args, "OOKKKddd|KKpiKKKKddK", &py_trace, &py_workload, &n_pages, &capacity,
                           &pool_pages, &old_pct, &old_time_ms, &ms_per_query, &ra_threshold,
                           &ra_area, &collapse, &ra_rule, &start_pages, &start_freed,
-                          &batch))
+                          &batch, &tick_depth, &tick_phase_ms, &tick_period_ms, &ticks))
         return NULL;
     if (!check_lru_args(n_pages, old_pct, ra_threshold) || check_area(ra_area) < 0)
         return NULL;
@@ -1051,7 +1101,8 @@ PyObject *loadgen_lrusim_innodb(PyObject *self, PyObject *args) {
     }
     if (source_init(&src, py_trace, py_workload, &view, n_pages) < 0)
         return NULL;
-    sim_cfg_t cfg = {capacity, pool_pages, ra_area, 1.0, 0, start_pages, start_freed, batch};
+    sim_cfg_t cfg = {capacity, pool_pages, ra_area, 1.0, 0, start_pages, start_freed, batch,
+                     tick_depth, tick_phase_ms, tick_period_ms, ticks};
     if (ra_rule != RA_RULE_MARIADB && ra_rule != RA_RULE_MYSQL) {
         PyErr_SetString(PyExc_ValueError, "ra_rule must be 0 (MariaDB) or 1 (MySQL)");
         goto error;
@@ -1140,17 +1191,17 @@ PyObject *loadgen_lrusim_curve(PyObject *self, PyObject *args) {
         goto error;
     }
     for (Py_ssize_t i = 0; i < n_sims; i++) {
-        unsigned long long cap, pp, area, salt, start = 0, freed = 0, batch = 0;
-        double rate;
-        if (!PyArg_ParseTuple(PyList_GET_ITEM(py_cfgs, i), "KKKdK|KKK", &cap, &pp, &area, &rate, &salt,
-                              &start, &freed, &batch))
+        unsigned long long cap, pp, area, salt, start = 0, freed = 0, batch = 0, tdepth = 0, ticks = 1;
+        double rate, tphase = 0, tperiod = 1000;
+        if (!PyArg_ParseTuple(PyList_GET_ITEM(py_cfgs, i), "KKKdK|KKKKddK", &cap, &pp, &area, &rate,
+                              &salt, &start, &freed, &batch, &tdepth, &tphase, &tperiod, &ticks))
             goto error;
         if (cap < 1 || rate <= 0 || check_area(area) < 0) {
             if (!PyErr_Occurred())
                 PyErr_SetString(PyExc_ValueError, "need capacity >= 1 and rate > 0");
             goto error;
         }
-        cfgs[i] = (sim_cfg_t){cap, pp, area, rate, salt, start, freed, batch};
+        cfgs[i] = (sim_cfg_t){cap, pp, area, rate, salt, start, freed, batch, tdepth, tphase, tperiod, ticks};
     }
     for (Py_ssize_t i = 0; i < n_sims; i++) {
         if (sim_init(&sims[i], &cfgs[i], n_pages, leaf_pages, old_pct, old_time_ms, ms_per_query,

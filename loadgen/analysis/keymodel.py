@@ -92,13 +92,21 @@ def simulate_pages(pages: array, queries: int, g: model.Geometry, pool: model.Po
 
     The kernel's explicit-trace clock ticks once per reference; a query's references share its
     time, so a tick is the query's time spread over its references (old_blocks_time is in ms)."""
-    from .. import native
-
     if not pages:
         return 0, 0, 0, 0
     ms_per_ref = (1000.0 / pool.qps) * queries / len(pages)
-    return native.lrusim_innodb(pages, None, g.n_pages, pool.capacity_pages, pool.pool_pages, pool.old_pct,
-                                pool.old_time_ms, ms_per_ref)[:4]
+    return _kernel(pages, g, pool, ms_per_ref)
+
+
+def _kernel(pages: array, g: model.Geometry, pool: model.PoolModel, ms_per_ref: float) -> tuple[int, int, int, int]:
+    """The InnoDB kernel on an explicit trace: MySQL's start-up pages and timed page-cleaner batch
+    included (the mean over the batch's phases, model.mean_over_phases)."""
+    from .. import native
+
+    return model.mean_over_phases(pool, lambda ph: native.lrusim_innodb(
+        pages, None, g.n_pages, pool.capacity_high, pool.pool_pages, pool.old_pct, pool.old_time_ms, ms_per_ref,
+        0, model.READ_AHEAD_PAGES, True, pool.ra_rule, pool.start_pages, pool.start_freed, pool.cleaner_batch,
+        *pool.tick_args(ph)))[:4]
 
 
 def held_pages(samples: list[dict], pool_pages: int) -> int | None:
@@ -163,14 +171,10 @@ def paced(pages: array, used: int, g: model.Geometry, times_ms) -> tuple[array, 
 def simulate_paced(pages: array, used: int, g: model.Geometry, pool: model.PoolModel,
                    times_ms) -> tuple[int, int, int, int]:
     """simulate_pages on the measured timeline (or at pool.qps without one)."""
-    from .. import native
-
     padded, pads, ms_per_ref = paced(pages, used, g, times_ms)
     if not pads and not ms_per_ref:
         return simulate_pages(pages, used, g, pool)
-    refs, misses, made_young, not_young = native.lrusim_innodb(
-        padded, None, g.n_pages, pool.capacity_pages, pool.pool_pages, pool.old_pct, pool.old_time_ms,
-        ms_per_ref)[:4]
+    refs, misses, made_young, not_young = _kernel(padded, g, pool, ms_per_ref)
     return refs - pads, misses, made_young, not_young
 
 
@@ -236,7 +240,7 @@ def predict_result(result: dict) -> dict | None:
     pages, used, _ = page_trace(_first(w.ids(), done), g)
     pool = model.pool_model(int(srv.get("innodb_buffer_pool_size") or 0), srv.get("variables") or {},
                             srv.get("flavor") or "mariadb", float(res.get("qps") or model.DEFAULT_QPS),
-                            total_pages=bp.get("pages_total"))
+                            total_pages=bp.get("pages_total"), start_pages=bp.get("pages_data_before"))
     held = held_pages(result.get("samples") or [], pool.pool_pages)
     depth = int((srv.get("variables") or {}).get("innodb_lru_scan_depth") or model.DEFAULTS["innodb_lru_scan_depth"])
     # the free list swings by scan_depth/2 between samples (MariaDB): within that the formula is

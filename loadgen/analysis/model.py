@@ -65,6 +65,13 @@ DEFAULTS = {"innodb_old_blocks_pct": 37, "innodb_old_blocks_time": 1000, "innodb
 # MySQL 8.0-9.x (lab: 9.7.4): page cleaner's scan depth, and the start-up pages it holds
 MYSQL_DEFAULTS = {"innodb_lru_scan_depth": 1024}
 MYSQL_START_PAGES = 960  # pages_data before the first query at 32M/64M: 955-976
+# MySQL's page cleaner runs an LRU batch on its ~1 s tick only while the server sees activity
+# (srv_check_activity); a read-only run is none, so one batch landed, in the run's first second
+# (docs/mysql-lab.md, "The page cleaner"). Where in that second is not known: the prediction is
+# the mean over these phases.
+MYSQL_CLEANER_PERIOD_MS = 1000.0
+MYSQL_CLEANER_TICKS = 1
+MYSQL_CLEANER_PHASES_MS = (125.0, 375.0, 625.0, 875.0)
 READ_AHEAD_PAGES = 64  # BUF_READ_AHEAD_PAGES: one extent
 READ_AHEAD_PORTION = 32  # BUF_READ_AHEAD_PORTION: the area is at most 1/32 of the pool
 # The page cleaner's free reserve. MariaDB 10.11's page cleaner evicts from the LRU tail when the
@@ -75,6 +82,8 @@ READ_AHEAD_PORTION = 32  # BUF_READ_AHEAD_PORTION: the area is at most 1/32 of t
 # (native driver, 6 runs), which 0.75 predicts within 1.5% and the earlier fit 0.87 missed by 5.7%.
 # When the reserve exceeds the pool, 143..252 data pages stayed resident (8M and 16M at 1536).
 RESERVE_PER_SCAN_DEPTH = 0.75
+# MariaDB, pool - scan depth <= 256: the LRU list swings between these (fitted, docs/innodb.md)
+SMALL_POOL_HIGH_PAGES, SMALL_POOL_LOW_PAGES = 256, 32
 MIN_CAPACITY_PAGES = 192
 ORDER_CODES = {"interleaved": 0, "looped": 1, "sequential": 2}
 RA_RULE_MARIADB, RA_RULE_MYSQL = 0, 1  # native/lrusim.c
@@ -111,6 +120,22 @@ class PoolModel:
     # The page cleaner frees this many pages at once when the pool is full (0: one per read):
     # the simulated list then swings between capacity_pages +- cleaner_batch/2.
     cleaner_batch: int = 0
+    # MySQL's timed LRU batch (native/lrusim.c cleaner_tick): refill the free frames to this many
+    # (innodb_lru_scan_depth; 0: none), at cleaner_phase_ms (None: the mean over
+    # MYSQL_CLEANER_PHASES_MS), then every MYSQL_CLEANER_PERIOD_MS, cleaner_ticks in all.
+    cleaner_depth: int = 0
+    cleaner_phase_ms: float | None = None
+    cleaner_ticks: int = MYSQL_CLEANER_TICKS
+
+    def tick_args(self, phase_ms: float) -> tuple:
+        """The kernel's tick arguments (tick_depth, tick_phase_ms, tick_period_ms, ticks)."""
+        return (self.cleaner_depth, phase_ms, MYSQL_CLEANER_PERIOD_MS, self.cleaner_ticks)
+
+    def phases(self) -> tuple:
+        """The cleaner phases to simulate and average (one, 0.0, when there is no timed cleaner)."""
+        if not self.cleaner_depth:
+            return (0.0,)
+        return (self.cleaner_phase_ms,) if self.cleaner_phase_ms is not None else MYSQL_CLEANER_PHASES_MS
 
     @property
     def capacity_high(self) -> int:
@@ -227,18 +252,17 @@ def read_ahead_area(total_pages: int) -> int:
 
 
 def mysql_start_pages(total_pages: int, lru_scan_depth: int, measured: int | None = None) -> int:
-    """Start-up pages that hold frames through a MySQL run (docs/mysql-lab.md).
+    """Start-up pages that hold frames when a MySQL run begins (docs/mysql-lab.md).
 
     MySQL reads 812-873 pages while it starts (dictionary, undo, system pages) and holds 955-976
     of them where the pool has room; they keep their LRU places, so a looped run that does not fit
     has that many frames less (32M, 200k rows: 2,726 pages read; 2,721 predicted with them, 1,699
-    without). Where the pool is not larger than innodb_lru_scan_depth the page cleaner, which
-    evicts from the tail while fewer than that many frames are free, has pushed them out before the
-    table needs the frames (16M: 2,793 read whether 241 or 531 were held at the start; 2,766
-    predicted without them, 3,064 with 531).
+    without). The page cleaner's one timed batch (PoolModel.cleaner_depth) evicts the ones at
+    the LRU tail where it lands while fewer than innodb_lru_scan_depth frames are free: at 16M
+    (1,024 frames) that is most of them.
     """
     held = MYSQL_START_PAGES if measured is None else max(0, int(measured))
-    return min(held, max(0, total_pages - lru_scan_depth))
+    return min(held, total_pages)
 
 
 def pool_model(pool_bytes: int, variables: dict | None = None, flavor: str = "mariadb",
@@ -258,9 +282,20 @@ def pool_model(pool_bytes: int, variables: dict | None = None, flavor: str = "ma
         return PoolModel(pool_pages=total, capacity_pages=total, old_pct=float(v["innodb_old_blocks_pct"]),
                          old_time_ms=float(v["innodb_old_blocks_time"]), qps=qps, ra_threshold=ra,
                          ra_area=read_ahead_area(total), ra_rule=RA_RULE_MYSQL,
-                         start_pages=mysql_start_pages(total, scan_depth, start_pages))
+                         start_pages=mysql_start_pages(total, scan_depth, start_pages),
+                         cleaner_depth=scan_depth)
+    if total - scan_depth <= LRU_MIN_LEN:
+        # The free target is out of reach: the page cleaner, woken whenever fewer than depth/2
+        # frames are free, keeps the LRU list at BUF_LRU_MIN_LEN or under; sampled every 0.2 s at
+        # 8M and 16M with the default 1536 it swung between 28 and 255 pages. The model lets it
+        # grow to 256 and empties it to SMALL_POOL_LOW_PAGES (fitted on zipfian, hotspot and a
+        # trace at 8M/16M: docs/innodb.md, "The page cleaner").
+        batch = SMALL_POOL_HIGH_PAGES - SMALL_POOL_LOW_PAGES + 1
+        return PoolModel(pool_pages=total, capacity_pages=SMALL_POOL_HIGH_PAGES - batch // 2, cleaner_batch=batch,
+                         old_pct=float(v["innodb_old_blocks_pct"]), old_time_ms=float(v["innodb_old_blocks_time"]),
+                         qps=qps, ra_threshold=ra, ra_area=read_ahead_area(total))
     # MariaDB's page cleaner keeps the free list between depth/2 and depth: batches of depth/2.
-    # Where that leaves the list under the old-list minimum, hold it steady (measured: 8M-32M).
+    # Where that leaves the list under the old-list minimum, hold it steady (measured: 32M).
     batch = scan_depth // 2 if total - scan_depth >= OLD_MIN_LEN else 0
     return PoolModel(
         pool_pages=total,
@@ -363,6 +398,7 @@ def _py_trace(order: str, stride: int, reps: int, g: Geometry, moves: bool = Fal
 
 # -- InnoDB LRU: the slow reference --------------------------------------------------------------
 OLD_MIN_LEN, OLD_TOLERANCE, NON_OLD_MIN_LEN, RATIO_DIV = 512, 20, 5, 1024
+LRU_MIN_LEN = 256  # BUF_LRU_MIN_LEN: the page cleaner's LRU batch leaves at least this many
 
 
 class _PyLRU:
@@ -370,7 +406,9 @@ class _PyLRU:
 
     def __init__(self, capacity: int, pool_pages: int, old_pct: float, old_time_ms: float,
                  ra_threshold: int = 0, ra_area: int = 64, leaf_pages: int = 0, ra_rule: int = RA_RULE_MARIADB,
-                 n_pages: int = 0, start_pages: int = 0, start_freed: int = 0, batch: int = 0):
+                 n_pages: int = 0, start_pages: int = 0, start_freed: int = 0, batch: int = 0,
+                 tick: tuple = (0, 0.0, MYSQL_CLEANER_PERIOD_MS, 1)):
+        self.tick_depth, self.tick_next_ms, self.tick_period_ms, self.ticks_left = tick
         self.prev: dict[int, int | None] = {}
         self.next: dict[int, int | None] = {}
         self.old: dict[int, bool] = {}
@@ -495,7 +533,27 @@ class _PyLRU:
                 self.ra_evicted += 1
             self.clock += 1
 
+    def _cleaner_tick(self, now_ms: float) -> None:
+        """native/lrusim.c cleaner_tick: MySQL's timed LRU batch."""
+        n = 0
+        while self.len > LRU_MIN_LEN and n < self.tick_depth and self.capacity - self.len < self.tick_depth:
+            victim = self.tail
+            self._remove(victim)
+            if self.access_ms.pop(victim, None) is None:
+                self.ra_evicted += 1
+            self.clock += 1
+            n += 1
+        if self.ticks_left == 1 or self.tick_period_ms <= 0:
+            self.tick_depth = 0
+            return
+        if self.ticks_left > 1:
+            self.ticks_left -= 1
+        while self.tick_next_ms <= now_ms:
+            self.tick_next_ms += self.tick_period_ms
+
     def access(self, p: int, now_ms: float, step: bool = False) -> None:
+        if self.tick_depth and now_ms >= self.tick_next_ms:
+            self._cleaner_tick(now_ms)
         first = p not in self.access_ms
         self.refs += 1
         if p in self.prev:
@@ -629,12 +687,13 @@ def phys_leaf(page: int, leaf_pages: int) -> int | None:
 def _py_simulate(trace: Iterable[tuple], capacity: int, pool_pages: int, old_pct: float,
                  old_time_ms: float, ms_per_query: float, ra_threshold: int = 0, ra_area: int = 64,
                  leaf_pages: int = 0, ra_rule: int = RA_RULE_MARIADB, n_pages: int = 0, start_pages: int = 0,
-                 start_freed: int = 0, batch: int = 0) -> tuple[int, int, int, int, int, int]:
+                 start_freed: int = 0, batch: int = 0,
+                 tick: tuple = (0, 0.0, MYSQL_CLEANER_PERIOD_MS, 1)) -> tuple[int, int, int, int, int, int]:
     """(refs, misses, made_young, not_young, read_ahead, read_ahead_evicted) of InnoDB's LRU on
     (page, query index) pairs or (page, query index, step) triples (see _py_trace). n_pages: the
     table's pages (MySQL's read-ahead maps the pages above the leaves, and start-up pages follow)."""
     lru = _PyLRU(capacity, pool_pages, old_pct, old_time_ms, ra_threshold, ra_area, leaf_pages, ra_rule,
-                 n_pages, start_pages, start_freed, batch)
+                 n_pages, start_pages, start_freed, batch, tick)
     for ref in trace:
         lru.access(ref[0], ref[1] * ms_per_query, len(ref) > 2 and ref[2])
     return lru.refs, lru.misses, lru.made_young, lru.not_young, lru.ra_pages, lru.ra_evicted
@@ -665,8 +724,22 @@ def simulate_trace(pages, n_pages: int, pool: PoolModel, ms_per_ref: float | Non
 
     buf = pages if isinstance(pages, (bytes, bytearray, memoryview)) else array("I", pages)
     step = ms_per_ref if ms_per_ref is not None else 1000.0 / pool.qps
-    return native.lrusim_innodb(buf, None, n_pages, pool.capacity_pages, pool.pool_pages,
-                                pool.old_pct, pool.old_time_ms, step)[:4]
+    return mean_over_phases(pool, lambda ph: native.lrusim_innodb(
+        buf, None, n_pages, pool.capacity_pages, pool.pool_pages, pool.old_pct, pool.old_time_ms, step, 0, 64,
+        True, pool.ra_rule, pool.start_pages, pool.start_freed, pool.cleaner_batch, *pool.tick_args(ph)))[:4]
+
+
+def mean_over_phases(pool: PoolModel, run) -> tuple:
+    """run(phase_ms) for each of the pool's cleaner phases, averaged (rounded) field by field: the
+    timed page cleaner's batch lands at a time the model cannot know (PoolModel.phases)."""
+    phases = pool.phases()
+    if len(phases) == 1:
+        return tuple(run(phases[0]))
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=min(len(phases), os.cpu_count() or 1, 2)) as ex:
+        rows = list(ex.map(run, phases))
+    return tuple(round(sum(r[i] for r in rows) / len(rows)) for i in range(len(rows[0])))
 
 
 def simulate_detail(order: str, stride: int, reps: int, g: Geometry,
@@ -678,10 +751,11 @@ def simulate_detail(order: str, stride: int, reps: int, g: Geometry,
     from .. import native
 
     ra = pool.ra_threshold > 0
-    return native.lrusim_innodb(None, workload_tuple(order, stride, reps, g, moves=ra), g.n_pages,
-                                pool.capacity_high, pool.pool_pages, pool.old_pct, pool.old_time_ms,
-                                1000.0 / pool.qps, pool.ra_threshold, pool.ra_area, collapse,
-                                pool.ra_rule, pool.start_pages, pool.start_freed, pool.cleaner_batch)
+    wl = workload_tuple(order, stride, reps, g, moves=ra)
+    return mean_over_phases(pool, lambda ph: native.lrusim_innodb(
+        None, wl, g.n_pages, pool.capacity_high, pool.pool_pages, pool.old_pct, pool.old_time_ms,
+        1000.0 / pool.qps, pool.ra_threshold, pool.ra_area, collapse, pool.ra_rule, pool.start_pages,
+        pool.start_freed, pool.cleaner_batch, *pool.tick_args(ph)))
 
 
 def simulate(order: str, stride: int, reps: int, g: Geometry, pool: PoolModel) -> tuple[int, int, int, int]:
