@@ -17,8 +17,10 @@ as plain LRU), so R = max(rate, 512 / data pages); where that makes R large, or 
 error exceeds the tolerance, the point is simulated exactly.
 
 MySQL pools (ra_rule MySQL) are always simulated exactly: MySQL's read-ahead also reads the
-non-leaf pages of the first and the last extent, and the start-up pages hold a fixed number of
-frames; neither scales with the sampled extents, so a miniature's estimate would be biased.
+non-leaf pages of the first and the last extent, the start-up pages hold a fixed number of
+frames, and the page cleaner's timed batch refills a fixed number of free frames (at each of
+model.MYSQL_CLEANER_PHASES_MS, averaged); none of them scales with the sampled extents, so a
+miniature's estimate would be biased.
 
 MariaDB pools whose page cleaner frees batches (PoolModel.cleaner_batch) are simulated exactly
 while linear read-ahead is on: the batches, with read-ahead's 64-page bursts, wear away the pages
@@ -95,8 +97,10 @@ def _run(source: tuple, pools: list[model.PoolModel], rates: list[float], salt: 
 
     trace, workload, n_pages, leaf_pages, ra_threshold = source
     p0 = pools[0]
-    cfgs = [(p.capacity_high, p.pool_pages, p.ra_area, r, salt, p.start_pages, p.start_freed, p.cleaner_batch)
-            for p, r in zip(pools, rates)]
+    # one simulation per pool and page-cleaner phase (MySQL's timed batch: the mean over phases)
+    owner = [i for i, p in enumerate(pools) for _ in p.phases()]
+    cfgs = [(p.capacity_high, p.pool_pages, p.ra_area, r, salt, p.start_pages, p.start_freed, p.cleaner_batch,
+             *p.tick_args(ph)) for p, r in zip(pools, rates) for ph in p.phases()]
     ms = 1000.0 / p0.qps
 
     def one(idx: list[int]) -> tuple[list[int], list]:
@@ -111,7 +115,21 @@ def _run(source: tuple, pools: list[model.PoolModel], rates: list[float], salt: 
             distinct, refs = rows[-1]
             for i, row in zip(idx, rows[:-1]):
                 out[i] = _estimate(row, distinct, refs)
-    return out  # type: ignore[return-value]
+    return [_mean([e for e, o in zip(out, owner) if o == i]) for i in range(len(pools))]
+
+
+def _mean(ests: list) -> Estimate:
+    """One pool's estimate over its page-cleaner phases (one phase: itself)."""
+    if len(ests) == 1:
+        return ests[0]
+    n = len(ests)
+
+    def avg(xs):
+        return None if any(x is None for x in xs) else round(sum(xs) / n)
+    e0 = ests[0]
+    return Estimate(round(sum(e.reads for e in ests) / n), max(e.reads_se for e in ests), e0.rate,
+                    all(e.exact for e in ests), e0.refs, avg([e.read_ahead for e in ests]),
+                    avg([e.made_young for e in ests]))
 
 
 def estimate(source: tuple, pools: list[model.PoolModel], rate: float = DEFAULT_RATE,
