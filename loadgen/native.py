@@ -256,7 +256,8 @@ def lrusim_innodb(trace, workload: tuple | None, n_pages: int, capacity: int, po
                   old_time_ms: float, ms_per_query: float, ra_threshold: int = 0,
                   ra_area: int = 64, collapse: bool = True, ra_rule: int = 0, start_pages: int = 0,
                   start_freed: int = 0, batch: int = 0, tick_depth: int = 0, tick_phase_ms: float = 0.0,
-                  tick_period_ms: float = 1000.0, ticks: int = 1) -> tuple[int, int, int, int, int, int]:
+                  tick_period_ms: float = 1000.0, ticks: int = 1,
+                  trace_leaf_pages: int = 0) -> tuple[int, int, int, int, int, int]:
     """InnoDB's LRU on a uint32 page trace or a workload tuple:
     (refs, misses, made_young, not_young, read_ahead, read_ahead_evicted).
     collapse=False replays every repeated query reference by reference (the slow reference).
@@ -265,10 +266,12 @@ def lrusim_innodb(trace, workload: tuple | None, n_pages: int, capacity: int, po
     pages the page cleaner frees at once when the pool is full (0 or 1: one per read). tick_*:
     MySQL's timed page-cleaner LRU batch (refill the free list to tick_depth frames, the LRU kept
     at 256 pages or more), first at tick_phase_ms, then every tick_period_ms, `ticks` of them (0:
-    no end); tick_depth 0: none."""
+    no end); tick_depth 0: none. trace_leaf_pages: a bare trace's leaves are its pages below this,
+    in key order (MySQL's read-ahead can then run on it)."""
     return _load().lrusim_innodb(trace, workload, n_pages, capacity, pool_pages, old_pct, old_time_ms,
                                  ms_per_query, ra_threshold, ra_area, collapse, ra_rule, start_pages,
-                                 start_freed, batch, tick_depth, tick_phase_ms, tick_period_ms, ticks)
+                                 start_freed, batch, tick_depth, tick_phase_ms, tick_period_ms, ticks,
+                                 trace_leaf_pages)
 
 
 def lrusim_curve(trace, workload: tuple | None, n_pages: int, leaf_pages: int, old_pct: float, old_time_ms: float,

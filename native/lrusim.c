@@ -1076,7 +1076,7 @@ PyObject *loadgen_lrusim_innodb(PyObject *self, PyObject *args) {
     unsigned long long start_pages = 0, start_freed = 0;
     double old_pct, old_time_ms, ms_per_query;
     int collapse = 1, ra_rule = RA_RULE_MARIADB;
-    unsigned long long batch = 0, tick_depth = 0, ticks = 1;
+    unsigned long long batch = 0, tick_depth = 0, ticks = 1, trace_leaf_pages = 0;
     double tick_phase_ms = 0, tick_period_ms = 1000;
     source_t src;
     Py_buffer view;
@@ -1084,14 +1084,18 @@ PyObject *loadgen_lrusim_innodb(PyObject *self, PyObject *args) {
     run_t r;
 
     memset(&m, 0, sizeof(m));
-    if (!PyArg_ParseTuple(args, "OOKKKddd|KKpiKKKKddK", &py_trace, &py_workload, &n_pages, &capacity,
+    if (!PyArg_ParseTuple(args, "OOKKKddd|KKpiKKKKddKK", &py_trace, &py_workload, &n_pages, &capacity,
                           &pool_pages, &old_pct, &old_time_ms, &ms_per_query, &ra_threshold,
                           &ra_area, &collapse, &ra_rule, &start_pages, &start_freed,
-                          &batch, &tick_depth, &tick_phase_ms, &tick_period_ms, &ticks))
+                          &batch, &tick_depth, &tick_phase_ms, &tick_period_ms, &ticks, &trace_leaf_pages))
         return NULL;
     if (!check_lru_args(n_pages, old_pct, ra_threshold) || check_area(ra_area) < 0)
         return NULL;
-    if (ra_threshold && py_workload == Py_None) {
+    /* a bare trace has physical page numbers only when its leaves are pages 0..trace_leaf_pages-1
+     * of a PK-ordered table (loadgen/analysis/keymodel.py); MySQL's trigger needs nothing else,
+     * MariaDB's needs the leaf steps only a workload has */
+    if (ra_threshold && py_workload == Py_None &&
+        !(ra_rule == RA_RULE_MYSQL && trace_leaf_pages >= 1 && trace_leaf_pages <= n_pages)) {
         PyErr_SetString(PyExc_ValueError, "read-ahead needs a workload (physical page numbers)");
         return NULL;
     }
@@ -1107,7 +1111,8 @@ PyObject *loadgen_lrusim_innodb(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "ra_rule must be 0 (MariaDB) or 1 (MySQL)");
         goto error;
     }
-    if (sim_init(&m, &cfg, n_pages, src.workload ? src.leaf_pages : n_pages, old_pct, old_time_ms,
+    if (sim_init(&m, &cfg, n_pages, src.workload ? src.leaf_pages : trace_leaf_pages ? trace_leaf_pages : n_pages,
+                 old_pct, old_time_ms,
                  ms_per_query, ra_threshold, collapse, ra_rule) < 0) {
         PyErr_NoMemory();
         goto error;

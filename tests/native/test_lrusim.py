@@ -269,3 +269,25 @@ def test_timed_batch_phases_average():
     each = [model.simulate_detail("looped", 10, 2, g, model.PoolModel(**{**pool.__dict__, "cleaner_phase_ms": ph}))[1]
             for ph in model.MYSQL_CLEANER_PHASES_MS]
     assert model.simulate_detail("looped", 10, 2, g, pool)[1] == round(sum(each) / len(each))
+
+
+@pytest.mark.parametrize("seed,capacity", [(1, 300), (2, 520), (3, 900)])
+def test_mysql_read_ahead_on_a_bare_key_trace_equals_python(seed, capacity):
+    # a key stream's trace (keymodel.py): leaves are its pages below trace_leaf_pages, in key order
+    from array import array
+
+    from loadgen import native
+    from loadgen.analysis import keymodel
+    from loadgen.orders import Workload
+
+    g = model.Geometry(rows=200_000, leaf_pages=1633, height=3)
+    keys = Workload("hotspot", g.rows, stride=10, reps=2, seed=seed, count=6000).ids()
+    pages, _, _ = keymodel.page_trace(keys, g)
+    c = native.lrusim_innodb(pages, None, g.n_pages, capacity, capacity, 37.0, 1000.0, 0.1, 56, 16, True,
+                             model.RA_RULE_MYSQL, 100, 0, 0, 0, 0.0, 1000.0, 1, g.leaf_pages)
+    py = model._py_simulate(((p, i) for i, p in enumerate(pages)), capacity, capacity, 37, 1000.0, 0.1, 56, 16,
+                            g.leaf_pages, model.RA_RULE_MYSQL, g.n_pages, 100)
+    assert c == py and c[4] > 0  # hot keys fill whole areas: read-ahead fires, as on MySQL
+    with pytest.raises(ValueError):  # MariaDB's trigger needs the leaf steps only a workload has
+        native.lrusim_innodb(array("I", pages), None, g.n_pages, capacity, capacity, 37.0, 1000.0, 0.1, 56, 16,
+                             True, model.RA_RULE_MARIADB, 0, 0, 0, 0, 0.0, 1000.0, 1, g.leaf_pages)
