@@ -1,16 +1,17 @@
-"""Key distributions and trace replay on a real mariadbd: a trace captured from the slow log of a
-real zipfian run replays the same keys in the same order, and the model's reads for zipfian,
-hotspot and the replayed trace are within 5% of the measured Innodb_buffer_pool_reads at two pools.
+"""Key distributions and trace replay on real servers: a trace captured from the slow log of a
+real zipfian run replays the same keys in the same order, and the model's pages read for zipfian,
+hotspot and the replayed trace are within 5% of the measured Innodb_pages_read at two pools, at
+the server defaults loadgen starts servers with (docs/innodb.md, "The page cleaner"):
 
-innodb_lru_scan_depth=100: with the default 1536 the page cleaner's free reserve is larger than an
-8M or 16M pool and the data pages left resident swing between 143 and 252 (model.py), which the
-hot set of a skewed distribution feels directly; at 100 the pool keeps all but ~75 pages.
-
-innodb_old_blocks_time=0: with the default 1000 ms, whether a re-read old page is made young
-depends on the real query rate, which swings 300..3,300 queries/s within one run on this shared
-machine; at 16M the same zipfian run read 7,515 / 8,045 / 8,585 pages at 1,221 / 1,795 / 3,119
-queries/s (the model, on each run's measured timeline: 7,385 / 7,379 / 7,525, -2% to -12%). At 8M
-(under 512 pages: no old sublist) the default is within 2%. See the README's accuracy notes.
+- MariaDB 10.11 at 8M and 16M (default innodb_lru_scan_depth 1536, more than the pool): the page
+  cleaner holds the LRU list at 256 pages or under (sampled: 28..255); the model swings it 32..256.
+  Measured 3 runs of each point: -2.6% to -0.4% (was -6.9% to -12.8% with a steady 192 pages).
+- MySQL 9.7 at 8M (defaults): -3.5% to -0.7% (3 runs each, read-ahead on key streams included).
+  At 16M with the defaults MySQL's page cleaner runs one or two LRU batches (down to 256 pages) in
+  the first seconds, when it saw activity, at a time the model cannot know: -9.4% to +5.2% over 9
+  runs; that point is held to 10%. With innodb_lru_scan_depth=100 (its batch frees 100 frames)
+  and innodb_old_blocks_time=0, zipfian and the trace at 16M are held to 5% (+1.6% to +4.5%, 3
+  runs each), hotspot to 10% (+6.1% to +8.5%).
 """
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ from ..conftest import TEST_ROWS, run_loadgen
 pytestmark = pytest.mark.mysqld
 POOLS = [8 << 20, 16 << 20]
 QUERIES = 20_000
-SETTINGS = {"innodb_lru_scan_depth": "100", "innodb_old_blocks_time": "0"}
+TUNED = {"innodb_lru_scan_depth": "100", "innodb_old_blocks_time": "0"}
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +62,7 @@ def captured(mysqld_binary, tmp_path_factory, log_dir):
     d = tmp_path_factory.mktemp("capture")
     slow = log_dir / "slow.log"
     spec = ServerSpec(provider="local", pool_bytes=POOLS[0], mysqld=mysqld_binary,
-                      options={**SETTINGS, "slow_query_log": "1", "long_query_time": "0",
+                      options={"slow_query_log": "1", "long_query_time": "0",
                                "slow_query_log_file": str(slow)})
     result = sweep.run(spec, DatasetSpec(rows=TEST_ROWS), POOLS[:1], [("zipfian", None)], shape(),
                        d / "runs", d / "sweep.json", 5.0)
@@ -90,10 +91,10 @@ def test_the_captured_trace_is_the_runs_key_order(captured):
 
 @pytest.fixture(scope="module")
 def measured(captured, mysqld_binary, tmp_path_factory):
-    """zipfian, hotspot and the replayed trace at two pools, each from a cold pool."""
+    """zipfian, hotspot and the replayed trace at two pools, each from a cold pool (server defaults)."""
     _, trace_path, _, _ = captured
     d = tmp_path_factory.mktemp("accuracy-keys")
-    spec = ServerSpec(provider="local", pool_bytes=POOLS[0], mysqld=mysqld_binary, options=SETTINGS)
+    spec = ServerSpec(provider="local", pool_bytes=POOLS[0], mysqld=mysqld_binary)
     ds = DatasetSpec(rows=TEST_ROWS)
     pattern_sweep = sweep.run(spec, ds, POOLS, [("zipfian", None), ("hotspot", None)], shape(),
                               d / "runs", d / "patterns.json", 5.0)
@@ -123,10 +124,9 @@ def test_the_trace_sweep_has_a_curve_and_a_recommendation(measured):
 MYSQL_IMAGE = "loadgen/mysql:9.7"
 
 
-@pytest.fixture(scope="module")
-def mysql_measured(tmp_path_factory):
-    """zipfian and a replayed trace (the same zipfian keys, written as a binary trace) at 8M and
-    16M on MySQL 9.7 in docker."""
+def _mysql_sweeps(tmp_path_factory, name: str, options: dict, patterns: tuple) -> list[dict]:
+    """The patterns and a replayed trace (zipfian keys of another seed, written as a binary trace)
+    at 8M and 16M on MySQL 9.7 in docker, each from a cold pool."""
     from ..conftest import require
     from loadgen.errors import LoadgenError
     from loadgen.servers.docker import engine as docker_engine
@@ -141,25 +141,52 @@ def mysql_measured(tmp_path_factory):
         require("LOADGEN_REQUIRE_DOCKER", f"no image {MYSQL_IMAGE}", str(exc))
     finally:
         client.close()
-    d = tmp_path_factory.mktemp("mysql-keys")
+    d = tmp_path_factory.mktemp(name)
     trace_path = d / "zipf.trace"
     tracefile.write(trace_path, Workload("zipfian", TEST_ROWS, **shape(seed=6)).ids())
-    spec = ServerSpec(provider="docker", image=MYSQL_IMAGE, pool_bytes=POOLS[0], options=SETTINGS)
+    spec = ServerSpec(provider="docker", image=MYSQL_IMAGE, pool_bytes=POOLS[0], options=options)
     ds = DatasetSpec(rows=TEST_ROWS)
-    a = sweep.run(spec, ds, POOLS, [("zipfian", None)], shape(), d / "runs", d / "z.json", 5.0)
+    a = sweep.run(spec, ds, POOLS, [(o, None) for o in patterns], shape(), d / "runs", d / "z.json", 5.0)
     b = sweep.run(spec, ds, POOLS, [("trace", None)], shape(trace=str(trace_path)), d / "runs", d / "t.json", 5.0)
     return a["points"] + b["points"]
 
 
+@pytest.fixture(scope="module")
+def mysql_measured(tmp_path_factory):
+    """zipfian, hotspot and a replayed trace on MySQL with the scan depth at 100 and
+    innodb_old_blocks_time=0."""
+    return _mysql_sweeps(tmp_path_factory, "mysql-keys", TUNED, ("zipfian", "hotspot"))
+
+
+@pytest.fixture(scope="module")
+def mysql_default_measured(tmp_path_factory):
+    """zipfian, hotspot and a replayed trace on MySQL with its defaults."""
+    return _mysql_sweeps(tmp_path_factory, "mysql-keys-defaults", {}, ("zipfian", "hotspot"))
+
+
+def _errors(points: list[dict], label: str) -> dict:
+    got = {(p["variation"], p["pool_bytes"] >> 20): (p["reads"], p["predicted_reads"]) for p in points}
+    print(json.dumps({f"{label} {k[0]}@{k[1]}M": v for k, v in got.items()}))
+    assert set(got) == {(o, m) for o in ("zipfian", "hotspot", "trace") for m in (8, 16)}
+    return {k: (pred - reads) / reads for k, (reads, pred) in got.items()}
+
+
 @pytest.mark.docker
-def test_mysql_model_within_5_percent_for_zipfian_and_a_trace(mysql_measured):
-    got = {(p["variation"], p["pool_bytes"] >> 20): (p["reads"], p["predicted_reads"]) for p in mysql_measured}
-    print(json.dumps({f"mysql {k[0]}@{k[1]}M": v for k, v in got.items()}))
-    assert set(got) == {(o, m) for o in ("zipfian", "trace") for m in (8, 16)}
-    errors = {k: (pred - reads) / reads for k, (reads, pred) in got.items()}
-    # 16M misses the 5% target: the model under-predicts by 4.2-5.3% at ~300-3,000 queries/s
-    # (8 runs) and by 7.2-7.8% at ~6,600 queries/s (the docker socket path): the measured reads
-    # rise with the rate (6,560 -> 6,814), the model's stay at 6,282 (README). 8M: -2.0..-3.0%.
+def test_mysql_model_within_5_percent_for_zipfian_hotspot_and_a_trace(mysql_measured):
+    # scan depth 100, old_blocks_time 0, 3 runs each (docs/mysql-lab.md, "The page cleaner"): 8M
+    # -3.9% to +0.3%; 16M zipfian +2.2% to +4.5%, trace +1.6% to +4.3%; hotspot at 16M +6.1% to
+    # +8.5% (the ~920-970 start-up pages hold more frames in the model than on the server: open),
+    # held to 10%
+    errors = _errors(mysql_measured, "mysql tuned")
+    limits = {k: 0.10 if k == ("hotspot", 16) else 0.05 for k in errors}
+    assert all(abs(e) < limits[k] for k, e in errors.items()), errors
+
+
+@pytest.mark.docker
+def test_mysql_model_at_the_server_defaults(mysql_default_measured):
+    # 8M within 5% (-3.5% to -0.7% seen); 16M to 10%: the page cleaner's one or two batches land
+    # when the server saw activity, which the model averages over (-9.4% to +5.2% seen, 9 runs)
+    errors = _errors(mysql_default_measured, "mysql defaults")
     limits = {k: 0.10 if k[1] == 16 else 0.05 for k in errors}
     assert all(abs(e) < limits[k] for k, e in errors.items()), errors
 
