@@ -1,6 +1,6 @@
 """Issue #10's accuracy target on a real MySQL 9.7 (the `loadgen/mysql:9.7` image, `--server
 docker`, server defaults: linear read-ahead on at threshold 56, innodb_lru_scan_depth 1024): the
-model's pages read within 3% of the measured Innodb_pages_read, demand reads and read-ahead
+model's pages read within 3% (5% at 16M and 32M) of the measured Innodb_pages_read, demand reads and read-ahead
 together, for both orders at 8M, 16M, 32M and 64M on 200k rows (1,633 leaf pages, 1,700 pages:
 8M holds a quarter of the table, 16M 60%, 32M all of it but not beside the ~960 pages MySQL keeps
 from start-up, 64M all of it beside them).
@@ -11,14 +11,13 @@ Measured in the lab (docs/mysql-lab.md, three series): A 1,694-1,719 / 1,702 and
 missed B at 16M by +17% and at 32M by -9%.
 
 B at 16M and 32M move with timing. Once fewer than innodb_lru_scan_depth (1024) frames are
-free, MySQL's page cleaner evicts a batch from the LRU tail (~700 pages within the first second in
-one run's samples), the start-up pages among them, which leaves the table more room; when (and
-whether, on a busy host) that batch lands depends on the clock, which the model does not simulate.
-Seen: B at 16M 2,751-2,808 with 241-531 pages held at the start, but 3,394 in a run whose pool
-still held 971 (52 free: the cleaner had not run); B at 32M 2,525-2,728 (model 2,716-2,723). The
-model takes the start-up pages as held through the run (as at 32M in the lab) and as evicted
-where the pool is not larger than the scan depth (16M). Those two points are held to the bracket
-the model gives with all and with none of the start-up pages held (±3%); the six others to 3%.
+free, MySQL's page cleaner evicts a batch from the LRU tail, the start-up pages among them, on
+its ~1 s tick, and only while the server sees activity: one batch (sometimes two) in the first
+seconds of a read-only run (docs/innodb.md, "The page cleaner"). The model now simulates that
+batch at four moments of the first second and averages them, with the run's own start-up pages:
+B at 16M/32M came out +0.9%/+3.1% and +1.4%/-0.8% in two runs of this test (the earlier model
+without the batch was seen +10.0% off at 32M; it was held to a bracket, 15% beyond). All eight points: 3% at 8M and 64M,
+5% at 16M and 32M.
 
 Needs the docker engine and the MySQL image (found or built by test_docker_mysql's fixture); with
 LOADGEN_REQUIRE_DOCKER=1 either missing fails these tests.
@@ -67,30 +66,10 @@ def test_mysql_prediction_within_3_percent_of_pages_read(mysql_sweep):
         errors[(r["workload"]["variation"], r["server"]["innodb_buffer_pool_size"] >> 20)] = \
             (pred["reads"] - bp["pages_read"]) / bp["pages_read"]
     print("errors:", {k: f"{e:+.2%}" for k, e in errors.items()})
-    timed = {("B", 16), ("B", 32)}  # see the module docstring
-    # 3% at 8M and 64M, both orders (the lab: -0.4% to +0.1%); A at 16M/32M to 8%: it read -1.5%
-    # in the lab but -3.96% and -5.35% with other work busy beside the container (open: docs/mysql-lab.md)
+    # 3% at 8M and 64M, both orders; 5% at 16M and 32M, where the page cleaner's batch lands by the
+    # clock (two runs: within 3.11%; the lab series within 1.5%, docs/mysql-lab.md)
     assert all(abs(e) < 0.03 for (v, mib), e in errors.items() if mib in (8, 64)), errors
-    assert all(abs(e) < 0.08 for key, e in errors.items() if key not in timed), errors
-
-
-def test_mysql_timed_points_within_the_start_up_bracket(mysql_sweep):
-    from loadgen.analysis import model
-
-    for r in mysql_sweep:
-        if r["workload"]["order"] != "looped" or r["server"]["innodb_buffer_pool_size"] >> 20 not in (16, 32):
-            continue
-        bp, g = r["buffer_pool"], model.geometry_of(r["dataset"])
-        ends = []
-        for held in (0, bp["pages_data_before"]):
-            pool = model.pool_model(r["server"]["innodb_buffer_pool_size"], r["server"]["variables"], "mysql",
-                                    float(r["result"]["qps"]), total_pages=bp["pages_total"])
-            pool = model.PoolModel(**{**pool.__dict__, "start_pages": held})
-            ends.append(model.simulate_detail("looped", 10, 2, g, pool)[1])
-        # 15% beyond the bracket: MySQL's page-cleaner batch (~700 pages at 32M) lands by the clock,
-        # which the model does not simulate; seen +4.8% on a loaded host and +10.0% on a quiet one
-        # with the native driver (2,994 vs 2,721). The six untimed points above stay at 3%.
-        assert min(ends) * 0.95 <= bp["pages_read"] <= max(ends) * 1.15, (bp["pages_read"], ends)
+    assert all(abs(e) < 0.05 for e in errors.values()), errors
 
 
 def test_mysql_read_ahead_is_most_of_the_reads_in_model_and_server(mysql_sweep):
