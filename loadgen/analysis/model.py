@@ -725,7 +725,7 @@ def simulate_trace(pages, n_pages: int, pool: PoolModel, ms_per_ref: float | Non
     buf = pages if isinstance(pages, (bytes, bytearray, memoryview)) else array("I", pages)
     step = ms_per_ref if ms_per_ref is not None else 1000.0 / pool.qps
     return mean_over_phases(pool, lambda ph: native.lrusim_innodb(
-        buf, None, n_pages, pool.capacity_pages, pool.pool_pages, pool.old_pct, pool.old_time_ms, step, 0, 64,
+        buf, None, n_pages, pool.capacity_high, pool.pool_pages, pool.old_pct, pool.old_time_ms, step, 0, 64,
         True, pool.ra_rule, pool.start_pages, pool.start_freed, pool.cleaner_batch, *pool.tick_args(ph)))[:4]
 
 

@@ -156,7 +156,8 @@ def predict(result: dict, imap: IndexMap, ids) -> dict:
     pages, n_pages, queries = trace(imap, g, ids)
     qps = float(res.get("qps") or model.DEFAULT_QPS)
     pool = model.pool_model(int(srv.get("innodb_buffer_pool_size") or 0), srv.get("variables") or {},
-                            srv.get("flavor") or "mariadb", qps, total_pages=bp.get("pages_total"))
+                            srv.get("flavor") or "mariadb", qps, total_pages=bp.get("pages_total"),
+                            start_pages=bp.get("pages_data_before"))
     refs_per_query = len(pages) / queries if queries else 1.0
     refs, misses, made_young, _ = model.simulate_trace(pages, n_pages, pool,
                                                        ms_per_ref=1000.0 / (qps * max(refs_per_query, 1e-9)))
