@@ -462,10 +462,7 @@ static int too_old(lru_t *m, uint32_t p, double now_ms) { /* buf_page_peek_if_to
     return drifted(m, p);
 }
 
-/* A free frame for a page of weight w about to be read. A full pool is emptied from the tail
- * down to wcap_lo: MariaDB's page cleaner frees pages in batches (the free list swings between
- * innodb_lru_scan_depth/2 and innodb_lru_scan_depth), so the LRU list shrinks and regrows, and
- * the old/young boundary moves with it (wcap_lo == wcap: one page per read). */
+/* Evict the page at the LRU tail (buf_LRU_free_page). */
 static void evict_tail(lru_t *m) {
     uint32_t victim = m->tail;
     remove_block(m, victim);
@@ -476,6 +473,10 @@ static void evict_tail(lru_t *m) {
     m->freed_page_clock++;
 }
 
+/* A free frame for a page of weight w about to be read. A full pool is emptied from the tail
+ * down to wcap_lo: MariaDB's page cleaner frees pages in batches (the free list swings between
+ * innodb_lru_scan_depth/2 and innodb_lru_scan_depth), so the LRU list shrinks and regrows, and
+ * the old/young boundary moves with it (wcap_lo == wcap: one page per read). */
 static void make_room(lru_t *m, double w) {
     if (!(m->len > 0 && m->wlen + w > m->wcap))
         return;
@@ -486,7 +487,7 @@ static void make_room(lru_t *m, double w) {
 /* MySQL 8.0-9.x's page cleaner, on the clock: buf_flush_page_coordinator_thread wakes about once
  * a second and, when the server saw activity, has buf_flush_LRU_list_batch evict clean pages from
  * the LRU tail until innodb_lru_scan_depth frames are free, at most that many pages, and never
- * below BUF_LRU_MIN_LEN pages (docs/mysql-lab.md, "The page cleaner"). A read-only workload is
+ * below BUF_LRU_MIN_LEN pages (docs/innodb.md, "The page cleaner"). A read-only workload is
  * no activity (srv_check_activity), so on the lab's runs one batch landed, in the run's first
  * second: the caller sets when (phase), how often and how many. The user threads meanwhile free
  * one page per read (make_room). Quiet stretches between two accesses run the batch once: a
