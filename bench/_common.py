@@ -67,6 +67,27 @@ def bench_endpoint(server, tcp: bool = False):
                     unix_socket=None if tcp else ep.unix_socket)
 
 
+def seed_rounds(conn, rounds: int, loadgen_rate, reference_rate) -> list[float]:
+    """The seeding benches' paired rounds: loadgen_rate(db) and reference_rate(db) each fill a
+    fresh database (dropped after it), in alternating order so neither always runs on the warmer
+    server; one ratio loadgen/reference per round."""
+    from loadgen import db
+
+    ratios = []
+    for r in range(rounds):
+        sides = [("loadgen", loadgen_rate), ("reference", reference_rate)]
+        if r % 2:
+            sides.reverse()
+        got = {}
+        for name, fn in sides:
+            got[name] = fn(f"seedbench_{name}")
+            db.query_all(conn, f"DROP DATABASE `seedbench_{name}`")
+        ratios.append(got["loadgen"] / got["reference"])
+        say(f"round {r + 1}: " + ", ".join(f"{n} {got[n]:,.0f} rows/s" for n, _ in sides)
+            + f"; loadgen/reference {ratios[-1]:.3f}")
+    return ratios
+
+
 def spread(values: list[float]) -> str:
     return (f"median {statistics.median(values):.3f} (min {min(values):.3f}, max {max(values):.3f}, "
             f"n={len(values)})")

@@ -14,7 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import ROOT, say, scratch_server, spread
+from _common import ROOT, say, scratch_server, seed_rounds, spread
 
 
 def main() -> None:
@@ -68,18 +68,7 @@ def main() -> None:
             return args.rows / elapsed
 
         try:
-            ratios = []
-            for r in range(args.rounds):
-                sides = [("loadgen", loadgen_rate), ("reference", reference_rate)]
-                if r % 2:
-                    sides.reverse()
-                got = {}
-                for name, fn in sides:
-                    got[name] = fn(f"seedbench_{name}")
-                    db.query_all(conn, f"DROP DATABASE `seedbench_{name}`")
-                ratios.append(got["loadgen"] / got["reference"])
-                say(f"round {r + 1}: " + ", ".join(f"{n} {got[n]:,.0f} rows/s" for n, _ in sides)
-                    + f"; loadgen/reference {ratios[-1]:.3f}")
+            ratios = seed_rounds(conn, args.rounds, loadgen_rate, reference_rate)
         finally:
             conn.close()
             ref.unlink(missing_ok=True)
