@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..errors import ProvisionError, UsageError
+from .engine import LABEL
 
 DEFAULT_TAG = "loadgen/mariadb:10.11"
 PACKAGES = ["mariadb-server-core", "mariadb-client-core"]
@@ -33,7 +34,6 @@ APT_DIR = Path("/etc/apt")
 ENTRYPOINT = "/usr/local/bin/loadgen-entrypoint"
 # What both flavours' entrypoints source: root's password and accounts (imagefiles/).
 ENTRYPOINT_COMMON = ("entrypoint-common.sh", "/usr/local/lib/loadgen/entrypoint-common.sh")
-LABEL = "org.loadgen"
 # The official images run mariadbd as uid/gid 999 too, so a volume moves between them.
 MYSQL_USER_LINE = "mysql:x:999:999:MariaDB Server:/nonexistent:/usr/sbin/nologin"
 MYSQL_GROUP_LINE = "mysql:x:999:"
@@ -180,7 +180,7 @@ def retarget_sources(one_line: list[str], deb822: list[str], codename: str,
 
 # -- the build -----------------------------------------------------------------------------------
 def _client():
-    from .docker import engine
+    from .engine import engine
 
     try:
         return engine()
