@@ -19,7 +19,6 @@ BOOTSTRAP_FILES = ["mysql_system_tables.sql", "mysql_performance_tables.sql", "m
                    "fill_help_tables.sql", "maria_add_gis_sp_bootstrap.sql", "mysql_sys_schema.sql"]
 
 
-
 def native_password_hash(password: str) -> str:
     # mysql_native_password's stored form: the server never needs to see the password itself.
     return "*" + hashlib.sha1(hashlib.sha1(password.encode()).digest()).hexdigest().upper()

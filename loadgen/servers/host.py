@@ -1,5 +1,5 @@
-"""This host as a local server needs it: free ports, live processes, free memory, and the tie that
-takes a server down with loadgen."""
+"""This host as loadgen's servers need it: free ports, live processes (the owner a state file or a
+container's label names), free memory, and the tie that takes a local server down with loadgen."""
 from __future__ import annotations
 
 import ctypes

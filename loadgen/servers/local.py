@@ -44,7 +44,7 @@ class LocalServer(Server):
       home/run/      0700, the server user's: socket, pid file and tmpdir, unreachable for others
       home/files/    0700, the server user's: the only place secure_file_priv lets SQL read/write
       home/error.log 0600, the server user's
-      home/tmp/      0700, loadgen's: seeding's chunk files (dataset.py)
+      home/tmp/      0700, loadgen's: seeding's chunk files (chunks.py)
 
     Args:
         home: directory that holds this server's datadir and files (created if missing).

@@ -1,4 +1,4 @@
-"""The server binary of a local server: where it is, which server it is, whether a process is it
+"""The server binary of a local server: where it is, which server it is, whether a process is one
 serving a given datadir, and what its error log says."""
 from __future__ import annotations
 
