@@ -13,6 +13,7 @@ import shutil
 import statistics
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -65,6 +66,40 @@ def bench_endpoint(server, tcp: bool = False):
     ep = server.endpoint
     return Endpoint(host="127.0.0.1", port=ep.port, user=BENCH_USER, password="",
                     unix_socket=None if tcp else ep.unix_socket)
+
+
+@contextlib.contextmanager
+def reference_file(conn):
+    """(path, local) for the seeding benches' reference rows: in the server's secure_file_priv
+    directory, so one LOAD DATA INFILE reads it server-side; local=True where the server reads no
+    files at all (secure_file_priv NULL) and the reference is LOAD DATA LOCAL. Removed after."""
+    from loadgen import db
+
+    priv = db.query_value(conn, "SELECT @@secure_file_priv")
+    tmp = None if priv else tempfile.mkdtemp(prefix="loadgen-bench-rows-")
+    path = Path(priv or tmp) / "rows.tsv"
+    try:
+        yield path, priv is None
+    finally:
+        path.unlink(missing_ok=True)
+        if tmp:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def load_data_rate(conn, sql: str, path: Path, rows: int) -> float:
+    """rows/s of one LOAD DATA of the reference file (sql: one %s, the path), timed from the
+    statement alone; the server must keep every row, or the rate would flatter the reference."""
+    cur = conn.cursor()
+    try:
+        cur.execute("SET time_zone = '+00:00'")
+        started = time.monotonic()
+        cur.execute(sql, (str(path),))
+        elapsed = time.monotonic() - started
+        kept = cur.rowcount
+    finally:
+        cur.close()
+    assert kept == rows, f"the reference LOAD DATA kept {kept:,} of {rows:,} rows"
+    return rows / elapsed
 
 
 def seed_rounds(conn, rounds: int, loadgen_rate, reference_rate) -> list[float]:

@@ -1,8 +1,8 @@
 # Sourced by both image entrypoints (entrypoint.sh for MariaDB, entrypoint-mysql.sh for MySQL):
-# root's password and the accounts it goes to. The sourcing script sets SECRET_PREFIXES (the
-# variable prefixes it reads, the first one set wins) and ALLOW_EMPTY (the value of its
-# allow-empty-password variable) first; it quotes the password itself, as its server's SQL mode
-# wants.
+# root's password and the accounts it goes to. The sourcing script defines log() and sets
+# SECRET_PREFIXES (the variable prefixes it reads, the first one set wins) and ALLOW_EMPTY (the
+# value of its allow-empty-password variable); it quotes the password itself, as its server's SQL
+# mode wants.
 
 # printf, not echo, writes the SQL: dash's echo would turn \\ and \c in a password into something else.
 line() { printf '%s\n' "$*"; }
@@ -24,6 +24,17 @@ root_password() {
 		echo "error: the datadir is empty and no root password was given; $1" >&2
 		exit 1
 	fi
+}
+
+# init_begin HINT: for an empty datadir, root's password ($password), the database asked for
+# ($database) and the file the initialisation SQL goes to ($sql). The password reaches the server
+# through that file (mktemp: 0600), gone before the server starts, never through its command line
+# (visible in ps) or the log.
+init_begin() {
+	root_password "$1"
+	database="$(secret DATABASE)"
+	log "initialising the datadir"
+	sql=$(mktemp /run/mysqld/init.XXXXXX)
 }
 
 # root_accounts QUOTED_PASSWORD DATABASE: root at localhost and a second root for TCP from outside

@@ -26,13 +26,8 @@ SECRET_PREFIXES=MYSQL
 ALLOW_EMPTY="${MYSQL_ALLOW_EMPTY_PASSWORD:-}"
 
 if [ ! -d "$datadir/mysql" ]; then
-	root_password "set MYSQL_ROOT_PASSWORD (or MYSQL_ROOT_PASSWORD_FILE)"
-	database="$(secret DATABASE)"
-	log "initialising the datadir"
-	# The password reaches the server through a 0600 file that is gone before the server starts,
-	# never through its command line (visible in ps) or the log. --initialize runs it once the
-	# system tables exist; one statement per line.
-	sql=$(mktemp /run/mysqld/init.XXXXXX)
+	init_begin "set MYSQL_ROOT_PASSWORD (or MYSQL_ROOT_PASSWORD_FILE)"
+	# --initialize runs $sql once the system tables exist; one statement per line.
 	# Quotes are doubled and backslashes stay as they are (NO_BACKSLASH_ESCAPES).
 	quoted=$(printf '%s' "$password" | sed -e "s/'/''/g")
 	{

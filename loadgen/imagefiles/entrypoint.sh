@@ -24,12 +24,7 @@ SECRET_PREFIXES="MARIADB MYSQL"
 ALLOW_EMPTY="${MARIADB_ALLOW_EMPTY_ROOT_PASSWORD:-${MYSQL_ALLOW_EMPTY_PASSWORD:-}}"
 
 if [ ! -d "$datadir/mysql" ]; then
-	root_password "set MARIADB_ROOT_PASSWORD (or MYSQL_ROOT_PASSWORD)"
-	database="$(secret DATABASE)"
-	log "initialising the datadir"
-	# The password reaches the server through a 0600 file that is gone before the server starts,
-	# never through its command line (visible in ps) or the log.
-	sql=$(mktemp /run/mysqld/init.XXXXXX)
+	init_begin "set MARIADB_ROOT_PASSWORD (or MYSQL_ROOT_PASSWORD)"
 	quoted=$(printf '%s' "$password" | sed -e "s/\\\\/\\\\\\\\/g" -e "s/'/\\\\'/g")
 	{
 		# install-db leaves passwordless root@127.0.0.1, root@::1 and root@<hostname>: one root
