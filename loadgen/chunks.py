@@ -1,6 +1,7 @@
 """Seeding's chunk pipeline, shared by the seed's own table (dataset.py) and a schema file's table
 (usertable.py): the next chunk of rows is generated in a thread while the server ingests the
-current one, and every chunk reaches the server through one private file (LOAD DATA LOCAL).
+current one, every chunk reaches the server through one private file (LOAD DATA LOCAL), and a
+driver error while seeding becomes one line.
 
 The row generators are C and release the GIL, and mysqlclient releases it while the server
 ingests, so the two overlap; the queue holds at most two chunks, so memory stays flat whatever
@@ -15,6 +16,9 @@ import tempfile
 import threading
 from pathlib import Path
 from typing import Iterable, Iterator, TypeVar
+
+from . import db
+from .errors import SeedError, WorkloadError
 
 T = TypeVar("T")
 # Chunk files carry loadgen's pid in their name, so a later seed can tell a dead process's file.
@@ -113,3 +117,40 @@ def chunk_dir(home: Path | None) -> Path:
             continue
         stale.unlink(missing_ok=True)
     return directory
+
+
+def load_local(cur, sql: str, path: str, data: bytes) -> bool:
+    """Write a chunk to the chunk file and LOAD DATA LOCAL it (sql: one %s, the path). False when
+    LOAD DATA LOCAL is refused, for the caller to seed another way; any other error is raised as
+    seed_error's one line."""
+    with open(path, "wb") as f:
+        f.write(data)
+    try:
+        cur.execute(sql, (path,))
+    except Exception as exc:  # noqa: BLE001 - classified here
+        if not local_infile_refused(exc):
+            raise seed_error(exc) from None
+        return False
+    return True
+
+
+def local_infile_refused(exc: BaseException) -> bool:
+    """The server (local_infile=OFF) or the client refused LOAD DATA LOCAL: the seed can go on
+    another way, unlike any other error."""
+    args = getattr(exc, "args", ())
+    code = args[0] if args and isinstance(args[0], int) else 0
+    # 4166: MariaDB 10.6+ when the client did not enable it (ER_LOAD_INFILE_CAPABILITY_DISABLED).
+    return code in (1148, 2068, 3948, 1229, 4166) or "local_infile" in str(exc).lower()
+
+
+def seed_error(exc: BaseException) -> Exception:
+    """A driver error while seeding as one line: a full disk, a lost server, or what it said."""
+    text = db.error_text(exc)
+    args = getattr(exc, "args", ())
+    code = args[0] if args and isinstance(args[0], int) else 0
+    if code in (1114, 1021, 3) or "full" in text.lower() or "space" in text.lower():
+        return SeedError(f"the server ran out of disk space while seeding: {text}",
+                         "free disk space or use fewer --rows; committed rows are kept and seeding resumes")
+    if db.is_connection_lost(exc):
+        return WorkloadError(f"lost the server while seeding: {text}", "check the server; re-run to resume")
+    return SeedError(f"seeding failed: {text}")

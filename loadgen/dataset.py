@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from . import db
-from .chunks import chunk_dir, chunk_file, generated_ahead
+from .chunks import chunk_dir, chunk_file, generated_ahead, load_local, local_infile_refused, seed_error
 from .errors import LoadgenError, SeedError, UsageError, WorkloadError
 from .units import format_bytes
 
@@ -348,22 +348,13 @@ def _load(conn, spec: DatasetSpec, start_id: int, progress: ProgressFn | None, t
             cur = conn.cursor()
             cur.execute("SET time_zone = '+00:00'")
             for last, data in chunks:
-                if use_local:
-                    with open(path, "wb") as f:
-                        f.write(data)
-                    try:
-                        cur.execute(_load_sql(spec), (path,))
-                    except Exception as exc:  # noqa: BLE001 - classified below
-                        if not _local_infile_refused(exc):
-                            raise _seed_error(exc) from None
-                        turned_on, use_local, note = _enable_local_infile(cur, path, spec)
-                        if not use_local and say:
-                            say(f"warning: {note}")
-                        if use_local:  # the refused chunk is in: go on with the next one
-                            if progress:
-                                progress(last, spec.rows)
-                            continue
-                if not use_local:
+                loaded = use_local and load_local(cur, _load_sql(spec), path, data)
+                if use_local and not loaded:  # refused: LOCAL from here on where we may turn it on
+                    turned_on, loaded, note = _enable_local_infile(cur, path, spec)
+                    use_local = loaded
+                    if not loaded and say:
+                        say(f"warning: {note}")
+                if not loaded:
                     _insert_rows(cur, spec, data)
                 if progress:
                     progress(last, spec.rows)
@@ -408,17 +399,10 @@ def _enable_local_infile(cur, path: str, spec: DatasetSpec) -> tuple[bool, bool,
     try:
         cur.execute(_load_sql(spec), (path,))
     except Exception as exc:  # noqa: BLE001
-        if _local_infile_refused(exc):
+        if local_infile_refused(exc):
             return True, False, "local_infile was turned on but LOAD DATA LOCAL still refused: seeding with INSERTs"
-        raise _seed_error(exc) from None
+        raise seed_error(exc) from None
     return True, True, "the server had local_infile=OFF: loadgen set it ON for the seed and back to OFF after"
-
-
-def _local_infile_refused(exc: BaseException) -> bool:
-    args = getattr(exc, "args", ())
-    code = args[0] if args and isinstance(args[0], int) else 0
-    # 4166: MariaDB 10.6+ when the client did not enable it (ER_LOAD_INFILE_CAPABILITY_DISABLED).
-    return code in (1148, 2068, 3948, 1229, 4166) or "local_infile" in str(exc).lower()
 
 
 def _insert_rows(cur, spec: DatasetSpec, data: bytes) -> None:
@@ -429,19 +413,7 @@ def _insert_rows(cur, spec: DatasetSpec, data: bytes) -> None:
         for i in range(0, len(rows), 1000):
             cur.executemany(sql, [tuple(v.decode() for v in r) for r in rows[i:i + 1000]])
     except Exception as exc:  # noqa: BLE001
-        raise _seed_error(exc) from None
-
-
-def _seed_error(exc: BaseException) -> Exception:
-    text = db.error_text(exc)
-    args = getattr(exc, "args", ())
-    code = args[0] if args and isinstance(args[0], int) else 0
-    if code in (1114, 1021, 3) or "full" in text.lower() or "space" in text.lower():
-        return SeedError(f"the server ran out of disk space while seeding: {text}",
-                         "free disk space or use fewer --rows; committed rows are kept and seeding resumes")
-    if db.is_connection_lost(exc):
-        return WorkloadError(f"lost the server while seeding: {text}", "check the server; re-run to resume")
-    return SeedError(f"seeding failed: {text}")
+        raise seed_error(exc) from None
 
 
 # -- geometry ------------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Iterator
 
 from . import db, tablegen
-from .chunks import chunk_dir, chunk_file, generated_ahead
+from .chunks import chunk_dir, chunk_file, generated_ahead, load_local, seed_error
 from .errors import LoadgenError, SeedError, UsageError, WorkloadError
 from .schemas import TableShape, create_tables, queried_table, read_schema_file, reflect
 from .units import format_bytes
@@ -247,8 +247,6 @@ def load(conn, database: str, table: str, plan: tablegen.Plan, seed: int, first:
     """LOAD DATA LOCAL rows first..last in chunks, generating the next chunk in a thread while the
     server ingests the current one (the C generator releases the GIL); each chunk commits alone,
     so an interruption leaves a prefix of the table and COUNT(*) says where to resume."""
-    from .dataset import _local_infile_refused, _seed_error
-
     pool = tablegen.text_pool(seed)
 
     def generate() -> Iterator[tuple[int, bytes]]:
@@ -268,15 +266,8 @@ def load(conn, database: str, table: str, plan: tablegen.Plan, seed: int, first:
             cur.execute("SET time_zone = '+00:00'")
             for hi, data in chunks:
                 if use_local:
-                    with open(path, "wb") as f:
-                        f.write(data)
-                    try:
-                        cur.execute(load_sql, (path,))
-                    except Exception as exc:  # noqa: BLE001 - classified below
-                        if not _local_infile_refused(exc):
-                            raise _seed_error(exc) from None
-                        use_local = False
-                    else:
+                    use_local = load_local(cur, load_sql, path, data)
+                    if use_local:
                         _check_loaded(cur, database, table, data.count(b"\n"))
                 if not use_local:
                     _insert(cur, database, table, plan.columns, data)
@@ -301,8 +292,6 @@ def _check_loaded(cur, database: str, table: str, expected: int) -> None:
 
 
 def _insert(cur, database: str, table: str, columns: list[str], data: bytes) -> None:
-    from .dataset import _seed_error
-
     rows = [tuple(None if v == b"\\N" else v.decode() for v in line.split(b"\t"))
             for line in data.split(b"\n") if line]
     sql = (f"INSERT INTO `{database}`.`{table}` ({', '.join(f'`{c}`' for c in columns)}) "
@@ -311,7 +300,7 @@ def _insert(cur, database: str, table: str, columns: list[str], data: bytes) -> 
         for i in range(0, len(rows), 1000):
             cur.executemany(sql, rows[i:i + 1000])
     except Exception as exc:  # noqa: BLE001
-        raise _seed_error(exc) from None
+        raise seed_error(exc) from None
 
 
 # -- geometry ------------------------------------------------------------------------------------
