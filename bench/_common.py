@@ -13,6 +13,7 @@ import shutil
 import statistics
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -65,6 +66,61 @@ def bench_endpoint(server, tcp: bool = False):
     ep = server.endpoint
     return Endpoint(host="127.0.0.1", port=ep.port, user=BENCH_USER, password="",
                     unix_socket=None if tcp else ep.unix_socket)
+
+
+@contextlib.contextmanager
+def reference_file(conn):
+    """(path, local) for the seeding benches' reference rows: in the server's secure_file_priv
+    directory, so one LOAD DATA INFILE reads it server-side; local=True where the server reads no
+    files at all (secure_file_priv NULL) and the reference is LOAD DATA LOCAL. Removed after."""
+    from loadgen import db
+
+    priv = db.query_value(conn, "SELECT @@secure_file_priv")
+    tmp = None if priv else tempfile.mkdtemp(prefix="loadgen-bench-rows-")
+    path = Path(priv or tmp) / "rows.tsv"
+    try:
+        yield path, priv is None
+    finally:
+        path.unlink(missing_ok=True)
+        if tmp:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def load_data_rate(conn, sql: str, path: Path, rows: int) -> float:
+    """rows/s of one LOAD DATA of the reference file (sql: one %s, the path), timed from the
+    statement alone; the server must keep every row, or the rate would flatter the reference."""
+    cur = conn.cursor()
+    try:
+        cur.execute("SET time_zone = '+00:00'")
+        started = time.monotonic()
+        cur.execute(sql, (str(path),))
+        elapsed = time.monotonic() - started
+        kept = cur.rowcount
+    finally:
+        cur.close()
+    assert kept == rows, f"the reference LOAD DATA kept {kept:,} of {rows:,} rows"
+    return rows / elapsed
+
+
+def seed_rounds(conn, rounds: int, loadgen_rate, reference_rate) -> list[float]:
+    """The seeding benches' paired rounds: loadgen_rate(db) and reference_rate(db) each fill a
+    fresh database (dropped after it), in alternating order so neither always runs on the warmer
+    server; one ratio loadgen/reference per round."""
+    from loadgen import db
+
+    ratios = []
+    for r in range(rounds):
+        sides = [("loadgen", loadgen_rate), ("reference", reference_rate)]
+        if r % 2:
+            sides.reverse()
+        got = {}
+        for name, fn in sides:
+            got[name] = fn(f"seedbench_{name}")
+            db.query_all(conn, f"DROP DATABASE `seedbench_{name}`")
+        ratios.append(got["loadgen"] / got["reference"])
+        say(f"round {r + 1}: " + ", ".join(f"{n} {got[n]:,.0f} rows/s" for n, _ in sides)
+            + f"; loadgen/reference {ratios[-1]:.3f}")
+    return ratios
 
 
 def spread(values: list[float]) -> str:

@@ -93,8 +93,9 @@ def main() -> None:
     from loadgen.servers.provision import provisioned
 
     if args.server == "docker" and args.unlabelled:
-        # Test suites on a shared host remove every container labelled org.loadgen that they did
-        # not start; a lab run of many minutes needs its containers out of their sight.
+        # The test suite's fixtures now leave containers of another cache dir alone, but older
+        # checkouts' remove every container labelled org.loadgen that they did not start; a lab
+        # run of many minutes keeps its containers out of their sight.
         import loadgen.servers.docker as docker_server
 
         docker_server._owner_labels = lambda keep: {"org.loadgen-lab": "1"}

@@ -10,11 +10,9 @@ the same freshly created table. Rounds alternate which goes first; the last line
 from __future__ import annotations
 
 import argparse
-import tempfile
-import time
 from pathlib import Path
 
-from _common import ROOT, say, scratch_server, spread
+from _common import ROOT, load_data_rate, reference_file, say, scratch_server, seed_rounds, spread
 
 
 def main() -> None:
@@ -34,55 +32,35 @@ def main() -> None:
     spec_of = lambda name: DatasetSpec(rows=args.rows, schema=args.schema, database=name)  # noqa: E731
     with scratch_server(1 << 30, files_dir=True) as server:
         conn = server.connect(local_infile=1)
-        priv = db.query_value(conn, "SELECT @@secure_file_priv")
-        local = priv is None
-        ref = Path(priv or tempfile.mkdtemp(prefix="loadgen-bench-rows-")) / "rows.tsv"
-        db.query_all(conn, "CREATE DATABASE seedbench_plan")
-        create_tables(conn, "seedbench_plan", schema)
-        shape = reflect(_borrow(conn), "seedbench_plan", table)
-        plan = tablegen.plan(shape.columns, shape.primary_key, args.rows)
-        db.query_all(conn, "DROP DATABASE seedbench_plan")
-        pool = tablegen.text_pool(1)
-        with open(ref, "wb") as f:
-            for lo in range(1, args.rows + 1, 50_000):
-                f.write(tablegen.lines(plan, pool, 1, lo, min(lo + 49_999, args.rows)))
-        cols = ", ".join(f"`{c}`" for c in plan.columns)
-        say(f"server {server.flavor.name} {server.flavor.version}, {args.schema}: {table}, {args.rows:,} rows "
-            f"({ref.stat().st_size / 2**20:,.0f} MiB file), reference LOAD DATA {'LOCAL ' if local else ''}INFILE")
-
-        def loadgen_rate(name: str) -> float:
-            return ensure_seeded(conn, spec_of(name)).seed_rows_per_s
-
-        def reference_rate(name: str) -> float:
-            db.query_all(conn, f"CREATE DATABASE `{name}`")
-            create_tables(conn, name, schema)
-            cur = conn.cursor()
-            cur.execute("SET time_zone = '+00:00'")
-            started = time.monotonic()
-            cur.execute(f"LOAD DATA {'LOCAL ' if local else ''}INFILE %s INTO TABLE `{name}`.`{table}` "
-                        f"CHARACTER SET utf8mb4 FIELDS TERMINATED BY '\\t' LINES TERMINATED BY '\\n' ({cols})",
-                        (str(ref),))
-            elapsed = time.monotonic() - started
-            assert cur.rowcount == args.rows, cur.rowcount
-            cur.close()
-            return args.rows / elapsed
-
         try:
-            ratios = []
-            for r in range(args.rounds):
-                sides = [("loadgen", loadgen_rate), ("reference", reference_rate)]
-                if r % 2:
-                    sides.reverse()
-                got = {}
-                for name, fn in sides:
-                    got[name] = fn(f"seedbench_{name}")
-                    db.query_all(conn, f"DROP DATABASE `seedbench_{name}`")
-                ratios.append(got["loadgen"] / got["reference"])
-                say(f"round {r + 1}: " + ", ".join(f"{n} {got[n]:,.0f} rows/s" for n, _ in sides)
-                    + f"; loadgen/reference {ratios[-1]:.3f}")
+            db.query_all(conn, "CREATE DATABASE seedbench_plan")
+            create_tables(conn, "seedbench_plan", schema)
+            shape = reflect(_borrow(conn), "seedbench_plan", table)
+            plan = tablegen.plan(shape.columns, shape.primary_key, args.rows)
+            db.query_all(conn, "DROP DATABASE seedbench_plan")
+            cols = ", ".join(f"`{c}`" for c in plan.columns)
+            with reference_file(conn) as (ref, local):
+                pool = tablegen.text_pool(1)
+                with open(ref, "wb") as f:
+                    for lo in range(1, args.rows + 1, 50_000):
+                        f.write(tablegen.lines(plan, pool, 1, lo, min(lo + 49_999, args.rows)))
+                say(f"server {server.flavor.name} {server.flavor.version}, {args.schema}: {table}, "
+                    f"{args.rows:,} rows ({ref.stat().st_size / 2**20:,.0f} MiB file), "
+                    f"reference LOAD DATA {'LOCAL ' if local else ''}INFILE")
+
+                def loadgen_rate(name: str) -> float:
+                    return ensure_seeded(conn, spec_of(name)).seed_rows_per_s
+
+                def reference_rate(name: str) -> float:
+                    db.query_all(conn, f"CREATE DATABASE `{name}`")
+                    create_tables(conn, name, schema)
+                    sql = (f"LOAD DATA {'LOCAL ' if local else ''}INFILE %s INTO TABLE `{name}`.`{table}` "
+                           f"CHARACTER SET utf8mb4 FIELDS TERMINATED BY '\\t' LINES TERMINATED BY '\\n' ({cols})")
+                    return load_data_rate(conn, sql, ref, args.rows)
+
+                ratios = seed_rounds(conn, args.rounds, loadgen_rate, reference_rate)
         finally:
             conn.close()
-            ref.unlink(missing_ok=True)
     say(f"seed rows/s loadgen / LOAD DATA INFILE ({Path(args.schema).name}): {spread(ratios)}")
 
 

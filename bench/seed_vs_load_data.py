@@ -11,11 +11,9 @@ those rows, written before the clock starts. The last line is the ratio loadgen 
 from __future__ import annotations
 
 import argparse
-import tempfile
-import time
 from pathlib import Path
 
-from _common import say, scratch_server, spread
+from _common import load_data_rate, reference_file, say, scratch_server, seed_rounds, spread
 
 LOAD_SQL = ("LOAD DATA {local}INFILE %s INTO TABLE `{db}`.message FIELDS TERMINATED BY '\\t' "
             "LINES TERMINATED BY '\\n' (id, channel_id, author_id, alias, body, @ts) "
@@ -37,51 +35,30 @@ def main() -> None:
     args = ap.parse_args()
 
     from loadgen import db
-    from loadgen.dataset import DatasetSpec, ensure
+    from loadgen.dataset import DatasetSpec, _create_table, ensure
 
     spec_of = lambda name: DatasetSpec(rows=args.rows, database=name)  # noqa: E731
     with scratch_server(1 << 30, files_dir=True) as server:
         conn = server.connect(local_infile=1)
-        priv = db.query_value(conn, "SELECT @@secure_file_priv")
-        local = priv is None  # NULL: the server reads no files at all
-        ref = Path(priv or tempfile.mkdtemp(prefix="loadgen-bench-rows-")) / "rows.tsv"
-        write_rows(ref, args.rows, spec_of("x").seed)
-        say(f"server {server.flavor.name} {server.flavor.version}, {args.rows:,} rows "
-            f"({ref.stat().st_size / 2**20:,.0f} MiB file), reference LOAD DATA {'LOCAL ' if local else ''}INFILE")
-
-        def loadgen_rate(name: str) -> float:
-            info = ensure(conn, spec_of(name))
-            return info.seed_rows_per_s
-
-        def reference_rate(name: str) -> float:
-            from loadgen.dataset import _create_table
-
-            db.query_all(conn, f"CREATE DATABASE `{name}`")
-            _create_table(conn, spec_of(name))
-            cur = conn.cursor()
-            cur.execute("SET time_zone = '+00:00'")
-            started = time.monotonic()
-            cur.execute(LOAD_SQL.format(local="LOCAL " if local else "", db=name), (str(ref),))
-            elapsed = time.monotonic() - started
-            cur.close()
-            return args.rows / elapsed
-
         try:
-            ratios = []
-            for r in range(args.rounds):
-                sides = [("loadgen", loadgen_rate), ("reference", reference_rate)]
-                if r % 2:
-                    sides.reverse()
-                got = {}
-                for name, fn in sides:
-                    got[name] = fn(f"seedbench_{name}")
-                    db.query_all(conn, f"DROP DATABASE `seedbench_{name}`")
-                ratios.append(got["loadgen"] / got["reference"])
-                say(f"round {r + 1}: " + ", ".join(f"{n} {got[n]:,.0f} rows/s" for n, _ in sides)
-                    + f"; loadgen/reference {ratios[-1]:.3f}")
+            with reference_file(conn) as (ref, local):
+                write_rows(ref, args.rows, spec_of("x").seed)
+                say(f"server {server.flavor.name} {server.flavor.version}, {args.rows:,} rows "
+                    f"({ref.stat().st_size / 2**20:,.0f} MiB file), "
+                    f"reference LOAD DATA {'LOCAL ' if local else ''}INFILE")
+
+                def loadgen_rate(name: str) -> float:
+                    return ensure(conn, spec_of(name)).seed_rows_per_s
+
+                def reference_rate(name: str) -> float:
+                    db.query_all(conn, f"CREATE DATABASE `{name}`")
+                    _create_table(conn, spec_of(name))
+                    return load_data_rate(conn, LOAD_SQL.format(local="LOCAL " if local else "", db=name), ref,
+                                          args.rows)
+
+                ratios = seed_rounds(conn, args.rounds, loadgen_rate, reference_rate)
         finally:
             conn.close()
-            ref.unlink(missing_ok=True)
     say(f"seed rows/s loadgen / LOAD DATA INFILE: {spread(ratios)}")
 
 

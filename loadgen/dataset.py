@@ -8,18 +8,16 @@ from __future__ import annotations
 
 import hashlib
 import os
-import queue
 import random
 import re
-import tempfile
-import threading
 import time
 from dataclasses import asdict, dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 from . import db
+from .chunks import chunk_dir, chunk_file, generated_ahead, load_local, local_infile_refused, seed_error
 from .errors import LoadgenError, SeedError, UsageError, WorkloadError
 from .units import format_bytes
 
@@ -192,6 +190,17 @@ def _read_meta(conn, database: str) -> dict[str, str] | None:
     return {k: v for k, v in db.query_all(conn, f"SELECT k, v FROM `{database}`.loadgen_meta")}
 
 
+def open_meta(conn, database: str, identity: dict[str, str]) -> tuple[dict[str, str], bool]:
+    """Create the database and its meta table where missing; (the meta it holds, whether that
+    meta records the same identity: schema, generator, rows, seed)."""
+    cur = conn.cursor()
+    cur.execute(f"CREATE DATABASE IF NOT EXISTS `{database}`")
+    cur.execute(f"CREATE TABLE IF NOT EXISTS `{database}`.loadgen_meta (k VARCHAR(64) PRIMARY KEY, v TEXT)")
+    cur.close()
+    meta = _read_meta(conn, database) or {}
+    return meta, all(meta.get(k) == v for k, v in identity.items())
+
+
 def _write_meta(conn, database: str, values: dict) -> None:
     cur = conn.cursor()
     for k, v in values.items():
@@ -258,13 +267,8 @@ def _is_driver_error(exc: BaseException) -> bool:
 def _ensure(conn, spec: DatasetSpec, progress: ProgressFn | None, free_bytes: int | None, home: Path | None,
             say: Callable[[str], None]) -> DatasetInfo:
     database = spec.database
-    cur = conn.cursor()
-    cur.execute(f"CREATE DATABASE IF NOT EXISTS `{database}`")
-    cur.execute(f"CREATE TABLE IF NOT EXISTS `{database}`.loadgen_meta (k VARCHAR(64) PRIMARY KEY, v TEXT)")
-    cur.close()
-    meta = _read_meta(conn, database) or {}
     identity = {k: str(v) for k, v in _identity(spec).items()}
-    same = all(meta.get(k) == v for k, v in identity.items())
+    meta, same = open_meta(conn, database, identity)
     exists = _table_exists(conn, database)
 
     if exists and same and meta.get("complete") == "1":
@@ -300,7 +304,7 @@ def _ensure(conn, spec: DatasetSpec, progress: ProgressFn | None, free_bytes: in
             "use fewer --rows, free disk space, or set LOADGEN_CACHE_DIR to a larger disk",
         )
     started = time.monotonic()
-    method, note = _load(conn, spec, start_id, progress, _tmp_dir(home), say)
+    method, note = _load(conn, spec, start_id, progress, chunk_dir(home), say)
     elapsed = time.monotonic() - started
     db.query_all(conn, f"ANALYZE TABLE `{database}`.`{TABLE}`")
     info = _info(conn, spec, meta, seeded=True)
@@ -313,29 +317,6 @@ def _ensure(conn, spec: DatasetSpec, progress: ProgressFn | None, free_bytes: in
     checksum = db.query_all(conn, f"CHECKSUM TABLE `{database}`.`{TABLE}`")[0][1]
     _write_meta(conn, database, {"complete": 1, "height": info.height, "row_count": count, "checksum": checksum})
     return info
-
-
-def _tmp_dir(home: Path | None) -> Path:
-    """Where seeding's chunk files go: the dataset's home (never the system temp directory,
-    where a killed seed left 5.6 MB per run), with files of dead processes swept first."""
-    if home is None:
-        from .paths import cache_dir
-
-        directory = cache_dir() / "tmp"
-    else:
-        directory = Path(home) / "tmp"
-    directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-    for stale in directory.glob("loadgen-seed-*.tsv"):
-        try:
-            pid = int(stale.name.split("-")[2])
-            os.kill(pid, 0)
-            continue  # its process still runs (another seed through a dsn server)
-        except ProcessLookupError:
-            pass
-        except (ValueError, IndexError, PermissionError):
-            continue
-        stale.unlink(missing_ok=True)
-    return directory
 
 
 def _create_table(conn, spec: DatasetSpec) -> None:
@@ -353,82 +334,47 @@ def _statements(sql: str) -> list[str]:
 
 def _load(conn, spec: DatasetSpec, start_id: int, progress: ProgressFn | None, tmp_dir: Path,
           say: Callable[[str], None] | None = None) -> tuple[str, str | None]:
-    """LOAD DATA LOCAL each chunk, generating the next one in a thread meanwhile.
+    """LOAD DATA LOCAL each chunk, generating the next one in a thread meanwhile (chunks.py).
 
-    mysqlclient releases the GIL while the server ingests a chunk, so generation and loading
-    overlap; the queue holds at most two chunks, so memory stays flat whatever the row count.
     A server with local_infile=OFF (MySQL's default) refuses LOAD DATA LOCAL: then we turn it on
     with SET GLOBAL where this user may, and back off after; else we fall back to INSERTs (~37x
     slower on MySQL 9.7). Returns (method, note) for the user.
     """
     note = None
     turned_on = False
-    chunks: queue.Queue = queue.Queue(maxsize=2)
-    stop = threading.Event()
-
-    def produce() -> None:
-        try:
-            for first, last in _chunks(start_id, spec.rows):
-                data = chunk_lines(spec.seed, first, last)
-                if first < start_id:  # resuming inside a chunk: drop the rows already there
-                    data = b"\n".join(data.split(b"\n")[start_id - first:])
-                while not stop.is_set():
-                    try:
-                        chunks.put((first, last, data), timeout=0.2)
-                        break
-                    except queue.Full:
-                        continue
-                if stop.is_set():
-                    return
-        finally:
-            chunks.put(None) if not stop.is_set() else None
-
-    producer = threading.Thread(target=produce, name="loadgen-seed-gen", daemon=True)
-    producer.start()
-    fd, path = tempfile.mkstemp(prefix=f"loadgen-seed-{os.getpid()}-", suffix=".tsv", dir=tmp_dir)
-    os.close(fd)
     use_local = True
-    try:
-        cur = conn.cursor()
-        cur.execute("SET time_zone = '+00:00'")
-        while True:
-            item = chunks.get()
-            if item is None:
-                break
-            first, last, data = item
-            if use_local:
-                with open(path, "wb") as f:
-                    f.write(data)
-                try:
-                    cur.execute(_load_sql(spec), (path,))
-                except Exception as exc:  # noqa: BLE001 - classified below
-                    if not _local_infile_refused(exc):
-                        raise _seed_error(exc) from None
-                    turned_on, use_local, note = _enable_local_infile(cur, path, spec)
-                    if not use_local and say:
-                        say(f"warning: {note}")
-                    if use_local:  # the refused chunk is in: go on with the next one
-                        if progress:
-                            progress(last, spec.rows)
-                        continue
-            if not use_local:
-                _insert_rows(cur, spec, data)
-            if progress:
-                progress(last, spec.rows)
-        cur.close()
-    finally:
-        if turned_on:
-            try:
-                db.query_all(conn, "SET GLOBAL local_infile = 0")
-            except Exception:  # noqa: BLE001 - the server may be gone; said in the note
-                note = (note or "") + "; could not set it back to OFF: check SELECT @@GLOBAL.local_infile"
-        stop.set()
+    with generated_ahead(_chunk_data(spec, start_id), "loadgen-seed-gen") as chunks, chunk_file(tmp_dir) as path:
         try:
-            os.unlink(path)
-        except OSError:
-            pass
-        producer.join(timeout=5)
+            cur = conn.cursor()
+            cur.execute("SET time_zone = '+00:00'")
+            for last, data in chunks:
+                loaded = use_local and load_local(cur, _load_sql(spec), path, data)
+                if use_local and not loaded:  # refused: LOCAL from here on where we may turn it on
+                    turned_on, loaded, note = _enable_local_infile(cur, path, spec)
+                    use_local = loaded
+                    if not loaded and say:
+                        say(f"warning: {note}")
+                if not loaded:
+                    _insert_rows(cur, spec, data)
+                if progress:
+                    progress(last, spec.rows)
+            cur.close()
+        finally:
+            if turned_on:
+                try:
+                    db.query_all(conn, "SET GLOBAL local_infile = 0")
+                except Exception:  # noqa: BLE001 - the server may be gone; said in the note
+                    note = (note or "") + "; could not set it back to OFF: check SELECT @@GLOBAL.local_infile"
     return ("load data local" if use_local else "insert"), note
+
+
+def _chunk_data(spec: DatasetSpec, start_id: int) -> Iterator[tuple[int, bytes]]:
+    """(last id, rows) of each chunk from the one holding start_id on."""
+    for first, last in _chunks(start_id, spec.rows):
+        data = chunk_lines(spec.seed, first, last)
+        if first < start_id:  # resuming inside a chunk: drop the rows already there
+            data = b"\n".join(data.split(b"\n")[start_id - first:])
+        yield last, data
 
 
 def _load_sql(spec: DatasetSpec) -> str:
@@ -453,17 +399,10 @@ def _enable_local_infile(cur, path: str, spec: DatasetSpec) -> tuple[bool, bool,
     try:
         cur.execute(_load_sql(spec), (path,))
     except Exception as exc:  # noqa: BLE001
-        if _local_infile_refused(exc):
+        if local_infile_refused(exc):
             return True, False, "local_infile was turned on but LOAD DATA LOCAL still refused: seeding with INSERTs"
-        raise _seed_error(exc) from None
+        raise seed_error(exc) from None
     return True, True, "the server had local_infile=OFF: loadgen set it ON for the seed and back to OFF after"
-
-
-def _local_infile_refused(exc: BaseException) -> bool:
-    args = getattr(exc, "args", ())
-    code = args[0] if args and isinstance(args[0], int) else 0
-    # 4166: MariaDB 10.6+ when the client did not enable it (ER_LOAD_INFILE_CAPABILITY_DISABLED).
-    return code in (1148, 2068, 3948, 1229, 4166) or "local_infile" in str(exc).lower()
 
 
 def _insert_rows(cur, spec: DatasetSpec, data: bytes) -> None:
@@ -474,19 +413,7 @@ def _insert_rows(cur, spec: DatasetSpec, data: bytes) -> None:
         for i in range(0, len(rows), 1000):
             cur.executemany(sql, [tuple(v.decode() for v in r) for r in rows[i:i + 1000]])
     except Exception as exc:  # noqa: BLE001
-        raise _seed_error(exc) from None
-
-
-def _seed_error(exc: BaseException) -> Exception:
-    text = db.error_text(exc)
-    args = getattr(exc, "args", ())
-    code = args[0] if args and isinstance(args[0], int) else 0
-    if code in (1114, 1021, 3) or "full" in text.lower() or "space" in text.lower():
-        return SeedError(f"the server ran out of disk space while seeding: {text}",
-                         "free disk space or use fewer --rows; committed rows are kept and seeding resumes")
-    if db.is_connection_lost(exc):
-        return WorkloadError(f"lost the server while seeding: {text}", "check the server; re-run to resume")
-    return SeedError(f"seeding failed: {text}")
+        raise seed_error(exc) from None
 
 
 # -- geometry ------------------------------------------------------------------------------------

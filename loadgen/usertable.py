@@ -15,15 +15,13 @@ primary key the key range, for a composite key its leading column.
 from __future__ import annotations
 
 import dataclasses
-import os
-import queue
 import re
-import tempfile
-import threading
 import time
 from pathlib import Path
+from typing import Iterator
 
 from . import db, tablegen
+from .chunks import chunk_dir, chunk_file, generated_ahead, load_local, seed_error
 from .errors import LoadgenError, SeedError, UsageError, WorkloadError
 from .schemas import TableShape, create_tables, queried_table, read_schema_file, reflect
 from .units import format_bytes
@@ -170,18 +168,14 @@ def ensure(conn, spec, progress=None, free_bytes: int | None = None, home: Path 
 def ensure_seeded(conn, spec, progress=None, free_bytes: int | None = None, home: Path | None = None):
     """Make spec's schema file's queried table hold exactly spec.rows generated rows: verify,
     resume, or create and seed. Returns a DatasetInfo."""
-    from .dataset import _read_meta, _tmp_dir, _write_meta
+    from .dataset import _write_meta, open_meta
 
     schema = read_schema_file(Path(spec.schema))
     table = queried_table(schema, spec.table)
     database = spec.database
-    cur = conn.cursor()
-    cur.execute(f"CREATE DATABASE IF NOT EXISTS {ident(database, '--database')}")
-    cur.execute(f"CREATE TABLE IF NOT EXISTS `{database}`.loadgen_meta (k VARCHAR(64) PRIMARY KEY, v TEXT)")
-    cur.close()
-    meta = _read_meta(conn, database) or {}
+    ident(database, "--database")
     identity = _meta_identity(spec, table)
-    same = all(meta.get(k) == v for k, v in identity.items())
+    meta, same = open_meta(conn, database, identity)
     exists = _table_exists(conn, database, table)
     if exists and same and meta.get("complete") == "1":
         if _count(conn, database, table) == spec.rows:
@@ -208,7 +202,7 @@ def ensure_seeded(conn, spec, progress=None, free_bytes: int | None = None, home
                         f"only {format_bytes(free_bytes)} free",
                         "use fewer --rows, free disk space, or set LOADGEN_CACHE_DIR to a larger disk")
     started = time.monotonic()
-    load(conn, database, table, plan, spec.seed, done + 1, spec.rows, progress, _tmp_dir(home))
+    load(conn, database, table, plan, spec.seed, done + 1, spec.rows, progress, chunk_dir(home))
     elapsed = time.monotonic() - started
     db.query_all(conn, f"ANALYZE TABLE `{database}`.`{table}`")
     info = table_info(conn, spec, shape, seeded=True)
@@ -253,73 +247,34 @@ def load(conn, database: str, table: str, plan: tablegen.Plan, seed: int, first:
     """LOAD DATA LOCAL rows first..last in chunks, generating the next chunk in a thread while the
     server ingests the current one (the C generator releases the GIL); each chunk commits alone,
     so an interruption leaves a prefix of the table and COUNT(*) says where to resume."""
-    from .dataset import _local_infile_refused, _seed_error
-
     pool = tablegen.text_pool(seed)
-    chunks: queue.Queue = queue.Queue(maxsize=2)
-    stop = threading.Event()
 
-    def produce() -> None:
-        try:
-            for lo in range(first, last + 1, CHUNK_ROWS):
-                hi = min(lo + CHUNK_ROWS - 1, last)
-                item = (hi, tablegen.lines(plan, pool, seed, lo, hi))
-                while not stop.is_set():
-                    try:
-                        chunks.put(item, timeout=0.2)
-                        break
-                    except queue.Full:
-                        continue
-                if stop.is_set():
-                    return
-        except BaseException as exc:  # noqa: BLE001 - handed to the loading thread
-            chunks.put(exc)
-            return
-        chunks.put(None)
+    def generate() -> Iterator[tuple[int, bytes]]:
+        for lo in range(first, last + 1, CHUNK_ROWS):
+            hi = min(lo + CHUNK_ROWS - 1, last)
+            yield hi, tablegen.lines(plan, pool, seed, lo, hi)
 
     columns = ", ".join(f"`{c}`" for c in plan.columns)
     load_sql = (f"LOAD DATA LOCAL INFILE %s INTO TABLE `{database}`.`{table}` CHARACTER SET utf8mb4 "
                 f"FIELDS TERMINATED BY '\\t' LINES TERMINATED BY '\\n' ({columns})")
-    producer = threading.Thread(target=produce, name="loadgen-tablegen", daemon=True)
-    producer.start()
-    # Named like dataset.py's chunk files, in the same directory, so its sweep of files left by
-    # killed processes covers these too.
-    fd, path = tempfile.mkstemp(prefix=f"loadgen-seed-{os.getpid()}-", suffix=".tsv", dir=tmp_dir)
-    os.close(fd)
     use_local = True
-    cur = conn.cursor()
-    try:
-        cur.execute("SET time_zone = '+00:00'")
-        while True:
-            item = chunks.get()
-            if item is None:
-                break
-            if isinstance(item, BaseException):
-                raise item
-            hi, data = item
-            if use_local:
-                with open(path, "wb") as f:
-                    f.write(data)
-                try:
-                    cur.execute(load_sql, (path,))
-                except Exception as exc:  # noqa: BLE001 - classified below
-                    if not _local_infile_refused(exc):
-                        raise _seed_error(exc) from None
-                    use_local = False
-                else:
-                    _check_loaded(cur, database, table, data.count(b"\n"))
-            if not use_local:
-                _insert(cur, database, table, plan.columns, data)
-            if progress:
-                progress(hi, last)
-    finally:
-        stop.set()
-        cur.close()
+    # The chunk file sits where dataset.py's do (chunk_dir), so the sweep of files left by killed
+    # processes covers these too.
+    with generated_ahead(generate(), "loadgen-tablegen") as chunks, chunk_file(tmp_dir) as path:
+        cur = conn.cursor()
         try:
-            os.unlink(path)
-        except OSError:
-            pass
-        producer.join(timeout=5)
+            cur.execute("SET time_zone = '+00:00'")
+            for hi, data in chunks:
+                if use_local:
+                    use_local = load_local(cur, load_sql, path, data)
+                    if use_local:
+                        _check_loaded(cur, database, table, data.count(b"\n"))
+                if not use_local:
+                    _insert(cur, database, table, plan.columns, data)
+                if progress:
+                    progress(hi, last)
+        finally:
+            cur.close()
 
 
 def _check_loaded(cur, database: str, table: str, expected: int) -> None:
@@ -337,8 +292,6 @@ def _check_loaded(cur, database: str, table: str, expected: int) -> None:
 
 
 def _insert(cur, database: str, table: str, columns: list[str], data: bytes) -> None:
-    from .dataset import _seed_error
-
     rows = [tuple(None if v == b"\\N" else v.decode() for v in line.split(b"\t"))
             for line in data.split(b"\n") if line]
     sql = (f"INSERT INTO `{database}`.`{table}` ({', '.join(f'`{c}`' for c in columns)}) "
@@ -347,7 +300,7 @@ def _insert(cur, database: str, table: str, columns: list[str], data: bytes) -> 
         for i in range(0, len(rows), 1000):
             cur.executemany(sql, rows[i:i + 1000])
     except Exception as exc:  # noqa: BLE001
-        raise _seed_error(exc) from None
+        raise seed_error(exc) from None
 
 
 # -- geometry ------------------------------------------------------------------------------------

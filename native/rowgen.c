@@ -11,6 +11,7 @@
  * cores to the server while it ingests the previous chunk.
  */
 #include "rowgen.h"
+#include "textput.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -51,18 +52,6 @@ static uint32_t mt_next(mt_t *m) {
     y ^= (y << 15) & 0xefc60000U;
     y ^= (y >> 18);
     return y;
-}
-
-static char *put_u64(char *p, uint64_t v) {
-    char tmp[20];
-    int n = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v != 0);
-    while (n > 0)
-        *p++ = tmp[--n];
-    return p;
 }
 
 PyObject *loadgen_rowgen_lines(PyObject *self, PyObject *args) {
@@ -116,11 +105,11 @@ PyObject *loadgen_rowgen_lines(PyObject *self, PyObject *args) {
         size_t alias_len = 8 + ((r >> 30) & 3) * 2 + ((r >> 57) & 1);
         size_t body_len = 60 + ((r >> 58) % 25);
 
-        p = put_u64(p, i);
+        p = put_u(p, i);
         *p++ = '\t';
-        p = put_u64(p, (r & 0x3FF) + 1);
+        p = put_u(p, (r & 0x3FF) + 1);
         *p++ = '\t';
-        p = put_u64(p, ((r >> 10) & 0xFFFFF) + 1);
+        p = put_u(p, ((r >> 10) & 0xFFFFF) + 1);
         *p++ = '\t';
         memcpy(p, alpha + alias_at, alias_len);
         p += alias_len;
@@ -128,7 +117,7 @@ PyObject *loadgen_rowgen_lines(PyObject *self, PyObject *args) {
         memcpy(p, body + body_at, body_len);
         p += body_len;
         *p++ = '\t';
-        p = put_u64(p, base_epoch + 3 * i + ((r >> 62) & 3));
+        p = put_u(p, base_epoch + 3 * i + ((r >> 62) & 3));
         *p++ = '\n';
     }
     Py_END_ALLOW_THREADS

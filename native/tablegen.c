@@ -12,6 +12,7 @@
  * labels: the ENUM/SET labels, each followed by a NUL. pool: letters and spaces text is cut from.
  */
 #include "tablegen.h"
+#include "textput.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -33,34 +34,6 @@ static inline uint64_t splitmix(uint64_t *s) {
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
     return z ^ (z >> 31);
-}
-
-static char *put_u(char *p, uint64_t v) {
-    char tmp[20];
-    int n = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v != 0);
-    while (n > 0)
-        *p++ = tmp[--n];
-    return p;
-}
-
-static char *put_i(char *p, int64_t v) {
-    if (v < 0) {
-        *p++ = '-';
-        return put_u(p, (uint64_t)0 - (uint64_t)v);
-    }
-    return put_u(p, (uint64_t)v);
-}
-
-static char *put_padded(char *p, uint64_t v, int width) {
-    for (int i = width - 1; i >= 0; i--) {
-        p[i] = (char)('0' + v % 10);
-        v /= 10;
-    }
-    return p + width;
 }
 
 /* Days since 1970-01-01 -> civil date (H. Hinnant's days_from_civil, inverted). */

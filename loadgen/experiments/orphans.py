@@ -92,21 +92,11 @@ def _remove_zram(device_id: int, label: str | None) -> str | None:
 
 def _sweep_unrecorded_cgroups() -> list[str]:
     """Cgroups named like ours whose owner is dead and that have no record (registry lost)."""
-    out = []
     try:
         found = memcg.leftovers()
     except LoadgenError:
-        return out
-    for path in found:
-        who = owner.parse_token(path.name)
-        if who is not None and not who.alive():
-            try:
-                msg = _remove_cgroup(path)
-            except LoadgenError as exc:
-                msg = f"could not sweep cgroup {path}: {exc}"
-            if msg:
-                out.append(msg)
-    return out
+        return []
+    return _sweep_dead_owners(found, _remove_cgroup, "cgroup")
 
 
 def _sweep_unrecorded_swapfiles() -> list[str]:
@@ -118,17 +108,22 @@ def _sweep_unrecorded_swapfiles() -> list[str]:
             paths |= set(Path(d).glob(f"{swapfile.NAME_PREFIX}*.swap"))
         except OSError:
             pass
+    ours = [p for p in sorted(paths) if p.name.startswith(swapfile.NAME_PREFIX)]
+    return _sweep_dead_owners(ours, _remove_swapfile, "swap file")
+
+
+def _sweep_dead_owners(paths, remove, what: str) -> list[str]:
+    """remove(path) for each path whose name's owner token names a dead process; one message
+    each (a failure is reported, not raised: the sweep goes on to the next leftover)."""
     out = []
-    for path in sorted(paths):
-        if not path.name.startswith(swapfile.NAME_PREFIX):
-            continue
+    for path in paths:
         who = owner.parse_token(path.name)
         if who is None or who.alive():
             continue
         try:
-            msg = _remove_swapfile(path)
+            msg = remove(path)
         except LoadgenError as exc:
-            msg = f"could not sweep swap file {path}: {exc}"
+            msg = f"could not sweep {what} {path}: {exc}"
         if msg:
             out.append(msg)
     return out

@@ -20,40 +20,20 @@ mkdir -p "$datadir" /run/mysqld "$files"
 chown mysql:mysql "$datadir" /run/mysqld "$files"
 chmod 750 "$files"
 
-# VAR or VAR_FILE (a docker secret), like the official image.
-secret() {
-	eval "value=\${MYSQL_$1:-}; file=\${MYSQL_$1_FILE:-}"
-	if [ -n "$value" ]; then printf '%s' "$value"; return; fi
-	if [ -n "$file" ]; then cat "$file"; fi
-}
+# Root's password: MYSQL_* only, like the official image (entrypoint-common.sh).
+. /usr/local/lib/loadgen/entrypoint-common.sh
+SECRET_PREFIXES=MYSQL
+ALLOW_EMPTY="${MYSQL_ALLOW_EMPTY_PASSWORD:-}"
 
 if [ ! -d "$datadir/mysql" ]; then
-	password="$(secret ROOT_PASSWORD)"
-	if [ -z "$password" ] && [ -z "${MYSQL_ALLOW_EMPTY_PASSWORD:-}" ]; then
-		echo "error: the datadir is empty and no root password was given;" \
-			"set MYSQL_ROOT_PASSWORD (or MYSQL_ROOT_PASSWORD_FILE)" >&2
-		exit 1
-	fi
-	database="$(secret DATABASE)"
-	log "initialising the datadir"
-	# The password reaches the server through a 0600 file that is gone before the server starts,
-	# never through its command line (visible in ps) or the log. --initialize runs it once the
-	# system tables exist; one statement per line.
-	sql=$(mktemp /run/mysqld/init.XXXXXX)
-	# Quotes are doubled and backslashes stay as they are (NO_BACKSLASH_ESCAPES); printf, not
-	# echo, writes the lines, because dash's echo would turn \\ and \c into something else.
+	init_begin "set MYSQL_ROOT_PASSWORD (or MYSQL_ROOT_PASSWORD_FILE)"
+	# --initialize runs $sql once the system tables exist; one statement per line.
+	# Quotes are doubled and backslashes stay as they are (NO_BACKSLASH_ESCAPES).
 	quoted=$(printf '%s' "$password" | sed -e "s/'/''/g")
-	line() { printf '%s\n' "$*"; }
 	{
 		line "SET SESSION sql_mode = CONCAT(@@sql_mode, ',NO_BACKSLASH_ESCAPES');"
-		# --initialize-insecure leaves root@localhost without a password: give it one, and a
-		# second root for TCP from outside the container, as the official image does.
-		line "ALTER USER 'root'@'localhost' IDENTIFIED BY '$quoted';"
-		line "CREATE USER 'root'@'%' IDENTIFIED BY '$quoted';"
-		line "GRANT ALL ON *.* TO 'root'@'%' WITH GRANT OPTION;"
-		if [ -n "$database" ]; then
-			line "CREATE DATABASE IF NOT EXISTS \`$database\`;"
-		fi
+		# --initialize-insecure leaves root@localhost without a password.
+		root_accounts "$quoted" "$database"
 	} > "$sql"
 	chown mysql:mysql "$sql"
 	shift

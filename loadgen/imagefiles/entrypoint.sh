@@ -18,41 +18,21 @@ datadir=/var/lib/mysql
 mkdir -p "$datadir" /run/mysqld
 chown mysql:mysql "$datadir" /run/mysqld
 
-# VAR or VAR_FILE (a docker secret), MARIADB_* before MYSQL_*, like the official images.
-secret() {
-	for name in "MARIADB_$1" "MYSQL_$1"; do
-		eval "value=\${$name:-}; file=\${${name}_FILE:-}"
-		if [ -n "$value" ]; then printf '%s' "$value"; return; fi
-		if [ -n "$file" ]; then cat "$file"; return; fi
-	done
-}
+# Root's password: MARIADB_* before MYSQL_*, like the official image (entrypoint-common.sh).
+. /usr/local/lib/loadgen/entrypoint-common.sh
+SECRET_PREFIXES="MARIADB MYSQL"
+ALLOW_EMPTY="${MARIADB_ALLOW_EMPTY_ROOT_PASSWORD:-${MYSQL_ALLOW_EMPTY_PASSWORD:-}}"
 
 if [ ! -d "$datadir/mysql" ]; then
-	password="$(secret ROOT_PASSWORD)"
-	if [ -z "$password" ] && [ -z "${MARIADB_ALLOW_EMPTY_ROOT_PASSWORD:-${MYSQL_ALLOW_EMPTY_PASSWORD:-}}" ]; then
-		echo "error: the datadir is empty and no root password was given;" \
-			"set MARIADB_ROOT_PASSWORD (or MYSQL_ROOT_PASSWORD)" >&2
-		exit 1
-	fi
-	database="$(secret DATABASE)"
-	log "initialising the datadir"
-	# The password reaches the server through a 0600 file that is gone before the server starts,
-	# never through its command line (visible in ps) or the log.
-	sql=$(mktemp /run/mysqld/init.XXXXXX)
+	init_begin "set MARIADB_ROOT_PASSWORD (or MYSQL_ROOT_PASSWORD)"
 	quoted=$(printf '%s' "$password" | sed -e "s/\\\\/\\\\\\\\/g" -e "s/'/\\\\'/g")
-	line() { printf '%s\n' "$*"; }  # dash's echo would rewrite backslashes in the password
 	{
 		# install-db leaves passwordless root@127.0.0.1, root@::1 and root@<hostname>: one root
 		# per door is enough, each with the password.
 		line "DELETE FROM mysql.global_priv WHERE User = '' OR (User = 'root' AND Host <> 'localhost');"
 		line "DELETE FROM mysql.proxies_priv WHERE Host <> 'localhost';"
 		line "FLUSH PRIVILEGES;"
-		line "ALTER USER 'root'@'localhost' IDENTIFIED BY '$quoted';"
-		line "CREATE USER 'root'@'%' IDENTIFIED BY '$quoted';"
-		line "GRANT ALL ON *.* TO 'root'@'%' WITH GRANT OPTION;"
-		if [ -n "$database" ]; then
-			line "CREATE DATABASE IF NOT EXISTS \`$database\`;"
-		fi
+		root_accounts "$quoted" "$database"
 	} > "$sql"
 	shift
 	# The server's flags go to the bootstrap too: innodb_page_size and friends are fixed at creation.

@@ -11,15 +11,13 @@ The datadir lives in a named volume. A seeded dataset's volume is kept and named
 key as the local dataset cache, so a later run reuses it; a scratch volume is removed with the
 container. Cleanup is ours on every exit path (end, error, Ctrl-C); the testcontainers reaper
 (Ryuk) is used only when its image is already present, and containers orphaned by a killed
-loadgen are swept by the next one (they are labelled with the pid that owns them).
+loadgen are swept by the next one (they are labelled with the pid that owns them: engine.py).
 """
 from __future__ import annotations
 
 import hashlib
 import os
-import re
 import secrets
-import socket
 import time
 from pathlib import Path
 from typing import Callable
@@ -29,153 +27,23 @@ from ..errors import ProvisionError, UsageError
 from ..paths import cache_dir, state_dir
 from ..units import format_bytes
 from . import DEFAULT_POOL_BYTES, ColdStart, Server, ServerSpec, check_pool_minimum, fastpath, server_flags, write_secret
+from .engine import DEFAULT_IMAGE, LABEL, build_hint, engine, image_flavor, image_status, short_error, sweep_orphans
+# Looked up here at each use, so a lab script can swap the labels of the containers it starts.
+from .engine import owner_labels as _owner_labels
 
-DEFAULT_IMAGE = "mysql:8.4"
 DATADIR = "/var/lib/mysql"
 SECRET_PATH = "/run/loadgen/root-password"
 READY_TIMEOUT_S = 180.0
 STOP_TIMEOUT_S = 60
-ENGINE_TIMEOUT_S = 120  # docker API calls; a graceful stop waits up to STOP_TIMEOUT_S inside one
 # What the server needs beside its pool (connections, dictionary, log buffer), for the check that
 # a pool fits in the memory the engine can give a container.
 SERVER_OVERHEAD_BYTES = 256 << 20
-LABEL = "org.loadgen"
-NO_ENGINE_HINT = "start Docker, or use --server local"
 
 Say = Callable[[str], None]
 
 
 def _quiet(_: str) -> None:
     pass
-
-
-# -- the engine ----------------------------------------------------------------------------------
-def engine(timeout: int = ENGINE_TIMEOUT_S):
-    """A docker-py client that has answered a ping; ProvisionError when there is none."""
-    try:
-        import docker as docker_sdk
-    except ImportError:
-        raise ProvisionError("--server docker needs the testcontainers package",
-                             "pip install 'loadgen[docker]', or use --server local") from None
-    where = os.environ.get("DOCKER_HOST") or "unix:///var/run/docker.sock"
-    try:
-        client = docker_sdk.from_env(timeout=timeout)
-        client.ping()
-    except Exception as exc:  # noqa: BLE001 - any failure here means "no usable engine"
-        if "Permission denied" in str(exc) or "PermissionError" in str(exc):
-            raise ProvisionError(f"no permission to use the Docker engine at {where}",
-                                 "add yourself to the docker group, or use --server local") from None
-        raise ProvisionError(f"no Docker engine answers at {where}", NO_ENGINE_HINT) from None
-    return client
-
-
-def image_status(client, image: str) -> tuple[bool, str]:
-    """(usable, why): present locally, or pullable according to its registry."""
-    import docker as docker_sdk
-
-    try:
-        client.images.get(image)
-        return True, f"image {image} is present"
-    except docker_sdk.errors.ImageNotFound:
-        pass
-    except docker_sdk.errors.APIError as exc:
-        return False, f"cannot inspect image {image}: {_short(exc)}"
-    try:
-        # Asks the registry for the manifest only: cheap, and fails fast when there is no registry.
-        client.api.inspect_distribution(image)
-        return True, f"image {image} can be pulled"
-    except Exception as exc:  # noqa: BLE001
-        return False, f"image {image} is neither present nor pullable ({_short(exc)})"
-
-
-def auto_available(image: str | None) -> tuple[bool, str]:
-    """For --server auto: is docker usable for this image? Never raises."""
-    image = image or DEFAULT_IMAGE
-    try:
-        import testcontainers  # noqa: F401
-    except ImportError:
-        return False, "testcontainers is not installed"
-    try:
-        client = engine(timeout=5)
-    except ProvisionError as exc:
-        return False, exc.message
-    try:
-        ok, why = image_status(client, image)
-        return ok, why if ok else why.split(" (")[0]
-    finally:
-        client.close()
-
-
-def image_flavor(client, image: str) -> Flavor:
-    """Which server an image holds, before starting it: from our labels, the official images'
-    *_VERSION variables, or as a last resort the binary's own --version."""
-    obj = client.images.get(image)
-    labels = obj.labels or {}
-    if labels.get(f"{LABEL}.flavor") and labels.get(f"{LABEL}.version"):
-        return Flavor(labels[f"{LABEL}.flavor"], labels[f"{LABEL}.version"])
-    env = dict(e.split("=", 1) for e in (obj.attrs.get("Config") or {}).get("Env") or [] if "=" in e)
-    for var, name in (("MARIADB_VERSION", "mariadb"), ("MYSQL_VERSION", "mysql")):
-        m = re.search(r"\d+\.\d+\.\d+", env.get(var, ""))
-        if m:
-            return Flavor(name, m.group(0))
-    out = client.containers.run(
-        image, entrypoint=["sh", "-c", "mariadbd --version 2>/dev/null || mysqld --version"], remove=True,
-        labels=_owner_labels(keep=False), network_disabled=True,
-    ).decode(errors="replace")
-    flavor = parse_version(out.split("Ver", 1)[-1])
-    if "mariadb" in out.lower():
-        flavor = Flavor("mariadb", flavor.version)
-    return flavor
-
-
-def _build_hint(image: str) -> str:
-    """How to get an image without a registry: the offline build of the flavour asked for."""
-    name = image.rsplit("/", 1)[-1].split(":")[0]
-    if name == "mysql" or name.startswith("mysql-"):
-        return ("build the offline MySQL image with `loadgen image build --flavor mysql` and pass "
-                "--image loadgen/mysql:<major.minor> (it prints the tag), or pass another --image")
-    return ("build the offline image with `loadgen image build` and pass "
-            "--image loadgen/mariadb:10.11, or pass another --image")
-
-
-def _short(exc: BaseException) -> str:
-    text = str(getattr(exc, "explanation", None) or exc).strip().splitlines()
-    text = text[0] if text else type(exc).__name__
-    return text if len(text) <= 160 else text[:157] + "..."
-
-
-# -- ownership and orphans -----------------------------------------------------------------------
-def _owner_labels(keep: bool) -> dict[str, str]:
-    return {LABEL: "1", f"{LABEL}.host": socket.gethostname(), f"{LABEL}.pid": str(os.getpid()),
-            f"{LABEL}.keep": "1" if keep else "0"}
-
-
-def sweep_orphans(client) -> int:
-    """Remove containers (and scratch volumes) whose loadgen process is gone.
-
-    Without Ryuk nothing else reaps a container when loadgen is killed outright (SIGKILL, OOM);
-    Ctrl-C and errors never need this. Containers kept by `loadgen up` are left alone.
-    """
-    from .local import _pid_alive
-
-    host = socket.gethostname()
-    removed = 0
-    for c in client.containers.list(all=True, filters={"label": [f"{LABEL}.host={host}", f"{LABEL}.keep=0"]}):
-        pid = int(c.labels.get(f"{LABEL}.pid", "0") or 0)
-        if pid and not _pid_alive(pid):
-            try:
-                c.remove(force=True, v=True)
-                removed += 1
-            except Exception:  # noqa: BLE001 - another loadgen may be sweeping it right now
-                pass
-    for v in client.volumes.list(filters={"label": [f"{LABEL}.host={host}", f"{LABEL}.scratch=1"]}):
-        pid = int((v.attrs.get("Labels") or {}).get(f"{LABEL}.pid", "0") or 0)
-        if pid and not _pid_alive(pid):
-            try:
-                v.remove()
-            except Exception:  # noqa: BLE001 - still mounted by a container being removed
-                pass
-    return removed
 
 
 def _container_class():
@@ -248,13 +116,13 @@ class DockerServer(Server):
     def _init_image(self, dataset) -> None:
         ok, why = image_status(self.client, self.image)
         if not ok:
-            raise ProvisionError(why, _build_hint(self.image))
+            raise ProvisionError(why, build_hint(self.image))
         if "present" not in why:
             self.say(f"pulling {self.image}")
             try:
                 self.client.images.pull(self.image)
             except Exception as exc:  # noqa: BLE001
-                raise ProvisionError(f"pulling {self.image} failed: {_short(exc)}", _build_hint(self.image)) from None
+                raise ProvisionError(f"pulling {self.image} failed: {short_error(exc)}", build_hint(self.image)) from None
         self.image_id = self.client.images.get(self.image).id
         self.flavor = image_flavor(self.client, self.image)
         check_pool_minimum(self.pool_bytes, self.flavor.name)
@@ -399,7 +267,7 @@ class DockerServer(Server):
             tc.start()
         except docker_sdk.errors.APIError as exc:
             self._remove_container(graceful=False)
-            text, full = _short(exc), str(exc)
+            text, full = short_error(exc), str(exc)
             if "port is already allocated" in full or "address already in use" in full:
                 raise ProvisionError(f"port {self.requested_port} is already in use",
                                      "omit --port to let Docker pick a free one") from None
@@ -503,7 +371,7 @@ class DockerServer(Server):
                 pass
             except docker_sdk.errors.APIError as exc:
                 if "already in progress" not in str(exc):
-                    raise ProvisionError(f"could not remove container {self.container_name}: {_short(exc)}",
+                    raise ProvisionError(f"could not remove container {self.container_name}: {short_error(exc)}",
                                          f"remove it yourself: docker rm -f {self.container_name}") from None
         self.container = None
         self._tc = None
@@ -589,7 +457,7 @@ class DockerServer(Server):
             st = self.container.attrs.get("State") or {}
             logs = self.container.logs(tail=40).decode(errors="replace")
         except Exception as exc:  # noqa: BLE001
-            return f"cannot read the container's state: {_short(exc)}"
+            return f"cannot read the container's state: {short_error(exc)}"
         parts = []
         if st.get("OOMKilled"):
             parts.append("killed for lack of memory (OOM)")

@@ -25,13 +25,15 @@ from pathlib import Path
 from typing import Callable
 
 from ..errors import ProvisionError, UsageError
+from .engine import LABEL
 
 DEFAULT_TAG = "loadgen/mariadb:10.11"
 PACKAGES = ["mariadb-server-core", "mariadb-client-core"]
 FLAVORS = ("mariadb", "mysql")
 APT_DIR = Path("/etc/apt")
 ENTRYPOINT = "/usr/local/bin/loadgen-entrypoint"
-LABEL = "org.loadgen"
+# What both flavours' entrypoints source: root's password and accounts (imagefiles/).
+ENTRYPOINT_COMMON = ("entrypoint-common.sh", "/usr/local/lib/loadgen/entrypoint-common.sh")
 # The official images run mariadbd as uid/gid 999 too, so a volume moves between them.
 MYSQL_USER_LINE = "mysql:x:999:999:MariaDB Server:/nonexistent:/usr/sbin/nologin"
 MYSQL_GROUP_LINE = "mysql:x:999:"
@@ -178,7 +180,7 @@ def retarget_sources(one_line: list[str], deb822: list[str], codename: str,
 
 # -- the build -----------------------------------------------------------------------------------
 def _client():
-    from .docker import engine
+    from .engine import engine
 
     try:
         return engine()
@@ -315,6 +317,8 @@ def build(tag: str | None = None, force: bool = False, progress: Progress | None
             f"echo {shlex.quote(MYSQL_GROUP_LINE)} >> \"$1/etc/group\"",
             f"--customize-hook=upload {_file(recipe.entrypoint)} {ENTRYPOINT}",
             f"--customize-hook=chmod 755 \"$1{ENTRYPOINT}\"",
+            f"--customize-hook=mkdir -p \"$1{Path(ENTRYPOINT_COMMON[1]).parent}\"",
+            f"--customize-hook=upload {_file(ENTRYPOINT_COMMON[0])} {ENTRYPOINT_COMMON[1]}",
             f"--customize-hook=mkdir -p \"$1{Path(recipe.cnf_path).parent}\"",
             f"--customize-hook=upload {_file(recipe.cnf)} {recipe.cnf_path}",
             f"--customize-hook=chroot \"$1\" dpkg-query -W -f='${{Version}}' {packages[0]} "

@@ -4,185 +4,33 @@ The server listens on 127.0.0.1 and a unix socket only, with a generated passwor
 0600 file beside the datadir. It is stopped on every exit path: normal end, exception, Ctrl-C,
 SIGTERM (turned into KeyboardInterrupt by __main__), and, if loadgen itself is killed, by the
 kernel through PR_SET_PDEATHSIG.
+
+Beside this module: mysqld.py (the binary), runas.py (the user it runs as, its directories),
+accounts.py (the datadir's logins), host.py (ports, processes, memory).
 """
 from __future__ import annotations
 
-import ctypes
 import hashlib
 import os
-import pwd
-import re
 import secrets
 import shutil
 import signal
-import socket
 import stat
 import subprocess
 import time
 from pathlib import Path
-from typing import NamedTuple
 
-from ..db import Endpoint, Flavor, parse_version
+from ..db import Endpoint, Flavor
 from ..errors import ProvisionError, UsageError
 from . import ColdStart, Server, check_options, check_pool_minimum, server_flags, write_secret
+from .accounts import bootstrap_sql, enforce_accounts, mysql_init_sql
+from .host import check_pool_fits, die_with_parent, free_port, pid_alive, port_in_use
 from .lock import FileLock
+from .mysqld import INSTALL_HINT, binary_flavor, error_lines, find_mysqld, is_server_of
+from .runas import RunAs, as_user, check_reachable, chown_tree, make_path, server_user
 
-SEARCH_DIRS = ["/usr/sbin", "/usr/local/sbin", "/usr/libexec", "/usr/local/mysql/bin", "/opt/mysql/bin"]
-INSTALL_HINT = (
-    "install one (Debian/Ubuntu: apt-get install mariadb-server), pass --mysqld PATH, "
-    "or use --server docker / --dsn mysql://user@host:port/"
-)
 READY_TIMEOUT_S = 180.0
 STOP_TIMEOUT_S = 120.0
-# Who the server runs as when loadgen runs as root (Debian creates it with mariadb-server).
-SERVER_USER = "mysql"
-
-
-def find_mysqld(explicit: str | None = None) -> str:
-    """The server binary: --mysqld PATH, else mariadbd or mysqld on PATH or in the usual sbin dirs."""
-    if explicit:
-        path = shutil.which(explicit) or explicit
-        if not (os.path.isfile(path) and os.access(path, os.X_OK)):
-            raise UsageError(f"--mysqld {explicit}: no such executable", INSTALL_HINT)
-        return os.path.abspath(path)
-    # LOADGEN_MYSQLD_SEARCH_PATH replaces the whole search path (tests use it to hide mysqld).
-    search = os.environ.get("LOADGEN_MYSQLD_SEARCH_PATH") or os.pathsep.join([os.environ.get("PATH", ""), *SEARCH_DIRS])
-    for name in ("mariadbd", "mysqld"):
-        found = shutil.which(name, path=search)
-        if found:
-            return found
-    raise ProvisionError("no mariadbd or mysqld found on PATH", INSTALL_HINT)
-
-
-def binary_flavor(binary: str) -> Flavor:
-    """Ask the binary itself: 'mariadbd  Ver 10.11.19-MariaDB-0+deb12u1 for debian-linux-gnu'."""
-    try:
-        out = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise ProvisionError(f"cannot run {binary} --version: {exc}", INSTALL_HINT) from None
-    text = out.stdout + out.stderr
-    flavor = parse_version(text.split("Ver", 1)[-1] if "Ver" in text else text)
-    if "mariadb" in text.lower() or os.path.basename(binary).startswith("mariadb"):
-        flavor = Flavor("mariadb", flavor.version)
-    return flavor
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def port_in_use(port: int) -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        try:
-            s.bind(("127.0.0.1", port))
-        except OSError:
-            return True
-    return False
-
-
-def _die_with_parent() -> None:
-    # Runs in the child between fork and exec: if loadgen is killed outright (SIGKILL, OOM), the
-    # kernel sends the server SIGTERM, so no orphan mariadbd outlives us.
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:  # a zombie is dead for our purposes
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().split(")")[-1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
-class RunAs(NamedTuple):
-    """The unprivileged account the server runs as when loadgen itself runs as root."""
-
-    name: str
-    uid: int
-    gid: int
-
-
-def server_user() -> RunAs | None:
-    """None: the server runs as whoever runs loadgen. As root: the Debian `mysql` user, because a
-    server running as root turns any SQL login (SELECT ... INTO OUTFILE) into root's file access."""
-    if os.geteuid() != 0:
-        return None
-    try:
-        pw = pwd.getpwnam(SERVER_USER)
-    except KeyError:
-        raise ProvisionError(f"loadgen runs as root but there is no {SERVER_USER!r} user to run the server as",
-                             "install mariadb-server (it creates that user) or run loadgen as an ordinary user") from None
-    if pw.pw_uid == 0:
-        raise ProvisionError(f"the {SERVER_USER!r} user is root", "the server must run as an unprivileged user")
-    return RunAs(pw.pw_name, pw.pw_uid, pw.pw_gid)
-
-
-def _check_reachable(path: Path, user: RunAs) -> None:
-    """Every ancestor of path must be enterable by the server user (it opens its datadir by path)."""
-    for d in [path, *path.parents]:
-        try:
-            st = os.stat(d)
-        except FileNotFoundError:
-            continue
-        if st.st_uid == user.uid:
-            ok = st.st_mode & stat.S_IXUSR
-        elif st.st_gid == user.gid:
-            ok = st.st_mode & stat.S_IXGRP
-        else:
-            ok = st.st_mode & stat.S_IXOTH
-        if not ok:
-            raise ProvisionError(
-                f"the server runs as user {user.name}, which cannot enter {d} (mode {stat.S_IMODE(st.st_mode):o})",
-                f"chmod o+x {d}, or point LOADGEN_CACHE_DIR/LOADGEN_STATE_DIR at a directory it can reach "
-                "(as root the defaults are /var/cache/loadgen and /var/lib/loadgen)",
-            )
-
-
-def _native_password_hash(password: str) -> str:
-    # mysql_native_password's stored form: the server never needs to see the password itself.
-    return "*" + hashlib.sha1(hashlib.sha1(password.encode()).digest()).hexdigest().upper()
-
-
-def _is_server_of(pid: int, datadir: Path) -> bool:
-    """True when pid is a mariadbd/mysqld serving datadir (a pid from a state file may have been
-    reused by any process since; it is signalled only when this holds)."""
-    try:
-        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-    except OSError:
-        return False
-    if not argv or os.path.basename(argv[0].decode(errors="replace")) not in ("mariadbd", "mysqld"):
-        return False
-    return f"--datadir={datadir}".encode() in argv
-
-
-def memory_available_bytes() -> int | None:
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return None
-
-
-def check_pool_fits(pool_bytes: int) -> None:
-    avail = memory_available_bytes()
-    if avail is not None and pool_bytes > avail:
-        from ..units import format_bytes
-
-        raise UsageError(f"pool {format_bytes(pool_bytes)} is more than this machine's free memory "
-                         f"({format_bytes(avail)} MemAvailable); the server would fail to start or swap",
-                         "use a smaller --pool")
 
 
 class LocalServer(Server):
@@ -196,7 +44,7 @@ class LocalServer(Server):
       home/run/      0700, the server user's: socket, pid file and tmpdir, unreachable for others
       home/files/    0700, the server user's: the only place secure_file_priv lets SQL read/write
       home/error.log 0600, the server user's
-      home/tmp/      0700, loadgen's: seeding's chunk files (dataset.py)
+      home/tmp/      0700, loadgen's: seeding's chunk files (chunks.py)
 
     Args:
         home: directory that holds this server's datadir and files (created if missing).
@@ -266,7 +114,7 @@ class LocalServer(Server):
     # -- lifecycle ---------------------------------------------------------------------------
     def start(self) -> None:
         user = server_user()
-        _make_path(self.home, 0o711 if user else 0o700)
+        make_path(self.home, 0o711 if user else 0o700)
         self._lock.acquire(self.say)
         self._make_dirs(user)  # under the lock: a stopping server of this home removes its socket dir
         if (self.datadir / "mysql").is_dir() and not (self.home / "password").exists():
@@ -277,7 +125,7 @@ class LocalServer(Server):
         if not (self.datadir / "mysql").is_dir():
             self._initialize(user)
         elif user is not None and self.datadir.stat().st_uid != user.uid:
-            _chown_tree(self.datadir, user)  # a datadir from a loadgen that ran the server as root
+            chown_tree(self.datadir, user)  # a datadir from a loadgen that ran the server as root
         os.chmod(self.datadir, 0o700)
         for attempt in range(3):
             self.port = self.requested_port or free_port()
@@ -301,7 +149,7 @@ class LocalServer(Server):
     def _make_dirs(self, user: RunAs | None) -> None:
         os.chmod(self.home, 0o711 if user else 0o700)
         if user is not None:
-            _check_reachable(self.home, user)
+            check_reachable(self.home, user)
         for d in (self.run_dir, self.files_dir, Path(self.socket_path).parent):
             try:
                 d.mkdir(mode=0o700)
@@ -344,19 +192,19 @@ class LocalServer(Server):
             basedir = Path(self.binary).resolve().parent.parent
             if not str(basedir).startswith("/usr"):  # a tarball install: tell the server where it is
                 cmd.append(f"--basedir={basedir}")
-            stdin = self._bootstrap_sql(password).encode()
+            stdin = bootstrap_sql(self.binary, password).encode()
         else:
             init_file = self.run_dir / "init.sql"
             fd = os.open(init_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
             with os.fdopen(fd, "w") as f:
-                f.write(_mysql_init_sql(password))
+                f.write(mysql_init_sql(password))
             if user is not None:
                 os.chown(init_file, user.uid, user.gid)
             cmd = [self.binary, "--no-defaults", "--initialize-insecure", f"--datadir={tmp}",
                    f"--init-file={init_file}"]
             stdin = b""
         try:
-            out = subprocess.run(cmd, input=stdin, capture_output=True, timeout=900, **_as_user(user))
+            out = subprocess.run(cmd, input=stdin, capture_output=True, timeout=900, **as_user(user))
         except (OSError, subprocess.TimeoutExpired) as exc:
             raise ProvisionError(f"initialising the datadir failed: {exc}", "check the server install") from None
         finally:
@@ -366,33 +214,11 @@ class LocalServer(Server):
         if out.returncode != 0 or not (tmp / "mysql").is_dir():
             if "No space left" in text:
                 raise ProvisionError(f"no room to initialise a datadir in {self.home}", "free disk space or set LOADGEN_CACHE_DIR")
-            raise ProvisionError(f"initialising the datadir failed: {_error_lines(text)}", "check the server install")
+            raise ProvisionError(f"initialising the datadir failed: {error_lines(text)}", "check the server install")
         if self.flavor.name == "mariadb":
             (tmp / "mysql_upgrade_info").write_text(self.flavor.version + "-MariaDB")
         write_secret(self.home / "password", password)
         tmp.rename(self.datadir)  # atomic: a half-initialised datadir never looks usable
-
-    def _bootstrap_sql(self, password: str) -> str:
-        share = _share_dir(self.binary)
-        parts = ["CREATE DATABASE IF NOT EXISTS mysql;", "USE mysql;", "SET @auth_root_socket=NULL;"]
-        for name in BOOTSTRAP_FILES:
-            parts.append((share / name).read_text())
-        digest = _native_password_hash(password)
-        unusable = _native_password_hash(secrets.token_urlsafe(32))  # for the locked definer account
-        parts.append(f"""
--- loadgen: the only logins are root from localhost and 127.0.0.1, with the generated password.
-DELETE FROM mysql.global_priv WHERE NOT ((User = 'root' AND Host IN ('localhost', '127.0.0.1'))
-                                       OR (User = 'mariadb.sys' AND Host = 'localhost'));
-DELETE FROM mysql.proxies_priv WHERE NOT (User = 'root' AND Host IN ('localhost', '127.0.0.1'));
-DELETE FROM mysql.db WHERE User NOT IN ('root', 'mariadb.sys');
-DELETE FROM mysql.tables_priv WHERE User NOT IN ('root', 'mariadb.sys');
-DELETE FROM mysql.roles_mapping;
-UPDATE mysql.global_priv SET Priv = JSON_SET(Priv, '$.plugin', 'mysql_native_password',
-    '$.authentication_string', '{digest}', '$.password_last_changed', UNIX_TIMESTAMP()) WHERE User = 'root';
-UPDATE mysql.global_priv SET Priv = JSON_SET(Priv, '$.authentication_string', '{unusable}')
-    WHERE User = 'mariadb.sys';
-""")
-        return "\n".join(parts)
 
     def _args(self) -> list[str]:
         # SQL may read and write files only in home/files (never anywhere the server user can), and
@@ -418,8 +244,8 @@ UPDATE mysql.global_priv SET Priv = JSON_SET(Priv, '$.authentication_string', '{
                 pass_fds=(lock_fd,) if lock_fd is not None else (),
                 # privileges are dropped before preexec_fn runs, so the parent-death signal set
                 # there survives (a setuid inside mariadbd would clear it)
-                preexec_fn=None if self.detach else _die_with_parent,
-                **_as_user(user),
+                preexec_fn=None if self.detach else die_with_parent,
+                **as_user(user),
             )
         except OSError as exc:
             raise ProvisionError(f"cannot start {self.binary}: {exc}", INSTALL_HINT) from None
@@ -448,7 +274,7 @@ UPDATE mysql.global_priv SET Priv = JSON_SET(Priv, '$.authentication_string', '{
                 if "Unable to lock" in log:
                     raise ProvisionError(f"the datadir {self.datadir} is in use by another server",
                                          "stop it (loadgen down) or set LOADGEN_CACHE_DIR to another place")
-                raise ProvisionError(f"the server exited during start-up: {_error_lines(log)}",
+                raise ProvisionError(f"the server exited during start-up: {error_lines(log)}",
                                      f"see {self.log_path}")
             try:
                 conn = MySQLdb.connect(unix_socket=self.socket_path, user="root", passwd=self._password(),
@@ -470,7 +296,7 @@ UPDATE mysql.global_priv SET Priv = JSON_SET(Priv, '$.authentication_string', '{
                 continue
             try:
                 self._check_identity(conn)
-                self._enforce_accounts(conn)
+                enforce_accounts(conn, self._password())
             finally:
                 conn.close()
             return
@@ -486,32 +312,6 @@ UPDATE mysql.global_priv SET Priv = JSON_SET(Priv, '$.authentication_string', '{
             raise ProvisionError(f"another server (port {port}, datadir {datadir}) answered on {self.socket_path}",
                                  f"stop it, or remove {self.home}")
 
-    def _enforce_accounts(self, conn) -> None:
-        """Drop any login but ours and give ours the password, whatever made the datadir (an older
-        loadgen left root@<hostname> and root@::1 without one)."""
-        password = self._password()
-        cur = conn.cursor()
-        # A slow or general log turned on with --set logs statements verbatim (MariaDB does not
-        # mask IDENTIFIED BY in the slow log): keep this session's out of both.
-        cur.execute("SET SESSION sql_log_off = 1, long_query_time = 31536000")
-        cur.execute("SELECT User, Host, authentication_string FROM mysql.user")
-        accounts = [(str(u), str(h), a) for u, h, a in cur.fetchall()]
-        for user, host, auth in accounts:
-            if (user, host) in SYSTEM_ACCOUNTS:
-                if not auth:  # locked already; a password nobody knows on top
-                    cur.execute("ALTER USER %s@%s IDENTIFIED BY %s", (user, host, secrets.token_urlsafe(32)))
-                continue
-            if user == "root" and host in ROOT_HOSTS:
-                if not auth:
-                    cur.execute("ALTER USER %s@%s IDENTIFIED BY %s", (user, host, password))
-                continue
-            cur.execute("DROP USER %s@%s", (user, host))
-        if ("root", "127.0.0.1") not in {(u, h) for u, h, _ in accounts}:
-            cur.execute("CREATE USER 'root'@'127.0.0.1' IDENTIFIED BY %s", (password,))
-            cur.execute("GRANT ALL ON *.* TO 'root'@'127.0.0.1' WITH GRANT OPTION")
-        cur.execute("SET SESSION sql_log_off = DEFAULT, long_query_time = DEFAULT")
-        cur.close()
-
     def _password(self) -> str:
         path = self.home / "password"
         try:
@@ -524,18 +324,18 @@ UPDATE mysql.global_priv SET Priv = JSON_SET(Priv, '$.authentication_string', '{
         pid = self.pid
         if pid is None:
             return
-        ours = self.proc is not None or _is_server_of(pid, self.datadir)
-        if ours and _pid_alive(pid):
+        ours = self.proc is not None or is_server_of(pid, self.datadir)
+        if ours and pid_alive(pid):
             try:
                 os.kill(pid, signal.SIGTERM)
             except ProcessLookupError:
                 pass
             deadline = time.monotonic() + STOP_TIMEOUT_S
-            while _pid_alive(pid) and time.monotonic() < deadline:
+            while pid_alive(pid) and time.monotonic() < deadline:
                 if self.proc is not None and self.proc.poll() is not None:
                     break
                 time.sleep(0.05)
-            if _pid_alive(pid):
+            if pid_alive(pid):
                 os.kill(pid, signal.SIGKILL)
         if self.proc is not None:
             try:
@@ -597,69 +397,13 @@ UPDATE mysql.global_priv SET Priv = JSON_SET(Priv, '$.authentication_string', '{
         if self.proc is not None:
             return self.proc.poll() is None
         # a pid from a state file counts only while it is still our server
-        return self.pid is not None and _pid_alive(self.pid) and _is_server_of(self.pid, self.datadir)
+        return self.pid is not None and pid_alive(self.pid) and is_server_of(self.pid, self.datadir)
 
     def diagnostics(self) -> str:
-        return _error_lines(self._new_log() if hasattr(self, "_log_offset") else "")
+        return error_lines(self._new_log() if hasattr(self, "_log_offset") else "")
 
     def describe(self) -> dict:
         return {"provider": self.provider, "binary": self.binary, "datadir": str(self.datadir)}
-
-
-# Accounts MariaDB/MySQL create for their own views and internals: locked, no login.
-SYSTEM_ACCOUNTS = {("mariadb.sys", "localhost"), ("mysql.sys", "localhost"), ("mysql.session", "localhost"),
-                   ("mysql.infoschema", "localhost")}
-ROOT_HOSTS = ("localhost", "127.0.0.1")
-# What mariadb-install-db feeds `mariadbd --bootstrap`, in its order (without the test db).
-BOOTSTRAP_FILES = ["mysql_system_tables.sql", "mysql_performance_tables.sql", "mysql_system_tables_data.sql",
-                   "fill_help_tables.sql", "maria_add_gis_sp_bootstrap.sql", "mysql_sys_schema.sql"]
-
-
-def _share_dir(binary: str) -> Path:
-    base = Path(binary).resolve().parent.parent
-    for d in (base / "share" / "mysql", base / "share" / "mariadb", base / "share",
-              Path("/usr/share/mysql"), Path("/usr/share/mariadb")):
-        if (d / "mysql_system_tables.sql").is_file():
-            return d
-    raise ProvisionError("cannot find mysql_system_tables.sql to initialise a datadir",
-                         "install mariadb-server (Debian/Ubuntu) or pass --mysqld from a complete install")
-
-
-def _mysql_init_sql(password: str) -> str:
-    # token_urlsafe passwords hold no quote or backslash
-    return (f"ALTER USER 'root'@'localhost' IDENTIFIED BY '{password}';\n"
-            f"CREATE USER 'root'@'127.0.0.1' IDENTIFIED BY '{password}';\n"
-            "GRANT ALL ON *.* TO 'root'@'127.0.0.1' WITH GRANT OPTION;\n")
-
-
-def _as_user(user: RunAs | None) -> dict:
-    """Popen arguments that run the child as the server user (no supplementary groups)."""
-    if user is None:
-        return {}
-    return {"user": user.uid, "group": user.gid, "extra_groups": []}
-
-
-def _make_path(path: Path, mode: int) -> None:
-    """mkdir -p, with `mode` on every directory it creates whatever the umask (a root umask of
-    077 would otherwise lock the server user out of the cache directory loadgen itself made)."""
-    missing = []
-    p = path
-    while not p.exists():
-        missing.append(p)
-        p = p.parent
-    for d in reversed(missing):
-        try:
-            d.mkdir()
-        except FileExistsError:
-            continue
-        os.chmod(d, mode)
-
-
-def _chown_tree(root: Path, user: RunAs) -> None:
-    os.chown(root, user.uid, user.gid)
-    for dirpath, dirnames, filenames in os.walk(root):
-        for name in dirnames + filenames:
-            os.lchown(os.path.join(dirpath, name), user.uid, user.gid)
 
 
 def _quiet(_: str) -> None:
@@ -668,14 +412,3 @@ def _quiet(_: str) -> None:
 
 class _PortRace(Exception):
     """Another process took the port between our probe and the server's bind."""
-
-
-_LOG_STAMP = re.compile(r"^\d{4}-\d\d-\d\d\s+\d+:\d\d:\d\d\s+\d+\s+")  # "2026-11-22  5:24:22 0 "
-
-
-def _error_lines(log: str, limit: int = 3) -> str:
-    """The first error lines: the cause comes first, the last ones only say "Aborting"."""
-    lines = [ln.strip() for ln in log.splitlines() if "[ERROR]" in ln]
-    lines = lines or [ln.strip() for ln in log.splitlines() if "error" in ln.lower()]
-    lines = [_LOG_STAMP.sub("", ln) for ln in lines]
-    return " | ".join(lines[:limit]) or (log.strip().splitlines()[-1] if log.strip() else "no log output")

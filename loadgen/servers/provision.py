@@ -31,11 +31,9 @@ def choose_provider(spec: ServerSpec, say: Say = _quiet) -> str:
         return "dsn"
     if spec.provider != "auto":
         return spec.provider
-    try:
-        from . import docker
-    except ImportError:
-        return "local"
-    ok, reason = docker.auto_available(spec.image)
+    from .engine import auto_available
+
+    ok, reason = auto_available(spec.image)
     say(f"--server auto: using {'docker' if ok else 'a local mysqld'} ({reason})")
     return "docker" if ok else "local"
 
@@ -53,7 +51,8 @@ def make_server(spec: ServerSpec, dataset: DatasetSpec | None, say: Say = _quiet
         from .docker import DockerServer
 
         return DockerServer(spec, dataset, persist=persist, say=say)
-    from .local import LocalServer, binary_flavor, find_mysqld
+    from .local import LocalServer
+    from .mysqld import binary_flavor, find_mysqld
 
     binary = find_mysqld(spec.mysqld)
     if persist:
@@ -134,7 +133,7 @@ def _adapt(server: Server, spec: ServerSpec, say: Say) -> None:
 
     changes = []
     if spec.mysqld:
-        from .local import find_mysqld
+        from .mysqld import find_mysqld
 
         binary = getattr(server, "binary", None)
         if binary is None or os.path.realpath(find_mysqld(spec.mysqld)) != os.path.realpath(binary):

@@ -2,8 +2,9 @@
 
 The image is the offline one (`make image`, or built here when missing). With
 LOADGEN_REQUIRE_DOCKER=1 (CI) a missing engine or image fails these tests instead of skipping
-them. Every test checks that no container of ours is left; the dataset volumes they create live
-in the session's cache namespace and are removed at the end.
+them. Every test checks that no container of this session is left (the fixtures in conftest.py,
+which never touch another loadgen's); the dataset volumes they create live in the session's cache
+namespace and are removed at the end.
 """
 from __future__ import annotations
 
@@ -20,81 +21,13 @@ from pathlib import Path
 import pytest
 
 from ..conftest import ROOT, loadgen_cmd, require, run_loadgen
+from .conftest import IMAGE, LABEL, leaves_no_container, session_containers, session_labels
 
 pytestmark = pytest.mark.docker
 
-IMAGE = os.environ.get("LOADGEN_TEST_IMAGE", "loadgen/mariadb:10.11")
 ROWS = "200k"
 POOL = "16M"
 POOL_BYTES = 16 << 20
-LABEL = "org.loadgen"
-SESSION_DIR = Path(os.environ["LOADGEN_CACHE_DIR"]).parent  # set by tests/conftest.py
-
-
-# -- fixtures ------------------------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def engine():
-    from loadgen.errors import LoadgenError
-    from loadgen.servers.docker import engine as docker_engine
-
-    try:
-        client = docker_engine(timeout=60)
-    except LoadgenError as exc:
-        require("LOADGEN_REQUIRE_DOCKER", "no Docker engine", str(exc))
-    before = {c.id for c in _our_containers(client)}
-    yield client
-    leftovers = [c for c in _our_containers(client) if c.id not in before]
-    for c in leftovers:
-        c.remove(force=True, v=True)
-    for v in client.volumes.list(filters={"label": f"{LABEL}.cache"}):
-        if (v.attrs.get("Labels") or {}).get(f"{LABEL}.cache", "").startswith(str(SESSION_DIR)):
-            v.remove(force=True)
-    client.close()
-    assert not leftovers, f"containers left behind: {[c.name for c in leftovers]}"
-
-
-@pytest.fixture(scope="module")
-def image(engine) -> str:
-    """The offline image: reused when present (make image), else built here once."""
-    from loadgen.errors import LoadgenError
-    from loadgen.servers.image import build
-
-    try:
-        build(IMAGE)
-    except LoadgenError as exc:
-        require("LOADGEN_REQUIRE_DOCKER", f"no image {IMAGE} and it cannot be built", str(exc))
-    return IMAGE
-
-
-@pytest.fixture
-def no_new_containers(engine):
-    """Fails the test if it leaves a container of ours behind (and removes it)."""
-    before = {c.id for c in _our_containers(engine)}
-    yield
-    left = [c for c in _our_containers(engine) if c.id not in before]
-    for c in left:
-        c.remove(force=True, v=True)
-    assert not left, f"left behind: {[c.name for c in left]}"
-
-
-def _session_volume_prefixes() -> tuple[str, ...]:
-    """Volume-name prefixes of this test session's datadirs (see DockerServer._init_image):
-    a digest of the directory that holds each volume's password."""
-    import hashlib
-
-    from loadgen.paths import cache_dir, state_dir
-
-    homes = [cache_dir() / "docker", cache_dir(), state_dir() / "docker"]
-    return tuple(f"loadgen-{hashlib.sha1(str(h.resolve()).encode()).hexdigest()[:8]}-" for h in homes)
-
-
-def _our_containers(client) -> list:
-    """loadgen's containers that belong to this test session. Other loadgens on the host (a
-    user's run, another test session) label theirs the same way; only the datadir volume
-    tells them apart, and removing theirs would kill their runs."""
-    prefixes = _session_volume_prefixes()
-    return [c for c in client.containers.list(all=True, filters={"label": LABEL})
-            if any((m.get("Name") or "").startswith(prefixes) for m in c.attrs.get("Mounts") or [])]
 
 
 # -- helpers -------------------------------------------------------------------------------------
@@ -203,7 +136,7 @@ def test_up_keeps_one_container_between_commands(image, engine, no_new_container
     try:
         assert res.returncode == 0, res.stderr[-2000:]
         assert "up: docker mariadb" in res.stdout
-        [container] = [c for c in _our_containers(engine) if c.labels.get(f"{LABEL}.keep") == "1"]
+        [container] = [c for c in session_containers(engine) if c.labels.get(f"{LABEL}.keep") == "1"]
         bindings = container.attrs["HostConfig"]["PortBindings"]["3306/tcp"]
         assert [b["HostIp"] for b in bindings] == ["127.0.0.1"]
         assert run_loadgen("status").returncode == 0
@@ -219,6 +152,41 @@ def test_up_keeps_one_container_between_commands(image, engine, no_new_container
     finally:
         down = run_loadgen("down")
     assert down.returncode == 0 and "stopped" in down.stdout, down.stderr
+
+
+# -- the suite's own checks ----------------------------------------------------------------------
+def _idle_container(client, labels: dict[str, str]):
+    return client.containers.run(IMAGE, entrypoint=["sleep", "300"], detach=True, network_disabled=True,
+                                 labels=labels, name=f"loadgen-test-{secrets.token_hex(3)}")
+
+
+def test_the_leftover_check_counts_this_sessions_containers_and_spares_another_suites(image, engine):
+    # Another loadgen on the same engine (a user's run, a second test suite): its own cache dir.
+    other_labels = {**session_labels(), f"{LABEL}.cache-dir": "/elsewhere/another-suite/cache"}
+    others = [_idle_container(engine, other_labels)]
+    try:
+        with leaves_no_container(engine):
+            others.append(_idle_container(engine, other_labels))  # started meanwhile: still not ours
+        ids = {c.id for c in others}
+        assert ids <= {c.id for c in engine.containers.list(filters={"label": LABEL})}
+        assert not ids & {c.id for c in session_containers(engine)}
+        with pytest.raises(AssertionError, match="left behind"):
+            with leaves_no_container(engine):
+                mine = _idle_container(engine, session_labels())
+        with pytest.raises(docker_errors().NotFound):  # the check removed it
+            engine.containers.get(mine.id)
+        for c in others:
+            c.reload()
+            assert c.status == "running"
+    finally:
+        for c in others:
+            c.remove(force=True)
+
+
+def docker_errors():
+    import docker
+
+    return docker.errors
 
 
 # -- interruptions and failures ------------------------------------------------------------------

@@ -16,7 +16,8 @@ import time
 import pytest
 
 from ..conftest import require, run_loadgen
-from .test_docker import LABEL, _our_containers, assert_one_line_error, engine, no_new_containers, wait_for  # noqa: F401
+from .conftest import session_filter, session_labels
+from .test_docker import assert_one_line_error
 from .test_docker import test_compose_file_comes_up_healthy_and_dsn_runs_against_it as compose_check
 
 pytestmark = pytest.mark.docker
@@ -27,7 +28,7 @@ QUARTER_POOL = "8M"
 
 
 @pytest.fixture(scope="module")
-def mysql_image(engine) -> str:  # noqa: F811 - engine is test_docker's fixture
+def mysql_image(engine) -> str:
     from loadgen.errors import LoadgenError
     from loadgen.servers.image import build, find_flavor_image
 
@@ -60,13 +61,13 @@ def _login(port: int, password: str, timeout_s: float = 120, **extra):
 
 
 @pytest.fixture
-def raw_container(engine, mysql_image):  # noqa: F811
+def raw_container(engine, mysql_image):
     """The image started by hand, as compose or `docker run` would: (container, port, password)."""
     password = "p'w\\" + secrets.token_hex(8)  # a quote and a backslash: the entrypoint must escape them
     container = engine.containers.run(
         mysql_image, ["--innodb-buffer-pool-size=16M", "--local-infile=ON", "--mysqlx=OFF"], detach=True,
         environment={"MYSQL_ROOT_PASSWORD": password}, ports={"3306/tcp": ("127.0.0.1", None)},
-        labels={LABEL: "1", f"{LABEL}.keep": "0", f"{LABEL}.pid": str(os.getpid())},
+        labels=session_labels(),
         name=f"loadgen-test-{secrets.token_hex(3)}")
     try:
         container.reload()
@@ -77,7 +78,7 @@ def raw_container(engine, mysql_image):  # noqa: F811
 
 
 # -- the image -----------------------------------------------------------------------------------
-def test_image_is_labelled_mysql_and_named_after_its_series(engine, mysql_image):  # noqa: F811
+def test_image_is_labelled_mysql_and_named_after_its_series(engine, mysql_image):
     from loadgen.servers.docker import image_flavor
 
     flavor = image_flavor(engine, mysql_image)
@@ -128,15 +129,15 @@ def test_entrypoint_behaves_like_the_official_image(raw_container, tmp_path):
     assert password not in container.logs().decode(errors="replace")
 
 
-def test_entrypoint_refuses_an_empty_datadir_without_a_password(engine, mysql_image):  # noqa: F811
-    out = subprocess.run(["docker", "run", "--rm", "--label", f"{LABEL}=1", mysql_image],
+def test_entrypoint_refuses_an_empty_datadir_without_a_password(engine, mysql_image):
+    out = subprocess.run(["docker", "run", "--rm", "--label", session_filter(), mysql_image],
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 1
     assert "no root password was given" in out.stderr
 
 
 # -- loadgen against it --------------------------------------------------------------------------
-def test_ab_on_mysql_with_both_drivers_and_a_reused_volume(engine, mysql_image, no_new_containers,  # noqa: F811
+def test_ab_on_mysql_with_both_drivers_and_a_reused_volume(engine, mysql_image, no_new_containers,
                                                            tmp_path):
     common = ["--server", "docker", "--image", mysql_image, "--pool", QUARTER_POOL, "--rows", ROWS]
     res = run_loadgen("compare", *common, "--driver", "native", "--out-dir", str(tmp_path / "native"))
@@ -185,7 +186,7 @@ def test_dsn_login_failures_name_their_fix(raw_container):
     assert_one_line_error(res, 1, "caching_sha2_password", "libmariadb3")
 
 
-def test_compose_file_with_the_mysql_image(mysql_image, engine, tmp_path):  # noqa: F811
+def test_compose_file_with_the_mysql_image(mysql_image, engine, tmp_path):
     compose_check(mysql_image, engine, tmp_path)
 
 

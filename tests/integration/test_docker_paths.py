@@ -12,64 +12,10 @@ from loadgen.drivers import native
 from loadgen.drivers.python import DriverState
 
 from ..conftest import require, run_loadgen
+
 pytestmark = pytest.mark.docker
 
-IMAGE = os.environ.get("LOADGEN_TEST_IMAGE", "loadgen/mariadb:10.11")
 MYSQL_IMAGE = os.environ.get("LOADGEN_TEST_MYSQL_IMAGE", "loadgen/mysql:9.7")
-
-
-# Other suites may run loadgen containers on the same engine at the same time: these fixtures look
-# only at containers whose datadir volume belongs to this session's cache directory (the volume
-# name carries a digest of it, servers/docker.py), never at anyone else's.
-def _session_prefixes() -> tuple[str, ...]:
-    import hashlib
-
-    from loadgen.paths import cache_dir
-
-    return tuple(f"loadgen-{hashlib.sha1(str(p.resolve()).encode()).hexdigest()[:8]}-"
-                 for p in (cache_dir(), cache_dir() / "docker"))
-
-
-def _session_containers(client) -> list:
-    prefixes = _session_prefixes()
-    return [c for c in client.containers.list(all=True, filters={"label": "org.loadgen"})
-            if any((m.get("Name") or "").startswith(prefixes) for m in c.attrs.get("Mounts") or [])]
-
-
-@pytest.fixture(scope="module")
-def engine():
-    from loadgen.errors import LoadgenError
-    from loadgen.servers.docker import engine as docker_engine
-
-    try:
-        client = docker_engine(timeout=60)
-    except LoadgenError as exc:
-        require("LOADGEN_REQUIRE_DOCKER", "no Docker engine", str(exc))
-    yield client
-    client.close()
-
-
-@pytest.fixture(scope="module")
-def image(engine) -> str:
-    from loadgen.errors import LoadgenError
-    from loadgen.servers.image import build
-
-    try:
-        build(IMAGE)
-    except LoadgenError as exc:
-        require("LOADGEN_REQUIRE_DOCKER", f"no image {IMAGE} and it cannot be built", str(exc))
-    return IMAGE
-
-
-@pytest.fixture
-def no_new_containers(engine):
-    """Fails the test if it leaves one of this session's containers behind (and removes it)."""
-    before = {c.id for c in _session_containers(engine)}
-    yield
-    left = [c for c in _session_containers(engine) if c.id not in before]
-    for c in left:
-        c.remove(force=True, v=True)
-    assert not left, f"left behind: {[c.name for c in left]}"
 
 
 def scratch(image_name: str):

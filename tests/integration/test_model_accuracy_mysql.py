@@ -31,7 +31,6 @@ from loadgen.analysis import sweep
 from loadgen.dataset import DatasetSpec
 from loadgen.servers import ServerSpec
 
-from .test_docker import engine  # noqa: F401 - the fixture
 from .test_docker_mysql import mysql_image  # noqa: F401 - the fixture
 
 pytestmark = pytest.mark.docker

@@ -101,6 +101,31 @@ def test_every_type_seeds_the_same_table_twice_and_resumes(server, monkeypatch):
         conn.close()
 
 
+def test_a_refused_load_data_local_seeds_the_same_table_with_inserts(server):
+    """The client refuses LOAD DATA LOCAL (local_infile=0): the chunks go in as INSERTs instead,
+    and the table is the one the fast path makes."""
+    from loadgen import db
+    from loadgen.dataset import DatasetSpec
+    from loadgen.usertable import ensure
+
+    rows = 7_000
+    fast = server.connect(local_infile=1)
+    plain = server.connect(local_infile=0)
+    try:
+        ensure(fast, DatasetSpec(rows=rows, schema=str(EVERY_TYPE), database="every_fast"))
+        ensure(plain, DatasetSpec(rows=rows, schema=str(EVERY_TYPE), database="every_plain"))
+        used = dict((k, int(v)) for k, v in db.query_all(
+            plain, "SHOW SESSION STATUS WHERE Variable_name IN ('Com_load', 'Com_insert')"))
+        assert used["Com_load"] <= 1 and used["Com_insert"] >= 1  # refused once, then INSERTs
+        assert db.query_value(fast, "SELECT COUNT(*) FROM every_plain.orders") == rows
+        assert checksum(fast, "every_fast", "orders") == checksum(fast, "every_plain", "orders")
+    finally:
+        for name in ("every_fast", "every_plain"):
+            db.query_all(fast, f"DROP DATABASE IF EXISTS `{name}`")
+        fast.close()
+        plain.close()
+
+
 def test_schema_file_with_a_syntax_error_names_its_line_and_leaves_nothing(server, tmp_path):
     from loadgen import db
     from loadgen.dataset import DatasetSpec
