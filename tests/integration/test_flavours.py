@@ -24,7 +24,6 @@ from loadgen.servers import ServerSpec
 from loadgen.servers.provision import provisioned
 
 from ..conftest import TEST_ROWS, run_loadgen
-from .test_docker import engine  # noqa: F401 - the docker engine fixture (fails under LOADGEN_REQUIRE_DOCKER=1)
 from .test_docker_mysql import mysql_image  # noqa: F401
 
 # A quarter of the 200k-row table (1,633 leaf pages, 26.6 MiB): where the order matters most.
