@@ -43,6 +43,7 @@
 #define OLD_TOLERANCE 20  /* BUF_LRU_OLD_TOLERANCE */
 #define NON_OLD_MIN_LEN 5 /* BUF_LRU_NON_OLD_MIN_LEN */
 #define RATIO_DIV 1024    /* BUF_LRU_OLD_RATIO_DIV */
+#define CLOCK_TICKS 65536.0 /* a miniature's freed-page clock: ticks per page of weight */
 
 /* ---- trace sources: runs of identical queries ------------------------------------------- */
 
@@ -359,14 +360,62 @@ typedef struct {
     int collapse;
     run_t pend; /* a run waiting for the next one, to merge identical paths */
     int32_t *map; /* real page -> simulated page, only in miniatures; -1 = not sampled */
+    /* A miniature keeps the old sublist and the freed-page clock in weighted units, as the full
+     * pool would see them (leaves 1, upper pages upper_w), with InnoDB's page-count constants
+     * scaled by the sampling rate (weighted != 0; see sim_init). */
+    int weighted;
+    double wold_len;             /* weight of the old sublist */
+    double w_tolerance, w_non_old_min, w_old_min; /* OLD_TOLERANCE etc. times the rate */
+    double wbatch;               /* the page cleaner's batch times the rate */
+    double wclock;               /* freed-page clock: weight of the pages evicted */
+    uint64_t wquarter;           /* the drift rule's quarter of the young region, in clock ticks */
+    int promote;                 /* promote a read-ahead burst's young pages at a batch (make_room) */
+    int n_burst;                 /* pages of the read-ahead burst being read, -1 outside one */
+    uint32_t burst[EXTENT_PAGES];
 } lru_t;
+
+/* Leaves and filler pages (they sit in sampled extents) weigh 1; pages above the leaves and the
+ * start-up pages stand for all the real ones in a miniature's scaled pool. */
+static inline double weight(const lru_t *m, uint32_t p) {
+    if (p < m->leaf_pages || (p >= m->filler_base && p < m->filler_base + FILLER_SLOTS))
+        return 1.0;
+    return m->upper_w;
+}
 
 static void set_old_all(lru_t *m, uint8_t v) {
     for (uint32_t p = m->head; p != NIL; p = m->next[p])
         m->old[p] = v;
 }
 
+/* buf_LRU_old_adjust_len in weighted units (miniatures): the old sublist's weight within
+ * w_tolerance of old_ratio of the list's weight. w_tolerance is at least half a leaf, so a
+ * boundary move of one leaf cannot overshoot the band on the other side. */
+static void adjust_len_w(lru_t *m) {
+    double new_len = m->wlen * (double)m->old_ratio / RATIO_DIV;
+    double cap = m->wlen - (m->w_tolerance + m->w_non_old_min);
+    if (cap < new_len)
+        new_len = cap;
+    for (;;) {
+        uint32_t o = m->lru_old;
+        if (m->wold_len + m->w_tolerance < new_len && m->prev[o] != NIL) {
+            m->lru_old = o = m->prev[o];
+            m->wold_len += weight(m, o);
+            m->old[o] = 1;
+        } else if (m->wold_len > new_len + m->w_tolerance && m->next[o] != NIL) {
+            m->lru_old = m->next[o];
+            m->wold_len -= weight(m, o);
+            m->old[o] = 0;
+        } else {
+            return;
+        }
+    }
+}
+
 static void adjust_len(lru_t *m) { /* buf_LRU_old_adjust_len */
+    if (m->weighted) {
+        adjust_len_w(m);
+        return;
+    }
     uint64_t new_len = m->len * m->old_ratio / RATIO_DIV;
     uint64_t cap = m->len - (OLD_TOLERANCE + NON_OLD_MIN_LEN);
     if (cap < new_len)
@@ -391,15 +440,14 @@ static void old_init(lru_t *m) { /* buf_LRU_old_init */
     set_old_all(m, 1);
     m->lru_old = m->head;
     m->old_len = m->len;
+    m->wold_len = m->wlen;
     adjust_len(m);
 }
 
-/* Leaves and filler pages (they sit in sampled extents) weigh 1; pages above the leaves and the
- * start-up pages stand for all the real ones in a miniature's scaled pool. */
-static inline double weight(const lru_t *m, uint32_t p) {
-    if (p < m->leaf_pages || (p >= m->filler_base && p < m->filler_base + FILLER_SLOTS))
-        return 1.0;
-    return m->upper_w;
+/* The list is long enough for an old sublist (BUF_LRU_OLD_MIN_LEN pages; in a miniature, that
+ * many pages' weight at full scale). */
+static inline int long_enough(const lru_t *m) {
+    return m->weighted ? m->wlen >= m->w_old_min : m->len >= OLD_MIN_LEN;
 }
 
 static void unlink_page(lru_t *m, uint32_t p) {
@@ -417,29 +465,33 @@ static void unlink_page(lru_t *m, uint32_t p) {
 }
 
 static void remove_block(lru_t *m, uint32_t p) { /* buf_LRU_remove_block */
-    if (m->lru_old == p && m->len >= OLD_MIN_LEN) {
+    if (m->lru_old == p && long_enough(m)) {
         uint32_t pr = m->prev[p];
         m->lru_old = pr;
         m->old[pr] = 1;
         m->old_len++;
+        m->wold_len += weight(m, pr);
     }
     unlink_page(m, p);
-    if (m->len < OLD_MIN_LEN) {
+    if (!long_enough(m)) {
         if (m->lru_old != NIL)
             set_old_all(m, 0);
         m->lru_old = NIL;
         m->old_len = 0;
+        m->wold_len = 0;
         m->old[p] = 0;
         return;
     }
-    if (m->old[p])
+    if (m->old[p]) {
         m->old_len--;
+        m->wold_len -= weight(m, p);
+    }
     m->old[p] = 0;
     adjust_len(m);
 }
 
 static void add_block(lru_t *m, uint32_t p, int old) { /* buf_LRU_add_block_low */
-    if (!old || m->len < OLD_MIN_LEN) {
+    if (!old || !long_enough(m) || (m->weighted && m->lru_old == NIL)) {
         m->prev[p] = NIL;
         m->next[p] = m->head;
         if (m->head != NIL)
@@ -447,7 +499,7 @@ static void add_block(lru_t *m, uint32_t p, int old) { /* buf_LRU_add_block_low 
         else
             m->tail = p;
         m->head = p;
-        m->fpc[p] = m->freed_page_clock & ((1ULL << 31) - 1);
+        m->fpc[p] = m->weighted ? (uint64_t)(m->wclock * CLOCK_TICKS) : m->freed_page_clock & ((1ULL << 31) - 1);
     } else {
         uint32_t o = m->lru_old, nx = m->next[o];
         m->prev[p] = o;
@@ -458,9 +510,21 @@ static void add_block(lru_t *m, uint32_t p, int old) { /* buf_LRU_add_block_low 
         else
             m->tail = p;
         m->old_len++;
+        m->wold_len += weight(m, p);
     }
     m->len++;
     m->wlen += weight(m, p);
+    if (m->weighted) {
+        if (m->lru_old != NIL) {
+            m->old[p] = (uint8_t)old;
+            adjust_len(m);
+        } else if (long_enough(m)) {
+            old_init(m);
+        } else {
+            m->old[p] = 0;
+        }
+        return;
+    }
     if (m->len > OLD_MIN_LEN) {
         m->old[p] = (uint8_t)old;
         adjust_len(m);
@@ -473,6 +537,8 @@ static void add_block(lru_t *m, uint32_t p, int old) { /* buf_LRU_add_block_low 
 
 /* buf_page_peek_if_young's drift rule: young unless it drifted > 1/4 of the young region */
 static inline int drifted(const lru_t *m, uint32_t p) {
+    if (m->weighted)
+        return !((uint64_t)(m->wclock * CLOCK_TICKS) < m->fpc[p] + m->wquarter);
     uint64_t quarter = m->pool_pages * (RATIO_DIV - m->old_ratio) / (RATIO_DIV * 4);
     return !((m->freed_page_clock & ((1ULL << 31) - 1)) < m->fpc[p] + quarter);
 }
@@ -496,7 +562,23 @@ static int too_old(lru_t *m, uint32_t p, double now_ms) { /* buf_page_peek_if_to
 static void make_room(lru_t *m, double w) {
     if (!(m->len > 0 && m->wlen + w > m->wcap))
         return;
-    while (m->len > 0 && m->wlen + w > m->wcap_lo) {
+    /* a miniature frees its batch's weight, batch x rate, without rounding it to pages */
+    double lo = m->weighted && m->wbatch > 0 ? m->wcap - m->wbatch + w : m->wcap_lo;
+    if (m->n_burst > 0 && m->wlen + w > lo) {
+        /* A batch inside a read-ahead burst of a miniature. At full scale the burst is a small
+         * part of one batch cycle and its pages are accessed before the next batch: those the
+         * boundary made young move to the head then (their first access finds them drifted).
+         * The miniature's burst spans several batches; do those moves now, before this batch
+         * turns them old again. */
+        for (int i = 0; i < m->n_burst; i++) {
+            uint32_t q = m->burst[i];
+            if (m->resident[q] && !m->old[q] && m->access_ms[q] < 0 && m->head != q) {
+                remove_block(m, q);
+                add_block(m, q, 0);
+            }
+        }
+    }
+    while (m->len > 0 && m->wlen + w > lo) {
         uint32_t victim = m->tail;
         remove_block(m, victim);
         m->resident[victim] = 0;
@@ -504,6 +586,7 @@ static void make_room(lru_t *m, double w) {
             m->ra_evicted++; /* read ahead, never used */
         m->access_ms[victim] = -1;
         m->freed_page_clock++;
+        m->wclock += weight(m, victim);
     }
 }
 
@@ -549,6 +632,8 @@ static void read_ahead(lru_t *m, uint32_t p) {
         if (fail && !--budget)
             return;
     }
+    if (m->promote)
+        m->n_burst = 0;
     for (uint64_t page = high + 1; page <= high + area; page++) {
         int64_t k = sim_phys_leaf(m, page);
         if (k < 0 || m->resident[k])
@@ -560,7 +645,10 @@ static void read_ahead(lru_t *m, uint32_t p) {
         m->resident[k] = 1;
         m->access_ms[k] = -1;
         add_block(m, (uint32_t)k, 1);
+        if (m->promote)
+            m->burst[m->n_burst++] = (uint32_t)k;
     }
+    m->n_burst = -1;
 }
 
 /* The simulated page on physical page `page` for MySQL's read-ahead (in a miniature, `page` is
@@ -971,6 +1059,18 @@ static int sim_init(lru_t *m, const sim_cfg_t *c, uint64_t n_pages, uint64_t lea
     m->old_ratio = (uint64_t)(old_pct * RATIO_DIV / 100);
     m->old_time_ms = old_time_ms;
     m->ms_per_query = ms_per_query;
+    m->n_burst = -1;
+    if (m->mini) {
+        m->weighted = 1;
+        m->w_tolerance = OLD_TOLERANCE * scale < 0.5 ? 0.5 : OLD_TOLERANCE * scale;
+        m->w_non_old_min = NON_OLD_MIN_LEN * scale;
+        m->w_old_min = OLD_MIN_LEN * scale;
+        m->wbatch = c->batch > 1 ? (double)c->batch * scale : 0;
+        m->promote = m->wbatch > 0 && ra_rule == RA_RULE_MARIADB;
+        m->wquarter = (uint64_t)((double)(c->pool_pages ? c->pool_pages : c->capacity) * scale *
+                                 (double)(RATIO_DIV - (uint64_t)(old_pct * RATIO_DIV / 100)) / (RATIO_DIV * 4) *
+                                 CLOCK_TICKS);
+    }
     m->ra_threshold = ra_threshold;
     m->ra_area = c->ra_area;
     m->leaf_pages = sim_leaves;
