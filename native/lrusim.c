@@ -874,13 +874,37 @@ static void lru_run(lru_t *m, const run_t *r) {
     }
 }
 
+/* The extent (64 physical pages) holding leaf k, and the first leaf of extent u (u >= 1 holds
+ * leaves; extent 0 holds the 32 fragment leaves on pages 4..35). */
+static inline uint64_t leaf_unit(uint64_t k) { return leaf_phys(k) / EXTENT_PAGES; }
+
+static uint64_t unit_first_leaf(uint64_t u) {
+    if (u == 0)
+        return 0;
+    uint64_t block = u * EXTENT_PAGES / XDES_PAGES, r = u * EXTENT_PAGES % XDES_PAGES;
+    if (r < EXTENT_PAGES)
+        return UINT64_MAX; /* an XDES extent: no leaves */
+    return FRAG_LEAVES + block * (XDES_PAGES - EXTENT_PAGES) + r - EXTENT_PAGES;
+}
+
+/* Real page -> miniature page, -1 for a leaf of an extent not sampled (upper page p is
+ * p - L + L'). */
+static inline int32_t mini_map(const lru_t *m, uint32_t p) {
+    const mini_t *x = m->mini;
+    if (p >= x->real_leaf_pages)
+        return (int32_t)(p - x->real_leaf_pages + x->leaves);
+    uint64_t u = leaf_unit(p);
+    int32_t b = x->unit_base[u];
+    return b < 0 ? -1 : b + (int32_t)(p - x->unit_first[u]);
+}
+
 /* Feed one run of real page numbers: miniatures drop unsampled leaves and renumber the rest;
  * consecutive runs whose paths are then equal merge (the upper levels of unsampled leaves). */
 static void sim_feed(lru_t *m, const run_t *r) {
     run_t t;
     const run_t *use = r;
     run_t *pd = &m->pend;
-    if (m->map) {
+    if (m->mini) {
         /* fast path: no sampled leaf, and the upper levels are the waiting run's (upper page p
          * is simulated as p - L + L'): extend it */
         const mini_t *x = m->mini;
@@ -888,7 +912,7 @@ static void sim_feed(lru_t *m, const run_t *r) {
         while (nu > 0 && r->pages[nu - 1] < x->real_leaf_pages)
             nu--;
         for (int i = nu; i < r->n; i++)
-            hit |= m->map[r->pages[i]] >= 0;
+            hit |= m->mini->unit_base[leaf_unit(r->pages[i])] >= 0;
         if (!hit && pd->k && pd->n == nu && pd->q0 + pd->k == r->q0) {
             int same = 1;
             for (int i = 0; i < nu && same; i++)
@@ -903,7 +927,7 @@ static void sim_feed(lru_t *m, const run_t *r) {
         t.q0 = r->q0;
         t.k = r->k;
         for (int i = 0; i < r->n; i++) {
-            int32_t p = m->map[r->pages[i]];
+            int32_t p = mini_map(m, r->pages[i]);
             if (p >= 0) {
                 t.pages[t.n] = (uint32_t)p;
                 t.mv[t.n++] = r->mv[i];
@@ -962,48 +986,53 @@ typedef struct {
     uint64_t batch; /* pages freed at once when the pool is full (0 or 1: one per read) */
 } sim_cfg_t;
 
-/* Sample the extents whose mix64(extent ^ salt) falls under rate * 2^64 and build the maps. */
+/* Sample the extents whose mix64(extent ^ salt) falls under rate * 2^64 and build the maps: per
+ * extent, not per leaf (a miniature of the seed case's 816k leaves was 6% of a curve's time). */
 static int mini_build(lru_t *m, const sim_cfg_t *c, uint64_t leaf_pages, uint64_t n_pages) {
     mini_t *x = calloc(1, sizeof(mini_t));
     if (!x)
         return -1;
     m->mini = x;
     x->real_leaf_pages = leaf_pages;
-    x->n_units = leaf_phys(leaf_pages - 1) / EXTENT_PAGES + 1;
+    x->n_units = leaf_unit(leaf_pages - 1) + 1;
     x->unit_base = malloc(x->n_units * sizeof(int32_t));
     x->unit_first = malloc(x->n_units * sizeof(uint32_t));
     x->unit_rank = malloc(x->n_units * sizeof(uint32_t));
     x->rank_unit = malloc(x->n_units * sizeof(uint32_t));
-    m->map = malloc(n_pages * sizeof(int32_t));
-    if (!x->unit_base || !x->unit_first || !x->unit_rank || !x->rank_unit || !m->map)
+    if (!x->unit_base || !x->unit_first || !x->unit_rank || !x->rank_unit)
         return -1;
     uint64_t thr = c->rate >= 1 ? UINT64_MAX : (uint64_t)(c->rate * 18446744073709551616.0);
+    uint64_t leaves = 0;
     for (uint64_t u = 0; u < x->n_units; u++) {
+        uint64_t first = unit_first_leaf(u);
         x->unit_base[u] = -1;
         x->unit_first[u] = UINT32_MAX;
-    }
-    uint64_t leaves = 0;
-    for (uint64_t k = 0; k < leaf_pages; k++) {
-        uint64_t u = leaf_phys(k) / EXTENT_PAGES;
-        if (x->unit_first[u] == UINT32_MAX) {
-            x->unit_first[u] = (uint32_t)k;
-            if (mix64(u ^ c->salt) < thr) {
-                x->unit_base[u] = (int32_t)leaves;
-                x->unit_rank[u] = (uint32_t)x->n_sampled_units;
-                x->rank_unit[x->n_sampled_units++] = (uint32_t)u;
-            }
+        if (first >= leaf_pages)
+            continue;
+        x->unit_first[u] = (uint32_t)first;
+        if (mix64(u ^ c->salt) < thr) {
+            /* an extent holds 64 consecutive leaves (the first: the 32 fragment leaves) */
+            uint64_t last = first + (u == 0 ? FRAG_LEAVES : EXTENT_PAGES);
+            if (last > leaf_pages)
+                last = leaf_pages;
+            x->unit_base[u] = (int32_t)leaves;
+            x->unit_rank[u] = (uint32_t)x->n_sampled_units;
+            x->rank_unit[x->n_sampled_units++] = (uint32_t)u;
+            leaves += last - first;
         }
-        m->map[k] = x->unit_base[u] < 0 ? -1 : (int32_t)leaves++;
     }
     x->leaves = leaves;
-    for (uint64_t p = leaf_pages; p < n_pages; p++)
-        m->map[p] = (int32_t)(leaves + (p - leaf_pages));
     x->mini_real = malloc((leaves ? leaves : 1) * sizeof(uint32_t));
     if (!x->mini_real)
         return -1;
-    for (uint64_t k = 0; k < leaf_pages; k++)
-        if (m->map[k] >= 0)
-            x->mini_real[m->map[k]] = (uint32_t)k;
+    for (uint64_t r = 0; r < x->n_sampled_units; r++) {
+        uint64_t u = x->rank_unit[r], base = (uint64_t)x->unit_base[u];
+        uint64_t end = r + 1 < x->n_sampled_units ? (uint64_t)x->unit_base[x->rank_unit[r + 1]] : leaves;
+        for (uint64_t i = base; i < end; i++)
+            x->mini_real[i] = x->unit_first[u] + (uint32_t)(i - base);
+    }
+    m->map = NULL;
+    (void)n_pages;
     return 0;
 }
 

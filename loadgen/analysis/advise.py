@@ -167,9 +167,15 @@ def advise(order: str, stride: int, reps: int, g: model.Geometry, current_bytes:
         if hi > lo else []
     plus = current_bytes + GIB
     fit = fit_bytes(g, flavor, int(v["innodb_lru_scan_depth"]))
+    given = {b for _, b in table} | ({plus} if plus <= ram else set()) | set(extra_pools or [])
+    if len(grid) > 1:
+        # a grid point next to a pool simulated anyway (within half a grid step) adds nothing to
+        # finding the knee, and a simulation costs
+        half = math.log2(grid[1] / grid[0]) / 2
+        grid = [x for x in grid if not any(lo <= b <= hi and abs(math.log2(b / x)) < half for b in given)]
     if lo < fit < hi:
         grid.append(fit)  # where a cliff ends
-    pools = sorted({b for _, b in table} | set(grid) | ({plus} if plus <= ram else set()) | set(extra_pools or []))
+    pools = sorted(given | set(grid))
     models = [model.pool_model(b, variables, flavor, qps) for b in pools]
     src = curve.workload_source(order, stride, reps, g, models[0].ra_threshold)
     est = curve.estimate(src, models, salt=salt, exact=exact, exact_at={pools.index(current_bytes)})

@@ -29,6 +29,7 @@ Without read-ahead the batches scale with the miniature (tests/native/test_curve
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 from array import array
@@ -37,13 +38,20 @@ from dataclasses import dataclass
 
 from . import model
 
-MIN_MINIATURE_PAGES = 512  # BUF_LRU_OLD_MIN_LEN
+# A miniature holds at least three read-ahead areas (a burst is 64 pages whatever R is) and, in
+# pools too small for that, a quarter of the pool's pages (module docstring).
+MIN_MINIATURE_PAGES = 192
+MIN_MINIATURE_SHARE = 8
+MIN_MINIATURE_FLOOR = 24
 # The sample of extents realises a rate near R, not R: aim above the floor, and simulate exactly
 # any miniature that still came out under it.
 MINIATURE_MARGIN = 1.25
-DEFAULT_RATE = 0.01
+DEFAULT_RATE = 0.03
 EXACT_ABOVE_RATE = 0.4  # a miniature this large saves too little to be worth its error
 DEFAULT_TOLERANCE = 0.02  # relative standard error above which a point is simulated exactly
+# Batches with read-ahead: the miniature's dynamics add an error the sampling error does not
+# hold (2-3x it at 537M-1.6G on 20M rows, bench/README.md); the reported error is scaled by this.
+BATCH_SE_FACTOR = 2.0
 
 
 @dataclass
@@ -57,26 +65,33 @@ class Estimate:
     made_young: int | None = None  # exact points only
 
 
+def min_pages(pool: model.PoolModel) -> int:
+    """The fewest data pages a miniature of this pool may hold (MIN_MINIATURE_PAGES)."""
+    low = pool.capacity_high - pool.cleaner_batch  # the shortest the list gets
+    return min(MIN_MINIATURE_PAGES, max(MIN_MINIATURE_FLOOR, low // MIN_MINIATURE_SHARE))
+
+
 def rate_for(pool: model.PoolModel, rate: float) -> float:
     """The sampling rate of a pool's miniature, or 1.0 for an exact simulation."""
-    if pool.cleaner_batch > 1 and pool.ra_threshold > 0:
-        return 1.0  # batches with read-ahead bursts: no miniature reproduces them (module docstring)
-    low = pool.capacity_high - pool.cleaner_batch  # the shortest the list gets
-    r = max(rate, MINIATURE_MARGIN * MIN_MINIATURE_PAGES / max(1, low))
+    low = pool.capacity_high - pool.cleaner_batch
+    r = max(rate, MINIATURE_MARGIN * min_pages(pool) / max(1, low))
     return 1.0 if r >= EXACT_ABOVE_RATE else r
 
 
-def _estimate(row: tuple, distinct: int, refs: int) -> Estimate:
+def _estimate(row: tuple, distinct: int, refs: int, pool: model.PoolModel) -> Estimate:
     (_, misses, made_young, _, ra_pages, _, n, big_n, sum_y, sum_y2, upper, _, _, capacity, upper_touched) = row
     if n == big_n:  # the whole table
         return Estimate(misses, 0.0, 1.0, True, refs, ra_pages, made_young)
-    if n == 0 or capacity < MIN_MINIATURE_PAGES:  # no sample, or a miniature without an old sublist
+    if n == 0 or capacity < min(min_pages(pool), MIN_MINIATURE_FLOOR):  # no sample, or too small a one
         return Estimate(distinct + upper, math.inf, n / big_n, False, refs, None)
     scale = big_n / n
     var = (sum_y2 - sum_y * sum_y / n) / (n - 1) if n > 1 else sum_y2
     # sampling error of the leaves' re-reads, and a bound on the upper levels' (simulated in full
     # but in a smaller pool): their re-reads in the miniature
-    se = math.hypot(big_n * math.sqrt(max(0.0, (1 - n / big_n) * var / n)), upper - upper_touched)
+    se = big_n * math.sqrt(max(0.0, (1 - n / big_n) * var / n))
+    if pool.cleaner_batch > 1 and pool.ra_threshold > 0:
+        se *= BATCH_SE_FACTOR
+    se = math.hypot(se, upper - upper_touched)
     return Estimate(round(distinct + upper + scale * sum_y), se, n / big_n, False, refs, round(ra_pages * scale))
 
 
@@ -110,7 +125,7 @@ def _run(source: tuple, pools: list[model.PoolModel], rates: list[float], salt: 
         for idx, rows in ex.map(one, batches):
             distinct, refs = rows[-1]
             for i, row in zip(idx, rows[:-1]):
-                out[i] = _estimate(row, distinct, refs)
+                out[i] = _estimate(row, distinct, refs, pools[i])
     return out  # type: ignore[return-value]
 
 
@@ -126,14 +141,30 @@ def estimate(source: tuple, pools: list[model.PoolModel], rate: float = DEFAULT_
         return []
     threads = threads or min(2, os.cpu_count() or 1)
     exact = exact or any(p.ra_rule == model.RA_RULE_MYSQL for p in pools)  # see the module docstring
-    rates = [1.0 if exact or i in exact_at else rate_for(p, rate) for i, p in enumerate(pools)]
-    est = _run(source, pools, rates, salt, threads)
-    redo = [i for i, e in enumerate(est) if not e.exact and e.reads_se > tolerance * max(1, e.reads)]
+    # one simulation per distinct pool (the same pages, or big enough never to evict)
+    keys = [_same_as(p, source) for p in pools]
+    first: dict = {}
+    for i, k in enumerate(keys):
+        first.setdefault(k, i)
+    need_exact = {first[keys[i]] for i in exact_at if i < len(pools)}
+    todo = sorted(set(first.values()))
+    rates = [1.0 if exact or i in need_exact else rate_for(pools[i], rate) for i in todo]
+    got = dict(zip(todo, _run(source, [pools[i] for i in todo], rates, salt, threads)))
+    redo = [i for i in todo if not got[i].exact and got[i].reads_se > tolerance * max(1, got[i].reads)]
     if redo:
-        again = _run(source, [pools[i] for i in redo], [1.0] * len(redo), salt, threads)
-        for i, e in zip(redo, again):
-            est[i] = e
-    return est
+        got.update(zip(redo, _run(source, [pools[i] for i in redo], [1.0] * len(redo), salt, threads)))
+    return [dataclasses.replace(got[first[k]]) for k in keys]
+
+
+def _same_as(pool: model.PoolModel, source: tuple) -> tuple:
+    """Pools with equal keys simulate the same: equal models, or (MariaDB, nothing evicted while
+    starting) pools holding every page the simulation can read: nothing is ever evicted, so the
+    freed-page clock stays 0 and no page moves; only the read-ahead area tells them apart."""
+    n_pages = source[2]
+    if pool.start_freed == 0 and pool.capacity_high >= n_pages + model.FILLER_SLOTS + pool.start_pages:
+        return ("holds the table", pool.ra_area, pool.ra_threshold, pool.ra_rule, pool.start_pages,
+                pool.old_pct, pool.old_time_ms, pool.qps)
+    return ("pool", pool)
 
 
 def workload_source(order: str, stride: int, reps: int, g: model.Geometry, ra_threshold: int) -> tuple:

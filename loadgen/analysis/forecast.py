@@ -37,11 +37,12 @@ def forecast(order: str, stride: int, reps: int, g: model.Geometry, pool_bytes: 
     got = dict(zip(todo, new))
     ests = [got[i] if i in got else known[p] for i, p in enumerate(others)]
     refs, misses, made_young, _, ra_pages, _ = sim
+    plain = plain_lru_misses(hist, [pool.capacity_pages] + [m.capacity_pages for m in models])
     points = [model.CurvePoint(pool_bytes, pool.pool_pages, pool.capacity_pages, misses,
-                               model.lru_misses(hist, pool.capacity_pages), misses / refs if refs else 0.0, 0.0)]
+                               plain[pool.capacity_pages], misses / refs if refs else 0.0, 0.0)]
     for pb, m, e in zip(others, models, ests):
         points.append(model.CurvePoint(pb, m.pool_pages, m.capacity_pages, e.reads,
-                                       model.lru_misses(hist, m.capacity_pages),
+                                       plain[m.capacity_pages],
                                  e.reads / refs if refs else 0.0, 0.0, round(e.reads_se, 1), round(e.rate, 5), e.exact))
     for p in points:
         p.plain_lru_miss_ratio = p.plain_lru_reads / refs if refs else 0.0
@@ -51,6 +52,18 @@ def forecast(order: str, stride: int, reps: int, g: model.Geometry, pool_bytes: 
     return model.Forecast(g, order, model.queries_of(order, g.rows, stride, reps), refs, at,
                     sorted(keep, key=lambda p: p.pool_bytes))
 
+
+
+def plain_lru_misses(hist: list[int], capacities: list[int]) -> dict[int, int]:
+    """model.lru_misses for many capacities in one pass over the histogram (a pass per capacity
+    was 0.1 s of a 13-point curve on the seed case's 817k-page histogram)."""
+    out, acc, end = {}, 0, len(hist)
+    for c in sorted(set(capacities), reverse=True):
+        start = min(end, c + 1)
+        acc += sum(hist[start:end])
+        end = start
+        out[c] = hist[0] + acc
+    return out
 
 
 def predict_result(result: dict) -> dict | None:
