@@ -79,6 +79,9 @@ typedef struct {
     int cursor;
     int narrow;                     /* 2 * leaves * rows fits 64 bits: no 128-bit division */
     uint64_t cur, cur_start, cur_next;
+    /* the next leaf's even-spread start, floor((2k rows + L) / 2L), kept as quotient and
+     * remainder and stepped by 2 rows: no division per leaf */
+    uint64_t nk, nq, nr, step_q, step_r;
     /* trace mode */
     const uint32_t *trace;
     uint64_t trace_len, pos;
@@ -110,6 +113,12 @@ static inline uint64_t mix64(uint64_t x) {
  * row lengths), so a leaf starts up to `jitter` ids away from k * rows / L: that decides which
  * selects hit a leaf's first or last key, where read-ahead is checked. An even spread would make
  * that a fixed arithmetic pattern (with 122.5 rows per leaf, never on the last leaf of an area). */
+static inline int64_t leaf_jitter(const source_t *s, uint64_t k) {
+    if (s->jitter == 2) /* the usual case: a constant divisor */
+        return (int64_t)(mix64(k) % 5) - 2;
+    return s->jitter ? (int64_t)(mix64(k) % (2 * s->jitter + 1)) - (int64_t)s->jitter : 0;
+}
+
 static uint64_t leaf_start(const source_t *s, uint64_t k) {
     if (k == 0)
         return 1;
@@ -117,8 +126,21 @@ static uint64_t leaf_start(const source_t *s, uint64_t k) {
         return s->rows + 1;
     uint64_t even = s->narrow ? (2 * k * s->rows + s->leaf_pages) / (2 * s->leaf_pages)
                               : (uint64_t)(((unsigned __int128)2 * k * s->rows + s->leaf_pages) / (2 * s->leaf_pages));
-    int64_t j = s->jitter ? (int64_t)(mix64(k) % (2 * s->jitter + 1)) - (int64_t)s->jitter : 0;
-    return (uint64_t)((int64_t)(1 + even) + j);
+    return (uint64_t)((int64_t)(1 + even) + leaf_jitter(s, k));
+}
+
+/* The cursor's next leaf start (leaf_start(s, s->nk + 1)), stepping nk. */
+static uint64_t cursor_step(source_t *s) {
+    s->nk++;
+    s->nq += s->step_q;
+    s->nr += s->step_r;
+    if (s->nr >= 2 * s->leaf_pages) {
+        s->nr -= 2 * s->leaf_pages;
+        s->nq++;
+    }
+    if (s->nk >= s->leaf_pages)
+        return s->rows + 1;
+    return (uint64_t)((int64_t)(1 + s->nq) + leaf_jitter(s, s->nk));
 }
 
 static uint64_t leaf_of(const source_t *s, uint64_t id) {
@@ -158,11 +180,14 @@ static int source_next(source_t *s, run_t *r) {
             s->cur = 0;
             s->cur_start = 1;
             s->cur_next = leaf_start(s, 1);
+            s->nk = 1;
+            s->nq = (uint64_t)(((unsigned __int128)2 * s->rows + s->leaf_pages) / (2 * s->leaf_pages));
+            s->nr = (uint64_t)(((unsigned __int128)2 * s->rows + s->leaf_pages) % (2 * s->leaf_pages));
         }
         while (s->cur_next <= id) {
             s->cur++;
             s->cur_start = s->cur_next;
-            s->cur_next = leaf_start(s, s->cur + 1);
+            s->cur_next = cursor_step(s);
         }
         leaf = s->cur;
         start = s->cur_start;
@@ -255,6 +280,8 @@ static int source_init(source_t *s, PyObject *py_trace, PyObject *py_workload, P
         s->jitter = rows / leaf >= 5 ? 2 : rows / leaf >= 3 ? 1 : 0;
         s->n_passes = order == ORDER_LOOPED ? s->reps : 1;
         s->cursor = rows >= leaf;
+        s->step_q = 2 * rows / (2 * leaf);
+        s->step_r = 2 * rows % (2 * leaf);
         s->narrow = leaf < (1ULL << 31) && rows < (1ULL << 31);
         if (source_layout(s) != n_pages) {
             PyErr_Format(PyExc_ValueError, "n_pages %llu does not match the workload's %llu",

@@ -15,10 +15,11 @@ def forecast(order: str, stride: int, reps: int, g: model.Geometry, pool_bytes: 
              flavor: str = "mariadb", qps: float = model.DEFAULT_QPS, curve_pools: list[int] | None = None,
              total_pages: int | None = None, exact: bool = False, salt: int = 0,
              rate: float | None = None, tolerance: float | None = None,
-             estimates: dict | None = None) -> model.Forecast:
+             estimates: dict | None = None, hist=None) -> model.Forecast:
     """Predicted reads at pool_bytes (exact), and the miss-ratio curve over curve_pools: both
     models, the InnoDB one from miniatures where that is accurate enough (loadgen/analysis/curve.py) or
-    exact everywhere with exact=True. estimates: pool bytes -> curve.Estimate already simulated."""
+    exact everywhere with exact=True. estimates: pool bytes -> curve.Estimate already simulated;
+    hist: the plain-LRU stack histogram, or a future of it (started beside the estimates)."""
     pool = model.pool_model(pool_bytes, variables, flavor, qps, total_pages)
     others = [p for p in dict.fromkeys(curve_pools or []) if p != pool_bytes]
     models = [model.pool_model(p, variables, flavor, qps) for p in others]
@@ -26,7 +27,8 @@ def forecast(order: str, stride: int, reps: int, g: model.Geometry, pool_bytes: 
     todo = [i for i, p in enumerate(others) if p not in known]
     src = fast.workload_source(order, stride, reps, g, pool.ra_threshold)
     with ThreadPoolExecutor(max_workers=2) as ex:
-        hist_f = ex.submit(model.stack_histogram, order, stride, reps, g)
+        hist_f = hist if hasattr(hist, "result") else ex.submit(lambda: hist) if hist is not None else \
+            ex.submit(model.stack_histogram, order, stride, reps, g)
         done = known.get(pool_bytes) if total_pages is None else None
         at_f = ex.submit(lambda: (done.refs, done.reads, done.made_young, 0, done.read_ahead, 0)
                          if done is not None and done.exact else model.simulate_detail(order, stride, reps, g, pool))
