@@ -153,6 +153,11 @@ static uint64_t leaf_of(const source_t *s, uint64_t id) {
     return k;
 }
 
+/* x / stride: the seed's stride 10 as a constant divisor (a multiply, not a division) */
+static inline uint64_t div_stride(const source_t *s, uint64_t x) {
+    return s->stride == 10 ? x / 10 : s->stride == 1 ? x : x / s->stride;
+}
+
 /* The next run, or 0 at the end. In workload mode a run is the ids of one pass that land on
  * one leaf (each query of the interleaved order repeated reps times); with moves, an id that is
  * the first or last key of its leaf is a run of its own, since its path has a second leaf. */
@@ -225,13 +230,13 @@ static int source_next(source_t *s, run_t *r) {
     if (first == second) {
         /* ids on this leaf: id - 1 < t, t = the next leaf's first id - 1 */
         uint64_t t = next_start - 1;
-        uint64_t kend = (t + s->stride - 1) / s->stride;
+        uint64_t kend = div_stride(s, t + s->stride - 1);
         if (kend > s->n_ids)
             kend = s->n_ids;
         /* with moves, the leaf's last key (id = t) starts a run of its own */
-        if (s->moves && t >= 1 && (t - 1) % s->stride == 0 && (t - 1) / s->stride > k &&
-            (t - 1) / s->stride < kend)
-            kend = (t - 1) / s->stride;
+        uint64_t kt = t >= 1 ? div_stride(s, t - 1) : 0;
+        if (s->moves && t >= 1 && t - 1 == kt * s->stride && kt > k && kt < kend)
+            kend = kt;
         nk = kend - k;
     }
     if (s->order == ORDER_INTERLEAVED) {
