@@ -82,6 +82,9 @@ typedef struct {
     /* the next leaf's even-spread start, floor((2k rows + L) / 2L), kept as quotient and
      * remainder and stepped by 2 rows: no division per leaf */
     uint64_t nk, nq, nr, step_q, step_r;
+    uint64_t path_lo, path_hi; /* leaves under the cached upper path (empty at first) */
+    uint32_t path[16];
+    int path_n;
     /* trace mode */
     const uint32_t *trace;
     uint64_t trace_len, pos;
@@ -202,14 +205,22 @@ static int source_next(source_t *s, run_t *r) {
         start = leaf_start(s, leaf);
         next_start = leaf_start(s, leaf + 1);
     }
-    uint64_t idx[16];
     int n = 0;
-    idx[0] = leaf;
-    for (int lvl = 1; lvl < s->height; lvl++)
-        idx[lvl] = lvl == s->height - 1 ? 0 : idx[lvl - 1] / s->fanout;
-    for (int lvl = s->height - 1; lvl >= 1; lvl--) { /* root first, like a B-tree descent */
+    if (!(leaf >= s->path_lo && leaf < s->path_hi)) {
+        /* the pages above the leaf change only when it crosses into another level-1 page */
+        uint64_t idx[16];
+        idx[0] = leaf;
+        for (int lvl = 1; lvl < s->height; lvl++)
+            idx[lvl] = lvl == s->height - 1 ? 0 : idx[lvl - 1] / s->fanout;
+        s->path_n = 0;
+        for (int lvl = s->height - 1; lvl >= 1; lvl--) /* root first, like a B-tree descent */
+            s->path[s->path_n++] = s->level_base[lvl] + (uint32_t)idx[lvl];
+        s->path_lo = s->height > 2 ? idx[1] * s->fanout : 0;
+        s->path_hi = s->height > 2 ? s->path_lo + s->fanout : UINT64_MAX;
+    }
+    for (int i = 0; i < s->path_n; i++) {
         r->mv[n] = 0;
-        r->pages[n++] = s->level_base[lvl] + (uint32_t)idx[lvl];
+        r->pages[n++] = s->path[i];
     }
     uint64_t first = leaf, second = leaf;
     /* (with starts strictly increasing, leaf_of(id - 1) != leaf is id == start, and

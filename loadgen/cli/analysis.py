@@ -93,7 +93,7 @@ def predict(variation, order, pool, dataset_spec, shape, rows_per_leaf, leaf_pag
 
             # the plain-LRU histogram runs beside the advice's simulations (C, the GIL released)
             with ThreadPoolExecutor(max_workers=1) as ex:
-                hist = ex.submit(model.stack_histogram, workload.order, workload.stride, workload.reps, g)
+                hist = ex.submit(forecast.plain_histogram, workload.order, workload.stride, workload.reps, g)
                 adv = make_advice(workload.order, workload.stride, workload.reps, g, pool_bytes, variables=variables,
                                   flavor=flavor, qps=qps, ram_bytes=parse_size(ram, "--ram") if ram else None,
                                   ms_per_read=ms_per_read, exact=exact, extra_pools=curve_pools)
