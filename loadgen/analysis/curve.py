@@ -11,21 +11,33 @@ distinct leaves exactly and scales only the re-reads found in the sampled extent
 where y is an extent's reads minus its distinct leaves and N the extents in the table. Its
 standard error is the ratio estimator's, N * sqrt((1 - n/N) * s_y^2 / n), combined with the
 upper levels' re-reads in the miniature (a bound on how far its smaller pool moves them; they
-are few: 35 of 817,237 reads in the seed case at 64M). A miniature never has
-fewer than 512 data pages (BUF_LRU_OLD_MIN_LEN: smaller, InnoDB has no old sublist and behaves
-as plain LRU), so R = max(rate, 512 / data pages); where that makes R large, or the standard
-error exceeds the tolerance, the point is simulated exactly.
+are few: 35 of 817,237 reads in the seed case at 64M). Where the page cleaner frees batches and
+read-ahead is on, the sampling error is doubled (BATCH_SE_FACTOR): the miniature's dynamics
+add an error of their own there (measured at 20M rows, 537M-1.6G: 1.5-3x the sampling error).
+
+A miniature keeps InnoDB's page-count rules in weighted full-scale units (native/lrusim.c): the
+old sublist's length, its tolerance and its 512-page minimum, the page cleaner's batch and the
+freed-page clock are all measured in pages of the full pool, a sampled leaf weighing one and a
+page above the leaves R. So a miniature of a pool under 512 data pages has no old sublist, like
+the pool, and one of a larger pool has it, however small the miniature. What is left is the
+grain: a read-ahead burst is a whole area (64 pages) at any R. At full scale a burst is a small
+part of a batch cycle (768 pages) and its pages are accessed before the next batch: those the
+old/young boundary made young as the list regrew move to the head then. A miniature's burst
+spans several batches, which would make them old again first; before a batch inside a burst the
+miniature moves them to the head (what their first access does at full scale). Without that the
+seed case's miniatures fell up to 4.2% below the exact model at 1-4G (bench/README.md).
+
+A miniature holds at least MIN_MINIATURE_PAGES (three read-ahead areas), or an eighth of a
+smaller pool and never under 24 pages: R = max(rate, 1.25 x that / data pages). Where that makes
+R >= 0.4, or the standard error exceeds the tolerance, the point is simulated exactly.
 
 MySQL pools (ra_rule MySQL) are always simulated exactly: MySQL's read-ahead also reads the
 non-leaf pages of the first and the last extent, and the start-up pages hold a fixed number of
 frames; neither scales with the sampled extents, so a miniature's estimate would be biased.
 
-MariaDB pools whose page cleaner frees batches (PoolModel.cleaner_batch) are simulated exactly
-while linear read-ahead is on: the batches, with read-ahead's 64-page bursts, wear away the pages
-kept from the warm-up, and a miniature cannot reproduce that, as its batch shrinks with R but a
-read-ahead burst does not. Measured on the seed case (100M rows, looped): miniatures fell up to
-4.2% below the exact model at 1-4G, 3-13 standard errors, at R = 0.01, 0.09 and 0.17 alike.
-Without read-ahead the batches scale with the miniature (tests/native/test_curve.py).
+Pools that simulate the same share one simulation: equal models, and pools that hold every
+page the workload can read (nothing is evicted, so the freed-page clock stays 0 and no page
+moves; only the read-ahead area tells them apart).
 """
 from __future__ import annotations
 
