@@ -58,6 +58,7 @@ enum { ORDER_INTERLEAVED = 0, ORDER_LOOPED = 1, ORDER_SEQUENTIAL = 2 };
 typedef struct {
     uint32_t pages[MAX_PATH];
     uint8_t mv[MAX_PATH]; /* the reference is a step to the next leaf (read-ahead's trigger) */
+    int8_t stepped;       /* the page only a leaf step reads (the other leaf), -1: none */
     int n;
     uint64_t q0, k;
 } run_t;
@@ -175,6 +176,7 @@ static int source_next(source_t *s, run_t *r) {
         r->n = 1;
         r->pages[0] = p;
         r->mv[0] = 0;
+        r->stepped = -1;
         r->q0 = s->pos;
         r->k = e - s->pos;
         s->pos = e;
@@ -230,6 +232,9 @@ static int source_next(source_t *s, run_t *r) {
     else if (s->moves && leaf + 1 < s->leaf_pages && id < s->rows &&
              (s->cursor ? id + 1 == next_start : leaf_of(s, id + 1) != leaf))
         second = leaf + 1; /* last key of the leaf: reads on to the next one */
+    r->stepped = -1;
+    if (second != first)
+        r->stepped = (int8_t)(first == leaf ? n + 1 : n);
     r->mv[n] = 0;
     r->pages[n++] = (uint32_t)first;
     if (second != first) {
@@ -1284,6 +1289,176 @@ error:
     return py_result;
 }
 
+/* ---- plain LRU, all sizes: Mattson stack distances ------------------------------------- */
+
+#define MRU_TOP 8
+#define MRU_IN_TOP (-2) /* last[p]: p is in the top array, not in the tree */
+
+typedef struct {
+    int32_t *tree; /* Fenwick tree over time slots: 1 where a page's latest access sits */
+    uint32_t *owner;
+    int64_t *last; /* slot of each page's latest access, -1 if none */
+    uint64_t size, t, live, n_pages;
+    uint32_t top[8]; /* MRU_TOP */
+    int n_top;
+} stack_t_;
+
+static void fen_add(stack_t_ *s, uint64_t i, int32_t v) {
+    for (i++; i <= s->size; i += i & (~i + 1))
+        s->tree[i] += v;
+}
+
+static int64_t fen_prefix(const stack_t_ *s, uint64_t i) { /* sum of slots 0..i */
+    int64_t r = 0;
+    for (i++; i > 0; i -= i & (~i + 1))
+        r += s->tree[i];
+    return r;
+}
+
+/* Out of slots: renumber the live slots 0..live-1 in time order and rebuild the tree. */
+static void compact(stack_t_ *s) {
+    uint64_t k = 0;
+    for (uint64_t slot = 0; slot < s->t; slot++) {
+        uint32_t p = s->owner[slot];
+        if (p != NIL && s->last[p] == (int64_t)slot) {
+            s->owner[k] = p;
+            s->last[p] = (int64_t)k++;
+        }
+    }
+    for (uint64_t slot = k; slot < s->size; slot++)
+        s->owner[slot] = NIL;
+    memset(s->tree, 0, (s->size + 1) * sizeof(int32_t));
+    for (uint64_t i = 1; i <= s->size; i++) { /* O(size) Fenwick build of k leading ones */
+        if (i <= k)
+            s->tree[i] += 1;
+        uint64_t j = i + (i & (~i + 1));
+        if (j <= s->size)
+            s->tree[j] += s->tree[i];
+    }
+    s->t = k;
+}
+
+/* One run through the stack: its first query reference by reference, then its repeats. The top
+ * MRU_TOP entries of the stack (the root and the current path, nearly always) live in a small
+ * array, most recent first, outside the tree: their distance is their position. A page pushed out
+ * of the array enters the tree at the next slot, which keeps the tree's slots in stack order (it
+ * is more recent than everything already there). */
+static void mattson_run(stack_t_ *s, uint64_t *hist, const run_t *rr) {
+    const run_t *r = rr;
+    run_t plain;
+    if (rr->stepped >= 0) { /* plain LRU's trace has no leaf steps: drop the stepped-to page */
+        plain = *rr;
+        for (int i = rr->stepped; i + 1 < rr->n; i++)
+            plain.pages[i] = rr->pages[i + 1];
+        plain.n = rr->n - 1;
+        r = &plain;
+    }
+    for (int i = 0; i < r->n; i++) {
+        uint32_t p = r->pages[i];
+        int at = 0;
+        while (at < s->n_top && s->top[at] != p)
+            at++;
+        if (at < s->n_top) { /* in the array: distance at+1 */
+            hist[at + 1]++;
+            memmove(s->top + 1, s->top, sizeof(uint32_t) * (size_t)at);
+            s->top[0] = p;
+            continue;
+        }
+        if (s->last[p] >= 0) {
+            /* the array's pages and the tree's more recent than p's last access, plus p */
+            uint64_t d = (uint64_t)s->n_top + (uint64_t)(s->live - fen_prefix(s, (uint64_t)s->last[p])) + 1;
+            hist[d]++;
+            fen_add(s, (uint64_t)s->last[p], -1);
+            s->owner[s->last[p]] = NIL;
+            s->live--;
+        } else {
+            hist[0]++;
+        }
+        s->last[p] = MRU_IN_TOP;
+        if (s->n_top == MRU_TOP) { /* push the array's least recent into the tree */
+            uint32_t q = s->top[MRU_TOP - 1];
+            if (s->t == s->size)
+                compact(s);
+            fen_add(s, s->t, 1);
+            s->owner[s->t] = q;
+            s->last[q] = (int64_t)s->t++;
+            s->live++;
+            s->n_top--;
+        }
+        memmove(s->top + 1, s->top, sizeof(uint32_t) * (size_t)s->n_top);
+        s->top[0] = p;
+        s->n_top++;
+    }
+    /* each repeat of the run re-reads its n distinct pages in the same order: every one at
+     * distance n, and the stack's top n entries end as they were */
+    if (r->k > 1)
+        hist[r->n] += (r->k - 1) * (uint64_t)r->n;
+}
+
+/* Stack and histogram for n_pages pages; -1 on allocation failure (free with stack_free). */
+static int stack_init(stack_t_ *s, uint64_t **hist, uint64_t n_pages) {
+    memset(s, 0, sizeof(*s));
+    s->n_pages = n_pages;
+    s->size = 2 * n_pages + 1024;
+    s->tree = calloc(s->size + 1, sizeof(int32_t));
+    s->owner = malloc(s->size * sizeof(uint32_t));
+    s->last = malloc(n_pages * sizeof(int64_t));
+    *hist = calloc(n_pages + 1, sizeof(uint64_t));
+    if (!s->tree || !s->owner || !s->last || !*hist)
+        return -1;
+    for (uint64_t p = 0; p < n_pages; p++)
+        s->last[p] = -1;
+    for (uint64_t i = 0; i < s->size; i++)
+        s->owner[i] = NIL;
+    return 0;
+}
+
+static void stack_free(stack_t_ *s) {
+    free(s->tree);
+    free(s->owner);
+    free(s->last);
+    memset(s, 0, sizeof(*s));
+}
+
+PyObject *loadgen_lrusim_mattson(PyObject *self, PyObject *args) {
+    PyObject *py_trace, *py_workload, *py_hist = NULL;
+    unsigned long long n_pages;
+    source_t src;
+    Py_buffer view;
+    stack_t_ s;
+    uint64_t *hist = NULL;
+
+    memset(&s, 0, sizeof(s));
+    if (!PyArg_ParseTuple(args, "OOK", &py_trace, &py_workload, &n_pages))
+        return NULL;
+    if (n_pages < 1 || n_pages >= NIL) {
+        PyErr_SetString(PyExc_ValueError, "need 1 <= n_pages < 2**32 - 1");
+        return NULL;
+    }
+    if (source_init(&src, py_trace, py_workload, &view, n_pages) < 0)
+        return NULL;
+    if (stack_init(&s, &hist, n_pages) < 0) {
+        PyErr_NoMemory();
+        goto error;
+    }
+
+    Py_BEGIN_ALLOW_THREADS
+    run_t r;
+    while (source_next(&src, &r))
+        mattson_run(&s, hist, &r);
+    Py_END_ALLOW_THREADS
+
+    py_hist = PyBytes_FromStringAndSize((const char *)hist, (Py_ssize_t)((n_pages + 1) * sizeof(uint64_t)));
+error:
+    stack_free(&s);
+    free(hist);
+    if (view.obj)
+        PyBuffer_Release(&view);
+    return py_hist;
+}
+
+/* ---- many pools in one pass ---------------------------------------------------------- */
+
 typedef struct {
     size_t start, end; /* runs chunk[start..end) */
     uint64_t unit;     /* the extent all their leaves sit in, or UINT64_MAX */
@@ -1295,14 +1470,18 @@ typedef struct {
  * Several pools in one pass over the workload, each exact (rate >= 1) or a miniature. Per pool:
  * (refs, misses, made_young, not_young, ra_pages, ra_evicted, sampled_units, total_units,
  *  sum_y, sum_y2, upper_misses, leaf_misses, leaf_touched, capacity_simulated, upper_touched), and last
- * (distinct leaves the workload touches, its page references), both exact. */
+ * (distinct leaves the workload touches, its page references), both exact. With plain_lru, then
+ * the plain-LRU stack-distance histogram of the same trace without its leaf steps (what
+ * lrusim_mattson gives for the workload without moves), from the same pass. */
 PyObject *loadgen_lrusim_curve(PyObject *self, PyObject *args) {
     PyObject *py_trace, *py_workload, *py_cfgs, *py_result = NULL;
     unsigned long long n_pages, leaf_pages, ra_threshold;
     double old_pct, old_time_ms, ms_per_query;
-    int ra_rule = RA_RULE_MARIADB;
+    int ra_rule = RA_RULE_MARIADB, plain_lru = 0;
     source_t src;
     Py_buffer view;
+    stack_t_ stack;
+    uint64_t *hist = NULL;
     lru_t *sims = NULL;
     sim_cfg_t *cfgs = NULL;
     uint8_t *seen = NULL;
@@ -1311,9 +1490,10 @@ PyObject *loadgen_lrusim_curve(PyObject *self, PyObject *args) {
     uint64_t distinct = 0, total_refs = 0;
     Py_ssize_t n_sims = 0;
 
-    if (!PyArg_ParseTuple(args, "OOKKdddKO!|i", &py_trace, &py_workload, &n_pages, &leaf_pages,
+    memset(&stack, 0, sizeof(stack));
+    if (!PyArg_ParseTuple(args, "OOKKdddKO!|ip", &py_trace, &py_workload, &n_pages, &leaf_pages,
                           &old_pct, &old_time_ms, &ms_per_query, &ra_threshold, &PyList_Type,
-                          &py_cfgs, &ra_rule))
+                          &py_cfgs, &ra_rule, &plain_lru))
         return NULL;
     if (ra_rule != RA_RULE_MARIADB && ra_rule != RA_RULE_MYSQL) {
         PyErr_SetString(PyExc_ValueError, "ra_rule must be 0 (MariaDB) or 1 (MySQL)");
@@ -1339,7 +1519,7 @@ PyObject *loadgen_lrusim_curve(PyObject *self, PyObject *args) {
     seen = calloc(leaf_pages, 1);
     chunk = malloc(RUN_CHUNK * sizeof(run_t));
     groups = malloc(RUN_CHUNK * sizeof(group_t));
-    if (!sims || !cfgs || !seen || !chunk || !groups) {
+    if (!sims || !cfgs || !seen || !chunk || !groups || (plain_lru && stack_init(&stack, &hist, n_pages) < 0)) {
         PyErr_NoMemory();
         goto error;
     }
@@ -1379,6 +1559,9 @@ PyObject *loadgen_lrusim_curve(PyObject *self, PyObject *args) {
         }
         if (!n)
             break;
+        if (plain_lru)
+            for (size_t j = 0; j < n; j++)
+                mattson_run(&stack, hist, &chunk[j]);
         /* groups: consecutive runs whose leaves sit in one extent under the same upper pages. A
          * miniature that did not sample the extent sees only the upper pages: one merged run. */
         size_t n_groups = 0;
@@ -1482,7 +1665,18 @@ PyObject *loadgen_lrusim_curve(PyObject *self, PyObject *args) {
         }
         Py_DECREF(d);
     }
+    if (plain_lru) {
+        PyObject *h = PyBytes_FromStringAndSize((const char *)hist, (Py_ssize_t)((n_pages + 1) * sizeof(uint64_t)));
+        if (!h || PyList_Append(py_result, h) < 0) {
+            Py_XDECREF(h);
+            Py_CLEAR(py_result);
+            goto error;
+        }
+        Py_DECREF(h);
+    }
 error:
+    stack_free(&stack);
+    free(hist);
     for (Py_ssize_t i = 0; sims && i < n_sims; i++)
         sim_free(&sims[i]);
     free(sims);
@@ -1493,146 +1687,4 @@ error:
     if (view.obj)
         PyBuffer_Release(&view);
     return py_result;
-}
-
-/* ---- plain LRU, all sizes: Mattson stack distances ------------------------------------- */
-
-#define MRU_TOP 8
-#define MRU_IN_TOP (-2) /* last[p]: p is in the top array, not in the tree */
-
-typedef struct {
-    int32_t *tree; /* Fenwick tree over time slots: 1 where a page's latest access sits */
-    uint32_t *owner;
-    int64_t *last; /* slot of each page's latest access, -1 if none */
-    uint64_t size, t, live, n_pages;
-} stack_t_;
-
-static void fen_add(stack_t_ *s, uint64_t i, int32_t v) {
-    for (i++; i <= s->size; i += i & (~i + 1))
-        s->tree[i] += v;
-}
-
-static int64_t fen_prefix(const stack_t_ *s, uint64_t i) { /* sum of slots 0..i */
-    int64_t r = 0;
-    for (i++; i > 0; i -= i & (~i + 1))
-        r += s->tree[i];
-    return r;
-}
-
-/* Out of slots: renumber the live slots 0..live-1 in time order and rebuild the tree. */
-static void compact(stack_t_ *s) {
-    uint64_t k = 0;
-    for (uint64_t slot = 0; slot < s->t; slot++) {
-        uint32_t p = s->owner[slot];
-        if (p != NIL && s->last[p] == (int64_t)slot) {
-            s->owner[k] = p;
-            s->last[p] = (int64_t)k++;
-        }
-    }
-    for (uint64_t slot = k; slot < s->size; slot++)
-        s->owner[slot] = NIL;
-    memset(s->tree, 0, (s->size + 1) * sizeof(int32_t));
-    for (uint64_t i = 1; i <= s->size; i++) { /* O(size) Fenwick build of k leading ones */
-        if (i <= k)
-            s->tree[i] += 1;
-        uint64_t j = i + (i & (~i + 1));
-        if (j <= s->size)
-            s->tree[j] += s->tree[i];
-    }
-    s->t = k;
-}
-
-PyObject *loadgen_lrusim_mattson(PyObject *self, PyObject *args) {
-    PyObject *py_trace, *py_workload, *py_hist = NULL;
-    unsigned long long n_pages;
-    source_t src;
-    Py_buffer view;
-    stack_t_ s;
-    uint64_t *hist = NULL;
-
-    memset(&s, 0, sizeof(s));
-    if (!PyArg_ParseTuple(args, "OOK", &py_trace, &py_workload, &n_pages))
-        return NULL;
-    if (n_pages < 1 || n_pages >= NIL) {
-        PyErr_SetString(PyExc_ValueError, "need 1 <= n_pages < 2**32 - 1");
-        return NULL;
-    }
-    if (source_init(&src, py_trace, py_workload, &view, n_pages) < 0)
-        return NULL;
-    s.n_pages = n_pages;
-    s.size = 2 * n_pages + 1024;
-    s.tree = calloc(s.size + 1, sizeof(int32_t));
-    s.owner = malloc(s.size * sizeof(uint32_t));
-    s.last = malloc(n_pages * sizeof(int64_t));
-    hist = calloc(n_pages + 1, sizeof(uint64_t));
-    if (!s.tree || !s.owner || !s.last || !hist) {
-        PyErr_NoMemory();
-        goto error;
-    }
-    for (uint64_t p = 0; p < n_pages; p++)
-        s.last[p] = -1;
-    for (uint64_t i = 0; i < s.size; i++)
-        s.owner[i] = NIL;
-
-    Py_BEGIN_ALLOW_THREADS
-    /* The top MRU_TOP entries of the stack (the root and the current path, nearly always) live
-     * in a small array, most recent first, outside the tree: their distance is their position.
-     * A page pushed out of the array enters the tree at the next slot, which keeps the tree's
-     * slots in stack order (it is more recent than everything already there). */
-    uint32_t top[MRU_TOP];
-    int n_top = 0;
-    run_t r;
-    while (source_next(&src, &r)) {
-        for (int i = 0; i < r.n; i++) {
-            uint32_t p = r.pages[i];
-            int at = 0;
-            while (at < n_top && top[at] != p)
-                at++;
-            if (at < n_top) { /* in the array: distance at+1 */
-                hist[at + 1]++;
-                memmove(top + 1, top, sizeof(uint32_t) * (size_t)at);
-                top[0] = p;
-                continue;
-            }
-            if (s.last[p] >= 0) {
-                /* the array's pages and the tree's more recent than p's last access, plus p */
-                uint64_t d = (uint64_t)n_top + (uint64_t)(s.live - fen_prefix(&s, (uint64_t)s.last[p])) + 1;
-                hist[d]++;
-                fen_add(&s, (uint64_t)s.last[p], -1);
-                s.owner[s.last[p]] = NIL;
-                s.live--;
-            } else {
-                hist[0]++;
-            }
-            s.last[p] = MRU_IN_TOP;
-            if (n_top == MRU_TOP) { /* push the array's least recent into the tree */
-                uint32_t q = top[MRU_TOP - 1];
-                if (s.t == s.size)
-                    compact(&s);
-                fen_add(&s, s.t, 1);
-                s.owner[s.t] = q;
-                s.last[q] = (int64_t)s.t++;
-                s.live++;
-                n_top--;
-            }
-            memmove(top + 1, top, sizeof(uint32_t) * (size_t)n_top);
-            top[0] = p;
-            n_top++;
-        }
-        /* each repeat of the run re-reads its n distinct pages in the same order: every one at
-         * distance n, and the stack's top n entries end as they were */
-        if (r.k > 1)
-            hist[r.n] += (r.k - 1) * (uint64_t)r.n;
-    }
-    Py_END_ALLOW_THREADS
-
-    py_hist = PyBytes_FromStringAndSize((const char *)hist, (Py_ssize_t)((n_pages + 1) * sizeof(uint64_t)));
-error:
-    free(s.tree);
-    free(s.owner);
-    free(s.last);
-    free(hist);
-    if (view.obj)
-        PyBuffer_Release(&view);
-    return py_hist;
 }

@@ -117,7 +117,8 @@ def _batches(cfgs: list[tuple], threads: int) -> list[list[int]]:
 
 
 def _run(source: tuple, pools: list[model.PoolModel], rates: list[float], salt: int,
-         threads: int) -> list[Estimate]:
+         threads: int, plain_lru: bool = False) -> tuple[list[Estimate], array | None]:
+    """Estimates for the pools, and with plain_lru the plain-LRU histogram from the same pass."""
     from .. import native
 
     trace, workload, n_pages, leaf_pages, ra_threshold = source
@@ -126,19 +127,26 @@ def _run(source: tuple, pools: list[model.PoolModel], rates: list[float], salt: 
             for p, r in zip(pools, rates)]
     ms = 1000.0 / p0.qps
 
-    def one(idx: list[int]) -> tuple[list[int], list]:
+    batches = _batches(cfgs, threads)
+    # the histogram rides with the cheapest batch (its stack is about one exact pool's work)
+    plain_at = min(range(len(batches)), key=lambda b: sum(cfgs[i][3] for i in batches[b])) if plain_lru else -1
+
+    def one(b: int) -> tuple[list[int], list]:
+        idx = batches[b]
         rows = native.lrusim_curve(trace, workload, n_pages, leaf_pages, p0.old_pct, p0.old_time_ms, ms,
-                                   ra_threshold, [cfgs[i] for i in idx], p0.ra_rule)
+                                   ra_threshold, [cfgs[i] for i in idx], p0.ra_rule, b == plain_at)
         return idx, rows
 
-    batches = _batches(cfgs, threads)
     out: list[Estimate | None] = [None] * len(cfgs)
+    hist = None
     with ThreadPoolExecutor(max_workers=len(batches)) as ex:
-        for idx, rows in ex.map(one, batches):
+        for idx, rows in ex.map(one, range(len(batches))):
+            if len(rows) > len(idx) + 1:
+                hist = array("Q", rows.pop())
             distinct, refs = rows[-1]
             for i, row in zip(idx, rows[:-1]):
                 out[i] = _estimate(row, distinct, refs, pools[i])
-    return out  # type: ignore[return-value]
+    return out, hist  # type: ignore[return-value]
 
 
 def estimate(source: tuple, pools: list[model.PoolModel], rate: float = DEFAULT_RATE,
@@ -149,8 +157,17 @@ def estimate(source: tuple, pools: list[model.PoolModel], rate: float = DEFAULT_
     source: workload_source(...) or trace_source(...). Points whose relative standard error
     exceeds `tolerance` are simulated again, exactly; so are the pools at the indices exact_at.
     """
+    return estimate_and_plain_lru(source, pools, rate, tolerance, salt, exact, threads, exact_at, False)[0]
+
+
+def estimate_and_plain_lru(source: tuple, pools: list[model.PoolModel], rate: float = DEFAULT_RATE,
+                           tolerance: float = DEFAULT_TOLERANCE, salt: int = 0, exact: bool = False,
+                           threads: int | None = None, exact_at: set[int] | frozenset = frozenset(),
+                           plain_lru: bool = True) -> tuple[list[Estimate], array | None]:
+    """estimate(), and the plain-LRU stack histogram (model.stack_histogram's, as an array) from
+    the same pass over the workload: one pass less than computing it apart (None without pools)."""
     if not pools:
-        return []
+        return [], None
     threads = threads or min(2, os.cpu_count() or 1)
     exact = exact or any(p.ra_rule == model.RA_RULE_MYSQL for p in pools)  # see the module docstring
     # one simulation per distinct pool (the same pages, or big enough never to evict)
@@ -161,11 +178,12 @@ def estimate(source: tuple, pools: list[model.PoolModel], rate: float = DEFAULT_
     need_exact = {first[keys[i]] for i in exact_at if i < len(pools)}
     todo = sorted(set(first.values()))
     rates = [1.0 if exact or i in need_exact else rate_for(pools[i], rate) for i in todo]
-    got = dict(zip(todo, _run(source, [pools[i] for i in todo], rates, salt, threads)))
+    est, hist = _run(source, [pools[i] for i in todo], rates, salt, threads, plain_lru)
+    got = dict(zip(todo, est))
     redo = [i for i in todo if not got[i].exact and got[i].reads_se > tolerance * max(1, got[i].reads)]
     if redo:
-        got.update(zip(redo, _run(source, [pools[i] for i in redo], [1.0] * len(redo), salt, threads)))
-    return [dataclasses.replace(got[first[k]]) for k in keys]
+        got.update(zip(redo, _run(source, [pools[i] for i in redo], [1.0] * len(redo), salt, threads)[0]))
+    return [dataclasses.replace(got[first[k]]) for k in keys], hist
 
 
 def _same_as(pool: model.PoolModel, source: tuple) -> tuple:

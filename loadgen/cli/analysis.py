@@ -85,21 +85,16 @@ def predict(variation, order, pool, dataset_spec, shape, rows_per_leaf, leaf_pag
             say_trace(workload)
         fc = keymodel.forecast(workload, g, pool_bytes, variables, flavor, qps, curve_pools)
     else:
-        hist = None
         if with_advice:
-            from concurrent.futures import ThreadPoolExecutor
-
             from ..analysis.advise import advise as make_advice
 
-            # the plain-LRU histogram runs beside the advice's simulations (C, the GIL released)
-            with ThreadPoolExecutor(max_workers=1) as ex:
-                hist = ex.submit(forecast.plain_histogram, workload.order, workload.stride, workload.reps, g)
-                adv = make_advice(workload.order, workload.stride, workload.reps, g, pool_bytes, variables=variables,
-                                  flavor=flavor, qps=qps, ram_bytes=parse_size(ram, "--ram") if ram else None,
-                                  ms_per_read=ms_per_read, exact=exact, extra_pools=curve_pools)
-                hist.result()
+            adv = make_advice(workload.order, workload.stride, workload.reps, g, pool_bytes, variables=variables,
+                              flavor=flavor, qps=qps, ram_bytes=parse_size(ram, "--ram") if ram else None,
+                              ms_per_read=ms_per_read, exact=exact, extra_pools=curve_pools)
+        # the advice's pass over the workload gave the plain-LRU histogram too
         fc = forecast.forecast(workload.order, workload.stride, workload.reps, g, pool_bytes, variables, flavor, qps,
-                            curve_pools, exact=exact, estimates=adv.estimates if adv else None, hist=hist)
+                            curve_pools, exact=exact, estimates=adv.estimates if adv else None,
+                            hist=adv.plain_lru_hist if adv else None)
     if plots_dir is not None:
         from ..plots import advice_series, write_curve_plots
 
