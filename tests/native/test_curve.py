@@ -190,3 +190,16 @@ def test_sweep_pools_auto_are_around_the_predicted_knee():
     assert 32 << 20 <= knees["B"] <= 96 << 20  # looped: the table (1,633 leaves) fits at ~40-50 MiB
     assert knees["B"] in pools and knees["B"] // 2 >> 23 << 23 in pools and 2 * knees["B"] in pools
     assert all(p % (8 << 20) == 0 for p in pools) and len(pools) <= 4
+
+
+@pytest.mark.parametrize("order", ["interleaved", "looped", "sequential"])
+@pytest.mark.parametrize("ra", [0, 56])
+def test_the_curve_pass_gives_the_plain_lru_histogram_of_the_workload(order, ra):
+    # the same pass as the miniatures, its leaf steps left out: model.stack_histogram's numbers
+    src = curve.workload_source(order, 7, 2, G, ra)
+    est, hist = curve.estimate_and_plain_lru(src, pools(ra), tolerance=1.0)
+    assert list(hist) == model.stack_histogram(order, 7, 2, G)
+    assert [e.reads for e in est] == [e.reads for e in curve.estimate(src, pools(ra), tolerance=1.0)]
+    trace = random_trace(G, 10, 1, 5)
+    _, thist = curve.estimate_and_plain_lru(curve.trace_source(trace, G.n_pages, G.leaf_pages), pools())
+    assert list(thist) == model.stack_histogram_trace(trace, G.n_pages)
