@@ -107,13 +107,27 @@ def _estimate(row: tuple, distinct: int, refs: int, pool: model.PoolModel) -> Es
     return Estimate(round(distinct + upper + scale * sum_y), se, n / big_n, False, refs, round(ra_pages * scale))
 
 
-def _batches(cfgs: list[tuple], threads: int) -> list[list[int]]:
-    """Indices per thread: exact simulations (the dear ones) dealt first, then miniatures."""
-    order = sorted(range(len(cfgs)), key=lambda i: (cfgs[i][3] < 1, -cfgs[i][0]))
-    out: list[list[int]] = [[] for _ in range(max(1, min(threads, len(cfgs))))]
-    for k, i in enumerate(order):
-        out[k % len(out)].append(i)
-    return [b for b in out if b]
+# Work per simulation in units of one exact pool, for sharing them between threads: a miniature
+# costs about its rate, the plain-LRU histogram (a Fenwick tree over the trace) about half a pool.
+PLAIN_LRU_COST = 0.5
+
+
+def _batches(cfgs: list[tuple], threads: int, plain_lru: bool = False) -> tuple[list[list[int]], int]:
+    """Indices per thread, the dearest first to the least loaded thread; and the thread that also
+    computes the plain-LRU histogram (-1: none)."""
+    n = max(1, min(threads, len(cfgs)))
+    out: list[list[int]] = [[] for _ in range(n)]
+    load = [0.0] * n
+    plain_at = -1
+    if plain_lru:
+        plain_at = n - 1
+        load[plain_at] = PLAIN_LRU_COST
+    for i in sorted(range(len(cfgs)), key=lambda i: (-min(1.0, cfgs[i][3]), -cfgs[i][0])):
+        b = min(range(n), key=lambda t: load[t])
+        out[b].append(i)
+        load[b] += min(1.0, cfgs[i][3])
+    keep = [b for b in range(n) if out[b] or b == plain_at]
+    return [out[b] for b in keep], (keep.index(plain_at) if plain_at >= 0 else -1)
 
 
 def _run(source: tuple, pools: list[model.PoolModel], rates: list[float], salt: int,
@@ -127,9 +141,7 @@ def _run(source: tuple, pools: list[model.PoolModel], rates: list[float], salt: 
             for p, r in zip(pools, rates)]
     ms = 1000.0 / p0.qps
 
-    batches = _batches(cfgs, threads)
-    # the histogram rides with the cheapest batch (its stack is about one exact pool's work)
-    plain_at = min(range(len(batches)), key=lambda b: sum(cfgs[i][3] for i in batches[b])) if plain_lru else -1
+    batches, plain_at = _batches(cfgs, threads, plain_lru)
 
     def one(b: int) -> tuple[list[int], list]:
         idx = batches[b]
