@@ -109,7 +109,7 @@ def _estimate(row: tuple, distinct: int, refs: int, pool: model.PoolModel) -> Es
 
 # Work per simulation in units of one exact pool, for sharing them between threads: a miniature
 # costs about its rate, the plain-LRU histogram (a Fenwick tree over the trace) about half a pool.
-PLAIN_LRU_COST = 0.5
+PLAIN_LRU_COST = 0.4
 
 
 def _batches(cfgs: list[tuple], threads: int, plain_lru: bool = False) -> tuple[list[list[int]], int]:
