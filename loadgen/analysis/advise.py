@@ -51,7 +51,8 @@ class Advice:
     curve: list[tuple[int, int, float]] = field(default_factory=list)  # (bytes, reads, se) for plots
     knee_how: str = ""
     estimates: dict = field(default_factory=dict)  # pool bytes -> curve.Estimate, every pool simulated
-    plain_lru_hist: object = None  # the workload's plain-LRU stack histogram (array), from the same pass
+    # advise() also sets plain_lru_hist: the workload's plain-LRU stack histogram (an array of
+    # uint64, from the same pass), an attribute and not a field, so asdict() and JSON leave it out
 
 
 def mem_available_bytes(path: str = "/proc/meminfo") -> int | None:
@@ -179,8 +180,9 @@ def advise(order: str, stride: int, reps: int, g: model.Geometry, current_bytes:
     pools = sorted(given | set(grid))
     models = [model.pool_model(b, variables, flavor, qps) for b in pools]
     src = curve.workload_source(order, stride, reps, g, models[0].ra_threshold)
-    est, adv.plain_lru_hist = curve.estimate_and_plain_lru(src, models, salt=salt, exact=exact,
-                                                           exact_at={pools.index(current_bytes)})
+    est, hist = curve.estimate_and_plain_lru(src, models, salt=salt, exact=exact,
+                                             exact_at={pools.index(current_bytes)})
+    adv.plain_lru_hist = hist
     by = dict(zip(pools, est))
     adv.estimates = by
     base = by[current_bytes].reads

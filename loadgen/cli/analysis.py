@@ -94,7 +94,7 @@ def predict(variation, order, pool, dataset_spec, shape, rows_per_leaf, leaf_pag
         # the advice's pass over the workload gave the plain-LRU histogram too
         fc = forecast.forecast(workload.order, workload.stride, workload.reps, g, pool_bytes, variables, flavor, qps,
                             curve_pools, exact=exact, estimates=adv.estimates if adv else None,
-                            hist=adv.plain_lru_hist if adv else None)
+                            hist=getattr(adv, "plain_lru_hist", None))
     if plots_dir is not None:
         from ..plots import advice_series, write_curve_plots
 
