@@ -28,8 +28,10 @@ miniature moves them to the head (what their first access does at full scale). W
 seed case's miniatures fell up to 4.2% below the exact model at 1-4G (bench/README.md).
 
 A miniature holds at least MIN_MINIATURE_PAGES (three read-ahead areas), or an eighth of a
-smaller pool and never under 24 pages: R = max(rate, 1.25 x that / data pages). Where that makes
-R >= 0.4, or the standard error exceeds the tolerance, the point is simulated exactly.
+smaller pool and never under 24 pages, and never under 1.5 read-ahead areas (one a burst nearly
+fills thrashes): R = max(rate, 1.25 x that / data pages). The grain of the bursts adds
+GRAIN_SE x area / miniature pages of the reads to the reported error. Where R comes out >= 0.4,
+or the standard error exceeds the tolerance, the point is simulated exactly.
 
 MySQL pools (ra_rule MySQL) are always simulated exactly: MySQL's read-ahead also reads the
 non-leaf pages of the first and the last extent, and the start-up pages hold a fixed number of
