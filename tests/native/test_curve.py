@@ -203,3 +203,17 @@ def test_the_curve_pass_gives_the_plain_lru_histogram_of_the_workload(order, ra)
     trace = random_trace(G, 10, 1, 5)
     _, thist = curve.estimate_and_plain_lru(curve.trace_source(trace, G.n_pages, G.leaf_pages), pools())
     assert list(thist) == model.stack_histogram_trace(trace, G.n_pages)
+
+
+@pytest.mark.parametrize("order", ["looped", "interleaved"])
+@pytest.mark.parametrize("salt", [0, 99])
+def test_small_pools_with_read_ahead_are_within_their_error(order, salt):
+    # 8M-24M: 192-400 data pages, read-ahead areas of 16-32 pages. A miniature a burst nearly
+    # fills thrashes (16M in 30 pages: +19.5% at 100M rows), so it holds 1.5 areas at least
+    ps = [model.pool_model(mib << 20) for mib in (8, 16, 24)]
+    assert all(curve.min_pages(p) >= p.ra_area * 3 // 2 for p in ps)
+    src = curve.workload_source(order, 10, 2, G, 56)
+    fast = curve.estimate(src, ps, salt=salt, tolerance=1.0)
+    exact = curve.estimate(src, ps, exact=True)
+    assert all(not f.exact for f in fast)
+    assert not within_error(fast, exact)
