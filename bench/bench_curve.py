@@ -1,5 +1,7 @@
 """Issue #12's figures: the seed case's curve and one exact prediction, timed; the miniatures'
-error against full simulations; the plain-LRU curve against libCacheSim when it is installed.
+error against full simulations; `loadgen predict --variation B --pool 128M --rows 100M --advise`
+end to end (a fresh process each time, as a user runs it); the plain-LRU curve against
+libCacheSim when it is installed.
 
 Seed case: 100M rows (816,327 leaves, height 3), stride 10, reps 2: 20M queries, 60M page
 references; pools 64M..16G on a 20-point geometric grid; MariaDB defaults (read-ahead on).
@@ -7,11 +9,15 @@ Times are wall and process CPU (all threads): this 2-core machine is shared, so 
 the steadier figure, and each figure is the median of --repeat runs.
 
 Run: .venv/bin/python bench/bench_curve.py [--repeat 3] [--no-exact-curve] [--libcachesim]
+     [--salts 0,1,2]
 """
 from __future__ import annotations
 
 import argparse
+import os
+import resource
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -35,7 +41,28 @@ def median_time(repeat: int, f, *a, **k):
     return runs[0][0], statistics.median(r[1] for r in runs), statistics.median(r[2] for r in runs)
 
 
-def seed_curve(repeat: int, check_exact: bool) -> None:
+def predict_command(repeat: int) -> None:
+    """The issue's command end to end: wall and CPU (user + sys of the child) per run."""
+    exe = Path(sys.executable).with_name("loadgen")
+    cmd = [str(exe), "predict", "--variation", "B", "--pool", "128M", "--rows", "100M", "--advise"]
+    # as a user runs it: with bytecode caches (written by the warm-up run; some sandboxes turn
+    # them off, which costs ~0.1 s of compiling per run)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    subprocess.run(cmd, capture_output=True, check=True, env=env)
+    walls, cpus = [], []
+    for _ in range(repeat):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        w = time.perf_counter()
+        subprocess.run(cmd, capture_output=True, check=True, env=env)
+        walls.append(time.perf_counter() - w)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    print(f"  `loadgen predict --variation B --pool 128M --rows 100M --advise`: median {statistics.median(walls):.2f} s "
+          f"wall (min {min(walls):.2f}, max {max(walls):.2f}), {statistics.median(cpus):.2f} s CPU, n={repeat}; "
+          f"load average {os.getloadavg()[0]:.1f}")
+
+
+def seed_curve(repeat: int, check_exact: bool, salts: list[int]) -> None:
     g = model.estimate_geometry(100_000_000)
     pms = [model.pool_model(b) for b in POOLS]
     print(f"seed case: {g.rows:,} rows, {g.leaf_pages:,} leaves, {len(POOLS)} pools "
@@ -46,17 +73,19 @@ def seed_curve(repeat: int, check_exact: bool) -> None:
         fast, wall, cpu = median_time(repeat, curve.estimate, src, pms)
         wall_total += wall
         cpu_total += cpu
-        line = f"  {order:11} 20-point curve: {wall:.2f} s wall, {cpu:.2f} s CPU"
+        print(f"  {order:11} 20-point curve: {wall:.2f} s wall, {cpu:.2f} s CPU (median of {repeat})")
         if check_exact:
             exact, ewall, ecpu = timed(curve.estimate, src, pms, exact=True)
-            errs = [(f.reads - e.reads) / e.reads for f, e in zip(fast, exact)]
-            worst = max(range(len(errs)), key=lambda i: abs(errs[i]))
-            z = max(abs(f.reads - e.reads) / f.reads_se for f, e in zip(fast, exact) if f.reads_se)
+            print(f"  {order:11} the same 20 points simulated in full: {ewall:.2f} s wall, {ecpu:.2f} s CPU")
             head = min(range(len(POOLS)), key=lambda i: abs(POOLS[i] - HEADLINE))
-            line += (f"; exact curve {ewall:.2f} s wall, {ecpu:.2f} s CPU; worst error {errs[worst]:+.3%} "
-                     f"at {POOLS[worst] >> 20} MiB, at {POOLS[head] >> 20} MiB {errs[head]:+.3%}, "
-                     f"largest |error|/SE {z:.2f}; exact points {sum(f.exact for f in fast)}/{len(fast)}")
-        print(line)
+            for salt in salts:
+                fast = curve.estimate(src, pms, salt=salt)
+                errs = [(f.reads - e.reads) / e.reads for f, e in zip(fast, exact)]
+                worst = max(range(len(errs)), key=lambda i: abs(errs[i]))
+                z = max((abs(f.reads - e.reads) / f.reads_se for f, e in zip(fast, exact) if f.reads_se), default=0)
+                print(f"    salt {salt}: worst error {errs[worst]:+.3%} at {POOLS[worst] >> 20} MiB, "
+                      f"at {POOLS[head] >> 20} MiB {errs[head]:+.3%}, largest |error|/SE {z:.2f}; "
+                      f"exact points {sum(f.exact for f in fast)}/{len(fast)}")
         hp = model.pool_model(HEADLINE)
         mini = curve.estimate(src, [hp], tolerance=1.0)[0]  # the miniature, not its exact fallback
         full = curve.estimate(src, [hp], exact=True)[0]
@@ -121,9 +150,11 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--no-exact-curve", action="store_true")
     ap.add_argument("--libcachesim", action="store_true", help="only the libCacheSim check")
+    ap.add_argument("--salts", default="0,1,2", help="sampling salts whose errors are checked")
     a = ap.parse_args()
     if not a.libcachesim:
-        seed_curve(a.repeat, not a.no_exact_curve)
+        seed_curve(a.repeat, not a.no_exact_curve, [int(x) for x in a.salts.split(",")])
+        predict_command(max(5, a.repeat))
     libcachesim_check()
 
 

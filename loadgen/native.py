@@ -275,12 +275,14 @@ def lrusim_innodb(trace, workload: tuple | None, n_pages: int, capacity: int, po
 
 
 def lrusim_curve(trace, workload: tuple | None, n_pages: int, leaf_pages: int, old_pct: float, old_time_ms: float,
-                 ms_per_query: float, ra_threshold: int, pools: list[tuple], ra_rule: int = 0) -> list:
+                 ms_per_query: float, ra_threshold: int, pools: list[tuple], ra_rule: int = 0,
+                 plain_lru: bool = False) -> list:
     """Several pools in one pass, each exact or a miniature: see native/lrusim.c. A pool is
     (capacity, pool_pages, ra_area, rate, salt[, start_pages, start_freed, batch, tick_depth,
-    tick_phase_ms, tick_period_ms, ticks])."""
+    tick_phase_ms, tick_period_ms, ticks]). With plain_lru, the last element is lrusim_mattson's
+    histogram of the trace without leaf steps."""
     return _load().lrusim_curve(trace, workload, n_pages, leaf_pages, old_pct, old_time_ms, ms_per_query,
-                                ra_threshold, pools, ra_rule)
+                                ra_threshold, pools, ra_rule, plain_lru)
 
 
 def lrusim_mattson(trace, workload: tuple | None, n_pages: int) -> bytes:

@@ -44,6 +44,7 @@
 #define NON_OLD_MIN_LEN 5 /* BUF_LRU_NON_OLD_MIN_LEN */
 #define RATIO_DIV 1024    /* BUF_LRU_OLD_RATIO_DIV */
 #define LRU_MIN_LEN 256   /* BUF_LRU_MIN_LEN: the page cleaner's LRU batch stops there */
+#define CLOCK_TICKS 65536.0 /* a miniature's freed-page clock: ticks per page of weight */
 
 /* ---- trace sources: runs of identical queries ------------------------------------------- */
 
@@ -58,6 +59,7 @@ enum { ORDER_INTERLEAVED = 0, ORDER_LOOPED = 1, ORDER_SEQUENTIAL = 2 };
 typedef struct {
     uint32_t pages[MAX_PATH];
     uint8_t mv[MAX_PATH]; /* the reference is a step to the next leaf (read-ahead's trigger) */
+    int8_t stepped;       /* the page only a leaf step reads (the other leaf), -1: none */
     int n;
     uint64_t q0, k;
 } run_t;
@@ -72,6 +74,19 @@ typedef struct {
     uint64_t jitter;                /* a leaf starts up to this many ids off the even spread */
     uint64_t n_ids, n_passes, pass, k; /* next id index k of pass `pass` */
     uint32_t level_base[16];        /* first page number of each level above the leaves */
+    /* Ids only grow within a pass, so the leaf of the next id is found by walking forward from
+     * the last one (cur, whose first id is cur_start, the next leaf's cur_next) instead of a
+     * search per run: that search was 60% of an exact simulation. Only where leaf starts
+     * strictly increase (rows >= leaves), as leaf_of assumes; else leaf_of. */
+    int cursor;
+    int narrow;                     /* 2 * leaves * rows fits 64 bits: no 128-bit division */
+    uint64_t cur, cur_start, cur_next;
+    /* the next leaf's even-spread start, floor((2k rows + L) / 2L), kept as quotient and
+     * remainder and stepped by 2 rows: no division per leaf */
+    uint64_t nk, nq, nr, step_q, step_r;
+    uint64_t path_lo, path_hi; /* leaves under the cached upper path (empty at first) */
+    uint32_t path[16];
+    int path_n;
     /* trace mode */
     const uint32_t *trace;
     uint64_t trace_len, pos;
@@ -103,14 +118,34 @@ static inline uint64_t mix64(uint64_t x) {
  * row lengths), so a leaf starts up to `jitter` ids away from k * rows / L: that decides which
  * selects hit a leaf's first or last key, where read-ahead is checked. An even spread would make
  * that a fixed arithmetic pattern (with 122.5 rows per leaf, never on the last leaf of an area). */
+static inline int64_t leaf_jitter(const source_t *s, uint64_t k) {
+    if (s->jitter == 2) /* the usual case: a constant divisor */
+        return (int64_t)(mix64(k) % 5) - 2;
+    return s->jitter ? (int64_t)(mix64(k) % (2 * s->jitter + 1)) - (int64_t)s->jitter : 0;
+}
+
 static uint64_t leaf_start(const source_t *s, uint64_t k) {
     if (k == 0)
         return 1;
     if (k >= s->leaf_pages)
         return s->rows + 1;
-    uint64_t even = (uint64_t)(((unsigned __int128)2 * k * s->rows + s->leaf_pages) / (2 * s->leaf_pages));
-    int64_t j = s->jitter ? (int64_t)(mix64(k) % (2 * s->jitter + 1)) - (int64_t)s->jitter : 0;
-    return (uint64_t)((int64_t)(1 + even) + j);
+    uint64_t even = s->narrow ? (2 * k * s->rows + s->leaf_pages) / (2 * s->leaf_pages)
+                              : (uint64_t)(((unsigned __int128)2 * k * s->rows + s->leaf_pages) / (2 * s->leaf_pages));
+    return (uint64_t)((int64_t)(1 + even) + leaf_jitter(s, k));
+}
+
+/* The cursor's next leaf start (leaf_start(s, s->nk + 1)), stepping nk. */
+static uint64_t cursor_step(source_t *s) {
+    s->nk++;
+    s->nq += s->step_q;
+    s->nr += s->step_r;
+    if (s->nr >= 2 * s->leaf_pages) {
+        s->nr -= 2 * s->leaf_pages;
+        s->nq++;
+    }
+    if (s->nk >= s->leaf_pages)
+        return s->rows + 1;
+    return (uint64_t)((int64_t)(1 + s->nq) + leaf_jitter(s, s->nk));
 }
 
 static uint64_t leaf_of(const source_t *s, uint64_t id) {
@@ -121,6 +156,11 @@ static uint64_t leaf_of(const source_t *s, uint64_t id) {
     while (k > 0 && leaf_start(s, k) > id)
         k--;
     return k;
+}
+
+/* x / stride: the seed's stride 10 as a constant divisor (a multiply, not a division) */
+static inline uint64_t div_stride(const source_t *s, uint64_t x) {
+    return s->stride == 10 ? x / 10 : s->stride == 1 ? x : x / s->stride;
 }
 
 /* The next run, or 0 at the end. In workload mode a run is the ids of one pass that land on
@@ -137,6 +177,7 @@ static int source_next(source_t *s, run_t *r) {
         r->n = 1;
         r->pages[0] = p;
         r->mv[0] = 0;
+        r->stepped = -1;
         r->q0 = s->pos;
         r->k = e - s->pos;
         s->pos = e;
@@ -144,21 +185,57 @@ static int source_next(source_t *s, run_t *r) {
     }
     if (s->pass >= s->n_passes)
         return 0;
-    uint64_t k = s->k, id = 1 + k * s->stride, leaf = leaf_of(s, id);
-    uint64_t idx[16];
+    uint64_t k = s->k, id = 1 + k * s->stride, leaf, start, next_start;
+    if (s->cursor) {
+        if (k == 0) { /* a new pass starts at the first leaf */
+            s->cur = 0;
+            s->cur_start = 1;
+            s->cur_next = leaf_start(s, 1);
+            s->nk = 1;
+            s->nq = (uint64_t)(((unsigned __int128)2 * s->rows + s->leaf_pages) / (2 * s->leaf_pages));
+            s->nr = (uint64_t)(((unsigned __int128)2 * s->rows + s->leaf_pages) % (2 * s->leaf_pages));
+        }
+        while (s->cur_next <= id) {
+            s->cur++;
+            s->cur_start = s->cur_next;
+            s->cur_next = cursor_step(s);
+        }
+        leaf = s->cur;
+        start = s->cur_start;
+        next_start = s->cur_next;
+    } else {
+        leaf = leaf_of(s, id);
+        start = leaf_start(s, leaf);
+        next_start = leaf_start(s, leaf + 1);
+    }
     int n = 0;
-    idx[0] = leaf;
-    for (int lvl = 1; lvl < s->height; lvl++)
-        idx[lvl] = lvl == s->height - 1 ? 0 : idx[lvl - 1] / s->fanout;
-    for (int lvl = s->height - 1; lvl >= 1; lvl--) { /* root first, like a B-tree descent */
+    if (!(leaf >= s->path_lo && leaf < s->path_hi)) {
+        /* the pages above the leaf change only when it crosses into another level-1 page */
+        uint64_t idx[16];
+        idx[0] = leaf;
+        for (int lvl = 1; lvl < s->height; lvl++)
+            idx[lvl] = lvl == s->height - 1 ? 0 : idx[lvl - 1] / s->fanout;
+        s->path_n = 0;
+        for (int lvl = s->height - 1; lvl >= 1; lvl--) /* root first, like a B-tree descent */
+            s->path[s->path_n++] = s->level_base[lvl] + (uint32_t)idx[lvl];
+        s->path_lo = s->height > 2 ? idx[1] * s->fanout : 0;
+        s->path_hi = s->height > 2 ? s->path_lo + s->fanout : UINT64_MAX;
+    }
+    for (int i = 0; i < s->path_n; i++) {
         r->mv[n] = 0;
-        r->pages[n++] = s->level_base[lvl] + (uint32_t)idx[lvl];
+        r->pages[n++] = s->path[i];
     }
     uint64_t first = leaf, second = leaf;
-    if (s->moves && leaf > 0 && id >= 2 && leaf_of(s, id - 1) != leaf)
+    /* (with starts strictly increasing, leaf_of(id - 1) != leaf is id == start, and
+     * leaf_of(id + 1) != leaf is id + 1 == next_start) */
+    if (s->moves && leaf > 0 && id >= 2 && (s->cursor ? id == start : leaf_of(s, id - 1) != leaf))
         first = leaf - 1; /* first key of the leaf: lands on the previous leaf's supremum */
-    else if (s->moves && leaf + 1 < s->leaf_pages && id < s->rows && leaf_of(s, id + 1) != leaf)
+    else if (s->moves && leaf + 1 < s->leaf_pages && id < s->rows &&
+             (s->cursor ? id + 1 == next_start : leaf_of(s, id + 1) != leaf))
         second = leaf + 1; /* last key of the leaf: reads on to the next one */
+    r->stepped = -1;
+    if (second != first)
+        r->stepped = (int8_t)(first == leaf ? n + 1 : n);
     r->mv[n] = 0;
     r->pages[n++] = (uint32_t)first;
     if (second != first) {
@@ -169,14 +246,14 @@ static int source_next(source_t *s, run_t *r) {
     uint64_t nk = 1;
     if (first == second) {
         /* ids on this leaf: id - 1 < t, t = the next leaf's first id - 1 */
-        uint64_t t = leaf_start(s, leaf + 1) - 1;
-        uint64_t kend = (t + s->stride - 1) / s->stride;
+        uint64_t t = next_start - 1;
+        uint64_t kend = div_stride(s, t + s->stride - 1);
         if (kend > s->n_ids)
             kend = s->n_ids;
         /* with moves, the leaf's last key (id = t) starts a run of its own */
-        if (s->moves && t >= 1 && (t - 1) % s->stride == 0 && (t - 1) / s->stride > k &&
-            (t - 1) / s->stride < kend)
-            kend = (t - 1) / s->stride;
+        uint64_t kt = t >= 1 ? div_stride(s, t - 1) : 0;
+        if (s->moves && t >= 1 && t - 1 == kt * s->stride && kt > k && kt < kend)
+            kend = kt;
         nk = kend - k;
     }
     if (s->order == ORDER_INTERLEAVED) {
@@ -224,6 +301,10 @@ static int source_init(source_t *s, PyObject *py_trace, PyObject *py_workload, P
         /* +-2 rows where leaves hold 5+ rows; less where fewer, so starts stay increasing */
         s->jitter = rows / leaf >= 5 ? 2 : rows / leaf >= 3 ? 1 : 0;
         s->n_passes = order == ORDER_LOOPED ? s->reps : 1;
+        s->cursor = rows >= leaf;
+        s->step_q = 2 * rows / (2 * leaf);
+        s->step_r = 2 * rows % (2 * leaf);
+        s->narrow = leaf < (1ULL << 31) && rows < (1ULL << 31);
         if (source_layout(s) != n_pages) {
             PyErr_Format(PyExc_ValueError, "n_pages %llu does not match the workload's %llu",
                          (unsigned long long)n_pages, (unsigned long long)source_layout(s));
@@ -332,14 +413,62 @@ typedef struct {
     int collapse;
     run_t pend; /* a run waiting for the next one, to merge identical paths */
     int32_t *map; /* real page -> simulated page, only in miniatures; -1 = not sampled */
+    /* A miniature keeps the old sublist and the freed-page clock in weighted units, as the full
+     * pool would see them (leaves 1, upper pages upper_w), with InnoDB's page-count constants
+     * scaled by the sampling rate (weighted != 0; see sim_init). */
+    int weighted;
+    double wold_len;             /* weight of the old sublist */
+    double w_tolerance, w_non_old_min, w_old_min; /* OLD_TOLERANCE etc. times the rate */
+    double wbatch;               /* the page cleaner's batch times the rate */
+    double wclock;               /* freed-page clock: weight of the pages evicted */
+    uint64_t wquarter;           /* the drift rule's quarter of the young region, in clock ticks */
+    int promote;                 /* promote a read-ahead burst's young pages at a batch (make_room) */
+    int n_burst;                 /* pages of the read-ahead burst being read, -1 outside one */
+    uint32_t burst[EXTENT_PAGES];
 } lru_t;
+
+/* Leaves and filler pages (they sit in sampled extents) weigh 1; pages above the leaves and the
+ * start-up pages stand for all the real ones in a miniature's scaled pool. */
+static inline double weight(const lru_t *m, uint32_t p) {
+    if (p < m->leaf_pages || (p >= m->filler_base && p < m->filler_base + FILLER_SLOTS))
+        return 1.0;
+    return m->upper_w;
+}
 
 static void set_old_all(lru_t *m, uint8_t v) {
     for (uint32_t p = m->head; p != NIL; p = m->next[p])
         m->old[p] = v;
 }
 
+/* buf_LRU_old_adjust_len in weighted units (miniatures): the old sublist's weight within
+ * w_tolerance of old_ratio of the list's weight. w_tolerance is at least half a leaf, so a
+ * boundary move of one leaf cannot overshoot the band on the other side. */
+static void adjust_len_w(lru_t *m) {
+    double new_len = m->wlen * (double)m->old_ratio / RATIO_DIV;
+    double cap = m->wlen - (m->w_tolerance + m->w_non_old_min);
+    if (cap < new_len)
+        new_len = cap;
+    for (;;) {
+        uint32_t o = m->lru_old;
+        if (m->wold_len + m->w_tolerance < new_len && m->prev[o] != NIL) {
+            m->lru_old = o = m->prev[o];
+            m->wold_len += weight(m, o);
+            m->old[o] = 1;
+        } else if (m->wold_len > new_len + m->w_tolerance && m->next[o] != NIL) {
+            m->lru_old = m->next[o];
+            m->wold_len -= weight(m, o);
+            m->old[o] = 0;
+        } else {
+            return;
+        }
+    }
+}
+
 static void adjust_len(lru_t *m) { /* buf_LRU_old_adjust_len */
+    if (m->weighted) {
+        adjust_len_w(m);
+        return;
+    }
     uint64_t new_len = m->len * m->old_ratio / RATIO_DIV;
     uint64_t cap = m->len - (OLD_TOLERANCE + NON_OLD_MIN_LEN);
     if (cap < new_len)
@@ -364,15 +493,14 @@ static void old_init(lru_t *m) { /* buf_LRU_old_init */
     set_old_all(m, 1);
     m->lru_old = m->head;
     m->old_len = m->len;
+    m->wold_len = m->wlen;
     adjust_len(m);
 }
 
-/* Leaves and filler pages (they sit in sampled extents) weigh 1; pages above the leaves and the
- * start-up pages stand for all the real ones in a miniature's scaled pool. */
-static inline double weight(const lru_t *m, uint32_t p) {
-    if (p < m->leaf_pages || (p >= m->filler_base && p < m->filler_base + FILLER_SLOTS))
-        return 1.0;
-    return m->upper_w;
+/* The list is long enough for an old sublist (BUF_LRU_OLD_MIN_LEN pages; in a miniature, that
+ * many pages' weight at full scale). */
+static inline int long_enough(const lru_t *m) {
+    return m->weighted ? m->wlen >= m->w_old_min : m->len >= OLD_MIN_LEN;
 }
 
 static void unlink_page(lru_t *m, uint32_t p) {
@@ -390,29 +518,33 @@ static void unlink_page(lru_t *m, uint32_t p) {
 }
 
 static void remove_block(lru_t *m, uint32_t p) { /* buf_LRU_remove_block */
-    if (m->lru_old == p && m->len >= OLD_MIN_LEN) {
+    if (m->lru_old == p && long_enough(m)) {
         uint32_t pr = m->prev[p];
         m->lru_old = pr;
         m->old[pr] = 1;
         m->old_len++;
+        m->wold_len += weight(m, pr);
     }
     unlink_page(m, p);
-    if (m->len < OLD_MIN_LEN) {
+    if (!long_enough(m)) {
         if (m->lru_old != NIL)
             set_old_all(m, 0);
         m->lru_old = NIL;
         m->old_len = 0;
+        m->wold_len = 0;
         m->old[p] = 0;
         return;
     }
-    if (m->old[p])
+    if (m->old[p]) {
         m->old_len--;
+        m->wold_len -= weight(m, p);
+    }
     m->old[p] = 0;
     adjust_len(m);
 }
 
 static void add_block(lru_t *m, uint32_t p, int old) { /* buf_LRU_add_block_low */
-    if (!old || m->len < OLD_MIN_LEN) {
+    if (!old || !long_enough(m) || (m->weighted && m->lru_old == NIL)) {
         m->prev[p] = NIL;
         m->next[p] = m->head;
         if (m->head != NIL)
@@ -420,7 +552,7 @@ static void add_block(lru_t *m, uint32_t p, int old) { /* buf_LRU_add_block_low 
         else
             m->tail = p;
         m->head = p;
-        m->fpc[p] = m->freed_page_clock & ((1ULL << 31) - 1);
+        m->fpc[p] = m->weighted ? (uint64_t)(m->wclock * CLOCK_TICKS) : m->freed_page_clock & ((1ULL << 31) - 1);
     } else {
         uint32_t o = m->lru_old, nx = m->next[o];
         m->prev[p] = o;
@@ -431,9 +563,21 @@ static void add_block(lru_t *m, uint32_t p, int old) { /* buf_LRU_add_block_low 
         else
             m->tail = p;
         m->old_len++;
+        m->wold_len += weight(m, p);
     }
     m->len++;
     m->wlen += weight(m, p);
+    if (m->weighted) {
+        if (m->lru_old != NIL) {
+            m->old[p] = (uint8_t)old;
+            adjust_len(m);
+        } else if (long_enough(m)) {
+            old_init(m);
+        } else {
+            m->old[p] = 0;
+        }
+        return;
+    }
     if (m->len > OLD_MIN_LEN) {
         m->old[p] = (uint8_t)old;
         adjust_len(m);
@@ -446,6 +590,8 @@ static void add_block(lru_t *m, uint32_t p, int old) { /* buf_LRU_add_block_low 
 
 /* buf_page_peek_if_young's drift rule: young unless it drifted > 1/4 of the young region */
 static inline int drifted(const lru_t *m, uint32_t p) {
+    if (m->weighted)
+        return !((uint64_t)(m->wclock * CLOCK_TICKS) < m->fpc[p] + m->wquarter);
     uint64_t quarter = m->pool_pages * (RATIO_DIV - m->old_ratio) / (RATIO_DIV * 4);
     return !((m->freed_page_clock & ((1ULL << 31) - 1)) < m->fpc[p] + quarter);
 }
@@ -471,6 +617,7 @@ static void evict_tail(lru_t *m) {
         m->ra_evicted++; /* read ahead, never used */
     m->access_ms[victim] = -1;
     m->freed_page_clock++;
+    m->wclock += weight(m, victim);
 }
 
 /* A free frame for a page of weight w about to be read. A full pool is emptied from the tail
@@ -480,7 +627,23 @@ static void evict_tail(lru_t *m) {
 static void make_room(lru_t *m, double w) {
     if (!(m->len > 0 && m->wlen + w > m->wcap))
         return;
-    while (m->len > 0 && m->wlen + w > m->wcap_lo)
+    /* a miniature frees its batch's weight, batch x rate, without rounding it to pages */
+    double lo = m->weighted && m->wbatch > 0 ? m->wcap - m->wbatch + w : m->wcap_lo;
+    if (m->n_burst > 0 && m->wlen + w > lo) {
+        /* A batch inside a read-ahead burst of a miniature. At full scale the burst is a small
+         * part of one batch cycle and its pages are accessed before the next batch: those the
+         * boundary made young move to the head then (their first access finds them drifted).
+         * The miniature's burst spans several batches; do those moves now, before this batch
+         * turns them old again. */
+        for (int i = 0; i < m->n_burst; i++) {
+            uint32_t q = m->burst[i];
+            if (m->resident[q] && !m->old[q] && m->access_ms[q] < 0 && m->head != q) {
+                remove_block(m, q);
+                add_block(m, q, 0);
+            }
+        }
+    }
+    while (m->len > 0 && m->wlen + w > lo)
         evict_tail(m);
 }
 
@@ -554,6 +717,8 @@ static void read_ahead(lru_t *m, uint32_t p) {
         if (fail && !--budget)
             return;
     }
+    if (m->promote)
+        m->n_burst = 0;
     for (uint64_t page = high + 1; page <= high + area; page++) {
         int64_t k = sim_phys_leaf(m, page);
         if (k < 0 || m->resident[k])
@@ -565,7 +730,10 @@ static void read_ahead(lru_t *m, uint32_t p) {
         m->resident[k] = 1;
         m->access_ms[k] = -1;
         add_block(m, (uint32_t)k, 1);
+        if (m->promote)
+            m->burst[m->n_burst++] = (uint32_t)k;
     }
+    m->n_burst = -1;
 }
 
 /* The simulated page on physical page `page` for MySQL's read-ahead (in a miniature, `page` is
@@ -793,13 +961,37 @@ static void lru_run(lru_t *m, const run_t *r) {
     }
 }
 
+/* The extent (64 physical pages) holding leaf k, and the first leaf of extent u (u >= 1 holds
+ * leaves; extent 0 holds the 32 fragment leaves on pages 4..35). */
+static inline uint64_t leaf_unit(uint64_t k) { return leaf_phys(k) / EXTENT_PAGES; }
+
+static uint64_t unit_first_leaf(uint64_t u) {
+    if (u == 0)
+        return 0;
+    uint64_t block = u * EXTENT_PAGES / XDES_PAGES, r = u * EXTENT_PAGES % XDES_PAGES;
+    if (r < EXTENT_PAGES)
+        return UINT64_MAX; /* an XDES extent: no leaves */
+    return FRAG_LEAVES + block * (XDES_PAGES - EXTENT_PAGES) + r - EXTENT_PAGES;
+}
+
+/* Real page -> miniature page, -1 for a leaf of an extent not sampled (upper page p is
+ * p - L + L'). */
+static inline int32_t mini_map(const lru_t *m, uint32_t p) {
+    const mini_t *x = m->mini;
+    if (p >= x->real_leaf_pages)
+        return (int32_t)(p - x->real_leaf_pages + x->leaves);
+    uint64_t u = leaf_unit(p);
+    int32_t b = x->unit_base[u];
+    return b < 0 ? -1 : b + (int32_t)(p - x->unit_first[u]);
+}
+
 /* Feed one run of real page numbers: miniatures drop unsampled leaves and renumber the rest;
  * consecutive runs whose paths are then equal merge (the upper levels of unsampled leaves). */
 static void sim_feed(lru_t *m, const run_t *r) {
     run_t t;
     const run_t *use = r;
     run_t *pd = &m->pend;
-    if (m->map) {
+    if (m->mini) {
         /* fast path: no sampled leaf, and the upper levels are the waiting run's (upper page p
          * is simulated as p - L + L'): extend it */
         const mini_t *x = m->mini;
@@ -807,7 +999,7 @@ static void sim_feed(lru_t *m, const run_t *r) {
         while (nu > 0 && r->pages[nu - 1] < x->real_leaf_pages)
             nu--;
         for (int i = nu; i < r->n; i++)
-            hit |= m->map[r->pages[i]] >= 0;
+            hit |= m->mini->unit_base[leaf_unit(r->pages[i])] >= 0;
         if (!hit && pd->k && pd->n == nu && pd->q0 + pd->k == r->q0) {
             int same = 1;
             for (int i = 0; i < nu && same; i++)
@@ -822,7 +1014,7 @@ static void sim_feed(lru_t *m, const run_t *r) {
         t.q0 = r->q0;
         t.k = r->k;
         for (int i = 0; i < r->n; i++) {
-            int32_t p = m->map[r->pages[i]];
+            int32_t p = mini_map(m, r->pages[i]);
             if (p >= 0) {
                 t.pages[t.n] = (uint32_t)p;
                 t.mv[t.n++] = r->mv[i];
@@ -886,48 +1078,53 @@ typedef struct {
     uint64_t ticks;
 } sim_cfg_t;
 
-/* Sample the extents whose mix64(extent ^ salt) falls under rate * 2^64 and build the maps. */
+/* Sample the extents whose mix64(extent ^ salt) falls under rate * 2^64 and build the maps: per
+ * extent, not per leaf (a miniature of the seed case's 816k leaves was 6% of a curve's time). */
 static int mini_build(lru_t *m, const sim_cfg_t *c, uint64_t leaf_pages, uint64_t n_pages) {
     mini_t *x = calloc(1, sizeof(mini_t));
     if (!x)
         return -1;
     m->mini = x;
     x->real_leaf_pages = leaf_pages;
-    x->n_units = leaf_phys(leaf_pages - 1) / EXTENT_PAGES + 1;
+    x->n_units = leaf_unit(leaf_pages - 1) + 1;
     x->unit_base = malloc(x->n_units * sizeof(int32_t));
     x->unit_first = malloc(x->n_units * sizeof(uint32_t));
     x->unit_rank = malloc(x->n_units * sizeof(uint32_t));
     x->rank_unit = malloc(x->n_units * sizeof(uint32_t));
-    m->map = malloc(n_pages * sizeof(int32_t));
-    if (!x->unit_base || !x->unit_first || !x->unit_rank || !x->rank_unit || !m->map)
+    if (!x->unit_base || !x->unit_first || !x->unit_rank || !x->rank_unit)
         return -1;
     uint64_t thr = c->rate >= 1 ? UINT64_MAX : (uint64_t)(c->rate * 18446744073709551616.0);
+    uint64_t leaves = 0;
     for (uint64_t u = 0; u < x->n_units; u++) {
+        uint64_t first = unit_first_leaf(u);
         x->unit_base[u] = -1;
         x->unit_first[u] = UINT32_MAX;
-    }
-    uint64_t leaves = 0;
-    for (uint64_t k = 0; k < leaf_pages; k++) {
-        uint64_t u = leaf_phys(k) / EXTENT_PAGES;
-        if (x->unit_first[u] == UINT32_MAX) {
-            x->unit_first[u] = (uint32_t)k;
-            if (mix64(u ^ c->salt) < thr) {
-                x->unit_base[u] = (int32_t)leaves;
-                x->unit_rank[u] = (uint32_t)x->n_sampled_units;
-                x->rank_unit[x->n_sampled_units++] = (uint32_t)u;
-            }
+        if (first >= leaf_pages)
+            continue;
+        x->unit_first[u] = (uint32_t)first;
+        if (mix64(u ^ c->salt) < thr) {
+            /* an extent holds 64 consecutive leaves (the first: the 32 fragment leaves) */
+            uint64_t last = first + (u == 0 ? FRAG_LEAVES : EXTENT_PAGES);
+            if (last > leaf_pages)
+                last = leaf_pages;
+            x->unit_base[u] = (int32_t)leaves;
+            x->unit_rank[u] = (uint32_t)x->n_sampled_units;
+            x->rank_unit[x->n_sampled_units++] = (uint32_t)u;
+            leaves += last - first;
         }
-        m->map[k] = x->unit_base[u] < 0 ? -1 : (int32_t)leaves++;
     }
     x->leaves = leaves;
-    for (uint64_t p = leaf_pages; p < n_pages; p++)
-        m->map[p] = (int32_t)(leaves + (p - leaf_pages));
     x->mini_real = malloc((leaves ? leaves : 1) * sizeof(uint32_t));
     if (!x->mini_real)
         return -1;
-    for (uint64_t k = 0; k < leaf_pages; k++)
-        if (m->map[k] >= 0)
-            x->mini_real[m->map[k]] = (uint32_t)k;
+    for (uint64_t r = 0; r < x->n_sampled_units; r++) {
+        uint64_t u = x->rank_unit[r], base = (uint64_t)x->unit_base[u];
+        uint64_t end = r + 1 < x->n_sampled_units ? (uint64_t)x->unit_base[x->rank_unit[r + 1]] : leaves;
+        for (uint64_t i = base; i < end; i++)
+            x->mini_real[i] = x->unit_first[u] + (uint32_t)(i - base);
+    }
+    m->map = NULL;
+    (void)n_pages;
     return 0;
 }
 
@@ -989,6 +1186,18 @@ static int sim_init(lru_t *m, const sim_cfg_t *c, uint64_t n_pages, uint64_t lea
     m->ticks_left = c->ticks;
     if (m->tick_depth)
         collapse = 0; /* the collapse skips time between accesses, where a batch may land */
+    m->n_burst = -1;
+    if (m->mini) {
+        m->weighted = 1;
+        m->w_tolerance = OLD_TOLERANCE * scale < 0.5 ? 0.5 : OLD_TOLERANCE * scale;
+        m->w_non_old_min = NON_OLD_MIN_LEN * scale;
+        m->w_old_min = OLD_MIN_LEN * scale;
+        m->wbatch = c->batch > 1 ? (double)c->batch * scale : 0;
+        m->promote = m->wbatch > 0 && ra_rule == RA_RULE_MARIADB;
+        m->wquarter = (uint64_t)((double)(c->pool_pages ? c->pool_pages : c->capacity) * scale *
+                                 (double)(RATIO_DIV - (uint64_t)(old_pct * RATIO_DIV / 100)) / (RATIO_DIV * 4) *
+                                 CLOCK_TICKS);
+    }
     m->ra_threshold = ra_threshold;
     m->ra_area = c->ra_area;
     m->leaf_pages = sim_leaves;
@@ -1137,6 +1346,193 @@ error:
     return py_result;
 }
 
+/* ---- plain LRU, all sizes: Mattson stack distances ------------------------------------- */
+
+#define MRU_TOP 8
+#define MRU_IN_TOP (-2) /* last[p]: p is in the top array, not in the tree */
+
+/* The live time slots (1 where a page's latest access sits) as a bitmap, 64 slots a word, with a
+ * Fenwick tree over the words' counts: a prefix count is the tree's (over size/64 words, 100 KB
+ * for the seed case, cache-resident) plus one popcount, not a walk over a tree of every slot
+ * (6.5 MB: a cache miss a level). */
+typedef struct {
+    int32_t *tree;  /* Fenwick tree over words: live slots in each word */
+    uint64_t *bits; /* a bit per slot */
+    uint64_t words;
+    uint32_t *owner;
+    int64_t *last; /* slot of each page's latest access, -1 if none */
+    uint64_t size, t, live, n_pages;
+    uint32_t top[8]; /* MRU_TOP */
+    int n_top;
+} stack_t_;
+
+static void fen_add(stack_t_ *s, uint64_t i, int32_t v) { /* slot i becomes live (+1) or not (-1) */
+    uint64_t w = i / 64;
+    if (v > 0)
+        s->bits[w] |= 1ULL << (i % 64);
+    else
+        s->bits[w] &= ~(1ULL << (i % 64));
+    for (w++; w <= s->words; w += w & (~w + 1))
+        s->tree[w] += v;
+}
+
+static int64_t fen_prefix(const stack_t_ *s, uint64_t i) { /* live slots among 0..i */
+    uint64_t w = i / 64, b = i % 64;
+    int64_t r = __builtin_popcountll(s->bits[w] & (b == 63 ? ~0ULL : (2ULL << b) - 1));
+    for (; w > 0; w -= w & (~w + 1)) /* words 0..w-1 */
+        r += s->tree[w];
+    return r;
+}
+
+/* Out of slots: renumber the live slots 0..live-1 in time order and rebuild the tree. */
+static void compact(stack_t_ *s) {
+    uint64_t k = 0;
+    for (uint64_t slot = 0; slot < s->t; slot++) {
+        uint32_t p = s->owner[slot];
+        if (p != NIL && s->last[p] == (int64_t)slot) {
+            s->owner[k] = p;
+            s->last[p] = (int64_t)k++;
+        }
+    }
+    for (uint64_t slot = k; slot < s->size; slot++)
+        s->owner[slot] = NIL;
+    memset(s->bits, 0, s->words * sizeof(uint64_t));
+    for (uint64_t slot = 0; slot < k; slot++)
+        s->bits[slot / 64] |= 1ULL << (slot % 64);
+    memset(s->tree, 0, (s->words + 1) * sizeof(int32_t));
+    for (uint64_t i = 1; i <= s->words; i++) { /* O(words) Fenwick build of the words' counts */
+        s->tree[i] += __builtin_popcountll(s->bits[i - 1]);
+        uint64_t j = i + (i & (~i + 1));
+        if (j <= s->words)
+            s->tree[j] += s->tree[i];
+    }
+    s->t = k;
+}
+
+/* One run through the stack: its first query reference by reference, then its repeats. The top
+ * MRU_TOP entries of the stack (the root and the current path, nearly always) live in a small
+ * array, most recent first, outside the tree: their distance is their position. A page pushed out
+ * of the array enters the tree at the next slot, which keeps the tree's slots in stack order (it
+ * is more recent than everything already there). */
+static void mattson_run(stack_t_ *s, uint64_t *hist, const run_t *rr) {
+    const run_t *r = rr;
+    run_t plain;
+    if (rr->stepped >= 0) { /* plain LRU's trace has no leaf steps: drop the stepped-to page */
+        plain = *rr;
+        for (int i = rr->stepped; i + 1 < rr->n; i++)
+            plain.pages[i] = rr->pages[i + 1];
+        plain.n = rr->n - 1;
+        r = &plain;
+    }
+    for (int i = 0; i < r->n; i++) {
+        uint32_t p = r->pages[i];
+        int at = 0;
+        while (at < s->n_top && s->top[at] != p)
+            at++;
+        if (at < s->n_top) { /* in the array: distance at+1 */
+            hist[at + 1]++;
+            memmove(s->top + 1, s->top, sizeof(uint32_t) * (size_t)at);
+            s->top[0] = p;
+            continue;
+        }
+        if (s->last[p] >= 0) {
+            /* the array's pages and the tree's more recent than p's last access, plus p */
+            uint64_t d = (uint64_t)s->n_top + (uint64_t)(s->live - fen_prefix(s, (uint64_t)s->last[p])) + 1;
+            hist[d]++;
+            fen_add(s, (uint64_t)s->last[p], -1);
+            s->owner[s->last[p]] = NIL;
+            s->live--;
+        } else {
+            hist[0]++;
+        }
+        s->last[p] = MRU_IN_TOP;
+        if (s->n_top == MRU_TOP) { /* push the array's least recent into the tree */
+            uint32_t q = s->top[MRU_TOP - 1];
+            if (s->t == s->size)
+                compact(s);
+            fen_add(s, s->t, 1);
+            s->owner[s->t] = q;
+            s->last[q] = (int64_t)s->t++;
+            s->live++;
+            s->n_top--;
+        }
+        memmove(s->top + 1, s->top, sizeof(uint32_t) * (size_t)s->n_top);
+        s->top[0] = p;
+        s->n_top++;
+    }
+    /* each repeat of the run re-reads its n distinct pages in the same order: every one at
+     * distance n, and the stack's top n entries end as they were */
+    if (r->k > 1)
+        hist[r->n] += (r->k - 1) * (uint64_t)r->n;
+}
+
+/* Stack and histogram for n_pages pages; -1 on allocation failure (free with stack_free). */
+static int stack_init(stack_t_ *s, uint64_t **hist, uint64_t n_pages) {
+    memset(s, 0, sizeof(*s));
+    s->n_pages = n_pages;
+    s->size = 2 * n_pages + 1024;
+    s->words = (s->size + 63) / 64;
+    s->tree = calloc(s->words + 1, sizeof(int32_t));
+    s->bits = calloc(s->words, sizeof(uint64_t));
+    s->owner = malloc(s->size * sizeof(uint32_t));
+    s->last = malloc(n_pages * sizeof(int64_t));
+    *hist = calloc(n_pages + 1, sizeof(uint64_t));
+    if (!s->tree || !s->bits || !s->owner || !s->last || !*hist)
+        return -1;
+    for (uint64_t p = 0; p < n_pages; p++)
+        s->last[p] = -1;
+    for (uint64_t i = 0; i < s->size; i++)
+        s->owner[i] = NIL;
+    return 0;
+}
+
+static void stack_free(stack_t_ *s) {
+    free(s->tree);
+    free(s->bits);
+    free(s->owner);
+    free(s->last);
+    memset(s, 0, sizeof(*s));
+}
+
+PyObject *loadgen_lrusim_mattson(PyObject *self, PyObject *args) {
+    PyObject *py_trace, *py_workload, *py_hist = NULL;
+    unsigned long long n_pages;
+    source_t src;
+    Py_buffer view;
+    stack_t_ s;
+    uint64_t *hist = NULL;
+
+    memset(&s, 0, sizeof(s));
+    if (!PyArg_ParseTuple(args, "OOK", &py_trace, &py_workload, &n_pages))
+        return NULL;
+    if (n_pages < 1 || n_pages >= NIL) {
+        PyErr_SetString(PyExc_ValueError, "need 1 <= n_pages < 2**32 - 1");
+        return NULL;
+    }
+    if (source_init(&src, py_trace, py_workload, &view, n_pages) < 0)
+        return NULL;
+    if (stack_init(&s, &hist, n_pages) < 0) {
+        PyErr_NoMemory();
+        goto error;
+    }
+
+    Py_BEGIN_ALLOW_THREADS
+    run_t r;
+    while (source_next(&src, &r))
+        mattson_run(&s, hist, &r);
+    Py_END_ALLOW_THREADS
+
+    py_hist = PyBytes_FromStringAndSize((const char *)hist, (Py_ssize_t)((n_pages + 1) * sizeof(uint64_t)));
+error:
+    stack_free(&s);
+    free(hist);
+    if (view.obj)
+        PyBuffer_Release(&view);
+    return py_hist;
+}
+
+/* ---- many pools in one pass ---------------------------------------------------------- */
+
 typedef struct {
     size_t start, end; /* runs chunk[start..end) */
     uint64_t unit;     /* the extent all their leaves sit in, or UINT64_MAX */
@@ -1148,14 +1544,18 @@ typedef struct {
  * Several pools in one pass over the workload, each exact (rate >= 1) or a miniature. Per pool:
  * (refs, misses, made_young, not_young, ra_pages, ra_evicted, sampled_units, total_units,
  *  sum_y, sum_y2, upper_misses, leaf_misses, leaf_touched, capacity_simulated, upper_touched), and last
- * (distinct leaves the workload touches, its page references), both exact. */
+ * (distinct leaves the workload touches, its page references), both exact. With plain_lru, then
+ * the plain-LRU stack-distance histogram of the same trace without its leaf steps (what
+ * lrusim_mattson gives for the workload without moves), from the same pass. */
 PyObject *loadgen_lrusim_curve(PyObject *self, PyObject *args) {
     PyObject *py_trace, *py_workload, *py_cfgs, *py_result = NULL;
     unsigned long long n_pages, leaf_pages, ra_threshold;
     double old_pct, old_time_ms, ms_per_query;
-    int ra_rule = RA_RULE_MARIADB;
+    int ra_rule = RA_RULE_MARIADB, plain_lru = 0;
     source_t src;
     Py_buffer view;
+    stack_t_ stack;
+    uint64_t *hist = NULL;
     lru_t *sims = NULL;
     sim_cfg_t *cfgs = NULL;
     uint8_t *seen = NULL;
@@ -1164,9 +1564,10 @@ PyObject *loadgen_lrusim_curve(PyObject *self, PyObject *args) {
     uint64_t distinct = 0, total_refs = 0;
     Py_ssize_t n_sims = 0;
 
-    if (!PyArg_ParseTuple(args, "OOKKdddKO!|i", &py_trace, &py_workload, &n_pages, &leaf_pages,
+    memset(&stack, 0, sizeof(stack));
+    if (!PyArg_ParseTuple(args, "OOKKdddKO!|ip", &py_trace, &py_workload, &n_pages, &leaf_pages,
                           &old_pct, &old_time_ms, &ms_per_query, &ra_threshold, &PyList_Type,
-                          &py_cfgs, &ra_rule))
+                          &py_cfgs, &ra_rule, &plain_lru))
         return NULL;
     if (ra_rule != RA_RULE_MARIADB && ra_rule != RA_RULE_MYSQL) {
         PyErr_SetString(PyExc_ValueError, "ra_rule must be 0 (MariaDB) or 1 (MySQL)");
@@ -1192,7 +1593,7 @@ PyObject *loadgen_lrusim_curve(PyObject *self, PyObject *args) {
     seen = calloc(leaf_pages, 1);
     chunk = malloc(RUN_CHUNK * sizeof(run_t));
     groups = malloc(RUN_CHUNK * sizeof(group_t));
-    if (!sims || !cfgs || !seen || !chunk || !groups) {
+    if (!sims || !cfgs || !seen || !chunk || !groups || (plain_lru && stack_init(&stack, &hist, n_pages) < 0)) {
         PyErr_NoMemory();
         goto error;
     }
@@ -1232,6 +1633,9 @@ PyObject *loadgen_lrusim_curve(PyObject *self, PyObject *args) {
         }
         if (!n)
             break;
+        if (plain_lru)
+            for (size_t j = 0; j < n; j++)
+                mattson_run(&stack, hist, &chunk[j]);
         /* groups: consecutive runs whose leaves sit in one extent under the same upper pages. A
          * miniature that did not sample the extent sees only the upper pages: one merged run. */
         size_t n_groups = 0;
@@ -1335,7 +1739,18 @@ PyObject *loadgen_lrusim_curve(PyObject *self, PyObject *args) {
         }
         Py_DECREF(d);
     }
+    if (plain_lru) {
+        PyObject *h = PyBytes_FromStringAndSize((const char *)hist, (Py_ssize_t)((n_pages + 1) * sizeof(uint64_t)));
+        if (!h || PyList_Append(py_result, h) < 0) {
+            Py_XDECREF(h);
+            Py_CLEAR(py_result);
+            goto error;
+        }
+        Py_DECREF(h);
+    }
 error:
+    stack_free(&stack);
+    free(hist);
     for (Py_ssize_t i = 0; sims && i < n_sims; i++)
         sim_free(&sims[i]);
     free(sims);
@@ -1346,146 +1761,4 @@ error:
     if (view.obj)
         PyBuffer_Release(&view);
     return py_result;
-}
-
-/* ---- plain LRU, all sizes: Mattson stack distances ------------------------------------- */
-
-#define MRU_TOP 8
-#define MRU_IN_TOP (-2) /* last[p]: p is in the top array, not in the tree */
-
-typedef struct {
-    int32_t *tree; /* Fenwick tree over time slots: 1 where a page's latest access sits */
-    uint32_t *owner;
-    int64_t *last; /* slot of each page's latest access, -1 if none */
-    uint64_t size, t, live, n_pages;
-} stack_t_;
-
-static void fen_add(stack_t_ *s, uint64_t i, int32_t v) {
-    for (i++; i <= s->size; i += i & (~i + 1))
-        s->tree[i] += v;
-}
-
-static int64_t fen_prefix(const stack_t_ *s, uint64_t i) { /* sum of slots 0..i */
-    int64_t r = 0;
-    for (i++; i > 0; i -= i & (~i + 1))
-        r += s->tree[i];
-    return r;
-}
-
-/* Out of slots: renumber the live slots 0..live-1 in time order and rebuild the tree. */
-static void compact(stack_t_ *s) {
-    uint64_t k = 0;
-    for (uint64_t slot = 0; slot < s->t; slot++) {
-        uint32_t p = s->owner[slot];
-        if (p != NIL && s->last[p] == (int64_t)slot) {
-            s->owner[k] = p;
-            s->last[p] = (int64_t)k++;
-        }
-    }
-    for (uint64_t slot = k; slot < s->size; slot++)
-        s->owner[slot] = NIL;
-    memset(s->tree, 0, (s->size + 1) * sizeof(int32_t));
-    for (uint64_t i = 1; i <= s->size; i++) { /* O(size) Fenwick build of k leading ones */
-        if (i <= k)
-            s->tree[i] += 1;
-        uint64_t j = i + (i & (~i + 1));
-        if (j <= s->size)
-            s->tree[j] += s->tree[i];
-    }
-    s->t = k;
-}
-
-PyObject *loadgen_lrusim_mattson(PyObject *self, PyObject *args) {
-    PyObject *py_trace, *py_workload, *py_hist = NULL;
-    unsigned long long n_pages;
-    source_t src;
-    Py_buffer view;
-    stack_t_ s;
-    uint64_t *hist = NULL;
-
-    memset(&s, 0, sizeof(s));
-    if (!PyArg_ParseTuple(args, "OOK", &py_trace, &py_workload, &n_pages))
-        return NULL;
-    if (n_pages < 1 || n_pages >= NIL) {
-        PyErr_SetString(PyExc_ValueError, "need 1 <= n_pages < 2**32 - 1");
-        return NULL;
-    }
-    if (source_init(&src, py_trace, py_workload, &view, n_pages) < 0)
-        return NULL;
-    s.n_pages = n_pages;
-    s.size = 2 * n_pages + 1024;
-    s.tree = calloc(s.size + 1, sizeof(int32_t));
-    s.owner = malloc(s.size * sizeof(uint32_t));
-    s.last = malloc(n_pages * sizeof(int64_t));
-    hist = calloc(n_pages + 1, sizeof(uint64_t));
-    if (!s.tree || !s.owner || !s.last || !hist) {
-        PyErr_NoMemory();
-        goto error;
-    }
-    for (uint64_t p = 0; p < n_pages; p++)
-        s.last[p] = -1;
-    for (uint64_t i = 0; i < s.size; i++)
-        s.owner[i] = NIL;
-
-    Py_BEGIN_ALLOW_THREADS
-    /* The top MRU_TOP entries of the stack (the root and the current path, nearly always) live
-     * in a small array, most recent first, outside the tree: their distance is their position.
-     * A page pushed out of the array enters the tree at the next slot, which keeps the tree's
-     * slots in stack order (it is more recent than everything already there). */
-    uint32_t top[MRU_TOP];
-    int n_top = 0;
-    run_t r;
-    while (source_next(&src, &r)) {
-        for (int i = 0; i < r.n; i++) {
-            uint32_t p = r.pages[i];
-            int at = 0;
-            while (at < n_top && top[at] != p)
-                at++;
-            if (at < n_top) { /* in the array: distance at+1 */
-                hist[at + 1]++;
-                memmove(top + 1, top, sizeof(uint32_t) * (size_t)at);
-                top[0] = p;
-                continue;
-            }
-            if (s.last[p] >= 0) {
-                /* the array's pages and the tree's more recent than p's last access, plus p */
-                uint64_t d = (uint64_t)n_top + (uint64_t)(s.live - fen_prefix(&s, (uint64_t)s.last[p])) + 1;
-                hist[d]++;
-                fen_add(&s, (uint64_t)s.last[p], -1);
-                s.owner[s.last[p]] = NIL;
-                s.live--;
-            } else {
-                hist[0]++;
-            }
-            s.last[p] = MRU_IN_TOP;
-            if (n_top == MRU_TOP) { /* push the array's least recent into the tree */
-                uint32_t q = top[MRU_TOP - 1];
-                if (s.t == s.size)
-                    compact(&s);
-                fen_add(&s, s.t, 1);
-                s.owner[s.t] = q;
-                s.last[q] = (int64_t)s.t++;
-                s.live++;
-                n_top--;
-            }
-            memmove(top + 1, top, sizeof(uint32_t) * (size_t)n_top);
-            top[0] = p;
-            n_top++;
-        }
-        /* each repeat of the run re-reads its n distinct pages in the same order: every one at
-         * distance n, and the stack's top n entries end as they were */
-        if (r.k > 1)
-            hist[r.n] += (r.k - 1) * (uint64_t)r.n;
-    }
-    Py_END_ALLOW_THREADS
-
-    py_hist = PyBytes_FromStringAndSize((const char *)hist, (Py_ssize_t)((n_pages + 1) * sizeof(uint64_t)));
-error:
-    free(s.tree);
-    free(s.owner);
-    free(s.last);
-    free(hist);
-    if (view.obj)
-        PyBuffer_Release(&view);
-    return py_hist;
 }

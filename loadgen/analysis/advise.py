@@ -51,6 +51,8 @@ class Advice:
     curve: list[tuple[int, int, float]] = field(default_factory=list)  # (bytes, reads, se) for plots
     knee_how: str = ""
     estimates: dict = field(default_factory=dict)  # pool bytes -> curve.Estimate, every pool simulated
+    # advise() also sets plain_lru_hist: the workload's plain-LRU stack histogram (an array of
+    # uint64, from the same pass), an attribute and not a field, so asdict() and JSON leave it out
 
 
 def mem_available_bytes(path: str = "/proc/meminfo") -> int | None:
@@ -167,12 +169,20 @@ def advise(order: str, stride: int, reps: int, g: model.Geometry, current_bytes:
         if hi > lo else []
     plus = current_bytes + GIB
     fit = fit_bytes(g, flavor, int(v["innodb_lru_scan_depth"]))
+    given = {b for _, b in table} | ({plus} if plus <= ram else set()) | set(extra_pools or [])
+    if len(grid) > 1:
+        # a grid point next to a pool simulated anyway (within half a grid step) adds nothing to
+        # finding the knee, and a simulation costs
+        half = math.log2(grid[1] / grid[0]) / 2
+        grid = [x for x in grid if not any(lo <= b <= hi and abs(math.log2(b / x)) < half for b in given)]
     if lo < fit < hi:
         grid.append(fit)  # where a cliff ends
-    pools = sorted({b for _, b in table} | set(grid) | ({plus} if plus <= ram else set()) | set(extra_pools or []))
+    pools = sorted(given | set(grid))
     models = [model.pool_model(b, variables, flavor, qps) for b in pools]
     src = curve.workload_source(order, stride, reps, g, models[0].ra_threshold)
-    est = curve.estimate(src, models, salt=salt, exact=exact, exact_at={pools.index(current_bytes)})
+    est, hist = curve.estimate_and_plain_lru(src, models, salt=salt, exact=exact,
+                                             exact_at={pools.index(current_bytes)})
+    adv.plain_lru_hist = hist
     by = dict(zip(pools, est))
     adv.estimates = by
     base = by[current_bytes].reads

@@ -11,10 +11,27 @@ distinct leaves exactly and scales only the re-reads found in the sampled extent
 where y is an extent's reads minus its distinct leaves and N the extents in the table. Its
 standard error is the ratio estimator's, N * sqrt((1 - n/N) * s_y^2 / n), combined with the
 upper levels' re-reads in the miniature (a bound on how far its smaller pool moves them; they
-are few: 35 of 817,237 reads in the seed case at 64M). A miniature never has
-fewer than 512 data pages (BUF_LRU_OLD_MIN_LEN: smaller, InnoDB has no old sublist and behaves
-as plain LRU), so R = max(rate, 512 / data pages); where that makes R large, or the standard
-error exceeds the tolerance, the point is simulated exactly.
+are few: 35 of 817,237 reads in the seed case at 64M). Where the page cleaner frees batches and
+read-ahead is on, the sampling error is doubled (BATCH_SE_FACTOR): the miniature's dynamics
+add an error of their own there (measured at 20M rows, 537M-1.6G: 1.5-3x the sampling error).
+
+A miniature keeps InnoDB's page-count rules in weighted full-scale units (native/lrusim.c): the
+old sublist's length, its tolerance and its 512-page minimum, the page cleaner's batch and the
+freed-page clock are all measured in pages of the full pool, a sampled leaf weighing one and a
+page above the leaves R. So a miniature of a pool under 512 data pages has no old sublist, like
+the pool, and one of a larger pool has it, however small the miniature. What is left is the
+grain: a read-ahead burst is a whole area (64 pages) at any R. At full scale a burst is a small
+part of a batch cycle (768 pages) and its pages are accessed before the next batch: those the
+old/young boundary made young as the list regrew move to the head then. A miniature's burst
+spans several batches, which would make them old again first; before a batch inside a burst the
+miniature moves them to the head (what their first access does at full scale). Without that the
+seed case's miniatures fell up to 4.2% below the exact model at 1-4G (bench/README.md).
+
+A miniature holds at least MIN_MINIATURE_PAGES (three read-ahead areas), or an eighth of a
+smaller pool and never under 24 pages, and never under 1.5 read-ahead areas (one a burst nearly
+fills thrashes): R = max(rate, 1.25 x that / data pages). The grain of the bursts adds
+GRAIN_SE x area / miniature pages of the reads to the reported error. Where R comes out >= 0.4,
+or the standard error exceeds the tolerance, the point is simulated exactly.
 
 MySQL pools (ra_rule MySQL) are always simulated exactly: MySQL's read-ahead also reads the
 non-leaf pages of the first and the last extent, the start-up pages hold a fixed number of
@@ -22,15 +39,13 @@ frames, and the page cleaner's timed batch refills a fixed number of free frames
 model.MYSQL_CLEANER_PHASES_MS, averaged); none of them scales with the sampled extents, so a
 miniature's estimate would be biased.
 
-MariaDB pools whose page cleaner frees batches (PoolModel.cleaner_batch) are simulated exactly
-while linear read-ahead is on: the batches, with read-ahead's 64-page bursts, wear away the pages
-kept from the warm-up, and a miniature cannot reproduce that, as its batch shrinks with R but a
-read-ahead burst does not. Measured on the seed case (100M rows, looped): miniatures fell up to
-4.2% below the exact model at 1-4G, 3-13 standard errors, at R = 0.01, 0.09 and 0.17 alike.
-Without read-ahead the batches scale with the miniature (tests/native/test_curve.py).
+Pools that simulate the same share one simulation: equal models, and pools that hold every
+page the workload can read (nothing is evicted, so the freed-page clock stays 0 and no page
+moves; only the read-ahead area tells them apart).
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 from array import array
@@ -39,13 +54,24 @@ from dataclasses import dataclass
 
 from . import model
 
-MIN_MINIATURE_PAGES = 512  # BUF_LRU_OLD_MIN_LEN
+# A miniature holds at least three read-ahead areas (a burst is 64 pages whatever R is) and, in
+# pools too small for that, a quarter of the pool's pages (module docstring).
+MIN_MINIATURE_PAGES = 192
+MIN_MINIATURE_SHARE = 8
+MIN_MINIATURE_FLOOR = 24
 # The sample of extents realises a rate near R, not R: aim above the floor, and simulate exactly
 # any miniature that still came out under it.
 MINIATURE_MARGIN = 1.25
-DEFAULT_RATE = 0.01
+DEFAULT_RATE = 0.03
 EXACT_ABOVE_RATE = 0.4  # a miniature this large saves too little to be worth its error
 DEFAULT_TOLERANCE = 0.02  # relative standard error above which a point is simulated exactly
+# Batches with read-ahead: the miniature's dynamics add an error the sampling error does not
+# hold (2-3x it at 537M-1.6G on 20M rows, bench/README.md); the reported error is scaled by this.
+BATCH_SE_FACTOR = 2.0
+# A read-ahead burst is a whole area in a miniature of any size: the grain adds an error of about
+# this share of the reads times area / miniature pages (measured: 48M, 300-page miniatures,
+# +0.3..+0.4% at 100M rows; under 0.02% where the miniature holds thousands of pages).
+GRAIN_SE = 0.02
 
 
 @dataclass
@@ -59,40 +85,67 @@ class Estimate:
     made_young: int | None = None  # exact points only
 
 
+def min_pages(pool: model.PoolModel) -> int:
+    """The fewest data pages a miniature of this pool may hold (MIN_MINIATURE_PAGES), and never
+    under one and a half read-ahead areas: a burst is a whole area at any R, and a miniature that
+    a burst nearly fills thrashes (16M, area 32, in 30 pages: +19.5%, 29 standard errors)."""
+    low = pool.capacity_high - pool.cleaner_batch  # the shortest the list gets
+    burst = pool.ra_area * 3 // 2 if pool.ra_threshold > 0 else 0
+    return max(burst, min(MIN_MINIATURE_PAGES, max(MIN_MINIATURE_FLOOR, low // MIN_MINIATURE_SHARE)))
+
+
 def rate_for(pool: model.PoolModel, rate: float) -> float:
     """The sampling rate of a pool's miniature, or 1.0 for an exact simulation."""
-    if pool.cleaner_batch > 1 and pool.ra_threshold > 0:
-        return 1.0  # batches with read-ahead bursts: no miniature reproduces them (module docstring)
-    low = pool.capacity_high - pool.cleaner_batch  # the shortest the list gets
-    r = max(rate, MINIATURE_MARGIN * MIN_MINIATURE_PAGES / max(1, low))
+    low = pool.capacity_high - pool.cleaner_batch
+    r = max(rate, MINIATURE_MARGIN * min_pages(pool) / max(1, low))
     return 1.0 if r >= EXACT_ABOVE_RATE else r
 
 
-def _estimate(row: tuple, distinct: int, refs: int) -> Estimate:
+def _estimate(row: tuple, distinct: int, refs: int, pool: model.PoolModel) -> Estimate:
     (_, misses, made_young, _, ra_pages, _, n, big_n, sum_y, sum_y2, upper, _, _, capacity, upper_touched) = row
     if n == big_n:  # the whole table
         return Estimate(misses, 0.0, 1.0, True, refs, ra_pages, made_young)
-    if n == 0 or capacity < MIN_MINIATURE_PAGES:  # no sample, or a miniature without an old sublist
+    if n == 0 or capacity < min(min_pages(pool), MIN_MINIATURE_FLOOR):  # no sample, or too small a one
         return Estimate(distinct + upper, math.inf, n / big_n, False, refs, None)
     scale = big_n / n
     var = (sum_y2 - sum_y * sum_y / n) / (n - 1) if n > 1 else sum_y2
     # sampling error of the leaves' re-reads, and a bound on the upper levels' (simulated in full
     # but in a smaller pool): their re-reads in the miniature
-    se = math.hypot(big_n * math.sqrt(max(0.0, (1 - n / big_n) * var / n)), upper - upper_touched)
-    return Estimate(round(distinct + upper + scale * sum_y), se, n / big_n, False, refs, round(ra_pages * scale))
+    se = big_n * math.sqrt(max(0.0, (1 - n / big_n) * var / n))
+    if pool.cleaner_batch > 1 and pool.ra_threshold > 0:
+        se *= BATCH_SE_FACTOR
+    reads = round(distinct + upper + scale * sum_y)
+    grain = GRAIN_SE * reads * pool.ra_area / max(1, capacity) if pool.ra_threshold > 0 else 0.0
+    se = math.sqrt(se * se + (upper - upper_touched) ** 2 + grain * grain)
+    return Estimate(reads, se, n / big_n, False, refs, round(ra_pages * scale))
 
 
-def _batches(cfgs: list[tuple], threads: int) -> list[list[int]]:
-    """Indices per thread: exact simulations (the dear ones) dealt first, then miniatures."""
-    order = sorted(range(len(cfgs)), key=lambda i: (cfgs[i][3] < 1, -cfgs[i][0]))
-    out: list[list[int]] = [[] for _ in range(max(1, min(threads, len(cfgs))))]
-    for k, i in enumerate(order):
-        out[k % len(out)].append(i)
-    return [b for b in out if b]
+# Work per simulation in units of one exact pool, for sharing them between threads: a miniature
+# costs about its rate, the plain-LRU histogram (a Fenwick tree over the trace) about half a pool.
+PLAIN_LRU_COST = 0.4
+
+
+def _batches(cfgs: list[tuple], threads: int, plain_lru: bool = False) -> tuple[list[list[int]], int]:
+    """Indices per thread, the dearest first to the least loaded thread; and the thread that also
+    computes the plain-LRU histogram (-1: none)."""
+    n = max(1, min(threads, len(cfgs)))
+    out: list[list[int]] = [[] for _ in range(n)]
+    load = [0.0] * n
+    plain_at = -1
+    if plain_lru:
+        plain_at = n - 1
+        load[plain_at] = PLAIN_LRU_COST
+    for i in sorted(range(len(cfgs)), key=lambda i: (-min(1.0, cfgs[i][3]), -cfgs[i][0])):
+        b = min(range(n), key=lambda t: load[t])
+        out[b].append(i)
+        load[b] += min(1.0, cfgs[i][3])
+    keep = [b for b in range(n) if out[b] or b == plain_at]
+    return [out[b] for b in keep], (keep.index(plain_at) if plain_at >= 0 else -1)
 
 
 def _run(source: tuple, pools: list[model.PoolModel], rates: list[float], salt: int,
-         threads: int) -> list[Estimate]:
+         threads: int, plain_lru: bool = False) -> tuple[list[Estimate], array | None]:
+    """Estimates for the pools, and with plain_lru the plain-LRU histogram from the same pass."""
     from .. import native
 
     trace, workload, n_pages, leaf_pages, ra_threshold = source
@@ -103,19 +156,24 @@ def _run(source: tuple, pools: list[model.PoolModel], rates: list[float], salt: 
              *p.tick_args(ph)) for p, r in zip(pools, rates) for ph in p.phases()]
     ms = 1000.0 / p0.qps
 
-    def one(idx: list[int]) -> tuple[list[int], list]:
+    batches, plain_at = _batches(cfgs, threads, plain_lru)
+
+    def one(b: int) -> tuple[list[int], list]:
+        idx = batches[b]
         rows = native.lrusim_curve(trace, workload, n_pages, leaf_pages, p0.old_pct, p0.old_time_ms, ms,
-                                   ra_threshold, [cfgs[i] for i in idx], p0.ra_rule)
+                                   ra_threshold, [cfgs[i] for i in idx], p0.ra_rule, b == plain_at)
         return idx, rows
 
-    batches = _batches(cfgs, threads)
     out: list[Estimate | None] = [None] * len(cfgs)
+    hist = None
     with ThreadPoolExecutor(max_workers=len(batches)) as ex:
-        for idx, rows in ex.map(one, batches):
+        for idx, rows in ex.map(one, range(len(batches))):
+            if len(rows) > len(idx) + 1:
+                hist = array("Q", rows.pop())
             distinct, refs = rows[-1]
             for i, row in zip(idx, rows[:-1]):
-                out[i] = _estimate(row, distinct, refs)
-    return [_mean([e for e, o in zip(out, owner) if o == i]) for i in range(len(pools))]
+                out[i] = _estimate(row, distinct, refs, pools[owner[i]])
+    return [_mean([e for e, o in zip(out, owner) if o == i]) for i in range(len(pools))], hist
 
 
 def _mean(ests: list) -> Estimate:
@@ -140,18 +198,44 @@ def estimate(source: tuple, pools: list[model.PoolModel], rate: float = DEFAULT_
     source: workload_source(...) or trace_source(...). Points whose relative standard error
     exceeds `tolerance` are simulated again, exactly; so are the pools at the indices exact_at.
     """
+    return estimate_and_plain_lru(source, pools, rate, tolerance, salt, exact, threads, exact_at, False)[0]
+
+
+def estimate_and_plain_lru(source: tuple, pools: list[model.PoolModel], rate: float = DEFAULT_RATE,
+                           tolerance: float = DEFAULT_TOLERANCE, salt: int = 0, exact: bool = False,
+                           threads: int | None = None, exact_at: set[int] | frozenset = frozenset(),
+                           plain_lru: bool = True) -> tuple[list[Estimate], array | None]:
+    """estimate(), and the plain-LRU stack histogram (model.stack_histogram's, as an array) from
+    the same pass over the workload: one pass less than computing it apart (None without pools)."""
     if not pools:
-        return []
+        return [], None
     threads = threads or min(2, os.cpu_count() or 1)
     exact = exact or any(p.ra_rule == model.RA_RULE_MYSQL for p in pools)  # see the module docstring
-    rates = [1.0 if exact or i in exact_at else rate_for(p, rate) for i, p in enumerate(pools)]
-    est = _run(source, pools, rates, salt, threads)
-    redo = [i for i, e in enumerate(est) if not e.exact and e.reads_se > tolerance * max(1, e.reads)]
+    # one simulation per distinct pool (the same pages, or big enough never to evict)
+    keys = [_same_as(p, source) for p in pools]
+    first: dict = {}
+    for i, k in enumerate(keys):
+        first.setdefault(k, i)
+    need_exact = {first[keys[i]] for i in exact_at if i < len(pools)}
+    todo = sorted(set(first.values()))
+    rates = [1.0 if exact or i in need_exact else rate_for(pools[i], rate) for i in todo]
+    est, hist = _run(source, [pools[i] for i in todo], rates, salt, threads, plain_lru)
+    got = dict(zip(todo, est))
+    redo = [i for i in todo if not got[i].exact and got[i].reads_se > tolerance * max(1, got[i].reads)]
     if redo:
-        again = _run(source, [pools[i] for i in redo], [1.0] * len(redo), salt, threads)
-        for i, e in zip(redo, again):
-            est[i] = e
-    return est
+        got.update(zip(redo, _run(source, [pools[i] for i in redo], [1.0] * len(redo), salt, threads)[0]))
+    return [dataclasses.replace(got[first[k]]) for k in keys], hist
+
+
+def _same_as(pool: model.PoolModel, source: tuple) -> tuple:
+    """Pools with equal keys simulate the same: equal models, or (MariaDB, nothing evicted while
+    starting) pools holding every page the simulation can read: nothing is ever evicted, so the
+    freed-page clock stays 0 and no page moves; only the read-ahead area tells them apart."""
+    n_pages = source[2]
+    if pool.start_freed == 0 and pool.capacity_high >= n_pages + model.FILLER_SLOTS + pool.start_pages:
+        return ("holds the table", pool.ra_area, pool.ra_threshold, pool.ra_rule, pool.start_pages,
+                pool.old_pct, pool.old_time_ms, pool.qps)
+    return ("pool", pool)
 
 
 def workload_source(order: str, stride: int, reps: int, g: model.Geometry, ra_threshold: int) -> tuple:

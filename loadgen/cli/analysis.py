@@ -91,8 +91,10 @@ def predict(variation, order, pool, dataset_spec, shape, rows_per_leaf, leaf_pag
             adv = make_advice(workload.order, workload.stride, workload.reps, g, pool_bytes, variables=variables,
                               flavor=flavor, qps=qps, ram_bytes=parse_size(ram, "--ram") if ram else None,
                               ms_per_read=ms_per_read, exact=exact, extra_pools=curve_pools)
+        # the advice's pass over the workload gave the plain-LRU histogram too
         fc = forecast.forecast(workload.order, workload.stride, workload.reps, g, pool_bytes, variables, flavor, qps,
-                            curve_pools, exact=exact, estimates=adv.estimates if adv else None)
+                            curve_pools, exact=exact, estimates=adv.estimates if adv else None,
+                            hist=getattr(adv, "plain_lru_hist", None))
     if plots_dir is not None:
         from ..plots import advice_series, write_curve_plots
 

@@ -154,6 +154,19 @@ def test_predict_advise_prints_curve_and_advice():
     assert "knee" in out.stdout and "+1 GiB" in out.stdout
 
 
+def test_predict_advise_as_json_has_the_curve_the_advice_and_plain_lru():
+    out = loadgen("predict", "--variation", "B", "--pool", "32M", "--rows", "2M", "--advise", "--ram", "1G",
+                  "--curve", "16M,64M", "--format", "json")
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert doc["advice"]["order"] == "looped" and "plain_lru_hist" not in doc["advice"]
+    # the plain-LRU column came from the advice's pass: the same as a separate histogram's
+    plain = {p["pool_bytes"]: p["plain_lru_reads"] for p in doc["curve"]}
+    alone = json.loads(loadgen("predict", "--variation", "B", "--pool", "32M", "--rows", "2M",
+                               "--curve", "16M,64M", "--format", "json").stdout)
+    assert plain == {p["pool_bytes"]: p["plain_lru_reads"] for p in alone["curve"]}
+
+
 @pytest.mark.parametrize("args,needle", [(["--variations", "Z"], "advise handles"),
                                          (["--ms-per-read", "-1"], "above zero"),
                                          (["--ram", "lots"], "--ram")])
