@@ -105,6 +105,27 @@ def predict_result(result: dict) -> dict | None:
 
 
 RESULT_CURVE_FACTORS = (0.25, 0.5, 1.0, 2.0, 4.0)
+CURVE_FLOOR_BYTES = 8 << 20  # the smallest pool on an automatic curve (the servers' own minimum is 5-8 MiB)
+
+
+def auto_curve_pools(pool_bytes: int, g: model.Geometry) -> list[int]:
+    """`predict --curve auto`: powers of two from a quarter of the pool (the advice table's lowest
+    factor) to past the table, where the curve goes flat at the distinct pages. Points far under the
+    pool answer no sizing question, and at small pools the page cleaner's model needs exact
+    simulation (0.3 s each on the seed case): an 8M..16G grid for a 128M pool cost a third of
+    `predict --advise`'s second."""
+    table_bytes = g.n_pages * model.PAGE_BYTES
+    lo = max(CURVE_FLOOR_BYTES, pool_bytes // 4)
+    hi = max(4 * pool_bytes, table_bytes + table_bytes // 4)
+    size, out = CURVE_FLOOR_BYTES, []
+    while size < lo:
+        size *= 2
+    while True:
+        out.append(size)
+        if size >= hi:
+            break
+        size *= 2
+    return sorted(set(out) | {pool_bytes})
 
 
 def result_curve(order: str, stride: int, reps: int, g: model.Geometry, pool: model.PoolModel, srv: dict, misses: int,

@@ -34,8 +34,9 @@ MAX_HEIGHT = 15  # deeper than any real InnoDB B-tree; the simulator's limit too
 @click.option("--flavor", type=click.Choice(["mariadb", "mysql"]), default="mariadb", show_default=True)
 @settings_option("The model's server variables: innodb_old_blocks_pct, innodb_old_blocks_time, "
                  "innodb_lru_scan_depth.")
-@click.option("--curve", default="8M,16M,32M,64M,128M,256M,512M,1G,2G,4G,8G,16G", show_default=True,
-              help="Pool sizes for the miss-ratio curve ('' for none).")
+@click.option("--curve", default="auto", show_default=True,
+              help="Pool sizes for the miss-ratio curve, e.g. 8M,64M,1G ('' for none; auto: powers of two "
+                   "from a quarter of --pool to past the table's size).")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
 @click.option("--exact", is_flag=True, help="Simulate every curve point in full (no miniatures).")
 @click.option("--advise", "with_advice", is_flag=True, help="Also print the pool advice table (see loadgen advise).")
@@ -72,7 +73,8 @@ def predict(variation, order, pool, dataset_spec, shape, rows_per_leaf, leaf_pag
         g = model.Geometry(n_rows, parse_count(leaf_pages, "--leaf-pages") if leaf_pages else g.leaf_pages,
                            height or g.height)
     variables = _numeric_settings(settings)
-    curve_pools = parse_pools(curve, "--curve") if curve.strip() else []
+    curve_pools = forecast.auto_curve_pools(pool_bytes, g) if curve.strip() == "auto" else \
+        parse_pools(curve, "--curve") if curve.strip() else []
     workload = Workload(order_name, n_rows, **shape)
     adv = None
     if order_name not in model.ORDER_CODES:  # random, the key distributions, a trace: explicit keys

@@ -132,6 +132,22 @@ def test_predict_prints_the_seed_case():
     assert loadgen("predict", "--pool", "lots").returncode == 2
 
 
+def test_the_automatic_curve_spans_a_quarter_of_the_pool_to_past_the_table():
+    from loadgen.analysis import forecast, model
+
+    seed = model.estimate_geometry(100_000_000)  # 12.5 GiB of pages
+    assert forecast.auto_curve_pools(128 << 20, seed) == [(32 << 20) << k for k in range(10)]  # 32M..16G
+    small = model.estimate_geometry(2_000_000)  # ~250 MiB
+    pools = forecast.auto_curve_pools(24 << 20, small)
+    assert pools[0] == 8 << 20 and 24 << 20 in pools  # never under 8M; the asked pool is a point
+    assert pools[-1] >= 1.25 * small.n_pages * model.PAGE_BYTES and pools[-1] >= 4 * (24 << 20)
+    r = loadgen("predict", "--variation", "B", "--pool", "64M", "--rows", "4M", "--format", "json")
+    assert r.returncode == 0, r.stderr
+    got = [p["pool_bytes"] for p in json.loads(r.stdout)["curve"]]
+    assert got[0] == 16 << 20 and got == sorted(got) and 64 << 20 in got
+    assert json.loads(r.stdout)["curve"][-1]["reads"] < json.loads(r.stdout)["prediction"]["reads"]  # past the knee
+
+
 def test_advise_prints_the_table_per_order_within_the_memory_given(tmp_path):
     out = loadgen("advise", "--pool", "64M", "--rows", "2M", "--ram", "200M", "--ms-per-read", "0.5",
                   "--format", "json", "--plots", tmp_path / "plots")
