@@ -185,7 +185,7 @@ class DockerServer(Server):
         except docker_sdk.errors.NotFound:
             vol = None
         if vol is not None:
-            users = self.client.containers.list(all=True, filters={"volume": self.volume})
+            users = self.client.containers.list(all=True, filters={"volume": self.volume}, ignore_removed=True)
             if users:
                 raise ProvisionError(
                     f"the volume {self.volume} is in use by container {users[0].name} (another loadgen?)",

@@ -131,7 +131,9 @@ def sweep_orphans(client) -> int:
     """
     host = socket.gethostname()
     removed = 0
-    for c in client.containers.list(all=True, filters={"label": [f"{LABEL}.host={host}", f"{LABEL}.keep=0"]}):
+    # ignore_removed: another loadgen may remove its own container between the list and the inspect
+    mine = {"label": [f"{LABEL}.host={host}", f"{LABEL}.keep=0"]}
+    for c in client.containers.list(all=True, filters=mine, ignore_removed=True):
         pid = int(c.labels.get(f"{LABEL}.pid", "0") or 0)
         if pid and not pid_alive(pid):
             try:

@@ -35,7 +35,7 @@ def session_labels() -> dict[str, str]:
 
 
 def session_containers(client) -> list:
-    return client.containers.list(all=True, filters={"label": session_filter()})
+    return client.containers.list(all=True, filters={"label": session_filter()}, ignore_removed=True)
 
 
 @contextlib.contextmanager

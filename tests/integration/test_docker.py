@@ -63,7 +63,7 @@ def start_loadgen(*args: str) -> subprocess.Popen:
 
 
 def containers_of(client, pid: int) -> list:
-    return client.containers.list(all=True, filters={"label": f"{LABEL}.pid={pid}"})
+    return client.containers.list(all=True, filters={"label": f"{LABEL}.pid={pid}"}, ignore_removed=True)
 
 
 def wait_until_measuring(client, proc: subprocess.Popen) -> str:
@@ -168,7 +168,7 @@ def test_the_leftover_check_counts_this_sessions_containers_and_spares_another_s
         with leaves_no_container(engine):
             others.append(_idle_container(engine, other_labels))  # started meanwhile: still not ours
         ids = {c.id for c in others}
-        assert ids <= {c.id for c in engine.containers.list(filters={"label": LABEL})}
+        assert ids <= {c.id for c in engine.containers.list(filters={"label": LABEL}, ignore_removed=True)}
         assert not ids & {c.id for c in session_containers(engine)}
         with pytest.raises(AssertionError, match="left behind"):
             with leaves_no_container(engine):
