@@ -207,17 +207,19 @@ def forecast(w: Workload, g: model.Geometry, pool_bytes: int, variables: dict | 
     pools = [pool_bytes] + [p for p in (curve_pools or []) if p != pool_bytes]
     models = [pool] + [model.pool_model(p, variables, flavor, qps) for p in pools[1:]]
     hist = plain_lru_histogram(pages, g)
+    # the asked pool's read-ahead too (MySQL reads ahead on key streams), for the prediction block
+    ms_per_ref = (1000.0 / qps) * used / max(1, len(pages))
     with ThreadPoolExecutor(max_workers=max(1, min(len(models), os.cpu_count() or 1))) as ex:
-        sims = list(ex.map(lambda m: simulate_pages(pages, used, g, m), models))
+        sims = list(ex.map(lambda m: _kernel(pages, g, m, ms_per_ref)[:5] if pages else (0, 0, 0, 0, 0), models))
     refs = len(pages)
     points = []
     for pb, m, (_, misses, *_rest) in zip(pools, models, sims):
         plain = model.lru_misses(hist, m.capacity_pages)
         points.append(model.CurvePoint(pb, m.pool_pages, m.capacity_pages, misses, plain,
                                        misses / refs if refs else 0.0, plain / refs if refs else 0.0))
-    _, misses, made_young, _ = sims[0]
+    _, misses, made_young, _, read_ahead = sims[0]
     at = model.Prediction(model.MODEL, misses, refs, 1.0 - misses / refs if refs else 0.0, points[0].plain_lru_reads,
-                          pool.capacity_pages, pool.pool_pages, made_young, qps, read_ahead=0)
+                          pool.capacity_pages, pool.pool_pages, made_young, qps, read_ahead=read_ahead)
     curve = sorted(points[1:] if curve_pools and pool_bytes not in curve_pools else points,
                    key=lambda p: p.pool_bytes)
     return model.Forecast(g, w.order, used, refs, at, curve)
