@@ -11,9 +11,7 @@ from typing import Iterable, Iterator
 
 from .geometry import Geometry, leaf_of_id, leaf_phys, level_sizes, phys_leaf
 from .pool import (LRU_MIN_LEN, MYSQL_CLEANER_PERIOD_MS, NON_OLD_MIN_LEN, OLD_MIN_LEN, OLD_TOLERANCE,
-                   RA_RULE_MARIADB, RA_RULE_MYSQL, RATIO_DIV, READ_AHEAD_PAGES)
-
-FILLER_SLOTS = 128  # native/lrusim.c: non-leaf pages MySQL's read-ahead reads (first and last extent)
+                   FILLER_SLOTS, RA_RULE_MARIADB, RA_RULE_MYSQL, RATIO_DIV, READ_AHEAD_PAGES)
 
 
 def _py_trace(order: str, stride: int, reps: int, g: Geometry, moves: bool = False) -> Iterator[tuple]:

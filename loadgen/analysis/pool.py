@@ -57,6 +57,7 @@ RESERVE_PER_SCAN_DEPTH = 0.75
 SMALL_POOL_HIGH_PAGES, SMALL_POOL_LOW_PAGES = 256, 32
 MIN_CAPACITY_PAGES = 192
 RA_RULE_MARIADB, RA_RULE_MYSQL = 0, 1  # native/lrusim.c
+FILLER_SLOTS = 128  # native/lrusim.c: non-leaf pages MySQL's read-ahead reads (first and last extent)
 PAGE_BYTES = 16384
 # buf0lru.cc's list constants (the reference simulator, lru_reference.py, uses them too)
 OLD_MIN_LEN, OLD_TOLERANCE, NON_OLD_MIN_LEN, RATIO_DIV = 512, 20, 5, 1024
