@@ -251,7 +251,7 @@ def alloc_touch(size: int, pages: str = "4k") -> AllocRun:
                     None if huge_kb < 0 else huge_kb, tlb_status(tlb_err))
 
 
-# -- buffer-pool simulation kernels (native/lrusim.c; loadgen/model.py wraps them) --------------
+# -- buffer-pool simulation kernels (native/lrusim.c; loadgen/analysis/model.py wraps them) -----
 def lrusim_innodb(trace, workload: tuple | None, n_pages: int, capacity: int, pool_pages: int, old_pct: float,
                   old_time_ms: float, ms_per_query: float, ra_threshold: int = 0,
                   ra_area: int = 64, collapse: bool = True, ra_rule: int = 0, start_pages: int = 0,

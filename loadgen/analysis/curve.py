@@ -36,7 +36,7 @@ or the standard error exceeds the tolerance, the point is simulated exactly.
 MySQL pools (ra_rule MySQL) are always simulated exactly: MySQL's read-ahead also reads the
 non-leaf pages of the first and the last extent, the start-up pages hold a fixed number of
 frames, and the page cleaner's timed batch refills a fixed number of free frames (at each of
-model.MYSQL_CLEANER_PHASES_MS, averaged); none of them scales with the sampled extents, so a
+pool.MYSQL_CLEANER_PHASES_MS, averaged); none of them scales with the sampled extents, so a
 miniature's estimate would be biased.
 
 Pools that simulate the same share one simulation: equal models, and pools that hold every
@@ -53,6 +53,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from . import model
+from .geometry import Geometry
+from .pool import FILLER_SLOTS, RA_RULE_MYSQL, PoolModel
 
 # A miniature holds at least three read-ahead areas (a burst is 64 pages whatever R is) and, in
 # pools too small for that, a quarter of the pool's pages (module docstring).
@@ -85,7 +87,7 @@ class Estimate:
     made_young: int | None = None  # exact points only
 
 
-def min_pages(pool: model.PoolModel) -> int:
+def min_pages(pool: PoolModel) -> int:
     """The fewest data pages a miniature of this pool may hold (MIN_MINIATURE_PAGES), and never
     under one and a half read-ahead areas: a burst is a whole area at any R, and a miniature that
     a burst nearly fills thrashes (16M, area 32, in 30 pages: +19.5%, 29 standard errors)."""
@@ -94,14 +96,14 @@ def min_pages(pool: model.PoolModel) -> int:
     return max(burst, min(MIN_MINIATURE_PAGES, max(MIN_MINIATURE_FLOOR, low // MIN_MINIATURE_SHARE)))
 
 
-def rate_for(pool: model.PoolModel, rate: float) -> float:
+def rate_for(pool: PoolModel, rate: float) -> float:
     """The sampling rate of a pool's miniature, or 1.0 for an exact simulation."""
     low = pool.capacity_high - pool.cleaner_batch
     r = max(rate, MINIATURE_MARGIN * min_pages(pool) / max(1, low))
     return 1.0 if r >= EXACT_ABOVE_RATE else r
 
 
-def _estimate(row: tuple, distinct: int, refs: int, pool: model.PoolModel) -> Estimate:
+def _estimate(row: tuple, distinct: int, refs: int, pool: PoolModel) -> Estimate:
     (_, misses, made_young, _, ra_pages, _, n, big_n, sum_y, sum_y2, upper, _, _, capacity, upper_touched) = row
     if n == big_n:  # the whole table
         return Estimate(misses, 0.0, 1.0, True, refs, ra_pages, made_young)
@@ -143,7 +145,7 @@ def _batches(cfgs: list[tuple], threads: int, plain_lru: bool = False) -> tuple[
     return [out[b] for b in keep], (keep.index(plain_at) if plain_at >= 0 else -1)
 
 
-def _run(source: tuple, pools: list[model.PoolModel], rates: list[float], salt: int,
+def _run(source: tuple, pools: list[PoolModel], rates: list[float], salt: int,
          threads: int, plain_lru: bool = False) -> tuple[list[Estimate], array | None]:
     """Estimates for the pools, and with plain_lru the plain-LRU histogram from the same pass."""
     from .. import native
@@ -190,7 +192,7 @@ def _mean(ests: list) -> Estimate:
                     avg([e.made_young for e in ests]))
 
 
-def estimate(source: tuple, pools: list[model.PoolModel], rate: float = DEFAULT_RATE,
+def estimate(source: tuple, pools: list[PoolModel], rate: float = DEFAULT_RATE,
              tolerance: float = DEFAULT_TOLERANCE, salt: int = 0, exact: bool = False,
              threads: int | None = None, exact_at: set[int] | frozenset = frozenset()) -> list[Estimate]:
     """Reads for each pool (all with the same old_pct, old_time_ms, qps and read-ahead threshold).
@@ -201,7 +203,7 @@ def estimate(source: tuple, pools: list[model.PoolModel], rate: float = DEFAULT_
     return estimate_and_plain_lru(source, pools, rate, tolerance, salt, exact, threads, exact_at, False)[0]
 
 
-def estimate_and_plain_lru(source: tuple, pools: list[model.PoolModel], rate: float = DEFAULT_RATE,
+def estimate_and_plain_lru(source: tuple, pools: list[PoolModel], rate: float = DEFAULT_RATE,
                            tolerance: float = DEFAULT_TOLERANCE, salt: int = 0, exact: bool = False,
                            threads: int | None = None, exact_at: set[int] | frozenset = frozenset(),
                            plain_lru: bool = True) -> tuple[list[Estimate], array | None]:
@@ -210,7 +212,7 @@ def estimate_and_plain_lru(source: tuple, pools: list[model.PoolModel], rate: fl
     if not pools:
         return [], None
     threads = threads or min(2, os.cpu_count() or 1)
-    exact = exact or any(p.ra_rule == model.RA_RULE_MYSQL for p in pools)  # see the module docstring
+    exact = exact or any(p.ra_rule == RA_RULE_MYSQL for p in pools)  # see the module docstring
     # one simulation per distinct pool (the same pages, or big enough never to evict)
     keys = [_same_as(p, source) for p in pools]
     first: dict = {}
@@ -227,18 +229,18 @@ def estimate_and_plain_lru(source: tuple, pools: list[model.PoolModel], rate: fl
     return [dataclasses.replace(got[first[k]]) for k in keys], hist
 
 
-def _same_as(pool: model.PoolModel, source: tuple) -> tuple:
+def _same_as(pool: PoolModel, source: tuple) -> tuple:
     """Pools with equal keys simulate the same: equal models, or (MariaDB, nothing evicted while
     starting) pools holding every page the simulation can read: nothing is ever evicted, so the
     freed-page clock stays 0 and no page moves; only the read-ahead area tells them apart."""
     n_pages = source[2]
-    if pool.start_freed == 0 and pool.capacity_high >= n_pages + model.FILLER_SLOTS + pool.start_pages:
+    if pool.start_freed == 0 and pool.capacity_high >= n_pages + FILLER_SLOTS + pool.start_pages:
         return ("holds the table", pool.ra_area, pool.ra_threshold, pool.ra_rule, pool.start_pages,
                 pool.old_pct, pool.old_time_ms, pool.qps)
     return ("pool", pool)
 
 
-def workload_source(order: str, stride: int, reps: int, g: model.Geometry, ra_threshold: int) -> tuple:
+def workload_source(order: str, stride: int, reps: int, g: Geometry, ra_threshold: int) -> tuple:
     wl = model.workload_tuple(order, stride, reps, g, moves=ra_threshold > 0)
     return (None, wl, g.n_pages, g.leaf_pages, ra_threshold)
 

@@ -1,0 +1,191 @@
+"""The server's pool as the simulator sees it: frames, the data pages they hold, the page cleaner.
+
+Held apart from the simulator because it is the part fitted to servers (pages_total per pool
+size, the free reserve, the cleaner's batches, MySQL's start-up pages), while the simulator is a
+port of buf0lru.cc; the two change for different reasons.
+
+The pool's capacity is the data pages it actually holds: pages_total minus the free pages the
+page cleaner keeps (about innodb_lru_scan_depth, docs/innodb.md, "The LRU rules the model uses").
+MariaDB's cleaner frees them in batches (the free list swings between scan_depth/2 and
+scan_depth), so the LRU list shrinks and regrows; the model frees scan_depth/2 pages at once when
+the list is full (PoolModel.cleaner_batch; MySQL: none). That is what wears away the young pages
+kept from the warm-up, once read-ahead puts pages in the list before their first access: the
+boundary then makes them young, their first access moves them to the head, and the warm-up pages
+drift to the boundary and are evicted. Measured at 4M rows, 128M, looped: 63,935 reads with the
+defaults (the model with batches +1.5%, without -4.6%); 60,498 with innodb_lru_scan_depth=100
+(-0.3%) and 61,278 with read-ahead off (-0.1%).
+
+MySQL 8.0-9.x (flavor "mysql", docs/mysql-lab.md): no standing free reserve (the lab's data +
+free = pages_total, data up to the whole pool), innodb_lru_scan_depth defaults to 1024, its own
+linear read-ahead trigger (RA_RULE_MYSQL, see model.py), one timed LRU batch of the page cleaner,
+and the ~960 pages read while the server starts keep their frames and LRU places through the run
+(taken from the result's pages_data_before when there is one; see mysql_start_pages).
+innodb_buffer_pool_instances: the servers of the lab have one instance (pools under 1 GiB). A
+larger MySQL pool is split into instances by a hash of the page's 64-page extent, so each one
+holds a random 1/n of the extents in 1/n of the frames: a miniature of the whole, which is what
+loadgen/analysis/curve.py shows to predict the single pool's reads within its sampling error. The
+model therefore simulates one LRU of the summed size.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+DEFAULT_QPS = 15_000.0  # what this project's Python driver reaches; old_blocks_time needs a clock
+DEFAULTS = {"innodb_old_blocks_pct": 37, "innodb_old_blocks_time": 1000, "innodb_lru_scan_depth": 1536,
+            "innodb_read_ahead_threshold": 56}
+# MySQL 8.0-9.x (lab: 9.7.4): page cleaner's scan depth, and the start-up pages it holds
+MYSQL_DEFAULTS = {"innodb_lru_scan_depth": 1024}
+MYSQL_START_PAGES = 960  # pages_data before the first query at 32M/64M: 955-976
+# MySQL's page cleaner runs an LRU batch on its ~1 s tick only while the server sees activity
+# (srv_check_activity); a read-only run is none, so one batch landed, in the run's first second
+# (docs/mysql-lab.md, "The page cleaner"). Where in that second is not known: the prediction is
+# the mean over these phases.
+MYSQL_CLEANER_PERIOD_MS = 1000.0
+MYSQL_CLEANER_TICKS = 1
+MYSQL_CLEANER_PHASES_MS = (125.0, 375.0, 625.0, 875.0)
+READ_AHEAD_PAGES = 64  # BUF_READ_AHEAD_PAGES: one extent
+READ_AHEAD_PORTION = 32  # BUF_READ_AHEAD_PORTION: the area is at most 1/32 of the pool
+# The page cleaner's free reserve. MariaDB 10.11's page cleaner evicts from the LRU tail when the
+# free list falls below innodb_lru_scan_depth/2 and refills it to innodb_lru_scan_depth, so the
+# free list swings between the two: on average 0.75 * scan depth (sampled every 0.2 s at 32M and
+# the default 1536: free 800..1550, data pages 480..1220). Held to measurements: 100 -> 3990 of
+# 4056 data pages, 8044 of 8112, 16165 of 16224 (lab); 1536 at 32M -> looped 2,710..2,715 reads
+# (native driver, 6 runs), which 0.75 predicts within 1.5% and the earlier fit 0.87 missed by 5.7%.
+# When the reserve exceeds the pool, 143..252 data pages stayed resident (8M and 16M at 1536).
+RESERVE_PER_SCAN_DEPTH = 0.75
+# MariaDB, pool - scan depth <= 256: the LRU list swings between these (fitted, docs/innodb.md)
+SMALL_POOL_HIGH_PAGES, SMALL_POOL_LOW_PAGES = 256, 32
+MIN_CAPACITY_PAGES = 192
+RA_RULE_MARIADB, RA_RULE_MYSQL = 0, 1  # native/lrusim.c
+FILLER_SLOTS = 128  # native/lrusim.c: non-leaf pages MySQL's read-ahead reads (first and last extent)
+PAGE_BYTES = 16384
+# buf0lru.cc's list constants (the reference simulator, lru_reference.py, uses them too)
+OLD_MIN_LEN, OLD_TOLERANCE, NON_OLD_MIN_LEN, RATIO_DIV = 512, 20, 5, 1024
+LRU_MIN_LEN = 256  # BUF_LRU_MIN_LEN: the page cleaner's LRU batch leaves at least this many
+
+
+@dataclass(frozen=True)
+class PoolModel:
+    """What the simulator needs to know about the server."""
+
+    pool_pages: int  # Innodb_buffer_pool_pages_total
+    capacity_pages: int  # data pages held (pool minus the page cleaner's free reserve)
+    old_pct: float = 37
+    old_time_ms: float = 1000
+    qps: float = DEFAULT_QPS
+    ra_threshold: int = 0  # innodb_read_ahead_threshold; 0 = linear read-ahead off
+    ra_area: int = READ_AHEAD_PAGES  # buf_pool.read_ahead_area
+    ra_rule: int = RA_RULE_MARIADB  # whose linear read-ahead trigger (see the module docstring)
+    start_pages: int = 0  # pages the server holds before the first query (read while starting)
+    start_freed: int = 0  # pages it evicted while starting (the freed-page clock at the start)
+    # The page cleaner frees this many pages at once when the pool is full (0: one per read):
+    # the simulated list then swings between capacity_pages +- cleaner_batch/2.
+    cleaner_batch: int = 0
+    # MySQL's timed LRU batch (native/lrusim.c cleaner_tick): refill the free frames to this many
+    # (innodb_lru_scan_depth; 0: none), at cleaner_phase_ms (None: the mean over
+    # MYSQL_CLEANER_PHASES_MS), then every MYSQL_CLEANER_PERIOD_MS, cleaner_ticks in all.
+    cleaner_depth: int = 0
+    cleaner_phase_ms: float | None = None
+    cleaner_ticks: int = MYSQL_CLEANER_TICKS
+
+    def tick_args(self, phase_ms: float) -> tuple:
+        """The kernel's tick arguments (tick_depth, tick_phase_ms, tick_period_ms, ticks)."""
+        return (self.cleaner_depth, phase_ms, MYSQL_CLEANER_PERIOD_MS, self.cleaner_ticks)
+
+    def phases(self) -> tuple:
+        """The cleaner phases to simulate and average (one, 0.0, when there is no timed cleaner)."""
+        if not self.cleaner_depth:
+            return (0.0,)
+        return (self.cleaner_phase_ms,) if self.cleaner_phase_ms is not None else MYSQL_CLEANER_PHASES_MS
+
+    @property
+    def capacity_high(self) -> int:
+        """The list length at which the simulated page cleaner frees its batch."""
+        return self.capacity_pages + self.cleaner_batch // 2
+
+
+
+def pool_pages(pool_bytes: int, flavor: str = "mariadb") -> int:
+    """Innodb_buffer_pool_pages_total for a pool size.
+
+    MariaDB 10.11.12+ splits the pool into 8 MiB extents whose first pages hold the block
+    descriptors: 507 usable pages per 8 MiB, a partial extent loses 5 (lab table, 6M..512M).
+    """
+    pages = pool_bytes // PAGE_BYTES
+    if flavor != "mariadb":
+        return pages
+    extents, rest = divmod(pages, 512)
+    return extents * 507 + (rest - 5 if rest > 5 else 0)
+
+
+def capacity_pages(total_pages: int, lru_scan_depth: int) -> int:
+    """Data pages the pool holds: the page cleaner keeps most of lru_scan_depth pages free."""
+    reserve = round(RESERVE_PER_SCAN_DEPTH * lru_scan_depth)
+    return max(min(total_pages, MIN_CAPACITY_PAGES), total_pages - reserve)
+
+
+def read_ahead_area(total_pages: int) -> int:
+    """buf_pool.read_ahead_area: min(64, pages/32 rounded up to a power of two).
+
+    Measured on MariaDB 10.11.19: read-ahead came in 16-page batches at 8M (507 pages), 64 at 32M+.
+    """
+    portion = max(1, total_pages // READ_AHEAD_PORTION)
+    return min(READ_AHEAD_PAGES, 1 << (portion - 1).bit_length())
+
+
+def mysql_start_pages(total_pages: int, lru_scan_depth: int, measured: int | None = None) -> int:
+    """Start-up pages that hold frames when a MySQL run begins (docs/mysql-lab.md).
+
+    MySQL reads 812-873 pages while it starts (dictionary, undo, system pages) and holds 955-976
+    of them where the pool has room; they keep their LRU places, so a looped run that does not fit
+    has that many frames less (32M, 200k rows: 2,726 pages read; 2,721 predicted with them, 1,699
+    without). The page cleaner's one timed batch (PoolModel.cleaner_depth) evicts the ones at
+    the LRU tail where it lands while fewer than innodb_lru_scan_depth frames are free: at 16M
+    (1,024 frames) that is most of them.
+    """
+    held = MYSQL_START_PAGES if measured is None else max(0, int(measured))
+    return min(held, total_pages)
+
+
+def pool_model(pool_bytes: int, variables: dict | None = None, flavor: str = "mariadb",
+               qps: float = DEFAULT_QPS, total_pages: int | None = None,
+               start_pages: int | None = None) -> PoolModel:
+    """The simulator's view of a server's pool. start_pages (MySQL): data pages held right before
+    the run (Innodb_buffer_pool_pages_data), None for the lab's typical start-up."""
+    mysql = flavor == "mysql"
+    defaults = {**DEFAULTS, **(MYSQL_DEFAULTS if mysql else {})}
+    v = {**defaults, **{k: x for k, x in (variables or {}).items() if x not in (None, "")}}
+    total = total_pages or pool_pages(pool_bytes, flavor)
+    ra = min(READ_AHEAD_PAGES, max(0, int(v["innodb_read_ahead_threshold"])))
+    scan_depth = int(v["innodb_lru_scan_depth"])
+    if mysql:
+        # MySQL: no standing free reserve in the lab (data + free = total, data up to the whole
+        # pool), its own read-ahead trigger, and the start-up pages.
+        return PoolModel(pool_pages=total, capacity_pages=total, old_pct=float(v["innodb_old_blocks_pct"]),
+                         old_time_ms=float(v["innodb_old_blocks_time"]), qps=qps, ra_threshold=ra,
+                         ra_area=read_ahead_area(total), ra_rule=RA_RULE_MYSQL,
+                         start_pages=mysql_start_pages(total, scan_depth, start_pages),
+                         cleaner_depth=scan_depth)
+    if total - scan_depth <= LRU_MIN_LEN:
+        # The free target is out of reach: the page cleaner, woken whenever fewer than depth/2
+        # frames are free, keeps the LRU list at BUF_LRU_MIN_LEN or under; sampled every 0.2 s at
+        # 8M and 16M with the default 1536 it swung between 28 and 255 pages. The model lets it
+        # grow to 256 and empties it to SMALL_POOL_LOW_PAGES (fitted on zipfian, hotspot and a
+        # trace at 8M/16M: docs/innodb.md, "The page cleaner").
+        batch = SMALL_POOL_HIGH_PAGES - SMALL_POOL_LOW_PAGES + 1
+        return PoolModel(pool_pages=total, capacity_pages=SMALL_POOL_HIGH_PAGES - batch // 2, cleaner_batch=batch,
+                         old_pct=float(v["innodb_old_blocks_pct"]), old_time_ms=float(v["innodb_old_blocks_time"]),
+                         qps=qps, ra_threshold=ra, ra_area=read_ahead_area(total))
+    # MariaDB's page cleaner keeps the free list between depth/2 and depth: batches of depth/2.
+    # Where that leaves the list under the old-list minimum, hold it steady (measured: 32M).
+    batch = scan_depth // 2 if total - scan_depth >= OLD_MIN_LEN else 0
+    return PoolModel(
+        pool_pages=total,
+        capacity_pages=capacity_pages(total, scan_depth),
+        cleaner_batch=batch,
+        old_pct=float(v["innodb_old_blocks_pct"]),
+        old_time_ms=float(v["innodb_old_blocks_time"]),
+        qps=qps,
+        ra_threshold=ra,
+        ra_area=read_ahead_area(total),
+    )

@@ -1,0 +1,56 @@
+"""What the model says: a prediction at one pool size, a point of the miss curve, a forecast.
+
+Held apart so the readers of predictions (forecast.py, curve.py, advise.py, the reports) need not
+import the simulator to name its results. The result file's own `prediction` block is
+loadgen/results.py's Prediction.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+from .geometry import Geometry
+
+
+@dataclass
+class Prediction:
+    model: str
+    reads: int
+    read_requests: int
+    hit_ratio: float
+    plain_lru_reads: int
+    capacity_pages: int
+    pool_pages: int
+    made_young: int
+    qps: float
+    error_pct: float | None = None
+    measured_reads: int | None = None
+    plain_lru_error_pct: float | None = None
+    read_ahead: int | None = None  # pages the model read ahead (included in reads)
+    measured_read_ahead: int | None = None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class CurvePoint:
+    pool_bytes: int
+    pool_pages: int
+    capacity_pages: int
+    reads: int
+    plain_lru_reads: int
+    miss_ratio: float
+    plain_lru_miss_ratio: float
+    reads_se: float = 0.0  # standard error of reads: 0 when simulated exactly (loadgen/analysis/curve.py)
+    rate: float = 1.0  # the miniature's sampling rate; 1.0 = exact
+    exact: bool = True
+
+
+@dataclass
+class Forecast:
+    geometry: Geometry
+    order: str
+    queries: int
+    read_requests: int
+    at: Prediction
+    curve: list[CurvePoint] = field(default_factory=list)
