@@ -57,7 +57,7 @@ from .geometry import Geometry
 from .pool import FILLER_SLOTS, RA_RULE_MYSQL, PoolModel
 
 # A miniature holds at least three read-ahead areas (a burst is 64 pages whatever R is) and, in
-# pools too small for that, a quarter of the pool's pages (module docstring).
+# pools too small for that, an eighth of the pool's pages and never under 24 (module docstring).
 MIN_MINIATURE_PAGES = 192
 MIN_MINIATURE_SHARE = 8
 MIN_MINIATURE_FLOOR = 24
