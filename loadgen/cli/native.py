@@ -132,7 +132,8 @@ def _render_pagez(console, doc):
               help="Interleaved A,B,C rounds; the table shows medians.")
 @click.option("--swap", type=SWAP, default="auto", show_default=True,
               help="auto: a swap file on disk where one works (the seed's effect), else zram.")
-@click.option("--zram-mem-limit", default="512M", show_default=True)
+@click.option("--zram-mem-limit", default="512M", show_default=True,
+              help="With --swap zram: RAM the zram device may use for compressed pages.")
 @_force_option
 @_out_option
 def pagez_compare(scale, memory_limit, chunk_size, repeat, swap, zram_mem_limit, force, out):
@@ -250,7 +251,7 @@ def _render_lazymap(console, doc):
 
 
 @native.command()
-@click.option("--size", default="512M", show_default=True)
+@click.option("--size", default="512M", show_default=True, help="Memory to allocate and touch per repetition.")
 @click.option("--reps", type=int, default=5, show_default=True,
               help="Interleaved repetitions per page mode.")
 @click.option("--pages", default="4k,thp", show_default=True, help="Page modes to compare.")
