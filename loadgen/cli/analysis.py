@@ -182,8 +182,9 @@ def _print_advice(out, adv) -> None:
               help="Write the curves of every order (band, knee, current pool) as curve.png/.svg here.")
 def advise(variations, pool, dataset_spec, shape, rows_per_leaf, qps, flavor, settings, ram, ms_per_read,
            result_file, chunk_size, instances, salt, exact, fmt, plots_dir):
-    """Pool advice per access order, as Oracle's V$DB_CACHE_ADVICE: estimated reads from 0.25x to
-    4x the current pool, the knee, and what one more GiB saves; no server needed.
+    """Pool advice per access order, as Oracle's V$DB_CACHE_ADVICE: estimated reads from 0.25x the
+    current pool to where more memory stops paying, the knee, what one more GiB saves, the server
+    rules assumed (--flavor) and what to set; no server needed.
 
     Example: loadgen advise --pool 128M --rows 100M --ram 16G
     """
@@ -265,7 +266,7 @@ def sweep(pools, variations, tolerance, max_time, out, out_dir, server_spec, dat
     Example: loadgen sweep --pools 8M,16M,32M,64M,128M,256M --variations A,B
     """
     from ..analysis import sweep as core
-    from ..report import SWEEP_HEADERS, rich_table, sweep_cells
+    from ..report import SWEEP_HEADERS, recommendation_lines, rich_table, sweep_cells
     from ..units import format_bytes
     from ..results import check_destination, check_directory, default_path
 
@@ -298,28 +299,30 @@ def sweep(pools, variations, tolerance, max_time, out, out_dir, server_spec, dat
                           reporter, drive=drive)
     console = stdout_console()
     console.print(rich_table(SWEEP_HEADERS, sweep_cells(result), title="loadgen sweep"))
-    for key, rec in result.recommendation.items():
-        console.print(f"recommended pool for {key}: [bold]{format_bytes(rec['pool_bytes'])}[/] — {rec['reason']}",
-                      highlight=False)
+    for line in recommendation_lines(result):
+        console.print(line, highlight=False)
     stderr_console().print(f"[dim]sweep written to {out}[/]")
 
 
 @click.command()
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Write one self-contained HTML page (images embedded).")
+              help="Write one self-contained HTML page: the tables and the plots (images embedded).")
 @click.option("--plots", "plots_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Write each plot as PNG and SVG into this directory.")
 def report(files, html_path, plots_dir):
-    """Plots of run and sweep results: hit ratio and reads over time, latency, miss-ratio curve.
+    """The runs' and sweeps' numbers as tables (what ran: server, version, pool, dataset,
+    workload, host; what it measured: pages read against the prediction, hit ratio, q/s,
+    latency); with --html or --plots also the plots: hit ratio and reads over time, latency,
+    the miss-ratio curve.
 
     Example: loadgen report reports/sweep-*.json --html report.html
     """
-    from ..plots import html_page, write_plots
+    from ..plots import collect, html_page, write_plots
+    from ..report import (CONTEXT_HEADERS, RUN_HEADERS, SWEEP_HEADERS, context_cells, recommendation_lines,
+                          rich_table, run_cells, sweep_cells)
     from ..results import load, write_text_atomic
 
-    if html_path is None and plots_dir is None:
-        raise UsageError("nothing to write", "give --html FILE and/or --plots DIR")
     results = [load(f, kind=("run", "sweep")) for f in files]
     for doc in results:
         if not doc.has_data:
@@ -331,3 +334,13 @@ def report(files, html_path, plots_dir):
     if plots_dir is not None:
         paths = write_plots(results, plots_dir)
         stderr_console().print(f"[dim]{len(paths)} plot files written to {plots_dir}[/]")
+    if html_path is None and plots_dir is None:
+        runs, sweeps = collect(results)
+        out = stdout_console()
+        for s in sweeps:
+            out.print(rich_table(SWEEP_HEADERS, sweep_cells(s), title=f"sweep: {s.source}"))
+            for line in recommendation_lines(s):
+                out.print(line, highlight=False)
+        if runs:
+            out.print(rich_table(CONTEXT_HEADERS, context_cells(runs), title="what ran"))
+            out.print(rich_table(RUN_HEADERS, run_cells(runs), title="what it measured"))
