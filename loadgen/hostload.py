@@ -40,7 +40,8 @@ class HostSample:
 
     def to_dict(self) -> dict:
         return {"load_1m": self.load_1m, "load_5m": self.load_5m, "load_15m": self.load_15m,
-                "running": self.running}
+                "running": self.running, "steal_ticks": self.cpu_ticks.get("steal"),
+                "total_ticks": sum(self.cpu_ticks.values()) if self.cpu_ticks else None}
 
 
 def sample(proc: Path = Path("/proc")) -> HostSample | None:

@@ -20,6 +20,7 @@ def test_a_quiet_host(tmp_path):
     block = hostload.assess(before, after, cpus=2, threads=1)
     assert block["busy"] is False and block["busy_reasons"] == []
     assert block["before"]["load_1m"] == 0.10 and block["after"]["load_1m"] == 0.90
+    assert block["before"]["steal_ticks"] == 0 and block["after"]["total_ticks"] == 95020
     assert block["cpu_busy_fraction"] == round(1410 / 3410, 4) and block["steal_fraction"] == 0.0
 
 
