@@ -16,6 +16,7 @@ import os
 from dataclasses import dataclass, field
 
 from . import curve, model
+from .. import numfmt as nf
 from ..errors import UsageError
 from ..units import format_bytes
 
@@ -259,8 +260,8 @@ def advise(order: str, stride: int, reps: int, g: model.Geometry, current_bytes:
     k, how = knee_index(gx, [held[b] for b in gx])
     if k is not None:
         adv.knee_bytes, adv.knee_reads, adv.knee_how = gx[k], held[gx[k]], how
-        adv.knee_note = (f"knee at {format_bytes(gx[k])}: {held[gx[k]]:,} reads "
-                         f"({held[gx[k]] / base if base else 0:.2f}x the current), {how}")
+        adv.knee_note = (f"knee at {format_bytes(gx[k])}: {nf.count(held[gx[k]])} reads "
+                         f"({nf.times(held[gx[k]] / base if base else None)} the current), {how}")
     else:
         adv.knee_note = (f"no knee between {format_bytes(lo)} and {format_bytes(hi)}: the curve is {how} there "
                          "(more memory changes reads by under 1%)" if how == "flat" else f"no knee: {how}")
@@ -275,9 +276,9 @@ def advise(order: str, stride: int, reps: int, g: model.Geometry, current_bytes:
     adv.rows.sort(key=lambda r: r.pool_bytes)
     if plus in by and queries:
         saved = base - held[plus]
-        adv.marginal = (f"+1 GiB (to {format_bytes(plus)}) saves {saved / queries * 1000:,.2f} reads per 1k queries "
-                        f"({-saved / base * 100 if base else 0:+.2f}% reads, "
-                        f"{saved * adv.ms_per_read / 1000:,.1f} s of reads over the run)")
+        adv.marginal = (f"+1 GiB (to {format_bytes(plus)}) saves {nf.number(saved / queries * 1000)} reads per 1k "
+                        f"queries ({nf.change(-saved / base * 100 if base else 0)} reads, "
+                        f"{nf.seconds(saved * adv.ms_per_read / 1000)} of reads over the run)")
     else:
         adv.marginal = f"+1 GiB does not fit in the {format_bytes(ram)} given"
     return adv
@@ -302,8 +303,8 @@ def _verdict(adv: Advice, pools: list[int], reads: dict, capped: bool) -> None:
     adv.recommended_change_pct = round((reads[x] / base - 1) * 100, 2) if base else 0.0
     verb = "set" if x != adv.current_bytes else "keep"
     z = adv.saturation_bytes
+    # the search ended at the memory given, not where the table fits: the last pool may still gain
     end = (f"reads still fall at {format_bytes(z)}, the most the {format_bytes(adv.ram_bytes)} of memory allows"
-           if capped and z == pools[-1] and reads[pools[-2] if len(pools) > 1 else z] > reads[z] * (1 + SATURATION)
-           else f"beyond {format_bytes(z)} nothing is gained")
+           if capped and z == pools[-1] and len(pools) > 1 else f"beyond {format_bytes(z)} nothing is gained")
     adv.verdict = (f"{verb} innodb_buffer_pool_size = {format_bytes(x)} "
-                   f"(reads {adv.recommended_change_pct:+.2f}%); {end}")
+                   f"(reads {nf.change(adv.recommended_change_pct)}); {end}")
