@@ -46,6 +46,7 @@ class Column:
     order: str | None
     server: str  # flavour, version and where it ran: "mariadb 10.11.19, local"
     file: str | None  # the result file's name (None: not written to a file)
+    path: str | None = None  # and its path as given
 
 
 @dataclass
@@ -110,7 +111,8 @@ def side_by_side(results: list[RunResult], files: list | None = None) -> SideByS
             raise ResultError(f"{names} measured different things ({'; '.join(hard)})",
                               "compare runs of the same rows, stride, reps and pool size")
     files = list(files) if files is not None else [getattr(r, "source", None) for r in results]
-    columns = [Column(r.key, r.workload.get("order"), server_label(r), _name(f)) for r, f in zip(results, files)]
+    columns = [Column(r.key, r.workload.get("order"), server_label(r), _name(f), str(f) if f else None)
+               for r, f in zip(results, files)]
     ratios, notes = [], []
     for server in dict.fromkeys(c.server for c in columns):
         idx = [i for i, c in enumerate(columns) if c.server == server]
