@@ -18,9 +18,10 @@ def rich_table(headers: list[str], rows: list[list[str]] | list[tuple], title: s
     from rich.table import Table
 
     table = Table(title=title, title_justify="left")
+    key_value = not any(headers)  # (label, text) rows read from the left; columns of figures align right
     for i, h in enumerate(headers):
         # fold, never cut: a file name or a figure cut to "run_A_mari…" says nothing
-        table.add_column(h, justify="left" if i == 0 else "right", overflow="fold")
+        table.add_column(h, justify="left" if i == 0 or key_value else "right", overflow="fold")
     for row in rows:
         table.add_row(*[str(c) for c in row])
     return table
