@@ -10,7 +10,6 @@ import html
 import io
 from pathlib import Path
 
-from .report import SWEEP_HEADERS, sweep_cells
 from .results import Document, RunResult, SweepResult, load
 from .units import format_bytes
 
@@ -47,7 +46,8 @@ def plot_time_series(runs: list[RunResult]):
     ax1.set_ylabel("hit ratio (%) per interval")
     ax2.set_ylabel("pages read into the pool per interval")
     ax2.set_xlabel("time (s)")
-    ax1.legend(fontsize=8)
+    if ax1.get_legend_handles_labels()[0]:  # runs without samples draw nothing to label
+        ax1.legend(fontsize=8)
     ax1.set_title("Hit ratio and pages read over time")
     fig.tight_layout()
     return fig
@@ -56,7 +56,8 @@ def plot_time_series(runs: list[RunResult]):
 def _finish(fig, ax, ylabel: str, title: str):
     ax.set_ylabel(ylabel)
     ax.set_title(title)
-    ax.legend(fontsize=8)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=8)
     fig.tight_layout()
     return fig
 
@@ -154,8 +155,9 @@ def write_curve_plots(series: list[dict], directory: Path, title: str) -> list[P
     return paths
 
 
-def figures(results: list[Document]) -> list[tuple[str, object]]:
-    """(name, figure) for what the given files hold: runs and/or sweeps."""
+def collect(results: list[Document]) -> tuple[list[RunResult], list[SweepResult]]:
+    """The runs to show (those given, then each sweep point's run file where it can be read) and
+    the sweeps."""
     sweeps = [r for r in results if isinstance(r, SweepResult)]
     runs = [r for r in results if isinstance(r, RunResult)]
     for s in sweeps:
@@ -164,6 +166,13 @@ def figures(results: list[Document]) -> list[tuple[str, object]]:
                 runs.append(load(p["result_file"], kind="run"))
             except Exception:  # noqa: BLE001 - the sweep file alone still draws the curve
                 pass
+    return runs, sweeps
+
+
+def figures(results: list[Document], collected: tuple | None = None) -> list[tuple[str, object]]:
+    """(name, figure) for what the given files hold: runs and/or sweeps (collected: collect()'s
+    answer, when the caller has it already)."""
+    runs, sweeps = collected or collect(results)
     out = []
     if runs:
         out += [("timeseries", plot_time_series(runs)), ("latency", plot_latency(runs))]
@@ -187,44 +196,60 @@ def write_plots(results: list[Document], directory: Path) -> list[Path]:
 
 
 def html_page(results: list[Document]) -> str:
-    """One self-contained page: images embedded as data: URIs, a marker set once they all decode."""
-    parts = []
-    for name, fig in figures(results):
+    """One self-contained page: what ran (server and version, pool, dataset, workload, host),
+    the numbers (pages read against the prediction, hit ratio, q/s, latency percentiles and
+    kind), a sweep's table and recommendation, then the plots, embedded as data: URIs."""
+    from . import __version__
+    from .report import (CONTEXT_HEADERS, RUN_HEADERS, SWEEP_HEADERS, context_cells, html_table,
+                         recommendation_lines, run_cells, sweep_cells)
+    from .results import now_iso
+
+    runs, sweeps = collect(results)
+    parts = [f"<p class=\"meta\">loadgen {html.escape(__version__)}, {html.escape(now_iso())}; "
+             + html.escape(", ".join(str(getattr(r, "source", "")) for r in results)) + "</p>"]
+    for i, s in enumerate(sweeps):
+        parts.append(f"<h2>Sweep{f' {i + 1}' if len(sweeps) > 1 else ''}</h2>")
+        parts.append(html_table(SWEEP_HEADERS, sweep_cells(s), css_class="numbers"))
+        recs = recommendation_lines(s)
+        if recs:
+            parts.append("<ul>" + "".join(f"<li>{html.escape(line)}</li>" for line in recs) + "</ul>")
+    if runs:
+        parts.append("<h2>Runs</h2>")
+        parts.append(html_table(CONTEXT_HEADERS, context_cells(runs), caption="what ran", css_class="context"))
+        parts.append(html_table(RUN_HEADERS, run_cells(runs), caption="what it measured", css_class="numbers"))
+        busy = [r for r in runs if (r.host or {}).get("busy")]
+        if busy:
+            parts.append("<p class=\"warn\">" + html.escape(
+                f"{len(busy)} of these runs ran on a busy host: their q/s and latency may be off "
+                "(see the host column)") + "</p>")
+    figs = []
+    for name, fig in figures(results, (runs, sweeps)):
         buf = io.BytesIO()
         fig.savefig(buf, format="png", dpi=100)
         _plt().close(fig)
         data = base64.b64encode(buf.getvalue()).decode("ascii")
-        parts.append(f'<figure><img id="plot-{name}" alt="{name}" src="data:image/png;base64,{data}"></figure>')
-    sweeps = [r for r in results if isinstance(r, SweepResult)]
-    recs = []
-    for r in sweeps:
-        for key, rec in r.recommendation.items():
-            recs.append(f"<li><b>{html.escape(key)}</b>: {html.escape(format_bytes(rec['pool_bytes']))} — "
-                        f"{html.escape(rec['reason'])}</li>")
-    rows = []
-    for r in sweeps:
-        rows += [[html.escape(str(c)) for c in cells] for cells in sweep_cells(r)]
-    table = ""
-    if rows:
-        table = ("<table><tr>" + "".join(f"<th>{h}</th>" for h in SWEEP_HEADERS) + "</tr>"
-                 + "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows) + "</table>")
-    # The marker lets a headless browser (and a test) tell that every image really decoded.
+        figs.append(f'<figure><img id="plot-{name}" alt="{name}" src="data:image/png;base64,{data}"></figure>')
+    if figs:
+        parts += ["<h2>Plots</h2>", *figs]
+    # A headless browser (and a test) can tell that every image really decoded from this
+    # attribute; nothing of it shows on the page.
     script = """<script>
 window.addEventListener('load', function () {
   var imgs = Array.prototype.slice.call(document.images);
   var ok = imgs.length > 0 && imgs.every(function (i) { return i.complete && i.naturalWidth > 0; });
   document.body.setAttribute('data-images-loaded', ok ? 'all' : 'missing');
-  document.getElementById('status').textContent = ok ? ('images loaded: ' + imgs.length) : 'images missing';
+  document.body.setAttribute('data-images', String(imgs.length));
 });
 </script>"""
+    body = "\n".join(parts)
     return f"""<!doctype html>
 <html><head><meta charset="utf-8"><title>loadgen report</title>
-<style>body{{font-family:sans-serif;max-width:960px;margin:2em auto}}img{{max-width:100%}}
-table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:2px 6px;text-align:right}}</style>
-</head><body><h1>loadgen report</h1><p id="status">loading</p>
-{"<h2>Recommendation</h2><ul>" + "".join(recs) + "</ul>" if recs else ""}
-{table}
-{"".join(parts)}
+<style>body{{font-family:sans-serif;max-width:1200px;margin:2em auto}}img{{max-width:100%}}
+table{{border-collapse:collapse;margin:1em 0}}td,th{{border:1px solid #ccc;padding:2px 6px}}
+table.numbers td{{text-align:right}}table.numbers td:first-child{{text-align:left}}
+caption{{text-align:left;font-weight:bold}}.meta{{color:#666}}.warn{{color:#a60}}</style>
+</head><body><h1>loadgen report</h1>
+{body}
 {script}
 </body></html>
 """

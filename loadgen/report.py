@@ -1,38 +1,62 @@
-"""Results -> rows -> terminal tables (rich) or markdown: run, compare (live and files), predict
-and sweep. Build rows once, render many ways; plots and HTML are plots.py's.
+"""Results -> rows -> terminal tables (rich), markdown or HTML: run, compare (live and files),
+report, predict, advise and sweep. Rows are built once and rendered every way; every number in
+them goes through numfmt.py. Plots and the HTML page around the tables are plots.py's.
 """
 from __future__ import annotations
 
-from .analysis.compare import FileComparison, MetricRow
+import html
+
+from . import numfmt as nf
+from .analysis.compare import FileComparison, SideBySide, short_servers
 from .results import RunResult, SweepResult
-from .units import format_bytes
+
+fmt = nf.value  # the formatter of a result file's value by its key (kept for scripts that imported it)
 
 
-def fmt(value, key: str = "") -> str:
-    """The one number formatter of every table: '–' for missing, ratios (key has 'ratio') as
-    percent, thousands separators, fewer decimals the larger the number."""
-    if value is None:
-        return "–"
-    if "ratio" in key and isinstance(value, float):
-        return f"{value * 100:.2f}%"
-    if isinstance(value, float):
-        if value == 0:
-            return "0"
-        if abs(value) >= 10:
-            return f"{value:,.1f}"
-        return f"{value:,.3f}" if abs(value) >= 1 else f"{value:.4f}"
-    if isinstance(value, int):
-        return f"{value:,}"
-    return str(value)
+# -- renderers: the same headers and rows for every medium ----------------------------------------
+def rich_table(headers: list[str], rows: list[list[str]] | list[tuple], title: str | None = None):
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left")
+    key_value = not any(headers)  # (label, text) rows read from the left; columns of figures align right
+    for i, h in enumerate(headers):
+        # fold, never cut: a file name or a figure cut to "run_A_mari…" says nothing
+        table.add_column(h, justify="left" if i == 0 or key_value else "right", overflow="fold")
+    for row in rows:
+        table.add_row(*[str(c) for c in row])
+    return table
 
 
+def _md_cell(text) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " · ")
+
+
+def markdown_table(headers: list[str], rows) -> str:
+    lines = ["| " + " | ".join(_md_cell(h) for h in headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+    lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def html_table(headers: list[str], rows, caption: str | None = None, css_class: str = "") -> str:
+    """An HTML table; every cell is escaped (file names and paths are the user's)."""
+    def cell(tag, text):
+        return f"<{tag}>" + html.escape(str(text)).replace("\n", "<br>") + f"</{tag}>"
+
+    cls = f' class="{css_class}"' if css_class else ""
+    head = f"<caption>{html.escape(caption)}</caption>" if caption else ""
+    head += "<tr>" + "".join(cell("th", h) for h in headers) + "</tr>" if any(headers) else ""
+    body = "".join("<tr>" + "".join(cell("td", c) for c in row) + "</tr>" for row in rows)
+    return f"<table{cls}>{head}{body}</table>"
+
+
+# -- one run --------------------------------------------------------------------------------------
 def order_text(wl: dict) -> str:
     """The workload in a few words: its shape, the distribution's knobs, or the trace file."""
     order = wl.get("order")
     if order == "trace":
         t = wl.get("trace") or {}
-        text = f"trace {t.get('path')}: {fmt(t.get('keys'))} keys"
-        return text + (f", {fmt(t.get('outside'))} outside the table skipped" if t.get("outside") else "")
+        text = f"trace {t.get('path')}: {nf.count(t.get('keys'))} keys"
+        return text + (f", {nf.count(t.get('outside'))} outside the table skipped" if t.get("outside") else "")
     if order in ("zipfian", "latest"):
         scrambled = "scrambled" if wl.get("zipf_scramble", True) else "not scrambled"
         return f"{order}, theta {wl.get('zipf_theta')}" + (f" ({scrambled})" if order == "zipfian" else "") \
@@ -45,73 +69,169 @@ def order_text(wl: dict) -> str:
             + f", stride {wl.get('stride')}, reps {wl.get('reps')}")
 
 
+def server_text(srv: dict) -> str:
+    detail = srv.get("image") or srv.get("endpoint")
+    return f"{srv.get('flavor')} {srv.get('version')} ({srv.get('provider')}" + (f" {detail}" if detail else "") + ")"
+
+
+def dataset_text(ds: dict) -> str:
+    return (f"{ds.get('database')}.{ds.get('table')}: {nf.count(ds.get('rows'))} rows, "
+            f"{nf.size(ds.get('table_bytes'))}, {nf.count(ds.get('leaf_pages'))} leaf pages, height {ds.get('height')}")
+
+
+def host_text(host: dict) -> str:
+    """Load and steal around a run (hostload.py), and BUSY when the host was: q/s and latency
+    of a run on a busy host are not what the server alone would do."""
+    before, after = host.get("before") or {}, host.get("after") or {}
+    if not before and not after:
+        return nf.MISSING
+    text = (f"load {nf.number(before.get('load_1m'))} before, {nf.number(after.get('load_1m'))} after, "
+            f"on {host.get('cpus')} CPUs; steal {nf.pct(host.get('steal_fraction'))}")
+    if host.get("busy"):
+        text += "; BUSY: " + "; ".join(host.get("busy_reasons") or [])
+    return text
+
+
+def latency_text(res: dict) -> str:
+    lat = res.get("latency_us") or {}
+    return "  ".join(f"{k} {nf.number(lat.get(k))}" for k in ("mean", "p50", "p95", "p99", "p999", "max"))
+
+
 def run_rows(result: RunResult) -> list[tuple[str, str]]:
     """The summary of one run as (label, value) rows."""
     srv, ds, wl, res, bp = result.server, result.dataset, result.workload, result.result, result.buffer_pool
-    lat = res.get("latency_us", {})
     cold = srv.get("cold_start") or {}
     hit = result.headline_hit_ratio()
     rows = [
         # The headline first: pages read into the pool, the miss count that means the same on
         # MySQL and MariaDB (Innodb_buffer_pool_reads leaves read-ahead out on MySQL).
-        ("pages read (misses)", f"{fmt(result.headline()[0])}  (demand {fmt(bp.get('demand_reads'))}, "
-                                f"read-ahead {fmt(bp.get('read_ahead'))}; Innodb_buffer_pool_reads {fmt(bp.get('reads'))})"),
-        ("hit ratio", f"{fmt(hit, 'ratio')}  (miss ratio {fmt(None if hit is None else 1 - hit, 'ratio')}, "
-                      "from pages read)"),
-        ("server", f"{srv.get('provider')} {srv.get('flavor')} {srv.get('version')}"),
-        ("buffer pool", f"{format_bytes(srv.get('innodb_buffer_pool_size', 0))} "
-                        f"({fmt(bp.get('pages_total'))} pages), start: {cold.get('method')}, "
+        ("pages read (misses)", f"{nf.count(result.headline()[0])}  (demand {nf.count(bp.get('demand_reads'))}, "
+                                f"read-ahead {nf.count(bp.get('read_ahead'))}; "
+                                f"Innodb_buffer_pool_reads {nf.count(bp.get('reads'))})"),
+        ("hit ratio", f"{nf.pct(hit)}  (miss ratio {nf.pct(None if hit is None else 1 - hit)}, from pages read)"),
+        ("server", server_text(srv)),
+        ("buffer pool", f"{nf.size(srv.get('innodb_buffer_pool_size'))} "
+                        f"({nf.count(bp.get('pages_total'))} pages), start: {cold.get('method')}, "
                         + ("cold" if cold.get("cold") else "NOT cold")
-                        + (f" ({fmt(cold.get('pages_data_before'))} data pages before the run)"
+                        + (f" ({nf.count(cold.get('pages_data_before'))} data pages before the run)"
                            if cold.get("pages_data_before") is not None else "")),
-        ("table", f"{ds.get('database')}.{ds.get('table')}: {fmt(ds.get('rows'))} rows, "
-                  f"{format_bytes(ds.get('table_bytes', 0))}, {fmt(ds.get('leaf_pages'))} leaf pages, height {ds.get('height')}"),
+        ("table", dataset_text(ds)),
         ("order", order_text(wl)),
-        ("queries", f"{fmt(res.get('queries'))} of {fmt(wl.get('queries'))}"
+        ("queries", f"{nf.count(res.get('queries'))} of {nf.count(wl.get('queries'))}"
                     + ("" if result.complete else f"  INCOMPLETE: {result.incomplete_reason}")),
-        ("elapsed", f"{fmt(res.get('elapsed_s'))} s, {fmt(res.get('qps'))} queries/s"
+        ("elapsed", f"{nf.seconds(res.get('elapsed_s'))}, {nf.number(res.get('qps'))} queries/s"
                     + (f", {res['driver']} driver" if res.get("driver") else "")
                     + (f", {res['threads']} connections" if (res.get("threads") or 1) > 1 else "")
                     + (f", pipeline {res['pipeline']}" if (res.get("pipeline") or 1) > 1 else "")),
-        ("latency (µs)", "  ".join(f"{k} {fmt(lat.get(k))}" for k in ("mean", "p50", "p95", "p99", "p999", "max"))),
-        ("read requests", f"{fmt(bp.get('read_requests'))}  ({fmt(bp.get('read_requests_per_query'))} per query)"),
+        (f"latency (µs, {res.get('latency_kind') or 'per_query'})", latency_text(res)),
+        ("read requests", f"{nf.count(bp.get('read_requests'))}  "
+                          f"({nf.number(bp.get('read_requests_per_query'))} per query)"),
     ]
+    if result.host:
+        rows.append(("host", host_text(result.host)))
     pred = result.prediction
     if pred:
-        rows.append(("predicted pages read", f"{fmt(pred.reads)} ({pred.model}, error {fmt(pred.error_pct)}%)"))
+        rows.append(("predicted pages read", f"{nf.count(pred.reads)} ({pred.model}, error {nf.change(pred.error_pct)})"))
     return rows
 
 
-def side_by_side_headers(results: list[RunResult]) -> list[str]:
-    names = [r.key for r in results]
-    return ["metric", *names, f"{names[-1]}/{names[0]}"]
+# -- several runs: the table of `loadgen report` (terminal, markdown, HTML) ------------------------
+CONTEXT_HEADERS = ["run", "server", "pool", "dataset", "workload", "host"]
+RUN_HEADERS = ["run", "pages read", "predicted", "error", "hit ratio", "q/s", "p50 µs", "p95 µs", "p99 µs",
+               "p99.9 µs", "latency kind"]
 
 
-def side_by_side_cells(rows: list[MetricRow]) -> list[list[str]]:
-    return [[row.label, *(fmt(v, row.key) for v in row.values), "–" if row.ratio is None else f"{row.ratio:.2f}x"]
-            for row in rows]
+def run_label(result: RunResult) -> str:
+    name = getattr(result, "source", None)
+    return f"{result.key}: {name.name}" if name is not None else result.key
 
 
-def rich_table(headers: list[str], rows: list[list[str]] | list[tuple], title: str | None = None):
-    from rich.table import Table
-
-    table = Table(title=title, title_justify="left")
-    for i, h in enumerate(headers):
-        table.add_column(h, justify="left" if i == 0 else "right")
-    for row in rows:
-        table.add_row(*[str(c) for c in row])
-    return table
+def context_cells(results: list[RunResult]) -> list[list[str]]:
+    """What each run measured: the server and version, the pool, the dataset, the workload."""
+    return [[run_label(r), server_text(r.server), nf.size(r.pool_bytes), dataset_text(r.dataset),
+             order_text(r.workload) + f", {nf.count(r.workload.get('queries'))} queries",
+             "BUSY" if (r.host or {}).get("busy") else ("quiet" if r.host.get("before") else nf.MISSING)]
+            for r in results]
 
 
-def markdown_table(headers: list[str], rows) -> str:
-    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
-    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
-    return "\n".join(lines)
+def run_cells(results: list[RunResult]) -> list[list[str]]:
+    """What each run gave: pages read against the prediction, hit ratio, rate, latency."""
+    rows = []
+    for r in results:
+        lat = r.result.get("latency_us") or {}
+        pred = r.prediction
+        rows.append([run_label(r), nf.count(r.headline()[0]), nf.count(pred.reads if pred else None),
+                     nf.change(pred.error_pct if pred else None), nf.pct(r.headline_hit_ratio()),
+                     nf.number(r.result.get("qps")), *(nf.number(lat.get(k)) for k in ("p50", "p95", "p99", "p999")),
+                     (r.result.get("latency_kind") or "per_query") + ("" if r.complete else ", INCOMPLETE")])
+    return rows
 
 
-def side_by_side_markdown(results: list[RunResult], rows: list[MetricRow], paths: list | None = None) -> str:
-    """A markdown report of a side-by-side comparison, with each run's summary below it."""
-    parts = ["# loadgen compare", "", markdown_table(side_by_side_headers(results), side_by_side_cells(rows)), ""]
+# -- compare, side by side ------------------------------------------------------------------------
+def side_by_side_headers(sbs: SideBySide, sep: str = "\n") -> list[str]:
+    """Each run's column names its variation, its file and (runs of several servers) its server."""
+    several = len(sbs.servers) > 1
+    short = short_servers(sbs.servers)
+    heads = []
+    for c in sbs.columns:
+        parts = [c.key] + ([short[c.server]] if several else []) + ([c.file] if c.file else [])
+        heads.append(sep.join(parts))
+    ratios = [r.label + (f"{sep}{short[r.server]}" if several else "") for r in sbs.ratios]
+    return ["metric", *heads, *ratios]
+
+
+def side_by_side_cells(sbs: SideBySide) -> list[list[str]]:
+    return [[row.label, *(nf.value(v, row.key) for v in row.values), *(nf.times(q) for q in row.ratios)]
+            for row in sbs.rows]
+
+
+def side_by_side_title(sbs: SideBySide) -> str:
+    return "loadgen compare" + (f": {sbs.servers[0]}" if len(sbs.servers) == 1 else "")
+
+
+def explain_orders(sbs: SideBySide, results: list[RunResult]) -> list[str]:
+    """What the runs' orders do and why their pages read differ, then how to read the table."""
+    by_key = {r.key: r for r in results}
+    lines = []
+    a = next((r for r in results if r.workload.get("order") == "interleaved"), None)
+    b = next((r for r in results if r.workload.get("order") == "looped"), None)
+    if a is not None and b is not None:
+        reps = b.workload.get("reps") or 2
+        leaves, pages = b.dataset.get("leaf_pages"), b.buffer_pool.get("pages_total")
+        ratio = next((q for row in sbs.rows if row.key == "pages_read" for q in row.ratios if q), None)
+        lines.append(f"{a.key} (interleaved) looks each id up {reps} times in a row, so every lookup after the "
+                     f"first finds its page still in the pool; {b.key} (looped) makes {reps} full passes over "
+                     "the same ids.")
+        if leaves and pages and leaves > pages:
+            lines.append(f"The table ({nf.count(leaves)} leaf pages) does not fit the pool ({nf.count(pages)} pages), "
+                         f"so each of {b.key}'s passes finds the pages evicted and reads them again: "
+                         + (f"{nf.times(ratio)} the pages {a.key} read here." if ratio else
+                            f"about {reps}x the pages {a.key} reads."))
+        elif leaves and pages:
+            lines.append(f"The table ({nf.count(leaves)} leaf pages) fits the pool ({nf.count(pages)} pages), so both "
+                         "orders read each page once; use a smaller --pool or more --rows to see the order matter.")
+    elif by_key:
+        lines.append("Orders: " + "; ".join(f"{k}: {order_text(r.workload)}" for k, r in by_key.items()) + ".")
+    return lines
+
+
+def table_meaning(sbs: SideBySide) -> str:
+    """How to read the side-by-side table, in one sentence."""
+    if not sbs.ratios:
+        last = "no ratio column: no server ran two of these runs, and runs of different servers are never divided."
+    else:
+        labels = sorted({r.label for r in sbs.ratios})
+        last = (f"{' and '.join(labels)} divides each metric of the last run by the first one's, on the same server"
+                + (" (one column per server)." if len(sbs.ratios) > 1 else "."))
+    return ("How to read the table: pages read into the pool are the misses (Innodb_pages_read, the same count on "
+            "MySQL and MariaDB); hit ratio = 1 - pages read / read requests; " + last)
+
+
+def side_by_side_markdown(sbs: SideBySide, results: list[RunResult], paths: list | None = None) -> str:
+    """A markdown report of a side-by-side comparison: the table, what it means, each run below."""
+    parts = [f"# {side_by_side_title(sbs)}", "", " ".join(explain_orders(sbs, results)), "",
+             markdown_table(side_by_side_headers(sbs, " · "), side_by_side_cells(sbs)), "", table_meaning(sbs), ""]
+    parts += [*(f"- {n}" for n in sbs.notes), ""] if sbs.notes else []
     for i, result in enumerate(results):
         parts += [f"## {result.key}: {result.workload.get('order')}", ""]
         if paths:
@@ -132,9 +252,9 @@ def comparison_cells(c: FileComparison) -> list[list[str]]:
         else:
             sig = f"{'significant' if r.significant else 'not significant'} (Welch p={r.p_value:.3g})"
         rows.append([
-            r.variation, r.metric, fmt(r.base), fmt(r.new), "–" if r.ratio is None else f"{r.ratio:.3f}x",
-            "–" if r.worse_pct is None else f"{r.worse_pct:+.2f}%", f"{r.n_base}/{r.n_new}", sig,
-            "–" if r.limit_pct is None else f"{r.limit_pct:g}%", "REGRESSION" if r.regressed else "ok",
+            r.variation, r.metric, nf.value(r.base, r.metric), nf.value(r.new, r.metric), nf.times(r.ratio),
+            nf.change(r.worse_pct), f"{r.n_base}/{r.n_new}", sig,
+            nf.MISSING if r.limit_pct is None else f"{r.limit_pct:g}%", "REGRESSION" if r.regressed else "ok",
         ])
     return rows
 
@@ -152,50 +272,63 @@ def comparison_markdown(c: FileComparison) -> str:
 def forecast_rows(fc, pool_bytes: int) -> list[tuple[str, str]]:
     g, at = fc.geometry, fc.at
     return [
-        ("table", f"{g.rows:,} rows, {g.leaf_pages:,} leaf pages, height {g.height}, {g.n_pages:,} pages touched"),
-        ("workload", f"{fc.order}, {fc.queries:,} queries"),
-        ("pool", f"{format_bytes(pool_bytes)}: {at.pool_pages:,} pages, {at.capacity_pages:,} hold data "
-                 f"(page-cleaner reserve), {at.qps:,.0f} queries/s assumed"),
-        ("predicted reads", f"{at.reads:,}  ({at.model})"),
-        ("read requests", f"{at.read_requests:,}"),
-        ("hit ratio", f"{at.hit_ratio * 100:.3f}%  (miss ratio {(1 - at.hit_ratio) * 100:.3f}%)"),
-        ("plain LRU reads", f"{at.plain_lru_reads:,}  (naive baseline, "
-                            f"{(at.plain_lru_reads / at.reads - 1) * 100 if at.reads else 0:+.1f}% vs the model)"),
-        ("pages made young", f"{at.made_young:,}"),
+        ("table", f"{nf.count(g.rows)} rows, {nf.count(g.leaf_pages)} leaf pages, height {g.height}, "
+                  f"{nf.count(g.n_pages)} pages touched"),
+        ("workload", f"{fc.order}, {nf.count(fc.queries)} queries"),
+        ("pool", f"{nf.size(pool_bytes)}: {nf.count(at.pool_pages)} pages, {nf.count(at.capacity_pages)} hold data "
+                 f"(page-cleaner reserve), {nf.number(at.qps)} queries/s assumed"),
+        ("predicted reads", f"{nf.count(at.reads)}  ({at.model})"),
+        ("read requests", nf.count(at.read_requests)),
+        ("hit ratio", f"{nf.pct(at.hit_ratio)}  (miss ratio {nf.pct(1 - at.hit_ratio)})"),
+        ("plain LRU reads", f"{nf.count(at.plain_lru_reads)}  (naive baseline, "
+                            f"{nf.change((at.plain_lru_reads / at.reads - 1) * 100 if at.reads else 0)} vs the model)"),
+        ("pages made young", nf.count(at.made_young)),
     ]
 
 
-def _reads_se(reads: int, se: float) -> str:
-    return f"{reads:,} ± {se:,.0f}" if se else f"{reads:,}"
+CURVE_HEADERS = ["pool", "data pages", "reads (InnoDB LRU)", "miss ratio", "reads (plain LRU)", "miss ratio (LRU)"]
 
 
 def curve_cells(fc) -> list[list[str]]:
-    return [[format_bytes(p.pool_bytes), f"{p.capacity_pages:,}", _reads_se(p.reads, getattr(p, "reads_se", 0.0)),
-             f"{p.miss_ratio * 100:.3f}%", f"{p.plain_lru_reads:,}", f"{p.plain_lru_miss_ratio * 100:.3f}%"]
+    return [[nf.size(p.pool_bytes), nf.count(p.capacity_pages), nf.plus_minus(p.reads, getattr(p, "reads_se", 0.0)),
+             nf.pct(p.miss_ratio), nf.count(p.plain_lru_reads), nf.pct(p.plain_lru_miss_ratio)]
             for p in fc.curve]
 
 
 # -- advise ---------------------------------------------------------------------------------------
-ADVICE_HEADERS = ["size factor", "pool", "est. pages read", "read factor", "est. read time", ""]
+# (header, cell of an AdviceRow): a column is one entry, so intervals (low/high) are one line each
+ADVICE_COLUMNS = [
+    ("size factor", lambda adv, r: f"{r.factor:.2f}x"),
+    ("pool", lambda adv, r: nf.size(r.pool_bytes)),
+    ("est. pages read", lambda adv, r: nf.plus_minus(r.reads, r.reads_se)),
+    ("vs current", lambda adv, r: nf.change((r.read_factor - 1) * 100)),
+    ("est. read time", lambda adv, r: nf.seconds(r.read_time_s)),
+    ("", lambda adv, r: ", ".join(r.marks)),
+]
+ADVICE_HEADERS = [h for h, _ in ADVICE_COLUMNS]
 
 
 def advice_cells(adv) -> list[list[str]]:
     """One row per size factor, as V$DB_CACHE_ADVICE lists them (± = the miniature's standard error)."""
-    rows = []
-    for r in adv.rows:
-        mark = "current" if r.factor == 1.0 else ("knee" if r.pool_bytes == adv.knee_bytes else "")
-        rows.append([f"{r.factor:g}x", format_bytes(r.pool_bytes), _reads_se(r.reads, r.reads_se),
-                     f"{r.read_factor:.4f}", f"{r.read_time_s:,.1f} s", mark])
-    return rows
+    return [[cell(adv, r) for _, cell in ADVICE_COLUMNS] for r in adv.rows]
 
 
 def advice_lines(adv) -> list[str]:
-    lines = [adv.knee_note, adv.marginal,
-             f"pools rounded up to {format_bytes(adv.unit_bytes)} (innodb_buffer_pool_chunk_size x instances), "
-             f"none above {format_bytes(adv.ram_bytes)} of memory; read time = reads x {adv.ms_per_read:g} ms "
-             f"({adv.ms_per_read_source})"]
+    lines = [adv.knee_note, adv.marginal]
+    if adv.smoothed:
+        lines.append("estimates held monotonic (a larger pool never reads more): "
+                     + ", ".join(f"{nf.size(b)} simulated {nf.plus_minus(reads, se)}" for b, reads, se in adv.smoothed)
+                     + " (within the miniatures' error of their neighbours)")
+    lines.append(f"pools rounded up to {nf.size(adv.unit_bytes)} (innodb_buffer_pool_chunk_size x instances), "
+                 f"none above {nf.size(adv.ram_bytes)} of memory; read time = reads x {adv.ms_per_read:g} ms "
+                 f"({adv.ms_per_read_source})")
     if adv.dropped:
         lines.append("left out (above the memory limit): " + ", ".join(f"{f:g}x" for f in adv.dropped))
+    if adv.merged:
+        lines.append(f"left out (the same pool as another row once rounded to {nf.size(adv.unit_bytes)}): "
+                     + ", ".join(f"{f:g}x" for f in adv.merged))
+    lines.append(adv.assumptions)
+    lines.append(adv.verdict)
     return lines
 
 
@@ -207,20 +340,22 @@ def advice_dict(adv) -> dict:
     return d
 
 
-CURVE_HEADERS = ["pool", "data pages", "reads (InnoDB LRU)", "miss ratio", "reads (plain LRU)", "miss ratio (LRU)"]
-
-
 # -- sweep ----------------------------------------------------------------------------------------
 SWEEP_HEADERS = ["order", "pool", "pages read", "demand", "read-ahead", "predicted", "error", "plain LRU",
-                 "miss ratio", "qps"]
+                 "miss ratio", "q/s"]
 
 
 def sweep_cells(sweep: SweepResult) -> list[list[str]]:
     rows = []
     for p in sweep.points:
-        rows.append([p["variation"], format_bytes(p["pool_bytes"]),
-                     fmt(p.get("pages_read") if p.get("pages_read") is not None else p.get("reads")),
-                     fmt(p.get("demand_reads")), fmt(p.get("read_ahead")), fmt(p["predicted_reads"]),
-                     "–" if p.get("error_pct") is None else f"{p['error_pct']:+.2f}%", fmt(p["plain_lru_reads"]),
-                     "–" if p["miss_ratio"] is None else f"{p['miss_ratio'] * 100:.3f}%", fmt(p["qps"])])
+        rows.append([p["variation"], nf.size(p["pool_bytes"]),
+                     nf.count(p.get("pages_read") if p.get("pages_read") is not None else p.get("reads")),
+                     nf.count(p.get("demand_reads")), nf.count(p.get("read_ahead")), nf.count(p.get("predicted_reads")),
+                     nf.change(p.get("error_pct")), nf.count(p.get("plain_lru_reads")), nf.pct(p.get("miss_ratio")),
+                     nf.number(p.get("qps"))])
     return rows
+
+
+def recommendation_lines(sweep: SweepResult) -> list[str]:
+    return [f"recommended pool for {key}: {nf.size(rec['pool_bytes'])} — {rec['reason']}"
+            for key, rec in (sweep.recommendation or {}).items()]

@@ -41,12 +41,21 @@ def now_iso() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-def write_json_atomic(path: str | os.PathLike, obj) -> Path:
-    """Write JSON so a reader never sees half a file: temp file in the same dir, fsync, rename."""
+# Result files, reports and plots are meant to be shared (CI artifacts, a colleague's review):
+# readable by all, as a plain open() under the usual umask 022 makes them; mkstemp's 0600 would
+# lock them to their writer. Files that must stay private (the server state) pass PRIVATE.
+SHARED = 0o644
+PRIVATE = 0o600
+
+
+def write_json_atomic(path: str | os.PathLike, obj, mode: int = SHARED) -> Path:
+    """Write JSON so a reader never sees half a file: temp file in the same dir, fsync, rename.
+
+    mode: the file's permissions (SHARED or PRIVATE), less the process's umask."""
     # A bare NaN/Infinity is not JSON (jq, JavaScript and Go refuse the file): a value that is not
     # a finite number is written as null rather than losing the file, and allow_nan=False holds us to it.
     text = json.dumps(_finite(obj), indent=2, default=_json_default, allow_nan=False)
-    return write_text_atomic(path, text + "\n")
+    return write_text_atomic(path, text + "\n", mode)
 
 
 def _finite(obj):
@@ -62,7 +71,21 @@ def _finite(obj):
     return obj
 
 
-def write_text_atomic(path: str | os.PathLike, text: str) -> Path:
+def _umask() -> int:
+    """The process's umask, read without changing it (os.umask can only set it, and another
+    thread would create files under the temporary value)."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0o022
+
+
+def write_text_atomic(path: str | os.PathLike, text: str, mode: int = SHARED) -> Path:
+    """Write text atomically (see write_json_atomic), with permissions mode less the umask."""
     path = Path(path)
     if path.exists() and not path.is_file() and not path.is_dir():
         # A device or FIFO (--out /dev/null, /dev/stdout, a pipe): the rename below would replace
@@ -79,6 +102,7 @@ def write_text_atomic(path: str | os.PathLike, text: str) -> Path:
     except OSError as exc:
         raise ResultError(f"cannot write {path}: {exc.strerror or exc}", "check the path and free disk space") from None
     try:
+        os.fchmod(fd, mode & ~_umask())  # before any byte is written: a private file never shows them
         with os.fdopen(fd, "w") as f:
             f.write(text)
             f.flush()

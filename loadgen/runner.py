@@ -12,7 +12,7 @@ import platform
 from pathlib import Path
 from typing import Callable, Protocol
 
-from . import __version__, db, dataset, tablestats, usertable
+from . import __version__, db, dataset, hostload, tablestats, usertable
 from .dataset import DatasetInfo, DatasetSpec
 from .drivers.drive import Drive
 from .drivers.python import DriverState
@@ -182,6 +182,7 @@ def measure(
     state = DriverState()
     sampler = Sampler(sampler_conn, state.current_queries, sample_interval_s, flavor=flavor.name)
     label = f"{workload.variation or workload.order} ({workload.order})"
+    host_before = hostload.sample()
     reporter.run_started(label, workload.queries)
     started_at = now_iso()
     interrupted = False
@@ -199,6 +200,7 @@ def measure(
             sampler_conn.close()
         except Exception:  # noqa: BLE001 - the server may be gone
             pass
+    host_after = hostload.sample()
     reason = None
     if interrupted:
         reason = "interrupted"
@@ -209,6 +211,10 @@ def measure(
     result = _result(server, flavor, variables, cold, info, workload, state, sampler, last, started_at, reason)
     result.result["threads"] = drive.threads
     result.result["pipeline"] = drive.pipeline
+    result.host.update(hostload.assess(host_before, host_after, threads=drive.threads))
+    if result.host["busy"]:
+        reporter.say(f"warning: the host was busy during this run ({'; '.join(result.host['busy_reasons'])}): "
+                     "its q/s and latency may be off (the same run swung 2x on a busy host); pages read hardly depend on it")
     result.server["cold_start"].update(settle)
     result.server["cold_start"].update(verdict)
     if table_reads.result:

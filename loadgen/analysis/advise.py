@@ -1,10 +1,13 @@
 """Pool advice in the shape of Oracle's V$DB_CACHE_ADVICE, from the InnoDB model's curve.
 
-For a workload and a current pool: size factors 0.25x..4x, the pool the server would actually
-run (rounded up to innodb_buffer_pool_chunk_size x instances, never above the memory given),
-estimated pages read, read factor against the current size, estimated read time, the knee of
-the curve, and what one more GiB buys in words. Data only; the tables are rendered in
-report.py (tables) and plots.py.
+For a workload and a current pool: size factors 0.25x..4x and on, in doublings, to where more
+memory stops paying, the pool the server would actually run (rounded up to
+innodb_buffer_pool_chunk_size x instances, never above the memory given), estimated pages read
+(held monotonic: a larger pool never reads more), read factor against the current size,
+estimated read time, the knee of the curve, what one more GiB buys, and the verdict in one
+sentence: "set innodb_buffer_pool_size = X (reads -Y%); beyond Z nothing is gained", with the
+server rules the model assumed. Data only; the tables are rendered in report.py (tables) and
+plots.py.
 """
 from __future__ import annotations
 
@@ -13,6 +16,7 @@ import os
 from dataclasses import dataclass, field
 
 from . import curve, model
+from .. import numfmt as nf
 from ..errors import UsageError
 from ..units import format_bytes
 
@@ -20,17 +24,31 @@ FACTORS = (0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 3.0, 4.0)
 MIB, GIB = 1 << 20, 1 << 30
 DEFAULT_MS_PER_READ = 0.1  # a local SSD's random 16 KiB read; give --ms-per-read or a run result
 KNEE_POINTS = 12
+# "Nothing is gained" beyond the smallest pool whose reads are within this of the fewest
+SATURATION = 0.01
+
+# What the model assumes of each server (pool.py, docs/innodb.md), said under every advice table
+FLAVOR_RULES = {
+    "mariadb": "MariaDB 10.11's InnoDB (--flavor mariadb; --flavor mysql for MySQL 8.0-9.x): the pool in 8 MiB "
+               "extents of 507 usable pages, the page cleaner keeping ~3/4 of innodb_lru_scan_depth free, "
+               "linear read-ahead checked on a step to the next leaf",
+    "mysql": "MySQL 8.0-9.x's InnoDB (--flavor mysql; --flavor mariadb for MariaDB 10.11): 128 MiB chunks, "
+             "~960 pages held from start-up, one timed page-cleaner batch, linear read-ahead checked on every "
+             "page's first access",
+}
 
 
 @dataclass
 class AdviceRow:
     factor: float
     pool_bytes: int
-    reads: int
-    reads_se: float
+    reads: int  # the estimate, held monotonic over the pools (see smooth())
+    reads_se: float  # the miniature's standard error (0: simulated exactly)
     read_factor: float
     read_time_s: float
     exact: bool
+    model_reads: int = 0  # what the simulation gave before smoothing
+    marks: list[str] = field(default_factory=list)  # current, knee, saturation
 
 
 @dataclass
@@ -48,8 +66,16 @@ class Advice:
     knee_note: str = ""
     marginal: str = ""
     dropped: list[float] = field(default_factory=list)  # factors above the memory limit
+    merged: list[float] = field(default_factory=list)  # factors that round to the pool of another row
     curve: list[tuple[int, int, float]] = field(default_factory=list)  # (bytes, reads, se) for plots
     knee_how: str = ""
+    flavor: str = "mariadb"
+    assumptions: str = ""  # the server rules and variables the estimates assume, in words
+    saturation_bytes: int | None = None  # beyond it, reads fall by under SATURATION
+    recommended_bytes: int | None = None
+    recommended_change_pct: float | None = None  # reads at the recommended pool vs the current, in percent
+    verdict: str = ""  # "set innodb_buffer_pool_size = X (reads -Y%); beyond Z nothing is gained"
+    smoothed: list[tuple[int, int, float]] = field(default_factory=list)  # (pool, simulated reads, se) held up
     estimates: dict = field(default_factory=dict)  # pool bytes -> curve.Estimate, every pool simulated
     # advise() also sets plain_lru_hist: the workload's plain-LRU stack histogram (an array of
     # uint64, from the same pass), an attribute and not a field, so asdict() and JSON leave it out
@@ -124,6 +150,29 @@ def fit_bytes(g: model.Geometry, flavor: str, lru_scan_depth: int) -> int:
     return -(-need // per) * 8 * MIB
 
 
+def smooth(reads: list[float], se: list[float]) -> list[float]:
+    """The closest non-increasing sequence to reads (ordered by pool size), weighted by each
+    estimate's precision: pool-adjacent violators. A larger pool never reads more; a miniature's
+    dip below a larger pool's exact count is its sampling error (32 MiB read 64,853 +- 773 beside
+    96 MiB's exact 65,382), and the exact points, weighted most, hold the line."""
+    blocks: list[list[float]] = []  # [weighted mean, weight, count]
+    for r, s in zip(reads, se):
+        blocks.append([float(r), 1.0 / max(float(s), 1.0) ** 2, 1])
+        while len(blocks) > 1 and blocks[-2][0] < blocks[-1][0]:
+            m2, w2, n2 = blocks.pop()
+            m1, w1, n1 = blocks.pop()
+            blocks.append([(m1 * w1 + m2 * w2) / (w1 + w2), w1 + w2, n1 + n2])
+    return [m for m, _, n in blocks for _ in range(n)]
+
+
+def assumptions_text(flavor: str, variables: dict, qps: float) -> str:
+    v = {**model.DEFAULTS, **(model.MYSQL_DEFAULTS if flavor == "mysql" else {}), **(variables or {})}
+    return (f"assumes {FLAVOR_RULES[flavor]}; innodb_old_blocks_pct {v['innodb_old_blocks_pct']}, "
+            f"innodb_old_blocks_time {v['innodb_old_blocks_time']} ms at {qps:,.0f} queries/s, "
+            f"innodb_lru_scan_depth {v['innodb_lru_scan_depth']}, innodb_read_ahead_threshold "
+            f"{v['innodb_read_ahead_threshold']}; each run from a cold pool")
+
+
 def ms_per_read_from(result: dict) -> float | None:
     """Milliseconds one page read into the pool adds, from a run result: the mean latency above
     the median (a hit), times queries, over pages read (the quantity the estimates count; on
@@ -152,30 +201,46 @@ def advise(order: str, stride: int, reps: int, g: model.Geometry, current_bytes:
     unit = pool_unit(flavor, current_bytes, chunk_bytes, instances)
     queries = model.queries_of(order, g.rows, stride, reps)
     adv = Advice(order, queries, current_bytes, ram, unit, ms_per_read or DEFAULT_MS_PER_READ,
-                 ms_source or ("given" if ms_per_read else "assumed for a local SSD; give --ms-per-read or --result"))
+                 ms_source or ("given" if ms_per_read else "assumed for a local SSD; give --ms-per-read or --result"),
+                 flavor=flavor, assumptions=assumptions_text(flavor, variables or {}, qps))
+    hi = min(ram, max(4 * current_bytes, fit_bytes(g, flavor, int(v["innodb_lru_scan_depth"])) * 5 // 4))
+    factors = list(FACTORS)
+    # past 4x, doublings up to where the knee search ends (the table fits): the knee and the point
+    # where nothing more is gained are rows of the table, not only words under it
+    while factors[-1] * 2 * current_bytes <= hi:
+        factors.append(factors[-1] * 2)
     table: list[tuple[float, int]] = []
-    for f in FACTORS:
+    for f in factors:
         if f == 1.0:
             table.append((f, current_bytes))  # the current pool as it is, even if above the limit
             continue
         b = round_pool(f * current_bytes, pool_unit(flavor, int(f * current_bytes), chunk_bytes, instances), ram)
-        if b is None or (f > 1 and b <= current_bytes) or (f < 1 and b >= current_bytes):
+        if b is None:
             adv.dropped.append(f)
-        elif all(b != t for _, t in table):
-            table.append((f, b))
-    hi = min(ram, max(4 * current_bytes, fit_bytes(g, flavor, int(v["innodb_lru_scan_depth"])) * 5 // 4))
+        elif (f > 1 and b <= current_bytes) or (f < 1 and b >= current_bytes) or any(b == t for _, t in table):
+            adv.merged.append(f)  # rounded to the current pool or another row's
+        else:
+            table.append((b / current_bytes, b))  # the factor of the pool the server would run
     lo = max(8 * MIB, current_bytes // 4)
-    grid = sorted({max(lo, int(lo * (hi / lo) ** (i / (KNEE_POINTS - 1))) // MIB * MIB) for i in range(KNEE_POINTS)}) \
+
+    def settable(b: float) -> int:
+        # the knee and the saturation point are pools a DBA can set: rounded as the server would
+        # (down, where up would pass the end of the search)
+        unit_b = pool_unit(flavor, int(b), chunk_bytes, instances)
+        up = round_pool(b, unit_b, None)
+        return up if up <= hi or b < unit_b else int(b // unit_b * unit_b)
+
+    grid = sorted({settable(max(lo, lo * (hi / lo) ** (i / (KNEE_POINTS - 1)))) for i in range(KNEE_POINTS)}) \
         if hi > lo else []
     plus = current_bytes + GIB
-    fit = fit_bytes(g, flavor, int(v["innodb_lru_scan_depth"]))
+    fit = settable(fit_bytes(g, flavor, int(v["innodb_lru_scan_depth"])))
     given = {b for _, b in table} | ({plus} if plus <= ram else set()) | set(extra_pools or [])
     if len(grid) > 1:
         # a grid point next to a pool simulated anyway (within half a grid step) adds nothing to
         # finding the knee, and a simulation costs
-        half = math.log2(grid[1] / grid[0]) / 2
+        half = math.log2(grid[-1] / grid[0]) / (KNEE_POINTS - 1) / 2
         grid = [x for x in grid if not any(lo <= b <= hi and abs(math.log2(b / x)) < half for b in given)]
-    if lo < fit < hi:
+    if lo < fit <= hi:
         grid.append(fit)  # where a cliff ends
     pools = sorted(given | set(grid))
     models = [model.pool_model(b, variables, flavor, qps) for b in pools]
@@ -185,26 +250,61 @@ def advise(order: str, stride: int, reps: int, g: model.Geometry, current_bytes:
     adv.plain_lru_hist = hist
     by = dict(zip(pools, est))
     adv.estimates = by
-    base = by[current_bytes].reads
-    for f, b in sorted(table):
-        e = by[b]
-        adv.rows.append(AdviceRow(f, b, e.reads, e.reads_se, e.reads / base if base else 0.0,
-                                  e.reads * adv.ms_per_read / 1000, e.exact))
+    held = dict(zip(pools, (round(x) for x in smooth([e.reads for e in est], [e.reads_se for e in est]))))
+    # said under the table where the held value differs from the simulated one visibly (0.1%)
+    adv.smoothed = [(b, by[b].reads, by[b].reads_se) for b in pools
+                    if abs(held[b] - by[b].reads) > 0.001 * by[b].reads and b in {t for _, t in table}]
+    base = held[current_bytes]
     adv.curve = [(b, by[b].reads, by[b].reads_se) for b in pools]
     gx = [b for b in pools if lo <= b <= hi]
-    k, how = knee_index(gx, [by[b].reads for b in gx])
+    k, how = knee_index(gx, [held[b] for b in gx])
     if k is not None:
-        adv.knee_bytes, adv.knee_reads, adv.knee_how = gx[k], by[gx[k]].reads, how
-        adv.knee_note = (f"knee at {format_bytes(gx[k])}: {by[gx[k]].reads:,} reads "
-                         f"({by[gx[k]].reads / base:.2f}x the current), {how}")
+        adv.knee_bytes, adv.knee_reads, adv.knee_how = gx[k], held[gx[k]], how
+        adv.knee_note = (f"knee at {format_bytes(gx[k])}: {nf.count(held[gx[k]])} reads "
+                         f"({nf.times(held[gx[k]] / base if base else None)} the current), {how}")
     else:
         adv.knee_note = (f"no knee between {format_bytes(lo)} and {format_bytes(hi)}: the curve is {how} there "
                          "(more memory changes reads by under 1%)" if how == "flat" else f"no knee: {how}")
+    _verdict(adv, gx, held, hi < fit_bytes(g, flavor, int(v["innodb_lru_scan_depth"])) * 5 // 4)
+    extra = [b for b in dict.fromkeys((adv.knee_bytes, adv.saturation_bytes)) if b and b not in {t for _, t in table}]
+    for f, b in table + [(b / current_bytes, b) for b in extra]:
+        e = by[b]
+        marks = [m for m, at in (("current", current_bytes), ("knee", adv.knee_bytes),
+                                 ("nothing gained beyond", adv.saturation_bytes)) if at == b]
+        adv.rows.append(AdviceRow(f, b, held[b], e.reads_se, held[b] / base if base else 0.0,
+                                  held[b] * adv.ms_per_read / 1000, e.exact, e.reads, marks))
+    adv.rows.sort(key=lambda r: r.pool_bytes)
     if plus in by and queries:
-        saved = base - by[plus].reads
-        adv.marginal = (f"+1 GiB (to {format_bytes(plus)}) saves {saved / queries * 1000:,.2f} reads per 1k queries "
-                        f"({-saved / base * 100 if base else 0:+.1f}% reads, "
-                        f"{saved * adv.ms_per_read / 1000:,.1f} s of reads over the run)")
+        saved = base - held[plus]
+        adv.marginal = (f"+1 GiB (to {format_bytes(plus)}) saves {nf.number(saved / queries * 1000)} reads per 1k "
+                        f"queries ({nf.change(-saved / base * 100 if base else 0)} reads, "
+                        f"{nf.seconds(saved * adv.ms_per_read / 1000)} of reads over the run)")
     else:
         adv.marginal = f"+1 GiB does not fit in the {format_bytes(ram)} given"
     return adv
+
+
+def _verdict(adv: Advice, pools: list[int], reads: dict, capped: bool) -> None:
+    """What to do, in one sentence: grow to the knee when it lies above the current pool, else
+    keep the current one; and the pool beyond which reads fall by under SATURATION."""
+    if not pools:
+        adv.verdict = f"keep innodb_buffer_pool_size = {format_bytes(adv.current_bytes)}: no other pool fits in the memory given"
+        return
+    fewest = min(reads[b] for b in pools)
+    adv.saturation_bytes = next(b for b in pools if reads[b] <= fewest * (1 + SATURATION))
+    base = reads[adv.current_bytes]
+    if adv.knee_bytes and adv.knee_bytes > adv.current_bytes:
+        x = adv.knee_bytes
+    elif adv.saturation_bytes > adv.current_bytes and adv.knee_bytes is None:
+        x = adv.saturation_bytes  # a curve without a bend that still falls: its end
+    else:
+        x = adv.current_bytes
+    adv.recommended_bytes = x
+    adv.recommended_change_pct = round((reads[x] / base - 1) * 100, 2) if base else 0.0
+    verb = "set" if x != adv.current_bytes else "keep"
+    z = adv.saturation_bytes
+    # the search ended at the memory given, not where the table fits: the last pool may still gain
+    end = (f"reads still fall at {format_bytes(z)}, the most the {format_bytes(adv.ram_bytes)} of memory allows"
+           if capped and z == pools[-1] and len(pools) > 1 else f"beyond {format_bytes(z)} nothing is gained")
+    adv.verdict = (f"{verb} innodb_buffer_pool_size = {format_bytes(x)} "
+                   f"(reads {nf.change(adv.recommended_change_pct)}); {end}")

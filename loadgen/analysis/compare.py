@@ -11,12 +11,12 @@ from ..results import RunResult
 # The headline first: pages read into the pool (Innodb_pages_read), the one miss count that
 # means the same on MySQL and MariaDB; demand reads and read-ahead beside it.
 AB_METRICS = [
-    ("pages_read", "pages read into the pool (misses)", ("buffer_pool", "pages_read"), True),
+    ("pages_read", "pages read into the pool (misses)", lambda r: r.headline()[0], True),
     ("demand_reads", "  demand reads", ("buffer_pool", "demand_reads"), True),
     ("read_ahead", "  read-ahead", ("buffer_pool", "read_ahead"), True),
     ("read_requests", "read requests", ("buffer_pool", "read_requests"), True),
-    ("hit_ratio", "hit ratio", ("buffer_pool", "hit_ratio"), False),
-    ("miss_ratio", "miss ratio", ("buffer_pool", "miss_ratio"), True),
+    ("hit_ratio", "hit ratio", lambda r: r.headline_hit_ratio(), False),
+    ("miss_ratio", "miss ratio", lambda r: None if r.headline_hit_ratio() is None else 1 - r.headline_hit_ratio(), True),
     ("elapsed_s", "elapsed (s)", ("result", "elapsed_s"), True),
     ("qps", "queries/s", ("result", "qps"), False),
     ("p50_us", "p50 latency (µs)", ("result", "latency_us", "p50"), True),
@@ -33,13 +33,75 @@ def as_run(r: RunResult | dict) -> RunResult:
 class MetricRow:
     key: str
     label: str
-    values: list  # one per run, None where missing
-    ratio: float | None  # last / first
+    values: list  # one per column, None where missing
+    ratios: list  # one per SideBySide.ratios: that server's last run over its first, None where missing
     lower_is_better: bool
 
 
-def side_by_side(results: list[RunResult]) -> list[MetricRow]:
-    """Each metric for each run, with the ratio of the last run to the first (B/A)."""
+@dataclass
+class Column:
+    """One run of a side-by-side comparison: what ran, where, and which file holds it."""
+
+    key: str  # the variation (A, B) or the order
+    order: str | None
+    server: str  # flavour, version and where it ran: "mariadb 10.11.19, local"
+    file: str | None  # the result file's name (None: not written to a file)
+    path: str | None = None  # and its path as given
+
+
+@dataclass
+class Ratio:
+    """A ratio column: the last run on a server over the first on the same server (B/A)."""
+
+    label: str  # "B/A"
+    server: str
+    first: int  # column indexes
+    last: int
+
+
+@dataclass
+class SideBySide:
+    columns: list[Column]
+    ratios: list[Ratio]
+    rows: list[MetricRow]
+    notes: list[str]
+
+    @property
+    def servers(self) -> list[str]:
+        return list(dict.fromkeys(c.server for c in self.columns))
+
+    def to_dict(self) -> dict:
+        from dataclasses import asdict
+
+        return {"kind": "side_by_side", "columns": [asdict(c) for c in self.columns],
+                "ratios": [asdict(r) for r in self.ratios], "notes": self.notes,
+                "rows": [{"metric": r.key, "label": r.label.strip(), "values": r.values,
+                          "ratios": r.ratios, "lower_is_better": r.lower_is_better} for r in self.rows]}
+
+
+def short_servers(labels: list[str]) -> dict[str, str]:
+    """Each server label -> its flavour and version alone where that tells it from the others."""
+    short = {lab: lab.partition(",")[0] for lab in labels}
+    return {lab: s if list(short.values()).count(s) == 1 else lab for lab, s in short.items()}
+
+
+def server_label(run: RunResult) -> str:
+    """The server a run measured, as precise as its file says: flavour, version, provider and the
+    image or endpoint (two servers of one version on different hosts are different servers)."""
+    s = run.server or {}
+    where = s.get("provider") or "?"
+    detail = s.get("image") or s.get("endpoint")
+    return f"{s.get('flavor') or '?'} {s.get('version') or '?'}, {where}" + (f" {detail}" if detail else "")
+
+
+def side_by_side(results: list[RunResult], files: list | None = None) -> SideBySide:
+    """Each metric for each run, with the ratio of the last run to the first (B/A) on each server.
+
+    Runs of different servers are shown side by side, but never divided: a page read on MySQL
+    and one on MariaDB, or a query per second on two hosts, are not the same quantity (a B on
+    MySQL over an A on MariaDB was shown as 284.96x). Each server with two runs or more gets
+    its own ratio column, and a note says the runs span servers.
+    """
     results = [as_run(r) for r in results]
     # A/B ratios only mean something on the same table, pool and id set (as compare BASE NEW requires)
     for r in results[1:]:
@@ -48,13 +110,34 @@ def side_by_side(results: list[RunResult]) -> list[MetricRow]:
             names = " and ".join(str(getattr(x, "source", None) or x.key) for x in (results[0], r))
             raise ResultError(f"{names} measured different things ({'; '.join(hard)})",
                               "compare runs of the same rows, stride, reps and pool size")
+    files = list(files) if files is not None else [getattr(r, "source", None) for r in results]
+    columns = [Column(r.key, r.workload.get("order"), server_label(r), _name(f), str(f) if f else None)
+               for r, f in zip(results, files)]
+    ratios, notes = [], []
+    for server in dict.fromkeys(c.server for c in columns):
+        idx = [i for i, c in enumerate(columns) if c.server == server]
+        if len(idx) >= 2:
+            ratios.append(Ratio(f"{columns[idx[-1]].key}/{columns[idx[0]].key}", server, idx[0], idx[-1]))
+    servers = list(dict.fromkeys(c.server for c in columns))
+    if len(servers) > 1:
+        notes.append(f"these runs come from {len(servers)} servers ({'; '.join(servers)}): ratios are taken "
+                     "between runs of one server, never across servers")
     rows = []
     for key, label, path, lower in AB_METRICS:
-        values = [r.value(path) for r in results]
-        first, last = values[0], values[-1]
-        ratio = last / first if isinstance(first, (int, float)) and isinstance(last, (int, float)) and first else None
-        rows.append(MetricRow(key, label, values, ratio, lower))
-    return rows
+        values = [_metric_value(r, path) for r in results]
+        rows.append(MetricRow(key, label, values, [_ratio(values[q.first], values[q.last]) for q in ratios], lower))
+    return SideBySide(columns, ratios, rows, notes)
+
+
+def _ratio(first, last) -> float | None:
+    ok = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (first, last))
+    return last / first if ok and first else None
+
+
+def _name(path) -> str | None:
+    from pathlib import Path
+
+    return Path(path).name if path else None
 
 
 # -- comparing result files (base vs new), with significance and regression limits ---------------

@@ -15,6 +15,7 @@ from ..dataset import EST_BYTES_PER_ROW, DatasetSpec
 from ..errors import UsageError
 from ..orders import Workload, resolve
 from ..paths import free_bytes
+from .. import numfmt as nf
 from ..results import RunResult, SweepResult, now_iso, write_json_atomic
 from ..servers import ServerSpec
 from ..units import format_bytes, parse_size
@@ -114,14 +115,14 @@ def recommend(points: list[dict], tolerance_pct: float) -> dict:
         bound = best * (1 + tolerance_pct / 100)
         pick = next(p for p in mine if p["miss_ratio"] <= bound + 1e-12)
         best_pool = min((p for p in mine if p["miss_ratio"] == best), key=lambda p: p["pool_bytes"])
-        reason = (f"best miss ratio {best * 100:.3f}% (at {format_bytes(best_pool['pool_bytes'])}); "
+        reason = (f"best miss ratio {nf.pct(best)} (at {format_bytes(best_pool['pool_bytes'])}); "
                   f"{format_bytes(pick['pool_bytes'])} is the smallest pool within {tolerance_pct:g}% of it "
-                  f"({pick['miss_ratio'] * 100:.3f}%)")
+                  f"({nf.pct(pick['miss_ratio'])})")
         smaller = [p for p in mine if p["pool_bytes"] < pick["pool_bytes"]]
         if smaller:
             s = smaller[-1]
-            reason += (f"; {format_bytes(s['pool_bytes'])} misses {s['miss_ratio'] * 100:.3f}%, "
-                       f"{(s['miss_ratio'] / best - 1) * 100:.1f}% above the best")
+            reason += (f"; {format_bytes(s['pool_bytes'])} misses {nf.pct(s['miss_ratio'])}, "
+                       f"{nf.change((s['miss_ratio'] / best - 1) * 100 if best else None)} against the best")
         if pick["pool_bytes"] == mine[-1]["pool_bytes"] and len(mine) > 1 and mine[-2]["miss_ratio"] > bound:
             reason += "; the largest pool swept was needed: a larger one may still help, extend --pools"
         out[key] = {"pool_bytes": pick["pool_bytes"], "miss_ratio": pick["miss_ratio"], "best_miss_ratio": best,

@@ -16,6 +16,13 @@ MODEL_VARIABLES = {"innodb_old_blocks_pct": (5, 95), "innodb_old_blocks_time": (
                    "innodb_lru_scan_depth": (100, 2**32 - 1), "innodb_read_ahead_threshold": (0, 64)}
 MAX_HEIGHT = 15  # deeper than any real InnoDB B-tree; the simulator's limit too
 
+flavor_option = click.option(
+    "--flavor", type=click.Choice(["mariadb", "mysql"]), default="mariadb", show_default=True,
+    help="Whose InnoDB rules the model follows: mariadb (10.11: pool in 8 MiB extents of 507 pages, the "
+         "page cleaner keeps ~3/4 of innodb_lru_scan_depth free, read-ahead on a step to the next leaf) or "
+         "mysql (8.0-9.x: 128 MiB chunks, ~960 pages held from start-up, one timed page-cleaner batch, "
+         "read-ahead checked on every page's first access).")
+
 
 @click.command()
 @click.option("--variation", default=None, metavar="A|B", help="A = interleaved, B = looped.")
@@ -31,13 +38,14 @@ MAX_HEIGHT = 15  # deeper than any real InnoDB B-tree; the simulator's limit too
 @click.option("--height", type=int, default=None, help="B-tree height, when known.")
 @click.option("--qps", type=float, default=15_000, show_default=True,
               help="Query rate; innodb_old_blocks_time works in real time.")
-@click.option("--flavor", type=click.Choice(["mariadb", "mysql"]), default="mariadb", show_default=True)
+@flavor_option
 @settings_option("The model's server variables: innodb_old_blocks_pct, innodb_old_blocks_time, "
                  "innodb_lru_scan_depth.")
 @click.option("--curve", default="auto", show_default=True,
               help="Pool sizes for the miss-ratio curve, e.g. 8M,64M,1G ('' for none; auto: powers of two "
                    "from a quarter of --pool to past the table's size).")
-@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True,
+              help="Tables for a terminal, or the same figures as JSON for a script.")
 @click.option("--exact", is_flag=True, help="Simulate every curve point in full (no miniatures).")
 @click.option("--advise", "with_advice", is_flag=True, help="Also print the pool advice table (see loadgen advise).")
 @click.option("--ram", default=None, metavar="SIZE", help="With --advise: memory of the target host [default: MemAvailable].")
@@ -158,7 +166,7 @@ def _print_advice(out, adv) -> None:
 @shape_options
 @click.option("--rows-per-leaf", type=float, default=None, help="Override rows per leaf page.")
 @click.option("--qps", type=float, default=15_000, show_default=True, help="Query rate (old_blocks_time is real time).")
-@click.option("--flavor", type=click.Choice(["mariadb", "mysql"]), default="mariadb", show_default=True)
+@flavor_option
 @settings_option("innodb_* variables, as for predict.")
 @click.option("--ram", default=None, metavar="SIZE", help="Memory of the target host. [default: MemAvailable here]")
 @click.option("--ms-per-read", type=float, default=None, help="Milliseconds per buffer-pool read. [default: 0.1]")
@@ -168,13 +176,15 @@ def _print_advice(out, adv) -> None:
 @click.option("--instances", type=int, default=None, help="innodb_buffer_pool_instances [default: as the server picks].")
 @click.option("--salt", type=int, default=0, show_default=True, help="Sampling salt of the miniatures.")
 @click.option("--exact", is_flag=True, help="Simulate every pool in full (no miniatures).")
-@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True,
+              help="Tables for a terminal, or the same figures as JSON for a script.")
 @click.option("--plots", "plots_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Write the curves of every order (band, knee, current pool) as curve.png/.svg here.")
 def advise(variations, pool, dataset_spec, shape, rows_per_leaf, qps, flavor, settings, ram, ms_per_read,
            result_file, chunk_size, instances, salt, exact, fmt, plots_dir):
-    """Pool advice per access order, as Oracle's V$DB_CACHE_ADVICE: estimated reads from 0.25x to
-    4x the current pool, the knee, and what one more GiB saves; no server needed.
+    """Pool advice per access order, as Oracle's V$DB_CACHE_ADVICE: estimated reads from 0.25x the
+    current pool to where more memory stops paying, the knee, what one more GiB saves, the server
+    rules assumed (--flavor) and what to set; no server needed.
 
     Example: loadgen advise --pool 128M --rows 100M --ram 16G
     """
@@ -236,7 +246,8 @@ def advise(variations, pool, dataset_spec, shape, rows_per_leaf, qps, flavor, se
 @click.command()
 @click.option("--pools", default="8M,16M,32M,64M,128M,256M", show_default=True,
               help="Pool sizes to measure, or 'auto': half, at and twice each order's predicted knee.")
-@click.option("--variations", default="A,B", show_default=True)
+@click.option("--variations", default="A,B", show_default=True,
+              help="Access orders to measure at every pool: A, B, or orders by name (zipfian, hotspot, ...).")
 @click.option("--tolerance", default="5%", show_default=True,
               help="Recommend the smallest pool whose miss ratio is within this of the best.")
 @click.option("--max-time", default="60", show_default=True, help="Minutes the sweep may take; checked before it starts.")
@@ -255,7 +266,7 @@ def sweep(pools, variations, tolerance, max_time, out, out_dir, server_spec, dat
     Example: loadgen sweep --pools 8M,16M,32M,64M,128M,256M --variations A,B
     """
     from ..analysis import sweep as core
-    from ..report import SWEEP_HEADERS, rich_table, sweep_cells
+    from ..report import SWEEP_HEADERS, recommendation_lines, rich_table, sweep_cells
     from ..units import format_bytes
     from ..results import check_destination, check_directory, default_path
 
@@ -288,28 +299,30 @@ def sweep(pools, variations, tolerance, max_time, out, out_dir, server_spec, dat
                           reporter, drive=drive)
     console = stdout_console()
     console.print(rich_table(SWEEP_HEADERS, sweep_cells(result), title="loadgen sweep"))
-    for key, rec in result.recommendation.items():
-        console.print(f"recommended pool for {key}: [bold]{format_bytes(rec['pool_bytes'])}[/] — {rec['reason']}",
-                      highlight=False)
+    for line in recommendation_lines(result):
+        console.print(line, highlight=False)
     stderr_console().print(f"[dim]sweep written to {out}[/]")
 
 
 @click.command()
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Write one self-contained HTML page (images embedded).")
+              help="Write one self-contained HTML page: the tables and the plots (images embedded).")
 @click.option("--plots", "plots_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Write each plot as PNG and SVG into this directory.")
 def report(files, html_path, plots_dir):
-    """Plots of run and sweep results: hit ratio and reads over time, latency, miss-ratio curve.
+    """The runs' and sweeps' numbers as tables (what ran: server, version, pool, dataset,
+    workload, host; what it measured: pages read against the prediction, hit ratio, q/s,
+    latency); with --html or --plots also the plots: hit ratio and reads over time, latency,
+    the miss-ratio curve.
 
     Example: loadgen report reports/sweep-*.json --html report.html
     """
-    from ..plots import html_page, write_plots
+    from ..plots import collect, html_page, write_plots
+    from ..report import (CONTEXT_HEADERS, RUN_HEADERS, SWEEP_HEADERS, context_cells, recommendation_lines,
+                          rich_table, run_cells, sweep_cells)
     from ..results import load, write_text_atomic
 
-    if html_path is None and plots_dir is None:
-        raise UsageError("nothing to write", "give --html FILE and/or --plots DIR")
     results = [load(f, kind=("run", "sweep")) for f in files]
     for doc in results:
         if not doc.has_data:
@@ -321,3 +334,13 @@ def report(files, html_path, plots_dir):
     if plots_dir is not None:
         paths = write_plots(results, plots_dir)
         stderr_console().print(f"[dim]{len(paths)} plot files written to {plots_dir}[/]")
+    if html_path is None and plots_dir is None:
+        runs, sweeps = collect(results)
+        out = stdout_console()
+        for s in sweeps:
+            out.print(rich_table(SWEEP_HEADERS, sweep_cells(s), title=f"sweep: {s.source}"))
+            for line in recommendation_lines(s):
+                out.print(line, highlight=False)
+        if runs:
+            out.print(rich_table(CONTEXT_HEADERS, context_cells(runs), title="what ran"))
+            out.print(rich_table(RUN_HEADERS, run_cells(runs), title="what it measured"))

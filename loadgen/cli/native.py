@@ -61,16 +61,21 @@ def _table(title: str, *columns: str):
     return table
 
 
+# the tables' numbers as every table writes them (numfmt.py): seconds and rates to three
+# significant digits, counts whole with thousands separators
 def _s(x: float | None) -> str:
-    return "-" if x is None else f"{x:.4f}" if x < 10 else f"{x:.2f}"
+    from ..numfmt import number
+
+    return number(x)
 
 
 def _n(x: float | None) -> str:
-    return "-" if x is None else f"{x:,.0f}"
+    from ..numfmt import count
+
+    return count(x)
 
 
-def _g(x: float | None) -> str:
-    return "-" if x is None else f"{x:.2f}"
+_g = _s
 
 
 @click.group()
@@ -132,7 +137,8 @@ def _render_pagez(console, doc):
               help="Interleaved A,B,C rounds; the table shows medians.")
 @click.option("--swap", type=SWAP, default="auto", show_default=True,
               help="auto: a swap file on disk where one works (the seed's effect), else zram.")
-@click.option("--zram-mem-limit", default="512M", show_default=True)
+@click.option("--zram-mem-limit", default="512M", show_default=True,
+              help="With --swap zram: RAM the zram device may use for compressed pages.")
 @_force_option
 @_out_option
 def pagez_compare(scale, memory_limit, chunk_size, repeat, swap, zram_mem_limit, force, out):
@@ -236,11 +242,13 @@ def _render_lazymap(console, doc):
         key = (p["run"], p["size"])
         if p["kind"] == "fresh":
             fresh_total[key] = total
-        speedup = (f"{fresh_total[key] / total:.1f}x"
-                   if p["kind"] != "fresh" and key in fresh_total and total else "-")
+        from ..numfmt import MISSING, times
+
+        speedup = (times(fresh_total[key] / total)
+                   if p["kind"] != "fresh" and key in fresh_total and total else MISSING)
         table.add_row(str(p["run"]), format_bytes(p["size"]), p["kind"],
-                      f"{p['write_faults_per_rep']:.2f}", f"{p['write_ms_per_rep']:.4f}",
-                      f"{p['read_ms_per_rep']:.4f}", f"{total:.4f}", speedup)
+                      _s(p["write_faults_per_rep"]), _s(p["write_ms_per_rep"]),
+                      _s(p["read_ms_per_rep"]), _s(total), speedup)
     console.print(table)
     console.print("seed (malloc, first run): fresh write faults 1 / 3 / 65 / 257 for "
                   "4K / 16K / 256K / 1M; 0 on the second run")
@@ -250,7 +258,7 @@ def _render_lazymap(console, doc):
 
 
 @native.command()
-@click.option("--size", default="512M", show_default=True)
+@click.option("--size", default="512M", show_default=True, help="Memory to allocate and touch per repetition.")
 @click.option("--reps", type=int, default=5, show_default=True,
               help="Interleaved repetitions per page mode.")
 @click.option("--pages", default="4k,thp", show_default=True, help="Page modes to compare.")

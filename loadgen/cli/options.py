@@ -18,23 +18,45 @@ SAMPLE_INTERVAL_MAX_S = 3600.0
 def stderr_console():
     from rich.console import Console
 
-    return Console(stderr=True)
+    console = Console(stderr=True)
+    if not console.is_terminal:
+        # a CI log: one message, one line (folded at 80 columns it cannot be grepped)
+        console = Console(stderr=True, soft_wrap=True)
+    return console
 
 
 def stdout_console():
     from rich.console import Console
 
-    return Console()
+    console = Console()
+    if not console.is_terminal:
+        # a log, a pipe or a CI artifact: 80 columns would fold the tables' columns into slivers
+        console = Console(width=max(console.width, 120))
+    return console
+
+
+# Without a terminal (CI logs, a pipe) there are no bars: a progress line every this many
+# seconds shows the job is alive, at what rate, and when it should end.
+PLAIN_PROGRESS_S = 10.0
 
 
 class RichReporter:
-    """Progress bars and notes on stderr; results go to stdout."""
+    """Progress bars and notes on stderr; results go to stdout. Where stderr is no terminal, a
+    plain progress line (done, rate, ETA) every PLAIN_PROGRESS_S instead of the bars, and one
+    when a run ends."""
 
-    def __init__(self) -> None:
-        self.console = stderr_console()
+    def __init__(self, console=None, clock=None, interval_s: float = PLAIN_PROGRESS_S) -> None:
+        self.console = console or stderr_console()
+        self.plain = not self.console.is_terminal
+        self.clock = clock or _now
+        self.interval_s = interval_s
         self._progress = None
         self._task = None
         self._seed_task = None
+        self._label = ""
+        self._total = 0
+        self._done = 0
+        self._last_line = 0.0
 
     def say(self, message: str) -> None:
         style = "yellow" if message.startswith("warning") else "dim"
@@ -46,39 +68,83 @@ class RichReporter:
         return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), *extra_columns,
                         TimeRemainingColumn(), console=self.console, transient=False, refresh_per_second=4)
 
+    def _line(self, what: str, done: int, total: int, unit: str, started: float, first: int, extra: str = "") -> None:
+        """One plain progress line: what, done of total, the rate since the start, the ETA."""
+        from ..numfmt import count, number, pct
+
+        elapsed = self.clock() - started
+        rate = (done - first) / elapsed if elapsed > 0 else 0.0
+        eta = f"ETA {_duration((total - done) / rate)}" if rate > 0 and total > done else "ETA –"
+        self.console.print(f"{what}: {count(done)} of {count(total)} {unit} ({pct(done / total if total else None)}), "
+                           f"{number(rate)} {unit}/s, {eta}{extra}", highlight=False, soft_wrap=True)
+
+    def _due(self) -> bool:
+        now = self.clock()
+        if now - self._last_line >= self.interval_s:
+            self._last_line = now
+            return True
+        return False
+
     def seed_progress(self, done: int, total: int) -> None:
         from rich.progress import TextColumn
 
         if self._seed_task is None:
-            self._progress = self._bar(TextColumn("[cyan]{task.fields[rate]}"))
-            self._progress.start()
-            self._seed_task = self._progress.add_task("seeding", total=total, rate="")
-            self._seed_started = _now()
+            self._seed_started = self.clock()
             self._seed_first = done
-        elapsed = _now() - self._seed_started
-        rate = (done - self._seed_first) / elapsed if elapsed > 0 else 0
-        self._progress.update(self._seed_task, completed=done, rate=f"{rate:,.0f} rows/s")
+            self._last_line = self._seed_started
+            self._seed_task = "plain"
+            if not self.plain:
+                self._progress = self._bar(TextColumn("[cyan]{task.fields[rate]}"))
+                self._progress.start()
+                self._seed_task = self._progress.add_task("seeding", total=total, rate="")
+        if self.plain:
+            if done < total and self._due():
+                self._line("seeding", done, total, "rows", self._seed_started, self._seed_first)
+        else:
+            elapsed = self.clock() - self._seed_started
+            rate = (done - self._seed_first) / elapsed if elapsed > 0 else 0
+            self._progress.update(self._seed_task, completed=done, rate=f"{rate:,.0f} rows/s")
         if done >= total:
-            self._progress.stop()
+            if self._progress is not None:
+                self._progress.stop()
+                self._progress = None
             self._seed_task = None
 
     def run_started(self, label: str, total: int) -> None:
         from rich.progress import TextColumn
 
-        self._progress = self._bar(TextColumn("[cyan]{task.fields[qps]}"), TextColumn("[green]{task.fields[hit]}"))
-        self._progress.start()
-        self._task = self._progress.add_task(label, total=total, qps="", hit="")
-        self._run_started = _now()
+        self._label, self._total, self._done = label, total, 0
+        self._run_started = self._last_line = self.clock()
+        self._task = "plain"
+        if not self.plain:
+            self._progress = self._bar(TextColumn("[cyan]{task.fields[qps]}"), TextColumn("[green]{task.fields[hit]}"))
+            self._progress.start()
+            self._task = self._progress.add_task(label, total=total, qps="", hit="")
 
     def run_progress(self, done: int, hit_ratio: float | None) -> None:
+        from ..numfmt import pct
+
         if self._task is None:
             return
-        elapsed = _now() - self._run_started
+        self._done = done
+        if self.plain:
+            if self._due():
+                self._line(self._label, done, self._total, "queries", self._run_started, 0,
+                           f", hit ratio {pct(hit_ratio)}" if hit_ratio is not None else "")
+            return
+        elapsed = self.clock() - self._run_started
         qps = f"{done / elapsed:,.0f} q/s" if elapsed > 0 else ""
-        hit = f"hit {hit_ratio * 100:.2f}%" if hit_ratio is not None else ""
+        hit = f"hit {pct(hit_ratio)}" if hit_ratio is not None else ""
         self._progress.update(self._task, completed=done, qps=qps, hit=hit)
 
     def run_finished(self) -> None:
+        if self.plain and self._task is not None:
+            from ..numfmt import count, number, seconds
+
+            elapsed = self.clock() - self._run_started
+            self.console.print(f"{self._label}: {count(self._done)} of {count(self._total)} queries in "
+                               f"{seconds(elapsed)}, {number(self._done / elapsed if elapsed > 0 else None)} queries/s",
+                               highlight=False, soft_wrap=True)
         self.close()
 
     def close(self) -> None:
@@ -93,6 +159,15 @@ class RichReporter:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _duration(s: float) -> str:
+    """An ETA: 45 s, 12 min, 2.5 h."""
+    if s < 100:
+        return f"{s:.0f} s"
+    if s < 6000:
+        return f"{s / 60:.0f} min"
+    return f"{s / 3600:.1f} h"
 
 
 def _now() -> float:

@@ -58,7 +58,8 @@ def run(variation, order, out, server_spec, dataset_spec, shape, sample_interval
 @click.option("--allow-incomplete", is_flag=True,
               help="Let --max-regression compare interrupted results or ones without a gated metric.")
 @click.option("--format", "fmt", type=click.Choice(["table", "markdown", "json"]), default="table",
-              show_default=True, help="Output of a BASE NEW file comparison.")
+              show_default=True, help="Output on stdout: a table, markdown (as --report writes) or JSON, for "
+                                      "every comparison (live, side by side, BASE NEW).")
 @server_options
 @dataset_options
 @workload_options
@@ -83,11 +84,12 @@ def compare(files, variations, out_dir, report_path, max_regression, allow_incom
     else:
         if max_regression:
             raise UsageError("--max-regression needs two result files (or directories): BASE NEW")
-        _compare_live(variations, out_dir, report_path, server_spec, dataset_spec, shape, sample_interval_s, drive)
+        _compare_live(variations, out_dir, report_path, server_spec, dataset_spec, shape, sample_interval_s, drive,
+                      fmt)
 
 
 def _compare_live(variations, out_dir, report_path, server_spec, dataset_spec, shape, sample_interval_s,
-                  drive) -> None:
+                  drive, fmt="table") -> None:
     from .. import runner
     from ..analysis.keymodel import predict_any
     from ..orders import Workload, resolve
@@ -110,20 +112,46 @@ def _compare_live(variations, out_dir, report_path, server_spec, dataset_spec, s
     outs = [r.source or path for r, path in zip(results, outs)]
     for path in outs:
         reporter.say(f"result written to {path}")
-    _side_by_side(results, outs, report_path)
+    _side_by_side(results, outs, report_path, fmt, files=False)
 
 
-def _side_by_side(results, paths, report_path) -> None:
+def _side_by_side(results, paths, report_path, fmt="table", files=True) -> None:
+    """Runs in columns, each named by its variation, file and server, with B/A per server; as a
+    table, markdown or JSON (--format), and --report always markdown."""
+    import json as _json
+
     from ..analysis.compare import side_by_side
-    from ..report import rich_table, side_by_side_cells, side_by_side_headers, side_by_side_markdown
+    from ..report import explain_orders, rich_table, side_by_side_cells, side_by_side_headers, side_by_side_markdown
+    from ..report import side_by_side_title, table_meaning
     from ..results import write_text_atomic
 
-    rows = side_by_side(results)
-    stdout_console().print(rich_table(side_by_side_headers(results), side_by_side_cells(rows),
-                                      title="loadgen compare"))
+    sbs = side_by_side(results, paths)
+    if fmt == "json":
+        click.echo(_json.dumps(sbs.to_dict(), indent=2))
+    elif fmt == "markdown":
+        click.echo(side_by_side_markdown(sbs, results, paths))
+    else:
+        out = stdout_console()
+        out.print(rich_table(side_by_side_headers(sbs), side_by_side_cells(sbs), title=side_by_side_title(sbs)))
+        for line in [*explain_orders(sbs, results), table_meaning(sbs)]:
+            out.print(line, highlight=False)
+    for note in sbs.notes:
+        stderr_console().print(f"[yellow]warning: {note}[/]", highlight=False)
+    if files:  # a live run warned as it ended
+        _say_busy(results)
     if report_path is not None:
-        write_text_atomic(report_path, side_by_side_markdown(results, rows, paths))
+        write_text_atomic(report_path, side_by_side_markdown(sbs, results, paths))
         stderr_console().print(f"[dim]report written to {report_path}[/]")
+
+
+def _say_busy(results) -> None:
+    """A run measured on a busy host: its q/s and latency say as much about the host as the server."""
+    for r in results:
+        host = getattr(r, "host", None) or {}
+        if host.get("busy"):
+            name = getattr(r, "source", None) or r.key
+            stderr_console().print(f"[yellow]warning: {name} ran on a busy host ({'; '.join(host.get('busy_reasons') or [])}): "
+                                   "its q/s and latency may be off[/]", highlight=False)
 
 
 def _compare_files(paths, max_regression, fmt, report_path, allow_incomplete=False) -> None:
@@ -140,7 +168,7 @@ def _compare_files(paths, max_regression, fmt, report_path, allow_incomplete=Fal
     if len(paths) != 2:
         if limits:
             raise UsageError("--max-regression needs two result files (or directories): BASE NEW")
-        _side_by_side([load(f, kind="run") for f in paths], list(paths), report_path)
+        _side_by_side([load(f, kind="run") for f in paths], list(paths), report_path, fmt)
         return
     try:
         sides = load_sides(paths)
@@ -152,7 +180,7 @@ def _compare_files(paths, max_regression, fmt, report_path, allow_incomplete=Fal
         check_gateable(sides[0] + sides[1], limits)
     keys = [{r.key for r in side} for side in sides]
     if not (keys[0] & keys[1]) and not limits:
-        _side_by_side([side[0] for side in sides], list(paths), report_path)
+        _side_by_side([side[0] for side in sides], list(paths), report_path, fmt)
         return
     comparison = compare_files(sides[0], sides[1], limits)
     comparison.notes.extend(gate_problems(sides[0] + sides[1], limits))  # ungated or allowed: still said
@@ -164,6 +192,7 @@ def _compare_files(paths, max_regression, fmt, report_path, allow_incomplete=Fal
         stdout_console().print(rich_table(COMPARE_HEADERS, comparison_cells(comparison), title="loadgen compare"))
         for note in comparison.notes:
             stderr_console().print(f"[dim]note: {note}[/]", highlight=False)
+    _say_busy(sides[0] + sides[1])
     if report_path is not None:
         write_text_atomic(report_path, comparison_markdown(comparison))
     if comparison.regressed:

@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 
 from ..paths import state_dir
-from ..results import write_json_atomic
+from ..results import PRIVATE, write_json_atomic
 
 
 def state_file() -> Path:
@@ -25,7 +25,7 @@ def load() -> dict | None:
 
 
 def save(state: dict) -> None:
-    write_json_atomic(state_file(), state)
+    write_json_atomic(state_file(), state, PRIVATE)
     os.chmod(state_file(), 0o600)
 
 

@@ -15,14 +15,22 @@ from .conftest import ROOT
 pytestmark = pytest.mark.native
 
 
-def test_sdist_is_complete_and_builds_the_extension(tmp_path):
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """sdist and wheel from `python -m build` (isolated: the build backend pyproject.toml asks
+    for, as pip and CI get it), and what the build printed."""
     if os.environ.get("LOADGEN_NATIVE_SO"):
         pytest.skip("sanitizer run: the packaging check runs in make test")
+    out = tmp_path_factory.mktemp("dist")
     env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
-    proc = subprocess.run([sys.executable, "-m", "build", "--outdir", str(tmp_path), str(ROOT)],
+    proc = subprocess.run([sys.executable, "-m", "build", "--outdir", str(out), str(ROOT)],
                           capture_output=True, text=True, timeout=300, env=env)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    return out, proc.stdout + proc.stderr
 
+
+def test_sdist_is_complete_and_builds_the_extension(built):
+    tmp_path, _ = built
     (sdist,) = tmp_path.glob("loadgen-*.tar.gz")
     with tarfile.open(sdist) as tar:
         shipped = {name.split("/", 1)[1] for name in tar.getnames() if "/" in name}
@@ -33,3 +41,16 @@ def test_sdist_is_complete_and_builds_the_extension(tmp_path):
     names = zipfile.ZipFile(wheel).namelist()
     assert any(n.startswith("loadgen/_native") and n.endswith(".so") for n in names), names
     assert "loadgen/experiments/child.py" in names
+
+
+def test_the_licence_metadata_builds_without_warnings(built):
+    """Issue #18 (16): `license = { text = "MIT" }` made setuptools print a deprecation warning
+    (twice) on every install; the SPDX string form is what the metadata now carries."""
+    tmp_path, output = built
+    warned = [line for line in output.splitlines()
+              if "license" in line.lower() and ("warn" in line.lower() or "deprecat" in line.lower())]
+    assert not warned, warned
+    (wheel,) = tmp_path.glob("loadgen-*.whl")
+    with zipfile.ZipFile(wheel) as whl:
+        meta = whl.read(next(n for n in whl.namelist() if n.endswith(".dist-info/METADATA"))).decode()
+    assert "License-Expression: MIT" in meta.splitlines(), meta[:600]

@@ -1,5 +1,6 @@
 """compare BASE NEW (exit codes, formats, significance), sweep/predict bad input: real CLI runs."""
 import json
+import re
 import subprocess
 import sys
 
@@ -190,3 +191,47 @@ def test_advise_bad_input_is_one_line(args, needle):
     out = loadgen("advise", "--rows", "200k", *args)
     assert out.returncode != 0 and needle in out.stderr
     assert "Traceback" not in out.stderr and len(out.stderr.strip().splitlines()) <= 2
+
+
+# -- issue #18 (10): the advice says what to do -----------------------------------------------------
+VERDICT = re.compile(r"^set innodb_buffer_pool_size = (\d+ [KMGT]iB) \(reads -\d+\.\d\d%\); "
+                     r"beyond (\d+ [KMGT]iB) nothing is gained$")
+
+
+def test_advice_reaches_the_knee_holds_its_estimates_monotonic_and_ends_with_what_to_do():
+    # the seed's looped order at 4M rows: the table fits at ~536 MiB, past the old 4x rows
+    out = loadgen("predict", "--variation", "B", "--pool", "128M", "--rows", "4M", "--advise", "--ram", "16G",
+                  "--curve", "", "--format", "json")
+    assert out.returncode == 0, out.stderr
+    adv = json.loads(out.stdout)["advice"]
+    pools = [r["pool_bytes"] for r in adv["rows"]]
+    assert adv["knee_bytes"] > 4 * (128 << 20) and adv["knee_bytes"] in pools  # the knee is a row
+    assert max(pools) >= adv["saturation_bytes"] >= adv["knee_bytes"]
+    assert [r for r in adv["rows"] if r["pool_bytes"] == adv["knee_bytes"]][0]["marks"][0] == "knee"
+    reads = [r["reads"] for r in sorted(adv["rows"], key=lambda r: r["pool_bytes"])]
+    assert all(a >= b for a, b in zip(reads, reads[1:])), reads  # a larger pool never reads more
+    # each held value stays within 3 standard errors of what was simulated (exact points: unchanged)
+    for r in adv["rows"]:
+        assert abs(r["reads"] - r["model_reads"]) <= max(3 * r["reads_se"], 0.002 * r["model_reads"]), r
+    m = VERDICT.match(adv["verdict"])
+    assert m, adv["verdict"]
+    assert m.group(1) == m.group(2) == "536 MiB"  # a cliff: the knee is where the gain ends
+    assert "MariaDB 10.11" in adv["assumptions"] and "--flavor mysql" in adv["assumptions"]
+    table = loadgen("predict", "--variation", "B", "--pool", "128M", "--rows", "4M", "--advise", "--ram", "16G",
+                    "--curve", "")
+    last = table.stdout.strip().splitlines()[-1]
+    assert VERDICT.match(last), last  # the table ends with the sentence
+    assert "assumes MariaDB 10.11's InnoDB" in " ".join(table.stdout.split())
+
+
+def test_advice_for_mysql_states_mysqls_rules_and_a_flat_curve_keeps_the_pool():
+    out = loadgen("advise", "--pool", "128M", "--rows", "4M", "--variations", "A,B", "--flavor", "mysql",
+                  "--ram", "16G", "--format", "json")
+    assert out.returncode == 0, out.stderr
+    a, b = json.loads(out.stdout)
+    assert "MySQL 8.0-9.x" in b["assumptions"] and b["flavor"] == "mysql"
+    assert VERDICT.match(b["verdict"]), b["verdict"]
+    assert all(r["pool_bytes"] % (128 << 20) == 0 for r in b["rows"])  # settable: whole chunks
+    # interleaved reads each leaf once at any pool: nothing to gain, keep what there is
+    assert a["verdict"].startswith("keep innodb_buffer_pool_size = 128 MiB (reads +0.00%)"), a["verdict"]
+    assert all(abs(r["pool_bytes"] / (128 << 20) - r["factor"]) < 1e-9 for r in b["rows"])  # factors as run

@@ -1,0 +1,129 @@
+"""Issue #18 (12): one number formatter (loadgen/numfmt.py) behind every table, in the terminal,
+markdown and HTML. The tables are built from two real result files (tests/data, a 200k-row A and
+B on MariaDB 10.11 at 8 MiB) and the model's own output, and every number in every cell is held
+to the rules: percentages with two decimals, ratios as 2.00x, counts with thousands separators,
+measured values to three significant digits."""
+import json
+import math
+import re
+from pathlib import Path
+
+import pytest
+
+from loadgen import numfmt as nf
+from loadgen.results import RunResult, SweepResult
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+
+
+def runs() -> list[RunResult]:
+    out = []
+    for name in ("run_A_mariadb.json", "run_B_mariadb.json"):
+        r = RunResult.from_dict(json.loads((DATA / name).read_text()))
+        r.source = DATA / name
+        out.append(r)
+    return out
+
+
+# -- the rules ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("value,text", [(0.98636, "98.64%"), (0.0136, "1.36%"), (0.00001, "<0.01%"),
+                                        (0.99999, ">99.99%"), (1.0, "100.00%"), (0.0, "0.00%"), (None, "–"),
+                                        (math.nan, "–")])
+def test_percentages_have_two_decimals(value, text):
+    assert nf.pct(value) == text
+
+
+@pytest.mark.parametrize("value,text", [(3692.6, "3,693"), (88.83, "88.8"), (8.683, "8.68"), (0.12345, "0.123"),
+                                        (0.0012345, "0.00123"), (9.996, "10.0"), (99.96, "100"), (0, "0"),
+                                        (-12.34, "-12.3"), (math.inf, "–")])
+def test_measured_values_have_three_significant_digits(value, text):
+    assert nf.number(value) == text
+
+
+def test_counts_changes_and_ratios():
+    assert nf.count(32906) == "32,906" and nf.count(1646.4) == "1,646" and nf.count(None) == "–"
+    assert nf.change(3.237) == "+3.24%" and nf.change(-49.63) == "-49.63%" and nf.change(0) == "+0.00%"
+    assert nf.times(2.0) == "2.00x" and nf.times(284.96) == "284.96x"
+    assert nf.plus_minus(64853, 773.4) == "64,853 ± 773" and nf.plus_minus(64896, 0.0) == "64,896"
+    assert nf.value(0.9863, "hit_ratio") == "98.63%" and nf.value(0.18, "error_pct") == "+0.18%"
+    assert nf.value(120664, "read_requests") == "120,664" and nf.value(True) == "True"
+
+
+# -- every table holds to them --------------------------------------------------------------------
+# A number standing alone in a cell: not part of a word, a version (10.11.19), a name or a size
+# (sizes are units.format_bytes': 1.1 GiB).
+NUMBER = re.compile(r"(?<![\w.,/-])[+-]?\d+(?:,\d{3})*(?:\.\d+)?(?:%|x(?!\w))?(?![\w.%/]|,\d| ?[KMGT]iB| B\b)")
+
+
+def check_number(token: str) -> str | None:
+    """Why token breaks the rules, or None."""
+    body = token.lstrip("+-")
+    if body.endswith("%"):
+        return None if re.fullmatch(r"\d{1,3}(,\d{3})*\.\d\d%", body) else "a percentage without two decimals"
+    if body.endswith("x"):
+        return None if re.fullmatch(r"\d{1,3}(,\d{3})*\.\d\dx", body) else "a ratio not as 2.00x"
+    if "." not in body:
+        return None if re.fullmatch(r"\d{1,3}(,\d{3})*", body) else "a count without thousands separators"
+    whole, frac = body.split(".")
+    if not re.fullmatch(r"\d{1,3}(,\d{3})*", whole):
+        return "a number without thousands separators"
+    v = float(body.replace(",", ""))
+    if v >= 100:
+        return "decimals on a number above 100"
+    sig = len((whole + frac).lstrip("0"))
+    return None if sig == 3 else f"{sig} significant digits, not 3"
+
+
+def cells_of_every_table() -> dict[str, list[str]]:
+    """table name -> its cells, as the terminal, markdown and HTML render them (the same rows)."""
+    from loadgen.analysis import advise, compare, forecast, model
+    from loadgen.analysis.compare import side_by_side
+    from loadgen.report import (advice_cells, comparison_cells, context_cells, curve_cells, forecast_rows, run_cells,
+                                run_rows, side_by_side_cells, sweep_cells)
+
+    a, b = runs()
+    g = model.geometry_of(b.dataset)
+    fc = forecast.forecast("looped", 10, 2, g, 8 << 20, curve_pools=[16 << 20, 32 << 20])
+    adv = advise.advise("looped", 10, 2, g, 8 << 20, ram_bytes=1 << 30)
+    sweep = SweepResult.from_dict({"format_version": 2, "kind": "sweep", "points": [
+        {"variation": r.key, "pool_bytes": r.pool_bytes, "pages_read": r.headline()[0], "demand_reads": 1310,
+         "read_ahead": 336, "predicted_reads": r.prediction.reads, "error_pct": r.prediction.error_pct,
+         "plain_lru_reads": 3300, "miss_ratio": 1 - r.headline_hit_ratio(), "qps": r.result["qps"]} for r in (a, b)]})
+    worse = RunResult.from_dict({**a.to_dict(), "buffer_pool": {**a.buffer_pool, "pages_read": 1975}})
+    tables = {
+        "run": [v for _, v in run_rows(a)],
+        "report context": sum(context_cells([a, b]), []),
+        "report runs": sum(run_cells([a, b]), []),
+        "side by side": sum(side_by_side_cells(side_by_side([a, b])), []),
+        "compare base new": sum(comparison_cells(compare.compare_files([a], [worse])), []),
+        "predict": [v for _, v in forecast_rows(fc, 8 << 20)] + sum(curve_cells(fc), []),
+        "advise": sum(advice_cells(adv), []),
+        "sweep": sum(sweep_cells(sweep), []),
+    }
+    return tables
+
+
+def test_every_number_in_every_table_follows_the_rules():
+    bad = []
+    for name, cells in cells_of_every_table().items():
+        assert cells, name
+        for cell in cells:
+            for m in NUMBER.finditer(str(cell)):
+                why = check_number(m.group())
+                if why:
+                    bad.append(f"{name}: {m.group()!r} in {cell!r}: {why}")
+    assert not bad, "\n".join(bad)
+
+
+def test_the_same_value_reads_the_same_in_the_terminal_markdown_and_html(tmp_path):
+    from loadgen.plots import html_page
+    from loadgen.analysis.compare import side_by_side
+    from loadgen.report import side_by_side_markdown
+
+    a, b = runs()
+    hit, qps = nf.pct(a.headline_hit_ratio()), nf.number(a.result["qps"])
+    md = side_by_side_markdown(side_by_side([a, b]), [a, b])
+    page = html_page([a, b])
+    for text in (md, page):
+        assert hit in text and qps in text and nf.count(a.headline()[0]) in text
+    assert f"<td>{hit}</td>" in page  # a cell of its own, as in the terminal table
