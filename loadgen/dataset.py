@@ -124,10 +124,9 @@ def is_schema_path(name: str) -> bool:
 
 def schema_text(name: str) -> str:
     if is_schema_path(name):
-        try:
-            return Path(name).read_text()
-        except (OSError, UnicodeDecodeError) as exc:
-            raise UsageError(f"cannot read schema file {name}: {exc}", "give a readable .sql file") from None
+        from .schemas import read_schema_text
+
+        return read_schema_text(name)
     path = schema_dir() / f"{name}.sql"
     if not path.is_file():
         raise UsageError(f"unknown schema {name!r}", f"choose one of: {', '.join(available_schemas())}")

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Iterable
 
 from .errors import ResultError, UsageError, VersionError
+from .inputs import RESULT_FILE_MAX_BYTES, read_capped
 
 FORMAT_VERSION = 2
 READABLE_VERSIONS = (1, 2)
@@ -319,10 +320,10 @@ def load(path: str | os.PathLike, kind: str | tuple[str, ...] | None = None) -> 
     another kind, of a newer format_version, truncated or not JSON is refused in one line.
     """
     path = Path(path)
+    raw = read_capped(path, RESULT_FILE_MAX_BYTES, "result file", pipes=True, error=ResultError)
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ResultError(f"cannot read {path}: {exc.strerror or exc}") from None
+        text = raw.decode("utf-8")
+        del raw  # the text is as large again: do not hold both while parsing
     except UnicodeDecodeError:
         raise ResultError(f"{path} is not a loadgen result (binary data, not JSON text)",
                           "give the JSON file a loadgen command wrote") from None

@@ -170,7 +170,7 @@ def ensure_seeded(conn, spec, progress=None, free_bytes: int | None = None, home
     resume, or create and seed. Returns a DatasetInfo."""
     from .dataset import _write_meta, open_meta
 
-    schema = read_schema_file(Path(spec.schema))
+    schema = read_schema_file(Path(spec.schema), spec.database)
     table = queried_table(schema, spec.table)
     database = spec.database
     ident(database, "--database")

@@ -218,7 +218,8 @@ def dataset_spec_from(rows, schema, table_name=None, existing_table=None, query=
     if is_schema_path(schema):
         from ..schemas import queried_table, read_schema_file
 
-        queried_table(read_schema_file(Path(schema)), table_name)  # no table / no key: exit 2 now
+        # a statement other than CREATE TABLE / INDEX, no table, no key: exit 2 now
+        queried_table(read_schema_file(Path(schema), database), table_name)
     else:
         schema_text(schema)  # an unknown schema is a usage error before anything starts
         if table_name:
