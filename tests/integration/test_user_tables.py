@@ -271,3 +271,29 @@ def test_existing_table_bad_input(server, shop, user, table, code, needle):
                       env={"LOADGEN_PASSWORD": f"pw-{user}"})
     one_line_error(res, code, needle)
     assert checksum(shop, "shop", "orders") == before
+
+
+def test_a_schema_file_cannot_smuggle_a_statement_past_a_session_with_ansi_quotes(server, tmp_path):
+    """Issue #18 N1: someone else's server may run with ANSI_QUOTES (or NO_BACKSLASH_ESCAPES),
+    where "x\\" ends an identifier our splitter read as a string holding `;DROP DATABASE ...`.
+    The statements run as we split them: one per call, quotes read in the default sql_mode."""
+    from loadgen import db
+    from loadgen.dataset import DatasetSpec
+    from loadgen.errors import UsageError
+    from loadgen.usertable import ensure
+
+    f = tmp_path / "ansi.sql"
+    f.write_text('CREATE TABLE t (id INT PRIMARY KEY, "x\\" INT);DROP DATABASE victim;-- " INT);\n')
+    conn = server.connect(local_infile=1)
+    try:
+        db.query_all(conn, "CREATE DATABASE IF NOT EXISTS victim")
+        db.query_all(conn, "SET SESSION sql_mode = CONCAT(@@sql_mode, ',ANSI_QUOTES')")
+        with pytest.raises(UsageError, match="line 1: the server refused"):
+            ensure(conn, DatasetSpec(rows=10, schema=str(f), database="ansi_db"))
+        assert db.query_value(conn, "SELECT COUNT(*) FROM information_schema.SCHEMATA "
+                              "WHERE SCHEMA_NAME = 'victim'") == 1
+        assert "ANSI_QUOTES" in db.query_value(conn, "SELECT @@SESSION.sql_mode")  # restored
+    finally:
+        db.query_all(conn, "DROP DATABASE IF EXISTS victim")
+        db.query_all(conn, "DROP DATABASE IF EXISTS ansi_db")
+        conn.close()
