@@ -147,17 +147,25 @@ def ensure(conn, spec, progress=None, free_bytes: int | None = None, home: Path 
         if spec.existing:
             return inspect_existing(conn, spec)
         return ensure_seeded(conn, spec, progress, free_bytes, home)
-    except LoadgenError:
+    except LoadgenError as exc:
+        if db.interrupted(exc):  # a cleanup's error after Ctrl-C/SIGTERM: it was an interruption
+            raise KeyboardInterrupt from None
         raise
     except Exception as exc:  # noqa: BLE001 - only the driver's errors become one line
         from .dataset import _is_driver_error
 
         if not _is_driver_error(exc):
             raise
+        if db.interrupted(exc):
+            raise KeyboardInterrupt from None
         text = db.error_text(exc)
+        what = f"{spec.database}.{spec.table or spec.schema_label}"
         if db.is_connection_lost(exc):
-            raise WorkloadError(f"lost the server while preparing {spec.database}.{spec.table or spec.schema_label}: "
-                                f"{text}", "check the server; re-run to resume") from None
+            raise WorkloadError(f"lost the server while preparing {what}: {text}",
+                                "check the server; re-run to resume") from None
+        if db.is_out_of_sync(exc):  # the connection's state, never the table's (issue #18, N6)
+            raise WorkloadError(f"the connection got out of step while preparing {what}: {text}",
+                                "re-run; nothing is damaged") from None
         if spec.existing:
             raise WorkloadError(f"cannot read {spec.database}.{spec.table}: {text}",
                                 "check the table and the user's grants") from None
@@ -188,8 +196,8 @@ def ensure_seeded(conn, spec, progress=None, free_bytes: int | None = None, home
         for name in reversed(schema.tables):  # another file or generator: start over
             db.query_all(conn, f"DROP TABLE IF EXISTS `{database}`.`{name}`")
         db.query_all(conn, f"DELETE FROM `{database}`.loadgen_meta")
+        _write_meta(conn, database, {**identity, "complete": 0})  # first: see dataset._ensure
         create_tables(conn, database, schema)
-        _write_meta(conn, database, {**identity, "complete": 0})
     shape = reflect(_borrow(conn), database, table)
     if not shape.primary_key:
         raise UsageError(f"{schema.path}: the server made {table} without a primary key",

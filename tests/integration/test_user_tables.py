@@ -297,3 +297,53 @@ def test_a_schema_file_cannot_smuggle_a_statement_past_a_session_with_ansi_quote
         db.query_all(conn, "DROP DATABASE IF EXISTS victim")
         db.query_all(conn, "DROP DATABASE IF EXISTS ansi_db")
         conn.close()
+
+
+# -- issue #18 N6: an interruption while seeding or checking is always "interrupted" ---------------
+def _interrupting_connection(server, at: int):
+    """A connection whose `at`-th answer is never read: a KeyboardInterrupt (what SIGTERM becomes)
+    lands between sending a query and reading its result, as a signal can. On 37e8410 the
+    cursor's cleanup then failed with 2014 "Commands out of sync", reported as a damaged table
+    with advice to drop the database."""
+    from MySQLdb.connections import Connection
+
+    class Interrupting(Connection):
+        left = at
+
+        def store_result(self):
+            self.left -= 1
+            if self.left == 0:
+                raise KeyboardInterrupt
+            return super().store_result()
+
+    conn = Interrupting(**server.endpoint.connect_kwargs(local_infile=1))
+    conn.autocommit(True)
+    return conn
+
+
+@pytest.mark.parametrize("schema", ["chat", str(EVENTS)])
+def test_an_interrupted_seed_or_check_is_always_an_interruption(server, schema):
+    from loadgen import dataset, db, usertable
+    from loadgen.dataset import DatasetSpec
+
+    spec = DatasetSpec(rows=3_000, schema=schema, database="n6_" + ("chat" if schema == "chat" else "events"))
+    ensure = usertable.ensure if spec.custom else dataset.ensure
+    plain = server.connect(local_infile=1)
+    try:
+        db.query_all(plain, f"DROP DATABASE IF EXISTS `{spec.database}`")
+        # every answer of a fresh seed's first steps, then a spread over the rest and the check
+        for at in [*range(1, 16), *range(20, 130, 9)]:
+            conn = _interrupting_connection(server, at)
+            try:
+                ensure(conn, spec)
+            except KeyboardInterrupt:
+                pass
+            else:
+                continue  # finished before its at-th answer
+            finally:
+                conn.close()
+        info = ensure(plain, spec)  # the table was never damaged: it resumes or verifies
+        assert db.query_value(plain, f"SELECT COUNT(*) FROM `{spec.database}`.`{info.table}`") == spec.rows
+    finally:
+        db.query_all(plain, f"DROP DATABASE IF EXISTS `{spec.database}`")
+        plain.close()
