@@ -200,10 +200,13 @@ def measure(
         except Exception:  # noqa: BLE001 - the server may be gone
             pass
     reason = None
+    # A server that refused the statement (a --query failing at run time: 1242, 1290) is up:
+    # "went away" is only for a lost connection (issue #18, N7).
+    lost = state.error_code is None or state.error_code in db.CONNECTION_LOST
     if interrupted:
         reason = "interrupted"
     elif state.error:
-        reason = f"server lost: {state.error}"
+        reason = f"server lost: {state.error}" if lost else f"query refused: {state.error}"
     elif state.queries < workload.queries:
         reason = "stopped early"
     result = _result(server, flavor, variables, cold, info, workload, state, sampler, last, started_at, reason)
@@ -225,6 +228,9 @@ def measure(
     if interrupted:
         raise Interrupted(f"interrupted after {state.queries:,} of {workload.queries:,} queries",
                           f"partial result written to {out}")
+    if state.error and not lost:
+        raise WorkloadError(f"the server refused the query after {state.queries:,} of {workload.queries:,} "
+                            f"queries: {state.error}", f"partial result written to {out}")
     if state.error:
         why = server.diagnostics() if not server.alive() else ""
         raise WorkloadError(

@@ -45,48 +45,92 @@ def ident(name: str, what: str) -> str:
 
 
 # -- the query -----------------------------------------------------------------------------------
+# Clauses that make a SELECT write or lock (issue #18, N7): INTO OUTFILE/DUMPFILE writes a file on
+# the database host, INTO @var sets variables, FOR UPDATE / FOR SHARE / LOCK IN SHARE MODE lock
+# rows. They are reserved words, so a column of that name is `quoted` and never matches here.
+_WRITES = {"INTO": "INTO (OUTFILE, DUMPFILE, @var)", "UPDATE": "UPDATE", "DELETE": "DELETE",
+           "LOCK": "LOCK IN SHARE MODE"}
+_SQL_WORD = re.compile(r"[A-Za-z0-9_$\u0080-\U0010ffff]+")
+
+
 def check_query(sql: str) -> str:
-    """A --query: exactly one ? outside quotes (bound to the key), and a SELECT."""
-    count = _placeholders(sql)
+    """A --query: one SELECT that only reads, with exactly one ? (bound to the key) outside
+    quotes and comments, read the same whatever the server's sql_mode."""
+    hint = "e.g. --query 'SELECT body FROM message WHERE id = ?'"
+    parts = _segments(sql, backslash=True)
+    code = " ".join(text for kind, text in parts if kind == "code")
+    if code != " ".join(text for kind, text in _segments(sql, backslash=False) if kind == "code"):
+        # NO_BACKSLASH_ESCAPES or ANSI_QUOTES on the server would end a quote elsewhere
+        raise UsageError("--query has a backslash before a quote: the server may end that string elsewhere",
+                         "double the quote instead ('it''s')")
+    for kind, text in parts:
+        if kind == "comment" and text.startswith(("/*!", "/*M!")):
+            opener = "/*M!" if text.startswith("/*M!") else "/*!"
+            raise UsageError(f"--query holds an executable comment {opener} ... */ (the server runs what it holds)",
+                             "write it as plain SQL")
+    count = code.count("?")
     if count != 1:
-        raise UsageError(f"--query has {count} ? placeholders, it needs exactly one (bound to the key)",
-                         "e.g. --query 'SELECT body FROM message WHERE id = ?'")
-    if not re.match(r"^\s*(SELECT|WITH|\()", sql, re.IGNORECASE):
-        raise UsageError("--query must be a SELECT: loadgen measures reads and never writes",
-                         "e.g. --query 'SELECT body FROM message WHERE id = ?'")
+        raise UsageError(f"--query has {count} ? placeholders, it needs exactly one (bound to the key)", hint)
+    words = [w.upper() for w in _SQL_WORD.findall(code)]
+    if not (words[:1] in (["SELECT"], ["WITH"]) or code.lstrip().startswith("(")):
+        raise UsageError("--query must be a SELECT: loadgen measures reads and never writes", hint)
+    for i, word in enumerate(words):
+        after = words[i + 1:i + 2]
+        clause = f"FOR {after[0]}" if word == "FOR" and after in (["UPDATE"], ["SHARE"]) else _WRITES.get(word)
+        if clause:
+            raise UsageError(f"--query holds {clause}: loadgen measures reads and never writes or locks", hint)
+    if ";" in code.rstrip().rstrip(";"):
+        raise UsageError("--query holds more than one statement (;)", hint)
     return sql.strip().rstrip(";")
 
 
-def _placeholders(sql: str) -> int:
-    count, quote, i = 0, None, 0
-    while i < len(sql):
+def _segments(sql: str, backslash: bool = True) -> list[tuple[str, str]]:
+    """sql cut into ("code" | "quote" | "comment", text), as the server's lexer cuts it: '...' and
+    "..." (with backslash escapes unless `backslash` is False, as under NO_BACKSLASH_ESCAPES),
+    `...`, doubled quotes, # and /* */ comments, and -- only before a space or a control
+    character (`--1` is minus minus one)."""
+    out: list[tuple[str, str]] = []
+    i, n, start = 0, len(sql), 0
+    while i < n:
         ch = sql[i]
-        if quote:
-            if ch == "\\":
-                i += 1
-            elif ch == quote:
-                quote = None
-        elif ch in "'\"`":
-            quote = ch
-        elif ch == "?":
-            count += 1
-        i += 1
-    return count
+        end = None
+        if ch in "'\"`":
+            j = i + 1
+            while j < n:
+                if sql[j] == "\\" and backslash and ch != "`":
+                    j += 2
+                elif sql[j] == ch and sql[j + 1:j + 2] == ch:
+                    j += 2
+                elif sql[j] == ch:
+                    break
+                else:
+                    j += 1
+            kind, end = "quote", min(j + 1, n)
+        elif ch == "#" or (sql.startswith("--", i) and (i + 2 == n or ord(sql[i + 2]) <= 32)):
+            nl = sql.find("\n", i)
+            kind, end = "comment", n if nl < 0 else nl
+        elif sql.startswith("/*", i):
+            close = sql.find("*/", i + 2)
+            kind, end = "comment", n if close < 0 else close + 2
+        if end is None:
+            i += 1
+            continue
+        if start < i:
+            out.append(("code", sql[start:i]))
+        out.append((kind, sql[i:end]))
+        i = start = end
+    if start < n:
+        out.append(("code", sql[start:]))
+    return out
 
 
 def text_format(sql: str) -> bytes:
-    """The query for the python driver (text protocol): the key formatted in with %d."""
-    out, quote = [], None
-    for ch in sql:
-        if quote:
-            if ch == quote:
-                quote = None
-        elif ch in "'\"`":
-            quote = ch
-        elif ch == "?":
-            out.append("%d")
-            continue
-        out.append("%%" if ch == "%" else ch)
+    """The query for the python driver (text protocol): the key formatted in with %d at the ?
+    outside quotes and comments (the one check_query counted)."""
+    out = []
+    for kind, text in _segments(sql):
+        text = text.replace("%", "%%")
+        out.append(text.replace("?", "%d") if kind == "code" else text)
     return "".join(out).encode()
 
 

@@ -347,3 +347,39 @@ def test_an_interrupted_seed_or_check_is_always_an_interruption(server, schema):
     finally:
         db.query_all(plain, f"DROP DATABASE IF EXISTS `{spec.database}`")
         plain.close()
+
+
+# -- issue #18 N7: a query the server refuses at run time is "refused", not "went away" ------------
+@pytest.mark.parametrize("driver", ["native", "python"])
+def test_a_query_the_server_refuses_says_so_and_keeps_what_was_measured(server, tmp_path, driver):
+    """The red team's subquery returning more than one row (1242) passes EXPLAIN and fails on its
+    first run; 37e8410 said "the server went away after 0 of N queries" of a server that was up."""
+    from loadgen.drivers.drive import native_available
+
+    if driver == "native" and not native_available():
+        pytest.skip("the native driver is not built")
+    out = tmp_path / "refused.json"
+    res = run_loadgen("run", *dsn_args(server), "--schema", str(EVENTS), "--database", "ev", "--rows", "20k",
+                      "--order", "sequential", "--stride", "7", "--driver", driver,
+                      "--query", "SELECT payload, (SELECT id FROM events) FROM events WHERE id = ?",
+                      "--out", str(out), env=root_env(server))
+    line = one_line_error(res, 1, "the server refused the query after 0 of", "(1242)", "partial result written")
+    assert "went away" not in line
+    r = json.loads(out.read_text())
+    assert r["complete"] is False and r["incomplete_reason"].startswith("query refused: ")
+    assert server.alive()
+
+
+@pytest.mark.parametrize("query,needle", [
+    ("SELECT payload FROM events WHERE id = ? INTO OUTFILE '/tmp/loadgen-n7'", "holds INTO"),
+    ("SELECT payload FROM events WHERE id = ? /*!50000 INTO DUMPFILE '/tmp/loadgen-n7' */",
+     "executable comment /*! ... */"),
+    ("SELECT payload FROM events WHERE id = ? --1 INTO OUTFILE '/tmp/loadgen-n7'", "holds INTO"),
+    ("SELECT payload, (SELECT 1 FROM events FOR UPDATE) FROM events WHERE id = ?", "holds FOR UPDATE"),
+])
+def test_a_query_that_writes_or_locks_is_refused_before_the_server_runs_it(server, tmp_path, query, needle):
+    res = run_loadgen("run", *dsn_args(server), "--schema", str(EVENTS), "--database", "ev", "--rows", "20k",
+                      "--driver", "python", "--query", query, "--out", str(tmp_path / "o.json"),
+                      env=root_env(server))
+    one_line_error(res, 2, needle)
+    assert not (tmp_path / "o.json").exists()

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import re
 
 import pytest
 
@@ -130,3 +131,36 @@ def test_a_schema_file_is_a_regular_text_file_of_at_most_16_MiB(tmp_path, make, 
     make(p)
     with pytest.raises(UsageError, match=needle):
         read_schema_file(p, "chat")
+
+
+@pytest.mark.parametrize("sql,needle", [
+    ("SELECT alias FROM message WHERE id = ? INTO OUTFILE '/tmp/x'", "holds INTO"),
+    ("SELECT alias FROM message WHERE id = ? INTO DUMPFILE '/tmp/x'", "holds INTO"),
+    ("SELECT alias INTO @a FROM message WHERE id = ?", "holds INTO"),
+    ("SELECT alias FROM message WHERE id = ? FOR UPDATE", "holds FOR UPDATE"),
+    ("SELECT alias FROM message WHERE id = ? FOR SHARE", "holds FOR SHARE"),
+    ("SELECT alias FROM message WHERE id = ? LOCK IN SHARE MODE", "holds LOCK IN SHARE MODE"),
+    ("SELECT alias, (SELECT 1 FROM message FOR UPDATE) FROM message WHERE id = ?", "holds FOR UPDATE"),
+    ("SELECT alias FROM message WHERE id = ? /*!50000 INTO OUTFILE '/tmp/x' */", "executable comment /*!"),
+    ("SELECT alias FROM message WHERE id = ? /*M!100000 FOR UPDATE */", "executable comment /*M!"),
+    ("SELECT alias FROM message WHERE id = ? --1 INTO OUTFILE '/tmp/x'", "holds INTO"),  # --1: minus minus 1
+    ("SELECT alias FROM message WHERE id = ? AND \"x\\\" INTO OUTFILE '/tmp/x' -- \"", "backslash before a quote"),
+    ("WITH c AS (SELECT 1) DELETE FROM message WHERE id = ?", "holds DELETE"),
+    ("SELECT alias FROM message WHERE id = ?; SELECT 1", "more than one statement"),
+])
+def test_a_query_that_writes_or_locks_is_refused(sql, needle):
+    """Issue #18 N7: INTO OUTFILE passed the SELECT check and ran (a file on the database host where
+    secure_file_priv is empty); the clauses count outside quotes and comments, as the server reads them."""
+    with pytest.raises(UsageError, match=re.escape(needle)):
+        check_query(sql)
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT alias FROM message WHERE id = ? -- INTO OUTFILE '/tmp/x' ?",
+    "SELECT alias FROM message WHERE id = ? # FOR UPDATE",
+    "SELECT `into`, 'FOR UPDATE; ?' FROM message WHERE id = ? AND alias = 'it''s'",
+    "SELECT /*+ NO_ICP(message) */ alias FROM message FORCE INDEX FOR JOIN (PRIMARY) WHERE id = ?;",
+])
+def test_reads_with_such_words_in_quotes_and_comments_pass(sql):
+    check_query(sql)
+    assert text_format(sql).count(b"%d") == 1
