@@ -101,6 +101,8 @@ class DatasetInfo:
     index: str | None = None  # the index the query reads, from EXPLAIN
     index_only: bool = False  # EXPLAIN says "Using index": the query never reads the row
     existing: bool = False  # --table: a table loadgen did not create and never writes
+    # The server's sizes could not hold the rows (stale statistics): what was estimated instead.
+    stats_note: str | None = None
 
     def to_dict(self) -> dict:
         return asdict(self)

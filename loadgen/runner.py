@@ -72,6 +72,8 @@ def prepare_dataset(server: Server, spec: DatasetSpec, reporter: Reporter) -> Da
     finally:
         conn.close()
     name = f"{info.database}.{info.table}"
+    if info.stats_note:
+        reporter.say(f"warning: {info.stats_note}")
     if info.existing:
         reporter.say(f"measuring the existing {name} (read only): {info.table_rows or 0:,} rows (estimate), "
                      f"keys {info.key_offset + 1:,}..{info.key_offset + info.rows:,}, "

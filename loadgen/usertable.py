@@ -388,18 +388,75 @@ def table_info(conn, spec, shape: TableShape, seeded: bool, existing: bool = Fal
     data_length, index_length, table_rows = db.query_all(
         conn, "SELECT DATA_LENGTH, INDEX_LENGTH, TABLE_ROWS FROM information_schema.TABLES "
         "WHERE TABLE_SCHEMA=%s AND TABLE_NAME=%s", (database, table))[0]
-    leaf_pages = int(stats.get("n_leaf_pages", 0)) or max(1, int(data_length or 0) // 16384)
+    leaf_pages = int(stats.get("n_leaf_pages", 0)) or max(1, int(data_length or 0) // PAGE_BYTES)
     rows = spec.rows if not existing else int(table_rows or 0)
+    table_bytes = int(data_length or 0) + int(index_length or 0)
+    stale = stale_sizes(conn, shape, rows, leaf_pages)
+    if stale is not None:
+        leaf_pages, width = stale
+        said = int(stats.get("n_leaf_pages", 0)) or max(1, int(data_length or 0) // PAGE_BYTES)
+        stats_note = (f"the statistics of {database}.{table} look stale: {rows:,} rows do not fit in "
+                      f"{said:,} leaf page{'s' if said != 1 else ''}; estimated {leaf_pages:,} from rows x width "
+                      f"({width:,} bytes a row); run ANALYZE TABLE `{database}`.`{table}` for the server's own figures")
+        table_bytes = max(table_bytes, leaf_pages * PAGE_BYTES)
+    else:
+        stats_note = None
     return DatasetInfo(
         schema=spec.schema_label if not existing else f"{database}.{table}",
         database=database, table=table, rows=keys, seed=spec.seed if not existing else 0,
         schema_hash=spec.schema_hash if not existing else "",
-        table_bytes=int(data_length or 0) + int(index_length or 0),
+        table_bytes=table_bytes, stats_note=stats_note,
         leaf_pages=leaf_pages, index_pages=int(stats.get("size", 0)),
         height=measure_height(conn, database, table, shape.primary_key), seeded=seeded,
         table_rows=rows, key_column=key, key_offset=offset, query=query, index=index, index_only=covering,
         existing=existing,
     )
+
+
+# Bytes a row of the clustered index costs besides its columns: the record header (5), the
+# transaction id (6) and the roll pointer (7) of COMPACT/DYNAMIC rows.
+RECORD_OVERHEAD_BYTES = 18
+PAGE_BYTES = 16384
+LEAF_FILL = 15 / 16  # InnoDB fills a leaf to 15/16 when rows arrive in key order
+WIDTH_SAMPLE_ROWS = 1000
+MAX_IN_PAGE_ROW_BYTES = 8126  # longer rows keep their long columns off the page
+_FIXED_BYTES = {"TINYINT": 1, "BOOL": 1, "BOOLEAN": 1, "SMALLINT": 2, "MEDIUMINT": 3, "INT": 4, "INTEGER": 4,
+                "BIGINT": 8, "FLOAT": 4, "DOUBLE": 8, "REAL": 8, "DATE": 3, "TIME": 3, "YEAR": 1,
+                "DATETIME": 5, "TIMESTAMP": 4, "ENUM": 1}
+
+
+def _fixed_bytes(col) -> int | None:
+    """Bytes a column takes in every row, or None for a variable (or unknown) width."""
+    t = col.type_name
+    if t in ("DECIMAL", "NUMERIC"):
+        p, sc = col.precision or 10, col.scale or 0
+        digits = lambda d: d // 9 * 4 + (0, 1, 1, 2, 2, 3, 3, 4, 4)[d % 9]  # noqa: E731
+        return digits(p - sc) + digits(sc)
+    if t in ("BINARY", "BIT"):
+        return col.length if t == "BINARY" else ((col.length or 1) + 7) // 8
+    return _FIXED_BYTES.get(t)
+
+
+def stale_sizes(conn, shape: TableShape, rows: int, leaf_pages: int) -> tuple[int, int] | None:
+    """(leaf pages estimated from rows x width, the width) when the server's figure cannot hold
+    `rows` (information_schema and innodb_index_stats keep the sizes of the last statistics
+    run: a table filled since, or with STATS_AUTO_RECALC=0, shows 1-3 pages for 150,001 rows,
+    issue #18 N8); None when the figure is plausible. The width adds the fixed columns' sizes
+    and the average length of the variable ones over the first rows."""
+    fixed = {c.name: _fixed_bytes(c) for c in shape.columns}
+    least = RECORD_OVERHEAD_BYTES + sum(b for c in shape.columns if not c.nullable and (b := fixed[c.name]))
+    if rows <= 0 or rows * least <= leaf_pages * PAGE_BYTES:
+        return None
+    var = [c.name for c in shape.columns if fixed[c.name] is None]
+    width = RECORD_OVERHEAD_BYTES + sum(b for b in fixed.values() if b) + (len(shape.columns) + 7) // 8
+    if var:
+        cols = ", ".join(f"`{name}`" for name in var)
+        avgs = db.query_all(conn, "SELECT " + ", ".join(f"AVG(COALESCE(LENGTH(`{n}`), 0))" for n in var)
+                            + f" FROM (SELECT {cols} FROM `{shape.database}`.`{shape.table}` "
+                            f"LIMIT {WIDTH_SAMPLE_ROWS}) AS sample")[0]
+        width += sum(round(float(a or 0)) + 1 for a in avgs)  # + its length byte
+    width = min(width, MAX_IN_PAGE_ROW_BYTES)
+    return max(leaf_pages, -(-rows * width // int(PAGE_BYTES * LEAF_FILL))), width
 
 
 def _can_read_index_stats(conn) -> bool:

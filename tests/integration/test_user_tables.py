@@ -383,3 +383,43 @@ def test_a_query_that_writes_or_locks_is_refused_before_the_server_runs_it(serve
                       env=root_env(server))
     one_line_error(res, 2, needle)
     assert not (tmp_path / "o.json").exists()
+
+
+# -- issue #18 N8: sizes that cannot hold the rows are stale statistics, said and estimated --------
+def test_stale_statistics_are_said_and_the_leaves_estimated_from_rows_and_width(server, shop, tmp_path):
+    """A table filled after its last statistics run (STATS_AUTO_RECALC=0 keeps it so), read by a
+    SELECT-only user: information_schema says 1 page. On 37e8410 the run took it as the table's
+    size ("fits in the pool") and the prediction was built on it."""
+    from loadgen import db
+
+    db.query_all(shop, "DROP TABLE IF EXISTS shop.fresh")
+    db.query_all(shop, "CREATE TABLE shop.fresh (id INT UNSIGNED PRIMARY KEY, customer INT NOT NULL, "
+                 "note VARCHAR(100) NOT NULL) STATS_AUTO_RECALC=0")
+    db.query_all(shop, "INSERT INTO shop.fresh SELECT id, customer, note FROM shop.orders")
+    try:
+        assert db.query_value(shop, "SELECT DATA_LENGTH FROM information_schema.TABLES "
+                              "WHERE TABLE_SCHEMA='shop' AND TABLE_NAME='fresh'") <= 2 * 16384  # stale
+        out = tmp_path / "fresh.json"
+        res = run_loadgen("run", *dsn_args(server, "reader"), "--table", "shop.fresh", "--order", "random",
+                          "--stride", "3", "--reps", "1", "--driver", "python", "--out", str(out),
+                          env={"LOADGEN_PASSWORD": "pw-reader"})
+        assert res.returncode == 0, res.stderr[-2000:]
+        said = " ".join(res.stderr.split())
+        assert "look stale" in said and "ANALYZE TABLE `shop`.`fresh`" in said, said
+        ds = json.loads(out.read_text())["dataset"]
+        db.query_all(shop, "ANALYZE TABLE shop.fresh")
+        leaves = int(db.query_value(shop, "SELECT stat_value FROM mysql.innodb_index_stats WHERE database_name="
+                                    "'shop' AND table_name='fresh' AND index_name='PRIMARY' AND stat_name='n_leaf_pages'"))
+        assert leaves > 50 and abs(ds["leaf_pages"] - leaves) <= 0.15 * leaves, (ds["leaf_pages"], leaves)
+        assert "ANALYZE TABLE" in ds["stats_note"] and ds["table_bytes"] >= ds["leaf_pages"] * 16384
+    finally:
+        db.query_all(shop, "DROP TABLE IF EXISTS shop.fresh")
+
+
+def test_fresh_statistics_are_taken_as_they_are(server, shop, tmp_path):
+    out = tmp_path / "orders.json"
+    res = run_loadgen("run", *dsn_args(server, "reader"), "--table", "shop.orders", "--order", "random",
+                      "--stride", "3", "--reps", "1", "--driver", "python", "--out", str(out),
+                      env={"LOADGEN_PASSWORD": "pw-reader"})
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert "stale" not in res.stderr and json.loads(out.read_text())["dataset"]["stats_note"] is None
