@@ -22,7 +22,8 @@ from .inputs import SCHEMA_FILE_MAX_BYTES, read_capped
 _CREATE = re.compile(r"^\s*CREATE\s+(?:TEMPORARY\s+)?TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?"
                      r"(?:`?(\w+)`?\s*\.\s*)?`?(\w+)`?", re.IGNORECASE)
 _PRIMARY = re.compile(r"\bPRIMARY\s+KEY\b", re.IGNORECASE)
-_STRING = re.compile(r"""(['"])(?:\\.|(?!\1).)*(?:\1|$)""", re.DOTALL)
+# A word of a statement that may be shown: a keyword or a name (`quoted`, db.name), nothing else.
+_SHOWN_WORD = re.compile(r"(?:[A-Za-z_][\w$]*|`[\w$]+`)(?:\.(?:[A-Za-z_][\w$]*|`[\w$]+`))?")
 _AT_LINE = re.compile(r"at line (\d+)\s*$")
 
 
@@ -148,12 +149,19 @@ def read_schema_text(path: str | Path) -> str:
     return text
 
 
-def _first_words(sql: str, limit: int = 48) -> str:
-    """The statement's start for a message: one line, printable, short ("DROP DATABASE mysql"),
-    its string literals elided (they may be a password: SET PASSWORD = '...')."""
-    words = " ".join(_STRING.sub(lambda m: m.group(1) + "..." + m.group(1), sql).split())
-    words = "".join(ch if ch.isprintable() else "?" for ch in words)
-    return f'"{words[:limit]}..."' if len(words) > limit else f'"{words}"'
+def _first_words(sql: str, words: int = 5) -> str:
+    """The statement's first words for a message ("DROP DATABASE mysql"): names and keywords only,
+    up to the first string or symbol. A schema file may be a symlink a pull request planted to a
+    file that is not SQL (a key, /etc/shadow): nothing past its first word ever reaches a log."""
+    shown = []
+    for word in sql.split()[:words]:
+        if not _SHOWN_WORD.fullmatch(word):
+            break
+        shown.append(word)
+    text = " ".join(shown)
+    if len(shown) == len(sql.split()):
+        return f'"{text}"'
+    return f'"{text} ..."' if text else '"..."'
 
 
 def queried_table(schema: SchemaFile, table_name: str | None) -> str:

@@ -171,3 +171,15 @@ def test_a_regular_file_over_the_cap_is_refused_by_its_size(tmp_path):
         f.truncate((1 << 30) + 1)  # sparse: no disk, no memory
     one_line(loadgen("compare", write(tmp_path / "a.json", result()), big, prefix=_prlimit()), 1,
              "is 1.0 GiB, more than a result file may be (1 GiB)")
+
+
+# -- N1's neighbour: --database names loadgen's own database, never the server's -----------------
+@pytest.mark.parametrize("name", ["mysql", "MySQL", "performance_schema", "information_schema", "sys"])
+def test_a_system_database_is_refused_as_loadgens_database(tmp_path, name):
+    """loadgen creates loadgen_meta and the file's tables in --database, drops and refills them,
+    and an error may advise dropping it: on 37e8410 `--database mysql` seeded into the mysql
+    schema as root."""
+    schema = tmp_path / "t.sql"
+    schema.write_text("CREATE TABLE t (id INT PRIMARY KEY);\n")
+    one_line(loadgen("seed", "--server", "local", "--database", name, "--schema", schema, "--rows", "1000"), 2,
+             f"--database {name} is the server's own")
