@@ -350,14 +350,15 @@ def kind_of(data: dict) -> str:
     return str(data.get("kind") or "run").partition(".")[0]
 
 
-def load(path: str | os.PathLike, kind: str | tuple[str, ...] | None = None) -> Document:
+def load(path: str | os.PathLike, kind: str | tuple[str, ...] | None = None, pipes: bool = True) -> Document:
     """Read a result file as its typed document.
 
     kind: the kind(s) the caller can use ("run", "sweep", "native"); None takes any. A file of
-    another kind, of a newer format_version, truncated or not JSON is refused in one line.
+    another kind, of a newer format_version, truncated or not JSON is refused in one line, as is
+    one that is not a regular file (or, with `pipes`, a pipe) of at most 1 GiB (inputs.py).
     """
     path = Path(path)
-    raw = read_capped(path, RESULT_FILE_MAX_BYTES, "result file", pipes=True, error=ResultError)
+    raw = read_capped(path, RESULT_FILE_MAX_BYTES, "result file", pipes=pipes, error=ResultError)
     try:
         text = raw.decode("utf-8")
         del raw  # the text is as large again: do not hold both while parsing
@@ -415,7 +416,7 @@ def load_sides(paths: Iterable[str | os.PathLike]) -> list[list[RunResult]]:
             sides.append([load(p, kind="run")])
             continue
         files = [f for f in sorted(p.glob("*.json")) if not f.name.startswith(".")]
-        docs = [load(f) for f in files]
+        docs = [load(f, pipes=False) for f in files]  # a FIFO among them would wait for a writer forever
         runs = [d for d in docs if isinstance(d, RunResult)]
         if not runs:
             raise ResultError(f"{p} holds no run result files (*.json)")

@@ -165,6 +165,14 @@ def test_a_pipe_is_read_once_and_capped(tmp_path):
     t.join(timeout=10)
 
 
+def test_a_fifo_in_a_results_directory_is_refused_not_waited_for(tmp_path):
+    d = tmp_path / "dir"
+    d.mkdir()
+    write(d / "a.json", result())
+    os.mkfifo(d / "planted.json")
+    one_line(loadgen("compare", d, d, "--max-regression", "10%"), 1, "planted.json is a pipe, not a result file")
+
+
 def test_a_regular_file_over_the_cap_is_refused_by_its_size(tmp_path):
     big = tmp_path / "big.json"
     with open(big, "wb") as f:
