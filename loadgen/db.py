@@ -86,6 +86,18 @@ def is_connection_lost(exc: BaseException) -> bool:
     return bool(args) and isinstance(args[0], int) and args[0] in CONNECTION_LOST
 
 
+# Server errors that end the connection rather than refuse a statement: shutdown in progress,
+# connection killed (MariaDB, MySQL).
+SERVER_GONE = {1053, 1927, 3169}
+
+
+def refused_by_server(code: int | None) -> bool:
+    """An error number the server sent about the statement itself (a syntax, privilege, data or
+    secure_file_priv error), rather than one of the client (2xxx: the connection broke, a packet
+    was malformed) or of a server ending the connection. None (not known) counts as lost."""
+    return isinstance(code, int) and not 2000 <= code < 3000 and code not in CONNECTION_LOST | SERVER_GONE
+
+
 def is_out_of_sync(exc: BaseException) -> bool:
     """CR_COMMANDS_OUT_OF_SYNC: the client's own state (a result left unread, as when Ctrl-C or
     SIGTERM lands between sending a query and reading its answer), never the server's data."""

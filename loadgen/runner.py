@@ -204,7 +204,7 @@ def measure(
     reason = None
     # A server that refused the statement (a --query failing at run time: 1242, 1290) is up:
     # "went away" is only for a lost connection (issue #18, N7).
-    lost = state.error_code is None or state.error_code in db.CONNECTION_LOST
+    lost = not db.refused_by_server(state.error_code)
     if interrupted:
         reason = "interrupted"
     elif state.error:
