@@ -1,5 +1,6 @@
-"""Red team 3's findings on files a user hands loadgen (issue #18: N3 the gate's values, N4 files
-without a size limit), each reproduced with the real CLI; no server is needed here."""
+"""Red team 3's findings on what a user hands loadgen (issue #18: N3 the gate's values, N4 files
+without a size limit, N1's --database, N6's early SIGTERM), each reproduced with the real CLI; no
+server is needed here."""
 from __future__ import annotations
 
 import json
@@ -191,3 +192,22 @@ def test_a_system_database_is_refused_as_loadgens_database(tmp_path, name):
     schema.write_text("CREATE TABLE t (id INT PRIMARY KEY);\n")
     one_line(loadgen("seed", "--server", "local", "--database", name, "--schema", schema, "--rows", "1000"), 2,
              f"--database {name} is the server's own")
+
+
+# -- N6: a SIGTERM is an interruption from the first moment ---------------------------------------
+def test_a_sigterm_while_loadgen_still_imports_is_an_interruption():
+    """The red team's SIGTERM 0.55-0.75 s into a run: on a busy host loadgen is still importing its
+    modules then, and on 37e8410 the handler came after them (the process died of the signal, exit
+    -15/143). The signal is sent from inside the import of loadgen.cli, so it lands there."""
+    code = ("import builtins, os, signal, sys\n"
+            "real = builtins.__import__\n"
+            "def hook(name, *args, **kw):\n"
+            "    if name == 'cli' and args[3:4] == (1,):\n"
+            "        os.kill(os.getpid(), signal.SIGTERM)\n"
+            "    return real(name, *args, **kw)\n"
+            "builtins.__import__ = hook\n"
+            "from loadgen.__main__ import main\n"
+            "sys.exit(main(['--help']))\n")
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 130, (res.returncode, res.stderr)
+    assert res.stderr.strip() == "loadgen: interrupted" and "Traceback" not in res.stderr
