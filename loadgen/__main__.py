@@ -12,12 +12,17 @@ def _sigterm_as_interrupt(signum, frame):  # noqa: ARG001
 
 
 def main(argv: list[str] | None = None) -> int:
-    import click
-
-    from . import errors
-    from .cli import cli
-
+    # First, before the imports (a second or more on a busy host): a SIGTERM while they run is an
+    # interruption too, exit 130, not a death by the signal (issue #18, N6).
     signal.signal(signal.SIGTERM, _sigterm_as_interrupt)
+    try:
+        import click
+
+        from . import errors
+        from .cli import cli
+    except KeyboardInterrupt:
+        sys.stderr.write("loadgen: interrupted\n")
+        return 130
     try:
         cli.main(args=argv, prog_name="loadgen", standalone_mode=False)
         code = errors.EXIT_OK

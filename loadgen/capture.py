@@ -29,7 +29,12 @@ REASONS = {
     "execute_without_text": "prepared-statement executions (binary protocol): performance_schema keeps no "
                             "text or values for them; capture those from the slow or general log",
     "reconnects": "times the server went away while polling (its statements in between are lost)",
+    "key_out_of_range": "statements with a key out of range (below 0, or 2^64 and above)",
 }
+# A key of more than this many digits (after leading zeros) is past 2^64 - 1 (20 digits): it is
+# never given to int(), which refuses strings of 4,300 digits and takes long on millions.
+MAX_KEY_DIGITS = 20
+U64_MAX = (1 << 64) - 1
 
 
 @dataclass
@@ -77,10 +82,21 @@ class Matcher:
             return "other_statement", None
         m = self.key.search(sql)
         if m:
-            return "key", int(next(g for g in m.groups() if g is not None))
+            key = _key(next(g for g in m.groups() if g is not None))
+            return ("key", key) if key is not None else ("key_out_of_range", None)
         if self.placeholder.search(sql):
             return "placeholder", None
         return "no_key_equality", None
+
+
+def _key(text: str) -> int | None:
+    """The key of a `-?digits` literal, or None when it is outside 0..2^64-1 (issue #18, N5:
+    -1 and 2^64 ended the capture with an OverflowError, 30M digits with a ValueError)."""
+    digits = text.lstrip("-").lstrip("0") or "0"
+    if len(digits) > MAX_KEY_DIGITS or (text.startswith("-") and digits != "0"):
+        return None
+    key = int(digits)
+    return key if key <= U64_MAX else None
 
 
 # -- slow log ------------------------------------------------------------------------------------

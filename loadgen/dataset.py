@@ -101,6 +101,8 @@ class DatasetInfo:
     index: str | None = None  # the index the query reads, from EXPLAIN
     index_only: bool = False  # EXPLAIN says "Using index": the query never reads the row
     existing: bool = False  # --table: a table loadgen did not create and never writes
+    # The server's sizes could not hold the rows (stale statistics): what was estimated instead.
+    stats_note: str | None = None
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -124,10 +126,9 @@ def is_schema_path(name: str) -> bool:
 
 def schema_text(name: str) -> str:
     if is_schema_path(name):
-        try:
-            return Path(name).read_text()
-        except (OSError, UnicodeDecodeError) as exc:
-            raise UsageError(f"cannot read schema file {name}: {exc}", "give a readable .sql file") from None
+        from .schemas import read_schema_text
+
+        return read_schema_text(name)
     path = schema_dir() / f"{name}.sql"
     if not path.is_file():
         raise UsageError(f"unknown schema {name!r}", f"choose one of: {', '.join(available_schemas())}")
@@ -241,15 +242,22 @@ def ensure(conn, spec: DatasetSpec, progress: ProgressFn | None = None, free_byt
     """
     try:
         return _ensure(conn, spec, progress, free_bytes, home, say or (lambda _: None))
-    except LoadgenError:
+    except LoadgenError as exc:
+        if db.interrupted(exc):  # a cleanup's error after Ctrl-C/SIGTERM: it was an interruption
+            raise KeyboardInterrupt from None
         raise
     except Exception as exc:  # noqa: BLE001 - only the driver's errors are turned into one line
         if not _is_driver_error(exc):
             raise
+        if db.interrupted(exc):
+            raise KeyboardInterrupt from None
         text = db.error_text(exc)
         if db.is_connection_lost(exc):
             raise WorkloadError(f"lost the server while checking the dataset: {text}",
                                 "check the server; re-run to resume") from None
+        if db.is_out_of_sync(exc):  # the connection's state, not the table's (issue #18, N6)
+            raise WorkloadError(f"the connection got out of step while checking the dataset: {text}",
+                                "re-run; the table is not damaged") from None
         if home is not None:
             raise SeedError(f"the cached dataset in {home} is damaged: {text}", f"remove {home} and re-run") from None
         raise SeedError(f"the table {spec.database}.{TABLE} is damaged: {text}",
@@ -291,9 +299,11 @@ def _ensure(conn, spec: DatasetSpec, progress: ProgressFn | None, free_bytes: in
         db.query_all(conn, f"DROP TABLE `{database}`.`{TABLE}`")
         exists = False
     if not exists:
+        # The meta first: a seed interrupted right after CREATE TABLE then resumes, instead of
+        # finding a table without meta ("not created by loadgen") on the next run.
         db.query_all(conn, f"DELETE FROM `{database}`.loadgen_meta")
-        _create_table(conn, spec)
         _write_meta(conn, database, {**identity, "complete": 0})
+        _create_table(conn, spec)
 
     start_id = (db.query_value(conn, f"SELECT MAX(id) FROM `{database}`.`{TABLE}`") or 0) + 1
     remaining = spec.rows - start_id + 1

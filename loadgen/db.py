@@ -9,6 +9,7 @@ from .errors import ProvisionError
 
 # Client error codes that mean "the server is gone" rather than "the query was wrong".
 CONNECTION_LOST = {2002, 2003, 2006, 2013, 2055, 4031}
+OUT_OF_SYNC = 2014
 
 
 @dataclass
@@ -85,13 +86,52 @@ def is_connection_lost(exc: BaseException) -> bool:
     return bool(args) and isinstance(args[0], int) and args[0] in CONNECTION_LOST
 
 
+# Server errors that end the connection rather than refuse a statement: shutdown in progress,
+# connection killed (MariaDB, MySQL).
+SERVER_GONE = {1053, 1927, 3169}
+
+
+def refused_by_server(code: int | None) -> bool:
+    """An error number the server sent about the statement itself (a syntax, privilege, data or
+    secure_file_priv error), rather than one of the client (2xxx: the connection broke, a packet
+    was malformed) or of a server ending the connection. None (not known) counts as lost."""
+    return isinstance(code, int) and not 2000 <= code < 3000 and code not in CONNECTION_LOST | SERVER_GONE
+
+
+def is_out_of_sync(exc: BaseException) -> bool:
+    """CR_COMMANDS_OUT_OF_SYNC: the client's own state (a result left unread, as when Ctrl-C or
+    SIGTERM lands between sending a query and reading its answer), never the server's data."""
+    args = getattr(exc, "args", ())
+    return bool(args) and args[0] == OUT_OF_SYNC
+
+
+def interrupted(exc: BaseException | None) -> bool:
+    """Whether exc is, or was raised while handling, a Ctrl-C / SIGTERM (KeyboardInterrupt):
+    a cleanup query that fails after one (2014, see is_out_of_sync) must not hide it."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        seen.add(id(exc))
+        exc = exc.__context__
+    return False
+
+
 def query_all(conn, sql: str, params: tuple | None = None) -> list[tuple]:
     cur = conn.cursor()
     try:
         cur.execute(sql, params)
-        return list(cur.fetchall())
-    finally:
-        cur.close()
+        rows = list(cur.fetchall())
+    except BaseException:
+        # An interrupt between the query and its answer leaves the answer unread: closing the
+        # cursor then fails with 2014, which must not replace what is in flight.
+        try:
+            cur.close()
+        except Exception:  # noqa: BLE001
+            pass
+        raise
+    cur.close()
+    return rows
 
 
 def query_value(conn, sql: str, params: tuple | None = None):

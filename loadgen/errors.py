@@ -50,6 +50,13 @@ class VersionError(ResultError):
     """A result file of a format_version this loadgen does not read."""
 
 
+class BadValueError(ResultError):
+    """A result file holds a counter loadgen never writes (NaN, negative, a string): compare
+    refuses it rather than gate or divide by it."""
+
+    exit_code = EXIT_USAGE
+
+
 class GateError(LoadgenError):
     """compare --max-regression was given a result it cannot judge (incomplete, another
     format_version, without the gated metric): the gate refuses instead of passing it."""

@@ -30,7 +30,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, ClassVar, Iterable
 
-from .errors import ResultError, UsageError, VersionError
+from .errors import BadValueError, ResultError, UsageError, VersionError
+from .inputs import RESULT_FILE_MAX_BYTES, read_capped
 
 FORMAT_VERSION = 2
 READABLE_VERSIONS = (1, 2)
@@ -144,6 +145,15 @@ def pages_read(counts: dict, flavor: str | None = None) -> tuple[int | None, str
     if flavor == "mysql" and ahead is not None:
         return reads + ahead, "Innodb_buffer_pool_reads + Innodb_buffer_pool_read_ahead"
     return None, None
+
+
+# The counters of a run that comparisons read or derive from (the headline pages_read, or reads
+# + read_ahead in a v1 file; the hit ratio from read_requests; the rates and latencies).
+COUNTER_PATHS = [*(("buffer_pool", k) for k in ("pages_read", "demand_reads", "read_ahead", "reads",
+                                                 "read_requests", "hit_ratio", "miss_ratio")),
+                 ("result", "elapsed_s"), ("result", "qps"), ("result", "latency_us", "p50"),
+                 ("result", "latency_us", "p99")]
+RATIOS = ("hit_ratio", "miss_ratio")
 
 
 class Document(Mapping):
@@ -280,6 +290,34 @@ class RunResult(Document):
         """Whether it measured anything: samples, buffer-pool totals or queries."""
         return bool(self.samples or self.buffer_pool or self.result.get("queries"))
 
+    def bad_values(self) -> list[tuple[str, Any, str]]:
+        """(key, value, what it should be) for each counter a comparison reads or derives from
+        that is neither null nor a finite number >= 0 (a ratio: 0 to 1), and each block that is
+        not an object. loadgen writes what it could not measure as null, so such a value was put
+        there by hand (issue #18, N3: NaN and negative reads passed the gate, a string was a
+        traceback)."""
+        out: list[tuple[str, Any, str]] = []
+        for name in ("server", "dataset", "workload", "result", "buffer_pool"):
+            if not isinstance(getattr(self, name), dict):
+                out.append((name, getattr(self, name), "an object"))
+        for path in (("buffer_pool", "counters"), ("result", "latency_us")):
+            node = self.value(path)
+            if node is not None and not isinstance(node, dict):
+                out.append((".".join(path), node, "an object"))
+        for path in (("workload", "variation"), ("workload", "order")):  # what runs are grouped by
+            node = self.value(path)
+            if node is not None and not isinstance(node, str):
+                out.append((".".join(path), node, "a string"))
+        for path in COUNTER_PATHS:
+            v = self.value(path)
+            if v is None:
+                continue
+            ratio = path[-1] in RATIOS
+            ok = isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and 0 <= v
+            if not ok or (ratio and v > 1):
+                out.append((".".join(path), v, "a ratio from 0 to 1" if ratio else "a finite number >= 0"))
+        return out
+
 
 @dataclass(eq=False)
 class SweepResult(Document):
@@ -336,17 +374,18 @@ def kind_of(data: dict) -> str:
     return str(data.get("kind") or "run").partition(".")[0]
 
 
-def load(path: str | os.PathLike, kind: str | tuple[str, ...] | None = None) -> Document:
+def load(path: str | os.PathLike, kind: str | tuple[str, ...] | None = None, pipes: bool = True) -> Document:
     """Read a result file as its typed document.
 
     kind: the kind(s) the caller can use ("run", "sweep", "native"); None takes any. A file of
-    another kind, of a newer format_version, truncated or not JSON is refused in one line.
+    another kind, of a newer format_version, truncated or not JSON is refused in one line, as is
+    one that is not a regular file (or, with `pipes`, a pipe) of at most 1 GiB (inputs.py).
     """
     path = Path(path)
+    raw = read_capped(path, RESULT_FILE_MAX_BYTES, "result file", pipes=pipes, error=ResultError)
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ResultError(f"cannot read {path}: {exc.strerror or exc}") from None
+        text = raw.decode("utf-8")
+        del raw  # the text is as large again: do not hold both while parsing
     except UnicodeDecodeError:
         raise ResultError(f"{path} is not a loadgen result (binary data, not JSON text)",
                           "give the JSON file a loadgen command wrote") from None
@@ -377,6 +416,21 @@ def load(path: str | os.PathLike, kind: str | tuple[str, ...] | None = None) -> 
     return doc
 
 
+def check_values(runs: Iterable[RunResult]) -> None:
+    """Refuse (exit 2, naming the file and the key) a run holding a counter that is not a finite
+    number >= 0, before anything reads it: a NaN passed every limit of the gate, a negative count
+    made a hit ratio above 1, a string was a traceback."""
+    for r in runs:
+        bad = r.bad_values()
+        if bad:
+            key, value, wanted = bad[0]
+            shown = repr(value)
+            shown = shown if len(shown) <= 40 else shown[:37] + "..."
+            raise BadValueError(f"{r.source or 'a result'}: {key} is {shown}, not {wanted}",
+                                "loadgen never writes one (what it could not measure is null): was the file "
+                                "edited? re-run to get one loadgen wrote")
+
+
 def load_sides(paths: Iterable[str | os.PathLike]) -> list[list[RunResult]]:
     """The sides of `compare BASE NEW`: each a run file, or a directory whose run files (*.json)
     make one side; a directory's sweep and native files are passed over."""
@@ -386,11 +440,12 @@ def load_sides(paths: Iterable[str | os.PathLike]) -> list[list[RunResult]]:
             sides.append([load(p, kind="run")])
             continue
         files = [f for f in sorted(p.glob("*.json")) if not f.name.startswith(".")]
-        docs = [load(f) for f in files]
+        docs = [load(f, pipes=False) for f in files]  # a FIFO among them would wait for a writer forever
         runs = [d for d in docs if isinstance(d, RunResult)]
         if not runs:
             raise ResultError(f"{p} holds no run result files (*.json)")
         sides.append(runs)
+    check_values(r for side in sides for r in side)
     return sides
 
 

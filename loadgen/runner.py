@@ -72,6 +72,8 @@ def prepare_dataset(server: Server, spec: DatasetSpec, reporter: Reporter) -> Da
     finally:
         conn.close()
     name = f"{info.database}.{info.table}"
+    if info.stats_note:
+        reporter.say(f"warning: {info.stats_note}")
     if info.existing:
         reporter.say(f"measuring the existing {name} (read only): {info.table_rows or 0:,} rows (estimate), "
                      f"keys {info.key_offset + 1:,}..{info.key_offset + info.rows:,}, "
@@ -202,10 +204,13 @@ def measure(
             pass
     host_after = hostload.sample()
     reason = None
+    # A server that refused the statement (a --query failing at run time: 1242, 1290) is up:
+    # "went away" is only for a lost connection (issue #18, N7).
+    lost = not db.refused_by_server(state.error_code)
     if interrupted:
         reason = "interrupted"
     elif state.error:
-        reason = f"server lost: {state.error}"
+        reason = f"server lost: {state.error}" if lost else f"query refused: {state.error}"
     elif state.queries < workload.queries:
         reason = "stopped early"
     result = _result(server, flavor, variables, cold, info, workload, state, sampler, last, started_at, reason)
@@ -231,6 +236,9 @@ def measure(
     if interrupted:
         raise Interrupted(f"interrupted after {state.queries:,} of {workload.queries:,} queries",
                           f"partial result written to {out}")
+    if state.error and not lost:
+        raise WorkloadError(f"the server refused the query after {state.queries:,} of {workload.queries:,} "
+                            f"queries: {state.error}", f"partial result written to {out}")
     if state.error:
         why = server.diagnostics() if not server.alive() else ""
         raise WorkloadError(

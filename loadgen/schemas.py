@@ -15,12 +15,15 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import db
+from . import db, ddl
 from .errors import SeedError, UsageError
+from .inputs import SCHEMA_FILE_MAX_BYTES, read_capped
 
 _CREATE = re.compile(r"^\s*CREATE\s+(?:TEMPORARY\s+)?TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?"
                      r"(?:`?(\w+)`?\s*\.\s*)?`?(\w+)`?", re.IGNORECASE)
 _PRIMARY = re.compile(r"\bPRIMARY\s+KEY\b", re.IGNORECASE)
+# A word of a statement that may be shown: a keyword or a name (`quoted`, db.name), nothing else.
+_SHOWN_WORD = re.compile(r"(?:[A-Za-z_][\w$]*|`[\w$]+`)(?:\.(?:[A-Za-z_][\w$]*|`[\w$]+`))?")
 _AT_LINE = re.compile(r"at line (\d+)\s*$")
 
 
@@ -76,8 +79,16 @@ def split_statements(text: str) -> list[Statement]:
         elif ch == "/" and nxt == "*":
             end = text.find("*/", i + 2)
             end = n if end < 0 else end + 2
-            line += text.count("\n", i, end)
-            buf.append(" ")
+            newlines = text.count("\n", i, end)
+            if text.startswith(("/*!", "/*M!"), i):
+                # Executable comments are code to the server: kept, so ddl.py refuses them
+                # with their line (dropping them would also change what the user's file makes).
+                if start_line is None:
+                    start_line = line
+                buf.append(text[i:end])
+            else:  # the newlines stay, so a line in the statement is a line in the file
+                buf.append(" " + "\n" * newlines)
+            line += newlines
             i = end
             continue
         elif ch == ";":
@@ -101,18 +112,56 @@ def split_statements(text: str) -> list[Statement]:
     return out
 
 
-def read_schema_file(path: Path) -> SchemaFile:
-    """Read and check a schema file; UsageError (exit 2) for what can be judged without a server."""
-    try:
-        text = path.read_text()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"cannot read schema file {path}: {exc}", "give a readable .sql file") from None
+def read_schema_file(path: Path, database: str) -> SchemaFile:
+    """Read and check a schema file; UsageError (exit 2) for what can be judged without a server:
+    a statement ddl.py does not allow (anything but CREATE TABLE and indexes on its tables in
+    `database`), no CREATE TABLE, not a regular UTF-8 text file of at most 16 MiB."""
+    text = read_schema_text(path)
     statements = tuple(split_statements(text))
-    tables = tuple(m.group(2) for st in statements if (m := _CREATE.match(st.sql)))
+    tables: list[str] = []
+    for st in statements:
+        try:
+            table = ddl.check_statement(st.sql, database, [t.lower() for t in tables])
+        except ddl.Refused as exc:
+            line = st.line + st.sql.count("\n", 0, exc.pos)
+            raise UsageError(f"{path} line {line}: {_first_words(st.sql)}: {exc.why}",
+                             f"a schema file may only create tables and their indexes in --database {database}: "
+                             "remove the statement") from None
+        if table is not None:
+            tables.append(table)
     if not tables:
         raise UsageError(f"schema file {path} holds no CREATE TABLE statement",
                          "write at least one CREATE TABLE ... (...) with a PRIMARY KEY")
-    return SchemaFile(path, text, statements, tables)
+    return SchemaFile(path, text, statements, tuple(tables))
+
+
+def read_schema_text(path: str | Path) -> str:
+    """The text of a schema file: a regular file (it is read more than once: the check, the cache
+    key's hash, the seeding), at most 16 MiB, UTF-8, no NUL."""
+    raw = read_capped(path, SCHEMA_FILE_MAX_BYTES, "schema file", pipes=False)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"cannot read schema file {path}: not UTF-8 text ({exc.reason} at byte {exc.start})",
+                         "give a .sql file of UTF-8 text") from None
+    if "\0" in text:
+        raise UsageError(f"schema file {path} holds NUL bytes: it is not SQL text", "give a .sql file") from None
+    return text
+
+
+def _first_words(sql: str, words: int = 5) -> str:
+    """The statement's first words for a message ("DROP DATABASE mysql"): names and keywords only,
+    up to the first string or symbol. A schema file may be a symlink a pull request planted to a
+    file that is not SQL (a key, /etc/shadow): nothing past its first word ever reaches a log."""
+    shown = []
+    for word in sql.split()[:words]:
+        if not _SHOWN_WORD.fullmatch(word):
+            break
+        shown.append(word)
+    text = " ".join(shown)
+    if len(shown) == len(sql.split()):
+        return f'"{text}"'
+    return f'"{text} ..."' if text else '"..."'
 
 
 def queried_table(schema: SchemaFile, table_name: str | None) -> str:
@@ -137,6 +186,7 @@ def create_tables(conn, database: str, schema: SchemaFile) -> None:
     created before it are dropped again, so a fixed file starts from nothing."""
     cur = conn.cursor()
     made: list[str] = []
+    restore = _lex_as_we_do(conn, cur)
     try:
         cur.execute(f"USE `{database}`")
         for st in schema.statements:
@@ -148,14 +198,42 @@ def create_tables(conn, database: str, schema: SchemaFile) -> None:
             if m:
                 made.append(m.group(2))
     except BaseException:
-        for table in reversed(made):
-            try:
+        try:
+            restore()
+            for table in reversed(made):
                 cur.execute(f"DROP TABLE IF EXISTS `{database}`.`{table}`")
-            except Exception:  # noqa: BLE001 - best effort; the original error matters
-                pass
+        except Exception:  # noqa: BLE001 - best effort; the original error matters
+            pass
         raise
+    else:
+        restore()
     finally:
         cur.close()
+
+
+# sql_mode flags that change where a quoted string ends (and so where the server ends a
+# statement): the combination modes that include ANSI_QUOTES, too, since @@sql_mode lists them.
+_LEXING_MODES = {"ANSI_QUOTES", "NO_BACKSLASH_ESCAPES", "ANSI", "ORACLE", "MSSQL", "DB2", "POSTGRESQL", "MAXDB"}
+_MULTI_STATEMENTS_ON, _MULTI_STATEMENTS_OFF = 0, 1  # enum_mysql_set_option
+
+
+def _lex_as_we_do(conn, cur):
+    """Make the session read the file's statements as ddl.py did: one statement per call
+    (a `;` the server found where we saw none would start a second one) and quotes ended as
+    the default sql_mode ends them. Returns what undoes it."""
+    cur.execute("SELECT @@SESSION.sql_mode")
+    mode = cur.fetchone()[0] or ""
+    mode = mode.decode() if isinstance(mode, bytes) else str(mode)
+    kept = ",".join(m for m in mode.split(",") if m and m.upper() not in _LEXING_MODES)
+    if kept != mode:
+        cur.execute("SET SESSION sql_mode = %s", (kept,))
+    conn.set_server_option(_MULTI_STATEMENTS_OFF)
+
+    def restore() -> None:
+        conn.set_server_option(_MULTI_STATEMENTS_ON)  # mysqlclient's default
+        if kept != mode:
+            cur.execute("SET SESSION sql_mode = %s", (mode,))
+    return restore
 
 
 def _statement_error(schema: SchemaFile, st: Statement, exc: BaseException) -> Exception:

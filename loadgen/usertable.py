@@ -45,48 +45,92 @@ def ident(name: str, what: str) -> str:
 
 
 # -- the query -----------------------------------------------------------------------------------
+# Clauses that make a SELECT write or lock (issue #18, N7): INTO OUTFILE/DUMPFILE writes a file on
+# the database host, INTO @var sets variables, FOR UPDATE / FOR SHARE / LOCK IN SHARE MODE lock
+# rows. They are reserved words, so a column of that name is `quoted` and never matches here.
+_WRITES = {"INTO": "INTO (OUTFILE, DUMPFILE, @var)", "UPDATE": "UPDATE", "DELETE": "DELETE",
+           "LOCK": "LOCK IN SHARE MODE"}
+_SQL_WORD = re.compile(r"[A-Za-z0-9_$\u0080-\U0010ffff]+")
+
+
 def check_query(sql: str) -> str:
-    """A --query: exactly one ? outside quotes (bound to the key), and a SELECT."""
-    count = _placeholders(sql)
+    """A --query: one SELECT that only reads, with exactly one ? (bound to the key) outside
+    quotes and comments, read the same whatever the server's sql_mode."""
+    hint = "e.g. --query 'SELECT body FROM message WHERE id = ?'"
+    parts = _segments(sql, backslash=True)
+    code = " ".join(text for kind, text in parts if kind == "code")
+    if code != " ".join(text for kind, text in _segments(sql, backslash=False) if kind == "code"):
+        # NO_BACKSLASH_ESCAPES or ANSI_QUOTES on the server would end a quote elsewhere
+        raise UsageError("--query has a backslash before a quote: the server may end that string elsewhere",
+                         "double the quote instead ('it''s')")
+    for kind, text in parts:
+        if kind == "comment" and text.startswith(("/*!", "/*M!")):
+            opener = "/*M!" if text.startswith("/*M!") else "/*!"
+            raise UsageError(f"--query holds an executable comment {opener} ... */ (the server runs what it holds)",
+                             "write it as plain SQL")
+    count = code.count("?")
     if count != 1:
-        raise UsageError(f"--query has {count} ? placeholders, it needs exactly one (bound to the key)",
-                         "e.g. --query 'SELECT body FROM message WHERE id = ?'")
-    if not re.match(r"^\s*(SELECT|WITH|\()", sql, re.IGNORECASE):
-        raise UsageError("--query must be a SELECT: loadgen measures reads and never writes",
-                         "e.g. --query 'SELECT body FROM message WHERE id = ?'")
+        raise UsageError(f"--query has {count} ? placeholders, it needs exactly one (bound to the key)", hint)
+    words = [w.upper() for w in _SQL_WORD.findall(code)]
+    if not (words[:1] in (["SELECT"], ["WITH"]) or code.lstrip().startswith("(")):
+        raise UsageError("--query must be a SELECT: loadgen measures reads and never writes", hint)
+    for i, word in enumerate(words):
+        after = words[i + 1:i + 2]
+        clause = f"FOR {after[0]}" if word == "FOR" and after in (["UPDATE"], ["SHARE"]) else _WRITES.get(word)
+        if clause:
+            raise UsageError(f"--query holds {clause}: loadgen measures reads and never writes or locks", hint)
+    if ";" in code.rstrip().rstrip(";"):
+        raise UsageError("--query holds more than one statement (;)", hint)
     return sql.strip().rstrip(";")
 
 
-def _placeholders(sql: str) -> int:
-    count, quote, i = 0, None, 0
-    while i < len(sql):
+def _segments(sql: str, backslash: bool = True) -> list[tuple[str, str]]:
+    """sql cut into ("code" | "quote" | "comment", text), as the server's lexer cuts it: '...' and
+    "..." (with backslash escapes unless `backslash` is False, as under NO_BACKSLASH_ESCAPES),
+    `...`, doubled quotes, # and /* */ comments, and -- only before a space or a control
+    character (`--1` is minus minus one)."""
+    out: list[tuple[str, str]] = []
+    i, n, start = 0, len(sql), 0
+    while i < n:
         ch = sql[i]
-        if quote:
-            if ch == "\\":
-                i += 1
-            elif ch == quote:
-                quote = None
-        elif ch in "'\"`":
-            quote = ch
-        elif ch == "?":
-            count += 1
-        i += 1
-    return count
+        end = None
+        if ch in "'\"`":
+            j = i + 1
+            while j < n:
+                if sql[j] == "\\" and backslash and ch != "`":
+                    j += 2
+                elif sql[j] == ch and sql[j + 1:j + 2] == ch:
+                    j += 2
+                elif sql[j] == ch:
+                    break
+                else:
+                    j += 1
+            kind, end = "quote", min(j + 1, n)
+        elif ch == "#" or (sql.startswith("--", i) and (i + 2 == n or ord(sql[i + 2]) <= 32)):
+            nl = sql.find("\n", i)
+            kind, end = "comment", n if nl < 0 else nl
+        elif sql.startswith("/*", i):
+            close = sql.find("*/", i + 2)
+            kind, end = "comment", n if close < 0 else close + 2
+        if end is None:
+            i += 1
+            continue
+        if start < i:
+            out.append(("code", sql[start:i]))
+        out.append((kind, sql[i:end]))
+        i = start = end
+    if start < n:
+        out.append(("code", sql[start:]))
+    return out
 
 
 def text_format(sql: str) -> bytes:
-    """The query for the python driver (text protocol): the key formatted in with %d."""
-    out, quote = [], None
-    for ch in sql:
-        if quote:
-            if ch == quote:
-                quote = None
-        elif ch in "'\"`":
-            quote = ch
-        elif ch == "?":
-            out.append("%d")
-            continue
-        out.append("%%" if ch == "%" else ch)
+    """The query for the python driver (text protocol): the key formatted in with %d at the ?
+    outside quotes and comments (the one check_query counted)."""
+    out = []
+    for kind, text in _segments(sql):
+        text = text.replace("%", "%%")
+        out.append(text.replace("?", "%d") if kind == "code" else text)
     return "".join(out).encode()
 
 
@@ -147,17 +191,25 @@ def ensure(conn, spec, progress=None, free_bytes: int | None = None, home: Path 
         if spec.existing:
             return inspect_existing(conn, spec)
         return ensure_seeded(conn, spec, progress, free_bytes, home)
-    except LoadgenError:
+    except LoadgenError as exc:
+        if db.interrupted(exc):  # a cleanup's error after Ctrl-C/SIGTERM: it was an interruption
+            raise KeyboardInterrupt from None
         raise
     except Exception as exc:  # noqa: BLE001 - only the driver's errors become one line
         from .dataset import _is_driver_error
 
         if not _is_driver_error(exc):
             raise
+        if db.interrupted(exc):
+            raise KeyboardInterrupt from None
         text = db.error_text(exc)
+        what = f"{spec.database}.{spec.table or spec.schema_label}"
         if db.is_connection_lost(exc):
-            raise WorkloadError(f"lost the server while preparing {spec.database}.{spec.table or spec.schema_label}: "
-                                f"{text}", "check the server; re-run to resume") from None
+            raise WorkloadError(f"lost the server while preparing {what}: {text}",
+                                "check the server; re-run to resume") from None
+        if db.is_out_of_sync(exc):  # the connection's state, never the table's (issue #18, N6)
+            raise WorkloadError(f"the connection got out of step while preparing {what}: {text}",
+                                "re-run; nothing is damaged") from None
         if spec.existing:
             raise WorkloadError(f"cannot read {spec.database}.{spec.table}: {text}",
                                 "check the table and the user's grants") from None
@@ -170,7 +222,7 @@ def ensure_seeded(conn, spec, progress=None, free_bytes: int | None = None, home
     resume, or create and seed. Returns a DatasetInfo."""
     from .dataset import _write_meta, open_meta
 
-    schema = read_schema_file(Path(spec.schema))
+    schema = read_schema_file(Path(spec.schema), spec.database)
     table = queried_table(schema, spec.table)
     database = spec.database
     ident(database, "--database")
@@ -188,8 +240,8 @@ def ensure_seeded(conn, spec, progress=None, free_bytes: int | None = None, home
         for name in reversed(schema.tables):  # another file or generator: start over
             db.query_all(conn, f"DROP TABLE IF EXISTS `{database}`.`{name}`")
         db.query_all(conn, f"DELETE FROM `{database}`.loadgen_meta")
+        _write_meta(conn, database, {**identity, "complete": 0})  # first: see dataset._ensure
         create_tables(conn, database, schema)
-        _write_meta(conn, database, {**identity, "complete": 0})
     shape = reflect(_borrow(conn), database, table)
     if not shape.primary_key:
         raise UsageError(f"{schema.path}: the server made {table} without a primary key",
@@ -336,18 +388,75 @@ def table_info(conn, spec, shape: TableShape, seeded: bool, existing: bool = Fal
     data_length, index_length, table_rows = db.query_all(
         conn, "SELECT DATA_LENGTH, INDEX_LENGTH, TABLE_ROWS FROM information_schema.TABLES "
         "WHERE TABLE_SCHEMA=%s AND TABLE_NAME=%s", (database, table))[0]
-    leaf_pages = int(stats.get("n_leaf_pages", 0)) or max(1, int(data_length or 0) // 16384)
+    leaf_pages = int(stats.get("n_leaf_pages", 0)) or max(1, int(data_length or 0) // PAGE_BYTES)
     rows = spec.rows if not existing else int(table_rows or 0)
+    table_bytes = int(data_length or 0) + int(index_length or 0)
+    stale = stale_sizes(conn, shape, rows, leaf_pages)
+    if stale is not None:
+        leaf_pages, width = stale
+        said = int(stats.get("n_leaf_pages", 0)) or max(1, int(data_length or 0) // PAGE_BYTES)
+        stats_note = (f"the statistics of {database}.{table} look stale: {rows:,} rows do not fit in "
+                      f"{said:,} leaf page{'s' if said != 1 else ''}; estimated {leaf_pages:,} from rows x width "
+                      f"({width:,} bytes a row); run ANALYZE TABLE `{database}`.`{table}` for the server's own figures")
+        table_bytes = max(table_bytes, leaf_pages * PAGE_BYTES)
+    else:
+        stats_note = None
     return DatasetInfo(
         schema=spec.schema_label if not existing else f"{database}.{table}",
         database=database, table=table, rows=keys, seed=spec.seed if not existing else 0,
         schema_hash=spec.schema_hash if not existing else "",
-        table_bytes=int(data_length or 0) + int(index_length or 0),
+        table_bytes=table_bytes, stats_note=stats_note,
         leaf_pages=leaf_pages, index_pages=int(stats.get("size", 0)),
         height=measure_height(conn, database, table, shape.primary_key), seeded=seeded,
         table_rows=rows, key_column=key, key_offset=offset, query=query, index=index, index_only=covering,
         existing=existing,
     )
+
+
+# Bytes a row of the clustered index costs besides its columns: the record header (5), the
+# transaction id (6) and the roll pointer (7) of COMPACT/DYNAMIC rows.
+RECORD_OVERHEAD_BYTES = 18
+PAGE_BYTES = 16384
+LEAF_FILL = 15 / 16  # InnoDB fills a leaf to 15/16 when rows arrive in key order
+WIDTH_SAMPLE_ROWS = 1000
+MAX_IN_PAGE_ROW_BYTES = 8126  # longer rows keep their long columns off the page
+_FIXED_BYTES = {"TINYINT": 1, "BOOL": 1, "BOOLEAN": 1, "SMALLINT": 2, "MEDIUMINT": 3, "INT": 4, "INTEGER": 4,
+                "BIGINT": 8, "FLOAT": 4, "DOUBLE": 8, "REAL": 8, "DATE": 3, "TIME": 3, "YEAR": 1,
+                "DATETIME": 5, "TIMESTAMP": 4, "ENUM": 1}
+
+
+def _fixed_bytes(col) -> int | None:
+    """Bytes a column takes in every row, or None for a variable (or unknown) width."""
+    t = col.type_name
+    if t in ("DECIMAL", "NUMERIC"):
+        p, sc = col.precision or 10, col.scale or 0
+        digits = lambda d: d // 9 * 4 + (0, 1, 1, 2, 2, 3, 3, 4, 4)[d % 9]  # noqa: E731
+        return digits(p - sc) + digits(sc)
+    if t in ("BINARY", "BIT"):
+        return col.length if t == "BINARY" else ((col.length or 1) + 7) // 8
+    return _FIXED_BYTES.get(t)
+
+
+def stale_sizes(conn, shape: TableShape, rows: int, leaf_pages: int) -> tuple[int, int] | None:
+    """(leaf pages estimated from rows x width, the width) when the server's figure cannot hold
+    `rows` (information_schema and innodb_index_stats keep the sizes of the last statistics
+    run: a table filled since, or with STATS_AUTO_RECALC=0, shows 1-3 pages for 150,001 rows,
+    issue #18 N8); None when the figure is plausible. The width adds the fixed columns' sizes
+    and the average length of the variable ones over the first rows."""
+    fixed = {c.name: _fixed_bytes(c) for c in shape.columns}
+    least = RECORD_OVERHEAD_BYTES + sum(b for c in shape.columns if not c.nullable and (b := fixed[c.name]))
+    if rows <= 0 or rows * least <= leaf_pages * PAGE_BYTES:
+        return None
+    var = [c.name for c in shape.columns if fixed[c.name] is None]
+    width = RECORD_OVERHEAD_BYTES + sum(b for b in fixed.values() if b) + (len(shape.columns) + 7) // 8
+    if var:
+        cols = ", ".join(f"`{name}`" for name in var)
+        avgs = db.query_all(conn, "SELECT " + ", ".join(f"AVG(COALESCE(LENGTH(`{n}`), 0))" for n in var)
+                            + f" FROM (SELECT {cols} FROM `{shape.database}`.`{shape.table}` "
+                            f"LIMIT {WIDTH_SAMPLE_ROWS}) AS sample")[0]
+        width += sum(round(float(a or 0)) + 1 for a in avgs)  # + its length byte
+    width = min(width, MAX_IN_PAGE_ROW_BYTES)
+    return max(leaf_pages, -(-rows * width // int(PAGE_BYTES * LEAF_FILL))), width
 
 
 def _can_read_index_stats(conn) -> bool:

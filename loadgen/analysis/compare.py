@@ -5,7 +5,7 @@ import math
 from dataclasses import dataclass
 
 from ..errors import GateError, ResultError, UsageError
-from ..results import RunResult
+from ..results import RunResult, check_values
 
 # (key, label, where in the result, lower_is_better)
 # The headline first: pages read into the pool (Innodb_pages_read), the one miss count that
@@ -103,6 +103,7 @@ def side_by_side(results: list[RunResult], files: list | None = None) -> SideByS
     its own ratio column, and a note says the runs span servers.
     """
     results = [as_run(r) for r in results]
+    check_values(results)
     # A/B ratios only mean something on the same table, pool and id set (as compare BASE NEW requires)
     for r in results[1:]:
         hard, _ = _differences(results[0], r)
@@ -252,6 +253,7 @@ def gate_problems(runs: list[RunResult], limits: dict) -> list[str]:
 
 def check_gateable(runs: list[RunResult], limits: dict) -> None:
     """Raise GateError (exit 2) naming the first file the gate cannot judge."""
+    check_values(map(as_run, runs))
     problems = gate_problems(runs, limits)
     if problems:
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
@@ -321,6 +323,7 @@ def compare_files(base: list[RunResult], new: list[RunResult], limits: dict | No
         FileComparison; refuses (ResultError) runs whose rows, stride, reps or pool differ.
     """
     limits = limits or {}
+    check_values(map(as_run, [*base, *new]))
     groups_b: dict = {}
     groups_n: dict = {}
     for r in map(as_run, base):

@@ -256,12 +256,17 @@ def dataset_options(f):
 _DATABASE_RE = re.compile(r"[A-Za-z0-9_]{1,64}")
 
 
+SYSTEM_DATABASES = ("mysql", "information_schema", "performance_schema", "sys")
+
+
 def check_database_name(name: str) -> str:
     """--database goes into SQL as an identifier: letters, digits and _, at most 64 (the server's
     limit), not only digits. Anything else would be an SQL error (or worse) once a server is up."""
     if not _DATABASE_RE.fullmatch(name) or name.isdigit():
         raise UsageError(f"--database {name!r} is not a plain database name",
                          "use letters, digits and _ (at most 64), e.g. --database chat")
+    if name.lower() in SYSTEM_DATABASES:  # loadgen creates, fills and may drop tables in its database
+        raise UsageError(f"--database {name} is the server's own", "give loadgen a database of its own, e.g. --database chat")
     return name
 
 
@@ -293,7 +298,8 @@ def dataset_spec_from(rows, schema, table_name=None, existing_table=None, query=
     if is_schema_path(schema):
         from ..schemas import queried_table, read_schema_file
 
-        queried_table(read_schema_file(Path(schema)), table_name)  # no table / no key: exit 2 now
+        # a statement other than CREATE TABLE / INDEX, no table, no key: exit 2 now
+        queried_table(read_schema_file(Path(schema), database), table_name)
     else:
         schema_text(schema)  # an unknown schema is a usage error before anything starts
         if table_name:

@@ -139,7 +139,8 @@ class Drive:
                 state.queries += p.queries
                 state.rows += p.rows
                 state.histogram.merge(p.histogram)
-                state.error = state.error or p.error
+                if not state.error and p.error:
+                    state.error, state.error_code = p.error, p.error_code
                 state.latency_kind = p.latency_kind
             state.elapsed_s += time.monotonic() - started
             if progress is not None:

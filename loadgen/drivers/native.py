@@ -128,7 +128,8 @@ def run_queries_native(
 ) -> DriverState:
     """Query each id in order through the C loop; the contract of driver.run_queries.
 
-    Stops early with state.error set when a query fails (the server went away), or with
+    Stops early with state.error (and error_code) set when a query fails (the server went away
+    or refused it), or with
     state.interrupted on Ctrl-C (re-raised so callers' cleanup runs).
     """
     ext = queries.ext
@@ -159,7 +160,7 @@ def run_queries_native(
                 queries.digest = step.digest
                 hist.add_chunk(step.done, step.total_ns, step.min_ns, step.max_ns)
                 if step.err:
-                    state.error = f"{step.message} ({step.err})"
+                    state.error, state.error_code = f"{step.message} ({step.err})", step.err
                     return state
                 if progress is not None:
                     progress(state.queries)

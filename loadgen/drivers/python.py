@@ -27,6 +27,9 @@ class DriverState:
     rows: int = 0
     histogram: Histogram = field(default_factory=Histogram)
     error: str | None = None
+    # The error number with `error`: a lost connection (db.CONNECTION_LOST; None: not known)
+    # or the server refusing the statement (a --query that fails at run time).
+    error_code: int | None = None
     interrupted: bool = False
     elapsed_s: float = 0.0
     driver: str = "python"
@@ -49,7 +52,7 @@ def run_queries(
     query_format: bytes = QUERY,
 ) -> DriverState:
     """Query each id in order. Stops early, with state.error or state.interrupted set, when the
-    server goes away or the user presses Ctrl-C; what was measured up to then stays in state.
+    server goes away or refuses the query, or the user presses Ctrl-C; what was measured up to then stays in state.
     With `stop` (--threads), also stops soon after it is set.
 
     Raises KeyboardInterrupt again after recording it, so callers' cleanup runs.
@@ -81,8 +84,10 @@ def run_queries(
     except KeyboardInterrupt:
         state.interrupted = True
         raise
-    except (MySQLdb.OperationalError, MySQLdb.InterfaceError) as exc:
+    except MySQLdb.Error as exc:  # the server gone, or refusing the statement: said apart by the code
         state.error = db.error_text(exc)
+        code = exc.args[0] if exc.args and isinstance(exc.args[0], int) else None
+        state.error_code = code
     finally:
         state.queries = n
         state.rows = rows

@@ -1,6 +1,6 @@
 """Run measurements in a child process, optionally inside a memory cgroup with swap.
 
-The child (``python -m loadgen.experiments.child``) does the allocating, so an OOM kill takes the
+The child (``python -I``, running loadgen.experiments.child) does the allocating, so an OOM kill takes the
 child and never loadgen. It runs in its own session: Ctrl-C reaches loadgen only, which kills the
 child, then removes what it made. Creating and removing the cgroup and the swap (a file or a zram
 device) happen with SIGINT/SIGTERM deferred, so a signal cannot leave half of either behind. A
@@ -18,6 +18,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 from ..errors import LoadgenError, UsageError
 from ..units import format_bytes
@@ -71,8 +72,7 @@ def run_child(calls: list[dict], cgroup: MemoryCgroup | None = None) -> tuple[li
     ooms = cgroup.oom_kills() if cgroup else 0  # the cgroup's count is cumulative: take a delta
     t0 = time.monotonic()
     parent, libc = os.getpid(), ctypes.CDLL(None)  # loaded before the fork, used after it
-    proc = subprocess.Popen([sys.executable, "-m", "loadgen.experiments.child"],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    proc = subprocess.Popen(child_command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd="/",
                             start_new_session=True, preexec_fn=lambda: _die_with(libc, parent))
     try:
         out, _ = proc.communicate(json.dumps(request).encode())
@@ -86,6 +86,20 @@ def run_child(calls: list[dict], cgroup: MemoryCgroup | None = None) -> tuple[li
     for key in ("pswpin", "pswpout", "pgmajfault"):
         counters[key] = after.get(key, 0) - before.get(key, 0)
     return _decode(proc.returncode, out, cgroup, ooms), counters
+
+
+def child_command() -> list[str]:
+    """The child's command line: this interpreter, isolated, importing this very loadgen.
+
+    `python -m` would put the current directory first on sys.path, so a loadgen/ planted there
+    (by any user, in /tmp) would run as whoever runs loadgen, root for --memory-limit (issue
+    #18, N2). -I drops the cwd, PYTHONPATH and the user's site-packages; the directory that
+    holds *this* loadgen package goes first, so a checkout that is not installed works too.
+    """
+    root = str(Path(__file__).resolve().parents[2])
+    boot = ("import sys; sys.path.insert(0, sys.argv[1]); "
+            "from loadgen.experiments.child import main; sys.exit(main())")
+    return [sys.executable, "-I", "-c", boot, root]
 
 
 def _die_with(libc, parent: int) -> None:

@@ -123,6 +123,11 @@ class LocalServer(Server):
             self.say(f"the datadir in {self.home} has no password file; initialising a new one")
             shutil.rmtree(self.datadir)
         if not (self.datadir / "mysql").is_dir():
+            if self.datadir.is_dir() and any(self.datadir.iterdir()):
+                # Tables without the system schema (a `DROP DATABASE mysql`, a half-copied
+                # datadir): nothing to start, and initialising cannot replace a full directory.
+                raise ProvisionError(f"the datadir in {self.home} has no mysql/ system schema: it is damaged",
+                                     f"remove {self.home} and re-run")
             self._initialize(user)
         elif user is not None and self.datadir.stat().st_uid != user.uid:
             chown_tree(self.datadir, user)  # a datadir from a loadgen that ran the server as root
@@ -218,7 +223,11 @@ class LocalServer(Server):
         if self.flavor.name == "mariadb":
             (tmp / "mysql_upgrade_info").write_text(self.flavor.version + "-MariaDB")
         write_secret(self.home / "password", password)
-        tmp.rename(self.datadir)  # atomic: a half-initialised datadir never looks usable
+        try:
+            tmp.rename(self.datadir)  # atomic: a half-initialised datadir never looks usable
+        except OSError as exc:
+            raise ProvisionError(f"cannot put the new datadir in place in {self.home}: {exc.strerror}",
+                                 f"remove {self.home} and re-run") from None
 
     def _args(self) -> list[str]:
         # SQL may read and write files only in home/files (never anywhere the server user can), and

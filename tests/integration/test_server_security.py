@@ -232,3 +232,55 @@ def test_as_root_a_cache_dir_the_server_user_cannot_enter_is_one_line_naming_the
     assert len(lines) == 1 and "Traceback" not in res.stderr, res.stderr
     assert "cannot enter" in lines[0] and "chmod o+x" in lines[0], lines[0]
     assert not our_server_pids()
+
+
+# -- issue #18 N1: a schema file runs nothing but CREATE TABLE (and indexes) in --database ---------
+@pytest.mark.parametrize("name,text,line,needle", [
+    ("drop.sql", "CREATE TABLE message (id INT PRIMARY KEY, v VARCHAR(20));\nDROP DATABASE mysql;\n", 2,
+     '"DROP DATABASE mysql"'),
+    ("grant.sql", "CREATE TABLE message (id INT PRIMARY KEY, v VARCHAR(20)) ; CREATE USER 'evil'@'%' "
+     "IDENTIFIED BY 'evilpw'; GRANT ALL ON *.* TO 'evil'@'%' WITH GRANT OPTION;\n", 1, '"CREATE USER'),
+    ("comment.sql", "CREATE TABLE message (id INT PRIMARY KEY, v VARCHAR(20));\n"
+     "CREATE TABLE IF NOT EXISTS `mysql`.`evilt` (id INT PRIMARY KEY);\n", 2, "outside --database chat"),
+])
+def test_n1_a_hostile_schema_file_is_refused_before_any_server_starts(session_dir, tmp_path, name, text, line,
+                                                                     needle):
+    """The red team's three files: each ran as root on 37e8410 (the mysql schema dropped, an
+    account with a password the file chose, a table in mysql). Now: exit 2 at once, one line
+    naming the file, the line and the statement, no datadir made and no result written."""
+    schema = tmp_path / name
+    schema.write_text(text)
+    out = tmp_path / "o.json"
+    cache = session_dir / "security" / f"n1-cache-{name}"  # a place the server user can reach
+    res = run_loadgen("run", "--server", "local", "--order", "random", "--pool", "8M", "--rows", "20k",
+                      "--schema", str(schema), "--out", str(out), timeout=300,
+                      env={"LOADGEN_CACHE_DIR": str(cache), "LOADGEN_STATE_DIR": str(cache / "state")})
+    assert res.returncode == 2, (res.returncode, res.stderr[-2000:])
+    err = res.stderr.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err, err
+    assert f"{schema} line {line}: " in err and needle in err and "evilpw" not in err, err
+    assert not out.exists()
+    assert not list(cache.rglob("mysql")), "a datadir was made: a server started"
+
+
+def test_n1_a_datadir_without_the_mysql_schema_is_one_line_naming_the_fix(mysqld_binary, session_dir):
+    """What `DROP DATABASE mysql` in a schema file left on 37e8410: every later start died with
+    "OSError: [Errno 39] Directory not empty: data.init -> data"."""
+    from loadgen.errors import ProvisionError
+    from loadgen.servers.local import LocalServer
+
+    home = _fresh_home(session_dir, "n1-no-mysql")
+    server = LocalServer(home, 8 << 20, mysqld=mysqld_binary)
+    server.start()
+    try:
+        conn = server.connect()
+        conn.cursor().execute("DROP DATABASE mysql")
+        conn.close()
+    finally:
+        server.stop()
+    again = LocalServer(home, 8 << 20, mysqld=mysqld_binary)
+    with pytest.raises(ProvisionError) as err:
+        again.start()
+    again.stop()
+    assert f"remove {home}" in str(err.value) and "\n" not in str(err.value)
+    assert not (home / "data.init").exists() and not our_server_pids()

@@ -149,7 +149,8 @@ def test_schema_file_with_a_syntax_error_names_its_line_and_leaves_nothing(serve
 
 
 @pytest.mark.parametrize("text,needle", [
-    ("-- nothing here\nSELECT 1;\n", "no CREATE TABLE"),
+    ("-- nothing here\n/* CREATE TABLE t (id INT PRIMARY KEY); */\n", "no CREATE TABLE"),
+    ("-- nothing here\nSELECT 1;\n", 'line 2: "SELECT ...": not CREATE TABLE'),
     ("CREATE TABLE t (\n  id INT NOT NULL,\n  v INT\n);\n", "no PRIMARY KEY"),
 ])
 def test_schema_file_without_a_table_or_a_key_is_a_usage_error(tmp_path, text, needle):
@@ -271,3 +272,155 @@ def test_existing_table_bad_input(server, shop, user, table, code, needle):
                       env={"LOADGEN_PASSWORD": f"pw-{user}"})
     one_line_error(res, code, needle)
     assert checksum(shop, "shop", "orders") == before
+
+
+def test_a_schema_file_cannot_smuggle_a_statement_past_a_session_with_ansi_quotes(server, tmp_path):
+    """Issue #18 N1: someone else's server may run with ANSI_QUOTES (or NO_BACKSLASH_ESCAPES),
+    where "x\\" ends an identifier our splitter read as a string holding `;DROP DATABASE ...`.
+    The statements run as we split them: one per call, quotes read in the default sql_mode."""
+    from loadgen import db
+    from loadgen.dataset import DatasetSpec
+    from loadgen.errors import UsageError
+    from loadgen.usertable import ensure
+
+    f = tmp_path / "ansi.sql"
+    f.write_text('CREATE TABLE t (id INT PRIMARY KEY, "x\\" INT);DROP DATABASE victim;-- " INT);\n')
+    conn = server.connect(local_infile=1)
+    try:
+        db.query_all(conn, "CREATE DATABASE IF NOT EXISTS victim")
+        db.query_all(conn, "SET SESSION sql_mode = CONCAT(@@sql_mode, ',ANSI_QUOTES')")
+        with pytest.raises(UsageError, match="line 1: the server refused"):
+            ensure(conn, DatasetSpec(rows=10, schema=str(f), database="ansi_db"))
+        assert db.query_value(conn, "SELECT COUNT(*) FROM information_schema.SCHEMATA "
+                              "WHERE SCHEMA_NAME = 'victim'") == 1
+        assert "ANSI_QUOTES" in db.query_value(conn, "SELECT @@SESSION.sql_mode")  # restored
+    finally:
+        db.query_all(conn, "DROP DATABASE IF EXISTS victim")
+        db.query_all(conn, "DROP DATABASE IF EXISTS ansi_db")
+        conn.close()
+
+
+# -- issue #18 N6: an interruption while seeding or checking is always "interrupted" ---------------
+def _interrupting_connection(server, at: int):
+    """A connection whose `at`-th answer is never read: a KeyboardInterrupt (what SIGTERM becomes)
+    lands between sending a query and reading its result, as a signal can. On 37e8410 the
+    cursor's cleanup then failed with 2014 "Commands out of sync", reported as a damaged table
+    with advice to drop the database."""
+    from MySQLdb.connections import Connection
+
+    class Interrupting(Connection):
+        left = at
+
+        def store_result(self):
+            self.left -= 1
+            if self.left == 0:
+                raise KeyboardInterrupt
+            return super().store_result()
+
+    conn = Interrupting(**server.endpoint.connect_kwargs(local_infile=1))
+    conn.autocommit(True)
+    return conn
+
+
+@pytest.mark.parametrize("schema", ["chat", str(EVENTS)])
+def test_an_interrupted_seed_or_check_is_always_an_interruption(server, schema):
+    from loadgen import dataset, db, usertable
+    from loadgen.dataset import DatasetSpec
+
+    spec = DatasetSpec(rows=3_000, schema=schema, database="n6_" + ("chat" if schema == "chat" else "events"))
+    ensure = usertable.ensure if spec.custom else dataset.ensure
+    plain = server.connect(local_infile=1)
+    try:
+        db.query_all(plain, f"DROP DATABASE IF EXISTS `{spec.database}`")
+        # every answer of a fresh seed's first steps, then a spread over the rest and the check
+        for at in [*range(1, 16), *range(20, 130, 9)]:
+            conn = _interrupting_connection(server, at)
+            try:
+                ensure(conn, spec)
+            except KeyboardInterrupt:
+                pass
+            else:
+                continue  # finished before its at-th answer
+            finally:
+                conn.close()
+        info = ensure(plain, spec)  # the table was never damaged: it resumes or verifies
+        assert db.query_value(plain, f"SELECT COUNT(*) FROM `{spec.database}`.`{info.table}`") == spec.rows
+    finally:
+        db.query_all(plain, f"DROP DATABASE IF EXISTS `{spec.database}`")
+        plain.close()
+
+
+# -- issue #18 N7: a query the server refuses at run time is "refused", not "went away" ------------
+@pytest.mark.parametrize("driver", ["native", "python"])
+def test_a_query_the_server_refuses_says_so_and_keeps_what_was_measured(server, tmp_path, driver):
+    """The red team's subquery returning more than one row (1242) passes EXPLAIN and fails on its
+    first run; 37e8410 said "the server went away after 0 of N queries" of a server that was up."""
+    from loadgen.drivers.drive import native_available
+
+    if driver == "native" and not native_available():
+        pytest.skip("the native driver is not built")
+    out = tmp_path / "refused.json"
+    res = run_loadgen("run", *dsn_args(server), "--schema", str(EVENTS), "--database", "ev", "--rows", "20k",
+                      "--order", "sequential", "--stride", "7", "--driver", driver,
+                      "--query", "SELECT payload, (SELECT id FROM events) FROM events WHERE id = ?",
+                      "--out", str(out), env=root_env(server))
+    line = one_line_error(res, 1, "the server refused the query after 0 of", "(1242)", "partial result written")
+    assert "went away" not in line
+    r = json.loads(out.read_text())
+    assert r["complete"] is False and r["incomplete_reason"].startswith("query refused: ")
+    assert server.alive()
+
+
+@pytest.mark.parametrize("query,needle", [
+    ("SELECT payload FROM events WHERE id = ? INTO OUTFILE '/tmp/loadgen-n7'", "holds INTO"),
+    ("SELECT payload FROM events WHERE id = ? /*!50000 INTO DUMPFILE '/tmp/loadgen-n7' */",
+     "executable comment /*! ... */"),
+    ("SELECT payload FROM events WHERE id = ? --1 INTO OUTFILE '/tmp/loadgen-n7'", "holds INTO"),
+    ("SELECT payload, (SELECT 1 FROM events FOR UPDATE) FROM events WHERE id = ?", "holds FOR UPDATE"),
+])
+def test_a_query_that_writes_or_locks_is_refused_before_the_server_runs_it(server, tmp_path, query, needle):
+    res = run_loadgen("run", *dsn_args(server), "--schema", str(EVENTS), "--database", "ev", "--rows", "20k",
+                      "--driver", "python", "--query", query, "--out", str(tmp_path / "o.json"),
+                      env=root_env(server))
+    one_line_error(res, 2, needle)
+    assert not (tmp_path / "o.json").exists()
+
+
+# -- issue #18 N8: sizes that cannot hold the rows are stale statistics, said and estimated --------
+def test_stale_statistics_are_said_and_the_leaves_estimated_from_rows_and_width(server, shop, tmp_path):
+    """A table filled after its last statistics run (STATS_AUTO_RECALC=0 keeps it so), read by a
+    SELECT-only user: information_schema says 1 page. On 37e8410 the run took it as the table's
+    size ("fits in the pool") and the prediction was built on it."""
+    from loadgen import db
+
+    db.query_all(shop, "DROP TABLE IF EXISTS shop.fresh")
+    db.query_all(shop, "CREATE TABLE shop.fresh (id INT UNSIGNED PRIMARY KEY, customer INT NOT NULL, "
+                 "note VARCHAR(100) NOT NULL) STATS_AUTO_RECALC=0")
+    db.query_all(shop, "INSERT INTO shop.fresh SELECT id, customer, note FROM shop.orders")
+    try:
+        assert db.query_value(shop, "SELECT DATA_LENGTH FROM information_schema.TABLES "
+                              "WHERE TABLE_SCHEMA='shop' AND TABLE_NAME='fresh'") <= 2 * 16384  # stale
+        out = tmp_path / "fresh.json"
+        res = run_loadgen("run", *dsn_args(server, "reader"), "--table", "shop.fresh", "--order", "random",
+                          "--stride", "3", "--reps", "1", "--driver", "python", "--out", str(out),
+                          env={"LOADGEN_PASSWORD": "pw-reader"})
+        assert res.returncode == 0, res.stderr[-2000:]
+        said = " ".join(res.stderr.split())
+        assert "look stale" in said and "ANALYZE TABLE `shop`.`fresh`" in said, said
+        ds = json.loads(out.read_text())["dataset"]
+        db.query_all(shop, "ANALYZE TABLE shop.fresh")
+        leaves = int(db.query_value(shop, "SELECT stat_value FROM mysql.innodb_index_stats WHERE database_name="
+                                    "'shop' AND table_name='fresh' AND index_name='PRIMARY' AND stat_name='n_leaf_pages'"))
+        assert leaves > 50 and abs(ds["leaf_pages"] - leaves) <= 0.15 * leaves, (ds["leaf_pages"], leaves)
+        assert "ANALYZE TABLE" in ds["stats_note"] and ds["table_bytes"] >= ds["leaf_pages"] * 16384
+    finally:
+        db.query_all(shop, "DROP TABLE IF EXISTS shop.fresh")
+
+
+def test_fresh_statistics_are_taken_as_they_are(server, shop, tmp_path):
+    out = tmp_path / "orders.json"
+    res = run_loadgen("run", *dsn_args(server, "reader"), "--table", "shop.orders", "--order", "random",
+                      "--stride", "3", "--reps", "1", "--driver", "python", "--out", str(out),
+                      env={"LOADGEN_PASSWORD": "pw-reader"})
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert "stale" not in res.stderr and json.loads(out.read_text())["dataset"]["stats_note"] is None

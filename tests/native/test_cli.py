@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -111,3 +114,29 @@ def test_hugetlb_check_counts_reserved_pages():
     with pytest.raises(UsageError, match="echo 12 > /proc/sys/vm/nr_hugepages"):
         osmem.require_hugetlb(16 << 20, info)
     assert osmem.require_hugetlb(12 << 20, info) == 6
+
+
+@pytest.mark.parametrize("decoy", ["planted", "checkout-parent"])
+def test_the_experiment_child_never_imports_loadgen_from_the_cwd(tmp_path, decoy):
+    """Issue #18 N2: the child started as `python -m`, so a loadgen/ in the current directory
+    ran in it (as root for --memory-limit); from the directory above a checkout named loadgen,
+    every experiment failed. Run as users do: the installed `loadgen` script, from that cwd."""
+    from .conftest import ROOT
+
+    marker = tmp_path / "PWNED"
+    if decoy == "planted":
+        (tmp_path / "loadgen").mkdir()
+        for name in ("__init__.py", "native.py"):
+            (tmp_path / "loadgen" / name).write_text(
+                f"open({str(marker)!r}, 'w').write('imported')\n")
+    else:
+        (tmp_path / "loadgen").symlink_to(ROOT, target_is_directory=True)
+    script = Path(sys.executable).with_name("loadgen")
+    assert script.exists(), f"no console script beside {sys.executable}: is loadgen installed?"
+    out = tmp_path / "r.json"
+    proc = subprocess.run([str(script), "native", "pagez", "--chunks", "2", "--iters", "1",
+                           "--chunk-size", "4M", "--out", str(out)],
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert not marker.exists(), "the child imported the decoy loadgen from its cwd"
+    assert json.loads(out.read_text())["kind"] == "native.pagez"

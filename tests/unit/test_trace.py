@@ -134,6 +134,25 @@ def test_capture_cli_writes_a_trace_and_refuses_an_unwritable_path(tmp_path):
     assert cp.returncode == 1 and "Traceback" not in cp.stderr and "cannot write trace" in cp.stderr
 
 
+@pytest.mark.parametrize("source", ["general", "slow"])
+def test_capture_skips_and_counts_keys_out_of_range(tmp_path, source):
+    """Issue #18 N5: -1 and 2^64 ended the capture with an OverflowError (no trace written),
+    a key of thousands of digits with a ValueError; 2^64-1, -0 and leading zeros are keys."""
+    literals = ["-1", "5", str(1 << 64), str(U64 := (1 << 64) - 1), "9" * 100_000, "-0", "0" * 5000 + "7",
+                "'-3'", "-" + "0" * 30 + "1"]
+    if source == "general":
+        text = "".join(f"\t    5 Query\tSELECT * FROM shop.orders WHERE id = {k}\n" for k in literals)
+    else:
+        text = "# Schema: shop\n" + "".join(f"# Time: 1\nSELECT * FROM orders WHERE id = {k};\n" for k in literals)
+    log = tmp_path / f"{source}.log"
+    log.write_text(text)
+    out = tmp_path / "o.trace"
+    cp = run_loadgen("trace", "capture", f"--{source}-log", str(log), "--table", "shop.orders", "-o", str(out))
+    assert cp.returncode == 0 and "Traceback" not in cp.stderr, cp.stderr
+    assert list(itertools.chain.from_iterable(trace.chunks(out))) == [5, U64, 0, 7]
+    assert "not used: 5 statements with a key out of range" in " ".join(cp.stderr.split())
+
+
 def test_key_pages_in_c_equal_the_python_descent():
     g = model.Geometry(200_000, 1633, 3, fanout=900)
     keys = [1, 2, 123, 200_000, 0, 200_001, 99_999] + list(range(1, 200_001, 997))

@@ -1,0 +1,213 @@
+"""Red team 3's findings on what a user hands loadgen (issue #18: N3 the gate's values, N4 files
+without a size limit, N1's --database, N6's early SIGTERM), each reproduced with the real CLI; no
+server is needed here."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+
+import pytest
+
+from loadgen.errors import ResultError
+from loadgen.inputs import read_capped
+from loadgen.results import FORMAT_VERSION
+
+
+def result(pages_read=818, **over) -> dict:
+    doc = {
+        "format_version": FORMAT_VERSION, "kind": "run", "complete": True,
+        "server": {"innodb_buffer_pool_size": 8 << 20, "flavor": "mariadb", "version": "10.11.19"},
+        "dataset": {"rows": 100_000, "schema": "chat", "schema_hash": "chat", "seed": 1},
+        "workload": {"variation": "A", "order": "interleaved", "stride": 10, "reps": 2},
+        "result": {"qps": 10000.0, "elapsed_s": 2.0, "latency_us": {"p50": 50.0, "p99": 200.0}},
+        "buffer_pool": {"pages_read": pages_read, "read_requests": 120_000, "hit_ratio": 0.99},
+    }
+    for path, value in over.items():
+        *parents, last = path.split("__")
+        node = doc
+        for p in parents:
+            node = node[p]
+        node[last] = value
+    return doc
+
+
+def write(path, doc) -> str:
+    path.write_text(json.dumps(doc))  # allow_nan: the red team's files hold bare NaN
+    return str(path)
+
+
+def loadgen(*args, prefix=(), **kw):
+    return subprocess.run([*prefix, sys.executable, "-m", "loadgen", *map(str, args)], capture_output=True,
+                          text=True, timeout=120, **kw)
+
+
+def one_line(res, code, *needles) -> str:
+    assert res.returncode == code, (res.returncode, res.stderr[-3000:])
+    err = res.stderr.strip()
+    assert "Traceback" not in err and len(err.splitlines()) == 1, err
+    for needle in needles:
+        assert needle in err, err
+    return err
+
+
+# -- N3: a gated or derived counter that is not a finite number >= 0 is refused -------------------
+@pytest.mark.parametrize("key,value,shown", [
+    ("buffer_pool__pages_read", float("nan"), "is nan"),
+    ("buffer_pool__pages_read", -5000, "is -5000"),
+    ("buffer_pool__pages_read", "821", "is '821'"),
+    ("buffer_pool__pages_read", float("inf"), "is inf"),
+    ("buffer_pool__pages_read", True, "is True"),
+    ("buffer_pool__read_requests", -1, "is -1"),
+    ("buffer_pool__hit_ratio", 1.124, "is 1.124, not a ratio from 0 to 1"),
+    ("result__qps", float("-inf"), "is -inf"),
+    ("result__latency_us__p99", [200], "is [200]"),
+    ("result__latency_us", "fast", "is 'fast', not an object"),
+    ("workload__variation", {"x": 1}, "is {'x': 1}, not a string"),
+])
+def test_a_counter_that_is_not_a_finite_number_is_refused_when_read(tmp_path, key, value, shown):
+    """load_sides, which every `compare BASE NEW` goes through, before the gate reads a value."""
+    from loadgen.errors import EXIT_USAGE, BadValueError
+    from loadgen.results import load_sides
+
+    good = write(tmp_path / "base-A.json", result())
+    bad = write(tmp_path / "bad.json", result(**{key: value}))
+    for sides in ((good, bad), (bad, good)):
+        with pytest.raises(BadValueError) as err:
+            load_sides(sides)
+        assert err.value.exit_code == EXIT_USAGE
+        assert f"{bad}: {key.replace('__', '.')} {shown}" in str(err.value)
+
+
+@pytest.mark.parametrize("value,shown,side,gate", [
+    (float("nan"), "is nan", "new", ("--max-regression", "pages_read=10%")),  # passed with +nan% on 37e8410
+    (-5000, "is -5000", "base", ("--max-regression", "10%")),
+    ("821", "is '821'", "new", ("--allow-incomplete", "--max-regression", "10%")),  # was a traceback
+    ("821", "is '821'", "new", ()),
+])
+def test_compare_refuses_such_a_counter_on_either_side_gated_or_not(tmp_path, value, shown, side, gate):
+    _refused(tmp_path, "buffer_pool__pages_read", value, shown, side, gate)
+
+
+def _refused(tmp_path, key, value, shown, side, gate):
+    good = write(tmp_path / "base-A.json", result())
+    bad = write(tmp_path / "bad.json", result(**{key: value}))
+    files = (good, bad) if side == "new" else (bad, good)
+    dotted = key.replace("__", ".")
+    one_line(loadgen("compare", *files, *gate), 2, f"{bad}: {dotted} {shown}", "edited")
+
+
+def test_side_by_side_refuses_a_negative_counter_too(tmp_path):
+    a = write(tmp_path / "a.json", result())
+    b = write(tmp_path / "b.json", result(workload__variation="B", workload__order="looped",
+                                          buffer_pool__pages_read=-3))
+    one_line(loadgen("compare", a, b), 2, "b.json: buffer_pool.pages_read is -3")
+
+
+def test_null_counters_still_compare(tmp_path):
+    """What loadgen itself writes for a value it could not measure is null: not refused."""
+    base = write(tmp_path / "base.json", result(result__qps=None))
+    new = write(tmp_path / "new.json", result(pages_read=820, result__qps=None))
+    res = loadgen("compare", base, new, "--max-regression", "pages_read=10%")
+    assert res.returncode == 0, res.stderr
+
+
+# -- N4: result and schema files are read with a cap, devices are refused ------------------------
+def _prlimit():
+    tool = shutil.which("prlimit")
+    if tool is None:
+        pytest.skip("prlimit (util-linux) is not installed")
+    return (tool, f"--as={2 << 30}")  # 2 GiB of address space: reading /dev/zero dies, not the host
+
+
+@pytest.mark.parametrize("args", [
+    ("compare", "{base}", "/dev/zero", "--max-regression", "10%"),
+    ("compare", "{base}", "/dev/urandom"),
+    ("compare", "{dir}", "{dir}", "--max-regression", "10%"),  # holds z.json -> /dev/zero
+    ("report", "/dev/zero", "--html", "{tmp}/r.html"),
+    ("run", "--server", "local", "--rows", "20k", "--schema", "/dev/zero"),
+])
+def test_a_device_is_refused_at_once_without_reading_it(tmp_path, args):
+    """compare x.json /dev/zero grew to 23 GB on 37e8410 until the OOM killer ended it."""
+    base = write(tmp_path / "base-A.json", result())
+    d = tmp_path / "dir"
+    d.mkdir()
+    shutil.copy(base, d / "a.json")
+    (d / "z.json").symlink_to("/dev/zero")
+    argv = [a.format(base=base, dir=d, tmp=tmp_path) for a in args]
+    res = loadgen(*argv, prefix=_prlimit())
+    code = 2 if args[0] == "run" else 1
+    one_line(res, code, "is a device, not a")
+
+
+def test_a_pipe_is_read_once_and_capped(tmp_path):
+    """A FIFO or <(...) is a legitimate result file: it is read, up to the cap."""
+    base = write(tmp_path / "base-A.json", result())
+    res = subprocess.run(["bash", "-c", f'"$0" -m loadgen compare {base} <(cat {base}) --max-regression 10%',
+                          sys.executable], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    fifo = tmp_path / "f.json"
+    os.mkfifo(fifo)
+
+    def writer():
+        with open(fifo, "wb") as f:
+            try:
+                f.write(b" " * 5000)
+            except BrokenPipeError:
+                pass
+
+    t = threading.Thread(target=writer)
+    t.start()
+    with pytest.raises(ResultError, match="holds more than 4 KiB"):
+        read_capped(fifo, 4096, "result file", pipes=True, error=ResultError)
+    t.join(timeout=10)
+
+
+def test_a_fifo_in_a_results_directory_is_refused_not_waited_for(tmp_path):
+    d = tmp_path / "dir"
+    d.mkdir()
+    write(d / "a.json", result())
+    os.mkfifo(d / "planted.json")
+    one_line(loadgen("compare", d, d, "--max-regression", "10%"), 1, "planted.json is a pipe, not a result file")
+
+
+def test_a_regular_file_over_the_cap_is_refused_by_its_size(tmp_path):
+    big = tmp_path / "big.json"
+    with open(big, "wb") as f:
+        f.truncate((1 << 30) + 1)  # sparse: no disk, no memory
+    one_line(loadgen("compare", write(tmp_path / "a.json", result()), big, prefix=_prlimit()), 1,
+             "is 1.0 GiB, more than a result file may be (1 GiB)")
+
+
+# -- N1's neighbour: --database names loadgen's own database, never the server's -----------------
+@pytest.mark.parametrize("name", ["mysql", "MySQL", "performance_schema", "information_schema", "sys"])
+def test_a_system_database_is_refused_as_loadgens_database(tmp_path, name):
+    """loadgen creates loadgen_meta and the file's tables in --database, drops and refills them,
+    and an error may advise dropping it: on 37e8410 `--database mysql` seeded into the mysql
+    schema as root."""
+    schema = tmp_path / "t.sql"
+    schema.write_text("CREATE TABLE t (id INT PRIMARY KEY);\n")
+    one_line(loadgen("seed", "--server", "local", "--database", name, "--schema", schema, "--rows", "1000"), 2,
+             f"--database {name} is the server's own")
+
+
+# -- N6: a SIGTERM is an interruption from the first moment ---------------------------------------
+def test_a_sigterm_while_loadgen_still_imports_is_an_interruption():
+    """The red team's SIGTERM 0.55-0.75 s into a run: on a busy host loadgen is still importing its
+    modules then, and on 37e8410 the handler came after them (the process died of the signal, exit
+    -15/143). The signal is sent from inside the import of loadgen.cli, so it lands there."""
+    code = ("import builtins, os, signal, sys\n"
+            "real = builtins.__import__\n"
+            "def hook(name, *args, **kw):\n"
+            "    if name == 'cli' and args[3:4] == (1,):\n"
+            "        os.kill(os.getpid(), signal.SIGTERM)\n"
+            "    return real(name, *args, **kw)\n"
+            "builtins.__import__ = hook\n"
+            "from loadgen.__main__ import main\n"
+            "sys.exit(main(['--help']))\n")
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 130, (res.returncode, res.stderr)
+    assert res.stderr.strip() == "loadgen: interrupted" and "Traceback" not in res.stderr
