@@ -13,6 +13,9 @@ PYTEST_ARGS ?=
 # release, MySQL from Debian sid (tagged loadgen/mysql:<major.minor> of what sid has; the tests
 # find it by its labels, or use LOADGEN_TEST_MYSQL_IMAGE).
 IMAGE ?= loadgen/mariadb:10.11
+# The extension's C sources (setup.py compiles every .c under native/; the simulator's kernel is
+# native/lrusim/).
+C_SOURCES := $(wildcard native/*.c native/*.h native/*/*.c native/*/*.h)
 
 .PHONY: all deps venv build demo test clean image test-image sanitize bench
 
@@ -27,7 +30,7 @@ deps:
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 
-$(VENV)/.installed: pyproject.toml setup.py $(wildcard native/*.c native/*.h) | deps
+$(VENV)/.installed: pyproject.toml setup.py $(C_SOURCES) | deps
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[test]'
