@@ -13,11 +13,12 @@ PYTEST_ARGS ?=
 # release, MySQL from Debian sid (tagged loadgen/mysql:<major.minor> of what sid has; the tests
 # find it by its labels, or use LOADGEN_TEST_MYSQL_IMAGE).
 IMAGE ?= loadgen/mariadb:10.11
-# The extension's C sources (setup.py compiles every .c under native/; the simulator's kernel is
-# native/lrusim/).
+# The extension's C sources (setup.py compiles every .c under native/); the simulator's kernel is
+# native/lrusim/, plain C that tests/c/check_kernel.c drives without Python.
 C_SOURCES := $(wildcard native/*.c native/*.h native/*/*.c native/*/*.h)
+KERNEL_SOURCES := $(wildcard native/lrusim/*.c)
 
-.PHONY: all deps venv build demo test clean image test-image sanitize bench
+.PHONY: all deps venv build demo test clean image test-image sanitize bench check-c
 
 all: venv
 
@@ -72,6 +73,7 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-o
 
 sanitize: venv
 	rm -rf $(SAN_DIR)
+	$(MAKE) --no-print-directory check-c CHECK_DIR=$(SAN_DIR)/check-c CHECK_CFLAGS="$(SAN_FLAGS)"
 	CFLAGS="$(SAN_FLAGS)" LDFLAGS="-fsanitize=address,undefined" \
 	  $(PY) setup.py -q build_ext --build-lib $(SAN_DIR) --build-temp $(SAN_DIR)/obj
 	LOADGEN_NATIVE_SO="$$(ls $(CURDIR)/$(SAN_DIR)/loadgen/_native*.so)" \
@@ -79,6 +81,18 @@ sanitize: venv
 	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	  $(PY) -m pytest tests/native --confcutdir=tests/native -p no:cacheprovider $(PYTEST_ARGS)
+
+# The simulator's kernel checked from C, without Python (tests/c/check_kernel.c: its exact counts
+# against the figures it gave before it was split into native/lrusim/); tests/native runs it too.
+# Needs only gcc. CHECK_DIR and CHECK_CFLAGS let `make sanitize` build it with ASan/UBSan.
+CHECK_DIR ?= build/check-c
+CHECK_CFLAGS ?= -O2
+$(CHECK_DIR)/check_kernel: tests/c/check_kernel.c $(KERNEL_SOURCES) $(wildcard native/lrusim/*.h)
+	@mkdir -p $(CHECK_DIR)
+	$(CC) $(CHECK_CFLAGS) -std=gnu11 -Wall -Wextra -Werror -Inative -o $@ tests/c/check_kernel.c $(KERNEL_SOURCES)
+
+check-c: $(CHECK_DIR)/check_kernel
+	$(CHECK_DIR)/check_kernel
 
 # Issue #6's speed targets, one script each (bench/README.md): each starts its own scratch server,
 # runs paired, alternating comparisons and prints the median ratio last. About 20 minutes, most of
