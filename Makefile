@@ -7,7 +7,7 @@ PYTHON ?= python3
 # sudo only when not root (CI and containers run as root and may not have sudo at all).
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PACKAGES := mariadb-server mariadb-client libmariadb-dev pkg-config build-essential \
-	python3-dev python3-venv sysbench mmdebstrap chromium
+	python3-dev python3-venv sysbench mmdebstrap chromium clang-format
 PYTEST_ARGS ?=
 # The offline images for --server docker (see `loadgen image build`): MariaDB from the host's
 # release, MySQL from Debian sid (tagged loadgen/mysql:<major.minor> of what sid has; the tests
@@ -18,7 +18,7 @@ IMAGE ?= loadgen/mariadb:10.11
 C_SOURCES := $(wildcard native/*.c native/*.h native/*/*.c native/*/*.h)
 KERNEL_SOURCES := $(wildcard native/lrusim/*.c)
 
-.PHONY: all deps venv build demo test clean image test-image sanitize bench check-c
+.PHONY: all deps venv build demo test clean image test-image sanitize bench check-c format-c check-format-c
 
 all: venv
 
@@ -93,6 +93,17 @@ $(CHECK_DIR)/check_kernel: tests/c/check_kernel.c $(KERNEL_SOURCES) $(wildcard n
 
 check-c: $(CHECK_DIR)/check_kernel
 	$(CHECK_DIR)/check_kernel
+
+# C formatting (native/.clang-format; clang-format is in APT_PACKAGES): format-c rewrites the
+# files, check-format-c fails on any file that is not formatted and changes nothing.
+FORMATTED_C := $(C_SOURCES) tests/c/check_kernel.c
+CLANG_FORMAT := clang-format --style=file:native/.clang-format
+
+format-c: deps
+	$(CLANG_FORMAT) -i $(FORMATTED_C)
+
+check-format-c: deps
+	$(CLANG_FORMAT) --dry-run -Werror $(FORMATTED_C)
 
 # Issue #6's speed targets, one script each (bench/README.md): each starts its own scratch server,
 # runs paired, alternating comparisons and prints the median ratio last. About 20 minutes, most of

@@ -28,6 +28,8 @@
 
 int loadgen_debug_enabled = 0;
 
+/* One topic's macro a line: clang-format would run them together as one expression. */
+/* clang-format off */
 static PyMethodDef loadgen_native_methods[] = {
     LOADGEN_MEMORY_METHODS
     LOADGEN_LRUSIM_METHODS
@@ -39,12 +41,12 @@ static PyMethodDef loadgen_native_methods[] = {
     LOADGEN_TABLEGEN_METHODS
     {NULL, NULL, 0, NULL},
 };
+/* clang-format on */
 
 static int loadgen_native_exec(PyObject *module) {
     const char *debug = getenv("LOADGEN_NATIVE_DEBUG");
 
-    loadgen_debug_enabled = debug != NULL && debug[0] != '\0' &&
-                            debug[0] != '0';
+    loadgen_debug_enabled = debug != NULL && debug[0] != '\0' && debug[0] != '0';
     if (loadgen_memory_exec(module) < 0)
         return -1;
     if (loadgen_lrusim_exec(module) < 0)

@@ -18,12 +18,12 @@
 /* Set from LOADGEN_NATIVE_DEBUG when the module is executed. */
 extern int loadgen_debug_enabled;
 
-#define loadgen_debug(...)                                  \
-    do {                                                    \
-        if (loadgen_debug_enabled) {                        \
+#define loadgen_debug(...)                                    \
+    do {                                                      \
+        if (loadgen_debug_enabled) {                          \
             fprintf(stderr, "loadgen._native: " __VA_ARGS__); \
-            fputc('\n', stderr);                            \
-        }                                                   \
+            fputc('\n', stderr);                              \
+        }                                                     \
     } while (0)
 
 /* Raise OSError(err, strerror(err), what); always returns NULL. */
