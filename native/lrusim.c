@@ -94,22 +94,19 @@ static int append_new(PyObject *list, PyObject *item) {
 
 PyObject *loadgen_lrusim_innodb(PyObject *self, PyObject *args) {
     PyObject *py_trace, *py_workload;
-    unsigned long long n_pages, capacity, pool_pages, ra_threshold = 0, ra_area = EXTENT_PAGES;
-    unsigned long long start_pages = 0, start_freed = 0;
-    double old_pct, old_time_ms, ms_per_query;
+    unsigned long long n_pages, cap, pp, ra_threshold = 0, area = EXTENT_PAGES, start = 0, freed = 0;
+    unsigned long long batch = 0, tdepth = 0, ticks = 1, trace_leaf_pages = 0;
+    double old_pct, old_time_ms, ms_per_query, tphase = 0, tperiod = 1000;
     int collapse = 1, ra_rule = RA_RULE_MARIADB, rc;
-    unsigned long long batch = 0, tick_depth = 0, ticks = 1, trace_leaf_pages = 0;
-    double tick_phase_ms = 0, tick_period_ms = 1000;
     source_t src;
     Py_buffer view;
     lru_counts_t out;
 
-    if (!PyArg_ParseTuple(args, "OOKKKddd|KKpiKKKKddKK", &py_trace, &py_workload, &n_pages, &capacity, &pool_pages,
-                          &old_pct, &old_time_ms, &ms_per_query, &ra_threshold, &ra_area, &collapse, &ra_rule,
-                          &start_pages, &start_freed, &batch, &tick_depth, &tick_phase_ms, &tick_period_ms, &ticks,
-                          &trace_leaf_pages))
+    if (!PyArg_ParseTuple(args, "OOKKKddd|KKpiKKKKddKK", &py_trace, &py_workload, &n_pages, &cap, &pp, &old_pct,
+                          &old_time_ms, &ms_per_query, &ra_threshold, &area, &collapse, &ra_rule, &start, &freed,
+                          &batch, &tdepth, &tphase, &tperiod, &ticks, &trace_leaf_pages))
         return NULL;
-    if (check_lru_args(n_pages, old_pct, ra_threshold) < 0 || check_area(ra_area) < 0)
+    if (check_lru_args(n_pages, old_pct, ra_threshold) < 0 || check_area(area) < 0)
         return NULL;
     /* a bare trace has physical page numbers only when its leaves are pages 0..trace_leaf_pages-1
      * of a PK-ordered table (loadgen/analysis/keymodel.py); MySQL's trigger needs nothing else,
@@ -119,7 +116,7 @@ PyObject *loadgen_lrusim_innodb(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "read-ahead needs a workload (physical page numbers)");
         return NULL;
     }
-    if (capacity < 1) {
+    if (cap < 1) {
         PyErr_SetString(PyExc_ValueError, "need 1 <= n_pages < 2**32 - 1 and capacity >= 1");
         return NULL;
     }
@@ -129,22 +126,8 @@ PyObject *loadgen_lrusim_innodb(PyObject *self, PyObject *args) {
         release(&view);
         return NULL;
     }
-    sim_cfg_t cfg = {.capacity = capacity,
-                     .pool_pages = pool_pages,
-                     .ra_area = ra_area,
-                     .rate = 1.0,
-                     .start_pages = start_pages,
-                     .start_freed = start_freed,
-                     .batch = batch,
-                     .tick_depth = tick_depth,
-                     .tick_phase_ms = tick_phase_ms,
-                     .tick_period_ms = tick_period_ms,
-                     .ticks = ticks};
-    lru_params_t params = {.old_pct = old_pct,
-                           .old_time_ms = old_time_ms,
-                           .ms_per_query = ms_per_query,
-                           .ra_threshold = ra_threshold,
-                           .ra_rule = ra_rule};
+    sim_cfg_t cfg = {cap, pp, area, 1.0, 0, start, freed, batch, tdepth, tphase, tperiod, ticks}; /* rate 1: exact */
+    lru_params_t params = {old_pct, old_time_ms, ms_per_query, ra_threshold, ra_rule};
 
     Py_BEGIN_ALLOW_THREADS
     rc = lrusim_innodb(&src, &cfg, &params, n_pages, trace_leaf_pages, collapse, &out);
@@ -204,18 +187,7 @@ static int pool_from(PyObject *py_pool, sim_cfg_t *cfg) {
             PyErr_SetString(PyExc_ValueError, "need capacity >= 1 and rate > 0");
         return -1;
     }
-    *cfg = (sim_cfg_t){.capacity = cap,
-                       .pool_pages = pp,
-                       .ra_area = area,
-                       .rate = rate,
-                       .salt = salt,
-                       .start_pages = start,
-                       .start_freed = freed,
-                       .batch = batch,
-                       .tick_depth = tdepth,
-                       .tick_phase_ms = tphase,
-                       .tick_period_ms = tperiod,
-                       .ticks = ticks};
+    *cfg = (sim_cfg_t){cap, pp, area, rate, salt, start, freed, batch, tdepth, tphase, tperiod, ticks};
     return 0;
 }
 
@@ -279,11 +251,7 @@ PyObject *loadgen_lrusim_curve(PyObject *self, PyObject *args) {
     for (Py_ssize_t i = 0; i < n_pools; i++)
         if (pool_from(PyList_GET_ITEM(py_pools, i), &cfgs[i]) < 0)
             goto done;
-    params = (lru_params_t){.old_pct = old_pct,
-                            .old_time_ms = old_time_ms,
-                            .ms_per_query = ms_per_query,
-                            .ra_threshold = ra_threshold,
-                            .ra_rule = ra_rule};
+    params = (lru_params_t){old_pct, old_time_ms, ms_per_query, ra_threshold, ra_rule};
 
     Py_BEGIN_ALLOW_THREADS
     rc = lrusim_curve(&src, &params, n_pages, leaf_pages, cfgs, (size_t)n_pools, points, &distinct, &refs, hist);
