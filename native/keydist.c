@@ -137,7 +137,7 @@ error:
     return py_result;
 }
 
-/* Pages are numbered as in lrusim.c: leaves 0..L-1, then each level above, the root last. A key
+/* Pages are numbered as in lrusim/source.c: leaves 0..L-1, then each level above, the root last. A key
  * outside [key_min, key_min + rows) is skipped (the caller counts them). Writes at most
  * pages.len / 4 references and stops before a key that would not fit whole. */
 PyObject *loadgen_keys_to_pages(PyObject *self, PyObject *args) {

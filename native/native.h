@@ -4,8 +4,8 @@
  * Layout (psutil's, scaled down): _native.c holds only the method table and
  * module init; each topic has <topic>.c with the Python bindings and
  * <topic>.h declaring them plus a LOADGEN_<TOPIC>_METHODS macro that
- * _native.c splices into its table. Pure-C cores (memcore.c) do not include
- * this header.
+ * _native.c splices into its table. Pure-C cores (memcore.c, the simulator's
+ * kernel in lrusim/) do not include this header.
  */
 #ifndef LOADGEN_NATIVE_H
 #define LOADGEN_NATIVE_H
