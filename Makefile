@@ -7,14 +7,18 @@ PYTHON ?= python3
 # sudo only when not root (CI and containers run as root and may not have sudo at all).
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PACKAGES := mariadb-server mariadb-client libmariadb-dev pkg-config build-essential \
-	python3-dev python3-venv sysbench mmdebstrap chromium
+	python3-dev python3-venv sysbench mmdebstrap chromium clang-format
 PYTEST_ARGS ?=
 # The offline images for --server docker (see `loadgen image build`): MariaDB from the host's
 # release, MySQL from Debian sid (tagged loadgen/mysql:<major.minor> of what sid has; the tests
 # find it by its labels, or use LOADGEN_TEST_MYSQL_IMAGE).
 IMAGE ?= loadgen/mariadb:10.11
+# The extension's C sources (setup.py compiles every .c under native/); the simulator's kernel is
+# native/lrusim/, plain C that tests/c/check_kernel.c drives without Python.
+C_SOURCES := $(wildcard native/*.c native/*.h native/*/*.c native/*/*.h)
+KERNEL_SOURCES := $(wildcard native/lrusim/*.c)
 
-.PHONY: all deps venv build demo test clean image test-image sanitize bench
+.PHONY: all deps venv build demo test clean image test-image sanitize bench check-c format-c check-format-c
 
 all: venv
 
@@ -27,7 +31,7 @@ deps:
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 
-$(VENV)/.installed: pyproject.toml setup.py $(wildcard native/*.c native/*.h) | deps
+$(VENV)/.installed: pyproject.toml setup.py $(C_SOURCES) | deps
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[test]'
@@ -70,6 +74,7 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-o
 
 sanitize: venv
 	rm -rf $(SAN_DIR)
+	$(MAKE) --no-print-directory check-c CHECK_DIR=$(SAN_DIR)/check-c CHECK_CFLAGS="$(SAN_FLAGS)"
 	CFLAGS="$(SAN_FLAGS)" LDFLAGS="-fsanitize=address,undefined" \
 	  $(PY) setup.py -q build_ext --build-lib $(SAN_DIR) --build-temp $(SAN_DIR)/obj
 	LOADGEN_NATIVE_SO="$$(ls $(CURDIR)/$(SAN_DIR)/loadgen/_native*.so)" \
@@ -77,6 +82,29 @@ sanitize: venv
 	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	  $(PY) -m pytest tests/native --confcutdir=tests/native -p no:cacheprovider $(PYTEST_ARGS)
+
+# The simulator's kernel checked from C, without Python (tests/c/check_kernel.c: its exact counts
+# against the figures it gave before it was split into native/lrusim/); tests/native runs it too.
+# Needs only gcc. CHECK_DIR and CHECK_CFLAGS let `make sanitize` build it with ASan/UBSan.
+CHECK_DIR ?= build/check-c
+CHECK_CFLAGS ?= -O2
+$(CHECK_DIR)/check_kernel: tests/c/check_kernel.c $(KERNEL_SOURCES) $(wildcard native/lrusim/*.h)
+	@mkdir -p $(CHECK_DIR)
+	$(CC) $(CHECK_CFLAGS) -std=gnu11 -Wall -Wextra -Werror -Inative -o $@ tests/c/check_kernel.c $(KERNEL_SOURCES)
+
+check-c: $(CHECK_DIR)/check_kernel
+	$(CHECK_DIR)/check_kernel
+
+# C formatting (native/.clang-format; clang-format is in APT_PACKAGES): format-c rewrites the
+# files, check-format-c fails on any file that is not formatted and changes nothing.
+FORMATTED_C := $(C_SOURCES) tests/c/check_kernel.c
+CLANG_FORMAT := clang-format --style=file:native/.clang-format
+
+format-c: deps
+	$(CLANG_FORMAT) -i $(FORMATTED_C)
+
+check-format-c: deps
+	$(CLANG_FORMAT) --dry-run -Werror $(FORMATTED_C)
 
 # Issue #6's speed targets, one script each (bench/README.md): each starts its own scratch server,
 # runs paired, alternating comparisons and prints the median ratio last. About 20 minutes, most of

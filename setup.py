@@ -29,7 +29,8 @@ def mysql_client_flags():
     return {}
 
 
-sources = sorted(glob("native/*.c"))
+# every .c under native/: the topics' Python bindings and their pure-C cores (native/lrusim/)
+sources = sorted(glob("native/**/*.c", recursive=True))
 ext_modules = []
 if sources:
     client = mysql_client_flags()
@@ -41,7 +42,13 @@ if sources:
             library_dirs=client.get("library_dirs", []),
             libraries=[*client.get("libraries", []), "m"],  # libm: pow() in keydist.c
             define_macros=client.get("define_macros", []),
-            extra_compile_args=["-O2", "-std=gnu11", "-Wall"],
+            # The simulator's kernel is split into files by concept (native/lrusim/) and its inner
+            # loops call across them (a run into the LRU, a read into the page cleaner): link-time
+            # optimisation, with the internal symbols hidden (only PyInit__native is exported), lets
+            # the compiler inline those calls as it did when the kernel was one file (the seed
+            # case's curve: +0.5% instructions against the one file, +1.4% without these flags)
+            extra_compile_args=["-O2", "-std=gnu11", "-Wall", "-flto", "-fvisibility=hidden"],
+            extra_link_args=["-O2", "-flto"],
         )
     )
 

@@ -251,7 +251,40 @@ def alloc_touch(size: int, pages: str = "4k") -> AllocRun:
                     None if huge_kb < 0 else huge_kb, tlb_status(tlb_err))
 
 
-# -- buffer-pool simulation kernels (native/lrusim.c; loadgen/analysis/model.py wraps them) -----
+# -- buffer-pool simulation kernels (native/lrusim/, bound in native/lrusim.c; loadgen/analysis/ calls them)
+class LruSimConstants(NamedTuple):
+    """The simulator kernel's constants the Python side needs, as the kernel has them.
+
+    old_min_len, old_tolerance, non_old_min_len, ratio_div, lru_min_len: buf0lru.cc's
+        BUF_LRU_OLD_MIN_LEN, BUF_LRU_OLD_TOLERANCE, BUF_LRU_NON_OLD_MIN_LEN,
+        BUF_LRU_OLD_RATIO_DIV and BUF_LRU_MIN_LEN (pages; the kernel ports them, the Python
+        reference simulator uses the same).
+    filler_slots: simulated pages kept after the table's for the non-leaf pages MySQL's
+        read-ahead reads (native/lrusim/layout.h).
+    extent_pages: pages in an extent, the largest read-ahead area.
+    max_height: the deepest B-tree a workload may describe.
+    ra_rule_mariadb, ra_rule_mysql: the codes of the two linear read-ahead triggers (ra_rule).
+    """
+
+    old_min_len: int
+    old_tolerance: int
+    non_old_min_len: int
+    ratio_div: int
+    lru_min_len: int
+    filler_slots: int
+    extent_pages: int
+    max_height: int
+    ra_rule_mariadb: int
+    ra_rule_mysql: int
+
+
+@functools.lru_cache(maxsize=None)
+def lrusim_constants() -> LruSimConstants:
+    """The kernel's constants, read from the extension (module constants LRUSIM_<NAME>)."""
+    ext = _load()
+    return LruSimConstants(*(getattr(ext, f"LRUSIM_{name.upper()}") for name in LruSimConstants._fields))
+
+
 def lrusim_innodb(trace, workload: tuple | None, n_pages: int, capacity: int, pool_pages: int, old_pct: float,
                   old_time_ms: float, ms_per_query: float, ra_threshold: int = 0,
                   ra_area: int = 64, collapse: bool = True, ra_rule: int = 0, start_pages: int = 0,
@@ -277,7 +310,7 @@ def lrusim_innodb(trace, workload: tuple | None, n_pages: int, capacity: int, po
 def lrusim_curve(trace, workload: tuple | None, n_pages: int, leaf_pages: int, old_pct: float, old_time_ms: float,
                  ms_per_query: float, ra_threshold: int, pools: list[tuple], ra_rule: int = 0,
                  plain_lru: bool = False) -> list:
-    """Several pools in one pass, each exact or a miniature: see native/lrusim.c. A pool is
+    """Several pools in one pass, each exact or a miniature: see native/lrusim/kernel.h. A pool is
     (capacity, pool_pages, ra_area, rate, salt[, start_pages, start_freed, batch, tick_depth,
     tick_phase_ms, tick_period_ms, ticks]). With plain_lru, the last element is lrusim_mattson's
     histogram of the trace without leaf steps."""

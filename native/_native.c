@@ -1,10 +1,18 @@
 /*
  * loadgen._native: method table and module init only.
  *
+ * The module holds loadgen's C core, one topic a file pair: the memory
+ * experiments (memory.c over memcore.c), the buffer-pool simulator (lrusim.c
+ * over the kernel in lrusim/), the key distributions (keydist.c), the seeding
+ * row generator (rowgen.c) and the user tables' one (tablegen.c), the random
+ * order's permutation (permute.c), and the native query driver (querydrv.c,
+ * pipeline.c). loadgen/native.py is its only door.
+ *
  * To add a topic: write native/<topic>.c and native/<topic>.h (declaring a
  * LOADGEN_<TOPIC>_METHODS macro and, if it needs constants, an exec
  * function), include the header below, add the macro to the table and the
- * exec call to loadgen_native_exec. setup.py compiles every .c file in native/.
+ * exec call to loadgen_native_exec. setup.py compiles every .c file in native/
+ * and in its subdirectories (a topic's pure-C core may live in native/<topic>/).
  */
 #include "native.h"
 #include "memory.h"
@@ -20,6 +28,8 @@
 
 int loadgen_debug_enabled = 0;
 
+/* One topic's macro a line: clang-format would run them together as one expression. */
+/* clang-format off */
 static PyMethodDef loadgen_native_methods[] = {
     LOADGEN_MEMORY_METHODS
     LOADGEN_LRUSIM_METHODS
@@ -31,13 +41,15 @@ static PyMethodDef loadgen_native_methods[] = {
     LOADGEN_TABLEGEN_METHODS
     {NULL, NULL, 0, NULL},
 };
+/* clang-format on */
 
 static int loadgen_native_exec(PyObject *module) {
     const char *debug = getenv("LOADGEN_NATIVE_DEBUG");
 
-    loadgen_debug_enabled = debug != NULL && debug[0] != '\0' &&
-                            debug[0] != '0';
+    loadgen_debug_enabled = debug != NULL && debug[0] != '\0' && debug[0] != '0';
     if (loadgen_memory_exec(module) < 0)
+        return -1;
+    if (loadgen_lrusim_exec(module) < 0)
         return -1;
     if (loadgen_querydrv_exec(module) < 0)
         return -1;
@@ -60,7 +72,9 @@ static PyModuleDef_Slot loadgen_native_slots[] = {
 static struct PyModuleDef loadgen_native_module = {
     PyModuleDef_HEAD_INIT,
     "loadgen._native",
-    "C core of loadgen's OS-level experiments; use loadgen.native instead.",
+    "C core of loadgen: memory experiments, the buffer-pool simulator, key "
+    "distributions, row generators and the query driver; use loadgen.native "
+    "instead.",
     0,
     loadgen_native_methods,
     loadgen_native_slots,

@@ -28,7 +28,9 @@ static inline uint64_t splitmix64(uint64_t x) {
     return x ^ (x >> 31);
 }
 
-static inline double unit(uint64_t h) { return (double)(h >> 11) * 0x1.0p-53; } /* [0, 1) */
+static inline double unit(uint64_t h) {
+    return (double)(h >> 11) * 0x1.0p-53;
+} /* [0, 1) */
 
 /* YCSB's Utils.fnvhash64: FNV-1 over the 8 bytes, then Math.abs of the signed result. */
 static inline uint64_t fnvhash64(uint64_t v) {
@@ -74,8 +76,8 @@ PyObject *loadgen_keydist_fill(PyObject *self, PyObject *args) {
     Py_buffer out = {0};
     PyObject *py_result = NULL;
 
-    if (!PyArg_ParseTuple(args, "iKKw*(KKKddKdK):keydist_fill", &kind, &n, &start, &out, &seed_a, &seed_b,
-                          &items, &zetan, &theta, &hot_n, &hot_ops, &key_min))
+    if (!PyArg_ParseTuple(args, "iKKw*(KKKddKdK):keydist_fill", &kind, &n, &start, &out, &seed_a, &seed_b, &items,
+                          &zetan, &theta, &hot_n, &hot_ops, &key_min))
         return NULL;
     if (kind < KD_UNIFORM || kind > KD_HOTSPOT || n < 1 || out.len % 8 != 0) {
         PyErr_SetString(PyExc_ValueError, "kind must be 0..4, n >= 1, out 8-byte items");
@@ -102,26 +104,26 @@ PyObject *loadgen_keydist_fill(PyObject *self, PyObject *args) {
         double u = unit(splitmix64(seed_a + i * 0x9E3779B97F4A7C15ULL));
         uint64_t k;
         switch (kind) {
-        case KD_UNIFORM:
-            k = (uint64_t)(u * (double)n);
-            break;
-        case KD_ZIPFIAN:
-            k = zipf_rank(&z, u);
-            break;
-        case KD_SCRAMBLED:
-            k = fnvhash64(zipf_rank(&z, u)) % n;
-            break;
-        case KD_LATEST:
-            k = n - 1 - zipf_rank(&z, u);
-            break;
-        default: { /* hotspot: the second draw picks the key inside the chosen set */
-            double v = unit(splitmix64(seed_b + i * 0x9E3779B97F4A7C15ULL));
-            uint64_t cold = n - hot_n;
-            if (u < hot_ops || cold == 0)
-                k = (uint64_t)(v * (double)hot_n);
-            else
-                k = hot_n + (uint64_t)(v * (double)cold);
-        }
+            case KD_UNIFORM:
+                k = (uint64_t)(u * (double)n);
+                break;
+            case KD_ZIPFIAN:
+                k = zipf_rank(&z, u);
+                break;
+            case KD_SCRAMBLED:
+                k = fnvhash64(zipf_rank(&z, u)) % n;
+                break;
+            case KD_LATEST:
+                k = n - 1 - zipf_rank(&z, u);
+                break;
+            default: { /* hotspot: the second draw picks the key inside the chosen set */
+                double v = unit(splitmix64(seed_b + i * 0x9E3779B97F4A7C15ULL));
+                uint64_t cold = n - hot_n;
+                if (u < hot_ops || cold == 0)
+                    k = (uint64_t)(v * (double)hot_n);
+                else
+                    k = hot_n + (uint64_t)(v * (double)cold);
+            }
         }
         if (k >= n) /* rounding of u * n at the top */
             k = n - 1;
@@ -135,7 +137,7 @@ error:
     return py_result;
 }
 
-/* Pages are numbered as in lrusim.c: leaves 0..L-1, then each level above, the root last. A key
+/* Pages are numbered as in lrusim/source.c: leaves 0..L-1, then each level above, the root last. A key
  * outside [key_min, key_min + rows) is skipped (the caller counts them). Writes at most
  * pages.len / 4 references and stops before a key that would not fit whole. */
 PyObject *loadgen_keys_to_pages(PyObject *self, PyObject *args) {
@@ -144,8 +146,8 @@ PyObject *loadgen_keys_to_pages(PyObject *self, PyObject *args) {
     int height;
     PyObject *py_result = NULL;
 
-    if (!PyArg_ParseTuple(args, "y*w*(KKKiK):keys_to_pages", &keys, &pages, &key_min, &rows, &leaf_pages,
-                          &height, &fanout))
+    if (!PyArg_ParseTuple(args, "y*w*(KKKiK):keys_to_pages", &keys, &pages, &key_min, &rows, &leaf_pages, &height,
+                          &fanout))
         return NULL;
     if (keys.len % 8 != 0 || pages.len % 4 != 0 || rows < 1 || leaf_pages < 1 || height < 1 || height > 16 ||
         fanout < 2) {

@@ -7,6 +7,9 @@
 PyObject *loadgen_keydist_fill(PyObject *self, PyObject *args);
 PyObject *loadgen_keys_to_pages(PyObject *self, PyObject *args);
 
+/* Entries of _native.c's method table, one a line: clang-format would indent all but the first as
+ * the continuation of one expression. */
+/* clang-format off */
 #define LOADGEN_KEYDIST_METHODS                                                          \
     {"keydist_fill", loadgen_keydist_fill, METH_VARARGS,                                 \
      "keydist_fill(kind, n, start, out, (seed_a, seed_b, items, zetan, theta, hot_n, "   \
@@ -14,5 +17,6 @@ PyObject *loadgen_keys_to_pages(PyObject *self, PyObject *args);
     {"keys_to_pages", loadgen_keys_to_pages, METH_VARARGS,                               \
      "keys_to_pages(keys, pages, (key_min, rows, leaf_pages, height, fanout)) -> "       \
      "(refs written, keys used): root-to-leaf page references of each key in range"},
+/* clang-format on */
 
 #endif /* LOADGEN_KEYDIST_H */

@@ -44,14 +44,12 @@ void memcore_tlb_open(memcore_tlb_t *tlb) {
     memset(&attr, 0, sizeof(attr));
     attr.size = sizeof(attr);
     attr.type = PERF_TYPE_HW_CACHE;
-    attr.config = PERF_COUNT_HW_CACHE_DTLB |
-                  (PERF_COUNT_HW_CACHE_OP_READ << 8) |
-                  (PERF_COUNT_HW_CACHE_RESULT_MISS << 16);
+    attr.config =
+        PERF_COUNT_HW_CACHE_DTLB | (PERF_COUNT_HW_CACHE_OP_READ << 8) | (PERF_COUNT_HW_CACHE_RESULT_MISS << 16);
     /* User space only: allowed at perf_event_paranoid 2 without root. */
     attr.exclude_kernel = 1;
     attr.exclude_hv = 1;
-    tlb->fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1,
-                           PERF_FLAG_FD_CLOEXEC);
+    tlb->fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
     tlb->err = tlb->fd < 0 ? errno : 0;
 }
 
@@ -66,8 +64,7 @@ void memcore_mark(memcore_mark_t *mark, const memcore_tlb_t *tlb) {
     uint64_t value;
 
     mark->tlb = -1;
-    if (tlb != NULL && tlb->fd >= 0 &&
-        read(tlb->fd, &value, sizeof(value)) == (ssize_t)sizeof(value))
+    if (tlb != NULL && tlb->fd >= 0 && read(tlb->fd, &value, sizeof(value)) == (ssize_t)sizeof(value))
         mark->tlb = (long long)value;
     getrusage(RUSAGE_THREAD, &ru);
     mark->minflt = ru.ru_minflt;
@@ -75,15 +72,12 @@ void memcore_mark(memcore_mark_t *mark, const memcore_tlb_t *tlb) {
     clock_gettime(CLOCK_MONOTONIC, &mark->when);
 }
 
-void memcore_delta(const memcore_mark_t *before, const memcore_mark_t *after,
-                   memcore_pass_t *out) {
-    out->seconds = (double)(after->when.tv_sec - before->when.tv_sec) +
-                   (double)(after->when.tv_nsec - before->when.tv_nsec) / 1e9;
+void memcore_delta(const memcore_mark_t *before, const memcore_mark_t *after, memcore_pass_t *out) {
+    out->seconds =
+        (double)(after->when.tv_sec - before->when.tv_sec) + (double)(after->when.tv_nsec - before->when.tv_nsec) / 1e9;
     out->minflt = after->minflt - before->minflt;
     out->majflt = after->majflt - before->majflt;
-    out->tlb_misses = (before->tlb >= 0 && after->tlb >= 0)
-                          ? after->tlb - before->tlb
-                          : -1;
+    out->tlb_misses = (before->tlb >= 0 && after->tlb >= 0) ? after->tlb - before->tlb : -1;
 }
 
 /* Sum of "<key> <n> kB" in a /proc file, or -1 if it cannot be read. */
@@ -124,29 +118,29 @@ int memcore_map(memcore_map_t *map, size_t size, int pages, int populate) {
         return EINVAL;
     map->size = size;
     switch (pages) {
-    case MEMCORE_PAGES_4K:
-        /* MAP_POPULATE is what the article measured. It faults the pages
-         * in inside mmap(), before the MADV_NOHUGEPAGE below, so on a host
-         * with THP "always" a populated mapping may get huge pages; the
-         * caller reports AnonHugePages so that shows. */
-        map->len = size;
-        if (populate)
-            flags |= MAP_POPULATE;
-        break;
-    case MEMCORE_PAGES_THP:
-        /* Over-allocate by 2 MiB so an aligned start exists. */
-        map->len = size + MEMCORE_THP_SIZE;
-        break;
-    case MEMCORE_PAGES_HUGETLB: {
-        size_t hp = memcore_hugetlb_page_size();
-        map->len = (size + hp - 1) / hp * hp;
-        flags |= MAP_HUGETLB;
-        if (populate)
-            flags |= MAP_POPULATE;
-        break;
-    }
-    default:
-        return EINVAL;
+        case MEMCORE_PAGES_4K:
+            /* MAP_POPULATE is what the article measured. It faults the pages
+             * in inside mmap(), before the MADV_NOHUGEPAGE below, so on a host
+             * with THP "always" a populated mapping may get huge pages; the
+             * caller reports AnonHugePages so that shows. */
+            map->len = size;
+            if (populate)
+                flags |= MAP_POPULATE;
+            break;
+        case MEMCORE_PAGES_THP:
+            /* Over-allocate by 2 MiB so an aligned start exists. */
+            map->len = size + MEMCORE_THP_SIZE;
+            break;
+        case MEMCORE_PAGES_HUGETLB: {
+            size_t hp = memcore_hugetlb_page_size();
+            map->len = (size + hp - 1) / hp * hp;
+            flags |= MAP_HUGETLB;
+            if (populate)
+                flags |= MAP_POPULATE;
+            break;
+        }
+        default:
+            return EINVAL;
     }
     p = mmap(NULL, map->len, PROT_READ | PROT_WRITE, flags, -1, 0);
     if (p == MAP_FAILED)
@@ -154,25 +148,24 @@ int memcore_map(memcore_map_t *map, size_t size, int pages, int populate) {
     map->base = p;
     map->data = p;
     switch (pages) {
-    case MEMCORE_PAGES_4K:
-        /* EINVAL means a kernel without THP: small pages anyway. */
-        if (madvise(map->base, map->len, MADV_NOHUGEPAGE) != 0 &&
-            errno != EINVAL)
-            goto error;
-        break;
-    case MEMCORE_PAGES_THP: {
-        uintptr_t a = (uintptr_t)p;
-        a = (a + MEMCORE_THP_SIZE - 1) & ~(uintptr_t)(MEMCORE_THP_SIZE - 1);
-        map->data = (char *)a;
-        if (madvise(map->base, map->len, MADV_HUGEPAGE) != 0)
-            goto error;
-        /* MAP_POPULATE would fault before the madvise; prefault after. */
-        if (populate && madvise(map->data, size, MADV_POPULATE_WRITE) != 0)
-            goto error;
-        break;
-    }
-    default:
-        break;
+        case MEMCORE_PAGES_4K:
+            /* EINVAL means a kernel without THP: small pages anyway. */
+            if (madvise(map->base, map->len, MADV_NOHUGEPAGE) != 0 && errno != EINVAL)
+                goto error;
+            break;
+        case MEMCORE_PAGES_THP: {
+            uintptr_t a = (uintptr_t)p;
+            a = (a + MEMCORE_THP_SIZE - 1) & ~(uintptr_t)(MEMCORE_THP_SIZE - 1);
+            map->data = (char *)a;
+            if (madvise(map->base, map->len, MADV_HUGEPAGE) != 0)
+                goto error;
+            /* MAP_POPULATE would fault before the madvise; prefault after. */
+            if (populate && madvise(map->data, size, MADV_POPULATE_WRITE) != 0)
+                goto error;
+            break;
+        }
+        default:
+            break;
     }
     return 0;
 
@@ -192,8 +185,7 @@ void memcore_unmap(memcore_map_t *map) {
 
 /* ---- experiments ------------------------------------------------------- */
 
-int memcore_pagez(size_t chunks, size_t iters, size_t chunk_size,
-                  memcore_pass_t *alloc, memcore_pass_t *passes,
+int memcore_pagez(size_t chunks, size_t iters, size_t chunk_size, memcore_pass_t *alloc, memcore_pass_t *passes,
                   int *tlb_err) {
     memcore_map_t *maps = NULL;
     memcore_tlb_t tlb = {-1, 0};
@@ -236,9 +228,8 @@ error:
     return err;
 }
 
-int memcore_memset(size_t size, int pages, int populate, size_t npasses,
-                   memcore_pass_t *map_step, memcore_pass_t *passes,
-                   long *anon_huge_kb, int *tlb_err) {
+int memcore_memset(size_t size, int pages, int populate, size_t npasses, memcore_pass_t *map_step,
+                   memcore_pass_t *passes, long *anon_huge_kb, int *tlb_err) {
     memcore_map_t map;
     memcore_tlb_t tlb = {-1, 0};
     memcore_mark_t before, after;
@@ -315,25 +306,25 @@ int memcore_lazymap(size_t size, size_t reps, int kind, memcore_lazy_t *out) {
 
         memcore_mark(&m0, NULL);
         switch (kind) {
-        case MEMCORE_LAZY_FRESH:
-            err = memcore_map(&fresh, size, MEMCORE_PAGES_4K, 0);
-            if (err != 0)
+            case MEMCORE_LAZY_FRESH:
+                err = memcore_map(&fresh, size, MEMCORE_PAGES_4K, 0);
+                if (err != 0)
+                    goto error;
+                buf = (unsigned char *)fresh.data;
+                break;
+            case MEMCORE_LAZY_REUSED:
+                buf = (unsigned char *)reused.data;
+                break;
+            case MEMCORE_LAZY_MALLOC:
+                buf = malloc(size);
+                if (buf == NULL) {
+                    err = ENOMEM;
+                    goto error;
+                }
+                break;
+            default:
+                err = EINVAL;
                 goto error;
-            buf = (unsigned char *)fresh.data;
-            break;
-        case MEMCORE_LAZY_REUSED:
-            buf = (unsigned char *)reused.data;
-            break;
-        case MEMCORE_LAZY_MALLOC:
-            buf = malloc(size);
-            if (buf == NULL) {
-                err = ENOMEM;
-                goto error;
-            }
-            break;
-        default:
-            err = EINVAL;
-            goto error;
         }
         memcore_mark(&m1, &tlb);
         memset(buf, (int)(r & 0x7f) + 1, size);
@@ -369,8 +360,8 @@ error:
     return err;
 }
 
-int memcore_alloc_touch(size_t size, int pages, memcore_pass_t *touch,
-                        memcore_pass_t *fill, long *anon_huge_kb, int *tlb_err) {
+int memcore_alloc_touch(size_t size, int pages, memcore_pass_t *touch, memcore_pass_t *fill, long *anon_huge_kb,
+                        int *tlb_err) {
     memcore_map_t map;
     memcore_tlb_t tlb = {-1, 0};
     memcore_mark_t before, after;
@@ -395,8 +386,7 @@ int memcore_alloc_touch(size_t size, int pages, memcore_pass_t *touch,
     memcore_delta(&before, &after, touch);
 
     huge_after = memcore_anon_huge_kb();
-    *anon_huge_kb =
-        (huge_before >= 0 && huge_after >= 0) ? huge_after - huge_before : -1;
+    *anon_huge_kb = (huge_before >= 0 && huge_after >= 0) ? huge_after - huge_before : -1;
 
     /* memset of the same, now resident, memory. */
     memcore_mark(&before, &tlb);

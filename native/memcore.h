@@ -50,10 +50,10 @@ typedef struct {
 } memcore_mark_t;
 
 typedef struct {
-    char *base;   /* what mmap returned */
-    size_t len;   /* what was mapped (for munmap) */
-    char *data;   /* aligned start of the usable region */
-    size_t size;  /* usable bytes, as requested */
+    char *base;  /* what mmap returned */
+    size_t len;  /* what was mapped (for munmap) */
+    char *data;  /* aligned start of the usable region */
+    size_t size; /* usable bytes, as requested */
 } memcore_map_t;
 
 typedef struct {
@@ -66,7 +66,7 @@ typedef struct {
     long read_majflt;
     long long write_tlb_misses; /* -1: not measured */
     long long read_tlb_misses;
-    int tlb_err; /* errno from perf_event_open, 0 when counted */
+    int tlb_err;       /* errno from perf_event_open, 0 when counted */
     uint64_t checksum; /* keeps the read loop from being optimised away */
 } memcore_lazy_t;
 
@@ -74,8 +74,7 @@ typedef struct {
 void memcore_tlb_open(memcore_tlb_t *tlb);
 void memcore_tlb_close(memcore_tlb_t *tlb);
 void memcore_mark(memcore_mark_t *mark, const memcore_tlb_t *tlb);
-void memcore_delta(const memcore_mark_t *before, const memcore_mark_t *after,
-                   memcore_pass_t *out);
+void memcore_delta(const memcore_mark_t *before, const memcore_mark_t *after, memcore_pass_t *out);
 long memcore_anon_huge_kb(void);
 size_t memcore_hugetlb_page_size(void);
 
@@ -84,14 +83,12 @@ int memcore_map(memcore_map_t *map, size_t size, int pages, int populate);
 void memcore_unmap(memcore_map_t *map);
 
 /* Experiments. */
-int memcore_pagez(size_t chunks, size_t iters, size_t chunk_size,
-                  memcore_pass_t *alloc, memcore_pass_t *passes,
+int memcore_pagez(size_t chunks, size_t iters, size_t chunk_size, memcore_pass_t *alloc, memcore_pass_t *passes,
                   int *tlb_err);
-int memcore_memset(size_t size, int pages, int populate, size_t npasses,
-                   memcore_pass_t *map_step, memcore_pass_t *passes,
-                   long *anon_huge_kb, int *tlb_err);
+int memcore_memset(size_t size, int pages, int populate, size_t npasses, memcore_pass_t *map_step,
+                   memcore_pass_t *passes, long *anon_huge_kb, int *tlb_err);
 int memcore_lazymap(size_t size, size_t reps, int kind, memcore_lazy_t *out);
-int memcore_alloc_touch(size_t size, int pages, memcore_pass_t *touch,
-                        memcore_pass_t *fill, long *anon_huge_kb, int *tlb_err);
+int memcore_alloc_touch(size_t size, int pages, memcore_pass_t *touch, memcore_pass_t *fill, long *anon_huge_kb,
+                        int *tlb_err);
 
 #endif /* LOADGEN_MEMCORE_H */

@@ -17,8 +17,7 @@
 #define LOADGEN_MAX_PASSES ((size_t)1 << 24)
 
 static PyObject *loadgen_pass_tuple(const memcore_pass_t *p) {
-    return Py_BuildValue("(dllL)", p->seconds, p->minflt, p->majflt,
-                         p->tlb_misses);
+    return Py_BuildValue("(dllL)", p->seconds, p->minflt, p->majflt, p->tlb_misses);
 }
 
 static PyObject *loadgen_pass_list(const memcore_pass_t *passes, size_t n) {
@@ -42,8 +41,7 @@ error:
 }
 
 static int loadgen_check_pages(int pages) {
-    if (pages != MEMCORE_PAGES_4K && pages != MEMCORE_PAGES_THP &&
-        pages != MEMCORE_PAGES_HUGETLB) {
+    if (pages != MEMCORE_PAGES_4K && pages != MEMCORE_PAGES_THP && pages != MEMCORE_PAGES_HUGETLB) {
         PyErr_Format(PyExc_ValueError, "unknown page mode %d", pages);
         return -1;
     }
@@ -60,13 +58,11 @@ PyObject *loadgen_pagez(PyObject *self, PyObject *args) {
     (void)self;
     if (!PyArg_ParseTuple(args, "nnn", &chunks, &iters, &chunk_size))
         return NULL;
-    if (loadgen_check_positive(chunks, "chunks") < 0 ||
-        loadgen_check_positive(iters, "iters") < 0 ||
+    if (loadgen_check_positive(chunks, "chunks") < 0 || loadgen_check_positive(iters, "iters") < 0 ||
         loadgen_check_positive(chunk_size, "chunk_size") < 0)
         return NULL;
     if ((size_t)iters > LOADGEN_MAX_PASSES / (size_t)chunks) {
-        PyErr_Format(PyExc_ValueError, "chunks*iters must be <= %zu",
-                     LOADGEN_MAX_PASSES);
+        PyErr_Format(PyExc_ValueError, "chunks*iters must be <= %zu", LOADGEN_MAX_PASSES);
         return NULL;
     }
     npasses = (size_t)chunks * (size_t)iters;
@@ -76,8 +72,7 @@ PyObject *loadgen_pagez(PyObject *self, PyObject *args) {
 
     loadgen_debug("pagez(%zd, %zd, %zd)", chunks, iters, chunk_size);
     Py_BEGIN_ALLOW_THREADS
-    err = memcore_pagez((size_t)chunks, (size_t)iters, (size_t)chunk_size,
-                        &alloc, passes, &tlb_err);
+    err = memcore_pagez((size_t)chunks, (size_t)iters, (size_t)chunk_size, &alloc, passes, &tlb_err);
     Py_END_ALLOW_THREADS
     if (err != 0) {
         loadgen_raise_errno(err, "mmap");
@@ -108,8 +103,7 @@ PyObject *loadgen_memset(PyObject *self, PyObject *args) {
     (void)self;
     if (!PyArg_ParseTuple(args, "nnip", &size, &npasses, &pages, &populate))
         return NULL;
-    if (loadgen_check_positive(size, "size") < 0 ||
-        loadgen_check_positive(npasses, "passes") < 0 ||
+    if (loadgen_check_positive(size, "size") < 0 || loadgen_check_positive(npasses, "passes") < 0 ||
         loadgen_check_pages(pages) < 0)
         return NULL;
     if ((size_t)npasses > LOADGEN_MAX_PASSES) {
@@ -120,11 +114,9 @@ PyObject *loadgen_memset(PyObject *self, PyObject *args) {
     if (passes == NULL)
         return PyErr_NoMemory();
 
-    loadgen_debug("memset(%zd, %zd, pages=%d, populate=%d)", size, npasses,
-                  pages, populate);
+    loadgen_debug("memset(%zd, %zd, pages=%d, populate=%d)", size, npasses, pages, populate);
     Py_BEGIN_ALLOW_THREADS
-    err = memcore_memset((size_t)size, pages, populate, (size_t)npasses,
-                         &map_step, passes, &anon_huge_kb, &tlb_err);
+    err = memcore_memset((size_t)size, pages, populate, (size_t)npasses, &map_step, passes, &anon_huge_kb, &tlb_err);
     Py_END_ALLOW_THREADS
     if (err != 0) {
         loadgen_raise_errno(err, "mmap");
@@ -153,8 +145,7 @@ PyObject *loadgen_lazymap(PyObject *self, PyObject *args) {
     (void)self;
     if (!PyArg_ParseTuple(args, "nni", &size, &reps, &kind))
         return NULL;
-    if (loadgen_check_positive(size, "size") < 0 ||
-        loadgen_check_positive(reps, "reps") < 0)
+    if (loadgen_check_positive(size, "size") < 0 || loadgen_check_positive(reps, "reps") < 0)
         return NULL;
     if (kind < MEMCORE_LAZY_FRESH || kind > MEMCORE_LAZY_MALLOC) {
         PyErr_Format(PyExc_ValueError, "unknown lazymap kind %d", kind);
@@ -165,12 +156,10 @@ PyObject *loadgen_lazymap(PyObject *self, PyObject *args) {
     err = memcore_lazymap((size_t)size, (size_t)reps, kind, &out);
     Py_END_ALLOW_THREADS
     if (err != 0)
-        return loadgen_raise_errno(err, kind == MEMCORE_LAZY_MALLOC ? "malloc"
-                                                                    : "mmap");
-    return Py_BuildValue("(dddllllLLi)", out.write_seconds, out.read_seconds,
-                         out.map_seconds, out.write_minflt, out.write_majflt,
-                         out.read_minflt, out.read_majflt, out.write_tlb_misses,
-                         out.read_tlb_misses, out.tlb_err);
+        return loadgen_raise_errno(err, kind == MEMCORE_LAZY_MALLOC ? "malloc" : "mmap");
+    return Py_BuildValue("(dddllllLLi)", out.write_seconds, out.read_seconds, out.map_seconds, out.write_minflt,
+                         out.write_majflt, out.read_minflt, out.read_majflt, out.write_tlb_misses, out.read_tlb_misses,
+                         out.tlb_err);
 }
 
 PyObject *loadgen_alloc_touch(PyObject *self, PyObject *args) {
@@ -183,13 +172,11 @@ PyObject *loadgen_alloc_touch(PyObject *self, PyObject *args) {
     (void)self;
     if (!PyArg_ParseTuple(args, "ni", &size, &pages))
         return NULL;
-    if (loadgen_check_positive(size, "size") < 0 ||
-        loadgen_check_pages(pages) < 0)
+    if (loadgen_check_positive(size, "size") < 0 || loadgen_check_pages(pages) < 0)
         return NULL;
 
     Py_BEGIN_ALLOW_THREADS
-    err = memcore_alloc_touch((size_t)size, pages, &touch, &fill,
-                              &anon_huge_kb, &tlb_err);
+    err = memcore_alloc_touch((size_t)size, pages, &touch, &fill, &anon_huge_kb, &tlb_err);
     Py_END_ALLOW_THREADS
     if (err != 0)
         return loadgen_raise_errno(err, "mmap");
@@ -210,13 +197,10 @@ error:
 int loadgen_memory_exec(PyObject *module) {
     if (PyModule_AddIntConstant(module, "PAGES_4K", MEMCORE_PAGES_4K) < 0 ||
         PyModule_AddIntConstant(module, "PAGES_THP", MEMCORE_PAGES_THP) < 0 ||
-        PyModule_AddIntConstant(module, "PAGES_HUGETLB",
-                                MEMCORE_PAGES_HUGETLB) < 0 ||
+        PyModule_AddIntConstant(module, "PAGES_HUGETLB", MEMCORE_PAGES_HUGETLB) < 0 ||
         PyModule_AddIntConstant(module, "LAZY_FRESH", MEMCORE_LAZY_FRESH) < 0 ||
-        PyModule_AddIntConstant(module, "LAZY_REUSED", MEMCORE_LAZY_REUSED) <
-            0 ||
-        PyModule_AddIntConstant(module, "LAZY_MALLOC", MEMCORE_LAZY_MALLOC) <
-            0)
+        PyModule_AddIntConstant(module, "LAZY_REUSED", MEMCORE_LAZY_REUSED) < 0 ||
+        PyModule_AddIntConstant(module, "LAZY_MALLOC", MEMCORE_LAZY_MALLOC) < 0)
         return -1;
     return 0;
 }

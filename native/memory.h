@@ -10,6 +10,9 @@ PyObject *loadgen_lazymap(PyObject *self, PyObject *args);
 PyObject *loadgen_alloc_touch(PyObject *self, PyObject *args);
 int loadgen_memory_exec(PyObject *module);
 
+/* Entries of _native.c's method table, one a line: clang-format would indent all but the first as
+ * the continuation of one expression. */
+/* clang-format off */
 #define LOADGEN_MEMORY_METHODS                                              \
     {"pagez", loadgen_pagez, METH_VARARGS,                                  \
      "pagez(chunks, iters, chunk_size) -> (alloc, passes, tlb_errno)"},     \
@@ -22,5 +25,6 @@ int loadgen_memory_exec(PyObject *module);
      "tlb_errno)"},                                                         \
     {"alloc_touch", loadgen_alloc_touch, METH_VARARGS,                      \
      "alloc_touch(size, pages) -> (touch, fill, anon_huge_kb, tlb_errno)"},
+/* clang-format on */
 
 #endif /* LOADGEN_MEMORY_H */

@@ -4,8 +4,8 @@
  * Layout (psutil's, scaled down): _native.c holds only the method table and
  * module init; each topic has <topic>.c with the Python bindings and
  * <topic>.h declaring them plus a LOADGEN_<TOPIC>_METHODS macro that
- * _native.c splices into its table. Pure-C cores (memcore.c) do not include
- * this header.
+ * _native.c splices into its table. Pure-C cores (memcore.c, the simulator's
+ * kernel in lrusim/) do not include this header.
  */
 #ifndef LOADGEN_NATIVE_H
 #define LOADGEN_NATIVE_H
@@ -18,12 +18,12 @@
 /* Set from LOADGEN_NATIVE_DEBUG when the module is executed. */
 extern int loadgen_debug_enabled;
 
-#define loadgen_debug(...)                                  \
-    do {                                                    \
-        if (loadgen_debug_enabled) {                        \
+#define loadgen_debug(...)                                    \
+    do {                                                      \
+        if (loadgen_debug_enabled) {                          \
             fprintf(stderr, "loadgen._native: " __VA_ARGS__); \
-            fputc('\n', stderr);                            \
-        }                                                   \
+            fputc('\n', stderr);                              \
+        }                                                     \
     } while (0)
 
 /* Raise OSError(err, strerror(err), what); always returns NULL. */

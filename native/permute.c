@@ -29,8 +29,8 @@ PyObject *loadgen_permute_fill(PyObject *self, PyObject *args) {
     Py_buffer out = {0};
     PyObject *py_result = NULL;
 
-    if (!PyArg_ParseTuple(args, "KI(KKKK)Kw*KK:permute_fill", &n, &half_bits, &k0, &k1, &k2, &k3, &start,
-                          &out, &base_start, &base_step))
+    if (!PyArg_ParseTuple(args, "KI(KKKK)Kw*KK:permute_fill", &n, &half_bits, &k0, &k1, &k2, &k3, &start, &out,
+                          &base_start, &base_step))
         return NULL;
     if (n < 1 || half_bits < 1 || half_bits > 32 || out.len % 8 != 0 ||
         (half_bits < 32 && ((n - 1) >> (2 * half_bits)) != 0)) {

@@ -6,8 +6,8 @@
 
 PyObject *loadgen_permute_fill(PyObject *self, PyObject *args);
 
-#define LOADGEN_PERMUTE_METHODS                                                     \
-    {"permute_fill", loadgen_permute_fill, METH_VARARGS,                            \
+#define LOADGEN_PERMUTE_METHODS                                                       \
+    {"permute_fill", loadgen_permute_fill, METH_VARARGS,                              \
      "permute_fill(n, half_bits, keys, start, out, base_start, base_step) -> count: " \
      "out[j] = base_start + base_step * permutation(n)[start + j]"},
 

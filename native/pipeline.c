@@ -28,8 +28,19 @@
 
 /* MYSQL_TYPE_* values of the protocol (the same in every client's headers). */
 enum {
-    T_DECIMAL = 0, T_TINY = 1, T_SHORT = 2, T_LONG = 3, T_FLOAT = 4, T_DOUBLE = 5, T_NULL = 6,
-    T_TIMESTAMP = 7, T_LONGLONG = 8, T_INT24 = 9, T_DATE = 10, T_TIME = 11, T_DATETIME = 12,
+    T_DECIMAL = 0,
+    T_TINY = 1,
+    T_SHORT = 2,
+    T_LONG = 3,
+    T_FLOAT = 4,
+    T_DOUBLE = 5,
+    T_NULL = 6,
+    T_TIMESTAMP = 7,
+    T_LONGLONG = 8,
+    T_INT24 = 9,
+    T_DATE = 10,
+    T_TIME = 11,
+    T_DATETIME = 12,
     T_YEAR = 13,
 };
 
@@ -94,12 +105,27 @@ static int read_row(pl_reader_t *r, const uint8_t *p, size_t n, pl_response_t *r
         }
         size_t fixed = 0;
         switch (r->types[i]) {
-        case T_TINY: fixed = 1; break;
-        case T_SHORT: case T_YEAR: fixed = 2; break;
-        case T_LONG: case T_INT24: case T_FLOAT: fixed = 4; break;
-        case T_LONGLONG: case T_DOUBLE: fixed = 8; break;
-        case T_NULL: fixed = 0; break;
-        default: break;
+            case T_TINY:
+                fixed = 1;
+                break;
+            case T_SHORT:
+            case T_YEAR:
+                fixed = 2;
+                break;
+            case T_LONG:
+            case T_INT24:
+            case T_FLOAT:
+                fixed = 4;
+                break;
+            case T_LONGLONG:
+            case T_DOUBLE:
+                fixed = 8;
+                break;
+            case T_NULL:
+                fixed = 0;
+                break;
+            default:
+                break;
         }
         if (fixed || r->types[i] == T_NULL) {
             if (n - pos < fixed) {
@@ -124,8 +150,7 @@ static int read_row(pl_reader_t *r, const uint8_t *p, size_t n, pl_response_t *r
             pos += fixed;
             continue;
         }
-        if (r->types[i] == T_DATE || r->types[i] == T_DATETIME || r->types[i] == T_TIMESTAMP ||
-            r->types[i] == T_TIME) {
+        if (r->types[i] == T_DATE || r->types[i] == T_DATETIME || r->types[i] == T_TIMESTAMP || r->types[i] == T_TIME) {
             if (n - pos < 1 || n - pos - 1 < p[pos]) {
                 fail(resp, "a binary row ends inside a temporal value");
                 return -1;
@@ -210,86 +235,86 @@ int pl_read(pl_reader_t *r, const uint8_t *buf, size_t len, size_t *used, pl_res
             return -1;
         }
         switch (r->phase) {
-        case PH_HEAD: {
-            if (p[0] == 0xff)
-                return err_packet(r, p, n, resp);
-            if (p[0] == 0x00) { /* OK: a statement without a result set */
-                int status = ok_status(p + 1, n - 1);
-                if (status < 0) {
-                    fail(resp, "a malformed OK packet");
+            case PH_HEAD: {
+                if (p[0] == 0xff)
+                    return err_packet(r, p, n, resp);
+                if (p[0] == 0x00) { /* OK: a statement without a result set */
+                    int status = ok_status(p + 1, n - 1);
+                    if (status < 0) {
+                        fail(resp, "a malformed OK packet");
+                        return -1;
+                    }
+                    if (status & SERVER_MORE_RESULTS)
+                        continue; /* the next result of the same command follows */
+                    return finish(r, resp, 0);
+                }
+                if (p[0] == 0xfb) {
+                    fail(resp, "the server asked for a LOCAL INFILE");
                     return -1;
                 }
-                if (status & SERVER_MORE_RESULTS)
-                    continue; /* the next result of the same command follows */
-                return finish(r, resp, 0);
-            }
-            if (p[0] == 0xfb) {
-                fail(resp, "the server asked for a LOCAL INFILE");
-                return -1;
-            }
-            uint64_t columns;
-            size_t head = lenenc(p, n, &columns);
-            if (head == 0 || columns == 0) {
-                fail(resp, "a malformed column count packet");
-                return -1;
-            }
-            if (columns != r->columns) {
-                snprintf(resp->message, sizeof(resp->message),
-                         "the result has %llu columns, the prepared statement %u",
-                         (unsigned long long)columns, r->columns);
-                return -1;
-            }
-            /* MariaDB's cache-metadata byte is there only when both sides agreed to it, and then
-             * the packet is one byte longer than its integer: the packet says which it is. */
-            int metadata = n > head ? p[head] != 0 : 1;
-            if (metadata) {
-                r->defs_left = (unsigned)columns;
-                r->phase = PH_DEFS;
-            } else {
-                r->phase = r->deprecate_eof ? PH_ROWS : PH_DEFS_EOF;
-            }
-            break;
-        }
-        case PH_DEFS:
-            if (p[0] == 0xff)
-                return err_packet(r, p, n, resp);
-            if (--r->defs_left == 0)
-                r->phase = r->deprecate_eof ? PH_ROWS : PH_DEFS_EOF;
-            break;
-        case PH_DEFS_EOF:
-            if (p[0] != 0xfe || n >= 9) {
-                fail(resp, "no EOF packet after the column definitions");
-                return -1;
-            }
-            r->phase = PH_ROWS;
-            break;
-        case PH_ROWS:
-            if (p[0] == 0x00) {
-                if (read_row(r, p + 1, n - 1, resp) < 0)
+                uint64_t columns;
+                size_t head = lenenc(p, n, &columns);
+                if (head == 0 || columns == 0) {
+                    fail(resp, "a malformed column count packet");
                     return -1;
-                r->rows++;
+                }
+                if (columns != r->columns) {
+                    snprintf(resp->message, sizeof(resp->message),
+                             "the result has %llu columns, the prepared statement %u", (unsigned long long)columns,
+                             r->columns);
+                    return -1;
+                }
+                /* MariaDB's cache-metadata byte is there only when both sides agreed to it, and then
+                 * the packet is one byte longer than its integer: the packet says which it is. */
+                int metadata = n > head ? p[head] != 0 : 1;
+                if (metadata) {
+                    r->defs_left = (unsigned)columns;
+                    r->phase = PH_DEFS;
+                } else {
+                    r->phase = r->deprecate_eof ? PH_ROWS : PH_DEFS_EOF;
+                }
                 break;
             }
-            if (p[0] == 0xff)
-                return err_packet(r, p, n, resp);
-            if (p[0] == 0xfe) {
-                int status;
-                if (r->deprecate_eof)
-                    status = ok_status(p + 1, n - 1);
-                else
-                    status = n >= 5 ? (p[3] | p[4] << 8) : -1;
-                if (status < 0) {
-                    fail(resp, "a malformed end-of-rows packet");
+            case PH_DEFS:
+                if (p[0] == 0xff)
+                    return err_packet(r, p, n, resp);
+                if (--r->defs_left == 0)
+                    r->phase = r->deprecate_eof ? PH_ROWS : PH_DEFS_EOF;
+                break;
+            case PH_DEFS_EOF:
+                if (p[0] != 0xfe || n >= 9) {
+                    fail(resp, "no EOF packet after the column definitions");
                     return -1;
                 }
-                if (status & SERVER_MORE_RESULTS) {
-                    r->phase = PH_HEAD; /* rows of the next result are counted with these */
+                r->phase = PH_ROWS;
+                break;
+            case PH_ROWS:
+                if (p[0] == 0x00) {
+                    if (read_row(r, p + 1, n - 1, resp) < 0)
+                        return -1;
+                    r->rows++;
                     break;
                 }
-                return finish(r, resp, 0);
-            }
-            snprintf(resp->message, sizeof(resp->message), "a row packet with header 0x%02x", p[0]);
-            return -1;
+                if (p[0] == 0xff)
+                    return err_packet(r, p, n, resp);
+                if (p[0] == 0xfe) {
+                    int status;
+                    if (r->deprecate_eof)
+                        status = ok_status(p + 1, n - 1);
+                    else
+                        status = n >= 5 ? (p[3] | p[4] << 8) : -1;
+                    if (status < 0) {
+                        fail(resp, "a malformed end-of-rows packet");
+                        return -1;
+                    }
+                    if (status & SERVER_MORE_RESULTS) {
+                        r->phase = PH_HEAD; /* rows of the next result are counted with these */
+                        break;
+                    }
+                    return finish(r, resp, 0);
+                }
+                snprintf(resp->message, sizeof(resp->message), "a row packet with header 0x%02x", p[0]);
+                return -1;
         }
     }
     return 0;
@@ -360,18 +385,18 @@ struct pl_conn {
     int fd;
     unsigned depth;
     uint32_t stmt_id;
-    int query_attributes;  /* MySQL 8.0.23+: each parameter also carries a (here empty) name */
+    int query_attributes; /* MySQL 8.0.23+: each parameter also carries a (here empty) name */
     pl_reader_t reader;
-    uint8_t *out;          /* depth packets */
+    uint8_t *out; /* depth packets */
     uint8_t *in;
     size_t in_len, in_cap;
-    uint64_t *sent_ns;     /* ring: when each query in flight was written */
-    int broken;            /* the connection failed: nothing more can be sent on it */
+    uint64_t *sent_ns; /* ring: when each query in flight was written */
+    int broken;        /* the connection failed: nothing more can be sent on it */
     char broken_message[PL_MESSAGE_BYTES];
 };
 
-pl_conn_t *pl_open(MYSQL *mysql, MYSQL_STMT *stmt, unsigned depth, int verify, uint64_t digest,
-                   unsigned *err, char *message, size_t message_len) {
+pl_conn_t *pl_open(MYSQL *mysql, MYSQL_STMT *stmt, unsigned depth, int verify, uint64_t digest, unsigned *err,
+                   char *message, size_t message_len) {
     uint8_t types[PL_MAX_COLUMNS] = {0}, is_unsigned[PL_MAX_COLUMNS] = {0};
     unsigned columns = mysql_stmt_field_count(stmt);
     pl_conn_t *p;
@@ -436,8 +461,8 @@ pl_conn_t *pl_open(MYSQL *mysql, MYSQL_STMT *stmt, unsigned depth, int verify, u
         snprintf(message, message_len, "out of memory");
         return NULL;
     }
-    loadgen_debug("pipeline open: fd %d, depth %u, stmt %u, deprecate_eof %d, query attributes %d", p->fd,
-                  depth, p->stmt_id, p->reader.deprecate_eof, p->query_attributes);
+    loadgen_debug("pipeline open: fd %d, depth %u, stmt %u, deprecate_eof %d, query attributes %d", p->fd, depth,
+                  p->stmt_id, p->reader.deprecate_eof, p->query_attributes);
     return p;
 }
 
@@ -457,24 +482,27 @@ uint64_t pl_digest(const pl_conn_t *p) {
 /* COM_STMT_EXECUTE of the statement with `id` as its one BIGINT UNSIGNED parameter. */
 static size_t put_execute(const pl_conn_t *p, uint8_t *o, uint64_t id) {
     size_t n = 4;
-    o[n++] = 0x17;                            /* COM_STMT_EXECUTE */
+    o[n++] = 0x17; /* COM_STMT_EXECUTE */
     for (int k = 0; k < 4; k++)
         o[n++] = (uint8_t)(p->stmt_id >> (8 * k));
-    o[n++] = 0x00;                            /* CURSOR_TYPE_NO_CURSOR */
-    o[n++] = 1; o[n++] = 0; o[n++] = 0; o[n++] = 0; /* iteration count 1 */
-    o[n++] = 0x00;                            /* NULL bitmap: the parameter is not NULL */
-    o[n++] = 0x01;                            /* types follow */
-    o[n++] = 0x08;                            /* MYSQL_TYPE_LONGLONG */
-    o[n++] = 0x80;                            /* unsigned */
+    o[n++] = 0x00; /* CURSOR_TYPE_NO_CURSOR */
+    o[n++] = 1;
+    o[n++] = 0;
+    o[n++] = 0;
+    o[n++] = 0;    /* iteration count 1 */
+    o[n++] = 0x00; /* NULL bitmap: the parameter is not NULL */
+    o[n++] = 0x01; /* types follow */
+    o[n++] = 0x08; /* MYSQL_TYPE_LONGLONG */
+    o[n++] = 0x80; /* unsigned */
     if (p->query_attributes)
-        o[n++] = 0x00;                        /* the parameter's name: empty */
+        o[n++] = 0x00; /* the parameter's name: empty */
     for (int k = 0; k < 8; k++)
         o[n++] = (uint8_t)(id >> (8 * k));
     size_t payload = n - 4;
     o[0] = (uint8_t)payload;
     o[1] = (uint8_t)(payload >> 8);
     o[2] = (uint8_t)(payload >> 16);
-    o[3] = 0;                                 /* a command starts at sequence id 0 */
+    o[3] = 0; /* a command starts at sequence id 0 */
     return n;
 }
 
@@ -487,8 +515,8 @@ static void broke(pl_conn_t *p, pl_stats_t *st, unsigned err, const char *what) 
     }
 }
 
-void pl_run(pl_conn_t *p, const uint64_t *ids, size_t start, size_t n_ids, uint64_t *counts,
-            uint64_t budget_ns, uint64_t *queries_total, pl_stats_t *st) {
+void pl_run(pl_conn_t *p, const uint64_t *ids, size_t start, size_t n_ids, uint64_t *counts, uint64_t budget_ns,
+            uint64_t *queries_total, pl_stats_t *st) {
     size_t next = start, inflight = 0, oldest = 0; /* oldest: ring slot of the oldest in flight */
     size_t out_len = 0, out_pos = 0;
     int sending = 1;

@@ -16,22 +16,22 @@
 
 /* The wire-protocol reader: fed whole packets, keeps its place between calls. */
 typedef struct {
-    int deprecate_eof;                  /* CLIENT_DEPRECATE_EOF negotiated: OK ends a result set */
-    int verify;                         /* fold every value into digest */
-    unsigned columns;                   /* from COM_STMT_PREPARE */
-    uint8_t types[PL_MAX_COLUMNS];      /* MYSQL_TYPE_* of each result column */
+    int deprecate_eof;             /* CLIENT_DEPRECATE_EOF negotiated: OK ends a result set */
+    int verify;                    /* fold every value into digest */
+    unsigned columns;              /* from COM_STMT_PREPARE */
+    uint8_t types[PL_MAX_COLUMNS]; /* MYSQL_TYPE_* of each result column */
     uint8_t is_unsigned[PL_MAX_COLUMNS];
-    uint64_t digest;                    /* FNV-1a as querydrv.c's verify mode computes it */
+    uint64_t digest; /* FNV-1a as querydrv.c's verify mode computes it */
     /* where the current response stands */
     int phase;
     unsigned defs_left;
-    uint8_t seq;                        /* sequence id the next packet must carry */
+    uint8_t seq; /* sequence id the next packet must carry */
     uint64_t rows;
 } pl_reader_t;
 
 typedef struct {
     uint64_t rows;
-    unsigned err;                       /* server error number, 0 for success */
+    unsigned err; /* server error number, 0 for success */
     char message[PL_MESSAGE_BYTES];
 } pl_response_t;
 
@@ -55,22 +55,22 @@ typedef struct {
 } pl_stats_t;
 
 /* After mysql_stmt_prepare of a one-placeholder statement; NULL with *err/message on refusal. */
-pl_conn_t *pl_open(MYSQL *mysql, MYSQL_STMT *stmt, unsigned depth, int verify, uint64_t digest,
-                   unsigned *err, char *message, size_t message_len);
+pl_conn_t *pl_open(MYSQL *mysql, MYSQL_STMT *stmt, unsigned depth, int verify, uint64_t digest, unsigned *err,
+                   char *message, size_t message_len);
 /* Run ids[start..n_ids) in order, up to depth in flight, until done or budget_ns has passed
  * (then the queries in flight are drained, so every call ends with none outstanding). */
-void pl_run(pl_conn_t *p, const uint64_t *ids, size_t start, size_t n_ids, uint64_t *counts,
-            uint64_t budget_ns, uint64_t *queries_total, pl_stats_t *st);
+void pl_run(pl_conn_t *p, const uint64_t *ids, size_t start, size_t n_ids, uint64_t *counts, uint64_t budget_ns,
+            uint64_t *queries_total, pl_stats_t *st);
 uint64_t pl_digest(const pl_conn_t *p);
 void pl_free(pl_conn_t *p);
 #endif
 
 PyObject *loadgen_pipeline_parse(PyObject *self, PyObject *args);
 
-#define LOADGEN_PIPELINE_METHODS                                                        \
-    {"pipeline_parse", loadgen_pipeline_parse, METH_VARARGS,                            \
+#define LOADGEN_PIPELINE_METHODS                                                          \
+    {"pipeline_parse", loadgen_pipeline_parse, METH_VARARGS,                              \
      "pipeline_parse(data, types, unsigned, deprecate_eof, verify) -> (responses, used, " \
-     "digest, error): the pipelined driver's protocol reader over bytes (for tests); "  \
+     "digest, error): the pipelined driver's protocol reader over bytes (for tests); "    \
      "responses is a list of (rows, errno, message)"},
 
 #endif /* LOADGEN_PIPELINE_H */

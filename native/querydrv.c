@@ -49,14 +49,14 @@ typedef struct {
     char values[QD_MAX_COLUMNS][QD_COLUMN_BYTES];
     unsigned int columns;
     unsigned long long id;
-    uint64_t digest;         /* FNV-1a over every value fetched, in order (verify mode) */
-    int verify;              /* fetch every row into the digest; else count rows only */
-    uint64_t queries_total;  /* read by query_count from other threads */
+    uint64_t digest;        /* FNV-1a over every value fetched, in order (verify mode) */
+    int verify;             /* fetch every row into the digest; else count rows only */
+    uint64_t queries_total; /* read by query_count from other threads */
     /* Running totals kept in C, so a Ctrl-C raised between query_run's return and the caller's
      * bookkeeping loses nothing: the caller takes its final figures from query_totals. */
     uint64_t rows_total, ns_total, min_total, max_total;
-    int busy;                /* set while query_run has the handle (atomic: free-threaded builds) */
-    pl_conn_t *pl;           /* --pipeline N > 1: the pipelined loop of pipeline.c runs the queries */
+    int busy;      /* set while query_run has the handle (atomic: free-threaded builds) */
+    pl_conn_t *pl; /* --pipeline N > 1: the pipelined loop of pipeline.c runs the queries */
 } qd_conn_t;
 
 static void qd_free(qd_conn_t *c) {
@@ -106,8 +106,8 @@ PyObject *loadgen_query_open(PyObject *self, PyObject *args) {
     int verify = 0;
     unsigned int pipeline = 1;
 
-    if (!PyArg_ParseTuple(args, "zIzzzzsI|pI:query_open", &host, &port, &user, &password, &unix_socket,
-                          &database, &sql, &timeout_s, &verify, &pipeline))
+    if (!PyArg_ParseTuple(args, "zIzzzzsI|pI:query_open", &host, &port, &user, &password, &unix_socket, &database, &sql,
+                          &timeout_s, &verify, &pipeline))
         return NULL;
     c = (qd_conn_t *)PyMem_RawCalloc(1, sizeof(*c));
     if (c == NULL)
@@ -124,8 +124,8 @@ PyObject *loadgen_query_open(PyObject *self, PyObject *args) {
     } else {
         mysql_options(c->mysql, MYSQL_OPT_CONNECT_TIMEOUT, &timeout_s);
         /* With a socket, connect through it (host NULL means localhost), as db.Endpoint does. */
-        if (mysql_real_connect(c->mysql, unix_socket ? NULL : host, user, password, database,
-                               unix_socket ? 0 : port, unix_socket, 0) == NULL) {
+        if (mysql_real_connect(c->mysql, unix_socket ? NULL : host, user, password, database, unix_socket ? 0 : port,
+                               unix_socket, 0) == NULL) {
             err = mysql_errno(c->mysql);
             snprintf(message, sizeof(message), "%s", mysql_error(c->mysql));
         } else {
@@ -141,8 +141,8 @@ PyObject *loadgen_query_open(PyObject *self, PyObject *args) {
                 snprintf(message, sizeof(message), "the statement has %lu placeholders, not one",
                          mysql_stmt_param_count(c->stmt));
             } else if ((c->columns = mysql_stmt_field_count(c->stmt)) > QD_MAX_COLUMNS) {
-                snprintf(message, sizeof(message), "the statement returns %u columns, at most %d",
-                         c->columns, QD_MAX_COLUMNS);
+                snprintf(message, sizeof(message), "the statement returns %u columns, at most %d", c->columns,
+                         QD_MAX_COLUMNS);
             } else {
                 c->param.buffer_type = MYSQL_TYPE_LONGLONG;
                 c->param.buffer = &c->id;
@@ -160,8 +160,7 @@ PyObject *loadgen_query_open(PyObject *self, PyObject *args) {
                     err = mysql_stmt_errno(c->stmt);
                     snprintf(message, sizeof(message), "%s", mysql_stmt_error(c->stmt));
                 } else if (pipeline > 1) {
-                    c->pl = pl_open(c->mysql, c->stmt, pipeline, verify, c->digest, &err, message,
-                                    sizeof(message));
+                    c->pl = pl_open(c->mysql, c->stmt, pipeline, verify, c->digest, &err, message, sizeof(message));
                     ok = c->pl != NULL;
                 } else {
                     ok = 1;
@@ -231,8 +230,7 @@ PyObject *loadgen_query_run(PyObject *self, PyObject *args) {
     if ((c = qd_get(py_handle)) == NULL)
         goto error;
     if (ids.len % 8 != 0 || counts.len != (Py_ssize_t)(QD_N_BUCKETS * 8)) {
-        PyErr_Format(PyExc_ValueError, "ids must be 8-byte items and counts %d 8-byte buckets",
-                     QD_N_BUCKETS);
+        PyErr_Format(PyExc_ValueError, "ids must be 8-byte items and counts %d 8-byte buckets", QD_N_BUCKETS);
         goto error;
     }
     n_ids = ids.len / 8;
@@ -297,9 +295,8 @@ PyObject *loadgen_query_run(PyObject *self, PyObject *args) {
     if (err != 0)
         loadgen_debug("query failed after %llu: %s (%u)", (unsigned long long)done, message, err);
     py_result = Py_BuildValue("(KKKKKKIz)", (unsigned long long)done, (unsigned long long)rows,
-                              (unsigned long long)total_ns,
-                              (unsigned long long)(done ? min_ns : 0), (unsigned long long)max_ns,
-                              (unsigned long long)c->digest, err, err ? message : NULL);
+                              (unsigned long long)total_ns, (unsigned long long)(done ? min_ns : 0),
+                              (unsigned long long)max_ns, (unsigned long long)c->digest, err, err ? message : NULL);
 error:
     if (ids.obj != NULL)
         PyBuffer_Release(&ids);
@@ -316,8 +313,7 @@ PyObject *loadgen_query_buckets(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "y*w*:query_buckets", &values, &counts))
         return NULL;
     if (values.len % 8 != 0 || counts.len != (Py_ssize_t)(QD_N_BUCKETS * 8)) {
-        PyErr_Format(PyExc_ValueError, "values must be 8-byte items and counts %d 8-byte buckets",
-                     QD_N_BUCKETS);
+        PyErr_Format(PyExc_ValueError, "values must be 8-byte items and counts %d 8-byte buckets", QD_N_BUCKETS);
         goto error;
     }
     const uint64_t *value = (const uint64_t *)values.buf;

@@ -14,6 +14,9 @@ PyObject *loadgen_query_close(PyObject *self, PyObject *args);
 PyObject *loadgen_query_totals(PyObject *self, PyObject *args);
 PyObject *loadgen_query_buckets(PyObject *self, PyObject *args);
 
+/* Entries of _native.c's method table, one a line: clang-format would indent all but the first as
+ * the continuation of one expression. */
+/* clang-format off */
 #define LOADGEN_QUERYDRV_METHODS                                                    \
     {"query_open", loadgen_query_open, METH_VARARGS,                                \
      "query_open(host, port, user, password, unix_socket, database, sql, "          \
@@ -29,6 +32,7 @@ PyObject *loadgen_query_buckets(PyObject *self, PyObject *args);
      "query_close(handle) -> None"},                                                \
     {"query_buckets", loadgen_query_buckets, METH_VARARGS,                          \
      "query_buckets(values_ns, counts) -> None: the loop's histogram bucketing"},
+/* clang-format on */
 #else
 /* Built without libmariadb/libmysqlclient: loadgen falls back to the Python driver. */
 #define LOADGEN_QUERYDRV_METHODS

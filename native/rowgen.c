@@ -61,8 +61,8 @@ PyObject *loadgen_rowgen_lines(PyObject *self, PyObject *args) {
     mt_t mt;
     Py_ssize_t rows;
 
-    if (!PyArg_ParseTuple(args, "O!y*y*KKK:rowgen_lines", &PyTuple_Type, &py_state, &letters, &text,
-                          &first_id, &last_id, &base_epoch))
+    if (!PyArg_ParseTuple(args, "O!y*y*KKK:rowgen_lines", &PyTuple_Type, &py_state, &letters, &text, &first_id,
+                          &last_id, &base_epoch))
         return NULL;
     if (PyTuple_GET_SIZE(py_state) != MT_N + 1) {
         PyErr_Format(PyExc_ValueError, "mt_state must hold %d words and the index", MT_N);

@@ -23,11 +23,25 @@ enum { PK_INT = 0, PK_STR, PK_DATETIME, PK_DATE };
 #define PLAN_WORDS 8
 #define MAX_LABELS 4096
 
-static const uint64_t POW10[19] = {1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL,
-                                   10000000ULL, 100000000ULL, 1000000000ULL, 10000000000ULL,
-                                   100000000000ULL, 1000000000000ULL, 10000000000000ULL,
-                                   100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL,
-                                   100000000000000000ULL, 1000000000000000000ULL};
+static const uint64_t POW10[19] = {1ULL,
+                                   10ULL,
+                                   100ULL,
+                                   1000ULL,
+                                   10000ULL,
+                                   100000ULL,
+                                   1000000ULL,
+                                   10000000ULL,
+                                   100000000ULL,
+                                   1000000000ULL,
+                                   10000000000ULL,
+                                   100000000000ULL,
+                                   1000000000000ULL,
+                                   10000000000000ULL,
+                                   100000000000000ULL,
+                                   1000000000000000ULL,
+                                   10000000000000000ULL,
+                                   100000000000000000ULL,
+                                   1000000000000000000ULL};
 
 static inline uint64_t splitmix(uint64_t *s) {
     uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
@@ -114,40 +128,46 @@ PyObject *loadgen_tablegen_lines(PyObject *self, PyObject *args) {
         int64_t kind = col[0], a = col[2], b = col[3], cc = col[4], d = col[5];
         size_t most = 24;
         switch (kind) {
-        case K_PK: case K_INT: case K_TIMEPOINT: case K_TIME: case K_YEAR:
-            if ((kind == K_PK && (a < 1 || b < 0 || d < 0 || d > 24)) || (kind == K_INT && b < a) ||
-                (kind == K_TIMEPOINT && b < 1)) {
-                PyErr_SetString(PyExc_ValueError, "bad plan parameters");
+            case K_PK:
+            case K_INT:
+            case K_TIMEPOINT:
+            case K_TIME:
+            case K_YEAR:
+                if ((kind == K_PK && (a < 1 || b < 0 || d < 0 || d > 24)) || (kind == K_INT && b < a) ||
+                    (kind == K_TIMEPOINT && b < 1)) {
+                    PyErr_SetString(PyExc_ValueError, "bad plan parameters");
+                    goto error;
+                }
+                most = 48 + (kind == K_PK && d > 0 ? (size_t)d : 0);
+                break;
+            case K_DEC:
+                if (a < 0 || a > 18 || cc < 0 || cc > 18 || b < cc || b > 65) {
+                    PyErr_SetString(PyExc_ValueError, "decimal digits out of range");
+                    goto error;
+                }
+                most = (size_t)(a + b + 3);
+                break;
+            case K_TEXT:
+            case K_JSON:
+                if (a < 1 || b < 1 || a + 16 >= pool.len) {
+                    PyErr_SetString(PyExc_ValueError, "text length must be >= 1 and below the pool size - 16");
+                    goto error;
+                }
+                most = (size_t)a + (kind == K_JSON ? 96 : 0);
+                break;
+            case K_ENUM:
+            case K_SET:
+                if (cc < 0 || d < 1 || cc + d > n_labels) {
+                    PyErr_SetString(PyExc_ValueError, "label index out of range");
+                    goto error;
+                }
+                most = 0;
+                for (int64_t i = cc; i < cc + d; i++)
+                    most += label_len[i] + 1;
+                break;
+            default:
+                PyErr_Format(PyExc_ValueError, "unknown column kind %lld", (long long)kind);
                 goto error;
-            }
-            most = 48 + (kind == K_PK && d > 0 ? (size_t)d : 0);
-            break;
-        case K_DEC:
-            if (a < 0 || a > 18 || cc < 0 || cc > 18 || b < cc || b > 65) {
-                PyErr_SetString(PyExc_ValueError, "decimal digits out of range");
-                goto error;
-            }
-            most = (size_t)(a + b + 3);
-            break;
-        case K_TEXT: case K_JSON:
-            if (a < 1 || b < 1 || a + 16 >= pool.len) {
-                PyErr_SetString(PyExc_ValueError, "text length must be >= 1 and below the pool size - 16");
-                goto error;
-            }
-            most = (size_t)a + (kind == K_JSON ? 96 : 0);
-            break;
-        case K_ENUM: case K_SET:
-            if (cc < 0 || d < 1 || cc + d > n_labels) {
-                PyErr_SetString(PyExc_ValueError, "label index out of range");
-                goto error;
-            }
-            most = 0;
-            for (int64_t i = cc; i < cc + d; i++)
-                most += label_len[i] + 1;
-            break;
-        default:
-            PyErr_Format(PyExc_ValueError, "unknown column kind %lld", (long long)kind);
-            goto error;
         }
         row_max += (most < 3 ? 3 : most) + 1;
     }
@@ -182,95 +202,95 @@ PyObject *loadgen_tablegen_lines(PyObject *self, PyObject *args) {
                 continue;
             }
             switch (kind) {
-            case K_PK: {
-                uint64_t v = (n - 1) / (uint64_t)a;
-                if (b > 0)
-                    v %= (uint64_t)b;
-                v += 1;
-                if (e == PK_INT) {
-                    p = put_i(p, cc + (int64_t)v);
-                } else if (e == PK_STR) {
-                    *p++ = 'k';
-                    p = put_padded(p, v, (int)d);
-                } else {
-                    p = put_time_point(p, e == PK_DATE ? (cc + (int64_t)v) * 86400 : cc + (int64_t)v * d,
-                                       e == PK_DATE);
-                }
-                break;
-            }
-            case K_INT:
-                p = put_i(p, a + (int64_t)(r1 % ((uint64_t)(b - a) + 1)));
-                break;
-            case K_DEC:
-                p = put_u(p, r1 % POW10[a]);
-                if (b > 0) {
-                    *p++ = '.';
-                    p = put_padded(p, r2 % POW10[cc], (int)cc);
-                    for (int64_t i = cc; i < b; i++)
-                        *p++ = '0';
-                }
-                break;
-            case K_TEXT: {
-                size_t len = text_len(r1, (uint64_t)b, (uint64_t)a);
-                memcpy(p, text + r2 % (pool_len - (uint64_t)a), len);
-                p += len;
-                break;
-            }
-            case K_TIMEPOINT:
-                p = put_time_point(p, cc + (int64_t)n * a + (int64_t)(r1 % (uint64_t)b), e == 1);
-                break;
-            case K_TIME: {
-                uint64_t t = r1 % 86400;
-                p = put_padded(p, t / 3600, 2);
-                *p++ = ':';
-                p = put_padded(p, t / 60 % 60, 2);
-                *p++ = ':';
-                p = put_padded(p, t % 60, 2);
-                break;
-            }
-            case K_YEAR:
-                p = put_u(p, 1990 + r1 % 40);
-                break;
-            case K_JSON: {
-                size_t tag_len = 3 + (size_t)((r1 >> 20) % 8);
-                size_t note_len = text_len(r2, (uint64_t)b, (uint64_t)a);
-                memcpy(p, "{\"n\": ", 6);
-                p = put_u(p + 6, n);
-                memcpy(p, ", \"v\": ", 7);
-                p = put_u(p + 7, r1 % 100000);
-                memcpy(p, ", \"tag\": \"", 10);
-                p += 10;
-                memcpy(p, text + (r1 >> 40) % (pool_len - 16), tag_len);
-                p += tag_len;
-                memcpy(p, "\", \"note\": \"", 12);
-                p += 12;
-                memcpy(p, text + (r2 >> 24) % (pool_len - (uint64_t)a), note_len);
-                p += note_len;
-                memcpy(p, "\"}", 2);
-                p += 2;
-                break;
-            }
-            case K_ENUM: {
-                uint64_t i = r1 % (uint64_t)d, j = r2 % (uint64_t)d;
-                i = i < j ? i : j; /* min of two: skewed to the first labels, as real enums are */
-                memcpy(p, label_at[cc + i], label_len[cc + i]);
-                p += label_len[cc + i];
-                break;
-            }
-            case K_SET: {
-                int first_label = 1;
-                int64_t k = d < 16 ? d : 16;
-                for (int64_t i = 0; i < k; i++) {
-                    if (r1 >> i & 1) {
-                        if (!first_label)
-                            *p++ = ',';
-                        memcpy(p, label_at[cc + i], label_len[cc + i]);
-                        p += label_len[cc + i];
-                        first_label = 0;
+                case K_PK: {
+                    uint64_t v = (n - 1) / (uint64_t)a;
+                    if (b > 0)
+                        v %= (uint64_t)b;
+                    v += 1;
+                    if (e == PK_INT) {
+                        p = put_i(p, cc + (int64_t)v);
+                    } else if (e == PK_STR) {
+                        *p++ = 'k';
+                        p = put_padded(p, v, (int)d);
+                    } else {
+                        p = put_time_point(p, e == PK_DATE ? (cc + (int64_t)v) * 86400 : cc + (int64_t)v * d,
+                                           e == PK_DATE);
                     }
+                    break;
                 }
-                break;
-            }
+                case K_INT:
+                    p = put_i(p, a + (int64_t)(r1 % ((uint64_t)(b - a) + 1)));
+                    break;
+                case K_DEC:
+                    p = put_u(p, r1 % POW10[a]);
+                    if (b > 0) {
+                        *p++ = '.';
+                        p = put_padded(p, r2 % POW10[cc], (int)cc);
+                        for (int64_t i = cc; i < b; i++)
+                            *p++ = '0';
+                    }
+                    break;
+                case K_TEXT: {
+                    size_t len = text_len(r1, (uint64_t)b, (uint64_t)a);
+                    memcpy(p, text + r2 % (pool_len - (uint64_t)a), len);
+                    p += len;
+                    break;
+                }
+                case K_TIMEPOINT:
+                    p = put_time_point(p, cc + (int64_t)n * a + (int64_t)(r1 % (uint64_t)b), e == 1);
+                    break;
+                case K_TIME: {
+                    uint64_t t = r1 % 86400;
+                    p = put_padded(p, t / 3600, 2);
+                    *p++ = ':';
+                    p = put_padded(p, t / 60 % 60, 2);
+                    *p++ = ':';
+                    p = put_padded(p, t % 60, 2);
+                    break;
+                }
+                case K_YEAR:
+                    p = put_u(p, 1990 + r1 % 40);
+                    break;
+                case K_JSON: {
+                    size_t tag_len = 3 + (size_t)((r1 >> 20) % 8);
+                    size_t note_len = text_len(r2, (uint64_t)b, (uint64_t)a);
+                    memcpy(p, "{\"n\": ", 6);
+                    p = put_u(p + 6, n);
+                    memcpy(p, ", \"v\": ", 7);
+                    p = put_u(p + 7, r1 % 100000);
+                    memcpy(p, ", \"tag\": \"", 10);
+                    p += 10;
+                    memcpy(p, text + (r1 >> 40) % (pool_len - 16), tag_len);
+                    p += tag_len;
+                    memcpy(p, "\", \"note\": \"", 12);
+                    p += 12;
+                    memcpy(p, text + (r2 >> 24) % (pool_len - (uint64_t)a), note_len);
+                    p += note_len;
+                    memcpy(p, "\"}", 2);
+                    p += 2;
+                    break;
+                }
+                case K_ENUM: {
+                    uint64_t i = r1 % (uint64_t)d, j = r2 % (uint64_t)d;
+                    i = i < j ? i : j; /* min of two: skewed to the first labels, as real enums are */
+                    memcpy(p, label_at[cc + i], label_len[cc + i]);
+                    p += label_len[cc + i];
+                    break;
+                }
+                case K_SET: {
+                    int first_label = 1;
+                    int64_t k = d < 16 ? d : 16;
+                    for (int64_t i = 0; i < k; i++) {
+                        if (r1 >> i & 1) {
+                            if (!first_label)
+                                *p++ = ',';
+                            memcpy(p, label_at[cc + i], label_len[cc + i]);
+                            p += label_len[cc + i];
+                            first_label = 0;
+                        }
+                    }
+                    break;
+                }
             }
         }
         *p++ = '\n';

@@ -6,9 +6,9 @@
 
 PyObject *loadgen_tablegen_lines(PyObject *self, PyObject *args);
 
-#define LOADGEN_TABLEGEN_METHODS                                                    \
-    {"tablegen_lines", loadgen_tablegen_lines, METH_VARARGS,                        \
-     "tablegen_lines(plan, labels, pool, seed, first_row, last_row) -> bytes: "     \
+#define LOADGEN_TABLEGEN_METHODS                                                \
+    {"tablegen_lines", loadgen_tablegen_lines, METH_VARARGS,                    \
+     "tablegen_lines(plan, labels, pool, seed, first_row, last_row) -> bytes: " \
      "tablegen.lines' tab-separated rows for a column plan"},
 
 #endif /* LOADGEN_TABLEGEN_H */

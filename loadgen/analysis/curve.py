@@ -1,6 +1,6 @@
 """The InnoDB model's miss-ratio curve over many pool sizes in one pass, fast enough to draw.
 
-Each pool size is simulated either exactly (the collapsed trace of native/lrusim.c) or as a
+Each pool size is simulated either exactly (the collapsed trace of native/lrusim/) or as a
 miniature (Waldspurger et al., ATC'17): the leaves of the 64-page extents whose
 splitmix64(extent ^ salt) falls under the rate R, in a pool of R x the data pages, with every
 page above the leaves kept (few and hot: a sampled root would weigh 1/R). The estimate counts the
@@ -15,7 +15,7 @@ are few: 35 of 817,237 reads in the seed case at 64M). Where the page cleaner fr
 read-ahead is on, the sampling error is doubled (BATCH_SE_FACTOR): the miniature's dynamics
 add an error of their own there (measured at 20M rows, 537M-1.6G: 1.5-3x the sampling error).
 
-A miniature keeps InnoDB's page-count rules in weighted full-scale units (native/lrusim.c): the
+A miniature keeps InnoDB's page-count rules in weighted full-scale units (native/lrusim/miniature.h): the
 old sublist's length, its tolerance and its 512-page minimum, the page cleaner's batch and the
 freed-page clock are all measured in pages of the full pool, a sampled leaf weighing one and a
 page above the leaves R. So a miniature of a pool under 512 data pages has no old sublist, like

@@ -5,7 +5,7 @@ curve, the key-stream traces, the reports) and it needs nothing but the measured
 The table is loaded in PK order, so leaf k starts near id k*rows/L (docs/innodb.md, "Table
 geometry"), up to 2 ids off, as real leaves hold 121-125 rows; that decides which selects hit a
 leaf's first or last key, where read-ahead is checked (leaf_start). Leaves sit on physical pages
-4..35, 64.. (leaf_phys, phys_leaf; native/lrusim.c places them the same way).
+4..35, 64.. (leaf_phys, phys_leaf; native/lrusim/layout.h places them the same way).
 """
 from __future__ import annotations
 
@@ -67,7 +67,7 @@ def geometry_of(dataset: dict) -> Geometry:
 
 
 def _mix64(x: int) -> int:
-    """splitmix64's finaliser, as native/lrusim.c's mix64."""
+    """splitmix64's finaliser, as native/lrusim/source.h's mix64."""
     m = (1 << 64) - 1
     x ^= x >> 30
     x = (x * 0xBF58476D1CE4E5B9) & m
@@ -77,7 +77,7 @@ def _mix64(x: int) -> int:
 
 
 def leaf_jitter(g: Geometry) -> int:
-    """How many ids a leaf's start may sit off the even spread (native/lrusim.c leaf_start)."""
+    """How many ids a leaf's start may sit off the even spread (native/lrusim/source.c leaf_start)."""
     r = g.rows // g.leaf_pages
     return 2 if r >= 5 else 1 if r >= 3 else 0
 

@@ -3,7 +3,7 @@ and replayed traces, which model.py's workload tuples cannot describe.
 
 Each key becomes its root-to-leaf descent, the leaf from the geometry as model.py places it
 (leaf = (key - 1) * L // rows: the table is loaded in primary-key order), the levels above it
-shared and so hot. The page references go to the same InnoDB LRU kernel (native/lrusim.c) in
+shared and so hot. The page references go to the same InnoDB LRU kernel (native/lrusim/) in
 its explicit-trace mode, so these predictions use exactly the LRU rules the built-in orders use.
 
 Linear read-ahead: MySQL 8.0-9.x checks it on the first access of every page, so it runs on key

@@ -1,7 +1,7 @@
-"""The slow pure-Python references the C kernels (native/lrusim.c) are tested against.
+"""The slow pure-Python references the C kernel (native/lrusim/) is tested against.
 
 Held apart from the simulator because nothing but the tests and the benches runs them:
-_py_trace expands a workload into its page references as lrusim.c does, _PyLRU is a literal port
+_py_trace expands a workload into its page references as native/lrusim/source.c does, _PyLRU is a literal port
 of buf0lru.cc's list handling (with both servers' linear read-ahead and the page cleaner's
 batches), _py_stack_histogram is Mattson's stack distances by brute force.
 """
@@ -68,7 +68,7 @@ class _PyLRU:
         self.head = self.tail = self.lru_old = None
         self.len = self.old_len = 0
         self.capacity, self.pool_pages = capacity, pool_pages or capacity
-        # a full list is emptied down to `low` (the page cleaner's batch; native/lrusim.c make_room)
+        # a full list is emptied down to `low` (the page cleaner's batch; native/lrusim/cleaner.c make_room)
         self.low = capacity - batch + 1 if 1 <= batch < capacity else capacity
         self.ratio = int(old_pct * RATIO_DIV / 100)
         self.old_time_ms = old_time_ms
@@ -185,7 +185,7 @@ class _PyLRU:
             self.clock += 1
 
     def _cleaner_tick(self, now_ms: float) -> None:
-        """native/lrusim.c cleaner_tick: MySQL's timed LRU batch."""
+        """native/lrusim/cleaner.c cleaner_tick: MySQL's timed LRU batch."""
         n = 0
         while self.len > LRU_MIN_LEN and n < self.tick_depth and self.capacity - self.len < self.tick_depth:
             victim = self.tail
@@ -228,7 +228,7 @@ class _PyLRU:
                 self._read_ahead(p)
 
     def _page_at(self, page: int) -> int | None:
-        """The simulated page on a physical page for MySQL's read-ahead (lrusim.c's sim_page_at)."""
+        """The simulated page on a physical page for MySQL's read-ahead (native/lrusim/readahead.c's sim_page_at)."""
         k = phys_leaf(page, self.leaf_pages)
         if k is not None:
             return k

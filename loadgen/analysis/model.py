@@ -1,6 +1,6 @@
 """Predict buffer-pool misses: a workload's page trace run through InnoDB's LRU, and plain LRU.
 
-This module holds the simulator's entry points: the workload tuple the C kernel (native/lrusim.c,
+This module holds the simulator's entry points: the workload tuple the C kernel (native/lrusim/,
 through loadgen/native.py) expands into page references, InnoDB's LRU on it (midpoint insertion,
 warm-up freeze, old_blocks_time, young drift, linear read-ahead, the page cleaner), and plain LRU
 for every pool size from Mattson stack distances in one pass: the naive baseline, off by up to 44%
@@ -18,7 +18,7 @@ select steps from one leaf to the next (its id is the first key of a leaf, so th
 descent lands on the previous leaf, or the last key of a leaf) and that next leaf is accessed for
 the first time and is the last page of its read-ahead area (64 pages; 16 at 8M, 32 at 16M). The
 next area is then read into the old sublist; those pages count in Innodb_buffer_pool_reads.
-Leaves sit on physical pages 4..35, 64.. (docs/innodb.md, "Table geometry"); see native/lrusim.c.
+Leaves sit on physical pages 4..35, 64.. (docs/innodb.md, "Table geometry"); see native/lrusim/.
 
 MySQL 8.0-9.x (flavor "mysql", docs/mysql-lab.md) checks linear read-ahead on the first access of
 every page (buf_page_get_gen), not only on leaf steps: when the page is the first or last of its

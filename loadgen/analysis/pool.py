@@ -30,6 +30,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .. import native
+
 DEFAULT_QPS = 15_000.0  # what this project's Python driver reaches; old_blocks_time needs a clock
 DEFAULTS = {"innodb_old_blocks_pct": 37, "innodb_old_blocks_time": 1000, "innodb_lru_scan_depth": 1536,
             "innodb_read_ahead_threshold": 56}
@@ -56,12 +58,18 @@ RESERVE_PER_SCAN_DEPTH = 0.75
 # MariaDB, pool - scan depth <= 256: the LRU list swings between these (fitted, docs/innodb.md)
 SMALL_POOL_HIGH_PAGES, SMALL_POOL_LOW_PAGES = 256, 32
 MIN_CAPACITY_PAGES = 192
-RA_RULE_MARIADB, RA_RULE_MYSQL = 0, 1  # native/lrusim.c
-FILLER_SLOTS = 128  # native/lrusim.c: non-leaf pages MySQL's read-ahead reads (first and last extent)
 PAGE_BYTES = 16384
-# buf0lru.cc's list constants (the reference simulator, lru_reference.py, uses them too)
-OLD_MIN_LEN, OLD_TOLERANCE, NON_OLD_MIN_LEN, RATIO_DIV = 512, 20, 5, 1024
-LRU_MIN_LEN = 256  # BUF_LRU_MIN_LEN: the page cleaner's LRU batch leaves at least this many
+# The kernel's constants (native/lrusim/), read from the extension so that they cannot drift from
+# it: whose read-ahead trigger (ra_rule), the slots for the non-leaf pages MySQL's read-ahead reads
+# (first and last extent), and buf0lru.cc's list constants, which the reference simulator
+# (lru_reference.py) uses too. LRU_MIN_LEN (BUF_LRU_MIN_LEN): the page cleaner's LRU batch leaves
+# at least this many pages.
+_KERNEL = native.lrusim_constants()
+RA_RULE_MARIADB, RA_RULE_MYSQL = _KERNEL.ra_rule_mariadb, _KERNEL.ra_rule_mysql
+FILLER_SLOTS = _KERNEL.filler_slots
+OLD_MIN_LEN, OLD_TOLERANCE, NON_OLD_MIN_LEN, RATIO_DIV = (_KERNEL.old_min_len, _KERNEL.old_tolerance,
+                                                          _KERNEL.non_old_min_len, _KERNEL.ratio_div)
+LRU_MIN_LEN = _KERNEL.lru_min_len
 
 
 @dataclass(frozen=True)
@@ -81,7 +89,7 @@ class PoolModel:
     # The page cleaner frees this many pages at once when the pool is full (0: one per read):
     # the simulated list then swings between capacity_pages +- cleaner_batch/2.
     cleaner_batch: int = 0
-    # MySQL's timed LRU batch (native/lrusim.c cleaner_tick): refill the free frames to this many
+    # MySQL's timed LRU batch (native/lrusim/cleaner.c cleaner_tick): refill the free frames to this many
     # (innodb_lru_scan_depth; 0: none), at cleaner_phase_ms (None: the mean over
     # MYSQL_CLEANER_PHASES_MS), then every MYSQL_CLEANER_PERIOD_MS, cleaner_ticks in all.
     cleaner_depth: int = 0

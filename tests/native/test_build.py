@@ -1,4 +1,4 @@
-"""The sdist must carry every native/*.c and *.h: build it (sdist, then a wheel from it) the way
+"""The sdist must carry every .c and .h under native/: build it (sdist, then a wheel from it) the way
 CI and PyPI would, not only `pip install -e`."""
 from __future__ import annotations
 
@@ -34,7 +34,8 @@ def test_sdist_is_complete_and_builds_the_extension(built):
     (sdist,) = tmp_path.glob("loadgen-*.tar.gz")
     with tarfile.open(sdist) as tar:
         shipped = {name.split("/", 1)[1] for name in tar.getnames() if "/" in name}
-    sources = {f"native/{f}" for f in os.listdir(ROOT / "native") if f.endswith((".c", ".h"))}
+    sources = {str(p.relative_to(ROOT)) for p in (ROOT / "native").rglob("*") if p.suffix in (".c", ".h")}
+    assert "native/lrusim/kernel.h" in sources  # the simulator's kernel, in a directory of its own
     assert sources and not sources - shipped, f"missing from the sdist: {sources - shipped}"
 
     (wheel,) = tmp_path.glob("loadgen-*.whl")  # built from the sdist by `python -m build`

@@ -82,7 +82,7 @@ def batched_pools(ra_threshold: int) -> list[model.PoolModel]:
 def test_page_cleaner_batches_with_read_ahead_are_within_their_error(order, salt):
     # MariaDB's defaults: batches of 768 with read-ahead's 64-page bursts. The miniatures keep the
     # old sublist in weighted units and move a burst's young pages to the head before a batch
-    # inside the burst (native/lrusim.c make_room): without that they fell up to 4.2% below the
+    # inside the burst (native/lrusim/cleaner.c make_room): without that they fell up to 4.2% below the
     # exact model at 100M rows, 1-4G (bench/README.md)
     ps = batched_pools(56) + [model.pool_model(mib << 20) for mib in (48, 96)]
     assert all(p.cleaner_batch == 768 for p in ps[1:])

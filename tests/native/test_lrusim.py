@@ -1,4 +1,5 @@
-"""The C kernels (native/lrusim.c) against the pure-Python references in loadgen/model.py."""
+"""The C kernel (native/lrusim/, bound in native/lrusim.c) against the pure-Python references in
+loadgen/analysis/lru_reference.py."""
 import random
 
 import pytest
@@ -227,7 +228,7 @@ def test_mysql_rule_is_checked():
                              1.0, 56, 64, True, 7)
 
 
-# -- MySQL's page cleaner: one LRU batch on its clock (native/lrusim.c cleaner_tick) --------------
+# -- MySQL's page cleaner: one LRU batch on its clock (native/lrusim/cleaner.c cleaner_tick) -------
 @pytest.mark.parametrize("order,capacity,depth,phase,ticks,start", [
     ("looped", 1024, 1024, 300.0, 1, 500), ("looped", 2048, 1024, 50.0, 1, 970), ("interleaved", 600, 100, 700.0, 2, 0),
     ("looped", 900, 400, 10.0, 0, 300), ("looped", 1800, 1024, 500.0, 3, 100)])
@@ -291,3 +292,17 @@ def test_mysql_read_ahead_on_a_bare_key_trace_equals_python(seed, capacity):
     with pytest.raises(ValueError):  # MariaDB's trigger needs the leaf steps only a workload has
         native.lrusim_innodb(array("I", pages), None, g.n_pages, capacity, capacity, 37.0, 1000.0, 0.1, 56, 16,
                              True, model.RA_RULE_MARIADB, 0, 0, 0, 0, 0.0, 1000.0, 1, g.leaf_pages)
+
+
+def test_the_kernel_exports_innodbs_constants_and_the_model_uses_them():
+    # buf0lru.h's BUF_LRU_OLD_MIN_LEN, _OLD_TOLERANCE, _NON_OLD_MIN_LEN, _OLD_RATIO_DIV and BUF_LRU_MIN_LEN;
+    # then the kernel's own filler slots, extent, deepest tree and read-ahead rule codes
+    from loadgen import native
+    from loadgen.analysis import pool
+
+    k = native.lrusim_constants()
+    assert tuple(k) == (512, 20, 5, 1024, 256, 128, 64, 15, 0, 1)
+    assert (pool.OLD_MIN_LEN, pool.OLD_TOLERANCE, pool.NON_OLD_MIN_LEN, pool.RATIO_DIV, pool.LRU_MIN_LEN,
+            pool.FILLER_SLOTS, pool.RA_RULE_MARIADB, pool.RA_RULE_MYSQL) == (
+        k.old_min_len, k.old_tolerance, k.non_old_min_len, k.ratio_div, k.lru_min_len, k.filler_slots,
+        k.ra_rule_mariadb, k.ra_rule_mysql)

@@ -1,0 +1,73 @@
+/*
+ * The page cleaner (cleaner.h): its settings, the batches that free frames for reads, and
+ * MySQL's timed LRU batch.
+ */
+#include "cleaner.h"
+
+void cleaner_init(lru_t *m, const sim_cfg_t *c, double scale) {
+    double b = c->rate < 1 ? (double)c->batch * scale : (double)c->batch;
+    m->wcap_lo = b >= 1 && b < m->wcap ? m->wcap - (double)(uint64_t)(b + 0.5) + 1 : m->wcap;
+    if (m->mini) {
+        m->wbatch = c->batch > 1 ? (double)c->batch * scale : 0;
+        m->promote = m->wbatch > 0 && m->ra_rule == RA_RULE_MARIADB;
+    }
+    m->tick_depth = c->tick_depth;
+    m->tick_next_ms = c->tick_phase_ms;
+    m->tick_period_ms = c->tick_period_ms;
+    m->ticks_left = c->ticks;
+}
+
+/* A free frame for a page of weight w about to be read. A full pool is emptied from the tail
+ * down to wcap_lo: MariaDB's page cleaner frees pages in batches (the free list swings between
+ * innodb_lru_scan_depth/2 and innodb_lru_scan_depth), so the LRU list shrinks and regrows, and
+ * the old/young boundary moves with it (wcap_lo == wcap: one page per read). */
+void make_room(lru_t *m, double w) {
+    if (!(m->len > 0 && m->wlen + w > m->wcap))
+        return;
+    /* a miniature frees its batch's weight, batch x rate, without rounding it to pages */
+    double lo = m->weighted && m->wbatch > 0 ? m->wcap - m->wbatch + w : m->wcap_lo;
+    if (m->n_burst > 0 && m->wlen + w > lo) {
+        /* A batch inside a read-ahead burst of a miniature. At full scale the burst is a small
+         * part of one batch cycle and its pages are accessed before the next batch: those the
+         * boundary made young move to the head then (their first access finds them drifted).
+         * The miniature's burst spans several batches; do those moves now, before this batch
+         * turns them old again. */
+        for (int i = 0; i < m->n_burst; i++) {
+            uint32_t q = m->burst[i];
+            if (m->resident[q] && !m->old[q] && m->access_ms[q] < 0 && m->head != q) {
+                remove_block(m, q);
+                add_block(m, q, 0);
+            }
+        }
+    }
+    while (m->len > 0 && m->wlen + w > lo)
+        evict_tail(m);
+}
+
+/* MySQL 8.0-9.x's page cleaner, on the clock: buf_flush_page_coordinator_thread wakes about once
+ * a second and, when the server saw activity, has buf_flush_LRU_list_batch evict clean pages from
+ * the LRU tail until innodb_lru_scan_depth frames are free, at most that many pages, and never
+ * below BUF_LRU_MIN_LEN pages (docs/innodb.md, "The page cleaner"). A read-only workload is
+ * no activity (srv_check_activity), so on the lab's runs one batch landed, in the run's first
+ * second: the caller sets when (phase), how often and how many. The user threads meanwhile free
+ * one page per read (make_room). Quiet stretches between two accesses run the batch once: a
+ * second one would find the frames already free. */
+void cleaner_tick(lru_t *m, double now_ms) {
+    uint64_t n = 0;
+    while (m->len > LRU_MIN_LEN && n < m->tick_depth && m->wcap - m->wlen < (double)m->tick_depth) {
+        evict_tail(m);
+        n++;
+    }
+    if (m->ticks_left == 1) {
+        m->tick_depth = 0; /* the last batch */
+        return;
+    }
+    if (m->ticks_left > 1)
+        m->ticks_left--;
+    if (m->tick_period_ms <= 0) {
+        m->tick_depth = 0;
+        return;
+    }
+    while (m->tick_next_ms <= now_ms)
+        m->tick_next_ms += m->tick_period_ms;
+}

@@ -1,0 +1,35 @@
+/*
+ * The page cleaner: how frames are freed for the pages a pool reads (docs/innodb.md, "The page
+ * cleaner"; loadgen/analysis/pool.py fits its settings to the servers).
+ *  - MariaDB 10.11 evicts from the LRU tail in batches when the free list runs low (it swings
+ *    between innodb_lru_scan_depth/2 and innodb_lru_scan_depth): a full list is emptied by
+ *    `batch` pages at once (make_room; batch 0 or 1: one page per read).
+ *  - MySQL 8.0-9.x: the user threads free one page per read (make_room), and a timed LRU batch
+ *    refills the free list to innodb_lru_scan_depth frames (cleaner_tick): when the first one
+ *    lands (tick_phase_ms), how often (tick_period_ms) and how many (ticks) are the caller's.
+ * Every setting of the cleaner is taken from the pool's configuration in cleaner_init, and its
+ * clock is looked at on every page access (cleaner_due): its timing lives in this file.
+ */
+#ifndef LOADGEN_LRUSIM_CLEANER_H
+#define LOADGEN_LRUSIM_CLEANER_H
+
+#include "innodb_lru.h"
+#include "pool.h"
+
+/* The cleaner's settings of pool c; scale is a miniature's realised sampling rate (1: the whole
+ * table). m->wcap and m->ra_rule must be set. */
+void cleaner_init(lru_t *m, const sim_cfg_t *c, double scale);
+
+/* A free frame for a page of weight w about to be read (evicting from the tail when full). */
+void make_room(lru_t *m, double w);
+
+/* MySQL's timed LRU batch, due at now_ms. */
+void cleaner_tick(lru_t *m, double now_ms);
+
+/* Run the timed batch if one is due at now_ms (before the access at now_ms). */
+static inline void cleaner_due(lru_t *m, double now_ms) {
+    if (m->tick_depth && now_ms >= m->tick_next_ms)
+        cleaner_tick(m, now_ms);
+}
+
+#endif /* LOADGEN_LRUSIM_CLEANER_H */

@@ -1,0 +1,215 @@
+/*
+ * InnoDB's LRU list (innodb_lru.h): the old/young boundary, adding and removing pages, the
+ * make-young rules, and one page access.
+ */
+#include "innodb_lru.h"
+
+#include "cleaner.h"
+#include "readahead.h"
+
+static void set_old_all(lru_t *m, uint8_t v) {
+    for (uint32_t p = m->head; p != NIL; p = m->next[p])
+        m->old[p] = v;
+}
+
+/* buf_LRU_old_adjust_len in weighted units (miniatures): the old sublist's weight within
+ * w_tolerance of old_ratio of the list's weight. w_tolerance is at least half a leaf, so a
+ * boundary move of one leaf cannot overshoot the band on the other side. */
+static void adjust_len_w(lru_t *m) {
+    double new_len = m->wlen * (double)m->old_ratio / RATIO_DIV;
+    double cap = m->wlen - (m->w_tolerance + m->w_non_old_min);
+    if (cap < new_len)
+        new_len = cap;
+    for (;;) {
+        uint32_t o = m->lru_old;
+        if (m->wold_len + m->w_tolerance < new_len && m->prev[o] != NIL) {
+            m->lru_old = o = m->prev[o];
+            m->wold_len += weight(m, o);
+            m->old[o] = 1;
+        } else if (m->wold_len > new_len + m->w_tolerance && m->next[o] != NIL) {
+            m->lru_old = m->next[o];
+            m->wold_len -= weight(m, o);
+            m->old[o] = 0;
+        } else {
+            return;
+        }
+    }
+}
+
+static void adjust_len(lru_t *m) { /* buf_LRU_old_adjust_len */
+    if (m->weighted) {
+        adjust_len_w(m);
+        return;
+    }
+    uint64_t new_len = m->len * m->old_ratio / RATIO_DIV;
+    uint64_t cap = m->len - (OLD_TOLERANCE + NON_OLD_MIN_LEN);
+    if (cap < new_len)
+        new_len = cap;
+    for (;;) {
+        uint32_t o = m->lru_old;
+        if (m->old_len + OLD_TOLERANCE < new_len) {
+            m->lru_old = o = m->prev[o];
+            m->old_len++;
+            m->old[o] = 1;
+        } else if (m->old_len > new_len + OLD_TOLERANCE) {
+            m->lru_old = m->next[o];
+            m->old_len--;
+            m->old[o] = 0;
+        } else {
+            return;
+        }
+    }
+}
+
+static void old_init(lru_t *m) { /* buf_LRU_old_init */
+    set_old_all(m, 1);
+    m->lru_old = m->head;
+    m->old_len = m->len;
+    m->wold_len = m->wlen;
+    adjust_len(m);
+}
+
+static void unlink_page(lru_t *m, uint32_t p) {
+    uint32_t pr = m->prev[p], nx = m->next[p];
+    if (pr != NIL)
+        m->next[pr] = nx;
+    else
+        m->head = nx;
+    if (nx != NIL)
+        m->prev[nx] = pr;
+    else
+        m->tail = pr;
+    m->len--;
+    m->wlen -= weight(m, p);
+}
+
+void remove_block(lru_t *m, uint32_t p) { /* buf_LRU_remove_block */
+    if (m->lru_old == p && long_enough(m)) {
+        uint32_t pr = m->prev[p];
+        m->lru_old = pr;
+        m->old[pr] = 1;
+        m->old_len++;
+        m->wold_len += weight(m, pr);
+    }
+    unlink_page(m, p);
+    if (!long_enough(m)) {
+        if (m->lru_old != NIL)
+            set_old_all(m, 0);
+        m->lru_old = NIL;
+        m->old_len = 0;
+        m->wold_len = 0;
+        m->old[p] = 0;
+        return;
+    }
+    if (m->old[p]) {
+        m->old_len--;
+        m->wold_len -= weight(m, p);
+    }
+    m->old[p] = 0;
+    adjust_len(m);
+}
+
+void add_block(lru_t *m, uint32_t p, int old) { /* buf_LRU_add_block_low */
+    if (!old || !long_enough(m) || (m->weighted && m->lru_old == NIL)) {
+        m->prev[p] = NIL;
+        m->next[p] = m->head;
+        if (m->head != NIL)
+            m->prev[m->head] = p;
+        else
+            m->tail = p;
+        m->head = p;
+        m->fpc[p] = m->weighted ? (uint64_t)(m->wclock * CLOCK_TICKS) : m->freed_page_clock & ((1ULL << 31) - 1);
+    } else {
+        uint32_t o = m->lru_old, nx = m->next[o];
+        m->prev[p] = o;
+        m->next[p] = nx;
+        m->next[o] = p;
+        if (nx != NIL)
+            m->prev[nx] = p;
+        else
+            m->tail = p;
+        m->old_len++;
+        m->wold_len += weight(m, p);
+    }
+    m->len++;
+    m->wlen += weight(m, p);
+    if (m->weighted) {
+        if (m->lru_old != NIL) {
+            m->old[p] = (uint8_t)old;
+            adjust_len(m);
+        } else if (long_enough(m)) {
+            old_init(m);
+        } else {
+            m->old[p] = 0;
+        }
+        return;
+    }
+    if (m->len > OLD_MIN_LEN) {
+        m->old[p] = (uint8_t)old;
+        adjust_len(m);
+    } else if (m->len == OLD_MIN_LEN) {
+        old_init(m);
+    } else {
+        m->old[p] = m->lru_old != NIL;
+    }
+}
+
+static int too_old(lru_t *m, uint32_t p, double now_ms) { /* buf_page_peek_if_too_old */
+    if (m->freed_page_clock == 0)
+        return 0; /* warm-up: nothing was evicted yet, nothing moves */
+    if (m->old_time_ms > 0 && m->old[p]) {
+        if (m->access_ms[p] >= 0 && now_ms - m->access_ms[p] >= m->old_time_ms)
+            return 1;
+        m->not_young++;
+        return 0;
+    }
+    return drifted(m, p);
+}
+
+/* Evict the page at the LRU tail (buf_LRU_free_page). */
+void evict_tail(lru_t *m) {
+    uint32_t victim = m->tail;
+    remove_block(m, victim);
+    m->resident[victim] = 0;
+    if (m->access_ms[victim] < 0)
+        m->ra_evicted++; /* read ahead, never used */
+    m->access_ms[victim] = -1;
+    m->freed_page_clock++;
+    m->wclock += weight(m, victim);
+}
+
+void lru_read(lru_t *m, uint32_t p) {
+    m->misses++;
+    m->nmiss[p]++;
+    make_room(m, weight(m, p));
+    m->resident[p] = 1;
+    m->access_ms[p] = -1;
+    add_block(m, p, 1);
+}
+
+void lru_access(lru_t *m, uint32_t p, double now_ms, int move) {
+    cleaner_due(m, now_ms);
+    int first = !m->resident[p] || m->access_ms[p] < 0;
+    m->refs++;
+    m->touched[p] = 1;
+    if (m->resident[p]) {
+        if (too_old(m, p, now_ms)) {
+            if (m->old[p])
+                m->made_young++;
+            remove_block(m, p);
+            add_block(m, p, 0);
+        }
+    } else {
+        lru_read(m, p);
+    }
+    if (m->access_ms[p] < 0)
+        m->access_ms[p] = now_ms;
+    if (first && m->ra_threshold) {
+        if (m->ra_rule == RA_RULE_MYSQL) {
+            if (p < m->leaf_pages)
+                read_ahead_mysql(m, p);
+        } else if (move) {
+            read_ahead_mariadb(m, p);
+        }
+    }
+}

@@ -1,0 +1,117 @@
+/*
+ * InnoDB's LRU list as MariaDB 10.11 / MySQL 8.0-9.x implement it (storage/innobase/buf/
+ * buf0lru.cc, include/buf0buf.ic; docs/innodb.md, "The LRU rules the model uses"):
+ *  - new pages go to the head of the old sublist once the list holds BUF_LRU_OLD_MIN_LEN pages,
+ *    to the head of the list before that;
+ *  - buf_LRU_old_adjust_len keeps the old sublist within BUF_LRU_OLD_TOLERANCE of
+ *    old_pct*1024/100 / 1024 of the list, moving the boundary (which makes pages young without
+ *    an access: how a cold pool's young region fills);
+ *  - no page moves while nothing has been evicted (freed_page_clock == 0: warm-up);
+ *  - an old page is made young only when accessed >= old_time_ms after its first access;
+ *  - a young page moves back to the head only after drifting more than a quarter of the young
+ *    region (measured with freed_page_clock).
+ * The free-page reserve of the page cleaner is the caller's business: `capacity` is the number
+ * of data pages the pool holds, `pool_pages` the pool size used by the young-drift rule.
+ *
+ * lru_t is one simulated pool: the list, the counters, and the state of the parts that act on
+ * it, each in its own file: the page cleaner (cleaner.c), linear read-ahead (readahead.c), the
+ * collapse of repeated queries (collapse.c), miniatures (miniature.c); pool.c sets one up.
+ */
+#ifndef LOADGEN_LRUSIM_INNODB_LRU_H
+#define LOADGEN_LRUSIM_INNODB_LRU_H
+
+#include <stdint.h>
+
+#include "layout.h"
+#include "source.h"
+
+#define OLD_MIN_LEN 512     /* BUF_LRU_OLD_MIN_LEN */
+#define OLD_TOLERANCE 20    /* BUF_LRU_OLD_TOLERANCE */
+#define NON_OLD_MIN_LEN 5   /* BUF_LRU_NON_OLD_MIN_LEN */
+#define RATIO_DIV 1024      /* BUF_LRU_OLD_RATIO_DIV */
+#define LRU_MIN_LEN 256     /* BUF_LRU_MIN_LEN: the page cleaner's LRU batch stops there */
+#define CLOCK_TICKS 65536.0 /* a miniature's freed-page clock: ticks per page of weight */
+
+/* Whose linear read-ahead trigger (readahead.c). */
+enum { RA_RULE_MARIADB = 0, RA_RULE_MYSQL = 1 };
+
+typedef struct mini mini_t; /* miniature.h */
+
+typedef struct {
+    uint32_t *prev, *next;
+    uint8_t *resident, *old, *touched;
+    uint32_t *nmiss;   /* reads of each page (misses and read-ahead) */
+    double *access_ms; /* first access, < 0 when not accessed (InnoDB's access_time == 0) */
+    uint64_t *fpc;     /* freed_page_clock when last put at the head */
+    uint32_t head, tail, lru_old;
+    uint64_t len, old_len, capacity, pool_pages, n_pages;
+    double wlen, wcap, upper_w; /* capacity in leaf units: an upper page weighs upper_w */
+    double wcap_lo;             /* a full pool is emptied down to this (the page cleaner's batch) */
+    /* MySQL's timer-driven page cleaner (cleaner_tick): off when tick_depth == 0 */
+    uint64_t tick_depth; /* innodb_lru_scan_depth: free frames an LRU batch refills to */
+    double tick_next_ms, tick_period_ms;
+    uint64_t ticks_left; /* batches still to come; 0 = one every period */
+    uint64_t freed_page_clock;
+    uint64_t old_ratio;
+    double old_time_ms, ms_per_query;
+    uint64_t refs, misses, made_young, not_young;
+    /* linear read-ahead: off when ra_threshold == 0 */
+    uint64_t ra_threshold, ra_area, leaf_pages;
+    uint64_t ra_pages, ra_evicted;
+    int ra_rule;          /* RA_RULE_MARIADB or RA_RULE_MYSQL */
+    uint64_t n_alloc;     /* simulated pages: n_pages, then the filler slots, then start-up pages */
+    uint64_t filler_base; /* first filler slot: non-leaf pages MySQL's read-ahead reads */
+    uint64_t tail_phys;   /* first physical page after the last leaf */
+    uint64_t space_end;   /* physical pages in the file as read-ahead sees it (area must fit) */
+    mini_t *mini;         /* NULL: the whole table */
+    int collapse;
+    run_t pend; /* a run waiting for the next one, to merge identical paths */
+    /* A miniature keeps the old sublist and the freed-page clock in weighted units, as the full
+     * pool would see them (leaves 1, upper pages upper_w), with InnoDB's page-count constants
+     * scaled by the sampling rate (weighted != 0; see sim_init). */
+    int weighted;
+    double wold_len;                              /* weight of the old sublist */
+    double w_tolerance, w_non_old_min, w_old_min; /* OLD_TOLERANCE etc. times the rate */
+    double wbatch;                                /* the page cleaner's batch times the rate */
+    double wclock;                                /* freed-page clock: weight of the pages evicted */
+    uint64_t wquarter;                            /* the drift rule's quarter of the young region, in clock ticks */
+    int promote;                                  /* promote a read-ahead burst's young pages at a batch (make_room) */
+    int n_burst;                                  /* pages of the read-ahead burst being read, -1 outside one */
+    uint32_t burst[EXTENT_PAGES];
+} lru_t;
+
+/* Leaves and filler pages (they sit in sampled extents) weigh 1; pages above the leaves and the
+ * start-up pages stand for all the real ones in a miniature's scaled pool. */
+static inline double weight(const lru_t *m, uint32_t p) {
+    if (p < m->leaf_pages || (p >= m->filler_base && p < m->filler_base + FILLER_SLOTS))
+        return 1.0;
+    return m->upper_w;
+}
+
+/* The list is long enough for an old sublist (BUF_LRU_OLD_MIN_LEN pages; in a miniature, that
+ * many pages' weight at full scale). */
+static inline int long_enough(const lru_t *m) {
+    return m->weighted ? m->wlen >= m->w_old_min : m->len >= OLD_MIN_LEN;
+}
+
+/* buf_page_peek_if_young's drift rule: young unless it drifted > 1/4 of the young region */
+static inline int drifted(const lru_t *m, uint32_t p) {
+    if (m->weighted)
+        return !((uint64_t)(m->wclock * CLOCK_TICKS) < m->fpc[p] + m->wquarter);
+    uint64_t quarter = m->pool_pages * (RATIO_DIV - m->old_ratio) / (RATIO_DIV * 4);
+    return !((m->freed_page_clock & ((1ULL << 31) - 1)) < m->fpc[p] + quarter);
+}
+
+void remove_block(lru_t *m, uint32_t p);       /* buf_LRU_remove_block */
+void add_block(lru_t *m, uint32_t p, int old); /* buf_LRU_add_block_low: old != 0, at the old sublist's head */
+void evict_tail(lru_t *m);                     /* buf_LRU_free_page on the LRU tail */
+
+/* Read page p into the old sublist, without an access time (a miss, or a page read ahead). */
+void lru_read(lru_t *m, uint32_t p);
+
+/* One reference to page p at now_ms (buf_page_get_gen): a hit moves it as the rules say, a miss
+ * reads it into the old sublist (the page cleaner freeing a frame first), and a first access may
+ * trigger linear read-ahead (move: the reference is a step to the next leaf, MariaDB's trigger). */
+void lru_access(lru_t *m, uint32_t p, double now_ms, int move);
+
+#endif /* LOADGEN_LRUSIM_INNODB_LRU_H */
