@@ -394,6 +394,8 @@ def load(path: str | os.PathLike, kind: str | tuple[str, ...] | None = None, pip
     except json.JSONDecodeError as exc:
         raise ResultError(f"{path} is not a loadgen result (bad JSON at line {exc.lineno})",
                           "was the file truncated? re-run to produce it again") from None
+    except RecursionError:  # objects nested thousands deep: no file loadgen writes
+        raise ResultError(f"{path} is not a loadgen result (JSON nested too deeply)") from None
     if not isinstance(data, dict) or "format_version" not in data:
         raise ResultError(f"{path} is not a loadgen result (no format_version)")
     version = data["format_version"]

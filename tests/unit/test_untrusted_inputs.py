@@ -174,6 +174,12 @@ def test_a_fifo_in_a_results_directory_is_refused_not_waited_for(tmp_path):
     one_line(loadgen("compare", d, d, "--max-regression", "10%"), 1, "planted.json is a pipe, not a result file")
 
 
+def test_json_nested_too_deeply_is_one_line(tmp_path):
+    deep = tmp_path / "deep.json"
+    deep.write_text('{"a":' * 100_000 + "1" + "}" * 100_000)
+    one_line(loadgen("compare", write(tmp_path / "a.json", result()), deep), 1, "nested too deeply")
+
+
 def test_a_regular_file_over_the_cap_is_refused_by_its_size(tmp_path):
     big = tmp_path / "big.json"
     with open(big, "wb") as f:
