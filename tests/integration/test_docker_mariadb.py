@@ -8,6 +8,7 @@ rewritten (MDEV-29445: no chunks, innodb_buffer_pool_size_max).
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import secrets
 import subprocess
@@ -44,10 +45,9 @@ def _login(port: int, password: str, timeout_s: float = 120, **extra):
             time.sleep(0.3)
 
 
-@pytest.fixture
-def raw_container(engine, mariadb_image):
-    """The image started by hand, as compose or `docker run` would: (container, port, password, series)."""
-    tag, series = mariadb_image
+@contextlib.contextmanager
+def started(engine, tag: str):
+    """The image started by hand, as compose or `docker run` would: (container, port, password)."""
     password = "p'w\\" + secrets.token_hex(8)  # a quote and a backslash: the entrypoint must escape them
     container = engine.containers.run(
         tag, ["--innodb-buffer-pool-size=16M", "--local-infile=ON"], detach=True,
@@ -56,9 +56,17 @@ def raw_container(engine, mariadb_image):
     try:
         container.reload()
         port = int(container.attrs["NetworkSettings"]["Ports"]["3306/tcp"][0]["HostPort"])
-        yield container, port, password, series
+        yield container, port, password
     finally:
         container.remove(force=True, v=True)
+
+
+@pytest.fixture
+def raw_container(engine, mariadb_image):
+    """(container, port, password, series) of each MariaDB image, started by hand."""
+    tag, series = mariadb_image
+    with started(engine, tag) as (container, port, password):
+        yield container, port, password, series
 
 
 def test_image_is_labelled_with_its_release_and_named_after_its_series(engine, mariadb_image):
@@ -111,20 +119,21 @@ def test_entrypoint_refuses_an_empty_datadir_without_a_password(engine, mariadb_
     assert "no root password was given" in out.stderr
 
 
-def test_dsn_cold_start_shrinks_and_regrows_the_pool(raw_container, tmp_path):
+def test_dsn_cold_start_on_11_8_shrinks_and_regrows_the_pool(engine, mariadb_trixie_image, tmp_path):
     """--server dsn on a server we do not own: the pool is shrunk to MariaDB's 6 MiB minimum and
-    grown back before the run, synchronously on 10.11.12+ and on 11.8 alike."""
-    _, port, password, series = raw_container
-    _login(port, password).close()
-    out = tmp_path / "dsn.json"
-    res = run_loadgen("run", "--server", "dsn", "--dsn", f"mysql://root@127.0.0.1:{port}/", "--rows", "200k",
-                      "--variation", "A", "--out", str(out), env={"LOADGEN_PASSWORD": password})
+    grown back before the run, synchronously on 11.8 as on 10.11.12+ (whose path test_local_runs
+    and test_dsn_sweep cover)."""
+    with started(engine, mariadb_trixie_image) as (_, port, password):
+        _login(port, password).close()
+        out = tmp_path / "dsn.json"
+        res = run_loadgen("run", "--server", "dsn", "--dsn", f"mysql://root@127.0.0.1:{port}/", "--rows", "60k",
+                          "--variation", "A", "--out", str(out), env={"LOADGEN_PASSWORD": password})
     assert res.returncode == 0, res.stderr[-2000:]
     doc = json.loads(out.read_text())
-    assert doc["server"]["version"].startswith(series + ".")
+    assert doc["server"]["version"].startswith("11.8.")
     cold = doc["server"]["cold_start"]
     assert cold["method"] == "resize" and cold["cold"] is True and cold["verified"] is True, cold
     assert cold["pool_bytes_shrunk"] == 6 << 20 and cold["pool_bytes_after"] == 16 << 20, cold
-    # the 6 MiB pool (379 frames) kept at most what it holds: the rest of the table was evicted
+    # the 6 MiB pool (379 frames) kept at most what it holds: the rest of the table (~490 leaves) was evicted
     assert cold["pages_data_shrunk"] <= 379 < doc["dataset"]["leaf_pages"], cold
     assert doc["buffer_pool"]["pages_read"] >= doc["dataset"]["leaf_pages"] - 379
