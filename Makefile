@@ -10,8 +10,9 @@ APT_PACKAGES := mariadb-server mariadb-client libmariadb-dev pkg-config build-es
 	python3-dev python3-venv sysbench mmdebstrap chromium clang-format
 PYTEST_ARGS ?=
 # The offline images for --server docker (see `loadgen image build`): MariaDB from the host's
-# release, MySQL from Debian sid (tagged loadgen/mysql:<major.minor> of what sid has; the tests
-# find it by its labels, or use LOADGEN_TEST_MYSQL_IMAGE).
+# release, MariaDB from Debian trixie (11.8) and MySQL from Debian sid, the last two tagged
+# <repository>:<major.minor> of what their release has; the tests find them by their labels, or
+# use LOADGEN_TEST_MARIADB_TRIXIE_IMAGE and LOADGEN_TEST_MYSQL_IMAGE.
 IMAGE ?= loadgen/mariadb:10.11
 # The extension's C sources (setup.py compiles every .c under native/); the simulator's kernel is
 # native/lrusim/, plain C that tests/c/check_kernel.c drives without Python.
@@ -48,14 +49,15 @@ build: venv
 demo: venv
 	$(VENV)/bin/loadgen compare --server local --pool 8M --rows 2M --out-dir reports --report reports/demo.md
 
-# Builds both images from Debian packages (mmdebstrap; no registry needed), or reuses the ones
-# already there.
+# Builds the three images from Debian packages (mmdebstrap; no registry needed), or reuses the
+# ones already there.
 image: venv
 	$(VENV)/bin/loadgen image build --tag $(IMAGE)
+	$(VENV)/bin/loadgen image build --flavor mariadb --release trixie
 	$(VENV)/bin/loadgen image build --flavor mysql
 
-# The docker tests run against both images: build them once when an engine answers, and always
-# when CI requires Docker (then a missing engine fails here, loudly).
+# The docker tests run against the three images: build them once when an engine answers, and
+# always when CI requires Docker (then a missing engine fails here, loudly).
 test-image: venv
 	@if [ "$${LOADGEN_REQUIRE_DOCKER:-}" = 1 ] || \
 	  $(PY) -c 'import docker; docker.from_env(timeout=5).ping()' >/dev/null 2>&1; then \

@@ -117,7 +117,9 @@ def pool_pages(pool_bytes: int, flavor: str = "mariadb") -> int:
     """Innodb_buffer_pool_pages_total for a pool size.
 
     MariaDB 10.11.12+ splits the pool into 8 MiB extents whose first pages hold the block
-    descriptors: 507 usable pages per 8 MiB, a partial extent loses 5 (lab table, 6M..512M).
+    descriptors: 507 usable pages per 8 MiB, a partial extent loses 5 (lab table, 6M..512M; the
+    same on 11.8.9, whose pool is 10.11's everywhere the lab looked: docs/innodb.md, "Three
+    servers", so the model needs the flavour only, not the version).
     """
     pages = pool_bytes // PAGE_BYTES
     if flavor != "mariadb":

@@ -103,6 +103,10 @@ def build_hint(image: str) -> str:
     if name == "mysql" or name.startswith("mysql-"):
         return ("build the offline MySQL image with `loadgen image build --flavor mysql` and pass "
                 "--image loadgen/mysql:<major.minor> (it prints the tag), or pass another --image")
+    if image.startswith("loadgen/mariadb:") and image != "loadgen/mariadb:10.11":
+        # a series other than the host's: another release's packages (11.8 is Debian trixie's)
+        return ("build it from another Debian release's packages, e.g. `loadgen image build --flavor mariadb "
+                "--release trixie` for loadgen/mariadb:11.8 (it prints the tag), or pass another --image")
     return ("build the offline image with `loadgen image build` and pass "
             "--image loadgen/mariadb:10.11, or pass another --image")
 

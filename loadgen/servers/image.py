@@ -6,10 +6,17 @@ already uses, and `docker import` turns it into an image whose small entrypoint 
 datadir and passes flags through to the server, as the official images do. No mirror is
 hard-coded: the sources are copied from /etc/apt.
 
-  mariadb  the host's own release (bookworm: MariaDB 10.11), tag loadgen/mariadb:10.11
+  mariadb  the host's own release (bookworm: MariaDB 10.11), tag loadgen/mariadb:10.11; with
+           release="trixie" Debian 13's MariaDB (11.8) from the host's mirror, tagged
+           loadgen/mariadb:<major.minor> of the version it got
   mysql    Oracle MySQL from Debian's `sid` suite on the host's mirror (9.7 today; it needs a
            newer glibc than bookworm, so it runs in a container, not on the host), tagged
            loadgen/mysql:<major.minor> of the version it got
+
+Another release's packages come from the host's own mirrors: its main archive (and, for a
+release that has them, its -updates and -security pockets) pointed at that release, with the
+same keys. Every image is labelled with the release it came from, so an image of one release is
+never reused for another.
 """
 from __future__ import annotations
 
@@ -47,7 +54,7 @@ class Recipe:
 
     flavor: str
     packages: tuple[str, ...]
-    suite: str | None  # None: the host's own release
+    suite: str | None  # the release when none is asked for; None: the host's own
     entrypoint: str  # file in imagefiles/
     cnf: str  # file in imagefiles/
     cnf_path: str  # where the server reads it in the image
@@ -75,6 +82,7 @@ class BuiltImage:
     size_bytes: int
     build_s: float | None  # None when an existing image was reused
     reused: bool
+    release: str = "?"  # the Debian/Ubuntu release its packages came from ("?": not labelled)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -153,26 +161,56 @@ def apt_sources(codename: str, apt_dir: Path = APT_DIR) -> tuple[list[str], list
     return one_line, deb822
 
 
+# Suites whose fixes arrive in the suite itself: no -updates or -security pocket to point at.
+POCKETLESS_SUITES = ("sid", "unstable", "experimental")
+# The pockets of a stable release that carry its fixes (security ones among them); backports and
+# proposed updates are opt-in on the host and stay out.
+FIX_POCKETS = ("updates", "security")
+
+
+def _retarget_suite(name: str, codename: str, suite: str) -> str | None:
+    """The host's suite `name` pointed at `suite`: bookworm -> trixie, bookworm-security ->
+    trixie-security (and the old bookworm/updates spelling too); None to leave it out."""
+    if name == codename:
+        return suite
+    if suite in POCKETLESS_SUITES:
+        return None
+    pocket = name[len(codename) + 1:] if _suite_matches(name, codename) else ""
+    if name == f"{codename}/updates":  # Debian 10 and older named the security pocket so
+        pocket = "security"
+    return f"{suite}-{pocket}" if pocket in FIX_POCKETS else None
+
+
 def retarget_sources(one_line: list[str], deb822: list[str], codename: str,
                      suite: str) -> tuple[list[str], list[str]]:
-    """The host's entries for its main archive (suite == codename exactly; -updates and -security
-    have no counterpart in sid), pointed at `suite` on the same mirrors with the same keys."""
+    """The host's entries for its own release pointed at `suite` on the same mirrors with the same
+    keys: the main archive always, its -updates and -security pockets too unless `suite` has none
+    (sid). The main archive (suite == codename exactly) must be among them."""
     lines: list[str] = []
+    main_archive = False
     for line in one_line:
         m = re.match(r"^(deb\s+(?:\[[^\]]*\]\s+)?\S+\s+)(\S+)(.*)$", line)
-        if m and m.group(2) == codename:
-            new = m.group(1) + suite + m.group(3)
-            if new not in lines:
-                lines.append(new)
+        target = _retarget_suite(m.group(2), codename, suite) if m else None
+        if target is None:
+            continue
+        main_archive |= m.group(2) == codename
+        new = m.group(1) + target + m.group(3)
+        if new not in lines:
+            lines.append(new)
     stanzas: list[str] = []
     for stanza in deb822:
         m = re.search(r"^Suites:[ \t]*(.*)$", stanza, re.M | re.I)
-        if not m or codename not in m.group(1).split():
+        if not m:
             continue
-        new = stanza[:m.start()] + f"Suites: {suite}" + stanza[m.end():]
+        names = m.group(1).split()
+        targets = [t for t in (_retarget_suite(n, codename, suite) for n in names) if t is not None]
+        if not targets:
+            continue
+        main_archive |= codename in names
+        new = stanza[:m.start()] + f"Suites: {' '.join(dict.fromkeys(targets))}" + stanza[m.end():]
         if new not in stanzas:
             stanzas.append(new)
-    if not lines and not stanzas:
+    if not main_archive:
         raise ProvisionError(f"no apt source for {codename} itself to take the mirror for {suite} from",
                              "add the distribution's main archive to /etc/apt/sources.list(.d)")
     return lines, stanzas
@@ -190,10 +228,12 @@ def _client():
 
 def _built_image(tag: str, obj) -> BuiltImage:
     labels = obj.labels or {}
+    # Images built before the release label had only built-from ("sid (host apt sources)").
+    release = labels.get(f"{LABEL}.release") or (labels.get(f"{LABEL}.built-from") or "?").split(" ")[0]
     return BuiltImage(tag=tag, image_id=obj.id, flavor=labels.get(f"{LABEL}.flavor", "?"),
                       version=labels.get(f"{LABEL}.version", "?"),
                       package_version=labels.get(f"{LABEL}.package-version", "?"),
-                      size_bytes=int(obj.attrs.get("Size") or 0), build_s=None, reused=True)
+                      size_bytes=int(obj.attrs.get("Size") or 0), build_s=None, reused=True, release=release)
 
 
 def find_image(tag: str) -> BuiltImage | None:
@@ -210,16 +250,19 @@ def find_image(tag: str) -> BuiltImage | None:
     return _built_image(tag, obj)
 
 
-def find_flavor_image(flavor: str) -> BuiltImage | None:
-    """The newest image `loadgen image build --flavor FLAVOR` made (tagged in its repository)."""
+def find_flavor_image(flavor: str, release: str | None = None) -> BuiltImage | None:
+    """The newest image `loadgen image build --flavor FLAVOR [--release RELEASE]` made (tagged in
+    its repository, from that release's packages; None: the flavour's default release)."""
     recipe = _recipe(flavor)
+    suite = _release(recipe, release)
     client = _client()
     try:
         found = []
         for obj in client.images.list(filters={"label": f"{LABEL}.flavor={flavor}"}):
             for tag in obj.tags:
-                if tag.rpartition(":")[0] == recipe.repository:
-                    found.append(_built_image(tag, obj))
+                built = _built_image(tag, obj)
+                if tag.rpartition(":")[0] == recipe.repository and built.release == suite:
+                    found.append(built)
     finally:
         client.close()
     # Newest server version first; a tag that is not a version sorts last.
@@ -232,6 +275,13 @@ def _recipe(flavor: str) -> Recipe:
         return RECIPES[flavor]
     except KeyError:
         raise UsageError(f"--flavor {flavor!r} is not one of {', '.join(FLAVORS)}", "use --flavor mysql or mariadb") from None
+
+
+def _release(recipe: Recipe, release: str | None) -> str:
+    """The release whose packages a build takes: the one asked for, the recipe's, or the host's."""
+    if release is not None and not re.fullmatch(r"[a-z][a-z0-9]*", release):
+        raise UsageError(f"--release {release!r} is not a release codename", "e.g. --release trixie")
+    return release or recipe.suite or host_release()
 
 
 def default_tag(flavor: str, version: str) -> str:
@@ -253,28 +303,32 @@ def _check_tag(tag: str, example: str) -> None:
 
 
 def build(tag: str | None = None, force: bool = False, progress: Progress | None = None,
-          flavor: str = "mariadb") -> BuiltImage:
+          flavor: str = "mariadb", release: str | None = None) -> BuiltImage:
     """Build the offline image, or return the one already there unless force.
 
     Args:
-        tag: image name:tag to create; None: loadgen/mariadb:10.11, or for mysql
-            loadgen/mysql:<major.minor> of the version the build gets (an existing
-            loadgen/mysql image is reused).
-        force: rebuild even when the tag exists.
+        tag: image name:tag to create; None: <repository>:<major.minor> of the version the build
+            gets (loadgen/mariadb:10.11 from bookworm, loadgen/mariadb:11.8 from trixie,
+            loadgen/mysql:9.7 from sid); an image of the same flavour and release is reused.
+        force: rebuild even when the tag (or, without a tag, an image of the release) exists.
         progress: called with mmdebstrap's progress lines.
         flavor: "mariadb" (the host release's packages) or "mysql" (Debian sid's).
+        release: the Debian/Ubuntu release to take the packages from, on the host's mirrors
+            (e.g. "trixie" for MariaDB 11.8); None: the host's own for mariadb, sid for mysql.
     """
     recipe = _recipe(flavor)
-    if tag is None and flavor == "mariadb":
-        tag = DEFAULT_TAG
+    suite = _release(recipe, release)
     if tag is not None:
         _check_tag(tag, DEFAULT_TAG if flavor == "mariadb" else "loadgen/mysql:9.7")
     if not force:
-        existing = find_image(tag) if tag is not None else find_flavor_image(flavor)
+        existing = find_image(tag) if tag is not None else find_flavor_image(flavor, suite)
         if existing is not None:
             if existing.flavor not in ("?", flavor):
                 raise UsageError(f"{tag} holds {existing.flavor}, not {flavor}",
                                  f"pass another --tag, or --force to replace it")
+            if existing.release not in ("?", suite):
+                raise UsageError(f"{tag} holds {existing.flavor} {existing.version} from {existing.release}, "
+                                 f"not from {suite}", "pass another --tag, or --force to replace it")
             return existing
     mmdebstrap = shutil.which("mmdebstrap")
     if not mmdebstrap:
@@ -282,9 +336,8 @@ def build(tag: str | None = None, force: bool = False, progress: Progress | None
     client = _client()  # fail on a missing engine before spending a minute on the root fs
     codename = host_release()
     one_line, deb822 = apt_sources(codename)
-    suite = recipe.suite or codename
-    if recipe.suite:
-        one_line, deb822 = retarget_sources(one_line, deb822, codename, recipe.suite)
+    if suite != codename:
+        one_line, deb822 = retarget_sources(one_line, deb822, codename, suite)
     packages = list(recipe.packages)
     if progress:
         progress(f"building {tag or recipe.repository + ':<version>'} from the {suite} packages "
@@ -302,7 +355,7 @@ def build(tag: str | None = None, force: bool = False, progress: Progress | None
         version_file = tmp / "package-version"
         rootfs = tmp / "rootfs.tar"
         apt_options = []
-        if recipe.suite:
+        if suite in POCKETLESS_SUITES:
             # A mirror's (or snapshot's) sid Release file can be past its Valid-Until date; apt
             # then refuses it. This build only: the host's apt keeps checking.
             apt_options.append("--aptopt=Acquire::Check-Valid-Until \"false\"")
@@ -337,7 +390,8 @@ def build(tag: str | None = None, force: bool = False, progress: Progress | None
             "EXPOSE 3306",
             f"ENV {recipe.version_env}={package_version}",
             f'LABEL {LABEL}.flavor="{flavor}" {LABEL}.version="{version}" '
-            f'{LABEL}.package-version="{package_version}" {LABEL}.built-from="{suite} (host apt sources)"',
+            f'{LABEL}.package-version="{package_version}" {LABEL}.release="{suite}" '
+            f'{LABEL}.built-from="{suite} (host apt sources)"',
         ]
         if progress:
             progress(f"importing {rootfs.stat().st_size >> 20} MiB into {tag}")

@@ -1,5 +1,6 @@
 """The docker tests' fixtures (test_docker*.py, test_model_accuracy_mysql.py): the engine, the
-offline image, and the check that a test leaves none of its containers behind.
+offline images (MariaDB 10.11 and 11.8; MySQL's is test_docker_mysql.mysql_image), and the check
+that a test leaves none of its containers behind.
 
 Other suites and users may run loadgen containers on the same engine at the same time, so "ours"
 must never mean "labelled org.loadgen": removing those would kill their runs. Every container and
@@ -18,6 +19,8 @@ from ..conftest import require
 
 LABEL = "org.loadgen"
 IMAGE = os.environ.get("LOADGEN_TEST_IMAGE", "loadgen/mariadb:10.11")
+# MariaDB from Debian trixie (11.8): found by its labels, or named by this variable.
+TRIXIE_IMAGE_ENV = "LOADGEN_TEST_MARIADB_TRIXIE_IMAGE"
 
 
 def session_filter() -> str:
@@ -84,6 +87,26 @@ def image(engine) -> str:
     except LoadgenError as exc:
         require("LOADGEN_REQUIRE_DOCKER", f"no image {IMAGE} and it cannot be built", str(exc))
     return IMAGE
+
+
+@pytest.fixture(scope="module")
+def mariadb_trixie_image(engine) -> str:
+    """MariaDB 11.8, the image `loadgen image build --flavor mariadb --release trixie` makes: the
+    newest one of trixie's (make image), or the one LOADGEN_TEST_MARIADB_TRIXIE_IMAGE names, or
+    built here once (about a minute). With LOADGEN_REQUIRE_DOCKER=1 one that cannot be had fails."""
+    from loadgen.errors import LoadgenError
+    from loadgen.servers.image import build, find_flavor_image
+
+    wanted = os.environ.get(TRIXIE_IMAGE_ENV)
+    try:
+        if wanted:
+            built = build(wanted, flavor="mariadb", release="trixie")
+        else:
+            built = find_flavor_image("mariadb", "trixie") or build(flavor="mariadb", release="trixie")
+    except LoadgenError as exc:
+        require("LOADGEN_REQUIRE_DOCKER", "no MariaDB image from trixie and it cannot be built", str(exc))
+    assert built.flavor == "mariadb" and built.release in ("trixie", "?"), built
+    return built.tag
 
 
 @pytest.fixture

@@ -1,10 +1,12 @@
-"""The server tests that must hold on both flavours, run on each: a local mariadbd and Oracle
-MySQL in a container (`loadgen/mysql:9.7`, found or built as test_docker_mysql does).
+"""The server tests that must hold on every server, run on each of three: a local mariadbd
+(MariaDB 10.11 on bookworm), MariaDB 11.8 in a container (`loadgen/mariadb:11.8`, Debian
+trixie's packages) and Oracle MySQL in a container (`loadgen/mysql:9.7`), the images found or
+built as conftest.mariadb_trixie_image and test_docker_mysql.mysql_image do.
 
 On MySQL Innodb_buffer_pool_reads leaves read-ahead out, so these tests hold every flavour to
 the headline, pages read into the pool (Innodb_pages_read). One seeded dataset per flavour is
-shared by the whole session (local: the dataset cache; docker: the seeded volume), so the MySQL
-half costs a few container starts, not a seed per test.
+shared by the whole session (local: the dataset cache; docker: the seeded volume), so each
+container server costs a few container starts, not a seed per test.
 """
 from __future__ import annotations
 
@@ -31,15 +33,29 @@ POOL_BYTES = 8 << 20
 STARTUP_PAGES = runner.STARTUP_PAGES_DATA
 
 
+# The matrix: id -> (flavour, the fixture giving its image (None: the local mariadbd), the release
+# series it must run (None: whatever the host has; 10.11 on bookworm)).
+SERVERS = {"mariadb": ("mariadb", None, None), "mariadb-11.8": ("mariadb", "mariadb_trixie_image", "11.8"),
+           "mysql": ("mysql", "mysql_image", "9.7")}
+
+
 @pytest.fixture(scope="module", params=[pytest.param("mariadb", marks=pytest.mark.mysqld),
+                                        pytest.param("mariadb-11.8", marks=pytest.mark.docker),
                                         pytest.param("mysql", marks=pytest.mark.docker)])
-def flavour(request) -> tuple[str, ServerSpec]:
-    """(flavour, the ServerSpec that gets one): local mariadbd, or docker loadgen/mysql:9.7."""
-    if request.param == "mariadb":
+def server_id(request) -> str:
+    return request.param
+
+
+@pytest.fixture(scope="module")
+def flavour(server_id, request) -> tuple[str, ServerSpec]:
+    """(flavour, the ServerSpec that gets one): local mariadbd, docker loadgen/mariadb:11.8 or
+    docker loadgen/mysql:9.7."""
+    name, image_fixture, _ = SERVERS[server_id]
+    if image_fixture is None:
         binary = request.getfixturevalue("mysqld_binary")
-        return "mariadb", ServerSpec(provider="local", pool_bytes=POOL_BYTES, mysqld=binary)
-    image = request.getfixturevalue("mysql_image")
-    return "mysql", ServerSpec(provider="docker", pool_bytes=POOL_BYTES, image=image)
+        return name, ServerSpec(provider="local", pool_bytes=POOL_BYTES, mysqld=binary)
+    image = request.getfixturevalue(image_fixture)
+    return name, ServerSpec(provider="docker", pool_bytes=POOL_BYTES, image=image)
 
 
 @pytest.fixture(scope="module")
@@ -53,9 +69,11 @@ def ab(flavour, tmp_path_factory):
     return name, results, paths
 
 
-def test_looped_reads_at_least_1_6x_the_pages_of_interleaved(ab):
+def test_looped_reads_at_least_1_6x_the_pages_of_interleaved(ab, server_id):
     name, (a, b), _ = ab
     assert a.server["flavor"] == name and b.server["flavor"] == name
+    series = SERVERS[server_id][2]  # the matrix runs the release it says
+    assert series is None or a.server["version"].startswith(series + "."), (series, a.server["version"])
     assert a.complete and b.complete
     pa, pb = a.buffer_pool["pages_read"], b.buffer_pool["pages_read"]
     assert pa >= a.dataset["leaf_pages"]  # every leaf at least once
@@ -78,6 +96,50 @@ def test_pages_read_is_the_same_quantity_on_both_flavours(ab):
         # samples carry the same headline, and add up to the run's (give or take the tail)
         sampled = sum(s.get("pages_read") or 0 for s in r.samples)
         assert sampled == bp["pages_read"]
+
+
+def test_every_run_had_o_direct_and_no_pool_dump_or_load(ab):
+    """What makes a run cold and its misses real reads, on every server of the matrix (MariaDB
+    11.x deprecates innodb_flush_method for innodb_data_file_buffering, but still takes it)."""
+    _, results, _ = ab
+    for r in results:
+        v = r.server["variables"]
+        assert v["innodb_flush_method"] == "O_DIRECT", v
+        assert v["innodb_buffer_pool_dump_at_shutdown"] == v["innodb_buffer_pool_load_at_startup"] == "OFF", v
+
+
+def _uid(status_text: str) -> str:
+    return next(line.split()[1] for line in status_text.splitlines() if line.startswith("Uid:"))
+
+
+# Accounts that log in without a password: none may exist (a locked one, MariaDB's mariadb.sys or
+# MySQL's mysql.sys, cannot log in).
+PASSWORDLESS = {
+    "mariadb": "SELECT user, host FROM mysql.global_priv WHERE JSON_VALUE(priv, '$.authentication_string') = '' "
+               "AND IFNULL(JSON_VALUE(priv, '$.account_locked'), 0) IN (0, 'false')",
+    "mysql": "SELECT user, host FROM mysql.user WHERE authentication_string = '' AND account_locked = 'N'",
+}
+
+
+def test_the_server_is_for_this_host_only_and_not_run_as_root(flavour):
+    name, spec = flavour
+    with provisioned(spec, DatasetSpec(rows=TEST_ROWS), lambda _m: None) as server:
+        if server.provider == "docker":
+            server.container.reload()
+            bindings = server.container.attrs["HostConfig"]["PortBindings"]["3306/tcp"]
+            assert [b["HostIp"] for b in bindings] == ["127.0.0.1"]  # published on loopback only
+            status = server.container.exec_run(["cat", "/proc/1/status"]).output.decode()
+        else:
+            status = open(f"/proc/{server.pid}/status").read()
+        assert _uid(status) != "0"
+        conn = server.connect()
+        try:
+            assert db.query_all(conn, PASSWORDLESS[name]) == []
+            users = {u.decode() if isinstance(u, bytes) else u for (u,) in db.query_all(conn, "SELECT user FROM mysql.user")}
+            # only root (at the doors loadgen or the image made) and the servers' locked system accounts
+            assert users - {"mariadb.sys", "mysql.sys", "mysql.session", "mysql.infoschema"} == {"root"}
+        finally:
+            conn.close()
 
 
 def test_every_run_started_verified_cold(ab):

@@ -17,6 +17,7 @@ the server defaults loadgen starts servers with (docs/innodb.md, "The page clean
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -125,9 +126,9 @@ def test_the_trace_sweep_has_a_curve_and_a_recommendation(measured):
 MYSQL_IMAGE = "loadgen/mysql:9.7"
 
 
-def _mysql_sweeps(tmp_path_factory, name: str, options: dict, patterns: tuple) -> list[dict]:
+def _mysql_sweeps(tmp_path_factory, name: str, options: dict, patterns: tuple, image: str = MYSQL_IMAGE) -> list[dict]:
     """The patterns and a replayed trace (zipfian keys of another seed, written as a binary trace)
-    at 8M and 16M on MySQL 9.7 in docker, each from a cold pool."""
+    at 8M and 16M on MySQL 9.7 (or `image`) in docker, each from a cold pool."""
     from ..conftest import require
     from loadgen.errors import LoadgenError
     from loadgen.servers.docker import engine as docker_engine
@@ -137,15 +138,15 @@ def _mysql_sweeps(tmp_path_factory, name: str, options: dict, patterns: tuple) -
     except LoadgenError as exc:
         require("LOADGEN_REQUIRE_DOCKER", "no Docker engine", str(exc))
     try:
-        client.images.get(MYSQL_IMAGE)
+        client.images.get(image)
     except Exception as exc:  # noqa: BLE001 - docker's NotFound
-        require("LOADGEN_REQUIRE_DOCKER", f"no image {MYSQL_IMAGE}", str(exc))
+        require("LOADGEN_REQUIRE_DOCKER", f"no image {image}", str(exc))
     finally:
         client.close()
     d = tmp_path_factory.mktemp(name)
     trace_path = d / "zipf.trace"
     tracefile.write(trace_path, Workload("zipfian", TEST_ROWS, **shape(seed=6)).ids())
-    spec = ServerSpec(provider="docker", image=MYSQL_IMAGE, pool_bytes=POOLS[0], options=options)
+    spec = ServerSpec(provider="docker", image=image, pool_bytes=POOLS[0], options=options)
     ds = DatasetSpec(rows=TEST_ROWS)
     a = sweep.run(spec, ds, POOLS, [(o, None) for o in patterns], shape(), d / "runs", d / "z.json", 5.0)
     b = sweep.run(spec, ds, POOLS, [("trace", None)], shape(trace=str(trace_path)), d / "runs", d / "t.json", 5.0)
@@ -193,6 +194,25 @@ def test_mysql_model_at_the_server_defaults(mysql_default_measured):
     errors = _errors(mysql_default_measured, "mysql defaults")
     limits = {k: 0.15 if k[1] == 16 else 0.10 if k == ("hotspot", 8) else 0.05 for k in errors}
     assert all(abs(e) < limits[k] for k, e in errors.items()), errors
+
+
+# -- MariaDB 11.8 (docker image loadgen/mariadb:11.8, Debian trixie) ------------------------------
+@pytest.fixture(scope="module")
+def mariadb_11_8_measured(tmp_path_factory, mariadb_trixie_image):
+    """zipfian, hotspot and a replayed trace on MariaDB 11.8 with its defaults."""
+    return _mysql_sweeps(tmp_path_factory, "mariadb-11.8-keys", {}, ("zipfian", "hotspot"), image=mariadb_trixie_image)
+
+
+@pytest.mark.docker
+def test_mariadb_11_8_model_within_5_percent_for_zipfian_hotspot_and_a_trace(mariadb_11_8_measured):
+    # the bound 10.11 is held to: its page cleaner and pool are 10.11's (docs/innodb.md, "Three
+    # servers"); measured beside 10.11 at 8M/16M: zipfian -1.85%/-1.61%, hotspot -2.77%/-0.53%
+    # (10.11: -1.84%/-1.70%, -2.59%/-0.18%)
+    for p in mariadb_11_8_measured:
+        server = json.loads(Path(p["result_file"]).read_text())["server"]
+        assert server["flavor"] == "mariadb" and server["version"].startswith("11.8."), server
+    errors = _errors(mariadb_11_8_measured, "mariadb 11.8")
+    assert all(abs(e) < 0.05 for e in errors.values()), errors
 
 
 def test_a_general_log_capture_replays_the_same_order(mysqld_binary, tmp_path, log_dir):
