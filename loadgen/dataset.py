@@ -101,9 +101,14 @@ class DatasetInfo:
     index: str | None = None  # the index the query reads, from EXPLAIN
     index_only: bool = False  # EXPLAIN says "Using index": the query never reads the row
     existing: bool = False  # --table: a table loadgen did not create and never writes
+    # A reused table whose rows are counted after the runs (ensure(count_after=True)), not in
+    # the result file.
+    count_after: bool = False
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        d = asdict(self)
+        d.pop("count_after")
+        return d
 
 
 def schema_dir() -> Path:
@@ -225,7 +230,8 @@ ProgressFn = Callable[[int, int], None]
 
 
 def ensure(conn, spec: DatasetSpec, progress: ProgressFn | None = None, free_bytes: int | None = None,
-           home: Path | None = None, say: Callable[[str], None] | None = None) -> DatasetInfo:
+           home: Path | None = None, say: Callable[[str], None] | None = None,
+           count_after: bool = False) -> DatasetInfo:
     """Make `database.message` hold exactly spec's rows: verify, resume, or seed from scratch.
 
     Args:
@@ -236,11 +242,15 @@ def ensure(conn, spec: DatasetSpec, progress: ProgressFn | None = None, free_byt
             files live in its tmp/ (else in the cache directory's tmp/).
         say: tells the user when a damaged cached table is seeded again, and at once when seeding
             falls back to INSERTs (local_infile=OFF).
+        count_after: a complete table is checked by its key range now (two index dives) and its
+            rows are counted after the runs (check_count), not by a scan now: on a server loadgen
+            cannot restart and no resize can empty (MySQL's one-chunk pool) that scan would leave
+            the table in the pool, and no run could start cold.
     Returns:
         DatasetInfo with the table's geometry.
     """
     try:
-        return _ensure(conn, spec, progress, free_bytes, home, say or (lambda _: None))
+        return _ensure(conn, spec, progress, free_bytes, home, say or (lambda _: None), count_after)
     except LoadgenError:
         raise
     except Exception as exc:  # noqa: BLE001 - only the driver's errors are turned into one line
@@ -265,22 +275,31 @@ def _is_driver_error(exc: BaseException) -> bool:
 
 
 def _ensure(conn, spec: DatasetSpec, progress: ProgressFn | None, free_bytes: int | None, home: Path | None,
-            say: Callable[[str], None]) -> DatasetInfo:
+            say: Callable[[str], None], count_after: bool = False) -> DatasetInfo:
     database = spec.database
     identity = {k: str(v) for k, v in _identity(spec).items()}
     meta, same = open_meta(conn, database, identity)
     exists = _table_exists(conn, database)
 
     if exists and same and meta.get("complete") == "1":
-        # One scan of the table: rows deleted, added or a damaged page show up here (MAX(id)
-        # alone let a half-deleted table through). The checksum is recorded for `CHECKSUM TABLE`.
-        count, min_id, max_id = db.query_all(
-            conn, f"SELECT COUNT(*), MIN(id), MAX(id) FROM `{database}`.`{TABLE}`")[0]
-        if (count, min_id, max_id) == (spec.rows, 1, spec.rows):
-            return _info(conn, spec, meta, seeded=False)
+        if count_after:
+            min_id, max_id = db.query_all(conn, f"SELECT MIN(id), MAX(id) FROM `{database}`.`{TABLE}`")[0]
+            count = None
+            if (min_id, max_id) == (1, spec.rows):
+                info = _info(conn, spec, meta, seeded=False)
+                info.count_after = True
+                return info
+        else:
+            # One scan of the table: rows deleted, added or a damaged page show up here (MAX(id)
+            # alone let a half-deleted table through). The checksum is recorded for `CHECKSUM TABLE`.
+            count, min_id, max_id = db.query_all(
+                conn, f"SELECT COUNT(*), MIN(id), MAX(id) FROM `{database}`.`{TABLE}`")[0]
+            if (count, min_id, max_id) == (spec.rows, 1, spec.rows):
+                return _info(conn, spec, meta, seeded=False)
         # Meta says complete but the table disagrees: someone changed it. Start over.
         where = f" in {home}" if home is not None else ""
-        say(f"the cached {database}.{TABLE}{where} holds {count:,} rows (ids {min_id}..{max_id}), "
+        held = f"{count:,} rows" if count is not None else "rows"
+        say(f"the cached {database}.{TABLE}{where} holds {held} (ids {min_id}..{max_id}), "
             f"not {spec.rows:,}: seeding it again")
     if exists and not meta:
         raise SeedError(
@@ -317,6 +336,18 @@ def _ensure(conn, spec: DatasetSpec, progress: ProgressFn | None, free_bytes: in
     checksum = db.query_all(conn, f"CHECKSUM TABLE `{database}`.`{TABLE}`")[0][1]
     _write_meta(conn, database, {"complete": 1, "height": info.height, "row_count": count, "checksum": checksum})
     return info
+
+
+def check_count(conn, info: DatasetInfo) -> None:
+    """The count ensure(count_after=True) left for after the runs. A table that changed is marked
+    incomplete, so the next run seeds it again, and reported (SeedError)."""
+    count = db.query_value(conn, f"SELECT COUNT(*) FROM `{info.database}`.`{TABLE}`")
+    if count == info.rows:
+        return
+    _write_meta(conn, info.database, {"complete": 0, "rows": "changed"})  # not a prefix to resume: seed anew
+    raise SeedError(f"{info.database}.{TABLE} holds {count:,} rows, not {info.rows:,}: it was changed, and the "
+                    "runs measured the changed table (their results are marked incomplete)",
+                    "re-run: loadgen seeds the table again")
 
 
 def _create_table(conn, spec: DatasetSpec) -> None:

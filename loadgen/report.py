@@ -62,8 +62,10 @@ def run_rows(result: RunResult) -> list[tuple[str, str]]:
         ("buffer pool", f"{format_bytes(srv.get('innodb_buffer_pool_size', 0))} "
                         f"({fmt(bp.get('pages_total'))} pages), start: {cold.get('method')}, "
                         + ("cold" if cold.get("cold") else "NOT cold")
-                        + (f" ({fmt(cold.get('pages_data_before'))} data pages before the run)"
-                           if cold.get("pages_data_before") is not None else "")),
+                        + (f" ({fmt(cold.get('pages_data_before'))} data pages"
+                           + (f", {fmt(cold['table_pages_before'])} of the table's,"
+                              if cold.get("table_pages_before") is not None else "")
+                           + " before the run)" if cold.get("pages_data_before") is not None else "")),
         ("table", f"{ds.get('database')}.{ds.get('table')}: {fmt(ds.get('rows'))} rows, "
                   f"{format_bytes(ds.get('table_bytes', 0))}, {fmt(ds.get('leaf_pages'))} leaf pages, height {ds.get('height')}"),
         ("order", order_text(wl)),
@@ -78,7 +80,10 @@ def run_rows(result: RunResult) -> list[tuple[str, str]]:
     ]
     pred = result.prediction
     if pred:
-        rows.append(("predicted pages read", f"{fmt(pred.reads)} ({pred.model}, error {fmt(pred.error_pct)}%)"))
+        why = pred.data.get("no_error_reason")  # a warm start: no error figure (model.hold_to_measured)
+        rows.append(("predicted pages read", f"{fmt(pred.reads)} ({pred.model}, "
+                     + (f"no error figure: {why})" if why and pred.error_pct is None
+                        else f"error {fmt(pred.error_pct)}%)")))
     return rows
 
 

@@ -58,7 +58,10 @@ class QuietReporter:
         pass
 
 
-def prepare_dataset(server: Server, spec: DatasetSpec, reporter: Reporter) -> DatasetInfo:
+def prepare_dataset(server: Server, spec: DatasetSpec, reporter: Reporter, count_after: bool = False) -> DatasetInfo:
+    """Seed, resume or verify the dataset. count_after: on a server loadgen does not own, count a
+    reused table's rows after the runs (finish_dataset) instead of scanning it now, which would
+    leave it in a pool no resize may empty (dataset.ensure)."""
     conn = server.connect(local_infile=1)
     try:
         room = free_bytes(server.datadir) if server.datadir is not None else None
@@ -67,10 +70,12 @@ def prepare_dataset(server: Server, spec: DatasetSpec, reporter: Reporter) -> Da
             info = usertable.ensure(conn, spec, reporter.seed_progress, room, home)
         else:
             info = dataset.ensure(conn, spec, progress=reporter.seed_progress, free_bytes=room, home=home,
-                                  say=reporter.say)
+                                  say=reporter.say, count_after=count_after and not server.owned)
         info = usertable.apply_query(conn, spec, info)
     finally:
         conn.close()
+    # the table each cold start may read from (a dsn server's shrink evicts only a full pool)
+    server.will_query(info.database, info.table, (info.table_rows or info.rows) / max(1, info.leaf_pages))
     name = f"{info.database}.{info.table}"
     if info.existing:
         reporter.say(f"measuring the existing {name} (read only): {info.table_rows or 0:,} rows (estimate), "
@@ -90,6 +95,25 @@ def prepare_dataset(server: Server, spec: DatasetSpec, reporter: Reporter) -> Da
     if info.query:
         reporter.say(f"query: {info.query} (index {info.index or 'none'}, key {info.key_column})")
     return info
+
+
+def finish_dataset(server: Server, info: DatasetInfo, results: list[RunResult], reporter: Reporter) -> None:
+    """The row count prepare_dataset(count_after=True) left for after the runs: when the table
+    changed, the runs' results are rewritten as incomplete before the error is raised."""
+    if not info.count_after:
+        return
+    conn = server.connect()
+    try:
+        dataset.check_count(conn, info)
+    except LoadgenError as exc:
+        for result in results:
+            result.complete, result.incomplete_reason = False, f"the table changed: {exc.message}"
+            result.prediction = None
+            if result.source is not None:
+                write_result(result.source, result, reporter)
+        raise
+    finally:
+        conn.close()
 
 
 def check_connections(server: Server, threads: int) -> None:
@@ -133,14 +157,13 @@ def run(
     results = []
     with provisioned(server_spec, dataset_spec, reporter.say) as server:
         check_connections(server, threads)  # before seeding, which may take minutes
-        info = prepare_dataset(server, dataset_spec, reporter)
+        info = prepare_dataset(server, dataset_spec, reporter, count_after=True)
         workloads = [usertable.retarget(w, info) for w in workloads]
         for workload, out in zip(workloads, out_paths):
             cold = server.restart_cold()
-            if not cold.cold:
-                reporter.say(f"warning: the pool was not emptied before this run ({cold.note})")
             results.append(measure(server, info, workload, cold, out, sample_interval_s, reporter,
                                    driver=driver, threads=threads, pipeline=pipeline, predict=predict))
+        finish_dataset(server, info, results, reporter)
     return results
 
 
@@ -174,9 +197,16 @@ def measure(
         reporter.say(f"warning: the server kept reading pages in the background "
                      f"({settle['pages_read_while_settling']} in {settle['settle_s']} s); they may count as misses")
     before = take_snapshot(sampler_conn, 0).status
-    verdict = verify_cold(cold, before, flavor.name)
-    if cold.cold and not verdict["cold"]:
-        reporter.say(f"warning: the pool was not cold before this run: {verdict['note']}")
+    table_pages = tablestats.resident_pages(sampler_conn, info.database, info.table, before.get("pages_data"),
+                                            owned=server.owned)
+    if table_pages is not None:  # the indexes the run reads (another index's pages spare it nothing)
+        table_pages = {k: v for k, v in table_pages.items() if k in ("PRIMARY", info.index)}
+    verdict = verify_cold(cold, before, flavor.name, table_pages, info.height)
+    if not verdict["cold"]:
+        reporter.say(f"warning: the run starts warm: {verdict['note']}"
+                     + (f"; to start cold, {verdict['fix']}" if verdict.get("fix") else ""))
+    elif verdict.get("note"):
+        reporter.say(verdict["note"])
     _warn_if_fits(info, before, reporter)
     table_reads = tablestats.TableReads(sampler_conn, info.database, info.table)
     state = DriverState()
@@ -236,30 +266,63 @@ def measure(
 
 
 # Data pages a server holds right after it starts, before any query (docs/mysql-lab.md, "Start-up
-# pages"): MySQL 9.7 955-976 (system tablespace, dictionary, undo), MariaDB 10.11 277. A pool
-# holding more than this before a run holds pages of an earlier one: the run is not cold.
+# pages"): MySQL 9.7 955-976 (system tablespace, dictionary, undo), MariaDB 10.11 277. The fallback
+# test of a cold pool where the table's own pages cannot be read (no PROCESS privilege).
 STARTUP_PAGES_DATA = {"mysql": 1200, "mariadb": 450}
+# Pages of the table a cold server holds right before the first query: the root read when the
+# driver prepares its statement, and on a server loadgen does not own the two descents that read
+# the table's key range (MIN/MAX) after a restart: at most 2 x height + 2, and never fewer than this.
+COLD_TABLE_PAGES_MAX = 4
 
 
-def verify_cold(cold: ColdStart, status: dict, flavor_name: str) -> dict:
-    """Check a cold start against the pool's gauges right before the first query.
+def cold_table_pages_max(height: int) -> int:
+    return max(COLD_TABLE_PAGES_MAX, 2 * height + 2)
+def verify_cold(cold: ColdStart, status: dict, flavor_name: str, table_pages: dict[str, int] | None = None,
+                height: int = 1) -> dict:
+    """Decide from the pool's contents right before the first query whether the run starts cold;
+    the start method's claim (cold.cold) is never taken for it.
 
-    Returns the cold_start fields to record: pages_data/pages_free/pages_total before the run,
-    the start-up allowance, and `cold`, true only when the start method claimed it AND the pool
-    holds no more data pages than a freshly started server does.
+    table_pages: {index: pages} of the indexes the run reads in the pool (tablestats.resident_pages),
+    or None when they could not be read: then a pool holding no more data pages than a freshly
+    started server counts as cold (e.g. a --dsn MySQL right after its restart, whose one-chunk pool
+    no resize can empty).
+
+    Returns the cold_start fields to record: pages_data/pages_free/pages_total before the run, the
+    table's pages in the pool, `cold`, `verified` (what decided it) and, when warm, `note` and
+    `fix` (what makes the next start cold).
     """
     data = status.get("pages_data")
     allowance = STARTUP_PAGES_DATA.get(flavor_name, STARTUP_PAGES_DATA["mysql"])
+    resident = sum(table_pages.values()) if table_pages is not None else None
+    most = cold_table_pages_max(height)
     out = {"pages_data_before": data, "pages_free_before": status.get("pages_free"),
-           "pages_total_before": status.get("pages_total"), "startup_pages_data_max": allowance}
-    if data is None:
-        out.update(cold=False, verified=False, note=cold.note + "; pages_data unknown, not verified")
+           "pages_total_before": status.get("pages_total"), "startup_pages_data_max": allowance,
+           "table_pages_before": resident, "table_pages_cold_max": most}
+    claim = cold.note or cold.method
+    fix = cold.fix or ("remove any --set that loads the pool at start-up (innodb_buffer_pool_load_at_startup)"
+                       if cold.method == "restart" else "")
+    if resident is not None:
+        out["verified"] = "table_pages"
+        if resident <= most:
+            out["cold"] = True
+            if not cold.cold:
+                out["note"] = (f"{claim}; but the pool holds {resident} of the table's pages (as a freshly "
+                               "started server does): it starts cold")
+        else:
+            out.update(cold=False, note=f"{claim}; but the pool holds {resident:,} of the table's pages before "
+                                        "the run: it starts warm", fix=fix)
+    elif data is None:
+        out.update(cold=False, verified=False, note=f"{claim}; neither the table's pages in the pool nor "
+                                                    "pages_data could be read: not verified", fix=fix)
     elif data > allowance:
-        out.update(cold=False, verified=True,
-                   note=f"{cold.note}; but the pool holds {data:,} data pages before the run, more than the "
-                        f"{allowance:,} a freshly started {flavor_name} holds: it started warm")
+        out.update(cold=False, verified="pages_data",
+                   note=f"{claim}; but the pool holds {data:,} data pages before the run, more than the "
+                        f"{allowance:,} a freshly started {flavor_name} holds: it starts warm", fix=fix)
     else:
-        out.update(cold=cold.cold, verified=True)
+        out.update(cold=True, verified="pages_data")
+        if not cold.cold:
+            out["note"] = (f"{claim}; but the pool holds {data:,} data pages, no more than a freshly started "
+                           f"{flavor_name} ({allowance:,}): it starts cold")
     return out
 
 

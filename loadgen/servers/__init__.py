@@ -93,9 +93,10 @@ class ColdStart:
     """How the pool was emptied before a run: the result file reports it."""
 
     method: str  # "restart" | "resize" | "none"
-    cold: bool  # what the method claims; the runner checks it against pages_data before the run
+    cold: bool  # what the method claims; the runner decides from the pool's contents (verify_cold)
     note: str = ""
     details: dict = field(default_factory=dict)  # what an attempt achieved (dsn: sizes, pages_data)
+    fix: str = ""  # what makes the next start cold when this one was not (said when it was warm)
 
 
 @dataclass
@@ -142,6 +143,9 @@ class Server(abc.ABC):
     @abc.abstractmethod
     def restart_cold(self) -> ColdStart:
         """Empty the buffer pool so the next run starts cold."""
+
+    def will_query(self, database: str, table: str, rows_per_leaf: float) -> None:
+        """The table the runs will query (dsn: restart_cold reads some of it so a shrink evicts)."""
 
     def alive(self) -> bool:
         """True while the server process/container runs (dsn: while it answers)."""

@@ -221,3 +221,46 @@ def test_dsn_on_mysql_says_what_the_server_did(raw_container, tmp_path):
         assert tuple(map(int, cur.fetchone())) == (0, 16 << 20)  # both as the server's owner left them
     finally:
         conn.close()
+
+
+def test_dsn_on_mysql_of_one_chunk_is_cold_right_after_a_restart_and_names_the_fix_when_warm(raw_container,
+                                                                                            tmp_path):
+    """A default MySQL pool is one chunk, which no resize can shrink: the start used to be recorded
+    warm even right after a restart. The pool's contents decide: right after a restart it holds
+    none of the table (cold, with an error figure); after a run it holds the table (warm, with
+    the fix named and no error figure)."""
+    container, port, password = raw_container
+    _login(port, password).close()
+    env = {"LOADGEN_PASSWORD": password}
+
+    def dsn(port: int) -> list[str]:
+        return ["--server", "dsn", "--dsn", f"mysql://root@127.0.0.1:{port}/", "--rows", "200k"]
+
+    res = run_loadgen("seed", *dsn(port), env=env)
+    assert res.returncode == 0, res.stderr[-2000:]
+    container.restart(timeout=60)
+    container.reload()
+    port = int(container.attrs["NetworkSettings"]["Ports"]["3306/tcp"][0]["HostPort"])
+    _login(port, password).close()
+
+    out = tmp_path / "after-restart.json"
+    res = run_loadgen("run", *dsn(port), "--variation", "A", "--out", str(out), env=env)
+    assert res.returncode == 0, res.stderr[-2000:]
+    doc = json.loads(out.read_text())
+    cold = doc["server"]["cold_start"]
+    assert cold["pool_bytes_shrunk"] == 16 << 20  # one chunk: the shrink evicted nothing
+    assert cold["cold"] is True and cold["verified"] == "table_pages", cold
+    assert cold["table_pages_before"] <= cold["table_pages_cold_max"]
+    assert "it starts cold" in res.stderr
+    assert doc["buffer_pool"]["pages_read"] >= doc["dataset"]["leaf_pages"]
+    assert doc["prediction"]["error_pct"] is not None
+
+    out = tmp_path / "next.json"
+    res = run_loadgen("run", *dsn(port), "--variation", "A", "--out", str(out), env=env)
+    assert res.returncode == 0, res.stderr[-2000:]
+    doc = json.loads(out.read_text())
+    cold = doc["server"]["cold_start"]
+    assert cold["cold"] is False and cold["table_pages_before"] > cold["table_pages_cold_max"], cold
+    assert "restart the server" in cold["fix"] and "chunk" in cold["fix"]
+    assert "starts warm" in res.stderr and "innodb-buffer-pool-chunk-size" in res.stderr
+    assert doc["prediction"]["error_pct"] is None and "started warm" in doc["prediction"]["no_error_reason"]
