@@ -231,7 +231,7 @@ ProgressFn = Callable[[int, int], None]
 
 def ensure(conn, spec: DatasetSpec, progress: ProgressFn | None = None, free_bytes: int | None = None,
            home: Path | None = None, say: Callable[[str], None] | None = None,
-           count_after: bool = False) -> DatasetInfo:
+           count_after: bool = False, may_seed: str | None = None) -> DatasetInfo:
     """Make `database.message` hold exactly spec's rows: verify, resume, or seed from scratch.
 
     Args:
@@ -246,11 +246,13 @@ def ensure(conn, spec: DatasetSpec, progress: ProgressFn | None = None, free_byt
             rows are counted after the runs (check_count), not by a scan now: on a server loadgen
             cannot restart and no resize can empty (MySQL's one-chunk pool) that scan would leave
             the table in the pool, and no run could start cold.
+        may_seed: None, or why this server may not be written to (another job keeps it up): then
+            a table that would need seeding is refused, and nothing is created.
     Returns:
         DatasetInfo with the table's geometry.
     """
     try:
-        return _ensure(conn, spec, progress, free_bytes, home, say or (lambda _: None), count_after)
+        return _ensure(conn, spec, progress, free_bytes, home, say or (lambda _: None), count_after, may_seed)
     except LoadgenError:
         raise
     except Exception as exc:  # noqa: BLE001 - only the driver's errors are turned into one line
@@ -275,10 +277,14 @@ def _is_driver_error(exc: BaseException) -> bool:
 
 
 def _ensure(conn, spec: DatasetSpec, progress: ProgressFn | None, free_bytes: int | None, home: Path | None,
-            say: Callable[[str], None], count_after: bool = False) -> DatasetInfo:
+            say: Callable[[str], None], count_after: bool = False, may_seed: str | None = None) -> DatasetInfo:
     database = spec.database
     identity = {k: str(v) for k, v in _identity(spec).items()}
-    meta, same = open_meta(conn, database, identity)
+    if may_seed is None:
+        meta, same = open_meta(conn, database, identity)
+    else:  # read only: not even the database or the meta table is created
+        meta = _read_meta(conn, database) or {}
+        same = all(meta.get(k) == v for k, v in identity.items())
     exists = _table_exists(conn, database)
 
     if exists and same and meta.get("complete") == "1":
@@ -299,8 +305,13 @@ def _ensure(conn, spec: DatasetSpec, progress: ProgressFn | None, free_bytes: in
         # Meta says complete but the table disagrees: someone changed it. Start over.
         where = f" in {home}" if home is not None else ""
         held = f"{count:,} rows" if count is not None else "rows"
+        if may_seed is not None:
+            raise refuse_seed(spec, may_seed, f"holds {held} (ids {min_id}..{max_id}), not {spec.rows:,}")
         say(f"the cached {database}.{TABLE}{where} holds {held} (ids {min_id}..{max_id}), "
             f"not {spec.rows:,}: seeding it again")
+    elif may_seed is not None:
+        raise refuse_seed(spec, may_seed, "is not there" if not exists else
+                          "is not complete" if same else f"holds another dataset ({meta.get('rows', '?')} rows)")
     if exists and not meta:
         raise SeedError(
             f"{database}.{TABLE} exists but was not created by loadgen",
@@ -336,6 +347,16 @@ def _ensure(conn, spec: DatasetSpec, progress: ProgressFn | None, free_bytes: in
     checksum = db.query_all(conn, f"CHECKSUM TABLE `{database}`.`{TABLE}`")[0][1]
     _write_meta(conn, database, {"complete": 1, "height": info.height, "row_count": count, "checksum": checksum})
     return info
+
+
+def refuse_seed(spec, why: str, state: str) -> LoadgenError:
+    """The error for a dataset that would have to be seeded into a server this job may not write."""
+    from .errors import ProvisionError
+
+    name = f"{spec.database}.{getattr(spec, 'table', None) or TABLE}"
+    return ProvisionError(f"{name} ({spec.rows:,} rows) {state} on {why}: loadgen does not seed into it",
+                          "use the rows that server holds (--rows, --schema as there), seed it from the job that "
+                          "keeps it up, or give this job a state directory of its own (LOADGEN_STATE_DIR)")
 
 
 def check_count(conn, info: DatasetInfo) -> None:

@@ -66,11 +66,15 @@ def prepare_dataset(server: Server, spec: DatasetSpec, reporter: Reporter, count
     try:
         room = free_bytes(server.datadir) if server.datadir is not None else None
         home = getattr(server, "home", None)
+        # another job's up server is used as it holds it: never seeded into (servers/state.py)
+        may_seed = (f"the server from `loadgen up`, kept up by another job ({server.foreign_owner})"
+                    if server.foreign_owner else None)
         if spec.existing or spec.custom:  # your own table (usertable.py), else one of schema/
-            info = usertable.ensure(conn, spec, reporter.seed_progress, room, home)
+            info = usertable.ensure(conn, spec, reporter.seed_progress, room, home, may_seed=may_seed)
         else:
             info = dataset.ensure(conn, spec, progress=reporter.seed_progress, free_bytes=room, home=home,
-                                  say=reporter.say, count_after=count_after and not server.owned)
+                                  say=reporter.say, count_after=count_after and not server.owned,
+                                  may_seed=may_seed)
         info = usertable.apply_query(conn, spec, info)
     finally:
         conn.close()

@@ -140,13 +140,15 @@ def _meta_identity(spec, table: str) -> dict[str, str]:
             "seed": str(spec.seed), "generator": f"t{tablegen.GENERATOR_VERSION}", "table": table}
 
 
-def ensure(conn, spec, progress=None, free_bytes: int | None = None, home: Path | None = None):
+def ensure(conn, spec, progress=None, free_bytes: int | None = None, home: Path | None = None,
+           may_seed: str | None = None):
     """dataset.ensure for your own table: seed a schema file's table, or inspect an existing one.
-    The server's errors become one-line LoadgenErrors that never advise dropping the user's data."""
+    The server's errors become one-line LoadgenErrors that never advise dropping the user's data.
+    may_seed: None, or why this server may not be written to (dataset.ensure)."""
     try:
         if spec.existing:
             return inspect_existing(conn, spec)
-        return ensure_seeded(conn, spec, progress, free_bytes, home)
+        return ensure_seeded(conn, spec, progress, free_bytes, home, may_seed)
     except LoadgenError:
         raise
     except Exception as exc:  # noqa: BLE001 - only the driver's errors become one line
@@ -165,22 +167,30 @@ def ensure(conn, spec, progress=None, free_bytes: int | None = None, home: Path 
                         f"drop the database {spec.database} (loadgen's own) and re-run") from None
 
 
-def ensure_seeded(conn, spec, progress=None, free_bytes: int | None = None, home: Path | None = None):
+def ensure_seeded(conn, spec, progress=None, free_bytes: int | None = None, home: Path | None = None,
+                  may_seed: str | None = None):
     """Make spec's schema file's queried table hold exactly spec.rows generated rows: verify,
     resume, or create and seed. Returns a DatasetInfo."""
-    from .dataset import _write_meta, open_meta
+    from .dataset import _read_meta, _write_meta, open_meta, refuse_seed
 
     schema = read_schema_file(Path(spec.schema))
     table = queried_table(schema, spec.table)
     database = spec.database
     ident(database, "--database")
     identity = _meta_identity(spec, table)
-    meta, same = open_meta(conn, database, identity)
+    if may_seed is None:
+        meta, same = open_meta(conn, database, identity)
+    else:  # read only: not even the database or the meta table is created
+        meta = _read_meta(conn, database) or {}
+        same = all(meta.get(k) == v for k, v in identity.items())
     exists = _table_exists(conn, database, table)
     if exists and same and meta.get("complete") == "1":
         if _count(conn, database, table) == spec.rows:
             shape = reflect(_borrow(conn), database, table)
             return table_info(conn, spec, shape, seeded=False)
+    if may_seed is not None:
+        raise refuse_seed(dataclasses.replace(spec, table=table), may_seed,
+                          "is not there" if not exists else "is not as the schema file and --rows make it")
     if exists and not meta:
         raise SeedError(f"{database}.{table} exists but was not created by loadgen",
                         "point loadgen at another database with --database, or drop the table yourself")

@@ -55,6 +55,7 @@ class DsnServer(Server):
         self.pool_bytes = pool_bytes
         self.say = say or (lambda _msg: None)
         self.fill_scan: tuple[str, str, float] | None = None  # (database, table, rows per leaf)
+        self.pool_bytes_seen: int | None = None
 
     def will_query(self, database: str, table: str, rows_per_leaf: float) -> None:
         self.fill_scan = (database, table, max(1.0, rows_per_leaf))
@@ -65,6 +66,7 @@ class DsnServer(Server):
             self.flavor = db.server_flavor(conn)
             if self.pool_bytes:
                 self._resize(conn, self.pool_bytes)
+            self.pool_bytes_seen = _pool_size(conn)  # for the line that says which server this is
         finally:
             conn.close()
 

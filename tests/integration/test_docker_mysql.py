@@ -264,3 +264,20 @@ def test_dsn_on_mysql_of_one_chunk_is_cold_right_after_a_restart_and_names_the_f
     assert "restart the server" in cold["fix"] and "chunk" in cold["fix"]
     assert "starts warm" in res.stderr and "innodb-buffer-pool-chunk-size" in res.stderr
     assert doc["prediction"]["error_pct"] is None and "started warm" in doc["prediction"]["no_error_reason"]
+
+
+def test_auto_prefers_a_built_image_that_is_here_and_names_it(engine, mysql_image, no_new_containers):
+    """--server auto used the local MariaDB while a built loadgen/mysql image sat there (only the
+    default mysql:8.4, absent and not pullable offline, was looked for)."""
+    from loadgen.servers.engine import DEFAULT_IMAGE, image_flavor
+
+    try:
+        engine.images.get(DEFAULT_IMAGE)
+        expected = DEFAULT_IMAGE  # the default itself is here: it comes first
+    except Exception:  # noqa: BLE001 - absent, as on an offline host
+        expected = mysql_image
+    flavor = image_flavor(engine, expected)
+    res = run_loadgen("seed", "--pool", "16M", "--rows", "1000")
+    assert res.returncode == 0, res.stderr[-2000:]
+    said = " ".join(res.stderr.split())
+    assert f"--server auto: using docker, {flavor.name} {flavor.version} in image {expected} (present here)" in said
