@@ -11,7 +11,7 @@ import os
 import random
 import re
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from importlib import resources
 from pathlib import Path
 from typing import Callable, Iterator
@@ -101,14 +101,18 @@ class DatasetInfo:
     index: str | None = None  # the index the query reads, from EXPLAIN
     index_only: bool = False  # EXPLAIN says "Using index": the query never reads the row
     existing: bool = False  # --table: a table loadgen did not create and never writes
+    # A table whose keys have gaps (usertable.read_keys): the keys the order's ids 1..rows stand
+    # for, in key order, and how they were read: {key_span, keys, every} (every k-th key kept).
+    key_map: object = None  # array('Q'); not in the result file
+    key_gaps: dict | None = None
     # A reused table whose rows are counted after the runs (ensure(count_after=True)), not in
     # the result file.
     count_after: bool = False
 
     def to_dict(self) -> dict:
-        d = asdict(self)
-        d.pop("count_after")
-        return d
+        # not asdict: it would deep-copy the key map (up to 64 MiB)
+        return {f.name: (dict(v) if isinstance(v := getattr(self, f.name), dict) else v)
+                for f in fields(self) if f.name not in ("key_map", "count_after")}
 
 
 def schema_dir() -> Path:

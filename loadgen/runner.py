@@ -81,7 +81,14 @@ def prepare_dataset(server: Server, spec: DatasetSpec, reporter: Reporter, count
     # the table each cold start may read from (a dsn server's shrink evicts only a full pool)
     server.will_query(info.database, info.table, (info.table_rows or info.rows) / max(1, info.leaf_pages))
     name = f"{info.database}.{info.table}"
-    if info.existing:
+    if info.existing and info.key_gaps:
+        g = info.key_gaps
+        every = f", 1 key in {g['every']:,} kept" if g["every"] > 1 else ""
+        reporter.say(f"measuring the existing {name} (read only): {g['keys']:,} rows with keys "
+                     f"{info.key_offset + 1:,}..{info.key_offset + g['key_span']:,} (gaps: the order runs over the "
+                     f"{g['keys']:,} keys that exist, read in one pass{every}), {format_bytes(info.table_bytes)}, "
+                     f"{info.leaf_pages:,} leaf pages, height {info.height}")
+    elif info.existing:
         reporter.say(f"measuring the existing {name} (read only): {info.table_rows or 0:,} rows (estimate), "
                      f"keys {info.key_offset + 1:,}..{info.key_offset + info.rows:,}, "
                      f"{format_bytes(info.table_bytes)}, {info.leaf_pages:,} leaf pages, height {info.height}")
@@ -185,10 +192,16 @@ def measure(
     predict: Predict | None = None,
 ) -> RunResult:
     """Drive one workload with the sampler on; write the result; raise if it did not complete."""
-    if workload.order == "trace" and info.key_offset:  # a trace's keys are the table's own
-        workload = dataclasses.replace(workload, trace_key_min=info.key_offset + 1)
+    key_map = info.key_map
+    if workload.order == "trace" and (info.key_offset or key_map is not None):
+        # a trace's keys are the table's own, queried as they are (gaps and all)
+        span = info.key_gaps["key_span"] if key_map is not None else workload.rows
+        workload = dataclasses.replace(workload, trace_key_min=info.key_offset + 1, rows=span)
+        if key_map is not None:
+            key_map, predict = None, None  # the model places keys by their rank among those that exist
+            reporter.say("note: no prediction: a trace replays its own keys, and this table's keys have gaps")
     drive = Drive(server, info.database, workload, driver, threads, query=info.query, key_offset=info.key_offset,
-                  pipeline=pipeline)
+                  pipeline=pipeline, key_map=key_map)
     try:
         sampler_conn = server.connect()
     except BaseException:
@@ -233,6 +246,9 @@ def measure(
             sampler_conn.close()
         except Exception:  # noqa: BLE001 - the server may be gone
             pass
+    if state.empty:
+        reporter.say(f"warning: {state.empty:,} of {state.queries:,} lookups ({state.empty / state.queries:.1%}) "
+                     "found no row")
     reason = None
     if interrupted:
         reason = "interrupted"
@@ -408,6 +424,9 @@ def _result(server, flavor, variables, cold, info, workload, state, sampler, las
         result={
             "queries": queries,
             "rows_returned": state.rows,
+            # lookups that returned no row: keys the table does not hold (a trace's, or a --query
+            # that matches nothing for some keys)
+            "empty_lookups": state.empty,
             "elapsed_s": round(elapsed, 3),
             "qps": round(queries / elapsed, 1) if elapsed > 0 else None,
             "latency_us": {k: v for k, v in latency.to_dict().items() if k != "count"},
