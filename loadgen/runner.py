@@ -215,7 +215,7 @@ def measure(
                      f"({settle['pages_read_while_settling']} in {settle['settle_s']} s); they may count as misses")
     before = take_snapshot(sampler_conn, 0).status
     table_pages = tablestats.resident_pages(sampler_conn, info.database, info.table, before.get("pages_data"),
-                                            owned=server.owned)
+                                            owned=server.owned and server.foreign_owner is None)
     if table_pages is not None:  # the indexes the run reads (another index's pages spare it nothing)
         table_pages = {k: v for k, v in table_pages.items() if k in ("PRIMARY", info.index)}
     verdict = verify_cold(cold, before, flavor.name, table_pages, info.height)

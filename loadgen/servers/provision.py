@@ -35,6 +35,9 @@ def choose_provider(spec: ServerSpec, say: Say = _quiet) -> str:
         return spec.provider
     from .engine import auto_choice
 
+    if spec.mysqld:  # a binary was named: the local server it is
+        return "local"
+
     image, flavor, reason = auto_choice(spec.image)
     if image is not None:
         spec.image = image

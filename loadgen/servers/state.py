@@ -34,8 +34,8 @@ def save(state: dict) -> None:
     saves the new pid or port, not a new owner)."""
     if "owner" not in state:
         old = load() or {}
-        same = old.get("provider") == state.get("provider") and (
-            old.get("home") == state.get("home") or old.get("volume") == state.get("volume"))
+        where = "home" if state.get("provider") == "local" else "volume"  # the server's own datadir
+        same = old.get("provider") == state.get("provider") and old.get(where) == state.get(where)
         state = {**state, "owner": old["owner"] if same and old.get("owner") else current_owner()}
     write_json_atomic(state_file(), state)
     os.chmod(state_file(), 0o600)

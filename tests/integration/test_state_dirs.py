@@ -93,12 +93,3 @@ def test_a_shared_state_dir_lends_the_up_server_as_it_is_and_never_restarts_seed
         a("down")
     assert not our_server_pids()
 
-
-def test_the_state_lives_under_the_cache_dir_when_only_that_is_set(monkeypatch, tmp_path):
-    from loadgen import paths
-
-    monkeypatch.delenv("LOADGEN_STATE_DIR", raising=False)
-    monkeypatch.setenv("LOADGEN_CACHE_DIR", str(tmp_path / "cache"))
-    assert paths.state_dir() == tmp_path / "cache" / "state"
-    monkeypatch.setenv("LOADGEN_STATE_DIR", str(tmp_path / "state"))
-    assert paths.state_dir() == tmp_path / "state"
