@@ -308,8 +308,8 @@ def verify_cold(cold: ColdStart, status: dict, flavor_name: str, table_pages: di
     no resize can empty).
 
     Returns the cold_start fields to record: pages_data/pages_free/pages_total before the run, the
-    table's pages in the pool, `cold`, `verified` (what decided it) and, when warm, `note` and
-    `fix` (what makes the next start cold).
+    table's pages in the pool, `cold`, `verified` and `verified_by` (what decided it:
+    table_pages or pages_data) and, when warm, `note` and `fix` (what makes the next start cold).
     """
     data = status.get("pages_data")
     allowance = STARTUP_PAGES_DATA.get(flavor_name, STARTUP_PAGES_DATA["mysql"])
@@ -322,7 +322,7 @@ def verify_cold(cold: ColdStart, status: dict, flavor_name: str, table_pages: di
     fix = cold.fix or ("remove any --set that loads the pool at start-up (innodb_buffer_pool_load_at_startup)"
                        if cold.method == "restart" else "")
     if resident is not None:
-        out["verified"] = "table_pages"
+        out.update(verified=True, verified_by="table_pages")
         if resident <= most:
             out["cold"] = True
             if not cold.cold:
@@ -332,14 +332,14 @@ def verify_cold(cold: ColdStart, status: dict, flavor_name: str, table_pages: di
             out.update(cold=False, note=f"{claim}; but the pool holds {resident:,} of the table's pages before "
                                         "the run: it starts warm", fix=fix)
     elif data is None:
-        out.update(cold=False, verified=False, note=f"{claim}; neither the table's pages in the pool nor "
+        out.update(cold=False, verified=False, verified_by=None, note=f"{claim}; neither the table's pages in the pool nor "
                                                     "pages_data could be read: not verified", fix=fix)
     elif data > allowance:
-        out.update(cold=False, verified="pages_data",
+        out.update(cold=False, verified=True, verified_by="pages_data",
                    note=f"{claim}; but the pool holds {data:,} data pages before the run, more than the "
                         f"{allowance:,} a freshly started {flavor_name} holds: it starts warm", fix=fix)
     else:
-        out.update(cold=True, verified="pages_data")
+        out.update(cold=True, verified=True, verified_by="pages_data")
         if not cold.cold:
             out["note"] = (f"{claim}; but the pool holds {data:,} data pages, no more than a freshly started "
                            f"{flavor_name} ({allowance:,}): it starts cold")

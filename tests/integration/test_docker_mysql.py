@@ -249,7 +249,7 @@ def test_dsn_on_mysql_of_one_chunk_is_cold_right_after_a_restart_and_names_the_f
     doc = json.loads(out.read_text())
     cold = doc["server"]["cold_start"]
     assert cold["pool_bytes_shrunk"] == 16 << 20  # one chunk: the shrink evicted nothing
-    assert cold["cold"] is True and cold["verified"] == "table_pages", cold
+    assert cold["cold"] is True and cold["verified_by"] == "table_pages", cold
     assert cold["table_pages_before"] <= cold["table_pages_cold_max"]
     assert "it starts cold" in res.stderr
     assert doc["buffer_pool"]["pages_read"] >= doc["dataset"]["leaf_pages"]

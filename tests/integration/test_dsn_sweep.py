@@ -49,7 +49,7 @@ def test_sweep_over_two_pools_on_a_dsn_server_resizes_it_and_starts_each_run_rea
         assert run["kind"] == "run" and run["server"]["provider"] == "dsn"
         cold = run["server"]["cold_start"]
         assert run["buffer_pool"]["pages_read"] >= run["dataset"]["leaf_pages"], (p, cold)
-        assert cold["method"] == "resize" and cold["verified"] == "table_pages", cold
+        assert cold["method"] == "resize" and cold["verified_by"] == "table_pages", cold
         assert cold["cold"] is True and cold["table_pages_before"] <= cold["table_pages_cold_max"], cold
         assert run["prediction"]["error_pct"] is not None
         assert p["started_cold"] is True
@@ -72,7 +72,7 @@ def test_a_run_whose_table_stays_in_the_pool_is_recorded_warm_without_an_error_f
     assert res.returncode == 0, res.stderr[-2000:]
     doc = json.loads(out.read_text())
     cold = doc["server"]["cold_start"]
-    assert cold["cold"] is False and cold["verified"] == "table_pages", cold
+    assert cold["cold"] is False and cold["verified_by"] == "table_pages", cold
     assert cold["table_pages_before"] > cold["table_pages_cold_max"]
     assert "restart the server" in cold["fix"]
     assert "starts warm" in res.stderr and "restart the server" in res.stderr

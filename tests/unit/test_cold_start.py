@@ -14,13 +14,13 @@ KEPT = ColdStart("resize", False, "the server kept its pool at 16 MiB when asked
 def test_a_pool_that_holds_none_of_the_table_is_cold_whatever_the_method_claimed():
     # --dsn on MySQL right after a restart: one chunk cannot shrink, yet the pool is a fresh one
     v = verify_cold(KEPT, MYSQL_AFTER_RESTART, "mysql", {"PRIMARY": 1}, height=3)
-    assert v["cold"] is True and v["verified"] == "table_pages" and v["table_pages_before"] == 1
+    assert v["cold"] is True and v["verified_by"] == "table_pages" and v["table_pages_before"] == 1
     assert "it starts cold" in v["note"] and "fix" not in v
 
 
 def test_without_the_tables_pages_a_pool_in_its_start_up_state_is_cold():
     v = verify_cold(KEPT, MYSQL_AFTER_RESTART, "mysql", None)
-    assert v["cold"] is True and v["verified"] == "pages_data"
+    assert v["cold"] is True and v["verified_by"] == "pages_data"
 
 
 def test_a_pool_holding_the_table_is_warm_whatever_the_method_claimed_and_names_the_fix():
