@@ -11,7 +11,7 @@ import os
 import random
 import re
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from importlib import resources
 from pathlib import Path
 from typing import Callable, Iterator
@@ -103,9 +103,18 @@ class DatasetInfo:
     existing: bool = False  # --table: a table loadgen did not create and never writes
     # The server's sizes could not hold the rows (stale statistics): what was estimated instead.
     stats_note: str | None = None
+    # A table whose keys have gaps (usertable.read_keys): the keys the order's ids 1..rows stand
+    # for, in key order, and how they were read: {key_span, keys, every} (every k-th key kept).
+    key_map: object = None  # array('Q'); not in the result file
+    key_gaps: dict | None = None
+    # A reused table whose rows are counted after the runs (ensure(count_after=True)), not in
+    # the result file.
+    count_after: bool = False
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        # not asdict: it would deep-copy the key map (up to 64 MiB)
+        return {f.name: (dict(v) if isinstance(v := getattr(self, f.name), dict) else v)
+                for f in fields(self) if f.name not in ("key_map", "count_after")}
 
 
 def schema_dir() -> Path:
@@ -226,7 +235,8 @@ ProgressFn = Callable[[int, int], None]
 
 
 def ensure(conn, spec: DatasetSpec, progress: ProgressFn | None = None, free_bytes: int | None = None,
-           home: Path | None = None, say: Callable[[str], None] | None = None) -> DatasetInfo:
+           home: Path | None = None, say: Callable[[str], None] | None = None,
+           count_after: bool = False, may_seed: str | None = None) -> DatasetInfo:
     """Make `database.message` hold exactly spec's rows: verify, resume, or seed from scratch.
 
     Args:
@@ -237,11 +247,17 @@ def ensure(conn, spec: DatasetSpec, progress: ProgressFn | None = None, free_byt
             files live in its tmp/ (else in the cache directory's tmp/).
         say: tells the user when a damaged cached table is seeded again, and at once when seeding
             falls back to INSERTs (local_infile=OFF).
+        count_after: a complete table is checked by its key range now (two index dives) and its
+            rows are counted after the runs (check_count), not by a scan now: on a server loadgen
+            cannot restart and no resize can empty (MySQL's one-chunk pool) that scan would leave
+            the table in the pool, and no run could start cold.
+        may_seed: None, or why this server may not be written to (another job keeps it up): then
+            a table that would need seeding is refused, and nothing is created.
     Returns:
         DatasetInfo with the table's geometry.
     """
     try:
-        return _ensure(conn, spec, progress, free_bytes, home, say or (lambda _: None))
+        return _ensure(conn, spec, progress, free_bytes, home, say or (lambda _: None), count_after, may_seed)
     except LoadgenError as exc:
         if db.interrupted(exc):  # a cleanup's error after Ctrl-C/SIGTERM: it was an interruption
             raise KeyboardInterrupt from None
@@ -273,23 +289,41 @@ def _is_driver_error(exc: BaseException) -> bool:
 
 
 def _ensure(conn, spec: DatasetSpec, progress: ProgressFn | None, free_bytes: int | None, home: Path | None,
-            say: Callable[[str], None]) -> DatasetInfo:
+            say: Callable[[str], None], count_after: bool = False, may_seed: str | None = None) -> DatasetInfo:
     database = spec.database
     identity = {k: str(v) for k, v in _identity(spec).items()}
-    meta, same = open_meta(conn, database, identity)
+    if may_seed is None:
+        meta, same = open_meta(conn, database, identity)
+    else:  # read only: not even the database or the meta table is created
+        meta = _read_meta(conn, database) or {}
+        same = all(meta.get(k) == v for k, v in identity.items())
     exists = _table_exists(conn, database)
 
     if exists and same and meta.get("complete") == "1":
-        # One scan of the table: rows deleted, added or a damaged page show up here (MAX(id)
-        # alone let a half-deleted table through). The checksum is recorded for `CHECKSUM TABLE`.
-        count, min_id, max_id = db.query_all(
-            conn, f"SELECT COUNT(*), MIN(id), MAX(id) FROM `{database}`.`{TABLE}`")[0]
-        if (count, min_id, max_id) == (spec.rows, 1, spec.rows):
-            return _info(conn, spec, meta, seeded=False)
+        if count_after:
+            min_id, max_id = db.query_all(conn, f"SELECT MIN(id), MAX(id) FROM `{database}`.`{TABLE}`")[0]
+            count = None
+            if (min_id, max_id) == (1, spec.rows):
+                info = _info(conn, spec, meta, seeded=False)
+                info.count_after = True
+                return info
+        else:
+            # One scan of the table: rows deleted, added or a damaged page show up here (MAX(id)
+            # alone let a half-deleted table through). The checksum is recorded for `CHECKSUM TABLE`.
+            count, min_id, max_id = db.query_all(
+                conn, f"SELECT COUNT(*), MIN(id), MAX(id) FROM `{database}`.`{TABLE}`")[0]
+            if (count, min_id, max_id) == (spec.rows, 1, spec.rows):
+                return _info(conn, spec, meta, seeded=False)
         # Meta says complete but the table disagrees: someone changed it. Start over.
         where = f" in {home}" if home is not None else ""
-        say(f"the cached {database}.{TABLE}{where} holds {count:,} rows (ids {min_id}..{max_id}), "
+        held = f"{count:,} rows" if count is not None else "rows"
+        if may_seed is not None:
+            raise refuse_seed(spec, may_seed, f"holds {held} (ids {min_id}..{max_id}), not {spec.rows:,}")
+        say(f"the cached {database}.{TABLE}{where} holds {held} (ids {min_id}..{max_id}), "
             f"not {spec.rows:,}: seeding it again")
+    elif may_seed is not None:
+        raise refuse_seed(spec, may_seed, "is not there" if not exists else
+                          "is not complete" if same else f"holds another dataset ({meta.get('rows', '?')} rows)")
     if exists and not meta:
         raise SeedError(
             f"{database}.{TABLE} exists but was not created by loadgen",
@@ -327,6 +361,28 @@ def _ensure(conn, spec: DatasetSpec, progress: ProgressFn | None, free_bytes: in
     checksum = db.query_all(conn, f"CHECKSUM TABLE `{database}`.`{TABLE}`")[0][1]
     _write_meta(conn, database, {"complete": 1, "height": info.height, "row_count": count, "checksum": checksum})
     return info
+
+
+def refuse_seed(spec, why: str, state: str) -> LoadgenError:
+    """The error for a dataset that would have to be seeded into a server this job may not write."""
+    from .errors import ProvisionError
+
+    name = f"{spec.database}.{getattr(spec, 'table', None) or TABLE}"
+    return ProvisionError(f"{name} ({spec.rows:,} rows) {state} on {why}: loadgen does not seed into it",
+                          "use the rows that server holds (--rows, --schema as there), seed it from the job that "
+                          "keeps it up, or give this job a state directory of its own (LOADGEN_STATE_DIR)")
+
+
+def check_count(conn, info: DatasetInfo) -> None:
+    """The count ensure(count_after=True) left for after the runs. A table that changed is marked
+    incomplete, so the next run seeds it again, and reported (SeedError)."""
+    count = db.query_value(conn, f"SELECT COUNT(*) FROM `{info.database}`.`{TABLE}`")
+    if count == info.rows:
+        return
+    _write_meta(conn, info.database, {"complete": 0, "rows": "changed"})  # not a prefix to resume: seed anew
+    raise SeedError(f"{info.database}.{TABLE} holds {count:,} rows, not {info.rows:,}: it was changed, and the "
+                    "runs measured the changed table (their results are marked incomplete)",
+                    "re-run: loadgen seeds the table again")
 
 
 def _create_table(conn, spec: DatasetSpec) -> None:

@@ -326,7 +326,8 @@ def lrusim_mattson(trace, workload: tuple | None, n_pages: int) -> bytes:
 # -- the query loop (native/querydrv.c; loadgen/drivers/native.py drives it) ---------------------
 class QueryRun(NamedTuple):
     """What one call of the C query loop did: queries run, rows fetched, their time in total and
-    at the extremes, the running row digest, and the error (0, "" when none) that stopped it."""
+    at the extremes, the running row digest, the error (0, "" when none) that stopped it, and the
+    queries that returned no row (lookups of keys that are not there)."""
 
     done: int
     rows: int
@@ -336,6 +337,7 @@ class QueryRun(NamedTuple):
     digest: int
     err: int
     message: str
+    empty: int
 
 
 class QueryTotals(NamedTuple):
@@ -348,6 +350,7 @@ class QueryTotals(NamedTuple):
     min_ns: int
     max_ns: int
     digest: int
+    empty: int
 
 
 def query_totals(handle) -> QueryTotals:

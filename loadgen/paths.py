@@ -23,10 +23,17 @@ def cache_dir() -> Path:
 
 
 def state_dir() -> Path:
-    """$LOADGEN_STATE_DIR, else $XDG_STATE_HOME/loadgen, else ~/.local/state/loadgen (root:
-    /var/lib/loadgen)."""
+    """$LOADGEN_STATE_DIR, else $LOADGEN_CACHE_DIR/state, else $XDG_STATE_HOME/loadgen, else
+    ~/.local/state/loadgen (root: /var/lib/loadgen).
+
+    The server `loadgen up` keeps belongs to this directory: a job that sets only its own
+    LOADGEN_CACHE_DIR gets a state of its own too, and never finds (and restarts, or seeds into)
+    the up server of another job on the machine (issue #18: as root both used /var/lib/loadgen).
+    """
     if os.environ.get("LOADGEN_STATE_DIR"):
         return _directory(Path(os.environ["LOADGEN_STATE_DIR"]), "LOADGEN_STATE_DIR")
+    if os.environ.get("LOADGEN_CACHE_DIR"):
+        return _directory(Path(os.environ["LOADGEN_CACHE_DIR"]) / "state", "LOADGEN_CACHE_DIR")
     if os.geteuid() == 0 and not os.environ.get("XDG_STATE_HOME"):
         return _directory(ROOT_STATE_DIR, "the state directory")
     base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")

@@ -113,8 +113,10 @@ def run_rows(result: RunResult) -> list[tuple[str, str]]:
         ("buffer pool", f"{nf.size(srv.get('innodb_buffer_pool_size'))} "
                         f"({nf.count(bp.get('pages_total'))} pages), start: {cold.get('method')}, "
                         + ("cold" if cold.get("cold") else "NOT cold")
-                        + (f" ({nf.count(cold.get('pages_data_before'))} data pages before the run)"
-                           if cold.get("pages_data_before") is not None else "")),
+                        + (f" ({nf.count(cold.get('pages_data_before'))} data pages"
+                           + (f", {nf.count(cold['table_pages_before'])} of the table's,"
+                              if cold.get("table_pages_before") is not None else "")
+                           + " before the run)" if cold.get("pages_data_before") is not None else "")),
         ("table", dataset_text(ds)),
         ("order", order_text(wl)),
         ("queries", f"{nf.count(res.get('queries'))} of {nf.count(wl.get('queries'))}"
@@ -131,7 +133,10 @@ def run_rows(result: RunResult) -> list[tuple[str, str]]:
         rows.append(("host", host_text(result.host)))
     pred = result.prediction
     if pred:
-        rows.append(("predicted pages read", f"{nf.count(pred.reads)} ({pred.model}, error {nf.change(pred.error_pct)})"))
+        why = pred.data.get("no_error_reason")  # a warm start: no error figure (model.hold_to_measured)
+        rows.append(("predicted pages read", f"{nf.count(pred.reads)} ({pred.model}, "
+                     + (f"no error figure: {why})" if why and pred.error_pct is None
+                        else f"error {nf.change(pred.error_pct)})")))
     return rows
 
 

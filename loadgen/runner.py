@@ -58,23 +58,39 @@ class QuietReporter:
         pass
 
 
-def prepare_dataset(server: Server, spec: DatasetSpec, reporter: Reporter) -> DatasetInfo:
+def prepare_dataset(server: Server, spec: DatasetSpec, reporter: Reporter, count_after: bool = False) -> DatasetInfo:
+    """Seed, resume or verify the dataset. count_after: on a server loadgen does not own, count a
+    reused table's rows after the runs (finish_dataset) instead of scanning it now, which would
+    leave it in a pool no resize may empty (dataset.ensure)."""
     conn = server.connect(local_infile=1)
     try:
         room = free_bytes(server.datadir) if server.datadir is not None else None
         home = getattr(server, "home", None)
+        # another job's up server is used as it holds it: never seeded into (servers/state.py)
+        may_seed = (f"the server from `loadgen up`, kept up by another job ({server.foreign_owner})"
+                    if server.foreign_owner else None)
         if spec.existing or spec.custom:  # your own table (usertable.py), else one of schema/
-            info = usertable.ensure(conn, spec, reporter.seed_progress, room, home)
+            info = usertable.ensure(conn, spec, reporter.seed_progress, room, home, may_seed=may_seed)
         else:
             info = dataset.ensure(conn, spec, progress=reporter.seed_progress, free_bytes=room, home=home,
-                                  say=reporter.say)
+                                  say=reporter.say, count_after=count_after and not server.owned,
+                                  may_seed=may_seed)
         info = usertable.apply_query(conn, spec, info)
     finally:
         conn.close()
+    # the table each cold start may read from (a dsn server's shrink evicts only a full pool)
+    server.will_query(info.database, info.table, (info.table_rows or info.rows) / max(1, info.leaf_pages))
     name = f"{info.database}.{info.table}"
     if info.stats_note:
         reporter.say(f"warning: {info.stats_note}")
-    if info.existing:
+    if info.existing and info.key_gaps:
+        g = info.key_gaps
+        every = f", 1 key in {g['every']:,} kept" if g["every"] > 1 else ""
+        reporter.say(f"measuring the existing {name} (read only): {g['keys']:,} rows with keys "
+                     f"{info.key_offset + 1:,}..{info.key_offset + g['key_span']:,} (gaps: the order runs over the "
+                     f"{g['keys']:,} keys that exist, read in one pass{every}), {format_bytes(info.table_bytes)}, "
+                     f"{info.leaf_pages:,} leaf pages, height {info.height}")
+    elif info.existing:
         reporter.say(f"measuring the existing {name} (read only): {info.table_rows or 0:,} rows (estimate), "
                      f"keys {info.key_offset + 1:,}..{info.key_offset + info.rows:,}, "
                      f"{format_bytes(info.table_bytes)}, {info.leaf_pages:,} leaf pages, height {info.height}")
@@ -92,6 +108,25 @@ def prepare_dataset(server: Server, spec: DatasetSpec, reporter: Reporter) -> Da
     if info.query:
         reporter.say(f"query: {info.query} (index {info.index or 'none'}, key {info.key_column})")
     return info
+
+
+def finish_dataset(server: Server, info: DatasetInfo, results: list[RunResult], reporter: Reporter) -> None:
+    """The row count prepare_dataset(count_after=True) left for after the runs: when the table
+    changed, the runs' results are rewritten as incomplete before the error is raised."""
+    if not info.count_after:
+        return
+    conn = server.connect()
+    try:
+        dataset.check_count(conn, info)
+    except LoadgenError as exc:
+        for result in results:
+            result.complete, result.incomplete_reason = False, f"the table changed: {exc.message}"
+            result.prediction = None
+            if result.source is not None:
+                write_result(result.source, result, reporter)
+        raise
+    finally:
+        conn.close()
 
 
 def check_connections(server: Server, threads: int) -> None:
@@ -135,14 +170,13 @@ def run(
     results = []
     with provisioned(server_spec, dataset_spec, reporter.say) as server:
         check_connections(server, threads)  # before seeding, which may take minutes
-        info = prepare_dataset(server, dataset_spec, reporter)
+        info = prepare_dataset(server, dataset_spec, reporter, count_after=True)
         workloads = [usertable.retarget(w, info) for w in workloads]
         for workload, out in zip(workloads, out_paths):
             cold = server.restart_cold()
-            if not cold.cold:
-                reporter.say(f"warning: the pool was not emptied before this run ({cold.note})")
             results.append(measure(server, info, workload, cold, out, sample_interval_s, reporter,
                                    driver=driver, threads=threads, pipeline=pipeline, predict=predict))
+        finish_dataset(server, info, results, reporter)
     return results
 
 
@@ -160,10 +194,16 @@ def measure(
     predict: Predict | None = None,
 ) -> RunResult:
     """Drive one workload with the sampler on; write the result; raise if it did not complete."""
-    if workload.order == "trace" and info.key_offset:  # a trace's keys are the table's own
-        workload = dataclasses.replace(workload, trace_key_min=info.key_offset + 1)
+    key_map = info.key_map
+    if workload.order == "trace" and (info.key_offset or key_map is not None):
+        # a trace's keys are the table's own, queried as they are (gaps and all)
+        span = info.key_gaps["key_span"] if key_map is not None else workload.rows
+        workload = dataclasses.replace(workload, trace_key_min=info.key_offset + 1, rows=span)
+        if key_map is not None:
+            key_map, predict = None, None  # the model places keys by their rank among those that exist
+            reporter.say("note: no prediction: a trace replays its own keys, and this table's keys have gaps")
     drive = Drive(server, info.database, workload, driver, threads, query=info.query, key_offset=info.key_offset,
-                  pipeline=pipeline)
+                  pipeline=pipeline, key_map=key_map)
     try:
         sampler_conn = server.connect()
     except BaseException:
@@ -176,9 +216,16 @@ def measure(
         reporter.say(f"warning: the server kept reading pages in the background "
                      f"({settle['pages_read_while_settling']} in {settle['settle_s']} s); they may count as misses")
     before = take_snapshot(sampler_conn, 0).status
-    verdict = verify_cold(cold, before, flavor.name)
-    if cold.cold and not verdict["cold"]:
-        reporter.say(f"warning: the pool was not cold before this run: {verdict['note']}")
+    table_pages = tablestats.resident_pages(sampler_conn, info.database, info.table, before.get("pages_data"),
+                                            owned=server.owned and server.foreign_owner is None)
+    if table_pages is not None:  # the indexes the run reads (another index's pages spare it nothing)
+        table_pages = {k: v for k, v in table_pages.items() if k in ("PRIMARY", info.index)}
+    verdict = verify_cold(cold, before, flavor.name, table_pages, info.height)
+    if not verdict["cold"]:
+        reporter.say(f"warning: the run starts warm: {verdict['note']}"
+                     + (f"; to start cold, {verdict['fix']}" if verdict.get("fix") else ""))
+    elif verdict.get("note"):
+        reporter.say(verdict["note"])
     _warn_if_fits(info, before, reporter)
     table_reads = tablestats.TableReads(sampler_conn, info.database, info.table)
     state = DriverState()
@@ -203,6 +250,9 @@ def measure(
         except Exception:  # noqa: BLE001 - the server may be gone
             pass
     host_after = hostload.sample()
+    if state.empty:
+        reporter.say(f"warning: {state.empty:,} of {state.queries:,} lookups ({state.empty / state.queries:.1%}) "
+                     "found no row")
     reason = None
     # A server that refused the statement (a --query failing at run time: 1242, 1290) is up:
     # "went away" is only for a lost connection (issue #18, N7).
@@ -250,30 +300,63 @@ def measure(
 
 
 # Data pages a server holds right after it starts, before any query (docs/mysql-lab.md, "Start-up
-# pages"): MySQL 9.7 955-976 (system tablespace, dictionary, undo), MariaDB 10.11 277. A pool
-# holding more than this before a run holds pages of an earlier one: the run is not cold.
+# pages"): MySQL 9.7 955-976 (system tablespace, dictionary, undo), MariaDB 10.11 277. The fallback
+# test of a cold pool where the table's own pages cannot be read (no PROCESS privilege).
 STARTUP_PAGES_DATA = {"mysql": 1200, "mariadb": 450}
+# Pages of the table a cold server holds right before the first query: the root read when the
+# driver prepares its statement, and on a server loadgen does not own the two descents that read
+# the table's key range (MIN/MAX) after a restart: at most 2 x height + 2, and never fewer than this.
+COLD_TABLE_PAGES_MAX = 4
 
 
-def verify_cold(cold: ColdStart, status: dict, flavor_name: str) -> dict:
-    """Check a cold start against the pool's gauges right before the first query.
+def cold_table_pages_max(height: int) -> int:
+    return max(COLD_TABLE_PAGES_MAX, 2 * height + 2)
+def verify_cold(cold: ColdStart, status: dict, flavor_name: str, table_pages: dict[str, int] | None = None,
+                height: int = 1) -> dict:
+    """Decide from the pool's contents right before the first query whether the run starts cold;
+    the start method's claim (cold.cold) is never taken for it.
 
-    Returns the cold_start fields to record: pages_data/pages_free/pages_total before the run,
-    the start-up allowance, and `cold`, true only when the start method claimed it AND the pool
-    holds no more data pages than a freshly started server does.
+    table_pages: {index: pages} of the indexes the run reads in the pool (tablestats.resident_pages),
+    or None when they could not be read: then a pool holding no more data pages than a freshly
+    started server counts as cold (e.g. a --dsn MySQL right after its restart, whose one-chunk pool
+    no resize can empty).
+
+    Returns the cold_start fields to record: pages_data/pages_free/pages_total before the run, the
+    table's pages in the pool, `cold`, `verified` and `verified_by` (what decided it:
+    table_pages or pages_data) and, when warm, `note` and `fix` (what makes the next start cold).
     """
     data = status.get("pages_data")
     allowance = STARTUP_PAGES_DATA.get(flavor_name, STARTUP_PAGES_DATA["mysql"])
+    resident = sum(table_pages.values()) if table_pages is not None else None
+    most = cold_table_pages_max(height)
     out = {"pages_data_before": data, "pages_free_before": status.get("pages_free"),
-           "pages_total_before": status.get("pages_total"), "startup_pages_data_max": allowance}
-    if data is None:
-        out.update(cold=False, verified=False, note=cold.note + "; pages_data unknown, not verified")
+           "pages_total_before": status.get("pages_total"), "startup_pages_data_max": allowance,
+           "table_pages_before": resident, "table_pages_cold_max": most}
+    claim = cold.note or cold.method
+    fix = cold.fix or ("remove any --set that loads the pool at start-up (innodb_buffer_pool_load_at_startup)"
+                       if cold.method == "restart" else "")
+    if resident is not None:
+        out.update(verified=True, verified_by="table_pages")
+        if resident <= most:
+            out["cold"] = True
+            if not cold.cold:
+                out["note"] = (f"{claim}; but the pool holds {resident} of the table's pages (as a freshly "
+                               "started server does): it starts cold")
+        else:
+            out.update(cold=False, note=f"{claim}; but the pool holds {resident:,} of the table's pages before "
+                                        "the run: it starts warm", fix=fix)
+    elif data is None:
+        out.update(cold=False, verified=False, verified_by=None, note=f"{claim}; neither the table's pages in the pool nor "
+                                                    "pages_data could be read: not verified", fix=fix)
     elif data > allowance:
-        out.update(cold=False, verified=True,
-                   note=f"{cold.note}; but the pool holds {data:,} data pages before the run, more than the "
-                        f"{allowance:,} a freshly started {flavor_name} holds: it started warm")
+        out.update(cold=False, verified=True, verified_by="pages_data",
+                   note=f"{claim}; but the pool holds {data:,} data pages before the run, more than the "
+                        f"{allowance:,} a freshly started {flavor_name} holds: it starts warm", fix=fix)
     else:
-        out.update(cold=cold.cold, verified=True)
+        out.update(cold=True, verified=True, verified_by="pages_data")
+        if not cold.cold:
+            out["note"] = (f"{claim}; but the pool holds {data:,} data pages, no more than a freshly started "
+                           f"{flavor_name} ({allowance:,}): it starts cold")
     return out
 
 
@@ -355,6 +438,9 @@ def _result(server, flavor, variables, cold, info, workload, state, sampler, las
         result={
             "queries": queries,
             "rows_returned": state.rows,
+            # lookups that returned no row: keys the table does not hold (a trace's, or a --query
+            # that matches nothing for some keys)
+            "empty_lookups": state.empty,
             "elapsed_s": round(elapsed, 3),
             "qps": round(queries / elapsed, 1) if elapsed > 0 else None,
             "latency_us": {k: v for k, v in latency.to_dict().items() if k != "count"},

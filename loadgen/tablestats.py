@@ -8,8 +8,12 @@ offers it, a run also records:
   - pages of each of its indexes resident in the pool at the end:
     information_schema.INNODB_BUFFER_PAGE. Reading it walks the whole pool (~4 us per page,
     research/innodb.md 1.3) and the manuals warn against it on production, so on a server
-    loadgen does not own it is read only for pools up to BUFFER_PAGE_MAX_POOL_BYTES.
-Either may be missing; the run's result is never lost for them.
+    loadgen does not own it is read only for pools up to BUFFER_PAGE_MAX_POOL_BYTES;
+  - pages of the table in the pool right before the run (resident_pages): what decides whether
+    the run starts cold (runner.verify_cold). INNODB_BUFFER_PAGE_LRU walks the LRU list only (the
+    data pages, not the whole pool), so it is cheap right after a cold start; on a server loadgen
+    does not own it is read only while the LRU list holds up to LRU_READ_MAX_PAGES.
+Any of them may be missing; the run's result is never lost for them.
 """
 from __future__ import annotations
 
@@ -17,6 +21,27 @@ from . import db
 
 BUFFER_PAGE_MAX_POOL_BYTES = 1 << 30
 PAGE_BYTES = 16384
+# 1 GiB of data pages: the server copies its LRU list under the pool's mutex to answer.
+LRU_READ_MAX_PAGES = BUFFER_PAGE_MAX_POOL_BYTES // PAGE_BYTES
+
+
+def table_name(database: str, table: str) -> str:
+    """The table as INNODB_BUFFER_PAGE(_LRU) name it (both servers): `db`.`tbl`."""
+    return f"`{database}`.`{table}`"
+
+
+def resident_pages(conn, database: str, table: str, pages_data: int | None, owned: bool) -> dict[str, int] | None:
+    """{index: pages} of the table in the pool's LRU list now ({} when none), or None when it was
+    not read: no PROCESS privilege, or someone else's pool holds more than LRU_READ_MAX_PAGES."""
+    if not owned and (pages_data is None or pages_data > LRU_READ_MAX_PAGES):
+        return None
+    try:
+        rows = db.query_all(
+            conn, "SELECT INDEX_NAME, COUNT(*) FROM information_schema.INNODB_BUFFER_PAGE_LRU "
+            "WHERE TABLE_NAME = %s GROUP BY INDEX_NAME", (table_name(database, table),))
+    except Exception:  # noqa: BLE001 - no PROCESS privilege: the caller falls back to pages_data
+        return None
+    return {str(_text(k)): int(v) for k, v in rows}
 
 
 def _file_rows(conn, database: str, table: str) -> tuple[int, int] | None:
@@ -58,7 +83,7 @@ class TableReads:
             if getattr(server, "owned", True) or pool <= BUFFER_PAGE_MAX_POOL_BYTES:
                 rows = db.query_all(
                     conn, "SELECT INDEX_NAME, COUNT(*) FROM information_schema.INNODB_BUFFER_PAGE "
-                    "WHERE TABLE_NAME = %s GROUP BY INDEX_NAME", (f"`{self.database}`.`{self.table}`",))
+                    "WHERE TABLE_NAME = %s GROUP BY INDEX_NAME", (table_name(self.database, self.table),))
                 out["resident_pages_at_end"] = {str(_text(k)): int(v) for k, v in rows}
         except Exception:  # noqa: BLE001 - optional figures
             pass

@@ -10,7 +10,10 @@
   --key-column COL         or a point select on COL (a secondary index: which one, EXPLAIN says)
 
 The order's ids 1..keys map to keys offset+1..offset+keys of the key column: for an integer
-primary key the key range, for a composite key its leading column.
+primary key the key range, for a composite key its leading column. An existing table whose
+single-column key has gaps (fewer rows than its key range: 1M rows over keys 3..3,000,000 made
+two lookups in three find nothing) is read once in key order (read_keys): id i then stands for the
+i-th key that exists, so every lookup finds its row and the model's leaves follow the real rows.
 """
 from __future__ import annotations
 
@@ -28,6 +31,11 @@ from .units import format_bytes
 
 CHUNK_ROWS = 50_000
 HEIGHT_SAMPLES = 50
+# Keys of a table with gaps kept in memory (8 bytes each); beyond it every k-th key is kept.
+KEY_MAP_MAX = 8_000_000
+# A table whose row estimate is under this share of its key range is read for its keys (the
+# estimate may be stale: the read decides, and a dense table keeps its key range).
+GAPPED_SHARE = 0.9
 # Rough bytes a generated row costs on disk while loading (row, page fill, redo, undo), for the
 # free-space check; the built-in tables use their measured figure.
 EST_OVERHEAD_PER_ROW = 60
@@ -184,13 +192,15 @@ def _meta_identity(spec, table: str) -> dict[str, str]:
             "seed": str(spec.seed), "generator": f"t{tablegen.GENERATOR_VERSION}", "table": table}
 
 
-def ensure(conn, spec, progress=None, free_bytes: int | None = None, home: Path | None = None):
+def ensure(conn, spec, progress=None, free_bytes: int | None = None, home: Path | None = None,
+           may_seed: str | None = None):
     """dataset.ensure for your own table: seed a schema file's table, or inspect an existing one.
-    The server's errors become one-line LoadgenErrors that never advise dropping the user's data."""
+    The server's errors become one-line LoadgenErrors that never advise dropping the user's data.
+    may_seed: None, or why this server may not be written to (dataset.ensure)."""
     try:
         if spec.existing:
             return inspect_existing(conn, spec)
-        return ensure_seeded(conn, spec, progress, free_bytes, home)
+        return ensure_seeded(conn, spec, progress, free_bytes, home, may_seed)
     except LoadgenError as exc:
         if db.interrupted(exc):  # a cleanup's error after Ctrl-C/SIGTERM: it was an interruption
             raise KeyboardInterrupt from None
@@ -217,22 +227,30 @@ def ensure(conn, spec, progress=None, free_bytes: int | None = None, home: Path 
                         f"drop the database {spec.database} (loadgen's own) and re-run") from None
 
 
-def ensure_seeded(conn, spec, progress=None, free_bytes: int | None = None, home: Path | None = None):
+def ensure_seeded(conn, spec, progress=None, free_bytes: int | None = None, home: Path | None = None,
+                  may_seed: str | None = None):
     """Make spec's schema file's queried table hold exactly spec.rows generated rows: verify,
     resume, or create and seed. Returns a DatasetInfo."""
-    from .dataset import _write_meta, open_meta
+    from .dataset import _read_meta, _write_meta, open_meta, refuse_seed
 
     schema = read_schema_file(Path(spec.schema), spec.database)
     table = queried_table(schema, spec.table)
     database = spec.database
     ident(database, "--database")
     identity = _meta_identity(spec, table)
-    meta, same = open_meta(conn, database, identity)
+    if may_seed is None:
+        meta, same = open_meta(conn, database, identity)
+    else:  # read only: not even the database or the meta table is created
+        meta = _read_meta(conn, database) or {}
+        same = all(meta.get(k) == v for k, v in identity.items())
     exists = _table_exists(conn, database, table)
     if exists and same and meta.get("complete") == "1":
         if _count(conn, database, table) == spec.rows:
             shape = reflect(_borrow(conn), database, table)
             return table_info(conn, spec, shape, seeded=False)
+    if may_seed is not None:
+        raise refuse_seed(dataclasses.replace(spec, table=table), may_seed,
+                          "is not there" if not exists else "is not as the schema file and --rows make it")
     if exists and not meta:
         raise SeedError(f"{database}.{table} exists but was not created by loadgen",
                         "point loadgen at another database with --database, or drop the table yourself")
@@ -379,15 +397,24 @@ def table_info(conn, spec, shape: TableShape, seeded: bool, existing: bool = Fal
                          f"shifted into your range, e.g. WHERE {key} = ? - 1000")
     keys = (hi - lo + 1) if numeric else (spec.rows or 1)
     offset = (lo - 1) if numeric else 0
-    index, covering = explain_index(conn, database, query, (offset + 1 + keys // 2))
+    key_map = gaps = None
+    data_length, index_length, table_rows = db.query_all(
+        conn, "SELECT DATA_LENGTH, INDEX_LENGTH, TABLE_ROWS FROM information_schema.TABLES "
+        "WHERE TABLE_SCHEMA=%s AND TABLE_NAME=%s", (database, table))[0]
+    if existing and numeric and shape.primary_key == [key] and int(table_rows or 0) < GAPPED_SHARE * keys:
+        key_map, count, every = read_keys(conn, database, table, key, int(table_rows or 0))
+        if count != keys:  # gaps: the order's ids stand for the keys that exist
+            gaps = {"key_span": keys, "keys": count, "every": every}
+            keys, table_rows = len(key_map), count
+        else:
+            key_map = None
+    middle = key_map[len(key_map) // 2] if key_map is not None else offset + 1 + keys // 2
+    index, covering = explain_index(conn, database, query, middle)
     stats = dict(db.query_all(
         conn,
         "SELECT stat_name, stat_value FROM mysql.innodb_index_stats WHERE database_name=%s AND table_name=%s "
         "AND index_name='PRIMARY' AND stat_name IN ('n_leaf_pages','size')", (database, table),
     )) if _can_read_index_stats(conn) else {}
-    data_length, index_length, table_rows = db.query_all(
-        conn, "SELECT DATA_LENGTH, INDEX_LENGTH, TABLE_ROWS FROM information_schema.TABLES "
-        "WHERE TABLE_SCHEMA=%s AND TABLE_NAME=%s", (database, table))[0]
     leaf_pages = int(stats.get("n_leaf_pages", 0)) or max(1, int(data_length or 0) // PAGE_BYTES)
     rows = spec.rows if not existing else int(table_rows or 0)
     table_bytes = int(data_length or 0) + int(index_length or 0)
@@ -408,8 +435,8 @@ def table_info(conn, spec, shape: TableShape, seeded: bool, existing: bool = Fal
         table_bytes=table_bytes, stats_note=stats_note,
         leaf_pages=leaf_pages, index_pages=int(stats.get("size", 0)),
         height=measure_height(conn, database, table, shape.primary_key), seeded=seeded,
-        table_rows=rows, key_column=key, key_offset=offset, query=query, index=index, index_only=covering,
-        existing=existing,
+        table_rows=rows if gaps is None else int(table_rows), key_column=key, key_offset=offset, query=query,
+        index=index, index_only=covering, existing=existing, key_map=key_map, key_gaps=gaps,
     )
 
 
@@ -457,6 +484,36 @@ def stale_sizes(conn, shape: TableShape, rows: int, leaf_pages: int) -> tuple[in
         width += sum(round(float(a or 0)) + 1 for a in avgs)  # + its length byte
     width = min(width, MAX_IN_PAGE_ROW_BYTES)
     return max(leaf_pages, -(-rows * width // int(PAGE_BYTES * LEAF_FILL))), width
+
+
+def read_keys(conn, database: str, table: str, key: str, estimate: int):
+    """(the keys of `key` in order, how many there are, k): one streaming pass over the primary
+    key, every k-th key kept so that at most KEY_MAP_MAX stay in memory (k from the row estimate,
+    doubled while reading when the estimate was low)."""
+    from array import array
+
+    import MySQLdb.cursors
+
+    every = max(1, -(-estimate // KEY_MAP_MAX))
+    out = array("Q")
+    count = 0
+    cur = conn.cursor(MySQLdb.cursors.SSCursor)  # streamed: memory stays flat
+    try:
+        cur.execute(f"SELECT `{key}` FROM `{database}`.`{table}` ORDER BY `{key}`")
+        while True:
+            batch = cur.fetchmany(65536)
+            if not batch:
+                break
+            for (k,) in batch:
+                if count % every == 0:
+                    out.append(k)
+                count += 1
+            while len(out) > KEY_MAP_MAX:  # the estimate was low: keep every other one from here on
+                out = out[::2]
+                every *= 2
+    finally:
+        cur.close()
+    return out, count, every
 
 
 def _can_read_index_stats(conn) -> bool:

@@ -626,6 +626,7 @@ void pl_run(pl_conn_t *p, const uint64_t *ids, size_t start, size_t n_ids, uint6
             if (dt > st->max_ns)
                 st->max_ns = dt;
             st->rows += resp.rows;
+            st->empty += resp.rows == 0;
             st->done++;
             __atomic_store_n(queries_total, *queries_total + 1, __ATOMIC_RELAXED);
         }

@@ -50,6 +50,7 @@ typedef struct pl_conn pl_conn_t;
 
 typedef struct {
     uint64_t done, rows, total_ns, min_ns, max_ns;
+    uint64_t empty; /* responses without a row: lookups that found nothing */
     unsigned err;
     char message[PL_MESSAGE_BYTES];
 } pl_stats_t;

@@ -55,8 +55,9 @@ typedef struct {
     /* Running totals kept in C, so a Ctrl-C raised between query_run's return and the caller's
      * bookkeeping loses nothing: the caller takes its final figures from query_totals. */
     uint64_t rows_total, ns_total, min_total, max_total;
-    int busy;      /* set while query_run has the handle (atomic: free-threaded builds) */
-    pl_conn_t *pl; /* --pipeline N > 1: the pipelined loop of pipeline.c runs the queries */
+    uint64_t empty_total;    /* queries that returned no row: lookups of keys that are not there */
+    int busy;                /* set while query_run has the handle (atomic: free-threaded builds) */
+    pl_conn_t *pl;           /* --pipeline N > 1: the pipelined loop of pipeline.c runs the queries */
 } qd_conn_t;
 
 static void qd_free(qd_conn_t *c) {
@@ -221,7 +222,7 @@ PyObject *loadgen_query_run(PyObject *self, PyObject *args) {
     unsigned long long budget_ns;
     qd_conn_t *c;
     PyObject *py_result = NULL;
-    uint64_t done = 0, rows = 0, total_ns = 0, min_ns = UINT64_MAX, max_ns = 0;
+    uint64_t done = 0, rows = 0, empty = 0, total_ns = 0, min_ns = UINT64_MAX, max_ns = 0;
     unsigned int err = 0;
     char message[512] = "";
 
@@ -252,6 +253,7 @@ PyObject *loadgen_query_run(PyObject *self, PyObject *args) {
         pl_run(c->pl, id, (size_t)start, (size_t)n_ids, count, budget_ns, &c->queries_total, &st);
         done = st.done;
         rows = st.rows;
+        empty = st.empty;
         total_ns = st.total_ns;
         min_ns = st.done ? st.min_ns : UINT64_MAX;
         max_ns = st.max_ns;
@@ -278,6 +280,7 @@ PyObject *loadgen_query_run(PyObject *self, PyObject *args) {
         if (dt > max_ns)
             max_ns = dt;
         rows += (uint64_t)got;
+        empty += got == 0;
         done++;
         __atomic_store_n(&c->queries_total, c->queries_total + 1, __ATOMIC_RELAXED);
         if (t1 - began >= budget_ns)
@@ -286,6 +289,7 @@ PyObject *loadgen_query_run(PyObject *self, PyObject *args) {
     Py_END_ALLOW_THREADS
 
     c->rows_total += rows;
+    c->empty_total += empty;
     c->ns_total += total_ns;
     if (done && (c->min_total == 0 || min_ns < c->min_total))
         c->min_total = min_ns;
@@ -294,9 +298,11 @@ PyObject *loadgen_query_run(PyObject *self, PyObject *args) {
     __atomic_store_n(&c->busy, 0, __ATOMIC_RELEASE);
     if (err != 0)
         loadgen_debug("query failed after %llu: %s (%u)", (unsigned long long)done, message, err);
-    py_result = Py_BuildValue("(KKKKKKIz)", (unsigned long long)done, (unsigned long long)rows,
-                              (unsigned long long)total_ns, (unsigned long long)(done ? min_ns : 0),
-                              (unsigned long long)max_ns, (unsigned long long)c->digest, err, err ? message : NULL);
+    py_result = Py_BuildValue("(KKKKKKIzK)", (unsigned long long)done, (unsigned long long)rows,
+                              (unsigned long long)total_ns,
+                              (unsigned long long)(done ? min_ns : 0), (unsigned long long)max_ns,
+                              (unsigned long long)c->digest, err, err ? message : NULL,
+                              (unsigned long long)empty);
 error:
     if (ids.obj != NULL)
         PyBuffer_Release(&ids);
@@ -352,9 +358,10 @@ PyObject *loadgen_query_totals(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_RuntimeError, "the query handle is in use by another thread");
         return NULL;
     }
-    return Py_BuildValue("(KKKKKK)", (unsigned long long)c->queries_total, (unsigned long long)c->rows_total,
+    return Py_BuildValue("(KKKKKKK)", (unsigned long long)c->queries_total, (unsigned long long)c->rows_total,
                          (unsigned long long)c->ns_total, (unsigned long long)c->min_total,
-                         (unsigned long long)c->max_total, (unsigned long long)c->digest);
+                         (unsigned long long)c->max_total, (unsigned long long)c->digest,
+                         (unsigned long long)c->empty_total);
 }
 
 PyObject *loadgen_query_close(PyObject *self, PyObject *args) {

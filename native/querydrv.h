@@ -23,11 +23,11 @@ PyObject *loadgen_query_buckets(PyObject *self, PyObject *args);
      "connect_timeout_s[, verify[, pipeline]]) -> handle; raises QueryError(errno, message, stage)"}, \
     {"query_run", loadgen_query_run, METH_VARARGS,                                  \
      "query_run(handle, ids, start, counts, budget_ns) -> (done, rows, total_ns, "  \
-     "min_ns, max_ns, digest, errno, error)"},                                      \
+     "min_ns, max_ns, digest, errno, error, empty)"},                               \
     {"query_count", loadgen_query_count, METH_VARARGS,                              \
      "query_count(handle) -> queries run so far on this handle (any thread)"},      \
     {"query_totals", loadgen_query_totals, METH_VARARGS,                            \
-     "query_totals(handle) -> (queries, rows, total_ns, min_ns, max_ns, digest) so far"}, \
+     "query_totals(handle) -> (queries, rows, total_ns, min_ns, max_ns, digest, empty) so far"}, \
     {"query_close", loadgen_query_close, METH_VARARGS,                              \
      "query_close(handle) -> None"},                                                \
     {"query_buckets", loadgen_query_buckets, METH_VARARGS,                          \

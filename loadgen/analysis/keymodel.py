@@ -268,11 +268,7 @@ def predict_result(result: dict) -> dict | None:
     p = model.Prediction(model.MODEL, misses, refs, 1.0 - misses / requests if requests else 0.0, plain,
                          pool.capacity_pages, pool.pool_pages, made_young, pool.qps, read_ahead=read_ahead,
                          measured_read_ahead=bp.get("read_ahead"))
-    measured = model.measured_reads(bp)
-    if measured:
-        p.measured_reads = measured
-        p.error_pct = round((misses - measured) / measured * 100, 2)
-        p.plain_lru_error_pct = round((plain - measured) / measured * 100, 2)
+    model.hold_to_measured(p, result, plain)  # against the headline: pages read into the pool
     out = p.to_dict()
     if pool.ra_rule != model.RA_RULE_MYSQL:
         out["note"] = NOTE_NO_READ_AHEAD

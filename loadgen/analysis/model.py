@@ -144,3 +144,46 @@ def measured_reads(bp: dict) -> int | None:
     is only the fallback for result files without pages_read.
     """
     return bp.get("pages_read") if bp.get("pages_read") is not None else bp.get("reads")
+
+
+# A warm start's error bar: K of the table's pages resident at the start spare the run at most
+# about K reads, so the error against a cold-start prediction still means something while K is
+# this small a share of the pages the run read (sweep.py leaves warm points out by it too).
+WARM_RESIDUE_MAX_SHARE = 0.01
+
+
+def hold_to_measured(p: Prediction, result: dict, plain: int) -> None:
+    """Set p's measured reads and its errors (the model's and plain LRU's) against them.
+
+    The model predicts a run from a cold pool. A run that started warm read fewer pages than that
+    for reasons the model never saw (+3,238% on a warm dsn run), so its error is left out
+    (`error_pct` null) and `no_error_reason` says why, unless the table's pages resident at the
+    start were too few to matter: then the error stays, and `warm_start` says how many."""
+    bp = result.get("buffer_pool") or {}
+    cold = (result.get("server") or {}).get("cold_start") or {}
+    measured = measured_reads(bp)
+    if measured is None:
+        return
+    p.measured_reads = measured
+    resident = cold.get("table_pages_before")
+    if not started_cold_enough(result):
+        held = (f"{resident:,} of the table's pages were in the pool at its start" if resident is not None
+                else f"the pool held {cold.get('pages_data_before') or 0:,} data pages at its start")
+        p.no_error_reason = (f"the run started warm ({held}); the model predicts a cold start, so an error "
+                             "figure would say nothing about it")
+        return
+    if cold.get("cold") is False:
+        p.warm_start = (f"{resident:,} of the table's pages were in the pool at the start: at most "
+                        f"{resident / measured:.1%} of the pages read")
+    if measured:
+        p.error_pct = round((p.reads - measured) / measured * 100, 2)
+        p.plain_lru_error_pct = round((plain - measured) / measured * 100, 2)
+
+
+def started_cold_enough(result: dict) -> bool:
+    """The run started cold, or so nearly (hold_to_measured's rule) that its reads are a cold start's."""
+    cold = (result.get("server") or {}).get("cold_start") or {}
+    if cold.get("cold") is not False:
+        return True
+    resident, measured = cold.get("table_pages_before"), measured_reads(result.get("buffer_pool") or {})
+    return resident is not None and bool(measured) and resident <= WARM_RESIDUE_MAX_SHARE * measured

@@ -27,6 +27,10 @@ class Prediction:
     plain_lru_error_pct: float | None = None
     read_ahead: int | None = None  # pages the model read ahead (included in reads)
     measured_read_ahead: int | None = None
+    # a run that started warm (model.hold_to_measured): why there is no error figure, or (when the
+    # resident pages were too few to matter) how many there were
+    no_error_reason: str | None = None
+    warm_start: str | None = None
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -166,9 +166,5 @@ def predict(result: dict, imap: IndexMap, ids) -> dict:
     p = model.Prediction(f"{model.MODEL}+secondary", misses, refs, 1.0 - misses / requests if requests else 0.0,
                          plain, pool.capacity_pages, pool.pool_pages, made_young, pool.qps, read_ahead=0,
                          measured_read_ahead=bp.get("read_ahead"))
-    measured = model.measured_reads(bp)
-    if measured:
-        p.measured_reads = measured
-        p.error_pct = round((misses - measured) / measured * 100, 2)
-        p.plain_lru_error_pct = round((plain - measured) / measured * 100, 2)
+    model.hold_to_measured(p, result, plain)  # against the headline: pages read into the pool
     return p.to_dict()

@@ -107,9 +107,13 @@ def recommend(points: list[dict], tolerance_pct: float) -> dict:
     """Per order: the smallest pool within tolerance of the best measured miss ratio, and why."""
     out = {}
     for key in sorted({p["variation"] for p in points}):
-        mine = sorted((p for p in points if p["variation"] == key and p.get("miss_ratio") is not None),
-                      key=lambda p: p["pool_bytes"])
-        if not mine:
+        # A point that started warm read fewer pages than its pool makes a cold start read: it
+        # would win for the wrong reason (0 pages read at 16M on a dsn server, where the shrink
+        # had kept the whole table), so it is left out and named.
+        warm = [p for p in points if p["variation"] == key and p.get("started_cold") is False]
+        mine = sorted((p for p in points if p["variation"] == key and p.get("miss_ratio") is not None
+                       and p.get("started_cold") is not False), key=lambda p: p["pool_bytes"])
+        if not mine:  # nothing to recommend from (each run said it started warm)
             continue
         best = min(p["miss_ratio"] for p in mine)
         bound = best * (1 + tolerance_pct / 100)
@@ -125,6 +129,9 @@ def recommend(points: list[dict], tolerance_pct: float) -> dict:
                        f"{nf.change((s['miss_ratio'] / best - 1) * 100 if best else None)} against the best")
         if pick["pool_bytes"] == mine[-1]["pool_bytes"] and len(mine) > 1 and mine[-2]["miss_ratio"] > bound:
             reason += "; the largest pool swept was needed: a larger one may still help, extend --pools"
+        if warm:
+            reason += ("; left out, as they started warm: "
+                       + ", ".join(format_bytes(p["pool_bytes"]) for p in warm))
         out[key] = {"pool_bytes": pick["pool_bytes"], "miss_ratio": pick["miss_ratio"], "best_miss_ratio": best,
                     "tolerance_pct": tolerance_pct, "reason": reason}
     return out
@@ -149,6 +156,10 @@ def point_of(result: RunResult, path: Path) -> dict:
         "predicted_reads": pred.get("reads"),
         "plain_lru_reads": pred.get("plain_lru_reads"),
         "error_pct": pred.get("error_pct"),
+        # cold: what the pool held before the run said (runner.verify_cold); started_cold: cold,
+        # or so nearly that the reads are a cold start's (model.started_cold_enough)
+        "cold": (result.server.get("cold_start") or {}).get("cold"),
+        "started_cold": model.started_cold_enough(result.to_dict()),
         "result_file": str(path),
     }
 
@@ -169,7 +180,7 @@ def run(server_spec: ServerSpec, dataset_spec: DatasetSpec, pools: list[int], va
         runner.check_connections(server, (drive or {}).get("threads", 1))
         from ..usertable import retarget  # your own table: the order ranges over its keys
 
-        info = runner.prepare_dataset(server, dataset_spec, reporter)
+        info = runner.prepare_dataset(server, dataset_spec, reporter, count_after=True)
         for pool in pools:
             if pool != server.pool_bytes:
                 server.set_pool(pool)
@@ -181,6 +192,7 @@ def run(server_spec: ServerSpec, dataset_spec: DatasetSpec, pools: list[int], va
                                         predict=keymodel.predict_any, **(drive or {}))
                 points.append(point_of(result, result.source or path))
                 runs.append(result)
+        runner.finish_dataset(server, info, runs, reporter)
     sweep = SweepResult(
         started_at=started_at,
         finished_at=now_iso(),

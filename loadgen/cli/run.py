@@ -239,7 +239,8 @@ def status():
         sys.exit(1)
     click.echo(f"up: {server.provider} {server.flavor.name} {server.flavor.version}, "
                f"pool {format_bytes(server.pool_bytes)}, {server.endpoint.describe()}, "
-               f"tcp 127.0.0.1:{server.endpoint.port}")
+               f"tcp 127.0.0.1:{server.endpoint.port}"
+               + (f", kept up by another job ({server.foreign_owner})" if server.foreign_owner else ""))
 
 
 @click.command()

@@ -77,15 +77,17 @@ class Drive:
     prepare stops the run before anything is measured), then run() once, then close()."""
 
     def __init__(self, server, database: str, workload: Workload, driver: str = "auto", threads: int = 1,
-                 query: str | None = None, key_offset: int = 0, pipeline: int = 1):
+                 query: str | None = None, key_offset: int = 0, pipeline: int = 1, key_map=None):
         """query: SQL with one ? bound to each key (--query), None for the built-in point select;
-        key_offset: added to the order's ids (a table whose keys start above 1); pipeline: queries
-        in flight per connection (--pipeline, native only)."""
+        key_offset: added to the order's ids (a table whose keys start above 1); key_map: or, for
+        a table whose keys have gaps, the keys the ids 1..len stand for (usertable.read_keys);
+        pipeline: queries in flight per connection (--pipeline, native only)."""
         self.driver = resolve_driver(driver)  # the one place a name becomes a loop
         self.threads = check_threads(threads)
         self.pipeline = check_pipeline(pipeline, self.driver)
         self.workload = workload
         self.key_offset = key_offset
+        self.key_map = key_map
         make = loop_class(self.driver)
         self.loops: list[QueryLoop] = []
         try:
@@ -138,6 +140,7 @@ class Drive:
             for p in parts:
                 state.queries += p.queries
                 state.rows += p.rows
+                state.empty += p.empty
                 state.histogram.merge(p.histogram)
                 if not state.error and p.error:
                     state.error, state.error_code = p.error, p.error_code
@@ -149,6 +152,9 @@ class Drive:
 
     def _ids(self, part: int = 0, parts: int = 1):
         ids = self.workload.ids(part, parts)
+        if self.key_map is not None:
+            keys = self.key_map
+            return (keys[i - 1] for i in ids)
         return map(self.key_offset.__add__, ids) if self.key_offset else ids
 
     def close(self) -> None:

@@ -143,7 +143,7 @@ def run_queries_native(
     # A Ctrl-C can land between query_run's return and the bookkeeping below it; the C side keeps
     # running totals per handle, and the finally clause takes the final figures from those.
     t0 = native.query_totals(handle)
-    s0 = (state.queries, state.rows, hist.count, hist.total_ns)
+    s0 = (state.queries, state.rows, hist.count, hist.total_ns, state.empty)
     it = iter(ids)
     started = time.monotonic()
     try:
@@ -157,6 +157,7 @@ def run_queries_native(
                 pos += step.done
                 state.queries += step.done
                 state.rows += step.rows
+                state.empty += step.empty
                 queries.digest = step.digest
                 hist.add_chunk(step.done, step.total_ns, step.min_ns, step.max_ns)
                 if step.err:
@@ -179,6 +180,7 @@ def run_queries_native(
                 hist.max_ns = max(hist.max_ns, t1.max_ns)
                 hist.min_ns = t1.min_ns if hist.min_ns is None else min(hist.min_ns, t1.min_ns)
             state.queries, state.rows = s0[0] + done, s0[1] + t1.rows - t0.rows
+            state.empty = s0[4] + t1.empty - t0.empty
             hist.count, hist.total_ns = s0[2] + done, s0[3] + t1.total_ns - t0.total_ns
             queries.digest = t1.digest
         if progress is not None:

@@ -25,6 +25,7 @@ class DriverState:
 
     queries: int = 0
     rows: int = 0
+    empty: int = 0  # queries that returned no row: lookups of keys that are not there
     histogram: Histogram = field(default_factory=Histogram)
     error: str | None = None
     # The error number with `error`: a lost connection (db.CONNECTION_LOST; None: not known)
@@ -66,13 +67,16 @@ def run_queries(
     store = conn.store_result
     n = state.queries
     rows = state.rows
+    empty = state.empty
     started = time.monotonic()
     try:
         for i in ids:
             t0 = clock()
             query(query_format % i)
             result = store()
-            rows += len(result.fetch_row(0)) if result is not None else 0
+            got = len(result.fetch_row(0)) if result is not None else 0
+            rows += got
+            empty += not got
             record(clock() - t0)
             n += 1
             state.queries = n
@@ -91,6 +95,7 @@ def run_queries(
     finally:
         state.queries = n
         state.rows = rows
+        state.empty = empty
         state.elapsed_s += time.monotonic() - started
         if progress is not None:
             progress(n)

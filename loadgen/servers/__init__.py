@@ -93,9 +93,10 @@ class ColdStart:
     """How the pool was emptied before a run: the result file reports it."""
 
     method: str  # "restart" | "resize" | "none"
-    cold: bool  # what the method claims; the runner checks it against pages_data before the run
+    cold: bool  # what the method claims; the runner decides from the pool's contents (verify_cold)
     note: str = ""
     details: dict = field(default_factory=dict)  # what an attempt achieved (dsn: sizes, pages_data)
+    fix: str = ""  # what makes the next start cold when this one was not (said when it was warm)
 
 
 @dataclass
@@ -123,6 +124,9 @@ class Server(abc.ABC):
     flavor: Flavor | None = None
     owned: bool = True  # we started it, so we may restart and stop it
     pool_bytes: int | None = None  # innodb_buffer_pool_size asked for (dsn: None keeps the server's)
+    # who keeps it up, when that is another job (state.foreign_owner): used as it is, never
+    # restarted, seeded into or stopped by this command
+    foreign_owner: str | None = None
 
     @property
     def datadir(self) -> Path | None:
@@ -142,6 +146,9 @@ class Server(abc.ABC):
     @abc.abstractmethod
     def restart_cold(self) -> ColdStart:
         """Empty the buffer pool so the next run starts cold."""
+
+    def will_query(self, database: str, table: str, rows_per_leaf: float) -> None:
+        """The table the runs will query (dsn: restart_cold reads some of it so a shrink evicts)."""
 
     def alive(self) -> bool:
         """True while the server process/container runs (dsn: while it answers)."""
@@ -166,6 +173,26 @@ class Server(abc.ABC):
 
     def __exit__(self, *exc) -> None:
         self.stop()
+
+
+LENT_FIX = ("give this job a state directory of its own (LOADGEN_STATE_DIR) to start its own server, "
+            "or run from the job that keeps it up")
+
+
+def lent_start(server: Server) -> ColdStart:
+    """The cold start of a server another job keeps up: none (it is never restarted by this job)."""
+    return ColdStart("none", False, f"the server is kept up by another job ({server.foreign_owner}): "
+                     "loadgen does not restart it", fix=LENT_FIX)
+
+
+def refuse_lent_pool(server: Server, pool_bytes: int) -> None:
+    """A new pool for a server another job keeps up would need a restart: refused."""
+    from ..errors import UsageError
+    from ..units import format_bytes
+
+    if server.foreign_owner is not None and pool_bytes != server.pool_bytes:
+        raise UsageError(f"the server from `loadgen up` is kept up by another job ({server.foreign_owner}); "
+                         f"loadgen does not restart it with pool {format_bytes(pool_bytes)}", LENT_FIX)
 
 
 def check_pool_minimum(pool_bytes: int, flavor_name: str) -> None:

@@ -26,7 +26,8 @@ from ..db import Endpoint, Flavor, auth_plugin_hint, error_text, parse_version
 from ..errors import ProvisionError, UsageError
 from ..paths import cache_dir, state_dir
 from ..units import format_bytes
-from . import DEFAULT_POOL_BYTES, ColdStart, Server, ServerSpec, check_pool_minimum, fastpath, server_flags, write_secret
+from . import (DEFAULT_POOL_BYTES, ColdStart, Server, ServerSpec, check_pool_minimum, fastpath, lent_start,
+               refuse_lent_pool, server_flags, write_secret)
 from .engine import DEFAULT_IMAGE, LABEL, build_hint, engine, image_flavor, image_status, short_error, sweep_orphans
 # Looked up here at each use, so a lab script can swap the labels of the containers it starts.
 from .engine import owner_labels as _owner_labels
@@ -384,11 +385,14 @@ class DockerServer(Server):
     def restart_cold(self) -> ColdStart:
         # A new container on the same volume: the pool starts empty (load_at_startup=OFF), and a
         # changed --pool takes effect, which `docker restart` could not do.
+        if self.foreign_owner is not None:
+            return lent_start(self)
         self._remove_container(graceful=True)
         self._launch()
         return ColdStart("restart", True, "container recreated on the same datadir with load_at_startup=OFF")
 
     def set_pool(self, pool_bytes: int) -> None:
+        refuse_lent_pool(self, pool_bytes)
         check_pool_minimum(pool_bytes, self.flavor.name)
         self.pool_bytes = pool_bytes
         self._check_memory()

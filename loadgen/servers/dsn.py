@@ -38,6 +38,20 @@ def _redact(dsn: str) -> str:
     return dsn.replace(f":{url.password}@", ":***@")
 
 
+# Before a MariaDB shrink whose pages would all fit in the smaller pool (_fill): the pool it is
+# grown to first, and the leaves read into it (twice the 379 pages of a 6 MiB pool).
+FILL_POOL_BYTES = 64 << 20
+FILL_PAGES = 760
+# The one sure way to a cold pool on a server loadgen does not own.
+RESTART_FIX = "restart the server right before the run (loadgen never restarts a server it does not own)"
+# ... unless the server dumps its pool at shutdown and loads it back at start-up (both servers'
+# default): then the restart is warm too (MySQL 9.7.4: 28-184 of a test table's pages were back
+# before the first query, depending on how far the background load had got).
+RELOAD_FIX = ("restart the server right before the run with innodb_buffer_pool_load_at_startup=OFF, or run "
+              "SET GLOBAL innodb_buffer_pool_dump_at_shutdown=OFF before restarting it (it reloads the pages "
+              "it dumped at shutdown; loadgen never restarts a server it does not own)")
+
+
 class DsnServer(Server):
     provider = "dsn"
     owned = False
@@ -46,6 +60,11 @@ class DsnServer(Server):
         self.endpoint = parse_dsn(dsn)
         self.pool_bytes = pool_bytes
         self.say = say or (lambda _msg: None)
+        self.fill_scan: tuple[str, str, float] | None = None  # (database, table, rows per leaf)
+        self.pool_bytes_seen: int | None = None
+
+    def will_query(self, database: str, table: str, rows_per_leaf: float) -> None:
+        self.fill_scan = (database, table, max(1.0, rows_per_leaf))
 
     def start(self) -> None:
         conn = db.connect(self.endpoint)
@@ -53,6 +72,7 @@ class DsnServer(Server):
             self.flavor = db.server_flavor(conn)
             if self.pool_bytes:
                 self._resize(conn, self.pool_bytes)
+            self.pool_bytes_seen = _pool_size(conn)  # for the line that says which server this is
         finally:
             conn.close()
 
@@ -103,45 +123,85 @@ class DsnServer(Server):
 
     def restart_cold(self) -> ColdStart:
         """Try to empty a pool we may not restart: shrink it to the minimum and grow it back, then
-        read the sizes and pages_data back and record what was achieved. A shrink keeps the most
-        recently used pages, MySQL cannot shrink below one chunk, and MariaDB can abort a resize:
-        so the run is called cold only when the pool really got small, and the runner checks
-        pages_data again before the first query."""
+        read the sizes and pages_data back and record what was achieved. A shrink evicts only what
+        does not fit in the smaller pool (MariaDB 10.11.19 here: a 165-page table stayed whole
+        through 16M -> 6M -> 16M), MySQL cannot shrink below one chunk, and MariaDB can abort a
+        resize: so what this returns is a claim, and the runner decides from the pool's contents
+        right before the first query (runner.verify_cold)."""
         conn = db.connect(self.endpoint)
         try:
             size = _pool_size(conn)
             details = {"pool_bytes_before": size, "pages_data_before_attempt": _pages_data(conn)}
+            restart_fix = _restart_fix(conn, details)
             if self.flavor.name == "mariadb" and self.flavor.version_tuple < (10, 11, 12):
                 return ColdStart("none", False, f"MariaDB {self.flavor.version} resizes the pool asynchronously: "
-                                 "the pool was not emptied (an existing server we do not own)", details)
+                                 "the pool was not emptied (an existing server we do not own)", details,
+                                 fix=f"{restart_fix}, or use MariaDB 10.11.12 or later, whose resize loadgen uses")
             target = MIN_POOL_BYTES.get(self.flavor.name, 6 << 20)
             error = None
             try:
-                details["pool_bytes_shrunk"] = _set_pool(conn, target)
-                details["pages_data_shrunk"] = _pages_data(conn)
-            except Exception as exc:  # noqa: BLE001 - recorded below
-                error = db.error_text(exc)
-            try:
-                details["pool_bytes_after"] = _pool_size(conn) if _pool_size(conn) == size else _set_pool(conn, size)
-            except Exception as exc:  # noqa: BLE001
-                error = (error + "; " if error else "") + f"growing back failed: {db.error_text(exc)}"
-                details["pool_bytes_after"] = _pool_size(conn)
+                try:
+                    if self.flavor.name == "mariadb" and (details["pages_data_before_attempt"] or 0) <= target >> 14:
+                        self._fill(conn, size, details)
+                    details["pool_bytes_shrunk"] = _set_pool(conn, target)
+                    details["pages_data_shrunk"] = _pages_data(conn)
+                except Exception as exc:  # noqa: BLE001 - recorded below
+                    error = db.error_text(exc)
+            finally:  # also on Ctrl-C: the user's server gets its pool back
+                try:
+                    details["pool_bytes_after"] = (_pool_size(conn) if _pool_size(conn) == size
+                                                   else _set_pool(conn, size))
+                except Exception as exc:  # noqa: BLE001
+                    error = (error + "; " if error else "") + f"growing back failed: {db.error_text(exc)}"
+                    details["pool_bytes_after"] = _pool_size(conn)
             details["pages_data_after"] = _pages_data(conn)
             if details["pool_bytes_after"] != size:
                 self.say(f"warning: the server's pool is now {format_bytes(details['pool_bytes_after'])}, "
                          f"it was {format_bytes(size)} before loadgen tried to empty it")
             shrunk = details.get("pool_bytes_shrunk")
             if error:
-                return ColdStart("resize", False, f"could not empty the pool: {error}", details)
+                return ColdStart("resize", False, f"could not empty the pool: {error}", details,
+                                 fix=f"{restart_fix}, or connect as a user with SYSTEM_VARIABLES_ADMIN (or SUPER) "
+                                     "so loadgen can shrink the pool")
             if shrunk is None or shrunk >= size:
+                unit = _resize_unit(conn, self.flavor.name)
                 return ColdStart("resize", False, f"the server kept its pool at {format_bytes(size)} when asked to "
-                                 f"shrink it to {format_bytes(target)} (one chunk or less): nothing was evicted", details)
+                                 f"shrink it to {format_bytes(target)}"
+                                 + (f" (its resize step is {format_bytes(unit)}: one chunk)" if unit else "")
+                                 + ": nothing was evicted", details,
+                                 # measured on MySQL 9.7.4 with 8 MiB chunks: 503 of the table's pages
+                                 # stayed through a shrink to 8 MiB, so more chunks are no fix
+                                 fix=f"{restart_fix}; a pool of more chunks would not do, as a shrink keeps the "
+                                     "most recently used pages that fit in the smaller pool")
             kept = details.get("pages_data_shrunk")
             return ColdStart("resize", True, f"pool shrunk to {format_bytes(shrunk)} and grown back to "
                              f"{format_bytes(details['pool_bytes_after'])}; {kept if kept is not None else '?'} "
-                             "of the most recently used pages stayed", details)
+                             "of the most recently used pages stayed", details,
+                             fix=f"{restart_fix}: a shrink to {format_bytes(shrunk)} keeps the most recently used "
+                                 "pages that fit in it")
         finally:
             conn.close()
+
+    def _fill(self, conn, size: int, details: dict) -> None:
+        """Make a MariaDB shrink evict. MariaDB 10.11.12+ evicts on a shrink only when the LRU list
+        does not fit in the smaller pool, and then all of it (measured on 10.11.19: 978 data pages
+        -> 2 at 32M -> 6M, 188 -> 188 at 16M -> 6M); its page cleaner keeps the LRU list of an
+        8-16 MiB pool at 256 pages or fewer, which always fit in 6 MiB's 379 pages. So before the
+        shrink the pool is grown to FILL_POOL_BYTES and FILL_PAGES of the queried table's leaves
+        are read (a primary-key scan of that many leaves' rows, a fraction of a second), and then
+        no longer fit. Nothing is done without a table to read (the runner names it)."""
+        if self.fill_scan is None:
+            return
+        database, table, rows_per_leaf = self.fill_scan
+        if size < FILL_POOL_BYTES:
+            try:
+                _set_pool(conn, FILL_POOL_BYTES)
+            except Exception:  # noqa: BLE001 - a server that cannot grow: read into the pool it has
+                pass
+        rows = int(rows_per_leaf * FILL_PAGES) + 1
+        db.query_all(conn, f"SELECT COUNT(*) FROM (SELECT 1 FROM `{database}`.`{table}` FORCE INDEX (PRIMARY) "
+                           f"LIMIT {rows}) AS loadgen_fill")
+        details["pages_data_filled"] = _pages_data(conn)
 
     def alive(self) -> bool:
         try:
@@ -153,6 +213,18 @@ class DsnServer(Server):
     def describe(self) -> dict:
         return {"provider": self.provider, "endpoint": f"{self.endpoint.host}:{self.endpoint.port}"}
 
+
+
+def _restart_fix(conn, details: dict) -> str:
+    """RESTART_FIX, or RELOAD_FIX where a restart would bring the pool back (recorded in details)."""
+    try:
+        variables = db.global_variables(conn, ["innodb_buffer_pool_dump_at_shutdown",
+                                               "innodb_buffer_pool_load_at_startup"])
+    except Exception:  # noqa: BLE001 - not knowing, the plain fix
+        return RESTART_FIX
+    reloads = all(str(variables.get(k, "")).upper() in ("ON", "1") for k in variables) and len(variables) == 2
+    details["reloads_pool_at_restart"] = reloads
+    return RELOAD_FIX if reloads else RESTART_FIX
 
 
 def _pool_size(conn) -> int:

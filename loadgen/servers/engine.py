@@ -57,22 +57,62 @@ def image_status(client, image: str) -> tuple[bool, str]:
         return False, f"image {image} is neither present nor pullable ({short_error(exc)})"
 
 
-def auto_available(image: str | None) -> tuple[bool, str]:
-    """For --server auto: is docker usable for this image? Never raises."""
-    image = image or DEFAULT_IMAGE
+def auto_choice(image: str | None) -> tuple[str | None, Flavor | None, str]:
+    """For --server auto: (image, the server it holds, why) when docker is to be used, else
+    (None, None, why not). Never raises.
+
+    Without --image, an image already here wins over one to pull: DEFAULT_IMAGE if present, else
+    the newest `loadgen image build` image (MySQL first, the flavour DEFAULT_IMAGE holds, then
+    MariaDB), else DEFAULT_IMAGE if its registry answers."""
     try:
         import testcontainers  # noqa: F401
     except ImportError:
-        return False, "testcontainers is not installed"
+        return None, None, "testcontainers is not installed"
     try:
         client = engine(timeout=5)
     except ProvisionError as exc:
-        return False, exc.message
+        return None, None, exc.message
     try:
-        ok, why = image_status(client, image)
-        return ok, why if ok else why.split(" (")[0]
+        candidates = [image] if image else [DEFAULT_IMAGE, *_built_images(client)]
+        for name in candidates:
+            if _present(client, name):
+                return name, image_flavor(client, name), "present here"
+        wanted = image or DEFAULT_IMAGE
+        ok, why = image_status(client, wanted)
+        if ok:
+            return wanted, _pulled_flavor(wanted), why
+        return None, None, why.split(" (")[0]
+    except Exception as exc:  # noqa: BLE001 - any engine trouble means "not docker"
+        return None, None, f"the Docker engine failed: {short_error(exc)}"
     finally:
         client.close()
+
+
+def _present(client, image: str) -> bool:
+    import docker as docker_sdk
+
+    try:
+        client.images.get(image)
+        return True
+    except (docker_sdk.errors.ImageNotFound, docker_sdk.errors.APIError):
+        return False
+
+
+def _built_images(client) -> list[str]:
+    """Tags of `loadgen image build` images here, MySQL first, the newest series first."""
+    out = []
+    for flavor in ("mysql", "mariadb"):
+        tags = [t for obj in client.images.list(filters={"label": f"{LABEL}.flavor={flavor}"})
+                for t in obj.tags if t.startswith(f"loadgen/{flavor}:")]
+        tags.sort(key=lambda t: tuple(int(x) for x in re.findall(r"\d+", t.rpartition(":")[2])[:3]), reverse=True)
+        out += tags
+    return out
+
+
+def _pulled_flavor(image: str) -> Flavor:
+    """What an image to be pulled holds, from its name (it is inspected once pulled)."""
+    name, _, tag = image.rpartition("/")[2].partition(":")
+    return Flavor("mariadb" if "mariadb" in name else "mysql", tag or "latest")
 
 
 def image_flavor(client, image: str) -> Flavor:

@@ -22,7 +22,8 @@ from pathlib import Path
 
 from ..db import Endpoint, Flavor
 from ..errors import ProvisionError, UsageError
-from . import ColdStart, Server, check_options, check_pool_minimum, server_flags, write_secret
+from . import (ColdStart, Server, check_options, check_pool_minimum, lent_start, refuse_lent_pool, server_flags,
+               write_secret)
 from .accounts import bootstrap_sql, enforce_accounts, mysql_init_sql
 from .host import check_pool_fits, die_with_parent, free_port, pid_alive, port_in_use
 from .lock import FileLock
@@ -364,11 +365,14 @@ class LocalServer(Server):
         self._lock.release()
 
     def restart_cold(self) -> ColdStart:
+        if self.foreign_owner is not None:
+            return lent_start(self)
         self._halt()  # the datadir lock stays ours across the restart
         self.start()
         return ColdStart("restart", True, "server restarted with load_at_startup=OFF")
 
     def set_pool(self, pool_bytes: int) -> None:
+        refuse_lent_pool(self, pool_bytes)
         check_pool_minimum(pool_bytes, self.flavor.name)
         check_pool_fits(pool_bytes)
         self.pool_bytes = pool_bytes

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from typing import Callable, Iterator
 
 from ..dataset import DatasetSpec
@@ -21,6 +22,7 @@ def _quiet(_: str) -> None:
 
 
 def choose_provider(spec: ServerSpec, say: Say = _quiet) -> str:
+    """The provider for spec; for --server auto also the image it picked (spec.image is set)."""
     if spec.provider not in PROVIDERS:
         raise UsageError(f"unknown --server {spec.provider!r}", f"choose one of: {', '.join(PROVIDERS)}")
     if spec.dsn and spec.provider not in ("auto", "dsn"):
@@ -31,16 +33,31 @@ def choose_provider(spec: ServerSpec, say: Say = _quiet) -> str:
         return "dsn"
     if spec.provider != "auto":
         return spec.provider
-    from .engine import auto_available
+    from .engine import auto_choice
 
-    ok, reason = auto_available(spec.image)
-    say(f"--server auto: using {'docker' if ok else 'a local mysqld'} ({reason})")
-    return "docker" if ok else "local"
+    if spec.mysqld:  # a binary was named: the local server it is
+        return "local"
+
+    image, flavor, reason = auto_choice(spec.image)
+    if image is not None:
+        spec.image = image
+        say(f"--server auto: using docker, {flavor.name} {flavor.version} in image {image} ({reason})")
+        return "docker"
+    from .mysqld import binary_flavor, find_mysqld
+
+    try:
+        binary = find_mysqld(spec.mysqld)
+    except ProvisionError as exc:
+        raise ProvisionError(f"--server auto found no server: {reason}, and {exc.message}", exc.hint) from None
+    local = binary_flavor(binary)
+    say(f"--server auto: using a local {local.name} {local.version} ({binary}), not docker ({reason})")
+    return "local"
 
 
 def make_server(spec: ServerSpec, dataset: DatasetSpec | None, say: Say = _quiet, persist: bool = False) -> Server:
     """A not-yet-started server for spec. Local servers holding a dataset live in the dataset
     cache (keyed by flavour, version, schema and rows), so a later run starts in seconds."""
+    spec = dataclasses.replace(spec)  # --server auto fills in the image it picked
     provider = choose_provider(spec, say)
     pool = spec.pool_bytes or DEFAULT_POOL_BYTES
     if provider == "dsn":
@@ -122,8 +139,22 @@ def attach_running(spec: ServerSpec, say: Say = _quiet, lock: FileLock | None = 
             if lock is None:
                 probe.release()
         return None
-    say(f"using the server from `loadgen up` ({server.provider}, pool {format_bytes(server.pool_bytes)})")
+    server.foreign_owner = state.foreign_owner(st)
     return server
+
+
+def summary(server: Server) -> str:
+    """Which server a command uses, in one line: flavour, version, where it runs, pool."""
+    flavor = getattr(server, "flavor", None)
+    what = f"{server.provider} {flavor.name} {flavor.version}" if flavor is not None else server.provider
+    if server.provider == "local":
+        where = f"binary {getattr(server, 'binary', '?')}"
+    elif server.provider == "docker":
+        where = f"image {getattr(server, 'image', '?')}"
+    else:
+        where = f"at {server.endpoint.host}:{server.endpoint.port}, not loadgen's (never restarted)"
+    pool = server.pool_bytes or getattr(server, "pool_bytes_seen", None)
+    return f"{what}, {where}" + (f", pool {format_bytes(pool)}" if pool else "")
 
 
 def _adapt(server: Server, spec: ServerSpec, say: Say) -> None:
@@ -131,6 +162,9 @@ def _adapt(server: Server, spec: ServerSpec, say: Say) -> None:
     cannot be changed (another --mysqld): a setting must never be silently ignored."""
     import os
 
+    if server.foreign_owner is not None:
+        _refuse_changes(server, spec)
+        return
     changes = []
     if spec.mysqld:
         from .mysqld import find_mysqld
@@ -161,6 +195,25 @@ def _adapt(server: Server, spec: ServerSpec, say: Say) -> None:
         server.restart_cold()
 
 
+def _refuse_changes(server: Server, spec: ServerSpec) -> None:
+    """Another job keeps this server up: it is used as it is. A --pool (or --set, --port,
+    --mysqld) it does not have would restart it under that job's runs, so it is refused."""
+    wanted = []
+    if spec.pool_bytes and spec.pool_bytes != server.pool_bytes:
+        wanted.append(f"--pool {format_bytes(spec.pool_bytes)} (it has {format_bytes(server.pool_bytes)})")
+    if spec.options and {**server.options, **spec.options} != server.options:
+        wanted.append("--set " + " ".join(f"{k}={v}" for k, v in spec.options.items()))
+    if spec.port and spec.port != server.endpoint.port:
+        wanted.append(f"--port {spec.port}")
+    if spec.mysqld:
+        wanted.append(f"--mysqld {spec.mysqld}")
+    if wanted:
+        raise UsageError(f"the server from `loadgen up` in {state_dir()} is kept up by another job "
+                         f"({server.foreign_owner}); loadgen does not restart it for {', '.join(wanted)}",
+                         "leave those out to use it as it is, or give this job a state directory of its own "
+                         "(LOADGEN_STATE_DIR) to start its own server")
+
+
 @contextlib.contextmanager
 def provisioned(spec: ServerSpec, dataset: DatasetSpec | None, say: Say = _quiet) -> Iterator[Server]:
     """A started server; stopped afterwards unless it is the one `loadgen up` keeps."""
@@ -171,6 +224,8 @@ def provisioned(spec: ServerSpec, dataset: DatasetSpec | None, say: Say = _quiet
             server = attach_running(spec, say, lock)
             if server is not None:
                 _adapt(server, spec, say)
+                owner = f", kept up by another job ({server.foreign_owner})" if server.foreign_owner else ""
+                say(f"using the server from `loadgen up` ({summary(server)}{owner})")
                 yield server  # the lock is held for the whole run: nobody restarts it meanwhile
                 return
         finally:
@@ -178,6 +233,7 @@ def provisioned(spec: ServerSpec, dataset: DatasetSpec | None, say: Say = _quiet
     server = make_server(spec, dataset, say)
     try:
         server.start()
+        say(f"using {summary(server)}")
         yield server
     finally:
         server.stop()
@@ -214,6 +270,11 @@ def down(say: Say = _quiet) -> dict | None:
         if st is None:
             return None
         server = attach_running(ServerSpec(provider=st.get("provider", "auto")), lock=lock)
+        if server is not None and server.foreign_owner is not None:
+            raise UsageError(f"the server from `loadgen up` in {state_dir()} is kept up by another job "
+                             f"({server.foreign_owner}); loadgen does not stop it",
+                             "stop it from that job (or with its LOADGEN_CACHE_DIR), or give this job a state "
+                             "directory of its own (LOADGEN_STATE_DIR)")
         if server is not None:
             server.stop()
         state.clear()

@@ -122,13 +122,21 @@ def test_second_run_reuses_the_seeded_volume(image, engine, no_new_containers, t
     assert doc["server"]["volume_kept"] is True
 
 
-def test_auto_says_which_provider_it_chose(image, engine, no_new_containers):
+def test_auto_says_which_server_it_chose(image, engine, no_new_containers, mysqld_binary):
+    """Flavour, version, and the image or binary (it said "a local mysqld" for a MariaDB)."""
+    from loadgen.servers.engine import image_flavor
+    from loadgen.servers.mysqld import binary_flavor
+
+    flavor = image_flavor(engine, IMAGE)
     res = run_loadgen("seed", "--image", IMAGE, "--pool", "8M", "--rows", "1000")
     assert res.returncode == 0, res.stderr[-2000:]
-    assert f"--server auto: using docker (image {IMAGE} is present)" in " ".join(res.stderr.split())
+    said = " ".join(res.stderr.split())
+    assert f"--server auto: using docker, {flavor.name} {flavor.version} in image {IMAGE} (present here)" in said
+    assert f"using docker {flavor.name}" in said and f"image {IMAGE}, pool 8 MiB" in said
+    local = binary_flavor(mysqld_binary)
     res = run_loadgen("seed", "--image", "loadgen/absent:0", "--pool", "8M", "--rows", "1000")
-    assert "--server auto: using a local mysqld (image loadgen/absent:0 is neither present nor pullable)" in \
-        " ".join(res.stderr.split())
+    assert (f"--server auto: using a local {local.name} {local.version} ({mysqld_binary}), not docker "
+            "(image loadgen/absent:0 is neither present nor pullable)") in " ".join(res.stderr.split())
 
 
 def test_up_keeps_one_container_between_commands(image, engine, no_new_containers, tmp_path):

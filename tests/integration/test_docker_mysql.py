@@ -221,3 +221,72 @@ def test_dsn_on_mysql_says_what_the_server_did(raw_container, tmp_path):
         assert tuple(map(int, cur.fetchone())) == (0, 16 << 20)  # both as the server's owner left them
     finally:
         conn.close()
+
+
+def test_dsn_on_mysql_of_one_chunk_is_cold_right_after_a_restart_and_names_the_fix_when_warm(raw_container,
+                                                                                            tmp_path):
+    """A default MySQL pool is one chunk, which no resize can shrink: the start used to be recorded
+    warm even right after a restart. The pool's contents decide: right after a restart without a
+    pool reload it holds none of the table (cold, with an error figure); after a run it holds the
+    table (warm, with the fix named, reload included, and no error figure)."""
+    container, port, password = raw_container
+    _login(port, password).close()
+    env = {"LOADGEN_PASSWORD": password}
+
+    def dsn(port: int) -> list[str]:
+        return ["--server", "dsn", "--dsn", f"mysql://root@127.0.0.1:{port}/", "--rows", "200k"]
+
+    res = run_loadgen("seed", *dsn(port), env=env)
+    assert res.returncode == 0, res.stderr[-2000:]
+    # as loadgen's fix says: MySQL dumps its pool at shutdown and reloads it at start-up by default,
+    # which makes a restart warm too (28-184 of the table's pages back before the first query)
+    conn = _login(port, password)
+    conn.cursor().execute("SET GLOBAL innodb_buffer_pool_dump_at_shutdown = OFF")
+    conn.close()
+    container.restart(timeout=60)
+    container.reload()
+    port = int(container.attrs["NetworkSettings"]["Ports"]["3306/tcp"][0]["HostPort"])
+    _login(port, password).close()
+
+    out = tmp_path / "after-restart.json"
+    res = run_loadgen("run", *dsn(port), "--variation", "A", "--out", str(out), env=env)
+    assert res.returncode == 0, res.stderr[-2000:]
+    doc = json.loads(out.read_text())
+    cold = doc["server"]["cold_start"]
+    assert cold["pool_bytes_shrunk"] == 16 << 20  # one chunk: the shrink evicted nothing
+    assert cold["cold"] is True and cold["verified_by"] == "table_pages", cold
+    assert cold["table_pages_before"] <= cold["table_pages_cold_max"]
+    assert "it starts cold" in res.stderr
+    assert doc["buffer_pool"]["pages_read"] >= doc["dataset"]["leaf_pages"]
+    assert doc["prediction"]["error_pct"] is not None
+
+    out = tmp_path / "next.json"
+    conn = _login(port, password)
+    conn.cursor().execute("SET GLOBAL innodb_buffer_pool_dump_at_shutdown = ON")  # the default again
+    conn.close()
+    res = run_loadgen("run", *dsn(port), "--variation", "A", "--out", str(out), env=env)
+    assert res.returncode == 0, res.stderr[-2000:]
+    doc = json.loads(out.read_text())
+    cold = doc["server"]["cold_start"]
+    assert cold["cold"] is False and cold["table_pages_before"] > cold["table_pages_cold_max"], cold
+    assert cold["reloads_pool_at_restart"] is True
+    assert "restart the server right before the run with innodb_buffer_pool_load_at_startup=OFF" in cold["fix"]
+    assert "starts warm" in res.stderr and "innodb_buffer_pool_load_at_startup=OFF" in " ".join(res.stderr.split())
+    assert doc["prediction"]["error_pct"] is None and "started warm" in doc["prediction"]["no_error_reason"]
+
+
+def test_auto_prefers_a_built_image_that_is_here_and_names_it(engine, mysql_image, no_new_containers):
+    """--server auto used the local MariaDB while a built loadgen/mysql image sat there (only the
+    default mysql:8.4, absent and not pullable offline, was looked for)."""
+    from loadgen.servers.engine import DEFAULT_IMAGE, image_flavor
+
+    try:
+        engine.images.get(DEFAULT_IMAGE)
+        expected = DEFAULT_IMAGE  # the default itself is here: it comes first
+    except Exception:  # noqa: BLE001 - absent, as on an offline host
+        expected = mysql_image
+    flavor = image_flavor(engine, expected)
+    res = run_loadgen("seed", "--pool", "16M", "--rows", "1000")
+    assert res.returncode == 0, res.stderr[-2000:]
+    said = " ".join(res.stderr.split())
+    assert f"--server auto: using docker, {flavor.name} {flavor.version} in image {expected} (present here)" in said

@@ -25,14 +25,18 @@ def dsn_server(mysqld_binary, session_dir):
         server.stop()
 
 
-def test_sweep_over_two_pools_on_a_dsn_server_resizes_it(dsn_server, tmp_path):
+def test_sweep_over_two_pools_on_a_dsn_server_resizes_it_and_starts_each_run_really_cold(dsn_server, tmp_path):
+    """Each point starts from a pool that holds none of the table, checked from the pool's contents
+    and from the reads: the A order touches every leaf, so a cold run reads each one. (On a fresh
+    clone the 16M point read 0 pages of a 20k-row table: MariaDB's shrink evicts nothing while the
+    LRU list fits in 6 MiB, which an 8-16 MiB pool's always does, and the run was taken as cold.)"""
     ep = dsn_server.endpoint
     if dsn_server.flavor.name != "mariadb" or dsn_server.flavor.version_tuple < (10, 11, 12):
         pytest.skip(f"online resize to a cold pool needs MariaDB 10.11.12+, not {dsn_server.flavor.version}")
     out = tmp_path / "sweep.json"
     res = run_loadgen("sweep", "--server", "dsn", "--dsn", f"mysql://root@127.0.0.1:{ep.port}/",
-                      "--pools", "8M,16M", "--variations", "A", "--rows", "20k", "--driver", "python",
-                      "--out", str(out), "--out-dir", str(tmp_path / "runs"),
+                      "--pools", "8M,16M", "--variations", "A", "--rows", "200k", "--database", "sweep",
+                      "--driver", "python", "--out", str(out), "--out-dir", str(tmp_path / "runs"),
                       env={"LOADGEN_PASSWORD": ep.password})
     assert res.returncode == 0, res.stderr[-2000:]
     assert "Traceback" not in res.stderr
@@ -43,5 +47,63 @@ def test_sweep_over_two_pools_on_a_dsn_server_resizes_it(dsn_server, tmp_path):
     for p in sweep["points"]:
         run = json.loads(open(p["result_file"]).read())
         assert run["kind"] == "run" and run["server"]["provider"] == "dsn"
-        assert run["server"]["cold_start"]["method"] == "resize" and run["buffer_pool"]["reads"] > 0
+        cold = run["server"]["cold_start"]
+        assert run["buffer_pool"]["pages_read"] >= run["dataset"]["leaf_pages"], (p, cold)
+        assert cold["method"] == "resize" and cold["verified_by"] == "table_pages", cold
+        assert cold["cold"] is True and cold["table_pages_before"] <= cold["table_pages_cold_max"], cold
+        assert run["prediction"]["error_pct"] is not None
+        assert p["started_cold"] is True
     assert ep.password not in res.stdout + res.stderr
+
+
+def test_a_run_whose_table_stays_in_the_pool_is_recorded_warm_without_an_error_figure(dsn_server, tmp_path):
+    """A 20k-row table (165 pages) fits in the 6 MiB pool a shrink goes down to: no resize can
+    evict it. The run says it starts warm and how to start cold, records it, and prints the
+    prediction without an error figure (a warm run's error against a cold-start model was
+    +3,238% with no caveat)."""
+    ep = dsn_server.endpoint
+    env = {"LOADGEN_PASSWORD": ep.password}
+    dsn = ["--server", "dsn", "--dsn", f"mysql://root@127.0.0.1:{ep.port}/", "--rows", "20k",
+           "--database", "tiny", "--variation", "B", "--driver", "python"]
+    res = run_loadgen("seed", *dsn[:-4], env=env)
+    assert res.returncode == 0, res.stderr[-2000:]
+    out = tmp_path / "warm.json"
+    res = run_loadgen("run", *dsn, "--out", str(out), env=env)
+    assert res.returncode == 0, res.stderr[-2000:]
+    doc = json.loads(out.read_text())
+    cold = doc["server"]["cold_start"]
+    assert cold["cold"] is False and cold["verified_by"] == "table_pages", cold
+    assert cold["table_pages_before"] > cold["table_pages_cold_max"]
+    assert "restart the server" in cold["fix"]
+    assert "starts warm" in res.stderr and "restart the server" in res.stderr
+    pred = doc["prediction"]
+    assert pred["reads"] > 0 and pred["error_pct"] is None and pred["plain_lru_error_pct"] is None
+    assert "started warm" in pred["no_error_reason"]
+    assert "no error figure" in res.stdout and "error –" not in res.stdout
+
+
+def test_a_dsn_table_changed_between_runs_is_counted_after_the_run_and_seeded_again(dsn_server, tmp_path):
+    """On a server loadgen does not own, a reused table is checked by its key range before the
+    run and counted after it (a scan before would leave it in a pool that may not be emptied):
+    rows deleted in between still make the run's result incomplete and the next run seed anew."""
+    ep = dsn_server.endpoint
+    env = {"LOADGEN_PASSWORD": ep.password}
+    dsn = ["--server", "dsn", "--dsn", f"mysql://root@127.0.0.1:{ep.port}/", "--rows", "20k",
+           "--database", "changed", "--driver", "python"]
+    res = run_loadgen("seed", *dsn[:-2], env=env)
+    assert res.returncode == 0, res.stderr[-2000:]
+    conn = dsn_server.connect()
+    try:
+        conn.cursor().execute("DELETE FROM changed.message WHERE id BETWEEN 100 AND 5000")
+    finally:
+        conn.close()
+    out = tmp_path / "changed.json"
+    res = run_loadgen("run", *dsn, "--variation", "A", "--out", str(out), env=env)
+    assert res.returncode == 1, res.stderr[-2000:]
+    assert "holds 15,099 rows, not 20,000" in res.stderr and "Traceback" not in res.stderr
+    doc = json.loads(out.read_text())
+    assert doc["complete"] is False and "the table changed" in doc["incomplete_reason"]
+    assert doc["prediction"] is None
+    res = run_loadgen("run", *dsn, "--variation", "A", "--out", str(tmp_path / "again.json"), env=env)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert "seeded changed.message: 20,000 rows" in res.stderr

@@ -165,3 +165,16 @@ def test_existing_server_through_a_dsn_never_shows_the_password(local_server, tm
     assert r["server"]["provider"] == "dsn"
     assert r["server"]["cold_start"]["method"] == "resize" and r["server"]["cold_start"]["cold"] is True
     assert r["result"]["queries"] == 40_000
+
+
+def test_auto_without_docker_names_the_local_server_it_runs(mysqld_binary):
+    """It said "a local mysqld" for a MariaDB: the flavour, version and binary are named."""
+    from loadgen.servers.mysqld import binary_flavor
+
+    local = binary_flavor(mysqld_binary)
+    res = run_loadgen("seed", "--pool", "8M", "--rows", "1000", env={"DOCKER_HOST": "unix:///nonexistent.sock"})
+    assert res.returncode == 0, res.stderr[-2000:]
+    said = " ".join(res.stderr.split())
+    assert f"--server auto: using a local {local.name} {local.version} ({mysqld_binary}), not docker" in said
+    assert f"using local {local.name} {local.version}, binary {mysqld_binary}, pool 8 MiB" in said
+    assert not our_server_pids()

@@ -424,3 +424,65 @@ def test_fresh_statistics_are_taken_as_they_are(server, shop, tmp_path):
                       env={"LOADGEN_PASSWORD": "pw-reader"})
     assert res.returncode == 0, res.stderr[-2000:]
     assert "stale" not in res.stderr and json.loads(out.read_text())["dataset"]["stats_note"] is None
+
+
+@pytest.fixture(scope="module")
+def gapped(server, shop):
+    """shop.gapped: 60,000 rows with keys 3, 6, ..., 180,000 (the issue's 1M rows over keys
+    3..3,000,000, smaller)."""
+    cur = shop.cursor()
+    cur.execute("CREATE TABLE IF NOT EXISTS shop.gapped (id INT UNSIGNED PRIMARY KEY, note VARCHAR(100) NOT NULL)")
+    rows = [(3 * i, chr(97 + i % 26) * 80) for i in range(1, 60_001)]
+    for i in range(0, len(rows), 5000):
+        cur.executemany("INSERT IGNORE INTO shop.gapped VALUES (%s, %s)", rows[i:i + 5000])
+    cur.execute("ANALYZE TABLE shop.gapped")
+    cur.close()
+    return "shop.gapped"
+
+
+@pytest.mark.parametrize("driver", ["native", "python"])
+def test_a_table_with_gaps_in_its_keys_is_queried_by_the_keys_that_exist(server, gapped, driver, tmp_path):
+    """The order used to range over the key span (3..180,000 here): two lookups in three found no
+    row, unannounced, and the model took the span for the row count."""
+    out = tmp_path / "gapped.json"
+    res = run_loadgen("run", *dsn_args(server, "reader"), "--table", gapped, "--order", "random", "--stride", "3",
+                      "--reps", "1", "--driver", driver, "--out", str(out), env={"LOADGEN_PASSWORD": "pw-reader"})
+    assert res.returncode == 0, res.stderr[-2000:]
+    r = json.loads(out.read_text())
+    ds = r["dataset"]
+    assert ds["rows"] == ds["table_rows"] == 60_000  # the geometry follows the real rows
+    assert ds["key_gaps"] == {"key_span": 179_998, "keys": 60_000, "every": 1}
+    assert "gaps" in res.stderr and "found no row" not in res.stderr
+    assert r["result"]["queries"] == len(range(1, 60_001, 3)) == r["result"]["rows_returned"]
+    assert r["result"]["empty_lookups"] == 0
+    # every key queried once: each leaf is read once, as the model (with the real rows) says
+    assert r["buffer_pool"]["pages_read"] >= ds["leaf_pages"]
+    assert abs(r["prediction"]["error_pct"]) < 10, r["prediction"]
+
+
+@pytest.mark.parametrize("driver", ["native", "python"])
+def test_lookups_that_find_no_row_are_counted_and_said(server, gapped, driver, tmp_path):
+    out = tmp_path / "empty.json"
+    res = run_loadgen("run", *dsn_args(server, "reader"), "--table", gapped, "--order", "sequential",
+                      "--stride", "2", "--query", "SELECT note FROM gapped WHERE id = ? + 1", "--driver", driver,
+                      "--out", str(out), env={"LOADGEN_PASSWORD": "pw-reader"})
+    assert res.returncode == 0, res.stderr[-2000:]
+    r = json.loads(out.read_text())
+    assert r["result"]["queries"] == 30_000 and r["result"]["rows_returned"] == 0
+    assert r["result"]["empty_lookups"] == 30_000
+    assert "30,000 of 30,000 lookups (100.0%) found no row" in " ".join(res.stderr.split())
+
+
+def test_the_keys_of_a_huge_table_are_sampled_in_the_same_one_pass(server, gapped, monkeypatch):
+    """Past KEY_MAP_MAX keys every k-th key is kept, k doubled while reading when the row estimate
+    was low: the kept keys are still every k-th key of the table, in order."""
+    from loadgen import usertable
+
+    monkeypatch.setattr(usertable, "KEY_MAP_MAX", 1000)
+    conn = server.connect()
+    try:
+        keys, count, every = usertable.read_keys(conn, "shop", "gapped", "id", estimate=100)
+    finally:
+        conn.close()
+    assert count == 60_000 and len(keys) <= 1000 and every in (64, 128)
+    assert list(keys) == [3 * i for i in range(1, 60_001)][::every]

@@ -1,0 +1,76 @@
+"""Whether a run started cold is decided from what the pool held right before it, never from the
+start method's claim; a warm run gets no error figure unless what it held was too little to matter."""
+from __future__ import annotations
+
+from loadgen.analysis import forecast, sweep
+from loadgen.runner import verify_cold
+from loadgen.servers import ColdStart
+
+MYSQL_AFTER_RESTART = {"pages_data": 968, "pages_free": 0, "pages_total": 1024}
+KEPT = ColdStart("resize", False, "the server kept its pool at 16 MiB when asked to shrink it to 5 MiB",
+                 fix="restart the server right before the run")
+
+
+def test_a_pool_that_holds_none_of_the_table_is_cold_whatever_the_method_claimed():
+    # --dsn on MySQL right after a restart: one chunk cannot shrink, yet the pool is a fresh one
+    v = verify_cold(KEPT, MYSQL_AFTER_RESTART, "mysql", {"PRIMARY": 1}, height=3)
+    assert v["cold"] is True and v["verified_by"] == "table_pages" and v["table_pages_before"] == 1
+    assert "it starts cold" in v["note"] and "fix" not in v
+
+
+def test_without_the_tables_pages_a_pool_in_its_start_up_state_is_cold():
+    v = verify_cold(KEPT, MYSQL_AFTER_RESTART, "mysql", None)
+    assert v["cold"] is True and v["verified_by"] == "pages_data"
+
+
+def test_a_pool_holding_the_table_is_warm_whatever_the_method_claimed_and_names_the_fix():
+    # MariaDB's shrink to 6 MiB kept a 165-page table whole, with pages_data under the start-up allowance
+    shrunk = ColdStart("resize", True, "pool shrunk to 6 MiB and grown back to 16 MiB",
+                       fix="restart the server right before the run")
+    v = verify_cold(shrunk, {"pages_data": 236, "pages_total": 1014}, "mariadb", {"PRIMARY": 165}, height=2)
+    assert v["cold"] is False and v["table_pages_before"] == 165
+    assert "165 of the table's pages" in v["note"] and v["fix"] == "restart the server right before the run"
+
+
+def test_the_cold_allowance_covers_the_descents_that_read_the_key_range():
+    assert verify_cold(KEPT, MYSQL_AFTER_RESTART, "mysql", {"PRIMARY": 8}, height=3)["cold"] is True
+    assert verify_cold(KEPT, MYSQL_AFTER_RESTART, "mysql", {"PRIMARY": 9}, height=3)["cold"] is False
+
+
+def _result(cold: dict, pages_read: int) -> dict:
+    return {
+        "workload": {"order": "looped", "stride": 10, "reps": 2},
+        "dataset": {"rows": 20_000, "leaf_pages": 164, "height": 2},
+        "server": {"innodb_buffer_pool_size": 8 << 20, "flavor": "mariadb", "variables": {}, "cold_start": cold},
+        "buffer_pool": {"pages_read": pages_read, "read_requests": 8_000, "pages_total": 507},
+        "result": {"qps": 5_000},
+    }
+
+
+def test_a_warm_run_gets_its_prediction_without_an_error_figure():
+    pred = forecast.predict_result(_result({"cold": False, "table_pages_before": 165}, pages_read=5))
+    assert pred["reads"] > 100  # the model's cold-start reads stay visible
+    assert pred["error_pct"] is None and pred["plain_lru_error_pct"] is None
+    assert "165 of the table's pages" in pred["no_error_reason"]
+
+
+def test_a_warm_run_with_a_negligible_residue_keeps_its_error_and_says_so():
+    pred = forecast.predict_result(_result({"cold": False, "table_pages_before": 2}, pages_read=330))
+    assert pred["error_pct"] is not None and pred["no_error_reason"] is None
+    assert "2 of the table's pages" in pred["warm_start"]
+
+
+def test_a_cold_run_keeps_its_error():
+    pred = forecast.predict_result(_result({"cold": True, "table_pages_before": 0}, pages_read=330))
+    assert pred["error_pct"] is not None and pred["warm_start"] is None
+
+
+def test_a_sweep_recommends_from_cold_points_only():
+    points = [
+        {"variation": "A", "pool_bytes": 8 << 20, "miss_ratio": 0.05, "started_cold": True},
+        # a dsn point whose shrink kept the whole table: 0 pages read, and no division by it
+        {"variation": "A", "pool_bytes": 16 << 20, "miss_ratio": 0.0, "started_cold": False},
+    ]
+    rec = sweep.recommend(points, 5.0)["A"]
+    assert rec["pool_bytes"] == 8 << 20
+    assert "16 MiB" in rec["reason"] and "warm" in rec["reason"]
