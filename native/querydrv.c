@@ -55,9 +55,9 @@ typedef struct {
     /* Running totals kept in C, so a Ctrl-C raised between query_run's return and the caller's
      * bookkeeping loses nothing: the caller takes its final figures from query_totals. */
     uint64_t rows_total, ns_total, min_total, max_total;
-    uint64_t empty_total;    /* queries that returned no row: lookups of keys that are not there */
-    int busy;                /* set while query_run has the handle (atomic: free-threaded builds) */
-    pl_conn_t *pl;           /* --pipeline N > 1: the pipelined loop of pipeline.c runs the queries */
+    uint64_t empty_total; /* queries that returned no row: lookups of keys that are not there */
+    int busy;             /* set while query_run has the handle (atomic: free-threaded builds) */
+    pl_conn_t *pl;        /* --pipeline N > 1: the pipelined loop of pipeline.c runs the queries */
 } qd_conn_t;
 
 static void qd_free(qd_conn_t *c) {
@@ -298,11 +298,10 @@ PyObject *loadgen_query_run(PyObject *self, PyObject *args) {
     __atomic_store_n(&c->busy, 0, __ATOMIC_RELEASE);
     if (err != 0)
         loadgen_debug("query failed after %llu: %s (%u)", (unsigned long long)done, message, err);
-    py_result = Py_BuildValue("(KKKKKKIzK)", (unsigned long long)done, (unsigned long long)rows,
-                              (unsigned long long)total_ns,
-                              (unsigned long long)(done ? min_ns : 0), (unsigned long long)max_ns,
-                              (unsigned long long)c->digest, err, err ? message : NULL,
-                              (unsigned long long)empty);
+    py_result =
+        Py_BuildValue("(KKKKKKIzK)", (unsigned long long)done, (unsigned long long)rows, (unsigned long long)total_ns,
+                      (unsigned long long)(done ? min_ns : 0), (unsigned long long)max_ns,
+                      (unsigned long long)c->digest, err, err ? message : NULL, (unsigned long long)empty);
 error:
     if (ids.obj != NULL)
         PyBuffer_Release(&ids);
