@@ -15,6 +15,7 @@
 #include "permute.h"
 #include "keydist.h"
 #include "tablegen.h"
+#include "mixdrv.h"
 
 #include <stdlib.h>
 
@@ -29,6 +30,7 @@ static PyMethodDef loadgen_native_methods[] = {
     LOADGEN_PERMUTE_METHODS
     LOADGEN_KEYDIST_METHODS
     LOADGEN_TABLEGEN_METHODS
+    LOADGEN_MIXDRV_METHODS
     {NULL, NULL, 0, NULL},
 };
 
