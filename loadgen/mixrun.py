@@ -32,7 +32,7 @@ from .mixseed import MixDataset, TableInfo
 from .paths import free_bytes
 from .results import Prediction, RunResult, now_iso
 from .runner import QuietReporter, Reporter, check_connections, verify_cold, write_result
-from .sampler import Sampler, enable_flush_metrics, flush_metrics, take_snapshot, totals, wait_quiet
+from .sampler import Sampler, enable_flush_metrics, flush_metrics, pool_stats, take_snapshot, totals, wait_quiet
 from .servers import RECORDED_VARIABLES, ServerSpec
 from .servers.provision import provisioned
 from .tablestats import TablesReads
@@ -177,6 +177,7 @@ def measure(server, spec: MixSpec, data: MixDataset, tables: dict[str, TableInfo
         reporter.say(f"warning: the pool was not cold before this run: {verdict['note']}")
     table_reads = TablesReads(sampler_conn, [(t.database, t.table) for t in tables.values()])
     flush_before = flush_metrics(sampler_conn)
+    pool_before = pool_stats(sampler_conn)
     names = [s.name for s in spec.streams]
     sampler = Sampler(sampler_conn, state.current_ops, sample_interval_s, flavor=flavor.name,
                       extra=lambda: {"streams": dict(zip(names, state.stream_ops()))})
@@ -202,6 +203,7 @@ def measure(server, spec: MixSpec, data: MixDataset, tables: dict[str, TableInfo
                 sch.stop(kill=True)
         last = sampler.stop(final=True)
         flush_after = flush_metrics(sampler_conn) if sampler.error is None else {}
+        pool_after = pool_stats(sampler_conn) if sampler.error is None else {}
         table_reads.finish(server)
         _close(loop, schedulers, sampler_conn)
     lost = state.error or next((s.error for s in schedulers if s.error), None)
@@ -217,6 +219,13 @@ def measure(server, spec: MixSpec, data: MixDataset, tables: dict[str, TableInfo
     bp = result.buffer_pool
     bp["flush"] = _flush_block(flush_before, flush_after, monitors_note)
     bp["tables"] = table_reads.result
+    bp["files"] = table_reads.files
+    # INNODB_BUFFER_POOL_STATS: made young / not young on MySQL (no status variable there)
+    pool = {k: pool_after[k] - pool_before[k] for k in pool_after if k in pool_before}
+    bp["pool_stats"] = pool
+    for k in ("made_young", "made_not_young"):
+        if bp.get(k) is None and k in pool:
+            bp[k] = pool[k]
     if reason is None and predict is not None:
         result.prediction = _prediction(result, predict, reporter)
     out = write_result(out, result, reporter)

@@ -326,3 +326,31 @@ def flush_metrics(conn) -> dict[str, int]:
     if found is None:
         return {}
     return {short: found[name.lower()] for short, name in FLUSH_METRICS.items() if name.lower() in found}
+
+
+# INNODB_BUFFER_POOL_STATS (summed over the pool's instances): made young / not young on MySQL,
+# which has no status variable for them (MariaDB has both).
+POOL_STATS = {
+    "made_young": "PAGES_MADE_YOUNG",
+    "made_not_young": "PAGES_NOT_MADE_YOUNG",
+    "pages_written": "NUMBER_PAGES_WRITTEN",
+    "read_ahead": "NUMBER_PAGES_READ_AHEAD",
+    "read_ahead_evicted": "NUMBER_READ_AHEAD_EVICTED",
+}
+
+
+def pool_stats(conn) -> dict[str, int]:
+    """POOL_STATS now ({short name: count}), or {} where the view cannot be read."""
+    cols = ", ".join(f"SUM({c})" for c in POOL_STATS.values())
+    try:
+        cur = conn.cursor()
+        try:
+            cur.execute(f"SELECT {cols} FROM information_schema.INNODB_BUFFER_POOL_STATS")
+            row = cur.fetchone()
+        finally:
+            cur.close()
+    except Exception:  # noqa: BLE001 - no such view, or no PROCESS privilege
+        return {}
+    if not row or row[0] is None:
+        return {}
+    return {k: int(v) for k, v in zip(POOL_STATS, row) if v is not None}

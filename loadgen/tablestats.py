@@ -96,7 +96,9 @@ class TablesReads:
     def __init__(self, conn, tables: list[tuple[str, str]]):
         self.tables = tables
         self.before = {t: (_file_rows(conn, *t), _table_io(conn, *t)) for t in tables}
+        self.files_before = _all_files(conn)
         self.result: dict[str, dict] = {}
+        self.files: dict[str, int] = {}  # every InnoDB file's pages read over the run (undo, system, ...)
 
     def finish(self, server) -> None:
         try:
@@ -116,6 +118,12 @@ class TablesReads:
                 if io_after is not None:
                     out.update({k: io_after[k] - io[k] for k in io_after})
                 self.result[f"{database}.{table}"] = out
+            after_files = _all_files(conn) if self.files_before is not None else None
+            if after_files is not None:
+                for path, read_bytes in after_files.items():
+                    pages = (read_bytes - self.files_before.get(path, 0)) // PAGE_BYTES
+                    if pages > 0:
+                        self.files[path] = pages
             pool = int(db.query_value(conn, "SELECT @@innodb_buffer_pool_size") or 0)
             if getattr(server, "owned", True) or pool <= BUFFER_PAGE_MAX_POOL_BYTES:
                 names = {f"`{d}`.`{t}`": f"{d}.{t}" for d, t in self.tables}
@@ -131,3 +139,21 @@ class TablesReads:
             pass
         finally:
             conn.close()
+
+
+def _all_files(conn) -> dict[str, int] | None:
+    """Bytes read so far from each InnoDB data file (tables, system tablespace, undo), by the
+    file's name below the datadir; None without performance_schema."""
+    try:
+        if str(db.query_value(conn, "SELECT @@performance_schema")) not in ("1", "ON"):
+            return None
+        rows = db.query_all(conn, "SELECT FILE_NAME, SUM_NUMBER_OF_BYTES_READ FROM performance_schema.file_summary_by_instance "
+                                  "WHERE EVENT_NAME = 'wait/io/file/innodb/innodb_data_file'")
+    except Exception:  # noqa: BLE001 - no performance_schema, or no grant on it
+        return None
+    out: dict[str, int] = {}
+    for name, read_bytes in rows:
+        parts = _text(name).replace("\\", "/").split("/")
+        short = "/".join(parts[-2:]) if parts[-1].endswith(".ibd") else parts[-1]
+        out[short] = out.get(short, 0) + int(read_bytes or 0)
+    return out

@@ -39,6 +39,10 @@ def run_workload(workload: str, out, server_spec, dataset_spec, shape, sample_in
         result = mixrun.run(server_spec, spec, out, database=dataset_spec.database, data_seed=dataset_spec.seed,
                             sample_interval_s=sample_interval_s, reporter=reporter, driver=drive["driver"])
     console = stdout_console()
+    if not console.is_terminal:  # a log or a pipe: wide enough that no column is cut
+        from rich.console import Console
+
+        console = Console(width=160)
     console.print(rich_table(STREAM_HEADERS, stream_rows(result), title=f"loadgen run: {spec.source}, streams"))
     console.print(rich_table(TABLE_HEADERS, table_rows(result), title="tables: pages read"))
     for line in summary_lines(result):
