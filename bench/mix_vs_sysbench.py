@@ -64,7 +64,7 @@ def loadgen_plans(server, rows: int, driver: str):
     return spec, mixrun.plan_statements(spec, {"sbtest1": info}), {i: info.key_offset for i in spec.mixed}
 
 
-def run_loadgen(server, rows: int, seconds: float, driver: str, seed: int) -> tuple[float, float]:
+def run_loadgen(server, rows: int, seconds: float, driver: str, seed: int, pipeline: int = 1) -> tuple[float, float]:
     """(ops per second, client CPU microseconds per op; this process)."""
     from loadgen.drivers.mix import MixState, PythonMix, StreamStats
     from loadgen.drivers.mixnative import NativeMix
@@ -76,7 +76,8 @@ def run_loadgen(server, rows: int, seconds: float, driver: str, seed: int) -> tu
     if driver == "python":
         loop = PythonMix(mixed, offsets)
     else:
-        loop = NativeMix(mixed, offsets, one_connection=driver == "native-1conn")
+        loop = NativeMix(mixed, offsets, one_connection=driver == "native-1conn",
+                         pipeline=pipeline if driver == "pipelined" else 1)
     loop.open(server, "sbtest")
     state = MixState(streams=[StreamStats() for _ in spec.streams])
     stop = threading.Event()
@@ -103,6 +104,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=7, help="alternating rounds (short: the machine is noisy)")
     ap.add_argument("--skip-trx", action="store_true", help="sysbench without BEGIN/COMMIT (--skip_trx=on)")
     ap.add_argument("--python", action="store_true", help="also the python driver, for reference")
+    ap.add_argument("--pipeline", type=int, default=0, help="also the pipelined driver, N statements in flight")
     ap.add_argument("--one-connection", action="store_true",
                     help="also the native driver with every stream on one connection, as sysbench runs")
     args = ap.parse_args()
@@ -118,7 +120,8 @@ def main() -> None:
             + (", sysbench --skip_trx=on" if args.skip_trx else ", sysbench with BEGIN/COMMIT"))
         run_sysbench(base, 3, args.skip_trx)  # warm-up: the table into the pool, both code paths once
         run_loadgen(server, args.rows, 3, "native", 99)
-        drivers = ["native"] + (["native-1conn"] if args.one_connection else []) + (["python"] if args.python else [])
+        drivers = (["native"] + (["native-1conn"] if args.one_connection else []) + (["python"] if args.python else [])
+                   + (["pipelined"] if args.pipeline > 1 else []))
         ratios: dict[str, list[float]] = {d: [] for d in drivers}
         cpu_us: dict[str, list[float]] = {c: [] for c in ["sysbench", *drivers]}
         for r in range(args.rounds):
@@ -130,7 +133,7 @@ def main() -> None:
                 if c == "sysbench":
                     rate[c], cpu[c] = run_sysbench(base, args.seconds, args.skip_trx)
                 else:
-                    rate[c], cpu[c] = run_loadgen(server, args.rows, args.seconds, c, r + 1)
+                    rate[c], cpu[c] = run_loadgen(server, args.rows, args.seconds, c, r + 1, args.pipeline)
                 cpu_us[c].append(cpu[c])
             for d in drivers:
                 ratios[d].append(rate[d] / rate["sysbench"])
@@ -141,6 +144,8 @@ def main() -> None:
         say(f"client CPU per statement, {c}: {spread(values)} us")
     if "python" in ratios:
         say(f"python mix driver / sysbench statements/s: {spread(ratios['python'])}")
+    if "pipelined" in ratios:
+        say(f"pipelined mix driver (--pipeline {args.pipeline}) / sysbench statements/s: {spread(ratios['pipelined'])}")
     if "native-1conn" in ratios:
         say(f"native mix driver on one connection / sysbench statements/s: {spread(ratios['native-1conn'])}")
     say(f"native mix driver / sysbench statements/s: {spread(ratios['native'])}")

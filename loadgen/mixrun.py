@@ -72,12 +72,18 @@ def mix_settings(spec: ServerSpec) -> ServerSpec:
 
 def run(server_spec: ServerSpec, spec: MixSpec, out: Path, database: str = "chat", data_seed: int = 1,
         sample_interval_s: float = 1.0, reporter: Reporter | None = None, driver: str = "auto",
-        predict: Predict | None = predict_mix) -> RunResult:
-    """Provision (or reuse) a server, make the mix's tables, then run the mix from a cold pool."""
+        predict: Predict | None = predict_mix, pipeline: int = 1) -> RunResult:
+    """Provision (or reuse) a server, make the mix's tables, then run the mix from a cold pool.
+
+    pipeline > 1 (native driver): the whole sequence on one connection, that many statements in
+    flight (the server runs them in the order sent)."""
     from .drivers.drive import resolve_driver
 
     reporter = reporter or QuietReporter()
     driver = resolve_mix_driver(resolve_driver(driver))
+    if pipeline > 1 and driver != "native":
+        raise UsageError(f"--pipeline {pipeline} needs the native mix driver, which this loadgen was built without",
+                         "install libmariadb-dev and pkg-config and rebuild, or drop --pipeline")
     data = MixDataset(spec, database, data_seed)
     connections = len(spec.mixed) + len(spec.scheduled)
     with provisioned(mix_settings(server_spec), data, reporter.say) as server:
@@ -95,7 +101,8 @@ def run(server_spec: ServerSpec, spec: MixSpec, out: Path, database: str = "chat
         cold = server.restart_cold()
         if not cold.cold:
             reporter.say(f"warning: the pool was not emptied before this run ({cold.note})")
-        return measure(server, spec, data, tables, plans, cold, out, sample_interval_s, reporter, driver, predict)
+        return measure(server, spec, data, tables, plans, cold, out, sample_interval_s, reporter, driver, predict,
+                       pipeline)
 
 
 def resolve_mix_driver(name: str) -> str:
@@ -138,7 +145,8 @@ def plan_statements(spec: MixSpec, tables: dict[str, TableInfo]) -> dict[int, li
 
 
 def measure(server, spec: MixSpec, data: MixDataset, tables: dict[str, TableInfo], plans, cold, out: Path,
-            sample_interval_s: float, reporter: Reporter, driver: str, predict: Predict | None) -> RunResult:
+            sample_interval_s: float, reporter: Reporter, driver: str, predict: Predict | None,
+            pipeline: int = 1) -> RunResult:
     """Drive the mix with the sampler on; write the result; raise if it did not complete."""
     from .drivers.mix import MixState, PythonMix, Scheduler, StreamStats
 
@@ -147,9 +155,10 @@ def measure(server, spec: MixSpec, data: MixDataset, tables: dict[str, TableInfo
     if driver == "native":
         from .drivers.mixnative import NativeMix
 
-        loop = NativeMix(mixed, offsets)
+        loop = NativeMix(mixed, offsets, pipeline=pipeline)
     else:
         loop = PythonMix(mixed, offsets)
+    gen = mix.Generator(spec)  # its checks (a trace's keys against the table) before any connection
     schedulers: list[Scheduler] = []
     state = MixState(streams=[StreamStats() for _ in spec.streams])
     sampler_conn = None
@@ -184,7 +193,6 @@ def measure(server, spec: MixSpec, data: MixDataset, tables: dict[str, TableInfo
     reporter.run_started(f"{spec.source} (mix of {len(spec.streams)} streams)", spec.operations)
     started_at = now_iso()
     interrupted = False
-    gen = mix.Generator(spec)
     sampler.start()
     for sch in schedulers:
         sch.start(sampler.baseline.t_s)
@@ -215,7 +223,7 @@ def measure(server, spec: MixSpec, data: MixDataset, tables: dict[str, TableInfo
     elif state.ops < spec.operations:
         reason = "stopped early"
     result = _result(server, flavor, variables, cold, spec, data, tables, plans, state, schedulers, sampler, last,
-                     started_at, reason, settle, verdict)
+                     started_at, reason, settle, verdict, pipeline)
     bp = result.buffer_pool
     bp["flush"] = _flush_block(flush_before, flush_after, monitors_note)
     bp["tables"] = table_reads.result
@@ -263,7 +271,7 @@ def _latency(h: Histogram) -> dict:
 
 
 def _result(server, flavor, variables, cold, spec: MixSpec, data: MixDataset, tables, plans, state, schedulers,
-            sampler, last, started_at, reason, settle, verdict) -> RunResult:
+            sampler, last, started_at, reason, settle, verdict, pipeline: int = 1) -> RunResult:
     elapsed = state.elapsed_s
     bp = totals(sampler.baseline, last, sampler.samples, flavor.name) if last is not None else {}
     if last is not None:
@@ -306,7 +314,8 @@ def _result(server, flavor, variables, cold, spec: MixSpec, data: MixDataset, ta
         result={"queries": state.ops, "ops": state.ops, "elapsed_s": round(elapsed, 3),
                 "qps": round(state.ops / elapsed, 1) if elapsed > 0 else None,
                 "latency_us": _latency(merged), "latency_histogram": merged.to_dict(), "driver": state.driver,
-                "latency_kind": state.latency_kind, "sample_interval_s": sampler.interval_s, "streams": streams},
+                "latency_kind": state.latency_kind, "pipeline": pipeline, "sample_interval_s": sampler.interval_s,
+                "streams": streams},
         buffer_pool=bp, samples=sampler.samples,
         host={"cpus": os.cpu_count(), "kernel": platform.release(), "python": platform.python_version()},
     )

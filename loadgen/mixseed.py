@@ -25,7 +25,7 @@ from typing import Callable
 from . import db, tablegen
 from .chunks import chunk_dir
 from .errors import LoadgenError, SeedError, UsageError, WorkloadError
-from .schemas import SchemaFile, create_tables, reflect, split_statements
+from .schemas import SchemaFile, create_tables, reflect
 from .units import format_bytes
 from .workload import ddl
 from .workload.mix import MixSpec, TableSpec
@@ -118,14 +118,7 @@ class TableInfo:
 
 def _table_sql(text: str, table: str) -> str:
     """The statements of a schema file that make `table`: its CREATE TABLE, CREATE INDEX on it."""
-    out = []
-    for st in split_statements(text):
-        made = ddl.tables(st.sql + ";")
-        if made and made[0].lower() == table.lower():
-            out.append(st.sql)
-        elif (m := ddl._CREATE_INDEX.match(st.sql)) and m.group(2).lower() == table.lower():
-            out.append(st.sql)
-    return ";\n".join(out)
+    return ";\n".join(st.sql for st in ddl.statements_for(text, table)[0])
 
 
 def _meta_key(table: str) -> str:
@@ -215,9 +208,14 @@ def _ensure_table(conn, data: MixDataset, t: TableSpec, progress, free_bytes, ho
             db.query_all(conn, f"DROP TABLE `{database}`.`{name}`")
         text = schema_text(t.schema)
         path = Path(t.schema) if "/" in t.schema else schema_dir() / f"{t.schema}.sql"
-        statements = tuple(st for st in split_statements(text)
-                           if (ddl.tables(st.sql + ";") or [""])[0].lower() == name.lower()
-                           or ((m := ddl._CREATE_INDEX.match(st.sql)) and m.group(2).lower() == name.lower()))
+        statements, databases = ddl.statements_for(text, name)
+        if ddl.unsafe_options(text, name):  # checked at parse time too; the file may have changed since
+            raise UsageError(f"{t.schema}: CREATE TABLE {name} reads or writes beyond its own columns",
+                             "no SELECT, LIKE or DIRECTORY after the column list")
+        if databases:
+            raise UsageError(f"{t.schema}: {name} is made in database {databases[0]}",
+                             "a mix's tables are created in --database: leave the database out of the file")
+        statements = tuple(statements)
         create_tables(conn, database, SchemaFile(path, text, statements, (name,)))
         _write_meta(conn, database, name, {**identity, "state": "partial"})
     shape = reflect(_borrow(conn), database, name)

@@ -19,14 +19,18 @@
  * any thread while mix_run is in progress (the sampler's per-stream counts).
  */
 #include "mixdrv.h"
+#include "pipeline.h"
 #include "qdcommon.h"
 
 #ifdef LOADGEN_HAVE_MYSQL
 
+#include <errno.h>
 #include <mysql.h>
+#include <poll.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #define MD_CAPSULE "loadgen._native.mix"
 #define MD_MAX_STREAMS 64
@@ -45,6 +49,7 @@ typedef struct {
     unsigned long long values[MD_MAX_PARAMS];
     int reads;
     unsigned columns;
+    pl_reader_t reader; /* pipelined: how its responses are read (pipeline.c) */
 } md_stmt_t;
 
 typedef struct {
@@ -59,11 +64,31 @@ typedef struct {
     char first_error[MD_MESSAGE];
 } md_stream_t;
 
+/* --pipeline N: every stream's statements on one connection, up to `depth` statements in flight. */
+typedef struct {
+    int stream, stmt, last; /* the op's stream, which of its statements, whether its last */
+    Py_ssize_t op;          /* index into the chunk */
+    uint64_t sent_ns;       /* when the op's first statement was written */
+} md_flight_t;
+
+typedef struct {
+    int fd;
+    unsigned depth;
+    int query_attributes;
+    uint8_t *out;
+    size_t out_cap;
+    uint8_t *in;
+    size_t in_len, in_cap;
+    md_flight_t *ring;
+    int broken;
+} md_pipe_t;
+
 typedef struct {
     int n; /* stream slots: the largest index + 1 */
     md_stream_t s[MD_MAX_STREAMS];
     uint64_t ops_total;
     int busy;
+    md_pipe_t *pipe; /* NULL: one op at a time */
 } md_handle_t;
 
 static void md_free(md_handle_t *h) {
@@ -81,6 +106,12 @@ static void md_free(md_handle_t *h) {
     for (int i = 0; i < h->n; i++)
         if (h->s[i].mysql != NULL && h->s[i].owns)
             mysql_close(h->s[i].mysql);
+    if (h->pipe != NULL) {
+        free(h->pipe->out);
+        free(h->pipe->in);
+        free(h->pipe->ring);
+        free(h->pipe);
+    }
     PyMem_RawFree(h);
 }
 
@@ -178,6 +209,272 @@ error:
     return -1;
 }
 
+
+#define MD_CLIENT_DEPRECATE_EOF (1UL << 24)
+#define MD_CLIENT_QUERY_ATTRIBUTES (1UL << 27)
+#define MD_READ_BYTES (64 * 1024)
+#define MD_EXEC_BYTES (16 + MD_MAX_PARAMS * 12) /* one COM_STMT_EXECUTE, MD_MAX_PARAMS integers */
+
+/* The pipelined loop's state on the shared connection, and each statement's reader. */
+static int md_pipe_open(md_handle_t *h, MYSQL *mysql, unsigned depth, unsigned *err, char *message, char *stage) {
+    snprintf(stage, 32, "pipeline");
+    if (mysql_get_ssl_cipher(mysql) != NULL) {
+        snprintf(message, MD_MESSAGE, "the connection uses TLS; the pipelined driver writes plain packets");
+        return 0;
+    }
+    if (mysql->client_flag & mysql->server_capabilities & CLIENT_COMPRESS) {
+        snprintf(message, MD_MESSAGE, "the connection is compressed; the pipelined driver writes plain packets");
+        return 0;
+    }
+    int deprecate_eof = (mysql->client_flag & mysql->server_capabilities & MD_CLIENT_DEPRECATE_EOF) != 0;
+    for (int i = 0; i < h->n; i++) {
+        md_stream_t *s = &h->s[i];
+        for (int k = 0; s->used && k < s->n_st; k++) {
+            md_stmt_t *st = &s->st[k];
+            uint8_t types[PL_MAX_COLUMNS] = {0}, is_unsigned[PL_MAX_COLUMNS] = {0};
+            if (st->columns > PL_MAX_COLUMNS) {
+                snprintf(stage, 32, "prepare:%d", i);
+                snprintf(message, MD_MESSAGE, "the statement returns %u columns; pipelined, at most %d", st->columns,
+                         PL_MAX_COLUMNS);
+                return 0;
+            }
+            if (st->columns > 0) {
+                MYSQL_RES *meta = mysql_stmt_result_metadata(st->stmt);
+                if (meta == NULL) {
+                    snprintf(message, MD_MESSAGE, "no result metadata for a prepared statement");
+                    return 0;
+                }
+                MYSQL_FIELD *fields = mysql_fetch_fields(meta);
+                for (unsigned c = 0; c < st->columns; c++) {
+                    types[c] = (uint8_t)fields[c].type;
+                    is_unsigned[c] = (fields[c].flags & UNSIGNED_FLAG) != 0;
+                }
+                mysql_free_result(meta);
+            }
+            pl_reader_init(&st->reader, deprecate_eof, 0, st->columns, types, is_unsigned);
+        }
+    }
+    md_pipe_t *p = (md_pipe_t *)calloc(1, sizeof(*p));
+    if (p == NULL) {
+        *err = 2008;
+        snprintf(message, MD_MESSAGE, "out of memory");
+        return 0;
+    }
+    h->pipe = p;
+    p->fd = (int)mysql_get_socket(mysql);
+    p->depth = depth;
+    p->query_attributes = (mysql->client_flag & mysql->server_capabilities & MD_CLIENT_QUERY_ATTRIBUTES) != 0;
+    p->out_cap = (size_t)depth * MD_EXEC_BYTES;
+    p->out = malloc(p->out_cap);
+    p->in_cap = MD_READ_BYTES;
+    p->in = malloc(p->in_cap);
+    p->ring = calloc(depth, sizeof(md_flight_t));
+    if (p->out == NULL || p->in == NULL || p->ring == NULL) {
+        *err = 2008;
+        snprintf(message, MD_MESSAGE, "out of memory");
+        return 0;
+    }
+    return 1;
+}
+
+/* COM_STMT_EXECUTE of st with its parameters' current values (all BIGINT UNSIGNED). */
+static size_t md_put_execute(const md_pipe_t *p, const md_stmt_t *st, uint8_t *o) {
+    size_t n = 4;
+    uint32_t id = (uint32_t)st->stmt->stmt_id;
+    o[n++] = 0x17; /* COM_STMT_EXECUTE */
+    for (int k = 0; k < 4; k++)
+        o[n++] = (uint8_t)(id >> (8 * k));
+    o[n++] = 0x00;                                  /* CURSOR_TYPE_NO_CURSOR */
+    o[n++] = 1; o[n++] = 0; o[n++] = 0; o[n++] = 0; /* iteration count 1 */
+    if (st->n_params > 0) {
+        for (unsigned b = 0; b < (st->n_params + 7) / 8; b++)
+            o[n++] = 0x00;                          /* NULL bitmap: none is NULL */
+        o[n++] = 0x01;                              /* types follow */
+        for (unsigned i = 0; i < st->n_params; i++) {
+            o[n++] = 0x08;                          /* MYSQL_TYPE_LONGLONG */
+            o[n++] = 0x80;                          /* unsigned */
+            if (p->query_attributes)
+                o[n++] = 0x00;                      /* the parameter's name: empty */
+        }
+        for (unsigned i = 0; i < st->n_params; i++)
+            for (int k = 0; k < 8; k++)
+                o[n++] = (uint8_t)(st->values[i] >> (8 * k));
+    }
+    size_t payload = n - 4;
+    o[0] = (uint8_t)payload;
+    o[1] = (uint8_t)(payload >> 8);
+    o[2] = (uint8_t)(payload >> 16);
+    o[3] = 0;
+    return n;
+}
+
+/* Ops start..n of the chunk with up to depth statements in flight on the one connection; every
+ * call drains what it sent before it returns, so the ops done are always a prefix. A server
+ * error is counted in its stream and the ops go on; a broken connection ends the call (*fatal). */
+static uint64_t md_pipe_run(md_handle_t *h, const uint16_t *stream, const uint64_t *key, const uint32_t *length,
+                            Py_ssize_t start, Py_ssize_t n, uint64_t first_op, uint64_t *count, uint64_t budget_ns,
+                            unsigned *fatal, char *message) {
+    md_pipe_t *p = h->pipe;
+    Py_ssize_t next = start;     /* the next op to send */
+    int next_stmt = 0;           /* of its statements, the next to send */
+    size_t inflight = 0, oldest = 0, out_len = 0, out_pos = 0;
+    int sending = 1;
+    uint64_t done = 0, began = qd_now_ns();
+    uint64_t op_rows = 0;        /* of the op whose responses are being read */
+    int op_failed = 0;
+    unsigned op_err = 0;
+    char op_message[MD_MESSAGE] = "";
+
+    if (p->broken) {
+        *fatal = 2013;
+        snprintf(message, MD_MESSAGE, "the pipelined connection broke earlier");
+        return 0;
+    }
+    for (;;) {
+        if (sending && out_pos == out_len) {
+            out_len = out_pos = 0;
+            uint64_t now = qd_now_ns();
+            while (inflight < p->depth && next < n) {
+                md_stream_t *s = &h->s[stream[next]];
+                md_stmt_t *st = &s->st[next_stmt];
+                unsigned long long k = key[next] + (unsigned long long)s->key_offset;
+                unsigned long long values[3] = {k, k + (length[next] ? length[next] : 1) - 1,
+                                                first_op + (uint64_t)next};
+                for (unsigned q = 0; q < st->n_params; q++)
+                    st->values[q] = values[st->codes[q]];
+                out_len += md_put_execute(p, st, p->out + out_len);
+                md_flight_t *f = &p->ring[(oldest + inflight) % p->depth];
+                f->stream = stream[next];
+                f->stmt = next_stmt;
+                f->op = next;
+                f->last = next_stmt == s->n_st - 1;
+                f->sent_ns = next_stmt == 0 ? now : p->ring[(oldest + inflight + p->depth - 1) % p->depth].sent_ns;
+                inflight++;
+                if (f->last) {
+                    next++;
+                    next_stmt = 0;
+                } else {
+                    next_stmt++;
+                }
+            }
+        }
+        if (inflight == 0)
+            break;
+        short want = POLLIN;
+        if (out_pos < out_len) {
+            ssize_t w = send(p->fd, p->out + out_pos, out_len - out_pos, MSG_NOSIGNAL | MSG_DONTWAIT);
+            if (w > 0) {
+                out_pos += (size_t)w;
+            } else if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+                snprintf(message, MD_MESSAGE, "Lost connection to server while sending (%s)", strerror(errno));
+                *fatal = 2013;
+                break;
+            }
+            if (out_pos < out_len)
+                want |= POLLOUT;
+        }
+        if (p->in_len == p->in_cap) {
+            size_t need = p->in_cap * 2;
+            uint8_t *grown = need <= (32u << 20) ? realloc(p->in, need) : NULL;
+            if (grown == NULL) {
+                snprintf(message, MD_MESSAGE, "a response larger than the pipelined driver's 32 MiB buffer");
+                *fatal = 2008;
+                break;
+            }
+            p->in = grown;
+            p->in_cap = need;
+        }
+        ssize_t got = recv(p->fd, p->in + p->in_len, p->in_cap - p->in_len, MSG_DONTWAIT);
+        if (got == 0) {
+            snprintf(message, MD_MESSAGE, "Lost connection to server during query (the server closed it)");
+            *fatal = 2013;
+            break;
+        }
+        if (got < 0) {
+            if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+                snprintf(message, MD_MESSAGE, "Lost connection to server during query (%s)", strerror(errno));
+                *fatal = 2013;
+                break;
+            }
+            struct pollfd pfd = {.fd = p->fd, .events = want};
+            if (poll(&pfd, 1, -1) < 0 && errno != EINTR) {
+                snprintf(message, MD_MESSAGE, "poll on the connection failed");
+                *fatal = 2013;
+                break;
+            }
+            continue;
+        }
+        p->in_len += (size_t)got;
+        uint64_t now = qd_now_ns();
+        size_t pos = 0, used;
+        pl_response_t resp;
+        int bad = 0;
+        while (inflight > 0) {
+            md_flight_t *f = &p->ring[oldest];
+            md_stream_t *s = &h->s[f->stream];
+            int rc = pl_read(&s->st[f->stmt].reader, p->in + pos, p->in_len - pos, &used, &resp);
+            pos += used;
+            if (rc < 0) {
+                snprintf(message, MD_MESSAGE, "protocol error in a pipelined response: %.400s", resp.message);
+                *fatal = 2027;
+                bad = 1;
+                break;
+            }
+            if (rc == 0)
+                break;
+            oldest = (oldest + 1) % p->depth;
+            inflight--;
+            if (resp.err != 0) {
+                if (!op_failed) {
+                    op_err = resp.err;
+                    snprintf(op_message, sizeof(op_message), "%s", resp.message);
+                }
+                op_failed = 1;
+            } else {
+                op_rows += resp.rows;
+            }
+            if (!f->last)
+                continue;
+            /* the op is answered: its statistics, as the one-at-a-time loop keeps them */
+            if (op_failed) {
+                if (s->errors == 0)
+                    snprintf(s->first_error, sizeof(s->first_error), "%s (%u)", op_message, op_err);
+                s->errors++;
+            }
+            uint64_t dt = now - f->sent_ns;
+            count[(size_t)f->stream * QD_N_BUCKETS + qd_bucket(dt)]++;
+            s->ns_total += dt;
+            if (dt < s->min_ns)
+                s->min_ns = dt;
+            if (dt > s->max_ns)
+                s->max_ns = dt;
+            s->rows += op_rows;
+            __atomic_store_n(&s->ops, s->ops + 1, __ATOMIC_RELAXED);
+            __atomic_store_n(&h->ops_total, h->ops_total + 1, __ATOMIC_RELAXED);
+            done++;
+            op_rows = 0;
+            op_failed = 0;
+        }
+        if (bad)
+            break;
+        if (pos > 0) {
+            memmove(p->in, p->in + pos, p->in_len - pos);
+            p->in_len -= pos;
+        }
+        if (inflight == 0 && p->in_len > 0) {
+            snprintf(message, MD_MESSAGE, "the server sent more than the responses to the statements");
+            *fatal = 2027;
+            break;
+        }
+        /* past the budget: send the rest of a half-sent op only, then drain and hand back */
+        if (now - began >= budget_ns && next_stmt == 0)
+            sending = 0;
+    }
+    if (*fatal)
+        p->broken = 1;
+    return done;
+}
+
 PyObject *loadgen_mix_open(PyObject *self, PyObject *args) {
     const char *host, *user, *password, *unix_socket, *database;
     unsigned int port, timeout_s;
@@ -187,11 +484,18 @@ PyObject *loadgen_mix_open(PyObject *self, PyObject *args) {
     char stage[32] = "connect";
     int ok = 1;
     int one_connection = 0;
+    unsigned depth = 1;
     MYSQL *shared = NULL;
 
-    if (!PyArg_ParseTuple(args, "zIzzzzIO|p:mix_open", &host, &port, &user, &password, &unix_socket, &database,
-                          &timeout_s, &py_streams, &one_connection))
+    if (!PyArg_ParseTuple(args, "zIzzzzIO|pI:mix_open", &host, &port, &user, &password, &unix_socket, &database,
+                          &timeout_s, &py_streams, &one_connection, &depth))
         return NULL;
+    if (depth > 1)
+        one_connection = 1; /* the server runs one connection's commands in the order they arrive */
+    if (depth < 1 || depth > 4096) {
+        PyErr_SetString(PyExc_ValueError, "pipeline depth 1..4096");
+        return NULL;
+    }
     md_handle_t *h = (md_handle_t *)PyMem_RawCalloc(1, sizeof(*h));
     if (h == NULL)
         return PyErr_NoMemory();
@@ -260,6 +564,8 @@ PyObject *loadgen_mix_open(PyObject *self, PyObject *args) {
             }
         }
     }
+    if (ok && depth > 1)
+        ok = md_pipe_open(h, shared, depth, &err, message, stage);
     Py_END_ALLOW_THREADS
 
     if (!ok) {
@@ -335,6 +641,10 @@ PyObject *loadgen_mix_run(PyObject *self, PyObject *args) {
     const uint32_t *length = (const uint32_t *)lengths.buf;
     uint64_t *count = (uint64_t *)counts.buf;
     uint64_t began = qd_now_ns();
+    if (h->pipe != NULL) {
+        done = md_pipe_run(h, stream, key, length, start, n, first_op, count, budget_ns, &fatal, message);
+        start = n; /* the loop below has nothing left to do */
+    }
     for (Py_ssize_t j = start; j < n; j++) {
         md_stream_t *s = &h->s[stream[j]];
         unsigned long long k = key[j] + (unsigned long long)s->key_offset;

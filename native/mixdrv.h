@@ -15,8 +15,9 @@ PyObject *loadgen_mix_close(PyObject *self, PyObject *args);
 #define LOADGEN_MIXDRV_METHODS                                                                  \
     {"mix_open", loadgen_mix_open, METH_VARARGS,                                                \
      "mix_open(host, port, user, password, unix_socket, database, connect_timeout_s, streams"   \
-     "[, one_connection]) -> handle; streams: [(index, key_offset, [(sql, param_codes: bytes, reads: bool), ...]), "  \
-     "...]; raises QueryError(errno, message, stage) with stage 'connect' or 'prepare:<index>'"}, \
+     "[, one_connection[, pipeline]]) -> handle; streams: [(index, key_offset, [(sql, param_codes: bytes, reads: bool), ...]), "  \
+     "...]; pipeline > 1: one connection, that many statements in flight; raises "              \
+     "QueryError(errno, message, stage) with stage 'connect', 'prepare:<index>' or 'pipeline'"}, \
     {"mix_run", loadgen_mix_run, METH_VARARGS,                                                  \
      "mix_run(handle, stream u16[], key u64[], length u32[], start, first_op, counts, "          \
      "budget_ns) -> (done, errno, message): ops start.. of the arrays in order, until the end, " \

@@ -8,8 +8,7 @@ from .options import RichReporter, stderr_console, stdout_console
 
 # Options of `run` that shape a single-table order: a mix says all of that in its file.
 NOT_WITH_WORKLOAD = ("variation", "order", "stride", "reps", "zipf_theta", "zipf_scramble", "hot_fraction", "hot_ops",
-                     "trace_path", "schema", "table_name", "existing_table", "query", "key_column", "threads",
-                     "pipeline")
+                     "trace_path", "schema", "table_name", "existing_table", "query", "key_column", "threads")
 
 
 def given(name: str) -> bool:
@@ -37,7 +36,8 @@ def run_workload(workload: str, out, server_spec, dataset_spec, shape, sample_in
     out = check_destination(out) if out else default_path("reports", f"run-{_stem(workload)}")
     with RichReporter() as reporter:
         result = mixrun.run(server_spec, spec, out, database=dataset_spec.database, data_seed=dataset_spec.seed,
-                            sample_interval_s=sample_interval_s, reporter=reporter, driver=drive["driver"])
+                            sample_interval_s=sample_interval_s, reporter=reporter, driver=drive["driver"],
+                            pipeline=drive["pipeline"])
     console = stdout_console()
     if not console.is_terminal:  # a log or a pipe: wide enough that no column is cut
         from rich.console import Console

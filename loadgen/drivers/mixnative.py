@@ -46,10 +46,15 @@ class NativeMix:
 
     name = "native"
 
-    def __init__(self, plans: dict[int, list[Statement]], key_offsets: dict[int, int], one_connection: bool = False):
+    def __init__(self, plans: dict[int, list[Statement]], key_offsets: dict[int, int], one_connection: bool = False,
+                 pipeline: int = 1):
         """one_connection: every stream's statements on one connection (the bench's comparison);
-        the default gives each stream its own, as a mix's streams are separate clients."""
-        self.one_connection = one_connection
+        the default gives each stream its own, as a mix's streams are separate clients.
+        pipeline > 1 (--pipeline): one connection, up to that many statements in flight on it;
+        the server runs them in the order sent, so the sequence is the same, and latency is
+        from an op's first send to its last response."""
+        self.one_connection = one_connection or pipeline > 1
+        self.pipeline = pipeline
         self.plans = plans
         self.key_offsets = key_offsets
         self.handle = None
@@ -65,7 +70,7 @@ class NativeMix:
             self.handle = self.ext.mix_open(
                 None if endpoint.unix_socket else endpoint.host, int(endpoint.port or 0), endpoint.user,
                 endpoint.password, endpoint.unix_socket, database, CONNECT_TIMEOUT_S, streams,
-                self.one_connection)
+                self.one_connection, self.pipeline)
         except self.ext.QueryError as exc:
             code, message, stage = exc.args
             text = f"{message} ({code})" if code else message
@@ -75,6 +80,8 @@ class NativeMix:
                 raise ProvisionError(f"cannot connect to {endpoint.describe()}: {text}",
                                      auth_plugin_hint(Exception(code, message))
                                      or "check that the server is running and the DSN/credentials are right") from None
+            if stage == "pipeline":
+                raise UsageError(f"cannot pipeline this mix: {text}", "run it without --pipeline") from None
             index = int(stage.partition(":")[2] or 0)
             sqls = "; ".join(st.sql for st in self.plans.get(index, []))
             raise UsageError(f"stream {index}'s statement does not prepare: {text} [{sqls}]",
@@ -89,6 +96,7 @@ class NativeMix:
         ext, handle = self.ext, self.handle
         counts = array("Q", bytes(8 * N_BUCKETS * self.n))
         state.driver = self.name
+        state.latency_kind = "pipelined_response" if self.pipeline > 1 else "per_op"
         state.live = self._live
         started = time.monotonic()
         try:

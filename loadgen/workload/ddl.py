@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 from ..schemas import split_statements
 
 _CREATE_TABLE = re.compile(r"^\s*CREATE\s+(?:TEMPORARY\s+)?TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?"
-                           r"(?:`?\w+`?\s*\.\s*)?`?(\w+)`?\s*\(", re.IGNORECASE)
+                           r"(?:`?(\w+)`?\s*\.\s*)?`?(\w+)`?\s*\(", re.IGNORECASE)
 _CREATE_INDEX = re.compile(r"^\s*CREATE\s+(?:UNIQUE\s+|FULLTEXT\s+|SPATIAL\s+)?INDEX\s+`?(\w+)`?\s+"
-                           r"(?:USING\s+\w+\s+)?ON\s+(?:`?\w+`?\s*\.\s*)?`?(\w+)`?\s*\((.*)\)", re.IGNORECASE | re.DOTALL)
+                           r"(?:USING\s+\w+\s+)?ON\s+(?:`?(?P<db>\w+)`?\s*\.\s*)?`?(\w+)`?\s*\((.*)\)",
+                           re.IGNORECASE | re.DOTALL)
 _INDEX_CLAUSE = re.compile(r"^(?:CONSTRAINT\s+`?\w*`?\s+)?(UNIQUE\s+(?:KEY|INDEX)?|KEY|INDEX|FULLTEXT\s+(?:KEY|INDEX)?"
                            r"|SPATIAL\s+(?:KEY|INDEX)?)\s*`?(\w+)?`?\s*(?:USING\s+\w+\s*)?\((.*)\)", re.IGNORECASE | re.DOTALL)
 _PRIMARY_CLAUSE = re.compile(r"^(?:CONSTRAINT\s+`?\w*`?\s+)?PRIMARY\s+KEY\s*(?:USING\s+\w+\s*)?\((.*)\)",
@@ -112,12 +113,12 @@ def shape(sql_text: str, table: str) -> DdlShape | None:
     out: DdlShape | None = None
     for st in statements:
         m = _CREATE_TABLE.match(st.sql)
-        if not m or m.group(1).lower() != table.lower():
+        if not m or m.group(2).lower() != table.lower():
             continue
         body = _body(st.sql, m.end() - 1)
         if body is None:
             return None
-        out = DdlShape(m.group(1))
+        out = DdlShape(m.group(2))
         for item in _split_top(body):
             if p := _PRIMARY_CLAUSE.match(item):
                 out.primary_key = _names(p.group(1))
@@ -138,11 +139,45 @@ def shape(sql_text: str, table: str) -> DdlShape | None:
         return None
     for st in statements:
         m = _CREATE_INDEX.match(st.sql)
-        if m and m.group(2).lower() == table.lower():
-            out.indexes[m.group(1)] = _names(m.group(3))
+        if m and m.group(3).lower() == table.lower():
+            out.indexes[m.group(1)] = _names(m.group(4))
     return out
 
 
 def tables(sql_text: str) -> list[str]:
     """Names of the tables the text creates, in order."""
-    return [m.group(1) for st in split_statements(sql_text) if (m := _CREATE_TABLE.match(st.sql))]
+    return [m.group(2) for st in split_statements(sql_text) if (m := _CREATE_TABLE.match(st.sql))]
+
+
+_UNSAFE_TAIL = re.compile(r"\b(SELECT|DIRECTORY|LIKE|UNION)\b", re.IGNORECASE)
+
+
+def unsafe_options(sql_text: str, table: str) -> str | None:
+    """What follows the column list of the table's CREATE TABLE, when it reads other tables
+    (CREATE ... SELECT) or puts files elsewhere (DATA/INDEX DIRECTORY); else None."""
+    for st in split_statements(sql_text):
+        m = _CREATE_TABLE.match(st.sql)
+        if m and m.group(2).lower() == table.lower():
+            body = _body(st.sql, m.end() - 1)
+            tail = st.sql[m.end() + len(body or ""):] if body is not None else st.sql
+            found = _UNSAFE_TAIL.search(tail)
+            if found:
+                return found.group(1).upper()
+    return None
+
+
+def statements_for(sql_text: str, table: str) -> tuple[list, list[str]]:
+    """(the statements that make `table`: its CREATE TABLE and the CREATE INDEXes on it; the
+    databases any of them names), so a file cannot reach outside --database."""
+    out, databases = [], []
+    for st in split_statements(sql_text):
+        t, i = _CREATE_TABLE.match(st.sql), _CREATE_INDEX.match(st.sql)
+        if t and t.group(2).lower() == table.lower():
+            out.append(st)
+            if t.group(1):
+                databases.append(t.group(1))
+        elif i and i.group(3).lower() == table.lower():
+            out.append(st)
+            if i.group("db"):
+                databases.append(i.group("db"))
+    return out, databases

@@ -334,6 +334,10 @@ def _build(doc: dict, w: _Where, base: Path, defaults: dict) -> MixSpec:
     if dup is not None:
         raise w.fail(f"two streams are named {dup!r}", "give each stream its own name")
     streams = _normalise_shares(streams, w)
+    for s in streams:  # a trace is read through once now: a bad line stops the run before it starts
+        rows = next(t.rows for t in tables if t.name == s.table)
+        if s.keys.name == "trace" and rows is not None:
+            _check_trace(s, rows, w.fail)
     spec = MixSpec(seed=seed, operations=operations, tables=tables, streams=tuple(streams), source=w.source,
                    description=description)
     check_against_ddl(spec, w)
@@ -490,6 +494,18 @@ def _stream(i: int, s, w: _Where, base: Path, tables: dict[str, TableSpec]) -> S
                       column=column, columns=columns, index=index, length=length, form=form, insert=insert)
 
 
+def _check_trace(s: StreamSpec, rows: int, fail) -> None:
+    from ..trace import scan
+
+    try:
+        found = scan(s.keys.trace, 1, rows)
+    except UsageError as exc:
+        raise fail(f"stream {s.name!r}: {exc.message}", exc.hint) from None
+    if found.keys == 0:
+        raise fail(f"stream {s.name!r}: trace {s.keys.trace} has no key inside the table's 1..{rows:,}",
+                   "check the trace and the table's rows")
+
+
 def _share(v, w: _Where, where: str) -> float:
     """A share: a fraction (0.5) or a percentage string ("50%"); percentages come back as
     fractions here and are checked to add up with the others in _normalise_shares."""
@@ -601,10 +617,22 @@ def check_against_ddl(spec: MixSpec, w: _Where | None = None) -> None:
     for t in spec.tables:
         if t.existing:
             continue
-        made = ddl.tables(schema_text(t.schema))
-        if made and t.name.lower() not in (m.lower() for m in made):
-            raise w.fail(f"[tables.{t.name}]: schema {Path(t.schema).name if '/' in t.schema else t.schema} creates "
-                         f"{', '.join(made)}, not {t.name}", f"name the table [tables.{made[0]}]")
+        text = schema_text(t.schema)
+        made = ddl.tables(text)
+        label = Path(t.schema).name if "/" in t.schema else t.schema
+        if not made:
+            raise w.fail(f"[tables.{t.name}]: schema {label} holds no CREATE TABLE", "give a file of CREATE TABLE statements")
+        if t.name.lower() not in (m.lower() for m in made):
+            raise w.fail(f"[tables.{t.name}]: schema {label} creates {', '.join(made)}, not {t.name}",
+                         f"name the table [tables.{made[0]}]")
+        unsafe = ddl.unsafe_options(text, t.name)
+        if unsafe:
+            raise w.fail(f"[tables.{t.name}]: schema {label}'s CREATE TABLE {t.name} has {unsafe} after its columns",
+                         "a mix's table is its columns, keys and table options: no SELECT, LIKE or DIRECTORY")
+        _, databases = ddl.statements_for(text, t.name)
+        if databases:
+            raise w.fail(f"[tables.{t.name}]: schema {label} makes it in database {databases[0]}",
+                         "a mix's tables are created in --database: leave the database out of the file")
         shape = table_ddl(t)
         if shape is None:
             continue
@@ -804,6 +832,10 @@ class Generator:
                                     and not s.scheduled] for t in spec.tables}
         self._at = 0
         self._counts = np.zeros(len(spec.streams), dtype=np.uint64)
+        for s in spec.streams:  # --rows may have changed since the file was read: the traces again
+            if s.keys.name == "trace" and not s.scheduled:
+                _check_trace(s, int(spec.table(s.table).rows), lambda what, hint=None: UsageError(
+                    f"workload {spec.source}: {what}", hint))
 
     def streams_of(self, start: int, stop: int) -> np.ndarray:
         """Which stream each op start..stop-1 belongs to (uint16 index into spec.streams)."""

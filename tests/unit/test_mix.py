@@ -332,3 +332,70 @@ def test_overrides():
     assert (spec.table("usertable").rows, spec.operations, spec.seed) == (1234, 99, 3)
     with pytest.raises(UsageError, match="unknown preset|cannot read workload"):
         presets.resolve("ycsb-z")
+
+
+@pytest.mark.parametrize("ddl_text,words", [
+    ("CREATE TABLE mysql.t (id INT NOT NULL PRIMARY KEY);", "makes it in database mysql"),
+    ("CREATE TABLE t (id INT NOT NULL PRIMARY KEY);\nCREATE INDEX i ON other.t (id);", "makes it in database other"),
+    ("CREATE TABLE t (id INT NOT NULL PRIMARY KEY) SELECT user AS id FROM mysql.user;", "has SELECT after its columns"),
+    ("CREATE TABLE t (id INT NOT NULL PRIMARY KEY) DATA DIRECTORY = '/tmp/x';", "has DIRECTORY after"),
+    ("-- nothing here\n", "holds no CREATE TABLE"),
+])
+def test_a_schema_file_cannot_reach_outside_its_table(tmp_path, ddl_text, words):
+    """A hostile schema file: another database, CREATE ... SELECT from the grant tables, a
+    data directory elsewhere: refused at parse time, before a server exists."""
+    (tmp_path / "t.sql").write_text(ddl_text)
+    (tmp_path / "w.toml").write_text(textwrap.dedent("""
+        format = 1
+        operations = 6
+        [tables.t]
+        schema = "t.sql"
+        rows = 10
+        [[streams]]
+        name = "r"
+        table = "t"
+        op = "read"
+        share = 1
+    """))
+    with pytest.raises(UsageError, match=words):
+        parse_file(tmp_path / "w.toml")
+
+
+def test_the_ddl_reader():
+    from loadgen.dataset import schema_text
+    from loadgen.workload import ddl
+
+    sb = ddl.shape(schema_text("sbtest"), "sbtest1")
+    assert list(sb.columns) == ["id", "k", "c", "pad"] and sb.primary_key == ["id"] and sb.indexes == {"k_1": ["k"]}
+    idx = ddl.shape(schema_text("chat_idx"), "message")
+    assert idx.indexes == {"channel_created": ["channel_id", "created_at"]} and idx.leading("channel_id")
+    inline = ddl.shape("CREATE TABLE `x` (`a` BIGINT PRIMARY KEY, b VARCHAR(3) UNIQUE, c DECIMAL(10, 2),"
+                       " CONSTRAINT c1 CHECK (c > 0), INDEX (c));", "x")
+    assert inline.primary_key == ["a"] and inline.indexes == {"b": ["b"], "c": ["c"]} and inline.columns["c"] == "DECIMAL"
+
+
+def test_a_trace_is_read_through_before_anything_starts(tmp_path):
+    (tmp_path / "keys.txt").write_text("1\n2\nroot:x:0:0\n")
+    text = textwrap.dedent("""
+        format = 1
+        operations = 6
+        [tables.usertable]
+        schema = "ycsb"
+        rows = 10
+        [[streams]]
+        name = "r"
+        table = "usertable"
+        op = "read"
+        keys = "trace:keys.txt"
+        share = 1
+    """)
+    (tmp_path / "w.toml").write_text(text)
+    with pytest.raises(UsageError, match="line 3: .* is not an integer key"):
+        parse_file(tmp_path / "w.toml")
+    (tmp_path / "keys.txt").write_text("100\n200\n")
+    with pytest.raises(UsageError, match="no key inside the table's 1..10"):
+        parse_file(tmp_path / "w.toml")
+    (tmp_path / "keys.txt").write_text("5\n200\n")
+    spec = parse_file(tmp_path / "w.toml")
+    with pytest.raises(UsageError, match="no key inside the table's 1..4"):
+        Generator(spec.with_overrides(rows=4))  # --rows after the file was read
