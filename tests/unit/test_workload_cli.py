@@ -68,3 +68,15 @@ def test_single_order_options_do_not_go_with_a_workload(tmp_path):
     one_line(loadgen("run", "--workload", "ycsb-a", "--schema", "chat_idx"), 2, "--schema goes with")
     one_line(loadgen("run", "--workload", "ycsb-a", "--threads", "2"), 2, "--threads goes with")
     one_line(loadgen("run", "--workload", "ycsb-a", "--queries", "lots"), 2, "--queries")
+
+
+def test_the_new_builtin_schemas_work_for_a_single_table_run_too():
+    """schema/ycsb.sql and schema/sbtest.sql make usertable and sbtest1, not chat's message: as
+    --schema they are seeded like a schema file (tablegen), not by the chat generator."""
+    from loadgen.cli.options import dataset_spec_from
+
+    for name, table in (("ycsb", "usertable"), ("sbtest", "sbtest1")):
+        spec = dataset_spec_from("1000", name)
+        assert spec.custom and spec.schema.endswith(f"{name}.sql") and spec.schema_label == name
+    chat = dataset_spec_from("1000", "chat_idx")
+    assert not chat.custom and chat.schema == "chat_idx"
