@@ -90,6 +90,7 @@ def run(server_spec: ServerSpec, spec: MixSpec, out: Path, database: str = "chat
         check_connections(server, connections)
         tables = prepare_tables(server, data, reporter)
         spec = spec.with_rows({t.name: tables[t.name].rows for t in spec.tables if t.existing})
+        _existing_ranges(server, spec, tables)
         plans = plan_statements(spec, tables)
         written = sorted({s.table for s in spec.streams if s.writes})
         if written:
@@ -131,6 +132,23 @@ def prepare_tables(server, data: MixDataset, reporter: Reporter) -> dict[str, Ta
     return tables
 
 
+def _existing_ranges(server, spec: MixSpec, tables: dict[str, TableInfo]) -> None:
+    """The value ranges of the columns read-secondary streams look up in existing tables."""
+    wanted: dict[str, list[str]] = {}
+    for s in spec.streams:
+        if s.op == "read-secondary" and tables[s.table].existing:
+            name = next((c for c in tables[s.table].columns if c.lower() == s.column.lower()), s.column)
+            wanted.setdefault(s.table, []).append(name)
+    if not wanted:
+        return
+    conn = server.connect()
+    try:
+        for table, cols in wanted.items():
+            mixseed.read_column_ranges(conn, tables[table], sorted(set(cols)))
+    finally:
+        conn.close()
+
+
 def plan_statements(spec: MixSpec, tables: dict[str, TableInfo]) -> dict[int, list[statements.Statement]]:
     """Each stream's statements, after checking it against the table the server made (a column
     or index the DDL reader could not see is caught here, still before any measurement)."""
@@ -163,11 +181,12 @@ def measure(server, spec: MixSpec, data: MixDataset, tables: dict[str, TableInfo
     state = MixState(streams=[StreamStats() for _ in spec.streams])
     sampler_conn = None
     try:
-        loop.open(server, data.database)
+        # the statements name their tables' databases: connections need none (the --dsn user may
+        # have no grant on --database when every table of the mix is an existing one)
+        loop.open(server, None)
         for i in spec.scheduled:
             s = spec.streams[i]
-            database = tables[s.table].database
-            schedulers.append(Scheduler(server, database, i, s.name, plans[i][0], s.every_s, s.at_s,
+            schedulers.append(Scheduler(server, None, i, s.name, plans[i][0], s.every_s, s.at_s,
                                         state.current_ops, state.streams[i]))
         sampler_conn = server.connect()
     except BaseException:

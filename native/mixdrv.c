@@ -5,7 +5,7 @@
  * binary-protocol prepared statements (one, or two for read-modify-write and delete-insert). Every
  * placeholder is a 64-bit unsigned integer whose value comes from a code: 0 the op's key (plus
  * the stream's key offset), 1 the last key of its range (key + length - 1), 2 the op's index in
- * the mix (so each update writes a value no earlier op wrote). mix_run works through a chunk of
+ * the mix (so each update writes a value no earlier op wrote), 3 the key as drawn (no offset). mix_run works through a chunk of
  * the sequence (stream, key, length arrays from workload/mix.py) in order, one op at a time, with
  * the GIL released: op j is executed on its stream's connection and answered before op j + 1 is
  * sent, so the server sees the sequence's exact order whatever the number of connections.
@@ -38,7 +38,7 @@
 #define MD_MAX_PARAMS 32
 #define MD_MESSAGE 512
 
-enum { MD_KEY = 0, MD_END = 1, MD_OP = 2 };
+enum { MD_KEY = 0, MD_END = 1, MD_OP = 2, MD_RAW = 3 };
 
 typedef struct {
     MYSQL_STMT *stmt;
@@ -180,11 +180,11 @@ static int md_parse(md_handle_t *h, PyObject *py_streams) {
             s->n_st = (int)k + 1;
             int bad = codes.len > MD_MAX_PARAMS;
             for (Py_ssize_t c = 0; !bad && c < codes.len; c++)
-                bad = ((const uint8_t *)codes.buf)[c] > MD_OP;
+                bad = ((const uint8_t *)codes.buf)[c] > MD_RAW;
             if (bad) {
                 PyBuffer_Release(&codes);
                 Py_DECREF(py_st);
-                PyErr_Format(PyExc_ValueError, "stream %d: at most %d parameter codes of 0..2", index, MD_MAX_PARAMS);
+                PyErr_Format(PyExc_ValueError, "stream %d: at most %d parameter codes of 0..3", index, MD_MAX_PARAMS);
                 goto error;
             }
             st->n_params = (unsigned)codes.len;
@@ -338,8 +338,8 @@ static uint64_t md_pipe_run(md_handle_t *h, const uint16_t *stream, const uint64
                 md_stream_t *s = &h->s[stream[next]];
                 md_stmt_t *st = &s->st[next_stmt];
                 unsigned long long k = key[next] + (unsigned long long)s->key_offset;
-                unsigned long long values[3] = {k, k + (length[next] ? length[next] : 1) - 1,
-                                                first_op + (uint64_t)next};
+                unsigned long long values[4] = {k, k + (length[next] ? length[next] : 1) - 1,
+                                                first_op + (uint64_t)next, key[next]};
                 for (unsigned q = 0; q < st->n_params; q++)
                     st->values[q] = values[st->codes[q]];
                 out_len += md_put_execute(p, st, p->out + out_len);
@@ -648,7 +648,7 @@ PyObject *loadgen_mix_run(PyObject *self, PyObject *args) {
     for (Py_ssize_t j = start; j < n; j++) {
         md_stream_t *s = &h->s[stream[j]];
         unsigned long long k = key[j] + (unsigned long long)s->key_offset;
-        unsigned long long values[3] = {k, k + (length[j] ? length[j] : 1) - 1, first_op + (uint64_t)j};
+        unsigned long long values[4] = {k, k + (length[j] ? length[j] : 1) - 1, first_op + (uint64_t)j, key[j]};
         uint64_t rows = 0;
         unsigned err = 0;
         char why[MD_MESSAGE];

@@ -77,7 +77,7 @@ class PythonMix:
         self.key_offsets = key_offsets
         self.conns: dict[int, object] = {}
 
-    def open(self, server, database: str) -> None:
+    def open(self, server, database: str | None) -> None:
         for i, plan in self.plans.items():
             conn = server.connect(database)
             self.conns[i] = conn
@@ -96,7 +96,8 @@ class PythonMix:
             for chunk in chunks:
                 streams, keys, lengths = chunk.stream.tolist(), chunk.key.tolist(), chunk.length.tolist()
                 for j, s in enumerate(streams):
-                    key = keys[j] + self.key_offsets.get(s, 0)
+                    raw = keys[j]
+                    key = raw + self.key_offsets.get(s, 0)
                     end = key + lengths[j] - 1
                     op = chunk.start + j
                     conn = self.conns[s]
@@ -105,7 +106,7 @@ class PythonMix:
                     t0 = clock()
                     try:
                         for st, reads in texts[s]:
-                            conn.query(st.text(key, end, op))
+                            conn.query(st.text(key, end, op, raw))
                             if reads:
                                 result = conn.store_result()
                                 rows += len(result.fetch_row(0)) if result is not None else 0
@@ -158,7 +159,7 @@ class Scheduler:
     every_s, 2*every_s, ... until stop(). Each execution is recorded with its start and end
     (seconds from the run's t0) and the sequence's op count at both."""
 
-    def __init__(self, server, database: str, index: int, name: str, statement: Statement,
+    def __init__(self, server, database: str | None, index: int, name: str, statement: Statement,
                  every_s: float | None, at_s: float | None, ops_now: Callable[[], int], stats: StreamStats):
         self.server, self.database, self.index, self.name = server, database, index, name
         self.statement, self.every_s, self.at_s = statement, every_s, at_s

@@ -61,7 +61,7 @@ class NativeMix:
         self.ext = None
         self.n = max(plans) + 1 if plans else 0
 
-    def open(self, server, database: str) -> None:
+    def open(self, server, database: str | None) -> None:
         self.ext = _ext()
         endpoint: Endpoint = server.endpoint
         streams = [(i, int(self.key_offsets.get(i, 0)),

@@ -2,8 +2,9 @@
 
 Every statement is prepared once per stream connection and bound with integers only (so the C
 driver binds nothing but 64-bit integers): PARAM_KEY the op's key (plus the table's key offset),
-PARAM_END the last key of a range (key + length - 1), PARAM_OP the op's index in the mix. Values a
-write stores are made by the server from those integers, e.g. LPAD(op, 100, '#'): each update
+PARAM_END the last key of a range (key + length - 1), PARAM_OP the op's index in the mix, PARAM_RAW
+the key as drawn, 1..rows (an existing table's read-secondary spreads it over the column's values
+in SQL: `col = lo + (raw - 1) * (hi - lo + 1) DIV rows`). Values a write stores are made by the server from those integers, e.g. LPAD(op, 100, '#'): each update
 stores a value no earlier op stored, so InnoDB really changes (and dirties) the row, which an
 update to the same value would not do.
 
@@ -29,8 +30,8 @@ from dataclasses import dataclass
 from ..errors import UsageError
 from .mix import StreamSpec
 
-PARAM_KEY, PARAM_END, PARAM_OP = 0, 1, 2
-PARAM_NAMES = {PARAM_KEY: "key", PARAM_END: "end", PARAM_OP: "op"}
+PARAM_KEY, PARAM_END, PARAM_OP, PARAM_RAW = 0, 1, 2, 3
+PARAM_NAMES = {PARAM_KEY: "key", PARAM_END: "end", PARAM_OP: "op", PARAM_RAW: "raw_key"}
 TEXT_LENGTH = {"TINYTEXT": 100, "TEXT": 200, "MEDIUMTEXT": 400, "LONGTEXT": 400, "TINYBLOB": 100, "BLOB": 200,
                "MEDIUMBLOB": 400, "LONGBLOB": 400}
 INT_MAX = {"TINYINT": 127, "SMALLINT": 32767, "MEDIUMINT": 8388607, "INT": 2147483647, "INTEGER": 2147483647,
@@ -44,9 +45,9 @@ class Statement:
     params: tuple[int, ...]  # PARAM_* per placeholder, in order
     reads_rows: bool  # a SELECT: its rows are counted; else the rows it changed
 
-    def text(self, key: int, end: int, op: int) -> str:
+    def text(self, key: int, end: int, op: int, raw: int | None = None) -> str:
         """The statement with its integers in (the python driver's text protocol)."""
-        values = {PARAM_KEY: key, PARAM_END: end, PARAM_OP: op}
+        values = {PARAM_KEY: key, PARAM_END: end, PARAM_OP: op, PARAM_RAW: key if raw is None else raw}
         parts = self.sql.split("?")
         out = [parts[0]]
         for code, rest in zip(self.params, parts[1:]):
@@ -155,14 +156,16 @@ def _insert(table, where: str) -> Statement:
         names.append(_q(col))
         values.append(made[0])
         params.append(made[1])
-    sql = f"INSERT INTO {_q(table.table)} ({', '.join(names)}) VALUES ({', '.join(values)})"
+    sql = f"INSERT INTO {_q(table.database)}.{_q(table.table)} ({', '.join(names)}) VALUES ({', '.join(values)})"
     return Statement(sql, tuple(params), False)
 
 
 def build(s: StreamSpec, table) -> list[Statement]:
     """The statement(s) one op of stream s runs, in order, on its table (a mixseed.TableInfo)."""
     where = f"stream {s.name!r}"
-    t, pk = _q(table.table), _q(table.key_column)
+    # qualified: one connection reaches every table of the mix (--pipeline), existing ones in their
+    # own database included
+    t, pk = f"{_q(table.database)}.{_q(table.table)}", _q(table.key_column)
     if table.columns.get(table.key_column) not in INT_MAX:
         raise UsageError(f"{where}: {table.name}'s key {table.key_column} is not an integer",
                          "a mix addresses rows by an integer primary key")
@@ -170,8 +173,16 @@ def build(s: StreamSpec, table) -> list[Statement]:
     if s.op == "read":
         return [read]
     if s.op == "read-secondary":
-        col = _q(_name(table, s.column))
-        return [Statement(f"SELECT {_cols(table, s.columns)} FROM {t} WHERE {col} = ?", (PARAM_KEY,), True)]
+        name = _name(table, s.column)
+        col = _q(name)
+        value = "?"
+        span = getattr(table, "column_ranges", {}).get(name)
+        if span is not None:  # an existing table: keys 1..rows spread over the column's own values
+            lo, hi = span
+            value = f"({lo} + ((? - 1) * {hi - lo + 1}) DIV {max(1, table.rows)})"
+        return [Statement(f"SELECT {_cols(table, s.columns)} FROM {t} WHERE {col} = {value}", (PARAM_RAW,), True)
+                if span is not None else
+                Statement(f"SELECT {_cols(table, s.columns)} FROM {t} WHERE {col} = ?", (PARAM_KEY,), True)]
     if s.op == "range":
         between = f"FROM {t} WHERE {pk} BETWEEN ? AND ?"
         params = (PARAM_KEY, PARAM_END)

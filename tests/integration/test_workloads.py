@@ -238,3 +238,73 @@ def test_a_users_schema_file_in_a_mix_and_a_column_it_lacks(mariadb_up, tmp_path
     assert "has no column 'nope'" in res.stderr and "Traceback" not in res.stderr
     assert len(res.stderr.strip().splitlines()) == 1
     assert "using the server" not in res.stderr  # refused before a server was touched
+
+
+@pytest.mark.mysqld
+def test_an_existing_table_through_a_dsn_is_only_read(local_server, tmp_path):
+    """`existing = "db.table"` on --server dsn: a reader with SELECT only; the keys map onto the
+    primary key's range (order ids from 1000) and, for a secondary lookup, onto the looked-up
+    column's own values (customers 0..499); nothing is written, the password never shown."""
+    server, _ = local_server
+    password = "pw-" + os.urandom(6).hex()
+    conn = server.connect()
+    try:
+        cur = conn.cursor()
+        for sql in ("CREATE DATABASE IF NOT EXISTS shop_mix", "DROP TABLE IF EXISTS shop_mix.orders",
+                    "CREATE TABLE shop_mix.orders (order_id BIGINT PRIMARY KEY, customer INT NOT NULL, "
+                    "total DECIMAL(10,2), KEY cust (customer))",
+                    "INSERT INTO shop_mix.orders SELECT seq + 1000, seq % 500, seq / 7 FROM shop_mix.seq_0_to_19999",
+                    "DROP USER IF EXISTS 'mixreader'@'127.0.0.1'",
+                    f"CREATE USER 'mixreader'@'127.0.0.1' IDENTIFIED BY '{password}'",
+                    "GRANT SELECT ON shop_mix.* TO 'mixreader'@'127.0.0.1'"):
+            cur.execute(sql)
+        cur.execute("CHECKSUM TABLE shop_mix.orders")
+        before = cur.fetchone()[1]
+        workload = tmp_path / "dsn.toml"
+        workload.write_text(textwrap.dedent("""
+            format = 1
+            operations = 3000
+            [tables.orders]
+            existing = "shop_mix.orders"
+            [[streams]]
+            name = "by_id"
+            table = "orders"
+            op = "read"
+            share = 0.7
+            [[streams]]
+            name = "by_customer"
+            table = "orders"
+            op = "read-secondary"
+            column = "customer"
+            keys = "hotspot"
+            share = 0.2
+            [[streams]]
+            name = "page"
+            table = "orders"
+            op = "range"
+            length = 20
+            share = 0.1
+        """))
+        out = tmp_path / "dsn.json"
+        res = run_loadgen("run", "--server", "dsn", "--dsn", f"mysql://mixreader@127.0.0.1:{server.endpoint.port}/",
+                          "--workload", str(workload), "--out", str(out), env={"LOADGEN_PASSWORD": password})
+        assert res.returncode == 0, res.stderr[-2000:]
+        assert password not in res.stdout + res.stderr + out.read_text()
+        doc = json.loads(out.read_text())
+        streams = doc["result"]["streams"]
+        assert streams["by_id"]["rows"] == streams["by_id"]["ops"]  # every key 1..20000 is an order
+        assert streams["by_customer"]["rows"] == 40 * streams["by_customer"]["ops"]  # 40 orders each
+        assert streams["page"]["rows"] == 20 * streams["page"]["ops"]
+        assert doc["dataset"]["tables"]["orders"]["existing"] and doc["dataset"]["tables"]["orders"]["key_offset"] == 999
+        cur.execute("CHECKSUM TABLE shop_mix.orders")
+        assert cur.fetchone()[1] == before
+        # a write on it is refused before anything starts
+        workload.write_text(workload.read_text().replace('op = "range"', 'op = "delete"').replace("length = 20", ""))
+        res = run_loadgen("run", "--server", "dsn", "--dsn", f"mysql://mixreader@127.0.0.1:{server.endpoint.port}/",
+                          "--workload", str(workload), env={"LOADGEN_PASSWORD": password})
+        assert res.returncode == 2 and "existing table loadgen only reads" in res.stderr
+    finally:
+        cur = conn.cursor()
+        cur.execute("DROP DATABASE IF EXISTS shop_mix")
+        cur.execute("DROP USER IF EXISTS 'mixreader'@'127.0.0.1'")
+        conn.close()

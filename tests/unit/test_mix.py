@@ -275,11 +275,22 @@ def test_latest_reads_follow_the_inserts():
 
 
 def test_memory_is_one_chunk():
-    spec = presets.load("ycsb-e", rows=1000, operations=10 ** 9)  # a billion ops: never all in memory
+    import tracemalloc
+
+    spec = presets.load("sysbench-oltp-rw", rows=1000, operations=10 ** 9)  # never all in memory
     g = Generator(spec)
     chunks = g.chunks(0, 300_000)
     sizes = {len(next(chunks)) for _ in range(3)}
     assert sizes == {mix.CHUNK_OPS}
+    # 1M ops (u16 + u64 + u32 each: 14 MB as arrays) go through in a few chunks' worth of memory
+    tracemalloc.start()
+    try:
+        total = sum(len(c) for c in g.chunks(0, 1_000_000))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert total == 1_000_000
+    assert peak < 8 * mix.CHUNK_OPS * 14, peak
 
 
 def test_sysbench_special_keys():
