@@ -325,9 +325,13 @@ def _result(server, flavor, variables, cold, spec: MixSpec, data: MixDataset, ta
     return RunResult(
         loadgen_version=__version__, started_at=started_at, finished_at=now_iso(), complete=reason is None,
         incomplete_reason=reason, server=server_block,
+        # rows (all tables') and order ("mix:<name>") are what `loadgen compare` matches and groups
+        # runs by, as for single-table runs
         dataset={"kind": "mix", "database": data.database, "seed": data.seed,
+                 "rows": sum(t.rows for t in tables.values()),
                  "tables": {name: t.to_dict() for name, t in tables.items()}},
-        workload={"kind": "mix", "order": "mix", "name": spec.source, "seed": spec.seed, "queries": spec.operations,
+        workload={"kind": "mix", "order": f"mix:{_short(spec.source)}", "name": spec.source, "seed": spec.seed,
+                  "queries": spec.operations,
                   "mix": spec.to_dict(),
                   "statements": {spec.streams[i].name: [st.to_dict() for st in plan] for i, plan in plans.items()}},
         result={"queries": state.ops, "ops": state.ops, "elapsed_s": round(elapsed, 3),
@@ -338,6 +342,11 @@ def _result(server, flavor, variables, cold, spec: MixSpec, data: MixDataset, ta
         buffer_pool=bp, samples=sampler.samples,
         host={"cpus": os.cpu_count(), "kernel": platform.release(), "python": platform.python_version()},
     )
+
+
+def _short(source: str) -> str:
+    """A mix's name in a few characters: the preset, or the file's name."""
+    return source[len("preset "):] if source.startswith("preset ") else Path(source).name
 
 
 def _prediction(result: RunResult, predict: Predict, reporter: Reporter) -> Prediction | None:
