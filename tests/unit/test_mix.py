@@ -410,3 +410,24 @@ def test_a_trace_is_read_through_before_anything_starts(tmp_path):
     spec = parse_file(tmp_path / "w.toml")
     with pytest.raises(UsageError, match="no key inside the table's 1..4"):
         Generator(spec.with_overrides(rows=4))  # --rows after the file was read
+
+
+def test_special_keys_follow_sysbenchs_own(tmp_path):
+    """sysbench 1.0's --rand-type=special, sampled by sysbench itself, against special_keys: the
+    same distribution (two-sample Kolmogorov-Smirnov, alpha 0.001)."""
+    import shutil
+    import subprocess
+
+    if shutil.which("sysbench") is None:
+        pytest.skip("no sysbench (make deps installs it)")
+    script = tmp_path / "rnd.lua"
+    script.write_text("function event()\n  local t = {}\n  for i = 1, 1000 do t[i] = sysbench.rand.default(1, 100000) end\n"
+                      "  print('k' .. table.concat(t, '\\nk'))\nend\n")
+    out = subprocess.run(["sysbench", "--events=100", "--threads=1", str(script), "run"], capture_output=True,
+                         text=True, timeout=120, cwd=tmp_path).stdout
+    theirs = np.sort(np.array([int(w[1:]) for w in out.split() if w[:1] == "k" and w[1:].isdigit()], dtype=float))
+    assert theirs.size == 100_000
+    ours = np.sort(mix.special_keys(11, 0, theirs.size, 100_000).astype(float))
+    grid = np.union1d(theirs, ours)
+    d = np.abs(np.searchsorted(theirs, grid, side="right") - np.searchsorted(ours, grid, side="right")).max() / theirs.size
+    assert d < 1.95 * math.sqrt(2 / theirs.size), d
