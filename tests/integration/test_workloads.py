@@ -91,7 +91,9 @@ def check_preset(doc: dict, stdout: str, preset: str, flavor: str) -> None:
     table = "chat.sbtest1" if preset.startswith("sysbench") else "chat.usertable"
     t = doc["buffer_pool"]["tables"][table]
     assert t["file_pages_read"] > 0
-    assert doc["buffer_pool"]["pages_read"] >= t["file_pages_read"]
+    # the file's reads and the pool's are read a moment apart (before the sampler's baseline,
+    # after its last sample): a background read between them may land in one of the two
+    assert doc["buffer_pool"]["pages_read"] >= t["file_pages_read"] - 3 - t["file_pages_read"] // 100
     writes = {s.op for s in spec.streams} - {"read", "range"}
     if "update" in writes or "read-modify-write" in writes:
         assert t["rows_updated"] > 0
