@@ -68,7 +68,7 @@ def run_loadgen(server, rows: int, seconds: float, driver: str, seed: int, pipel
     """(ops per second, client CPU microseconds per op; this process)."""
     from loadgen.drivers.mix import MixState, PythonMix, StreamStats
     from loadgen.drivers.mixnative import NativeMix
-    from loadgen.workload.mix import Generator
+    from loadgen.workload.opstream import Generator
 
     spec, plans, offsets = loadgen_plans(server, rows, driver)
     spec = spec.with_overrides(seed=seed)

@@ -21,7 +21,6 @@ from __future__ import annotations
 import dataclasses
 import os
 import platform
-import time
 from pathlib import Path
 from typing import Callable
 
@@ -37,7 +36,7 @@ from .servers import RECORDED_VARIABLES, ServerSpec
 from .servers.provision import provisioned
 from .tablestats import TablesReads
 from .units import format_bytes
-from .workload import mix, statements
+from .workload import mix, opstream, statements
 from .workload.mix import MixSpec
 
 # Variables a mixed run records beyond every run's: what decides when dirty pages are written.
@@ -176,7 +175,7 @@ def measure(server, spec: MixSpec, data: MixDataset, tables: dict[str, TableInfo
         loop = NativeMix(mixed, offsets, pipeline=pipeline)
     else:
         loop = PythonMix(mixed, offsets)
-    gen = mix.Generator(spec)  # its checks (a trace's keys against the table) before any connection
+    gen = opstream.Generator(spec)  # its checks (a trace's keys against the table) before any connection
     schedulers: list[Scheduler] = []
     state = MixState(streams=[StreamStats() for _ in spec.streams])
     sampler_conn = None
