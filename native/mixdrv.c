@@ -5,10 +5,12 @@
  * binary-protocol prepared statements (one, or two for read-modify-write and delete-insert). Every
  * placeholder is a 64-bit unsigned integer whose value comes from a code: 0 the op's key (plus
  * the stream's key offset), 1 the last key of its range (key + length - 1), 2 the op's index in
- * the mix (so each update writes a value no earlier op wrote), 3 the key as drawn (no offset). mix_run works through a chunk of
- * the sequence (stream, key, length arrays from workload/mix.py) in order, one op at a time, with
- * the GIL released: op j is executed on its stream's connection and answered before op j + 1 is
- * sent, so the server sees the sequence's exact order whatever the number of connections.
+ * the mix (so each update writes a value no earlier op wrote), 3 the key as drawn (no offset).
+ * mix_run works through a chunk of the sequence (stream, key, length arrays from
+ * workload/opstream.py) in order, one op at a time, with the GIL released: op j is executed on its
+ * stream's connection and answered before op j + 1 is sent, so the server sees the sequence's
+ * exact order whatever the number of connections. With a pipeline depth above 1 every stream's
+ * statements share one connection and up to that many are in flight (md_pipe_run).
  *
  * Per statement it does what querydrv.c does: execute, buffer the result on the client
  * (mysql_stmt_store_result), count its rows and free it; a write counts its affected rows. Each
@@ -209,7 +211,6 @@ error:
     return -1;
 }
 
-
 #define MD_CLIENT_DEPRECATE_EOF (1UL << 24)
 #define MD_CLIENT_QUERY_ATTRIBUTES (1UL << 27)
 #define MD_READ_BYTES (64 * 1024)
@@ -284,17 +285,20 @@ static size_t md_put_execute(const md_pipe_t *p, const md_stmt_t *st, uint8_t *o
     o[n++] = 0x17; /* COM_STMT_EXECUTE */
     for (int k = 0; k < 4; k++)
         o[n++] = (uint8_t)(id >> (8 * k));
-    o[n++] = 0x00;                                  /* CURSOR_TYPE_NO_CURSOR */
-    o[n++] = 1; o[n++] = 0; o[n++] = 0; o[n++] = 0; /* iteration count 1 */
+    o[n++] = 0x00; /* CURSOR_TYPE_NO_CURSOR */
+    o[n++] = 1;
+    o[n++] = 0;
+    o[n++] = 0;
+    o[n++] = 0; /* iteration count 1 */
     if (st->n_params > 0) {
         for (unsigned b = 0; b < (st->n_params + 7) / 8; b++)
-            o[n++] = 0x00;                          /* NULL bitmap: none is NULL */
-        o[n++] = 0x01;                              /* types follow */
+            o[n++] = 0x00; /* NULL bitmap: none is NULL */
+        o[n++] = 0x01;     /* types follow */
         for (unsigned i = 0; i < st->n_params; i++) {
-            o[n++] = 0x08;                          /* MYSQL_TYPE_LONGLONG */
-            o[n++] = 0x80;                          /* unsigned */
+            o[n++] = 0x08; /* MYSQL_TYPE_LONGLONG */
+            o[n++] = 0x80; /* unsigned */
             if (p->query_attributes)
-                o[n++] = 0x00;                      /* the parameter's name: empty */
+                o[n++] = 0x00; /* the parameter's name: empty */
         }
         for (unsigned i = 0; i < st->n_params; i++)
             for (int k = 0; k < 8; k++)
@@ -315,12 +319,12 @@ static uint64_t md_pipe_run(md_handle_t *h, const uint16_t *stream, const uint64
                             Py_ssize_t start, Py_ssize_t n, uint64_t first_op, uint64_t *count, uint64_t budget_ns,
                             unsigned *fatal, char *message) {
     md_pipe_t *p = h->pipe;
-    Py_ssize_t next = start;     /* the next op to send */
-    int next_stmt = 0;           /* of its statements, the next to send */
+    Py_ssize_t next = start; /* the next op to send */
+    int next_stmt = 0;       /* of its statements, the next to send */
     size_t inflight = 0, oldest = 0, out_len = 0, out_pos = 0;
     int sending = 1;
     uint64_t done = 0, began = qd_now_ns();
-    uint64_t op_rows = 0;        /* of the op whose responses are being read */
+    uint64_t op_rows = 0; /* of the op whose responses are being read */
     int op_failed = 0;
     unsigned op_err = 0;
     char op_message[MD_MESSAGE] = "";
@@ -338,8 +342,8 @@ static uint64_t md_pipe_run(md_handle_t *h, const uint16_t *stream, const uint64
                 md_stream_t *s = &h->s[stream[next]];
                 md_stmt_t *st = &s->st[next_stmt];
                 unsigned long long k = key[next] + (unsigned long long)s->key_offset;
-                unsigned long long values[4] = {k, k + (length[next] ? length[next] : 1) - 1,
-                                                first_op + (uint64_t)next, key[next]};
+                unsigned long long values[4] = {k, k + (length[next] ? length[next] : 1) - 1, first_op + (uint64_t)next,
+                                                key[next]};
                 for (unsigned q = 0; q < st->n_params; q++)
                     st->values[q] = values[st->codes[q]];
                 out_len += md_put_execute(p, st, p->out + out_len);
@@ -576,7 +580,9 @@ PyObject *loadgen_mix_open(PyObject *self, PyObject *args) {
 }
 
 /* A client-side error: the connection is gone (CR_SERVER_GONE_ERROR, CR_SERVER_LOST, ...). */
-static int md_fatal(unsigned err) { return err >= 2000 && err < 3000; }
+static int md_fatal(unsigned err) {
+    return err >= 2000 && err < 3000;
+}
 
 /* One statement of an op: its rows (read) or affected rows (write), or -1 with err set. */
 static long long md_one(md_stmt_t *st, unsigned *err, char *message) {
@@ -616,8 +622,8 @@ PyObject *loadgen_mix_run(PyObject *self, PyObject *args) {
     Py_ssize_t n = keys.len / 8;
     if (streams.len != n * 2 || lengths.len != n * 4 || keys.len % 8 != 0 ||
         counts.len != (Py_ssize_t)h->n * QD_N_BUCKETS * 8) {
-        PyErr_Format(PyExc_ValueError, "stream u16, key u64, length u32 arrays of one size, counts %d x %d u64",
-                     h->n, QD_N_BUCKETS);
+        PyErr_Format(PyExc_ValueError, "stream u16, key u64, length u32 arrays of one size, counts %d x %d u64", h->n,
+                     QD_N_BUCKETS);
         goto error;
     }
     if (start < 0 || start > n) {
