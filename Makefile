@@ -111,7 +111,7 @@ check-format-c: deps
 # Issue #6's speed targets, one script each (bench/README.md): each starts its own scratch server,
 # runs paired, alternating comparisons and prints the median ratio last. About 20 minutes, most of
 # it the 20M-query memory run; BENCH_ARGS is passed to every script (e.g. BENCH_ARGS=--rounds=3).
-BENCH_SCRIPTS := driver_vs_sysbench sampler_overhead seed_vs_load_data memory_flat pipeline_reads
+BENCH_SCRIPTS := driver_vs_sysbench sampler_overhead seed_vs_load_data memory_flat pipeline_reads mix_vs_sysbench
 BENCH_ARGS ?=
 
 bench: venv

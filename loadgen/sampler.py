@@ -29,6 +29,13 @@ COUNTERS = {
     "made_young": "Innodb_buffer_pool_pages_made_young",
     "made_not_young": "Innodb_buffer_pool_pages_made_not_young",
     "data_reads": "Innodb_data_reads",
+    # what writes do (#21): pages written back, by LRU batches (MariaDB's own counter; MySQL's is in
+    # INNODB_METRICS, see flush_metrics), rows the engine changed (MySQL only)
+    "pages_flushed": "Innodb_buffer_pool_pages_flushed",
+    "lru_flushed": "Innodb_buffer_pool_pages_LRU_flushed",
+    "rows_inserted": "Innodb_rows_inserted",
+    "rows_updated": "Innodb_rows_updated",
+    "rows_deleted": "Innodb_rows_deleted",
 }
 GAUGES = {
     "pages_total": "Innodb_buffer_pool_pages_total",
@@ -36,6 +43,7 @@ GAUGES = {
     "pages_free": "Innodb_buffer_pool_pages_free",
     "pages_misc": "Innodb_buffer_pool_pages_misc",
     "pages_old": "Innodb_buffer_pool_pages_old",
+    "pages_dirty": "Innodb_buffer_pool_pages_dirty",
 }
 STATUS_SQL = "SHOW GLOBAL STATUS LIKE 'Innodb\\_%'"
 
@@ -210,6 +218,8 @@ class Sampler:
     query_count: Callable[[], int]
     interval_s: float = 1.0
     flavor: str | None = None  # mysql | mariadb: how to count pages read without Innodb_pages_read
+    # More to record with each sample, read at the sample's time (a mix: each stream's ops so far)
+    extra: Callable[[], dict] | None = None
     samples: list = field(default_factory=list)
     error: str | None = None
 
@@ -239,8 +249,11 @@ class Sampler:
             self.error = str(exc)
             self._stop.set()
             return
+        point = delta(self.last, snap, self.baseline.t_s, self.flavor)
+        if self.extra is not None:
+            point.update(self.extra())
         with self._lock:
-            self.samples.append(delta(self.last, snap, self.baseline.t_s, self.flavor))
+            self.samples.append(point)
             self.last = snap
 
     @property
@@ -260,3 +273,84 @@ class Sampler:
             self._stop.clear()
             self.sample()
         return self.last
+
+
+# -- INNODB_METRICS: how pages were flushed ---------------------------------------------------------
+# Pages written by LRU batches (to free frames at the tail) vs by flush-list batches (oldest
+# modification first, to advance the checkpoint), where the server counts them. MariaDB 10.11
+# keeps buffer_LRU_batch_flush_total_pages on by default; the flush-list ones, and MySQL's, need
+# `innodb_monitor_enable` (enable_flush_metrics, on servers loadgen starts).
+FLUSH_METRICS = {
+    "lru_batch_flushed": "buffer_LRU_batch_flush_total_pages",
+    "lru_batch_evicted": "buffer_LRU_batch_evict_total_pages",
+    "lru_single_flushed": "buffer_LRU_single_flush_num_page",
+    "flush_list_flushed": "buffer_flush_batch_total_pages",
+    "flush_adaptive": "buffer_flush_adaptive_total_pages",
+    "flush_background": "buffer_flush_background_total_pages",
+    "flush_sync": "buffer_flush_sync_total_pages",
+    "flush_neighbors": "buffer_flush_neighbor_total_pages",
+}
+FLUSH_MONITORS = ("buffer_flush%", "buffer_LRU%")
+
+
+def enable_flush_metrics(conn) -> str | None:
+    """Turn the flush counters on (innodb_monitor_enable: SUPER/SYSTEM_VARIABLES_ADMIN); None,
+    or why not. They count from the moment they are enabled and stop at a restart."""
+    cur = conn.cursor()
+    try:
+        for pattern in FLUSH_MONITORS:
+            cur.execute("SET GLOBAL innodb_monitor_enable = %s", (pattern,))
+        return None
+    except Exception as exc:  # noqa: BLE001 - no privilege, or a server without the monitors
+        return str(exc.args[-1] if getattr(exc, "args", None) else exc)
+    finally:
+        cur.close()
+
+
+def flush_metrics(conn) -> dict[str, int]:
+    """The enabled FLUSH_METRICS counters now ({short name: count}); a disabled one is absent."""
+    names = tuple(FLUSH_METRICS.values())
+    found = None
+    # MariaDB says ENABLED (1/0), MySQL 8+ says STATUS ('enabled'/'disabled')
+    for enabled in ("ENABLED = 1", "STATUS = 'enabled'"):
+        cur = conn.cursor()
+        try:
+            cur.execute(f"SELECT NAME, COUNT FROM information_schema.INNODB_METRICS WHERE {enabled} AND NAME IN ("
+                        + ", ".join(["%s"] * len(names)) + ")", names)
+            found = {str(n.decode() if isinstance(n, bytes) else n).lower(): int(v) for n, v in cur.fetchall()}
+            break
+        except Exception:  # noqa: BLE001 - the other flavour's column, no INNODB_METRICS, or no PROCESS privilege
+            continue
+        finally:
+            cur.close()
+    if found is None:
+        return {}
+    return {short: found[name.lower()] for short, name in FLUSH_METRICS.items() if name.lower() in found}
+
+
+# INNODB_BUFFER_POOL_STATS (summed over the pool's instances): made young / not young on MySQL,
+# which has no status variable for them (MariaDB has both).
+POOL_STATS = {
+    "made_young": "PAGES_MADE_YOUNG",
+    "made_not_young": "PAGES_NOT_MADE_YOUNG",
+    "pages_written": "NUMBER_PAGES_WRITTEN",
+    "read_ahead": "NUMBER_PAGES_READ_AHEAD",
+    "read_ahead_evicted": "NUMBER_READ_AHEAD_EVICTED",
+}
+
+
+def pool_stats(conn) -> dict[str, int]:
+    """POOL_STATS now ({short name: count}), or {} where the view cannot be read."""
+    cols = ", ".join(f"SUM({c})" for c in POOL_STATS.values())
+    try:
+        cur = conn.cursor()
+        try:
+            cur.execute(f"SELECT {cols} FROM information_schema.INNODB_BUFFER_POOL_STATS")
+            row = cur.fetchone()
+        finally:
+            cur.close()
+    except Exception:  # noqa: BLE001 - no such view, or no PROCESS privilege
+        return {}
+    if not row or row[0] is None:
+        return {}
+    return {k: int(v) for k, v in zip(POOL_STATS, row) if v is not None}

@@ -95,3 +95,90 @@ class TableReads:
 
 def _text(v) -> str:
     return v.decode() if isinstance(v, bytes) else str(v)
+
+
+# -- every table of a mixed run (#21) ------------------------------------------------------------
+def _table_io(conn, database: str, table: str) -> dict[str, int] | None:
+    """Rows the engine fetched/inserted/updated/deleted in the table so far (performance_schema's
+    table_io_waits_summary_by_table), or None without it."""
+    try:
+        rows = db.query_all(
+            conn, "SELECT COUNT_FETCH, COUNT_INSERT, COUNT_UPDATE, COUNT_DELETE FROM "
+            "performance_schema.table_io_waits_summary_by_table WHERE OBJECT_SCHEMA = %s AND OBJECT_NAME = %s",
+            (database, table))
+    except Exception:  # noqa: BLE001 - no performance_schema, or no grant on it
+        return None
+    if not rows:
+        return None
+    return dict(zip(("rows_fetched", "rows_inserted", "rows_updated", "rows_deleted"), (int(v) for v in rows[0])))
+
+
+class TablesReads:
+    """TableReads for several tables at once: each one's .ibd reads and row counts over the run,
+    and the pages of each of its indexes left in the pool (one walk of INNODB_BUFFER_PAGE).
+    Snapshot at construction, finish() after the run; .result is {"db.table": {...}}."""
+
+    def __init__(self, conn, tables: list[tuple[str, str]]):
+        self.tables = tables
+        self.before = {t: (_file_rows(conn, *t), _table_io(conn, *t)) for t in tables}
+        self.files_before = _all_files(conn)
+        self.result: dict[str, dict] = {}
+        self.files: dict[str, int] = {}  # every InnoDB file's pages read over the run (undo, system, ...)
+
+    def finish(self, server) -> None:
+        try:
+            conn = server.connect()
+        except Exception:  # noqa: BLE001 - the server may be gone; the run's numbers still count
+            return
+        try:
+            for (database, table), (files, io) in self.before.items():
+                out: dict = {"database": database, "table": table}
+                after = _file_rows(conn, database, table) if files is not None else None
+                if after is not None:
+                    read_bytes = after[1] - files[1]
+                    out.update(file_reads=after[0] - files[0], file_bytes_read=read_bytes,
+                               file_pages_read=read_bytes // PAGE_BYTES,
+                               file_source="performance_schema.file_summary_by_instance")
+                io_after = _table_io(conn, database, table) if io is not None else None
+                if io_after is not None:
+                    out.update({k: io_after[k] - io[k] for k in io_after})
+                self.result[f"{database}.{table}"] = out
+            after_files = _all_files(conn) if self.files_before is not None else None
+            if after_files is not None:
+                for path, read_bytes in after_files.items():
+                    pages = (read_bytes - self.files_before.get(path, 0)) // PAGE_BYTES
+                    if pages > 0:
+                        self.files[path] = pages
+            pool = int(db.query_value(conn, "SELECT @@innodb_buffer_pool_size") or 0)
+            if getattr(server, "owned", True) or pool <= BUFFER_PAGE_MAX_POOL_BYTES:
+                names = {f"`{d}`.`{t}`": f"{d}.{t}" for d, t in self.tables}
+                rows = db.query_all(
+                    conn, "SELECT TABLE_NAME, INDEX_NAME, COUNT(*) FROM information_schema.INNODB_BUFFER_PAGE "
+                    "WHERE TABLE_NAME IN (" + ", ".join(["%s"] * len(names)) + ") GROUP BY TABLE_NAME, INDEX_NAME",
+                    tuple(names))
+                for name, index, count in rows:
+                    key = names.get(_text(name))
+                    if key is not None:
+                        self.result[key].setdefault("resident_pages_at_end", {})[_text(index)] = int(count)
+        except Exception:  # noqa: BLE001 - optional figures
+            pass
+        finally:
+            conn.close()
+
+
+def _all_files(conn) -> dict[str, int] | None:
+    """Bytes read so far from each InnoDB data file (tables, system tablespace, undo), by the
+    file's name below the datadir; None without performance_schema."""
+    try:
+        if str(db.query_value(conn, "SELECT @@performance_schema")) not in ("1", "ON"):
+            return None
+        rows = db.query_all(conn, "SELECT FILE_NAME, SUM_NUMBER_OF_BYTES_READ FROM performance_schema.file_summary_by_instance "
+                                  "WHERE EVENT_NAME = 'wait/io/file/innodb/innodb_data_file'")
+    except Exception:  # noqa: BLE001 - no performance_schema, or no grant on it
+        return None
+    out: dict[str, int] = {}
+    for name, read_bytes in rows:
+        parts = _text(name).replace("\\", "/").split("/")
+        short = "/".join(parts[-2:]) if parts[-1].endswith(".ibd") else parts[-1]
+        out[short] = out.get(short, 0) + int(read_bytes or 0)
+    return out

@@ -23,6 +23,7 @@
 #include "permute.h"
 #include "keydist.h"
 #include "tablegen.h"
+#include "mixdrv.h"
 
 #include <stdlib.h>
 
@@ -39,6 +40,7 @@ static PyMethodDef loadgen_native_methods[] = {
     LOADGEN_PERMUTE_METHODS
     LOADGEN_KEYDIST_METHODS
     LOADGEN_TABLEGEN_METHODS
+    LOADGEN_MIXDRV_METHODS
     {NULL, NULL, 0, NULL},
 };
 /* clang-format on */

@@ -238,12 +238,14 @@ int pl_read(pl_reader_t *r, const uint8_t *buf, size_t len, size_t *used, pl_res
             case PH_HEAD: {
                 if (p[0] == 0xff)
                     return err_packet(r, p, n, resp);
-                if (p[0] == 0x00) { /* OK: a statement without a result set */
+                if (p[0] == 0x00) { /* OK: a statement without a result set; its rows are those it changed */
                     int status = ok_status(p + 1, n - 1);
-                    if (status < 0) {
+                    uint64_t affected = 0;
+                    if (status < 0 || lenenc(p + 1, n - 1, &affected) == 0) {
                         fail(resp, "a malformed OK packet");
                         return -1;
                     }
+                    r->rows += affected;
                     if (status & SERVER_MORE_RESULTS)
                         continue; /* the next result of the same command follows */
                     return finish(r, resp, 0);

@@ -301,9 +301,15 @@ def dataset_spec_from(rows, schema, table_name=None, existing_table=None, query=
         # a statement other than CREATE TABLE / INDEX, no table, no key: exit 2 now
         queried_table(read_schema_file(Path(schema), database), table_name)
     else:
-        schema_text(schema)  # an unknown schema is a usage error before anything starts
+        text = schema_text(schema)  # an unknown schema is a usage error before anything starts
         if table_name:
             raise UsageError("--table-name picks a table of a --schema FILE.sql", "drop it for the built-in schemas")
+        from ..workload.ddl import tables
+
+        if tables(text) != ["message"]:  # ycsb, sbtest: another table, seeded as a schema file's is
+            from ..dataset import schema_dir
+
+            schema = str(schema_dir() / f"{schema}.sql")
     return DatasetSpec(rows=parse_count(rows, "--rows"), schema=schema, database=database, seed=data_seed,
                        table=table_name, query=query, key_column=key_column)
 

@@ -16,17 +16,25 @@ from .options import (RichReporter, dataset_options, driver_options, say_trace, 
 @click.option("--order", default=None, type=click.Choice(["interleaved", "looped", "sequential", "random", "zipfian",
                                                           "hotspot", "latest", "uniform"]),
               help="The general form of --variation; zipfian/hotspot/latest/uniform are YCSB's key distributions.")
+@click.option("--workload", default=None, metavar="FILE|PRESET",
+              help="A mix of streams over several tables: a workload file (TOML, docs/workloads.md) or a preset: "
+                   "ycsb-a .. ycsb-f, sysbench-oltp-ro, sysbench-oltp-rw.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Result file. [default: reports/run-<order>-<time>.json]")
 @server_options
 @dataset_options
 @workload_options
 @driver_options
-def run(variation, order, out, server_spec, dataset_spec, shape, sample_interval_s, drive):
-    """Run one access order against a cold buffer pool and write a result file.
+def run(variation, order, workload, out, server_spec, dataset_spec, shape, sample_interval_s, drive):
+    """Run one access order (or a --workload mix) against a cold buffer pool and write a result file.
 
-    Example: loadgen run --variation B --pool 128M
+    Example: loadgen run --variation B --pool 128M; loadgen run --workload ycsb-e --pool 16M --rows 300k
     """
+    if workload is not None:
+        from .mix import run_workload
+
+        run_workload(workload, out, server_spec, dataset_spec, shape, sample_interval_s, drive)
+        return
     from .. import runner
     from ..analysis.keymodel import predict_any
     from ..orders import Workload, resolve

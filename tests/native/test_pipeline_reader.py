@@ -206,3 +206,13 @@ def test_a_truncated_row_is_refused(parse):
     r = Response().add(lenenc(1)).add(coldef(b"alias", T_VARCHAR)).add(eof()).add(b"\x00\x00" + lenenc(10) + b"abc")
     _, _, _, error = parse(r.bytes(), STR, NOT_UNSIGNED, False, False)
     assert "ends inside" in error
+
+
+def test_an_ok_response_counts_the_rows_the_statement_changed(parse):
+    """A pipelined write (a mix's update, insert or delete) answers OK with its affected rows:
+    they are its rows, as mysql_stmt_affected_rows gives the one-at-a-time loops."""
+    changed = b"\x00" + lenenc(3) + lenenc(0) + struct.pack("<HH", 2, 0)
+    data = Response().add(changed).bytes() + Response().add(ok()).bytes()
+    responses, used, _, error = parse(data, STR, NOT_UNSIGNED, False, False)
+    assert error is None and used == len(data)
+    assert [r[0] for r in responses] == [3, 0]

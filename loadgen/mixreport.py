@@ -1,0 +1,68 @@
+"""A mixed run's result as table rows: one row per stream, one per table (and the total), the
+flushing, the scheduled streams' executions. Built once; the CLI renders them (report.rich_table).
+"""
+from __future__ import annotations
+
+from .report import fmt
+from .results import RunResult
+
+STREAM_HEADERS = ["stream", "op", "table", "ops", "ops/s", "p50 µs", "p99 µs", "max µs", "rows", "errors"]
+TABLE_HEADERS = ["table", "pages read", "predicted", "error", "resident at end", "rows inserted", "rows updated",
+                 "rows deleted"]
+
+
+def stream_rows(result: RunResult) -> list[list[str]]:
+    rows = []
+    for name, s in (result.result.get("streams") or {}).items():
+        lat = s.get("latency_us") or {}
+        op = s.get("op", "")
+        if s.get("executions") is not None:
+            op += f" ({len(s['executions'])}x)"
+        rows.append([name, op, s.get("table", ""), fmt(s.get("ops")), fmt(s.get("ops_per_s")), fmt(lat.get("p50")),
+                     fmt(lat.get("p99")), fmt(lat.get("max")), fmt(s.get("rows")), fmt(s.get("errors"))])
+    res = result.result
+    lat = res.get("latency_us") or {}
+    rows.append(["all", "", "", fmt(res.get("ops")), fmt(res.get("qps")), fmt(lat.get("p50")), fmt(lat.get("p99")),
+                 fmt(lat.get("max")), "", ""])
+    return rows
+
+
+def _pct(value) -> str:
+    return "–" if value is None else f"{value:+.1f}%"
+
+
+def table_rows(result: RunResult) -> list[list[str]]:
+    """Per table: pages read from its .ibd (performance_schema), the model's pages and the error
+    (once the model side lands), the pages left in the pool, rows changed; then the whole pool's
+    pages read (Innodb_pages_read: every tablespace, system and undo included)."""
+    bp = result.buffer_pool or {}
+    pred = result.prediction.to_dict() if result.prediction is not None else {}
+    ptables = pred.get("tables") or {}
+    rows = []
+    for name, t in (bp.get("tables") or {}).items():
+        p = ptables.get(name) or {}
+        resident = t.get("resident_pages_at_end")
+        rows.append([name, fmt(t.get("file_pages_read")), fmt(p.get("pages_read")), _pct(p.get("error_pct")),
+                     fmt(sum(resident.values())) if resident else "–", fmt(t.get("rows_inserted")),
+                     fmt(t.get("rows_updated")), fmt(t.get("rows_deleted"))])
+    rows.append(["all (Innodb_pages_read)", fmt(bp.get("pages_read")), fmt(pred.get("pages_read")),
+                 _pct(pred.get("error_pct")), fmt(bp.get("pages_data")), fmt(bp.get("rows_inserted")),
+                 fmt(bp.get("rows_updated")), fmt(bp.get("rows_deleted"))])
+    return rows
+
+
+def summary_lines(result: RunResult) -> list[str]:
+    """The flushing and the scheduled executions, a line each."""
+    bp = result.buffer_pool or {}
+    fl = bp.get("flush") or {}
+    lines = [f"hit ratio {fmt(bp.get('hit_ratio'), 'ratio')}; read-ahead {fmt(bp.get('read_ahead'))}, "
+             f"evicted unread {fmt(bp.get('read_ahead_evicted'))}; made young {fmt(bp.get('made_young'))}, "
+             f"not young {fmt(bp.get('made_not_young'))}"]
+    lru = fl.get("lru_batch_flushed", bp.get("lru_flushed"))
+    lines.append(f"pages flushed {fmt(bp.get('pages_flushed'))} (LRU batches {fmt(lru)}, flush list "
+                 f"{fmt(fl.get('flush_list_flushed'))}); dirty pages at the end {fmt(bp.get('pages_dirty'))}")
+    for name, s in (result.result.get("streams") or {}).items():
+        for e in s.get("executions") or []:
+            lines.append(f"{name}: {e.get('start_s')} s .. {e.get('end_s')} s, mix ops {fmt(e.get('ops_before'))} .. "
+                         f"{fmt(e.get('ops_after'))}" + (f", error: {e['error']}" if e.get("error") else ""))
+    return lines
