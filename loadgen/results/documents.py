@@ -30,8 +30,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, ClassVar, Iterable
 
-from .errors import BadValueError, ResultError, UsageError, VersionError
-from .inputs import RESULT_FILE_MAX_BYTES, read_capped
+from ..errors import BadValueError, ResultError, UsageError, VersionError
+from ..inputs import RESULT_FILE_MAX_BYTES, read_capped
 
 FORMAT_VERSION = 2
 READABLE_VERSIONS = (1, 2)

@@ -1,0 +1,5 @@
+"""The result files: what they hold, how they are written and read, how two of them compare.
+
+  documents.py  RunResult, SweepResult, NativeResult, Prediction; load() by kind; the headline
+  compare.py    comparisons between runs as data: A/B, BASE/NEW and the CI gate's thresholds
+"""
