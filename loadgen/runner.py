@@ -21,7 +21,8 @@ from .drivers.python import DriverState
 from .errors import Interrupted, LoadgenError, ResultError, UsageError, WorkloadError
 from .workload.orders import Workload
 from .paths import cache_dir, free_bytes
-from .results.documents import Prediction, RunResult, now_iso, write_json_atomic
+from .results.documents import Prediction, RunResult, now_iso
+from .results.files import write_json_atomic
 from .measure.sampler import Sampler, take_snapshot, totals, wait_quiet
 from .servers import RECORDED_VARIABLES, ColdStart, Server, ServerSpec
 from .servers.provision import provisioned

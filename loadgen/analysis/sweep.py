@@ -16,7 +16,8 @@ from ..errors import UsageError
 from ..workload.orders import Workload, resolve
 from ..paths import free_bytes
 from ..render import numfmt as nf
-from ..results.documents import RunResult, SweepResult, now_iso, write_json_atomic
+from ..results.documents import RunResult, SweepResult, now_iso
+from ..results.files import write_json_atomic
 from ..servers import ServerSpec
 from ..units import format_bytes, parse_size
 
@@ -169,7 +170,7 @@ def run(server_spec: ServerSpec, dataset_spec: DatasetSpec, pools: list[int], va
         curve_pools: list[int] | None = None, drive: dict | None = None) -> SweepResult:
     """Measure every (pool, variation) from a cold pool on one dataset; write and return the sweep."""
     from .. import runner
-    from ..results.documents import default_path
+    from ..results.files import default_path
     from ..servers.provision import provisioned
 
     reporter = reporter or runner.QuietReporter()

@@ -268,7 +268,7 @@ def sweep(pools, variations, tolerance, max_time, out, out_dir, server_spec, dat
     from ..analysis import sweep as core
     from ..render.report import SWEEP_HEADERS, recommendation_lines, rich_table, sweep_cells
     from ..units import format_bytes
-    from ..results.documents import check_destination, check_directory, default_path
+    from ..results.files import check_destination, check_directory, default_path
 
     var_list = [("trace", None)] if shape["trace"] else core.parse_variations(variations)
     if shape["trace"]:
@@ -321,7 +321,8 @@ def report(files, html_path, plots_dir):
     from ..render.plots import collect, html_page, write_plots
     from ..render.report import (CONTEXT_HEADERS, RUN_HEADERS, SWEEP_HEADERS, context_cells, recommendation_lines,
                                  rich_table, run_cells, sweep_cells)
-    from ..results.documents import load, write_text_atomic
+    from ..results.documents import load
+    from ..results.files import write_text_atomic
 
     results = [load(f, kind=("run", "sweep")) for f in files]
     for doc in results:

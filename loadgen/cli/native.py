@@ -18,7 +18,7 @@ SWAP = click.Choice(["auto", "file", "zram", "existing", "none"])
 
 def _out_option(f):
     def checked(ctx, param, value):  # noqa: ARG001 - click's signature
-        from ..results.documents import check_destination
+        from ..results.files import check_destination
 
         return check_destination(value) if value is not None else None  # before the experiment runs
 
@@ -36,7 +36,7 @@ def _force_option(f):
 def _finish(doc: dict, out: Path | None, render) -> None:
     from rich.console import Console
 
-    from ..results.documents import default_path, write_json_atomic
+    from ..results.files import default_path, write_json_atomic
 
     path = out or default_path("reports", doc["kind"].replace(".", "-"))
     write_json_atomic(path, doc)

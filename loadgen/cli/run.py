@@ -31,7 +31,7 @@ def run(variation, order, out, server_spec, dataset_spec, shape, sample_interval
     from ..analysis.keymodel import predict_any
     from ..workload.orders import Workload, resolve
     from ..render.report import rich_table, run_rows
-    from ..results.documents import check_destination, default_path
+    from ..results.files import check_destination, default_path
 
     order_name, var = resolve(variation, order, shape["trace"])
     workload = Workload(order_name, dataset_spec.rows, variation=var, **shape)
@@ -93,7 +93,7 @@ def _compare_live(variations, out_dir, report_path, server_spec, dataset_spec, s
     from .. import runner
     from ..analysis.keymodel import predict_any
     from ..workload.orders import Workload, resolve
-    from ..results.documents import check_destination, check_directory, default_path
+    from ..results.files import check_destination, check_directory, default_path
 
     names = [v.strip() for v in variations.split(",") if v.strip()]
     if len(names) < 2:
@@ -124,7 +124,7 @@ def _side_by_side(results, paths, report_path, fmt="table", files=True) -> None:
     from ..render.report import (explain_orders, rich_table, side_by_side_cells, side_by_side_headers,
                                  side_by_side_markdown)
     from ..render.report import side_by_side_title, table_meaning
-    from ..results.documents import write_text_atomic
+    from ..results.files import write_text_atomic
 
     sbs = side_by_side(results, paths)
     if fmt == "json":
@@ -163,7 +163,8 @@ def _compare_files(paths, max_regression, fmt, report_path, allow_incomplete=Fal
     from ..results.compare import check_gateable, compare_files, gate_problems, parse_limits
     from ..errors import GateError, RegressionError, VersionError
     from ..render.report import COMPARE_HEADERS, comparison_cells, comparison_markdown, rich_table
-    from ..results.documents import load, load_sides, write_text_atomic
+    from ..results.documents import load, load_sides
+    from ..results.files import write_text_atomic
 
     limits = parse_limits(max_regression)
     if len(paths) != 2:
