@@ -59,7 +59,7 @@ def main() -> None:
     ap.add_argument("--pipeline", type=int, default=1, help="queries in flight (1: one at a time)")
     args = ap.parse_args()
 
-    from loadgen.dataset import DatasetSpec
+    from loadgen.seeding.dataset import DatasetSpec
     from loadgen.runner import QuietReporter, prepare_dataset
     from loadgen.servers import ServerSpec
     from loadgen.servers.docker import DockerServer

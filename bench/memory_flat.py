@@ -49,7 +49,7 @@ def main() -> None:
     ap.add_argument("--driver", default="auto", choices=["auto", "native", "python"])
     args = ap.parse_args()
 
-    from loadgen.dataset import DatasetSpec, ensure
+    from loadgen.seeding.dataset import DatasetSpec, ensure
 
     with scratch_server(512 << 20) as server, tempfile.TemporaryDirectory() as tmp:
         conn = server.connect(local_infile=1)

@@ -26,8 +26,8 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args()
 
-    from loadgen.dataset import DatasetSpec
-    from loadgen.orders import Workload, resolve
+    from loadgen.seeding.dataset import DatasetSpec
+    from loadgen.workload.orders import Workload, resolve
     from loadgen.runner import QuietReporter, measure, prepare_dataset
 
     with scratch_server(args.pool << 20) as server, tempfile.TemporaryDirectory() as tmp:

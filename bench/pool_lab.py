@@ -84,11 +84,11 @@ def main() -> None:
         print(table(points) + "\n\n" + settings(points) + "\n\n" + side_by_side(points))
         return
 
-    from loadgen.dataset import DatasetSpec
+    from loadgen.seeding.dataset import DatasetSpec
     from loadgen.db import global_variables
-    from loadgen.orders import Workload, resolve
+    from loadgen.workload.orders import Workload, resolve
     from loadgen.runner import QuietReporter, measure, prepare_dataset
-    from loadgen.sampler import wait_quiet
+    from loadgen.measure.sampler import wait_quiet
     from loadgen.servers import ServerSpec
     from loadgen.servers.provision import provisioned
 

@@ -27,8 +27,8 @@ def main() -> None:
     ap.add_argument("--driver", default="auto", choices=["auto", "native", "python"])
     args = ap.parse_args()
 
-    from loadgen.dataset import DatasetSpec
-    from loadgen.orders import Workload
+    from loadgen.seeding.dataset import DatasetSpec
+    from loadgen.workload.orders import Workload
     from loadgen.runner import QuietReporter, measure, prepare_dataset
     from loadgen.servers import ColdStart
 
@@ -55,7 +55,7 @@ def main() -> None:
             say(f"round {r + 1}: " + ", ".join(f"sampler {n} {got[n][0]:,.0f} q/s ({got[n][1]} samples)"
                                               for n, _ in sides) + f"; on/off {ratios[-1]:.3f}")
         # The sampler's own cost, which the noise does not move: its busy time per interval.
-        from loadgen.sampler import take_snapshot
+        from loadgen.measure.sampler import take_snapshot
 
         conn = server.connect()
         busy = []

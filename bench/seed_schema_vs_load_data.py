@@ -22,10 +22,11 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args()
 
-    from loadgen import db, tablegen
-    from loadgen.dataset import DatasetSpec
-    from loadgen.schemas import create_tables, queried_table, read_schema_file, reflect
-    from loadgen.usertable import _borrow, ensure_seeded
+    from loadgen import db
+    from loadgen.seeding import tablegen
+    from loadgen.seeding.dataset import DatasetSpec
+    from loadgen.seeding.schemas import create_tables, queried_table, read_schema_file, reflect
+    from loadgen.seeding.usertable import _borrow, ensure_seeded
 
     schema = read_schema_file(Path(args.schema))
     table = queried_table(schema, None)

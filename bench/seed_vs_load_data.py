@@ -21,7 +21,7 @@ LOAD_SQL = ("LOAD DATA {local}INFILE %s INTO TABLE `{db}`.message FIELDS TERMINA
 
 
 def write_rows(path: Path, rows: int, seed: int) -> None:
-    from loadgen.dataset import _chunks, chunk_lines
+    from loadgen.seeding.dataset import _chunks, chunk_lines
 
     with open(path, "wb") as f:
         for first, last in _chunks(1, rows):
@@ -35,7 +35,7 @@ def main() -> None:
     args = ap.parse_args()
 
     from loadgen import db
-    from loadgen.dataset import DatasetSpec, _create_table, ensure
+    from loadgen.seeding.dataset import DatasetSpec, _create_table, ensure
 
     spec_of = lambda name: DatasetSpec(rows=args.rows, database=name)  # noqa: E731
     with scratch_server(1 << 30, files_dir=True) as server:

@@ -48,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.close()
         code = errors.EXIT_OK
     finally:
-        from .results import drop_empty_claims
+        from .results.files import drop_empty_claims
 
         drop_empty_claims()
     return code

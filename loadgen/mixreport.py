@@ -3,8 +3,8 @@ flushing, the scheduled streams' executions. Built once; the CLI renders them (r
 """
 from __future__ import annotations
 
-from .report import fmt
-from .results import RunResult
+from .render.report import fmt
+from .results.documents import RunResult
 
 STREAM_HEADERS = ["stream", "op", "table", "ops", "ops/s", "p50 µs", "p99 µs", "max µs", "rows", "errors"]
 TABLE_HEADERS = ["table", "pages read", "predicted", "error", "resident at end", "rows inserted", "rows updated",

@@ -26,15 +26,15 @@ from typing import Callable
 
 from . import __version__, db, mixseed
 from .errors import Interrupted, UsageError, WorkloadError
-from .histogram import Histogram
+from .measure.histogram import Histogram
 from .mixseed import MixDataset, TableInfo
 from .paths import free_bytes
-from .results import Prediction, RunResult, now_iso
+from .results.documents import Prediction, RunResult, now_iso
 from .runner import QuietReporter, Reporter, check_connections, verify_cold, write_result
-from .sampler import Sampler, enable_flush_metrics, flush_metrics, pool_stats, take_snapshot, totals, wait_quiet
+from .measure.sampler import Sampler, enable_flush_metrics, flush_metrics, pool_stats, take_snapshot, totals, wait_quiet
 from .servers import RECORDED_VARIABLES, ServerSpec
 from .servers.provision import provisioned
-from .tablestats import TablesReads
+from .measure.tablestats import TablesReads
 from .units import format_bytes
 from .workload import mix, opstream, statements
 from .workload.mix import MixSpec

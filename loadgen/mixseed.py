@@ -22,10 +22,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from . import db, tablegen
-from .chunks import chunk_dir
+from . import db
+from .seeding import tablegen
+from .seeding.chunks import chunk_dir
 from .errors import LoadgenError, SeedError, UsageError, WorkloadError
-from .schemas import SchemaFile, create_tables, reflect
+from .seeding.schemas import SchemaFile, create_tables, reflect
 from .units import format_bytes
 from .workload import ddl
 from .workload.mix import MixSpec, TableSpec
@@ -57,7 +58,7 @@ class MixDataset:
         return sum(int(t.rows) for t in self.seeded)
 
     def identity(self, t: TableSpec) -> dict:
-        from .dataset import schema_text
+        from .seeding.dataset import schema_text
 
         return {"schema": Path(t.schema).name if "/" in t.schema else t.schema,
                 "schema_hash": hashlib.sha256(_table_sql(schema_text(t.schema), t.name).encode()).hexdigest()[:16],
@@ -157,7 +158,7 @@ def ensure(conn, data: MixDataset, progress=None, free_bytes: int | None = None,
     except LoadgenError:
         raise
     except Exception as exc:  # noqa: BLE001 - only the driver's errors become one line
-        from .dataset import _is_driver_error
+        from .seeding.dataset import _is_driver_error
 
         if not _is_driver_error(exc):
             raise
@@ -184,8 +185,8 @@ def _ensure(conn, data: MixDataset, progress, free_bytes, home, say) -> dict[str
 
 
 def _ensure_table(conn, data: MixDataset, t: TableSpec, progress, free_bytes, home, say) -> TableInfo:
-    from .dataset import schema_dir, schema_text
-    from .usertable import _borrow, load
+    from .seeding.dataset import schema_dir, schema_text
+    from .seeding.usertable import _borrow, load
 
     database, name = data.database, t.name
     identity = data.identity(t)
@@ -260,7 +261,7 @@ def mark_written(conn, data: MixDataset, tables: list[str]) -> None:
 # -- geometry ------------------------------------------------------------------------------------
 def _info(conn, t: TableSpec, database: str, shape, seeded: bool, existing: bool = False,
           key_offset: int = 0, rows: int | None = None) -> TableInfo:
-    from .usertable import _can_read_index_stats, measure_height
+    from .seeding.usertable import _can_read_index_stats, measure_height
 
     table = shape.table
     stats: dict[tuple[str, str], int] = {}
@@ -335,8 +336,8 @@ def _secondary_height(conn, database: str, table: str, index: str, cols: list[st
 def inspect_existing(conn, t: TableSpec) -> TableInfo:
     """An existing table (--dsn): readable, InnoDB, an integer key; its key range and geometry.
     Nothing is written."""
-    from .dataset import DatasetSpec
-    from .usertable import _borrow, inspect_existing as user_inspect
+    from .seeding.dataset import DatasetSpec
+    from .seeding.usertable import _borrow, inspect_existing as user_inspect
 
     database, table = t.database_table
     spec = DatasetSpec(rows=1, schema=t.existing, database=database, seed=0, table=table, existing=True)

@@ -12,15 +12,18 @@ import platform
 from pathlib import Path
 from typing import Callable, Protocol
 
-from . import __version__, db, dataset, hostload, tablestats, usertable
-from .dataset import DatasetInfo, DatasetSpec
+from . import __version__, db
+from .seeding import dataset, usertable
+from .measure import hostload, tablestats
+from .seeding.dataset import DatasetInfo, DatasetSpec
 from .drivers.drive import Drive
 from .drivers.python import DriverState
 from .errors import Interrupted, LoadgenError, ResultError, UsageError, WorkloadError
-from .orders import Workload
+from .workload.orders import Workload
 from .paths import cache_dir, free_bytes
-from .results import Prediction, RunResult, now_iso, write_json_atomic
-from .sampler import Sampler, take_snapshot, totals, wait_quiet
+from .results.documents import Prediction, RunResult, now_iso
+from .results.files import write_json_atomic
+from .measure.sampler import Sampler, take_snapshot, totals, wait_quiet
 from .servers import RECORDED_VARIABLES, ColdStart, Server, ServerSpec
 from .servers.provision import provisioned
 from .units import format_bytes

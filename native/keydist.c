@@ -1,5 +1,5 @@
 /*
- * keydist: the key distributions of loadgen/patterns.py in C (the Python there is the reference,
+ * keydist: the key distributions of loadgen/workload/patterns.py in C (the Python there is the reference,
  * value for value), and the key -> page-reference expansion the model uses for explicit key
  * streams (patterns and traces).
  *

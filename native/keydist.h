@@ -1,4 +1,4 @@
-/* Python bindings for the key distributions of loadgen/patterns.py (keydist.c). */
+/* Python bindings for the key distributions of loadgen/workload/patterns.py (keydist.c). */
 #ifndef LOADGEN_KEYDIST_H
 #define LOADGEN_KEYDIST_H
 

@@ -1,5 +1,5 @@
 /*
- * permute: loadgen/orders.py's permutation() (a 4-round Feistel network over the next power of
+ * permute: loadgen/workload/orders.py's permutation() (a 4-round Feistel network over the next power of
  * four, cycle-walking back into range(n)) in C, value for value, for the random order.
  *
  * In Python the network costs ~1 us per id, a few percent of a query with the native driver;

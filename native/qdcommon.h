@@ -1,5 +1,5 @@
 /* What the native query loops share (querydrv.c one at a time, pipeline.c pipelined): the
- * histogram bucketing of loadgen/histogram.py, the monotonic clock, and the verify digest. */
+ * histogram bucketing of loadgen/measure/histogram.py, the monotonic clock, and the verify digest. */
 #ifndef LOADGEN_QDCOMMON_H
 #define LOADGEN_QDCOMMON_H
 

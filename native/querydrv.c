@@ -5,7 +5,7 @@
  * UNSIGNED placeholder, the way sysbench's oltp_point_select drives its queries
  * (mysql_stmt_execute, mysql_stmt_store_result, then the rows; docs/drivers.md).
  * Each query is timed with CLOCK_MONOTONIC (what time.perf_counter_ns reads on Linux) into the
- * caller's histogram counts, laid out exactly as loadgen/histogram.py's bucket_index: values
+ * caller's histogram counts, laid out exactly as loadgen/measure/histogram.py's bucket_index: values
  * below 256 ns one bucket each, then 128 buckets per power of two, 42*128 buckets in all. The
  * Python side passes Histogram.counts itself, so no conversion is needed.
  *

@@ -1,5 +1,5 @@
 /*
- * rowgen: the hot loop of loadgen/dataset.py's chunk_lines in C, byte for byte.
+ * rowgen: the hot loop of loadgen/seeding/dataset.py's chunk_lines in C, byte for byte.
  *
  * chunk_lines draws one random.Random(...).getrandbits(64) per row and formats six tab-separated
  * columns from it. Python seeds the generator and draws the two alphabet strings, then passes

@@ -1,5 +1,5 @@
 /*
- * tablegen: rows for any table, from a column plan (loadgen/tablegen.py builds the plan from the
+ * tablegen: rows for any table, from a column plan (loadgen/seeding/tablegen.py builds the plan from the
  * columns the server reflected; its `_py_lines` is the reference this file must match byte for
  * byte).
  *

@@ -51,7 +51,7 @@ def session_dir() -> Path:
 @pytest.fixture(scope="session")
 def local_server(mysqld_binary, session_dir):
     """One real mariadbd (8 MiB pool) holding the 200k-row dataset, for the whole session."""
-    from loadgen.dataset import DatasetSpec
+    from loadgen.seeding.dataset import DatasetSpec
     from loadgen.runner import QuietReporter, prepare_dataset
     from loadgen.servers.local import LocalServer
 

@@ -16,7 +16,7 @@ import os
 from dataclasses import dataclass, field
 
 from . import curve, model
-from .. import numfmt as nf
+from ..render import numfmt as nf
 from ..errors import UsageError
 from ..units import format_bytes
 

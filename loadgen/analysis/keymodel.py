@@ -43,7 +43,7 @@ from typing import Iterable
 
 from . import model
 from .forecast import predict_result as predict_order_result
-from ..orders import PATTERN_ORDERS, Workload
+from ..workload.orders import PATTERN_ORDERS, Workload
 
 KEY_ORDERS = ("random", *PATTERN_ORDERS, "trace")
 PAD_FACTOR = 4

@@ -2,7 +2,7 @@
 
 Held apart so the readers of predictions (forecast.py, curve.py, advise.py, the reports) need not
 import the simulator to name its results. The result file's own `prediction` block is
-loadgen/results.py's Prediction.
+loadgen/results/documents.py's Prediction.
 """
 from __future__ import annotations
 

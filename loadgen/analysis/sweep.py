@@ -11,12 +11,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import forecast, keymodel, model
-from ..dataset import EST_BYTES_PER_ROW, DatasetSpec
+from ..seeding.dataset import EST_BYTES_PER_ROW, DatasetSpec
 from ..errors import UsageError
-from ..orders import Workload, resolve
+from ..workload.orders import Workload, resolve
 from ..paths import free_bytes
-from .. import numfmt as nf
-from ..results import RunResult, SweepResult, now_iso, write_json_atomic
+from ..render import numfmt as nf
+from ..results.documents import RunResult, SweepResult, now_iso
+from ..results.files import write_json_atomic
 from ..servers import ServerSpec
 from ..units import format_bytes, parse_size
 
@@ -169,7 +170,7 @@ def run(server_spec: ServerSpec, dataset_spec: DatasetSpec, pools: list[int], va
         curve_pools: list[int] | None = None, drive: dict | None = None) -> SweepResult:
     """Measure every (pool, variation) from a cold pool on one dataset; write and return the sweep."""
     from .. import runner
-    from ..results import default_path
+    from ..results.files import default_path
     from ..servers.provision import provisioned
 
     reporter = reporter or runner.QuietReporter()
@@ -178,7 +179,7 @@ def run(server_spec: ServerSpec, dataset_spec: DatasetSpec, pools: list[int], va
     spec = dataclasses.replace(server_spec, pool_bytes=pools[0])
     with provisioned(spec, dataset_spec, reporter.say) as server:
         runner.check_connections(server, (drive or {}).get("threads", 1))
-        from ..usertable import retarget  # your own table: the order ranges over its keys
+        from ..seeding.usertable import retarget  # your own table: the order ranges over its keys
 
         info = runner.prepare_dataset(server, dataset_spec, reporter, count_after=True)
         for pool in pools:

@@ -66,8 +66,8 @@ def predict(variation, order, pool, dataset_spec, shape, rows_per_leaf, leaf_pag
 
     from ..analysis import forecast, model
     from ..analysis.sweep import parse_pools
-    from ..orders import Workload, resolve
-    from ..report import CURVE_HEADERS, advice_dict, curve_cells, forecast_rows, rich_table
+    from ..workload.orders import Workload, resolve
+    from ..render.report import CURVE_HEADERS, advice_dict, curve_cells, forecast_rows, rich_table
     from ..units import parse_count, parse_size
 
     order_name, _ = resolve(variation, order, shape["trace"])
@@ -106,7 +106,7 @@ def predict(variation, order, pool, dataset_spec, shape, rows_per_leaf, leaf_pag
                             curve_pools, exact=exact, estimates=adv.estimates if adv else None,
                             hist=getattr(adv, "plain_lru_hist", None))
     if plots_dir is not None:
-        from ..plots import advice_series, write_curve_plots
+        from ..render.plots import advice_series, write_curve_plots
 
         series = advice_series([adv]) if adv else [{
             "key": order_name, "curve": [(p.pool_bytes, p.reads, p.reads_se) for p in fc.curve], "measured": [],
@@ -152,7 +152,7 @@ def _check_rates(qps: float, rows_per_leaf: float | None) -> None:
 
 
 def _print_advice(out, adv) -> None:
-    from ..report import ADVICE_HEADERS, advice_cells, advice_lines, rich_table
+    from ..render.report import ADVICE_HEADERS, advice_cells, advice_lines, rich_table
 
     out.print(rich_table(ADVICE_HEADERS, advice_cells(adv), title=f"pool advice: {adv.order}, {adv.queries:,} queries"))
     for line in advice_lines(adv):
@@ -193,15 +193,15 @@ def advise(variations, pool, dataset_spec, shape, rows_per_leaf, qps, flavor, se
     from ..analysis import model
     from ..analysis.advise import advise as make_advice
     from ..analysis.advise import ms_per_read_from
-    from ..orders import resolve
-    from ..report import advice_dict
+    from ..workload.orders import resolve
+    from ..render.report import advice_dict
     from ..units import parse_size
 
     n_rows, n_stride, n_reps = dataset_spec.rows, shape["stride"], shape["reps"]
     ms_source = ""
     g = None
     if result_file is not None:
-        from ..results import load
+        from ..results.documents import load
 
         res = load(result_file, kind="run")
         measured = ms_per_read_from(res)
@@ -230,7 +230,7 @@ def advise(variations, pool, dataset_spec, shape, rows_per_leaf, qps, flavor, se
                         ms_source=ms_source, chunk_bytes=parse_size(chunk_size, "--chunk-size") if chunk_size else None,
                         instances=instances, salt=salt, exact=exact) for o in orders]
     if plots_dir is not None:
-        from ..plots import advice_series, write_curve_plots
+        from ..render.plots import advice_series, write_curve_plots
 
         write_curve_plots(advice_series(advs), plots_dir,
                           f"Predicted miss-ratio curve per order: {g.rows:,} rows, stride {n_stride}, reps {n_reps}")
@@ -266,13 +266,13 @@ def sweep(pools, variations, tolerance, max_time, out, out_dir, server_spec, dat
     Example: loadgen sweep --pools 8M,16M,32M,64M,128M,256M --variations A,B
     """
     from ..analysis import sweep as core
-    from ..report import SWEEP_HEADERS, recommendation_lines, rich_table, sweep_cells
+    from ..render.report import SWEEP_HEADERS, recommendation_lines, rich_table, sweep_cells
     from ..units import format_bytes
-    from ..results import check_destination, check_directory, default_path
+    from ..results.files import check_destination, check_directory, default_path
 
     var_list = [("trace", None)] if shape["trace"] else core.parse_variations(variations)
     if shape["trace"]:
-        from ..orders import Workload
+        from ..workload.orders import Workload
 
         say_trace(Workload("trace", dataset_spec.rows, **shape))
     if str(pools).strip().lower() == "auto":
@@ -318,10 +318,11 @@ def report(files, html_path, plots_dir):
 
     Example: loadgen report reports/sweep-*.json --html report.html
     """
-    from ..plots import collect, html_page, write_plots
-    from ..report import (CONTEXT_HEADERS, RUN_HEADERS, SWEEP_HEADERS, context_cells, recommendation_lines,
-                          rich_table, run_cells, sweep_cells)
-    from ..results import load, write_text_atomic
+    from ..render.plots import collect, html_page, write_plots
+    from ..render.report import (CONTEXT_HEADERS, RUN_HEADERS, SWEEP_HEADERS, context_cells, recommendation_lines,
+                                 rich_table, run_cells, sweep_cells)
+    from ..results.documents import load
+    from ..results.files import write_text_atomic
 
     results = [load(f, kind=("run", "sweep")) for f in files]
     for doc in results:

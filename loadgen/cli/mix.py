@@ -22,8 +22,8 @@ def given(name: str) -> bool:
 def run_workload(workload: str, out, server_spec, dataset_spec, shape, sample_interval_s, drive) -> None:
     from .. import mixrun
     from ..mixreport import STREAM_HEADERS, TABLE_HEADERS, stream_rows, summary_lines, table_rows
-    from ..report import rich_table
-    from ..results import check_destination, default_path
+    from ..render.report import rich_table
+    from ..results.files import check_destination, default_path
     from ..workload.presets import resolve
 
     clash = [n for n in NOT_WITH_WORKLOAD if given(n)]

@@ -18,7 +18,7 @@ SWAP = click.Choice(["auto", "file", "zram", "existing", "none"])
 
 def _out_option(f):
     def checked(ctx, param, value):  # noqa: ARG001 - click's signature
-        from ..results import check_destination
+        from ..results.files import check_destination
 
         return check_destination(value) if value is not None else None  # before the experiment runs
 
@@ -36,7 +36,7 @@ def _force_option(f):
 def _finish(doc: dict, out: Path | None, render) -> None:
     from rich.console import Console
 
-    from ..results import default_path, write_json_atomic
+    from ..results.files import default_path, write_json_atomic
 
     path = out or default_path("reports", doc["kind"].replace(".", "-"))
     write_json_atomic(path, doc)
@@ -64,13 +64,13 @@ def _table(title: str, *columns: str):
 # the tables' numbers as every table writes them (numfmt.py): seconds and rates to three
 # significant digits, counts whole with thousands separators
 def _s(x: float | None) -> str:
-    from ..numfmt import number
+    from ..render.numfmt import number
 
     return number(x)
 
 
 def _n(x: float | None) -> str:
-    from ..numfmt import count
+    from ..render.numfmt import count
 
     return count(x)
 
@@ -242,7 +242,7 @@ def _render_lazymap(console, doc):
         key = (p["run"], p["size"])
         if p["kind"] == "fresh":
             fresh_total[key] = total
-        from ..numfmt import MISSING, times
+        from ..render.numfmt import MISSING, times
 
         speedup = (times(fresh_total[key] / total)
                    if p["kind"] != "fresh" and key in fresh_total and total else MISSING)

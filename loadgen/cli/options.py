@@ -70,7 +70,7 @@ class RichReporter:
 
     def _line(self, what: str, done: int, total: int, unit: str, started: float, first: int, extra: str = "") -> None:
         """One plain progress line: what, done of total, the rate since the start, the ETA."""
-        from ..numfmt import count, number, pct
+        from ..render.numfmt import count, number, pct
 
         elapsed = self.clock() - started
         rate = (done - first) / elapsed if elapsed > 0 else 0.0
@@ -122,7 +122,7 @@ class RichReporter:
             self._task = self._progress.add_task(label, total=total, qps="", hit="")
 
     def run_progress(self, done: int, hit_ratio: float | None) -> None:
-        from ..numfmt import pct
+        from ..render.numfmt import pct
 
         if self._task is None:
             return
@@ -139,7 +139,7 @@ class RichReporter:
 
     def run_finished(self) -> None:
         if self.plain and self._task is not None:
-            from ..numfmt import count, number, seconds
+            from ..render.numfmt import count, number, seconds
 
             elapsed = self.clock() - self._run_started
             self.console.print(f"{self._label}: {count(self._done)} of {count(self._total)} queries in "
@@ -275,9 +275,9 @@ def dataset_spec_from(rows, schema, table_name=None, existing_table=None, query=
     """The options above -> DatasetSpec; bad input is a usage error before anything starts."""
     from pathlib import Path
 
-    from ..dataset import DatasetSpec, is_schema_path, schema_text
+    from ..seeding.dataset import DatasetSpec, is_schema_path, schema_text
     from ..units import parse_count
-    from ..usertable import check_query, ident
+    from ..seeding.usertable import check_query, ident
 
     if existing_table is None:
         check_database_name(database)
@@ -296,7 +296,7 @@ def dataset_spec_from(rows, schema, table_name=None, existing_table=None, query=
         return DatasetSpec(rows=parse_count(rows, "--rows"), schema=existing_table, database=db_name, seed=0,
                            table=table, existing=True, query=query, key_column=key_column)
     if is_schema_path(schema):
-        from ..schemas import queried_table, read_schema_file
+        from ..seeding.schemas import queried_table, read_schema_file
 
         # a statement other than CREATE TABLE / INDEX, no table, no key: exit 2 now
         queried_table(read_schema_file(Path(schema), database), table_name)
@@ -307,7 +307,7 @@ def dataset_spec_from(rows, schema, table_name=None, existing_table=None, query=
         from ..workload.ddl import tables
 
         if tables(text) != ["message"]:  # ycsb, sbtest: another table, seeded as a schema file's is
-            from ..dataset import schema_dir
+            from ..seeding.dataset import schema_dir
 
             schema = str(schema_dir() / f"{schema}.sql")
     return DatasetSpec(rows=parse_count(rows, "--rows"), schema=schema, database=database, seed=data_seed,
@@ -344,7 +344,7 @@ def shape_options(f):
                            "zipf_theta": zipf_theta, "zipf_scramble": zipf_scramble, "hot_fraction": hot_fraction,
                            "hot_ops": hot_ops, "trace": trace_path}
         if trace_path is not None:
-            from ..trace import detect
+            from ..workload.trace import detect
 
             detect(trace_path)  # unreadable or garbage: a one-line error before anything starts
         return f(*args, **kwargs)

@@ -37,9 +37,9 @@ def run(variation, order, workload, out, server_spec, dataset_spec, shape, sampl
         return
     from .. import runner
     from ..analysis.keymodel import predict_any
-    from ..orders import Workload, resolve
-    from ..report import rich_table, run_rows
-    from ..results import check_destination, default_path
+    from ..workload.orders import Workload, resolve
+    from ..render.report import rich_table, run_rows
+    from ..results.files import check_destination, default_path
 
     order_name, var = resolve(variation, order, shape["trace"])
     workload = Workload(order_name, dataset_spec.rows, variation=var, **shape)
@@ -100,8 +100,8 @@ def _compare_live(variations, out_dir, report_path, server_spec, dataset_spec, s
                   drive, fmt="table") -> None:
     from .. import runner
     from ..analysis.keymodel import predict_any
-    from ..orders import Workload, resolve
-    from ..results import check_destination, check_directory, default_path
+    from ..workload.orders import Workload, resolve
+    from ..results.files import check_destination, check_directory, default_path
 
     names = [v.strip() for v in variations.split(",") if v.strip()]
     if len(names) < 2:
@@ -128,10 +128,11 @@ def _side_by_side(results, paths, report_path, fmt="table", files=True) -> None:
     table, markdown or JSON (--format), and --report always markdown."""
     import json as _json
 
-    from ..analysis.compare import side_by_side
-    from ..report import explain_orders, rich_table, side_by_side_cells, side_by_side_headers, side_by_side_markdown
-    from ..report import side_by_side_title, table_meaning
-    from ..results import write_text_atomic
+    from ..results.compare import side_by_side
+    from ..render.report import (explain_orders, rich_table, side_by_side_cells, side_by_side_headers,
+                                 side_by_side_markdown)
+    from ..render.report import side_by_side_title, table_meaning
+    from ..results.files import write_text_atomic
 
     sbs = side_by_side(results, paths)
     if fmt == "json":
@@ -167,10 +168,11 @@ def _compare_files(paths, max_regression, fmt, report_path, allow_incomplete=Fal
     without an order in common (A vs B), or other than two paths, are shown side by side."""
     import json as _json
 
-    from ..analysis.compare import check_gateable, compare_files, gate_problems, parse_limits
+    from ..results.compare import check_gateable, compare_files, gate_problems, parse_limits
     from ..errors import GateError, RegressionError, VersionError
-    from ..report import COMPARE_HEADERS, comparison_cells, comparison_markdown, rich_table
-    from ..results import load, load_sides, write_text_atomic
+    from ..render.report import COMPARE_HEADERS, comparison_cells, comparison_markdown, rich_table
+    from ..results.documents import load, load_sides
+    from ..results.files import write_text_atomic
 
     limits = parse_limits(max_regression)
     if len(paths) != 2:

@@ -36,8 +36,8 @@ def capture(slow_log, general_log, pfs, dsn, duration, interval, table, key_colu
     Example: loadgen trace capture --slow-log slow.log --table shop.orders -o orders.trace
              loadgen sweep --trace orders.trace --pools 64M,256M ...
     """
-    from .. import capture as core
-    from .. import trace as tracefile
+    from ..workload import capture as core
+    from ..workload import trace as tracefile
 
     sources = [s for s in (slow_log, general_log, pfs or None) if s]
     if len(sources) != 1:
@@ -75,7 +75,7 @@ def _until_interrupted(keys):
 
 
 def _report(cap, out) -> None:
-    from .. import capture as core
+    from ..workload import capture as core
 
     err = stderr_console()
     err.print(f"[dim]{cap.source}: {cap.lines:,} lines, {cap.statements:,} statements, "
@@ -95,7 +95,7 @@ def _report(cap, out) -> None:
 @click.option("--rows", default=None, help="Count the keys outside 1..ROWS too.")
 def info(file, rows):
     """How many keys a trace holds, its format, and its key range."""
-    from .. import trace as tracefile
+    from ..workload import trace as tracefile
     from ..units import parse_count
 
     lo, hi, total = None, None, 0

@@ -18,7 +18,7 @@ import time
 from typing import Callable
 
 from ..errors import UsageError
-from ..orders import Workload
+from ..workload.orders import Workload
 from . import QueryLoop
 from .python import DriverState, PythonLoop
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from .. import db
-from ..histogram import Histogram
+from ..measure.histogram import Histogram
 from ..workload.statements import Statement
 from .python import close_quietly
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..db import Endpoint
 from ..errors import LoadgenError, ProvisionError, UsageError
-from ..histogram import N_BUCKETS
+from ..measure.histogram import N_BUCKETS
 from ..workload.statements import Statement
 from .mix import MixState
 from .python import close_quietly

@@ -33,7 +33,7 @@ from typing import Callable, Iterable
 from .. import native
 from ..db import Endpoint
 from ..errors import LoadgenError, ProvisionError, WorkloadError
-from ..histogram import N_BUCKETS
+from ..measure.histogram import N_BUCKETS
 from .python import DriverState, close_quietly
 
 PREPARED_QUERY = "SELECT alias FROM message WHERE id = ?"

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from .. import db
-from ..histogram import Histogram
+from ..measure.histogram import Histogram
 
 QUERY = b"SELECT alias FROM message WHERE id = %d"
 PROGRESS_EVERY = 1024
@@ -119,7 +119,7 @@ class PythonLoop:
 
     def __init__(self, query: str | None = None) -> None:
         """query: SQL with one ? (--query), sent as text with the key formatted in."""
-        from ..usertable import text_format
+        from ..seeding.usertable import text_format
 
         self.conn = None
         self.query_format = text_format(query) if query else QUERY

@@ -11,7 +11,7 @@ from __future__ import annotations
 import statistics
 
 from .. import __version__
-from ..results import FORMAT_VERSION, now_iso
+from ..results.documents import FORMAT_VERSION, now_iso
 from . import osmem
 
 

@@ -5,7 +5,7 @@ import contextlib
 import dataclasses
 from typing import Callable, Iterator
 
-from ..dataset import DatasetSpec
+from ..seeding.dataset import DatasetSpec
 from ..errors import ProvisionError, UsageError
 from ..paths import cache_dir, state_dir
 from ..units import format_bytes
@@ -92,7 +92,7 @@ EMPTY_DATADIR_BYTES = 160 << 20
 
 
 def _check_room(home, dataset: DatasetSpec) -> None:
-    from ..dataset import EST_BYTES_PER_ROW
+    from ..seeding.dataset import EST_BYTES_PER_ROW
     from ..paths import free_bytes
 
     need = EMPTY_DATADIR_BYTES + dataset.rows * EST_BYTES_PER_ROW

@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 
 from ..paths import cache_dir, state_dir
-from ..results import PRIVATE, write_json_atomic
+from ..results.files import PRIVATE, write_json_atomic
 
 
 def state_file() -> Path:

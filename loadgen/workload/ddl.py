@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..schemas import split_statements
+from ..seeding.schemas import split_statements
 
 _CREATE_TABLE = re.compile(r"^\s*CREATE\s+(?:TEMPORARY\s+)?TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?"
                            r"(?:`?(\w+)`?\s*\.\s*)?`?(\w+)`?\s*\(", re.IGNORECASE)

@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from ..errors import UsageError
-from ..patterns import DEFAULT_HOT_FRACTION, DEFAULT_HOT_OPS, DEFAULT_THETA, Pattern
+from .patterns import DEFAULT_HOT_FRACTION, DEFAULT_HOT_OPS, DEFAULT_THETA, Pattern
 
 FORMAT = 1
 MAX_FILE_BYTES = 1 << 20  # a workload is a page of text; anything larger is refused unread
@@ -363,7 +363,7 @@ def _table(name: str, t, w: _Where, base: Path) -> TableSpec:
     if not isinstance(schema, str) or not schema:
         raise w.fail(f"[tables.{name}] has no schema",
                      f"schema = one of {', '.join(BUILTIN_SCHEMAS)} or a .sql file (or existing = \"db.table\" with --dsn)")
-    from ..dataset import available_schemas, is_schema_path
+    from ..seeding.dataset import available_schemas, is_schema_path
 
     if is_schema_path(schema):
         path = Path(schema).expanduser()
@@ -479,7 +479,7 @@ def _stream(i: int, s, w: _Where, base: Path, tables: dict[str, TableSpec]) -> S
 
 
 def _check_trace(s: StreamSpec, rows: int, fail) -> None:
-    from ..trace import scan
+    from .trace import scan
 
     try:
         found = scan(s.keys.trace, 1, rows)
@@ -544,7 +544,7 @@ def _keys(s: dict, w: _Where, where: str, base: Path) -> KeySpec:
             raise w.fail(f"{where}: keys = \"trace:\" needs a file", 'e.g. keys = "trace:orders.trace"')
         path = Path(trace).expanduser()
         trace = str(path if path.is_absolute() else base / path)
-        from ..trace import detect
+        from .trace import detect
 
         try:
             detect(trace)
@@ -583,7 +583,7 @@ def _keys(s: dict, w: _Where, where: str, base: Path) -> KeySpec:
 # -- checks against the tables' DDL --------------------------------------------------------------
 def table_ddl(t: TableSpec):
     """The DDL view of a table loadgen creates (ddl.DdlShape), None when unknown before a server."""
-    from ..dataset import schema_text
+    from ..seeding.dataset import schema_text
     from . import ddl
 
     if t.existing or t.schema is None:
@@ -594,7 +594,7 @@ def table_ddl(t: TableSpec):
 def check_against_ddl(spec: MixSpec, w: _Where | None = None) -> None:
     """Streams against what each table's schema file declares: the file must create the table,
     and the columns and indexes the streams name must be there."""
-    from ..dataset import schema_text
+    from ..seeding.dataset import schema_text
     from . import ddl
 
     w = w or _Where(spec.source)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import UsageError
-from ..patterns import KIND_CODES, Pattern
+from .patterns import KIND_CODES, Pattern
 from .mix import (GOLDEN, GROWING_LATEST_OPS, M64, SPECIAL_ITER, SPECIAL_PCT, SPECIAL_RES, MixSpec, StreamSpec,
                   _check_trace)
 
@@ -66,7 +66,7 @@ def _unit(h: np.ndarray) -> np.ndarray:
 
 
 def _py_splitmix(x: int) -> int:
-    from ..patterns import _splitmix64
+    from .patterns import _splitmix64
 
     return _splitmix64(x & M64)
 
@@ -110,7 +110,7 @@ class _KeySource:
         return self._trace(n0, m)
 
     def _pattern(self, n0: int, m: int) -> np.ndarray:
-        from ..patterns import _native_fill
+        from .patterns import _native_fill
 
         fill = _native_fill() if self.native else None
         if fill is None:
@@ -124,7 +124,7 @@ class _KeySource:
 
     def _trace(self, n0: int, m: int) -> np.ndarray:
         """The trace's keys inside 1..rows, in file order, from the n0-th on, cycling at its end."""
-        from ..trace import scan, table_keys
+        from .trace import scan, table_keys
 
         if self._trace_keys is None:
             self._trace_keys = scan(self.k.trace, 1, self.rows).keys

@@ -17,7 +17,7 @@ pytestmark = pytest.mark.mysqld
 
 
 def _home_of(rows: int, mysqld_binary: str) -> Path:
-    from loadgen.dataset import DatasetSpec
+    from loadgen.seeding.dataset import DatasetSpec
     from loadgen.paths import cache_dir
     from loadgen.servers.local import binary_flavor
 

@@ -13,8 +13,8 @@ import pytest
 from loadgen.drivers.drive import Drive
 from loadgen.drivers.python import DriverState, run_queries
 from loadgen.errors import WorkloadError
-from loadgen.histogram import N_BUCKETS, Histogram, bucket_index
-from loadgen.orders import Workload
+from loadgen.measure.histogram import N_BUCKETS, Histogram, bucket_index
+from loadgen.workload.orders import Workload
 
 from ..conftest import TEST_ROWS, our_server_pids, require, run_loadgen
 from .test_failures import _start_run, _wait_for_queries, _wait_running, assert_one_line_error

@@ -16,12 +16,13 @@ import signal
 
 import pytest
 
-from loadgen import db, dataset, runner
-from loadgen.analysis.compare import compare_files, parse_limits
-from loadgen.dataset import DatasetSpec
+from loadgen import db, runner
+from loadgen.seeding import dataset
+from loadgen.results.compare import compare_files, parse_limits
+from loadgen.seeding.dataset import DatasetSpec
 from loadgen.errors import WorkloadError
-from loadgen.orders import Workload
-from loadgen.results import FORMAT_VERSION, load
+from loadgen.workload.orders import Workload
+from loadgen.results.documents import FORMAT_VERSION, load
 from loadgen.servers import ServerSpec
 from loadgen.servers.provision import provisioned
 

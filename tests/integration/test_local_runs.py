@@ -6,8 +6,8 @@ import json
 import pytest
 
 from loadgen import db, runner
-from loadgen.dataset import DatasetSpec
-from loadgen.orders import Workload
+from loadgen.seeding.dataset import DatasetSpec
+from loadgen.workload.orders import Workload
 from loadgen.servers import ServerSpec
 
 from ..conftest import TEST_POOL, TEST_ROWS, our_server_pids, run_loadgen
@@ -86,7 +86,7 @@ def test_result_files_carry_the_keys_ci_parses(ab_results):
 
 def test_seeding_is_deterministic_idempotent_and_resumable(local_server, mysqld_binary, session_dir):
     """Interrupt a seed after its first chunk, resume it, and get the same table as one pass."""
-    from loadgen import dataset
+    from loadgen.seeding import dataset
     from loadgen.servers.local import LocalServer
 
     server, info = local_server

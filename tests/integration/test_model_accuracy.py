@@ -26,7 +26,7 @@ page at every point.
 import pytest
 
 from loadgen.analysis import sweep
-from loadgen.dataset import DatasetSpec
+from loadgen.seeding.dataset import DatasetSpec
 from loadgen.servers import ServerSpec
 
 POOLS = [8 << 20, 16 << 20, 32 << 20, 64 << 20]

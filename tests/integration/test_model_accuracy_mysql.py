@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 
 from loadgen.analysis import sweep
-from loadgen.dataset import DatasetSpec
+from loadgen.seeding.dataset import DatasetSpec
 from loadgen.servers import ServerSpec
 
 from .test_docker_mysql import mysql_image  # noqa: F401 - the fixture

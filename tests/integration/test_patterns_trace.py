@@ -22,10 +22,10 @@ from pathlib import Path
 import pytest
 
 from loadgen.analysis import sweep
-from loadgen.dataset import DatasetSpec
-from loadgen.orders import Workload
+from loadgen.seeding.dataset import DatasetSpec
+from loadgen.workload.orders import Workload
 from loadgen.servers import ServerSpec
-from loadgen import trace as tracefile
+from loadgen.workload import trace as tracefile
 
 from ..conftest import TEST_ROWS, run_loadgen
 

@@ -12,7 +12,7 @@ import pytest
 from loadgen.drivers import native
 from loadgen.drivers.drive import Drive
 from loadgen.drivers.python import DriverState
-from loadgen.orders import Workload
+from loadgen.workload.orders import Workload
 
 from ..conftest import TEST_ROWS, our_server_pids, require, run_loadgen
 from .test_failures import _start_run, _wait_for_queries, _wait_running, assert_one_line_error

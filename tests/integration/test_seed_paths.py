@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from loadgen import dataset, db
-from loadgen.dataset import DatasetSpec, chunk_lines, ensure
+from loadgen.seeding import dataset
+from loadgen import db
+from loadgen.seeding.dataset import DatasetSpec, chunk_lines, ensure
 
 pytestmark = pytest.mark.mysqld
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from loadgen.analysis import sweep
-from loadgen.dataset import DatasetSpec
+from loadgen.seeding.dataset import DatasetSpec
 from loadgen.servers import ServerSpec
 
 pytestmark = pytest.mark.mysqld

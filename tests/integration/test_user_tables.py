@@ -59,9 +59,10 @@ def one_line_error(res, code: int, *needles: str) -> str:
 
 # -- seeding any schema file -----------------------------------------------------------------------
 def test_every_type_seeds_the_same_table_twice_and_resumes(server, monkeypatch):
-    from loadgen import db, usertable
-    from loadgen.dataset import DatasetSpec
-    from loadgen.usertable import ensure
+    from loadgen import db
+    from loadgen.seeding import usertable
+    from loadgen.seeding.dataset import DatasetSpec
+    from loadgen.seeding.usertable import ensure
 
     rows = 12_000
     conn = server.connect(local_infile=1)
@@ -105,8 +106,8 @@ def test_a_refused_load_data_local_seeds_the_same_table_with_inserts(server):
     """The client refuses LOAD DATA LOCAL (local_infile=0): the chunks go in as INSERTs instead,
     and the table is the one the fast path makes."""
     from loadgen import db
-    from loadgen.dataset import DatasetSpec
-    from loadgen.usertable import ensure
+    from loadgen.seeding.dataset import DatasetSpec
+    from loadgen.seeding.usertable import ensure
 
     rows = 7_000
     fast = server.connect(local_infile=1)
@@ -128,8 +129,8 @@ def test_a_refused_load_data_local_seeds_the_same_table_with_inserts(server):
 
 def test_schema_file_with_a_syntax_error_names_its_line_and_leaves_nothing(server, tmp_path):
     from loadgen import db
-    from loadgen.dataset import DatasetSpec
-    from loadgen.usertable import ensure
+    from loadgen.seeding.dataset import DatasetSpec
+    from loadgen.seeding.usertable import ensure
     from loadgen.errors import UsageError
 
     bad = tmp_path / "bad.sql"
@@ -279,9 +280,9 @@ def test_a_schema_file_cannot_smuggle_a_statement_past_a_session_with_ansi_quote
     where "x\\" ends an identifier our splitter read as a string holding `;DROP DATABASE ...`.
     The statements run as we split them: one per call, quotes read in the default sql_mode."""
     from loadgen import db
-    from loadgen.dataset import DatasetSpec
+    from loadgen.seeding.dataset import DatasetSpec
     from loadgen.errors import UsageError
-    from loadgen.usertable import ensure
+    from loadgen.seeding.usertable import ensure
 
     f = tmp_path / "ansi.sql"
     f.write_text('CREATE TABLE t (id INT PRIMARY KEY, "x\\" INT);DROP DATABASE victim;-- " INT);\n')
@@ -324,8 +325,9 @@ def _interrupting_connection(server, at: int):
 
 @pytest.mark.parametrize("schema", ["chat", str(EVENTS)])
 def test_an_interrupted_seed_or_check_is_always_an_interruption(server, schema):
-    from loadgen import dataset, db, usertable
-    from loadgen.dataset import DatasetSpec
+    from loadgen.seeding import dataset, usertable
+    from loadgen import db
+    from loadgen.seeding.dataset import DatasetSpec
 
     spec = DatasetSpec(rows=3_000, schema=schema, database="n6_" + ("chat" if schema == "chat" else "events"))
     ensure = usertable.ensure if spec.custom else dataset.ensure
@@ -476,7 +478,7 @@ def test_lookups_that_find_no_row_are_counted_and_said(server, gapped, driver, t
 def test_the_keys_of_a_huge_table_are_sampled_in_the_same_one_pass(server, gapped, monkeypatch):
     """Past KEY_MAP_MAX keys every k-th key is kept, k doubled while reading when the row estimate
     was low: the kept keys are still every k-th key of the table, in order."""
-    from loadgen import usertable
+    from loadgen.seeding import usertable
 
     monkeypatch.setattr(usertable, "KEY_MAP_MAX", 1000)
     conn = server.connect()

@@ -10,7 +10,7 @@ import pytest
 
 from loadgen.errors import UsageError
 from loadgen.experiments import osmem
-from loadgen.results import FORMAT_VERSION
+from loadgen.results.documents import FORMAT_VERSION
 
 from .conftest import PAGE, MiB, about, one_line_error, run_cli
 

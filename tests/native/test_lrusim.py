@@ -279,7 +279,7 @@ def test_mysql_read_ahead_on_a_bare_key_trace_equals_python(seed, capacity):
 
     from loadgen import native
     from loadgen.analysis import keymodel
-    from loadgen.orders import Workload
+    from loadgen.workload.orders import Workload
 
     g = model.Geometry(rows=200_000, leaf_pages=1633, height=3)
     keys = Workload("hotspot", g.rows, stride=10, reps=2, seed=seed, count=6000).ids()

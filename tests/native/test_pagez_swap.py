@@ -13,7 +13,7 @@ import pytest
 
 from loadgen.errors import LoadgenError
 from loadgen.experiments import memcg, osmem, zram
-from loadgen.results import FORMAT_VERSION
+from loadgen.results.documents import FORMAT_VERSION
 from loadgen.experiments.pagez import run_pagez
 
 from .conftest import MiB, ROOT, cgroups_of, one_line_error, run_cli, swaps_of

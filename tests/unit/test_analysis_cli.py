@@ -6,9 +6,9 @@ import sys
 
 import pytest
 
-from loadgen.analysis.compare import compare_files, parse_limits, welch
+from loadgen.results.compare import compare_files, parse_limits, welch
 from loadgen.errors import UsageError
-from loadgen.results import FORMAT_VERSION
+from loadgen.results.documents import FORMAT_VERSION
 
 
 def result(variation="A", reads=1000, qps=10000.0, p99=200.0, rows=200_000, schema="chat", pool=8 << 20):

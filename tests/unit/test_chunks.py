@@ -1,4 +1,4 @@
-"""Seeding's chunk pipeline (loadgen/chunks.py): what both seeders rely on."""
+"""Seeding's chunk pipeline (loadgen/seeding/chunks.py): what both seeders rely on."""
 from __future__ import annotations
 
 import os
@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from loadgen.chunks import FILE_PREFIX, chunk_dir, chunk_file, generated_ahead
+from loadgen.seeding.chunks import FILE_PREFIX, chunk_dir, chunk_file, generated_ahead
 
 
 def _threads(name: str) -> list[threading.Thread]:

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from loadgen.errors import ResultError
-from loadgen.results import FORMAT_VERSION, default_path, write_json_atomic
+from loadgen.results.documents import FORMAT_VERSION
+from loadgen.results.files import default_path, write_json_atomic
 
 
 def result(variation="A", reads=1000, rows=200_000, pool=8 << 20, stride=10, reps=2, complete=True, **over):
@@ -105,7 +106,7 @@ def test_default_paths_claimed_at_once_are_all_different(tmp_path):
 
 
 def test_default_paths_in_two_processes_differ(tmp_path):
-    code = ("import sys; from loadgen.results import default_path; "
+    code = ("import sys; from loadgen.results.files import default_path; "
             f"print(default_path({str(tmp_path)!r}, 'run-A'))")
     procs = [subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True) for _ in range(4)]
     names = {p.communicate(timeout=60)[0].strip() for p in procs}
@@ -230,7 +231,7 @@ def test_native_out_is_checked_before_the_experiment(tmp_path):
 
 
 def test_out_dev_null_passes_the_check(tmp_path):
-    from loadgen.results import check_destination
+    from loadgen.results.files import check_destination
 
     assert check_destination(Path("/dev/null")) == Path("/dev/null")
     fifo = tmp_path / "pipe"

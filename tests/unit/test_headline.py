@@ -5,10 +5,10 @@ import json
 
 import pytest
 
-from loadgen.analysis.compare import compare_files, parse_limits
+from loadgen.results.compare import compare_files, parse_limits
 from loadgen.errors import ResultError
-from loadgen.results import FORMAT_VERSION, RunResult, load
-from loadgen.sampler import Snapshot, totals
+from loadgen.results.documents import FORMAT_VERSION, RunResult, load
+from loadgen.measure.sampler import Snapshot, totals
 
 # Measured on MySQL 9.7.4, 200k rows, 16M pool, order B (docs/mysql-lab.md): demand reads are a
 # tenth of the pages read; read-ahead brings in the rest.

@@ -2,7 +2,7 @@ import random
 
 import pytest
 
-from loadgen.histogram import Histogram, bucket_bounds, bucket_index
+from loadgen.measure.histogram import Histogram, bucket_bounds, bucket_index
 
 
 def test_every_value_lands_in_a_bucket_that_contains_it():

@@ -2,7 +2,7 @@
 quiet host, a loaded one, a VM losing its CPUs to steal), then the live /proc of this machine."""
 from pathlib import Path
 
-from loadgen import hostload
+from loadgen.measure import hostload
 
 
 def proc(tmp_path: Path, name: str, load: str, cpu: str) -> Path:

@@ -373,7 +373,7 @@ def test_a_schema_file_cannot_reach_outside_its_table(tmp_path, ddl_text, words)
 
 
 def test_the_ddl_reader():
-    from loadgen.dataset import schema_text
+    from loadgen.seeding.dataset import schema_text
     from loadgen.workload import ddl
 
     sb = ddl.shape(schema_text("sbtest"), "sbtest1")

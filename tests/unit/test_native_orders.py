@@ -5,8 +5,8 @@ import itertools
 
 import pytest
 
-from loadgen import orders
-from loadgen.orders import Workload, permutation, permuted
+from loadgen.workload import orders
+from loadgen.workload.orders import Workload, permutation, permuted
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -1,4 +1,4 @@
-"""Issue #18 (12): one number formatter (loadgen/numfmt.py) behind every table, in the terminal,
+"""Issue #18 (12): one number formatter (loadgen/render/numfmt.py) behind every table, in the terminal,
 markdown and HTML. The tables are built from two real result files (tests/data, a 200k-row A and
 B on MariaDB 10.11 at 8 MiB) and the model's own output, and every number in every cell is held
 to the rules: percentages with two decimals, ratios as 2.00x, counts with thousands separators,
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from loadgen import numfmt as nf
-from loadgen.results import RunResult, SweepResult
+from loadgen.render import numfmt as nf
+from loadgen.results.documents import RunResult, SweepResult
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 
@@ -76,10 +76,11 @@ def check_number(token: str) -> str | None:
 
 def cells_of_every_table() -> dict[str, list[str]]:
     """table name -> its cells, as the terminal, markdown and HTML render them (the same rows)."""
-    from loadgen.analysis import advise, compare, forecast, model
-    from loadgen.analysis.compare import side_by_side
-    from loadgen.report import (advice_cells, comparison_cells, context_cells, curve_cells, forecast_rows, run_cells,
-                                run_rows, side_by_side_cells, sweep_cells)
+    from loadgen.analysis import advise, forecast, model
+    from loadgen.results.documents import compare
+    from loadgen.results.compare import side_by_side
+    from loadgen.render.report import (advice_cells, comparison_cells, context_cells, curve_cells, forecast_rows,
+                                       run_cells, run_rows, side_by_side_cells, sweep_cells)
 
     a, b = runs()
     g = model.geometry_of(b.dataset)
@@ -116,9 +117,9 @@ def test_every_number_in_every_table_follows_the_rules():
 
 
 def test_the_same_value_reads_the_same_in_the_terminal_markdown_and_html(tmp_path):
-    from loadgen.plots import html_page
-    from loadgen.analysis.compare import side_by_side
-    from loadgen.report import side_by_side_markdown
+    from loadgen.render.plots import html_page
+    from loadgen.results.compare import side_by_side
+    from loadgen.render.report import side_by_side_markdown
 
     a, b = runs()
     hit, qps = nf.pct(a.headline_hit_ratio()), nf.number(a.result["qps"])

@@ -4,7 +4,7 @@ import tracemalloc
 import pytest
 
 from loadgen.errors import UsageError
-from loadgen.orders import Workload, permutation, resolve
+from loadgen.workload.orders import Workload, permutation, resolve
 
 
 def test_interleaved_queries_each_id_reps_times_in_a_row():

@@ -1,4 +1,4 @@
-"""Key distributions (loadgen/patterns.py, native/keydist.c): YCSB's definitions, held to their
+"""Key distributions (loadgen/workload/patterns.py, native/keydist.c): YCSB's definitions, held to their
 distributions by chi-square on a sample, C equal to the Python reference, lazy."""
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from collections import Counter
 
 import pytest
 
-from loadgen import patterns
+from loadgen.workload import patterns
 from loadgen.errors import UsageError
-from loadgen.orders import Workload
-from loadgen.patterns import Pattern, fnvhash64, zeta, zipf_rank_cdf
+from loadgen.workload.orders import Workload
+from loadgen.workload.patterns import Pattern, fnvhash64, zeta, zipf_rank_cdf
 
 SAMPLE = 200_000
 

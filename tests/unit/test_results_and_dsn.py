@@ -4,7 +4,8 @@ import os
 import pytest
 
 from loadgen.errors import ResultError, UsageError
-from loadgen.results import FORMAT_VERSION, load, write_json_atomic
+from loadgen.results.documents import FORMAT_VERSION, load
+from loadgen.results.files import write_json_atomic
 from loadgen.servers.dsn import parse_dsn
 
 

@@ -5,7 +5,8 @@ import json
 import pytest
 
 from loadgen.errors import ResultError
-from loadgen.results import FORMAT_VERSION, RunResult, SweepResult, load, load_sides, write_json_atomic
+from loadgen.results.documents import FORMAT_VERSION, RunResult, SweepResult, load, load_sides
+from loadgen.results.files import write_json_atomic
 
 RUN = {
     "format_version": FORMAT_VERSION, "loadgen_version": "0.1.0", "started_at": "t0", "finished_at": "t1",
@@ -70,7 +71,7 @@ def test_writing_to_a_fifo_keeps_the_fifo(tmp_path):
     import stat
     import threading
 
-    from loadgen.results import write_json_atomic
+    from loadgen.results.files import write_json_atomic
 
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)

@@ -2,7 +2,7 @@ from pathlib import Path
 
 import pytest
 
-from loadgen.sampler import Snapshot, delta, hit_ratio, parse_status, totals
+from loadgen.measure.sampler import Snapshot, delta, hit_ratio, parse_status, totals
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 

@@ -7,7 +7,8 @@ import stat
 import subprocess
 import sys
 
-from loadgen.results import FORMAT_VERSION, PRIVATE, write_json_atomic, write_text_atomic
+from loadgen.results.documents import FORMAT_VERSION
+from loadgen.results.files import PRIVATE, write_json_atomic, write_text_atomic
 
 RUN = {
     "format_version": FORMAT_VERSION, "kind": "run", "complete": True,

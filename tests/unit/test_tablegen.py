@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from loadgen import tablegen
+from loadgen.seeding import tablegen
 from loadgen.errors import UsageError
-from loadgen.tablegen import Column
+from loadgen.seeding.tablegen import Column
 
 EVERY_TYPE = [
     Column("tenant_id", "INT", unsigned=True),

@@ -1,4 +1,4 @@
-"""Trace files (loadgen/trace.py), trace capture from logs (loadgen/capture.py) and the model from
+"""Trace files (loadgen/workload/trace.py), trace capture from logs (loadgen/workload/capture.py) and the model from
 an explicit key stream (loadgen/analysis/keymodel.py)."""
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ from array import array
 
 import pytest
 
-from loadgen import capture, trace
+from loadgen.workload import capture, trace
 from loadgen.analysis import keymodel, model
 from loadgen.errors import UsageError
-from loadgen.orders import Workload
+from loadgen.workload.orders import Workload
 
 from ..conftest import run_loadgen
 

@@ -14,7 +14,7 @@ import pytest
 
 from loadgen.errors import ResultError
 from loadgen.inputs import read_capped
-from loadgen.results import FORMAT_VERSION
+from loadgen.results.documents import FORMAT_VERSION
 
 
 def result(pages_read=818, **over) -> dict:
@@ -71,7 +71,7 @@ def one_line(res, code, *needles) -> str:
 def test_a_counter_that_is_not_a_finite_number_is_refused_when_read(tmp_path, key, value, shown):
     """load_sides, which every `compare BASE NEW` goes through, before the gate reads a value."""
     from loadgen.errors import EXIT_USAGE, BadValueError
-    from loadgen.results import load_sides
+    from loadgen.results.documents import load_sides
 
     good = write(tmp_path / "base-A.json", result())
     bad = write(tmp_path / "bad.json", result(**{key: value}))

@@ -5,7 +5,7 @@ import math
 from dataclasses import dataclass
 
 from ..errors import GateError, ResultError, UsageError
-from ..results import RunResult, check_values
+from .documents import RunResult, check_values
 
 # (key, label, where in the result, lower_is_better)
 # The headline first: pages read into the pool (Innodb_pages_read), the one miss count that

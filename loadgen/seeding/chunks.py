@@ -17,8 +17,8 @@ import threading
 from pathlib import Path
 from typing import Iterable, Iterator, TypeVar
 
-from . import db
-from .errors import SeedError, WorkloadError
+from .. import db
+from ..errors import SeedError, WorkloadError
 
 T = TypeVar("T")
 # Chunk files carry loadgen's pid in their name, so a later seed can tell a dead process's file.
@@ -100,7 +100,7 @@ def chunk_dir(home: Path | None) -> Path:
     """Where seeding's chunk files go: the dataset's home (never the system temp directory,
     where a killed seed left 5.6 MB per run), with files of dead processes swept first."""
     if home is None:
-        from .paths import cache_dir
+        from ..paths import cache_dir
 
         directory = cache_dir() / "tmp"
     else:

@@ -17,7 +17,7 @@ Any of them may be missing; the run's result is never lost for them.
 """
 from __future__ import annotations
 
-from . import db
+from .. import db
 
 BUFFER_PAGE_MAX_POOL_BYTES = 1 << 30
 PAGE_BYTES = 16384

@@ -10,8 +10,8 @@ import html
 import io
 from pathlib import Path
 
-from .results import Document, RunResult, SweepResult, load
-from .units import format_bytes
+from ..results.documents import Document, RunResult, SweepResult, load
+from ..units import format_bytes
 
 
 # -- plots ----------------------------------------------------------------------------------------
@@ -122,7 +122,7 @@ def plot_curve_band(series: list[dict], title: str = "Miss-ratio curve per acces
 
 def sweep_series(sweep: SweepResult) -> list[dict]:
     """plot_curve_band's input from a sweep: its curves, measured points and recommendation."""
-    from .analysis.advise import knee_index
+    from ..analysis.advise import knee_index
 
     out = []
     for key in sorted({p["variation"] for p in sweep.points}):
@@ -199,10 +199,10 @@ def html_page(results: list[Document]) -> str:
     """One self-contained page: what ran (server and version, pool, dataset, workload, host),
     the numbers (pages read against the prediction, hit ratio, q/s, latency percentiles and
     kind), a sweep's table and recommendation, then the plots, embedded as data: URIs."""
-    from . import __version__
-    from .report import (CONTEXT_HEADERS, RUN_HEADERS, SWEEP_HEADERS, context_cells, html_table,
-                         recommendation_lines, run_cells, sweep_cells)
-    from .results import now_iso
+    from .. import __version__
+    from .report import (CONTEXT_HEADERS, RUN_HEADERS, SWEEP_HEADERS, context_cells, html_table, recommendation_lines,
+                         run_cells, sweep_cells)
+    from ..results.documents import now_iso
 
     runs, sweeps = collect(results)
     parts = [f"<p class=\"meta\">loadgen {html.escape(__version__)}, {html.escape(now_iso())}; "

@@ -16,10 +16,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Callable, Iterator
 
-from . import db
+from .. import db
 from .chunks import chunk_dir, chunk_file, generated_ahead, load_local, local_infile_refused, seed_error
-from .errors import LoadgenError, SeedError, UsageError, WorkloadError
-from .units import format_bytes
+from ..errors import LoadgenError, SeedError, UsageError, WorkloadError
+from ..units import format_bytes
 
 # Bump when the row generator changes: a cached dataset from another generator is not reused.
 GENERATOR_VERSION = 1
@@ -177,7 +177,7 @@ def chunk_lines(seed: int, first_id: int, last_id: int, native: bool = True) -> 
 
 def _native_rowgen():
     """The C version of this loop, or None without the extension."""
-    from .native import optional
+    from ..native import optional
 
     return optional("rowgen_lines")
 
@@ -365,7 +365,7 @@ def _ensure(conn, spec: DatasetSpec, progress: ProgressFn | None, free_bytes: in
 
 def refuse_seed(spec, why: str, state: str) -> LoadgenError:
     """The error for a dataset that would have to be seeded into a server this job may not write."""
-    from .errors import ProvisionError
+    from ..errors import ProvisionError
 
     name = f"{spec.database}.{getattr(spec, 'table', None) or TABLE}"
     return ProvisionError(f"{name} ({spec.rows:,} rows) {state} on {why}: loadgen does not seed into it",

@@ -23,15 +23,14 @@ import dataclasses
 import json
 import math
 import os
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, ClassVar, Iterable
 
-from .errors import BadValueError, ResultError, UsageError, VersionError
-from .inputs import RESULT_FILE_MAX_BYTES, read_capped
+from ..errors import BadValueError, ResultError, UsageError, VersionError
+from ..inputs import RESULT_FILE_MAX_BYTES, read_capped
 
 FORMAT_VERSION = 2
 READABLE_VERSIONS = (1, 2)
@@ -40,93 +39,6 @@ KINDS = ("run", "sweep", "native")
 
 def now_iso() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
-
-
-# Result files, reports and plots are meant to be shared (CI artifacts, a colleague's review):
-# readable by all, as a plain open() under the usual umask 022 makes them; mkstemp's 0600 would
-# lock them to their writer. Files that must stay private (the server state) pass PRIVATE.
-SHARED = 0o644
-PRIVATE = 0o600
-
-
-def write_json_atomic(path: str | os.PathLike, obj, mode: int = SHARED) -> Path:
-    """Write JSON so a reader never sees half a file: temp file in the same dir, fsync, rename.
-
-    mode: the file's permissions (SHARED or PRIVATE), less the process's umask."""
-    # A bare NaN/Infinity is not JSON (jq, JavaScript and Go refuse the file): a value that is not
-    # a finite number is written as null rather than losing the file, and allow_nan=False holds us to it.
-    text = json.dumps(_finite(obj), indent=2, default=_json_default, allow_nan=False)
-    return write_text_atomic(path, text + "\n", mode)
-
-
-def _finite(obj):
-    """obj as plain JSON data, with NaN and infinities as None."""
-    if hasattr(obj, "to_dict"):
-        obj = obj.to_dict()
-    if isinstance(obj, float):
-        return obj if math.isfinite(obj) else None
-    if isinstance(obj, dict):
-        return {k: _finite(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_finite(v) for v in obj]
-    return obj
-
-
-def _umask() -> int:
-    """The process's umask, read without changing it (os.umask can only set it, and another
-    thread would create files under the temporary value)."""
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError, IndexError):
-        pass
-    return 0o022
-
-
-def write_text_atomic(path: str | os.PathLike, text: str, mode: int = SHARED) -> Path:
-    """Write text atomically (see write_json_atomic), with permissions mode less the umask."""
-    path = Path(path)
-    if path.exists() and not path.is_file() and not path.is_dir():
-        # A device or FIFO (--out /dev/null, /dev/stdout, a pipe): the rename below would replace
-        # it with a regular file (as root, /dev/null itself), so write into it in place.
-        try:
-            with open(path, "w") as f:
-                f.write(text)
-        except OSError as exc:
-            raise ResultError(f"cannot write {path}: {exc.strerror or exc}") from None
-        return path
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    except OSError as exc:
-        raise ResultError(f"cannot write {path}: {exc.strerror or exc}", "check the path and free disk space") from None
-    try:
-        os.fchmod(fd, mode & ~_umask())  # before any byte is written: a private file never shows them
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        if isinstance(exc, OSError):
-            raise ResultError(f"cannot write {path}: {exc.strerror or exc}", "check the path and free disk space") from None
-        raise
-    return path
-
-
-def _json_default(o):
-    if hasattr(o, "to_dict"):
-        return o.to_dict()
-    if isinstance(o, Path):
-        return str(o)
-    raise TypeError(f"not JSON serialisable: {type(o).__name__}")
-
 
 
 def pages_read(counts: dict, flavor: str | None = None) -> tuple[int | None, str | None]:
@@ -449,83 +361,3 @@ def load_sides(paths: Iterable[str | os.PathLike]) -> list[list[RunResult]]:
         sides.append(runs)
     check_values(r for side in sides for r in side)
     return sides
-
-
-# Default names this process claimed (created empty) and has not filled yet; drop_empty_claims()
-# removes them when the command ends without writing them (failed before the run).
-_claims: set[Path] = set()
-
-
-def default_path(directory: str | os.PathLike, stem: str) -> Path:
-    """reports/<stem>-<UTC timestamp>.json, never overwriting an earlier result.
-
-    The name is claimed by creating the file with O_EXCL, so two processes (or threads) starting
-    in the same second get different names; the later atomic write replaces the empty claim.
-    """
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    directory = Path(directory)
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise UsageError(f"cannot create the result directory {directory}: {exc.strerror or exc}",
-                         "give a writable --out or --out-dir") from None
-    n = 1
-    while True:
-        path = directory / (f"{stem}-{stamp}.json" if n == 1 else f"{stem}-{stamp}-{n}.json")
-        try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:
-            n += 1
-            continue
-        except OSError as exc:
-            raise UsageError(f"cannot write a result file in {directory}: {exc.strerror or exc}",
-                             "give a writable --out or --out-dir") from None
-        os.close(fd)
-        _claims.add(path)
-        return path
-
-
-def drop_empty_claims() -> None:
-    """Remove the default names this process claimed but never wrote (the command failed first)."""
-    for path in list(_claims):
-        try:
-            if path.stat().st_size == 0:
-                path.unlink()
-        except OSError:
-            pass
-        _claims.discard(path)
-
-
-def check_destination(path: str | os.PathLike, option: str = "--out") -> Path:
-    """Fail before any work if a result cannot be written to path: its directory is created if
-    missing, and a probe file is made and removed in it (this catches read-only and pseudo
-    filesystems such as /proc, where permissions alone say nothing)."""
-    path = Path(path)
-    if path.is_dir():
-        raise UsageError(f"{option} {path} is a directory", "give a file name, e.g. reports/run.json")
-    if path.exists() and not path.is_file():
-        # a device or FIFO is written in place (write_text_atomic): only it must take writes;
-        # opening a FIFO to probe it would block until a reader comes
-        if not os.access(path, os.W_OK):
-            raise UsageError(f"{option} {path} cannot be written: permission denied", "choose another path")
-        return path
-    ancestor = path.parent
-    while not ancestor.exists() and ancestor != ancestor.parent:
-        ancestor = ancestor.parent
-    if not ancestor.is_dir():
-        raise UsageError(f"{option} {path}: {ancestor} is a file, not a directory", "choose another path")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, probe = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".probe", dir=path.parent)
-        os.close(fd)
-        os.unlink(probe)
-    except OSError as exc:
-        raise UsageError(f"{option} {path} cannot be written: {exc.strerror or exc}",
-                         "choose a writable directory") from None
-    return path
-
-
-def check_directory(directory: str | os.PathLike, option: str = "--out-dir") -> Path:
-    """check_destination for a directory that result files will go into."""
-    check_destination(Path(directory) / ".loadgen-probe.json", option)
-    return Path(directory)

@@ -15,9 +15,10 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import db, ddl
-from .errors import SeedError, UsageError
-from .inputs import SCHEMA_FILE_MAX_BYTES, read_capped
+from .. import db
+from . import ddl
+from ..errors import SeedError, UsageError
+from ..inputs import SCHEMA_FILE_MAX_BYTES, read_capped
 
 _CREATE = re.compile(r"^\s*CREATE\s+(?:TEMPORARY\s+)?TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?"
                      r"(?:`?(\w+)`?\s*\.\s*)?`?(\w+)`?", re.IGNORECASE)

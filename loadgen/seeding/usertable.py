@@ -23,11 +23,12 @@ import time
 from pathlib import Path
 from typing import Iterator
 
-from . import db, tablegen
+from .. import db
+from . import tablegen
 from .chunks import chunk_dir, chunk_file, generated_ahead, load_local, seed_error
-from .errors import LoadgenError, SeedError, UsageError, WorkloadError
+from ..errors import LoadgenError, SeedError, UsageError, WorkloadError
 from .schemas import TableShape, create_tables, queried_table, read_schema_file, reflect
-from .units import format_bytes
+from ..units import format_bytes
 
 CHUNK_ROWS = 50_000
 HEIGHT_SAMPLES = 50
@@ -599,8 +600,8 @@ def reads_secondary(info) -> bool:
 def secondary_prediction(server, info, workload, result, say):
     """The model's reads for a secondary-index run (analysis/secondary.py), or None with a note
     saying why the model cannot follow this index."""
-    from .analysis import secondary
-    from .results import Prediction
+    from ..analysis import secondary
+    from ..results.documents import Prediction
 
     try:
         conn = server.connect()

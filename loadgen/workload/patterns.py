@@ -24,7 +24,7 @@ from array import array
 from dataclasses import dataclass
 from typing import Iterator
 
-from .errors import UsageError
+from ..errors import UsageError
 
 PATTERNS = ("zipfian", "hotspot", "latest", "uniform")
 KIND_CODES = {"uniform": 0, "zipfian": 1, "scrambled": 2, "latest": 3, "hotspot": 4}
@@ -213,6 +213,6 @@ def _zeta_cached(n: int, theta: float) -> float:
 
 
 def _native_fill():
-    from .native import optional
+    from ..native import optional
 
     return optional("keydist_fill")

@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-from .results import pages_read
+from ..results.documents import pages_read
 
 # Cumulative counters (deltas make sense) and gauges (the value at the sample time).
 COUNTERS = {

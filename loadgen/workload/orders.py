@@ -6,10 +6,10 @@
   random                   : `reps` passes, each a different pseudo-random permutation of the ids
 The ids are range(1, rows + 1, stride) in every order, so A, B and random query the same multiset.
 
-The key distributions zipfian, hotspot, latest and uniform (loadgen/patterns.py, YCSB's
+The key distributions zipfian, hotspot, latest and uniform (loadgen/workload/patterns.py, YCSB's
 definitions) draw from every id 1..rows with replacement: `queries` operations, by default as
 many as the looped order makes (rows/stride * reps). `trace` replays the keys of a file
-(loadgen/trace.py) in its order; keys outside 1..rows are skipped and counted.
+(loadgen/workload/trace.py) in its order; keys outside 1..rows are skipped and counted.
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import itertools
 from dataclasses import asdict, dataclass
 from typing import Iterator
 
-from .errors import UsageError
+from ..errors import UsageError
 
 ORDERS = ("interleaved", "looped", "sequential", "random", "zipfian", "hotspot", "latest", "uniform", "trace")
 PATTERN_ORDERS = ("zipfian", "hotspot", "latest", "uniform")
@@ -167,7 +167,7 @@ def permuted(base: range, key: int, native: bool = True) -> Iterator[int]:
 
 def _native_permute():
     """The C version of this loop, or None without the extension."""
-    from .native import optional
+    from ..native import optional
 
     return optional("permute_fill")
 

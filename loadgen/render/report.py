@@ -7,8 +7,8 @@ from __future__ import annotations
 import html
 
 from . import numfmt as nf
-from .analysis.compare import FileComparison, SideBySide, short_servers
-from .results import RunResult, SweepResult
+from ..results.compare import FileComparison, SideBySide, short_servers
+from ..results.documents import RunResult, SweepResult
 
 fmt = nf.value  # the formatter of a result file's value by its key (kept for scripts that imported it)
 

@@ -19,7 +19,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator
 
-from .errors import LoadgenError, UsageError
+from ..errors import LoadgenError, UsageError
 
 REASONS = {
     "other_statement": "statements on other tables, or no table (SHOW, SET, ...)",

@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from .errors import LoadgenError, UsageError
+from ..errors import LoadgenError, UsageError
 
 MAGIC = b"LGTRACE\x00"
 VERSION = 1

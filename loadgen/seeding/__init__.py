@@ -1,0 +1,9 @@
+"""The table a run queries, made or found: what a server holds before the first query.
+
+  dataset.py    chat.message, the seed's own table: schema/, deterministic rows, the cache key
+  schemas.py    a user's schema file: its statements, its tables, what the server made of them
+  ddl.py        which statements a schema file may hold, judged before any server starts
+  tablegen.py   deterministic rows for any table, from its column types
+  chunks.py     the seeding pipeline: the next chunk generated while the server loads one
+  usertable.py  your own table: a schema file's table seeded, an existing one inspected, --query
+"""
