@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import platform
+import time
 from pathlib import Path
 from typing import Callable, Protocol
 
@@ -293,13 +294,29 @@ def measure(
         raise WorkloadError(f"the server refused the query after {state.queries:,} of {workload.queries:,} "
                             f"queries: {state.error}", f"partial result written to {out}")
     if state.error:
-        why = server.diagnostics() if not server.alive() else ""
+        why = _why_gone(server)
         raise WorkloadError(
             f"the server went away after {state.queries:,} of {workload.queries:,} queries: {state.error}"
             + (f" [{why}]" if why else ""),
             f"partial result written to {out}",
         )
     return result
+
+
+# A lost connection is often seen before the engine has marked the container exited (or the
+# process reaped): the dying server is given this long to show it is gone before it is taken
+# for alive and its exit status left out of the message.
+GONE_WAIT_S = 5.0
+
+
+def _why_gone(server, wait_s: float = GONE_WAIT_S) -> str:
+    """The dead server's exit status and last log lines, or "" when it is still up."""
+    deadline = time.monotonic() + wait_s
+    while server.alive():
+        if time.monotonic() >= deadline:
+            return ""
+        time.sleep(0.2)
+    return server.diagnostics()
 
 
 # Data pages a server holds right after it starts, before any query (docs/mysql-lab.md, "Start-up

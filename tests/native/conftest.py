@@ -124,7 +124,11 @@ def nothing_left_behind():
     before = _state()
     yield
     after = _state()
-    assert after == before, f"left behind: before={before} after={after}"
+    # Only what appeared during the test is its leftover: an orphan already there (a suite killed
+    # on this host earlier) that a run swept meanwhile is not this test's doing.
+    new = {k: sorted(set(after[k]) - set(before[k])) for k in ("swaps", "cgroups", "owner_records")}
+    assert not any(new.values()) and after["nr_hugepages"] == before["nr_hugepages"], \
+        f"left behind: {new}, nr_hugepages {before['nr_hugepages']} -> {after['nr_hugepages']}"
 
 
 @pytest.fixture

@@ -77,7 +77,7 @@ def check_number(token: str) -> str | None:
 def cells_of_every_table() -> dict[str, list[str]]:
     """table name -> its cells, as the terminal, markdown and HTML render them (the same rows)."""
     from loadgen.analysis import advise, forecast, model
-    from loadgen.results.documents import compare
+    from loadgen.results import compare
     from loadgen.results.compare import side_by_side
     from loadgen.render.report import (advice_cells, comparison_cells, context_cells, curve_cells, forecast_rows,
                                        run_cells, run_rows, side_by_side_cells, sweep_cells)
