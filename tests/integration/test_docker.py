@@ -78,8 +78,44 @@ def wait_until_measuring(client, proc: subprocess.Popen) -> str:
         return seen[1] if len(seen) > 1 else None
 
     name = wait_for(second, 90, "the cold restart before the run")
-    time.sleep(1.5)  # well into the queries: the restart itself takes under a second
+    # Well into the queries, as the server counts them: a fixed sleep after the restart landed
+    # before the first query on a loaded host.
+    container = client.containers.get(name)
+    wait_for(lambda: (assert_running(proc) and selects_done(container) >= MEASURING_SELECTS), 90,
+             f"{MEASURING_SELECTS:,} queries on the restarted server")
     return name
+
+
+MEASURING_SELECTS = 2_000
+
+
+def assert_running(proc: subprocess.Popen) -> bool:
+    assert proc.poll() is None, proc.communicate()[1][-2000:]
+    return True
+
+
+def selects_done(container) -> int:
+    """Com_select of the container's server, read through its published port with the run's own
+    password (0 while it cannot be reached: still starting)."""
+    from loadgen import db
+
+    try:
+        container.reload()
+        bindings = (container.attrs["NetworkSettings"]["Ports"] or {}).get("3306/tcp") or []
+    except Exception:  # noqa: BLE001 - gone: the caller's checks say why
+        return 0
+    for binding in bindings:
+        for password in passwords():
+            try:
+                conn = db.connect(db.Endpoint(host="127.0.0.1", port=int(binding["HostPort"]), user="root",
+                                              password=password))
+            except Exception:  # noqa: BLE001 - not up yet, or another run's password
+                continue
+            try:
+                return int(db.query_all(conn, "SHOW GLOBAL STATUS LIKE 'Com_select'")[0][1])
+            finally:
+                conn.close()
+    return 0
 
 
 def passwords() -> list[str]:
