@@ -17,7 +17,7 @@ back (docs/innodb.md, "Large tables"):
   is largest on the cliff (pool a little under the table), measured against the exact simulation
   in tests/unit/test_scaled.py and bench/README.md: within SCALED_REL_SE on the seed's orders.
   Pages read ahead and made young are the copy's, scaled: the reads hold, these only roughly
-  (read-ahead within ~7% with 128k-page copies at 100M rows, 64M).
+  (read-ahead within 10% with 128k-page copies at 1,000M and 10,000M rows).
 - Where the pool is too small to shrink that far, the shrunk table is still larger than the copy,
   and many pools long: the (shrunk) pool then runs on two copies (half and full COPY_PAGES); every count is affine in the leaves once the table is many pools
   long (each leaf is read once per pass, whatever the pool holds, and the pool's start and the
