@@ -26,7 +26,7 @@ def forecast(order: str, stride: int, reps: int, g: model.Geometry, pool_bytes: 
     others = [p for p in dict.fromkeys(curve_pools or []) if p != pool_bytes]
     models = [model.pool_model(p, variables, flavor, qps) for p in others]
     known = estimates or {}
-    if fast_scaled.is_large(g) and total_pages is None:
+    if fast_scaled.is_large(g):  # on a scaled copy (scaled.py): memory does not grow with the table
         fast_scaled.refuse_exact(g, exact)
         return fast_scaled.forecast(order, stride, reps, g, pool, pool_bytes, others, models, qps, curve_pools, known)
     todo = [i for i, p in enumerate(others) if p not in known]

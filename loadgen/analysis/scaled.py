@@ -7,21 +7,23 @@ the plain-LRU stack), so its memory grows with the table: 1,000M rows took 4.8 s
 each pool is simulated on a copy of the table COPY_PAGES pages large and the counts are scaled
 back (docs/innodb.md, "Large tables"):
 
-- The table and the pool are both shrunk by f (the table's leaves over the copy's, at most
-  capacity / (COPY_PAGES / MIN_SCALED_SHARE)), the rules counted in pages
-  (read-ahead area, the cleaner's batch, the old sublist's minimum, old_blocks_time in queries)
-  kept as they are, and reads are f times the copy's. Why this holds: the seed's orders read the
-  leaves in key order, and what decides whether a leaf is still resident when it is read again is
-  the share of the pool the pages read since then fill; shrinking the table and the pool together
-  keeps that share. What it does not keep are the fixed-size rules against the pool: their error
-  is largest on the cliff (pool a little under the table), measured against the exact simulation
-  in tests/unit/test_scaled.py and bench/README.md: within SCALED_REL_SE on the seed's orders.
-  Pages read ahead and made young are the copy's, scaled: the reads hold, these only roughly
-  (read-ahead within 10% with 128k-page copies at 1,000M and 10,000M rows).
-- Where the pool is too small to shrink that far, the shrunk table is still larger than the copy,
-  and many pools long: the (shrunk) pool then runs on two copies (half and full COPY_PAGES); every count is affine in the leaves once the table is many pools
-  long (each leaf is read once per pass, whatever the pool holds, and the pool's start and the
-  pass ends are the same in both), so the two copies' counts extrapolate to the table's.
+- The table and the pool are both shrunk by f (the table's leaves over the copy's, but never to
+  a pool under COPY_PAGES / MIN_SCALED_SHARE pages), the rules counted in pages kept as they are
+  (read-ahead area, the cleaner's batch, the old sublist's minimum, old_blocks_time in queries),
+  and the copy's counts multiplied by f. Why this holds: the seed's orders read the leaves in key
+  order, and whether a leaf is still resident when it is read again depends on the share of the
+  pool the pages read since then fill; shrinking the table and the pool together keeps that
+  share. What it does not keep is the weight of the fixed-size rules against the pool: the error
+  is largest where the young pages kept from the warm-up begin to outlive a pass (pools of 30-80%
+  of the table), measured against the exact simulation in tests/unit/test_scaled.py and
+  bench/README.md: within SCALED_REL_SE. Pages read ahead and made young are the copy's, scaled:
+  the reads hold, these only roughly (read-ahead within 10% at 1,000M and 10,000M rows).
+- Where the pool cannot shrink by the whole f, the shrunk table is still larger than the copy and
+  many pools long: the shrunk pool then runs on two copies (half and whole), and their counts are
+  extended along the line through them. Every count is affine in the leaves there: each leaf is
+  read once a pass whatever the pool holds, and the pool's start and the passes' ends look the
+  same in both copies.
+- The copy keeps the table's drift of leaf starts against the stride (copy_geometry).
 
 Nothing here grows with the table: a copy's state, and per pool one simulation of it.
 Key streams (random, zipfian, traces) are not scaled: keymodel.py simulates them reference by
@@ -51,7 +53,7 @@ SCALED_REL_SE = 0.01
 # short pattern of leaf starts whose drift the copy keeps (copy_geometry)
 DRIFT_DENOMINATOR = 64
 DRIFT_MAX_PER_LEAF = 0.01
-POOLS_PER_PASS = 8  # pools simulated at once (two a thread): what bounds the memory, with COPY_PAGES
+POOLS_PER_PASS = 8  # pools simulated at once (~4 MB each): what bounds the memory, with COPY_PAGES
 
 
 def is_large(g: Geometry) -> bool:
@@ -102,7 +104,8 @@ def scaled_pool(pool: PoolModel, f: float) -> PoolModel:
 
 @dataclasses.dataclass
 class Counts:
-    """What a pool reads of the whole table, from its copy, and how: the scale factor and whether the pool was scaled too."""
+    """What a pool reads of the whole table, from its copies, and how: the factor the copy's counts
+    were multiplied by, and whether they were extended from two copies."""
 
     refs: int
     misses: int
@@ -133,9 +136,9 @@ def _run_copy(order: str, stride: int, reps: int, cg: Geometry, pools: list[Pool
 def simulate(order: str, stride: int, reps: int, g: Geometry, pools: list[PoolModel],
              copy_pages: int = COPY_PAGES) -> list[Counts]:
     """Counts for each pool from the scaled copies (module docstring). Each pool shrinks by
-    f = min(the table's factor, capacity / (COPY_PAGES / MIN_SCALED_SHARE)), the table with it; where the
-    table is then still larger than the copy, the (now small) pool runs on two copies whose counts
-    extend, affinely in the leaves, to the shrunk table's."""
+    f = min(the table's factor, capacity / (copy_pages / MIN_SCALED_SHARE)), the table with it;
+    where the table is then still larger than the copy, the shrunk pool runs on two copies whose
+    counts extend, affinely in the leaves, to the shrunk table's."""
     if not pools:
         return []
     big = copy_geometry(g, copy_pages)
