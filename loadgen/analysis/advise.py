@@ -15,7 +15,7 @@ import math
 import os
 from dataclasses import dataclass, field
 
-from . import curve, model
+from . import curve, model, scaled
 from ..render import numfmt as nf
 from ..errors import UsageError
 from ..units import format_bytes
@@ -244,9 +244,13 @@ def advise(order: str, stride: int, reps: int, g: model.Geometry, current_bytes:
         grid.append(fit)  # where a cliff ends
     pools = sorted(given | set(grid))
     models = [model.pool_model(b, variables, flavor, qps) for b in pools]
-    src = curve.workload_source(order, stride, reps, g, models[0].ra_threshold)
-    est, hist = curve.estimate_and_plain_lru(src, models, salt=salt, exact=exact,
-                                             exact_at={pools.index(current_bytes)})
+    if scaled.is_large(g):  # simulated on a scaled copy (scaled.py): no histogram of the whole table
+        scaled.refuse_exact(g, exact)
+        est, hist = scaled.estimates(order, stride, reps, g, models), None
+    else:
+        src = curve.workload_source(order, stride, reps, g, models[0].ra_threshold)
+        est, hist = curve.estimate_and_plain_lru(src, models, salt=salt, exact=exact,
+                                                 exact_at={pools.index(current_bytes)})
     adv.plain_lru_hist = hist
     by = dict(zip(pools, est))
     adv.estimates = by

@@ -85,6 +85,7 @@ class Estimate:
     refs: int
     read_ahead: int | None  # pages read ahead (exact points; scaled in miniatures)
     made_young: int | None = None  # exact points only
+    plain_lru_reads: int | None = None  # set by scaled.py (a large table has no histogram to read it from)
 
 
 def min_pages(pool: PoolModel) -> int:

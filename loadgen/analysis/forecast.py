@@ -10,6 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from . import curve as fast
 from . import model
+from . import scaled as fast_scaled
 
 
 def forecast(order: str, stride: int, reps: int, g: model.Geometry, pool_bytes: int, variables: dict | None = None,
@@ -25,6 +26,9 @@ def forecast(order: str, stride: int, reps: int, g: model.Geometry, pool_bytes: 
     others = [p for p in dict.fromkeys(curve_pools or []) if p != pool_bytes]
     models = [model.pool_model(p, variables, flavor, qps) for p in others]
     known = estimates or {}
+    if fast_scaled.is_large(g):  # on a scaled copy (scaled.py): memory does not grow with the table
+        fast_scaled.refuse_exact(g, exact)
+        return fast_scaled.forecast(order, stride, reps, g, pool, pool_bytes, others, models, qps, curve_pools, known)
     todo = [i for i, p in enumerate(others) if p not in known]
     src = fast.workload_source(order, stride, reps, g, pool.ra_threshold)
     with ThreadPoolExecutor(max_workers=2) as ex:

@@ -42,6 +42,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Iterable
 
 from . import model
+from ..errors import UsageError
 from .forecast import predict_result as predict_order_result
 from ..workload.orders import PATTERN_ORDERS, Workload
 
@@ -49,6 +50,7 @@ KEY_ORDERS = ("random", *PATTERN_ORDERS, "trace")
 PAD_FACTOR = 4
 MAX_PACED_REFS = 64 << 20  # 256 MiB of padded trace; beyond it fewer pads, then a constant rate
 CHUNK_KEYS = 65536
+MAX_KEY_REFS = 128 << 20  # page references `predict` takes in a key stream's trace: 512 MiB at 4 bytes each
 NOTE_NO_READ_AHEAD = "linear read-ahead is not modelled for key streams"
 
 
@@ -223,6 +225,26 @@ def forecast(w: Workload, g: model.Geometry, pool_bytes: int, variables: dict | 
     curve = sorted(points[1:] if curve_pools and pool_bytes not in curve_pools else points,
                    key=lambda p: p.pool_bytes)
     return model.Forecast(g, w.order, used, refs, at, curve)
+
+
+def check_size(w: Workload, g: model.Geometry) -> None:
+    """A key stream is simulated reference by reference, on state for every page of the table:
+    unlike the built-in orders (scaled.py) it has no structure a smaller copy keeps (which keys a
+    zipfian stream repeats depends on the whole key space), so above these limits it is refused
+    with what to do, not run out of memory (by `predict`; a measured run's prediction is made
+    whatever its size, as before)."""
+    from .scaled import EXACT_MAX_PAGES
+
+    if g.n_pages > EXACT_MAX_PAGES:
+        raise UsageError(f"--order {w.order} is simulated page by page: at most {EXACT_MAX_PAGES:,} pages, and this "
+                         f"table has {g.n_pages:,}",
+                         "predict a smaller table (--rows), or --variation A/B, which larger tables are predicted for "
+                         "on a scaled copy")
+    refs = w.queries * g.height
+    if refs > MAX_KEY_REFS:
+        raise UsageError(f"--order {w.order}: {w.queries:,} queries are {refs:,} page references, over the "
+                         f"{MAX_KEY_REFS:,} the model holds in memory",
+                         f"give --queries {MAX_KEY_REFS // g.height:,} or fewer")
 
 
 def workload_of(wl: dict, rows: int) -> Workload | None:

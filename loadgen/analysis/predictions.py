@@ -31,6 +31,10 @@ class Prediction:
     # resident pages were too few to matter) how many there were
     no_error_reason: str | None = None
     warm_start: str | None = None
+    # a table past scaled.EXACT_MAX_PAGES: simulated on a copy this many times smaller, the reads
+    # scaled back, with this standard error (1 and 0: simulated exactly; docs/innodb.md, "Large tables")
+    scale: float = 1.0
+    reads_se: float = 0.0
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -91,6 +91,7 @@ def predict(variation, order, pool, dataset_spec, shape, rows_per_leaf, leaf_pag
         if with_advice:
             raise UsageError(f"--advise handles {', '.join(model.ORDER_CODES)}, not {order_name}",
                              "drop --advise: the curve (--curve) works for every order")
+        keymodel.check_size(workload, g)
         if order_name == "trace":
             say_trace(workload)
         fc = keymodel.forecast(workload, g, pool_bytes, variables, flavor, qps, curve_pools)

@@ -282,7 +282,9 @@ def forecast_rows(fc, pool_bytes: int) -> list[tuple[str, str]]:
         ("workload", f"{fc.order}, {nf.count(fc.queries)} queries"),
         ("pool", f"{nf.size(pool_bytes)}: {nf.count(at.pool_pages)} pages, {nf.count(at.capacity_pages)} hold data "
                  f"(page-cleaner reserve), {nf.number(at.qps)} queries/s assumed"),
-        ("predicted reads", f"{nf.count(at.reads)}  ({at.model})"),
+        ("predicted reads", f"{nf.count(at.reads)}  ({at.model})" if getattr(at, "scale", 1.0) <= 1.0 else
+         f"{nf.plus_minus(at.reads, at.reads_se)}  ({at.model}, on a copy 1/{at.scale:,.0f} the table's size, "
+         "scaled back: docs/innodb.md, \"Large tables\")"),
         ("read requests", nf.count(at.read_requests)),
         ("hit ratio", f"{nf.pct(at.hit_ratio)}  (miss ratio {nf.pct(1 - at.hit_ratio)})"),
         ("plain LRU reads", f"{nf.count(at.plain_lru_reads)}  (naive baseline, "
