@@ -237,3 +237,13 @@ def test_out_dev_null_passes_the_check(tmp_path):
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
     assert check_destination(fifo) == fifo  # returns at once: a FIFO is never opened to probe it
+
+
+def test_a_server_variable_the_server_would_clamp_is_refused_before_it_starts():
+    """Replayed on the merged main (D16/D21): `predict --set innodb_old_blocks_pct=500` was refused,
+    but `run --set innodb_old_blocks_pct=500` ran: the server clamped it to 95 without a word and
+    the user believed they had measured 500."""
+    for cmd in (["run", "--server", "local", "--rows", "20k", "--variation", "A"], ["up", "--server", "local"]):
+        one_line(loadgen(*cmd, "--set", "innodb_old_blocks_pct=500"), 2,
+                 "--set innodb_old_blocks_pct=500 is out of range", "from 5 to 95")
+        one_line(loadgen(*cmd, "--set", "innodb-read-ahead-threshold=65"), 2, "from 0 to 64")
