@@ -41,7 +41,9 @@ def main(argv: list[str] | None = None) -> int:
         click.echo(f"loadgen: error: {exc.format_message()}", err=True)
         code = exc.exit_code
     except (click.Abort, KeyboardInterrupt):
-        click.echo("loadgen: interrupted; servers stopped, partial results (if any) written", err=True)
+        # never "servers stopped": on a --dsn or `loadgen up` server a DBA would read it as theirs
+        click.echo("loadgen: interrupted; servers this command started were stopped (never one it did not start), "
+                   "partial results (if any) written", err=True)
         code = errors.EXIT_INTERRUPTED
     except BrokenPipeError:
         # Output piped into `head` and closed early: not an error worth a traceback.

@@ -7,13 +7,13 @@ from pathlib import Path
 import click
 
 from ..errors import ResultError, UsageError
+from ..servers import VARIABLE_RANGES
 from .options import (RichReporter, dataset_options, driver_options, say_trace, server_options, settings_option,
                       shape_options, stderr_console, stdout_console, workload_options)
 
 
 # The variables the model reads, with the ranges the server accepts (MariaDB 10.11 system variables).
-MODEL_VARIABLES = {"innodb_old_blocks_pct": (5, 95), "innodb_old_blocks_time": (0, 2**32 - 1),
-                   "innodb_lru_scan_depth": (100, 2**32 - 1), "innodb_read_ahead_threshold": (0, 64)}
+MODEL_VARIABLES = VARIABLE_RANGES  # the model reads these and no other
 MAX_HEIGHT = 15  # deeper than any real InnoDB B-tree; the simulator's limit too
 
 flavor_option = click.option(

@@ -170,6 +170,7 @@ def _compare_files(paths, max_regression, fmt, report_path, allow_incomplete=Fal
 
     from ..results.compare import check_gateable, compare_files, gate_problems, parse_limits
     from ..errors import GateError, RegressionError, VersionError
+    from ..render import numfmt as nf
     from ..render.report import COMPARE_HEADERS, comparison_cells, comparison_markdown, rich_table
     from ..results.documents import load, load_sides
     from ..results.files import write_text_atomic
@@ -206,7 +207,7 @@ def _compare_files(paths, max_regression, fmt, report_path, allow_incomplete=Fal
     if report_path is not None:
         write_text_atomic(report_path, comparison_markdown(comparison))
     if comparison.regressed:
-        worst = [f"{r.variation} {r.metric} {r.worse_pct:+.1f}% (limit {r.limit_pct:g}%)"
+        worst = [f"{r.variation} {r.metric} {nf.change(r.worse_pct)} (limit {r.limit_pct:g}%)"
                  for r in comparison.rows if r.regressed]
         raise RegressionError("; ".join(worst))
 

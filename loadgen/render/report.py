@@ -249,6 +249,14 @@ def side_by_side_markdown(sbs: SideBySide, results: list[RunResult], paths: list
 COMPARE_HEADERS = ["variation", "metric", "base", "new", "new/base", "worse", "runs", "significance", "limit", "verdict"]
 
 
+# Counters of pages: a base or new value is their mean over the side's runs, still a count.
+_COUNTED_METRICS = {"pages_read", "demand_reads", "read_ahead"}
+
+
+def _metric_value(v, metric: str) -> str:
+    return nf.count(v) if metric in _COUNTED_METRICS else nf.value(v, metric)
+
+
 def comparison_cells(c: FileComparison) -> list[list[str]]:
     rows = []
     for r in c.rows:
@@ -257,7 +265,7 @@ def comparison_cells(c: FileComparison) -> list[list[str]]:
         else:
             sig = f"{'significant' if r.significant else 'not significant'} (Welch p={r.p_value:.3g})"
         rows.append([
-            r.variation, r.metric, nf.value(r.base, r.metric), nf.value(r.new, r.metric), nf.times(r.ratio),
+            r.variation, r.metric, _metric_value(r.base, r.metric), _metric_value(r.new, r.metric), nf.times(r.ratio),
             nf.change(r.worse_pct), f"{r.n_base}/{r.n_new}", sig,
             nf.MISSING if r.limit_pct is None else f"{r.limit_pct:g}%", "REGRESSION" if r.regressed else "ok",
         ])

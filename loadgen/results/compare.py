@@ -257,7 +257,7 @@ def check_gateable(runs: list[RunResult], limits: dict) -> None:
     problems = gate_problems(runs, limits)
     if problems:
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-        raise GateError(f"the --max-regression gate cannot judge {problems[0]}{more}",
+        raise GateError(f"the --max-regression gate cannot judge: {problems[0]}{more}",
                         "re-run it to completion, or pass --allow-incomplete to compare it anyway")
 
 

@@ -416,7 +416,13 @@ def _load(conn, spec: DatasetSpec, start_id: int, progress: ProgressFn | None, t
             for last, data in chunks:
                 loaded = use_local and load_local(cur, _load_sql(spec), path, data)
                 if use_local and not loaded:  # refused: LOCAL from here on where we may turn it on
-                    turned_on, loaded, note = _enable_local_infile(cur, path, spec)
+                    # turned_on is True from before the SET GLOBAL: an interrupt right after it (in
+                    # the LOAD DATA that follows) must still turn it off in the finally below
+                    turned_on = _local_infile_off(cur)
+                    turned_on, note = _turn_local_infile_on(cur) if turned_on else (False, NO_LOCAL_ON_CONNECTION)
+                    loaded = turned_on and load_local(cur, _load_sql(spec), path, data)
+                    if turned_on:
+                        note = TURNED_ON if loaded else TURNED_ON_STILL_REFUSED
                     use_local = loaded
                     if not loaded and say:
                         say(f"warning: {note}")
@@ -449,26 +455,27 @@ def _load_sql(spec: DatasetSpec) -> str:
             "(id, channel_id, author_id, alias, body, @ts) SET created_at = FROM_UNIXTIME(@ts)")
 
 
-def _enable_local_infile(cur, path: str, spec: DatasetSpec) -> tuple[bool, bool, str]:
-    """The server refused LOAD DATA LOCAL: turn local_infile on for the seed if this user may,
-    and load the refused chunk. Returns (turned_on, loaded, note)."""
+NO_LOCAL_ON_CONNECTION = "this connection does not allow LOAD DATA LOCAL: seeding with INSERTs"
+TURNED_ON = "the server had local_infile=OFF: loadgen set it ON for the seed and back to OFF after"
+TURNED_ON_STILL_REFUSED = "local_infile was turned on but LOAD DATA LOCAL still refused: seeding with INSERTs"
+
+
+def _local_infile_off(cur) -> bool:
+    """The server refused LOAD DATA LOCAL: was it the server (local_infile=OFF), not the client?"""
     cur.execute("SELECT @@GLOBAL.local_infile")
-    if str(cur.fetchone()[0]) in ("1", "ON"):  # the server allows it: the client refused, and will again
-        return False, False, "this connection does not allow LOAD DATA LOCAL: seeding with INSERTs"
+    return str(cur.fetchone()[0]) not in ("1", "ON")
+
+
+def _turn_local_infile_on(cur) -> tuple[bool, str | None]:
+    """SET GLOBAL local_infile = 1 for the seed if this user may. Returns (turned_on, note)."""
     try:
         cur.execute("SET GLOBAL local_infile = 1")
     except Exception as exc:  # noqa: BLE001 - no privilege: INSERTs it is
-        return False, False, (f"the server has local_infile=OFF and this user may not change it ({db.error_text(exc)}): "
+        return False, (f"the server has local_infile=OFF and this user may not change it ({db.error_text(exc)}): "
                        "seeding with INSERTs, ~37x slower; to seed fast, have an admin run "
                        "SET GLOBAL local_infile=1 for the seed (and =0 after), or grant this user SYSTEM_VARIABLES_ADMIN: "
                        "loadgen then turns it on for the seed and back off itself")
-    try:
-        cur.execute(_load_sql(spec), (path,))
-    except Exception as exc:  # noqa: BLE001
-        if local_infile_refused(exc):
-            return True, False, "local_infile was turned on but LOAD DATA LOCAL still refused: seeding with INSERTs"
-        raise seed_error(exc) from None
-    return True, True, "the server had local_infile=OFF: loadgen set it ON for the seed and back to OFF after"
+    return True, None
 
 
 def _insert_rows(cur, spec: DatasetSpec, data: bytes) -> None:

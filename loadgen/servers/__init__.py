@@ -210,6 +210,11 @@ def check_pool_minimum(pool_bytes: int, flavor_name: str) -> None:
 
 # A server variable name as mysqld takes it on its command line (after `-` -> `_`).
 OPTION_NAME = re.compile(r"[A-Za-z0-9_]+\Z")
+# The variables the LRU model reads, with the range both servers accept. A value outside it is
+# clamped by the server without a word (--set innodb_old_blocks_pct=500 ran as 95), so every
+# command refuses it before a server starts, as predict does.
+VARIABLE_RANGES = {"innodb_old_blocks_pct": (5, 95), "innodb_old_blocks_time": (0, 2**32 - 1),
+                   "innodb_lru_scan_depth": (100, 2**32 - 1), "innodb_read_ahead_threshold": (0, 64)}
 
 
 def check_options(options: dict[str, str]) -> None:
@@ -221,3 +226,8 @@ def check_options(options: dict[str, str]) -> None:
         if not OPTION_NAME.match(name):
             raise UsageError(f"--set {name!r}: a server variable name has only letters, digits and _",
                              "e.g. --set innodb_old_blocks_time=0")
+        if name.lower() in VARIABLE_RANGES:
+            low, high = VARIABLE_RANGES[name.lower()]
+            value = str(options[name])
+            if not value.isdigit() or not low <= int(value) <= high:
+                raise UsageError(f"--set {name.lower()}={value} is out of range", f"give a whole number from {low} to {high}")

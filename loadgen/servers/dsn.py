@@ -148,14 +148,14 @@ class DsnServer(Server):
                 except Exception as exc:  # noqa: BLE001 - recorded below
                     error = db.error_text(exc)
             finally:  # also on Ctrl-C: the user's server gets its pool back
-                try:
-                    details["pool_bytes_after"] = (_pool_size(conn) if _pool_size(conn) == size
-                                                   else _set_pool(conn, size))
-                except Exception as exc:  # noqa: BLE001
-                    error = (error + "; " if error else "") + f"growing back failed: {db.error_text(exc)}"
-                    details["pool_bytes_after"] = _pool_size(conn)
+                failed = self._give_pool_back(conn, size, details)
+                if failed:
+                    error = (error + "; " if error else "") + f"growing back failed: {failed}"
             details["pages_data_after"] = _pages_data(conn)
-            if details["pool_bytes_after"] != size:
+            if details["pool_bytes_after"] is None:
+                self.say(f"warning: loadgen could not read the server's pool back after trying to empty it; it was "
+                         f"{format_bytes(size)}: check SELECT @@GLOBAL.innodb_buffer_pool_size")
+            elif details["pool_bytes_after"] != size:
                 self.say(f"warning: the server's pool is now {format_bytes(details['pool_bytes_after'])}, "
                          f"it was {format_bytes(size)} before loadgen tried to empty it")
             shrunk = details.get("pool_bytes_shrunk")
@@ -181,6 +181,27 @@ class DsnServer(Server):
                                  "pages that fit in it")
         finally:
             conn.close()
+
+    def _give_pool_back(self, conn, size: int, details: dict) -> str | None:
+        """Set the pool back to `size` and record what it is (pool_bytes_after; None if unknown);
+        returns why that failed. A Ctrl-C or SIGTERM that lands between a query and its result
+        leaves `conn` out of sync (2014 on every later query): a fresh connection then does it,
+        and the interrupt, not the 2014, is what the caller sees."""
+        why = None
+        for fresh in (False, True):
+            try:
+                c = db.connect(self.endpoint) if fresh else conn
+                try:
+                    now = _pool_size(c)
+                    details["pool_bytes_after"] = now if now == size else _set_pool(c, size)
+                    return None
+                finally:
+                    if fresh:
+                        c.close()
+            except Exception as exc:  # noqa: BLE001 - said in the ColdStart note
+                why = db.error_text(exc)
+        details["pool_bytes_after"] = None
+        return why
 
     def _fill(self, conn, size: int, details: dict) -> None:
         """Make a MariaDB shrink evict. MariaDB 10.11.12+ evicts on a shrink only when the LRU list

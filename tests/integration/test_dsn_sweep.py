@@ -3,6 +3,10 @@ by resizing the running server (it used to fail with an AttributeError and a tra
 from __future__ import annotations
 
 import json
+import os
+import signal
+import threading
+import time
 
 import pytest
 
@@ -124,3 +128,89 @@ def test_a_dsn_table_changed_between_runs_is_counted_after_the_run_and_seeded_ag
     res = run_loadgen("run", *dsn, "--variation", "A", "--out", str(tmp_path / "again.json"), env=env)
     assert res.returncode == 0, res.stderr[-2000:]
     assert "seeded changed.message: 20,000 rows" in res.stderr
+
+
+def test_an_interrupt_while_emptying_the_pool_gives_it_back_and_stays_an_interrupt(fresh_dsn_server, monkeypatch):
+    """Issue #18 N6, replayed on the merged main: a SIGTERM 0.9 s into a dsn run landed while the
+    fill scan of restart_cold() waited for its result. The interrupt left the connection out of
+    sync (2014), growing the pool back on it failed, the 2014 took the interrupt's place (a
+    traceback, exit 1) and the user's server kept loadgen's 64 MiB fill pool instead of its 16."""
+    from loadgen import db
+    from loadgen.servers.dsn import DsnServer
+
+    server = fresh_dsn_server
+    if server.flavor.name != "mariadb" or server.flavor.version_tuple < (10, 11, 12):
+        pytest.skip(f"the fill scan runs on MariaDB 10.11.12+ only, not {server.flavor.version}")
+    conn = server.connect()
+    cur = conn.cursor()
+    cur.execute("CREATE DATABASE intr")
+    cur.execute("CREATE TABLE intr.t (id INT PRIMARY KEY)")
+    cur.execute("INSERT INTO intr.t VALUES (1), (2), (3)")
+    pool_before = int(db.query_value(conn, "SELECT @@GLOBAL.innodb_buffer_pool_size"))
+    monkeypatch.setenv("LOADGEN_PASSWORD", server.endpoint.password)
+    dsn = DsnServer(f"mysql://root@127.0.0.1:{server.endpoint.port}/")
+    dsn.start()
+    dsn.will_query("intr", "t", 100.0)
+    cur.execute("LOCK TABLES intr.t WRITE")  # the fill scan waits here until the interrupt came
+    thread = _interrupt_when_waiting(server, "%loadgen_fill%", lambda: cur.execute("UNLOCK TABLES"))
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            dsn.restart_cold()
+    finally:
+        thread.join()
+    assert int(db.query_value(conn, "SELECT @@GLOBAL.innodb_buffer_pool_size")) == pool_before
+    conn.close()
+
+
+def _interrupt_when_waiting(server, info_like: str, unlock) -> threading.Thread:
+    """A thread that waits for a statement (INFO LIKE info_like) to wait for a lock the test holds,
+    sends this process SIGINT (what a SIGTERM is to loadgen) while the main thread is inside the C
+    client, then lets the statement go on (unlock)."""
+    from loadgen import db
+
+    watcher = server.connect()
+
+    def interrupt() -> None:
+        try:
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline and not db.query_value(
+                    watcher, "SELECT COUNT(*) FROM information_schema.PROCESSLIST "
+                             "WHERE INFO LIKE %s AND STATE LIKE 'Waiting%%'", (info_like,)):
+                time.sleep(0.05)  # polling the server for the statement to be blocked
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.3)  # the signal is pending in the main thread, which is in the C client
+        finally:
+            unlock()
+            watcher.close()
+
+    thread = threading.Thread(target=interrupt)
+    thread.start()
+    return thread
+
+
+def test_an_interrupt_right_after_turning_local_infile_on_still_turns_it_off(fresh_dsn_server, tmp_path):
+    """Issue #18, replayed on the merged main: a SIGTERM 0.70-0.80 s into a dsn run on a server with
+    local_infile=OFF landed in the LOAD DATA that follows SET GLOBAL local_infile = 1, before the
+    seed had recorded that it turned it on: someone else's server was left with local_infile=ON."""
+    from loadgen import db
+    from loadgen.seeding import dataset
+    from loadgen.seeding.dataset import DatasetSpec
+
+    server = fresh_dsn_server
+    admin = server.connect()
+    cur = admin.cursor()
+    spec = DatasetSpec(rows=20_000, database="seedint")
+    cur.execute("CREATE DATABASE seedint")
+    dataset._create_table(admin, spec)
+    cur.execute("SET GLOBAL local_infile = 0")
+    cur.execute("LOCK TABLES seedint.message WRITE")  # the LOAD DATA after the SET GLOBAL waits here
+    thread = _interrupt_when_waiting(server, "LOAD DATA%", lambda: cur.execute("UNLOCK TABLES"))
+    conn = server.connect(local_infile=1)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            dataset._load(conn, spec, 1, None, tmp_path)
+    finally:
+        thread.join()
+        conn.close()
+    assert str(db.query_value(admin, "SELECT @@GLOBAL.local_infile")) == "0"
+    admin.close()

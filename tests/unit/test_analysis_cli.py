@@ -41,7 +41,7 @@ def test_compare_exits_3_on_a_regression_and_0_without(tmp_path):
     assert ok.returncode == 0, ok.stderr
     bad = loadgen("compare", base, worse, "--max-regression", "reads=10%")
     assert bad.returncode == 3
-    assert "pages_read +20.0%" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
+    assert "pages_read +20.00%" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
     overall = loadgen("compare", base, worse, "--max-regression", "25%")
     assert overall.returncode == 0  # +20% reads, hit ratio -0.17%: within 25% everywhere
 

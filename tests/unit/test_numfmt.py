@@ -128,3 +128,29 @@ def test_the_same_value_reads_the_same_in_the_terminal_markdown_and_html(tmp_pat
     for text in (md, page):
         assert hit in text and qps in text and nf.count(a.headline()[0]) in text
     assert f"<td>{hit}</td>" in page  # a cell of its own, as in the terminal table
+
+
+def test_counts_compared_base_to_new_are_whole_and_the_gates_line_has_two_decimals(tmp_path):
+    """Replayed on the merged main: `compare base new --max-regression 10%` printed 98 demand reads
+    as "98.0" (a count as a measured value) and the regression line "+30.8%" beside the table's
+    "+30.77%"."""
+    from loadgen.__main__ import main
+    from loadgen.results import compare
+    from loadgen.render.report import comparison_cells
+
+    a, _ = runs()
+    fewer = RunResult.from_dict({**a.to_dict(), "buffer_pool": {**a.buffer_pool, "demand_reads": 98}})
+    worse = RunResult.from_dict({**a.to_dict(), "result": {**a.result, "qps": a.result["qps"] * 0.6923}})
+    cells = {row[1]: row for row in comparison_cells(compare.compare_files([a], [fewer]))}
+    assert cells["demand_reads"][3] == "98"
+    base, new = tmp_path / "base.json", tmp_path / "new.json"
+    base.write_text(json.dumps(a.to_dict()))
+    new.write_text(json.dumps(worse.to_dict()))
+    import contextlib
+    import io
+
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        assert main(["compare", str(base), str(new), "--max-regression", "qps=10%"]) == 3
+    line = [ln for ln in err.getvalue().splitlines() if ln.startswith("loadgen: regression:")]
+    assert line and re.search(r"qps \+30\.77% \(limit 10%\)", line[0]), err.getvalue()

@@ -6,9 +6,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import threading
+import time
 
 import pytest
 
@@ -217,3 +219,23 @@ def test_a_sigterm_while_loadgen_still_imports_is_an_interruption():
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert res.returncode == 130, (res.returncode, res.stderr)
     assert res.stderr.strip() == "loadgen: interrupted" and "Traceback" not in res.stderr
+
+
+def test_an_interruption_claims_no_server_it_did_not_stop(tmp_path):
+    """Replayed on the merged main: every interrupted command said "servers stopped", also a
+    `--server dsn` run (someone else's server, which loadgen never stops) and a `compare` that
+    started none; a DBA reading it on their production server's run would think it was stopped.
+    Here `compare` waits on a FIFO that nobody writes, and gets a SIGTERM."""
+    fifo = tmp_path / "new.json"
+    os.mkfifo(fifo)
+    proc = subprocess.Popen([sys.executable, "-m", "loadgen", "compare", str(fifo), str(fifo)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(3)  # loadgen has started and blocks opening the FIFO; the exact moment does not matter
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    assert err.strip().startswith("loadgen: interrupted") and "Traceback" not in err
+    assert "servers stopped" not in err
