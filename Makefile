@@ -34,7 +34,7 @@ deps:
 
 $(VENV)/.installed: pyproject.toml setup.py $(C_SOURCES) | deps
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q --upgrade pip 'setuptools>=77'  # make sanitize runs setup.py with the venv's own setuptools
 	$(PY) -m pip install -q -e '.[test]'
 	@touch $@
 
