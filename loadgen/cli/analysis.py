@@ -8,7 +8,8 @@ import click
 
 from ..errors import ResultError, UsageError
 from ..servers import VARIABLE_RANGES
-from .options import (RichReporter, dataset_options, driver_options, say_trace, server_options, settings_option,
+from .options import (RichReporter, check_default_out_dir,
+                      dataset_options, driver_options, say_trace, server_options, settings_option,
                       shape_options, stderr_console, stdout_console, workload_options)
 
 
@@ -293,7 +294,8 @@ def sweep(pools, variations, tolerance, max_time, out, out_dir, server_spec, dat
     est = core.estimate(pool_list, var_list, dataset_spec.rows, shape)
     core.check_budget(est, minutes * 60, core.free_room(server_spec))
     check_directory(out_dir)
-    out = check_destination(out) if out else default_path("reports", "sweep")
+    check_default_out_dir(out_dir)
+    out = check_destination(out) if out else default_path("reports", "sweep", picked=True)
     with RichReporter() as reporter:
         reporter.say(f"sweep: {est.runs} runs, {est.queries:,} queries, about {est.seconds / 60:,.1f} min")
         result = core.run(server_spec, dataset_spec, pool_list, var_list, shape, out_dir, out, tol, sample_interval_s,

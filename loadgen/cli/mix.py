@@ -33,7 +33,7 @@ def run_workload(workload: str, out, server_spec, dataset_spec, shape, sample_in
                          "a workload file says its tables, streams and keys itself")
     spec = resolve(workload, rows=dataset_spec.rows if given("rows") else None,
                    operations=shape["count"], seed=shape["seed"] if given("order_seed") else None)
-    out = check_destination(out) if out else default_path("reports", f"run-{_stem(workload)}")
+    out = check_destination(out) if out else default_path("reports", f"run-{_stem(workload)}", picked=True)
     with RichReporter() as reporter:
         result = mixrun.run(server_spec, spec, out, database=dataset_spec.database, data_seed=dataset_spec.seed,
                             sample_interval_s=sample_interval_s, reporter=reporter, driver=drive["driver"],

@@ -38,7 +38,7 @@ def _finish(doc: dict, out: Path | None, render) -> None:
 
     from ..results.files import default_path, write_json_atomic
 
-    path = out or default_path("reports", doc["kind"].replace(".", "-"))
+    path = out or default_path("reports", doc["kind"].replace(".", "-"), picked=True)
     write_json_atomic(path, doc)
     console = Console()
     if not console.is_terminal:

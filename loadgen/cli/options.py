@@ -388,3 +388,12 @@ def driver_options(f):
         return f(*args, **kwargs)
 
     return wrapper
+
+
+def check_default_out_dir(out_dir) -> None:
+    """--out-dir left at its default is a directory loadgen picked (results.files.check_picked_directory)."""
+    from ..results.files import check_picked_directory
+
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None and ctx.get_parameter_source("out_dir") == click.core.ParameterSource.DEFAULT:
+        check_picked_directory(out_dir)

@@ -7,7 +7,8 @@ from pathlib import Path
 import click
 
 from ..errors import UsageError
-from .options import (RichReporter, dataset_options, driver_options, say_trace, server_options, stderr_console,
+from .options import (RichReporter, check_default_out_dir,
+                      dataset_options, driver_options, say_trace, server_options, stderr_console,
                       stdout_console, workload_options)
 
 
@@ -46,7 +47,7 @@ def run(variation, order, workload, out, server_spec, dataset_spec, shape, sampl
     if order_name == "trace":
         say_trace(workload)
     # a destination that cannot be written fails here, not after the run (the measurement is the cost)
-    out = check_destination(out) if out else default_path("reports", f"run-{var or order_name}")
+    out = check_destination(out) if out else default_path("reports", f"run-{var or order_name}", picked=True)
     with RichReporter() as reporter:
         [result] = runner.run(server_spec, dataset_spec, [workload], [out], sample_interval_s, reporter,
                               predict=predict_any, **drive)
@@ -107,6 +108,7 @@ def _compare_live(variations, out_dir, report_path, server_spec, dataset_spec, s
     if len(names) < 2:
         raise UsageError("--variations needs at least two, e.g. A,B")
     check_directory(out_dir)
+    check_default_out_dir(out_dir)
     if report_path is not None:
         check_destination(report_path, "--report")
     workloads = []

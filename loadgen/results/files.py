@@ -104,8 +104,9 @@ def _json_default(o):
 _claims: set[Path] = set()
 
 
-def default_path(directory: str | os.PathLike, stem: str) -> Path:
-    """reports/<stem>-<UTC timestamp>.json, never overwriting an earlier result.
+def default_path(directory: str | os.PathLike, stem: str, picked: bool = False) -> Path:
+    """reports/<stem>-<UTC timestamp>.json, never overwriting an earlier result. picked: loadgen
+    chose the directory itself (no --out or --out-dir), so check_picked_directory applies.
 
     The name is claimed by creating the file with O_EXCL, so two processes (or threads) starting
     in the same second get different names; the later atomic write replaces the empty claim.
@@ -117,6 +118,8 @@ def default_path(directory: str | os.PathLike, stem: str) -> Path:
     except OSError as exc:
         raise UsageError(f"cannot create the result directory {directory}: {exc.strerror or exc}",
                          "give a writable --out or --out-dir") from None
+    if picked:
+        check_picked_directory(directory)
     n = 1
     while True:
         path = directory / (f"{stem}-{stamp}.json" if n == 1 else f"{stem}-{stamp}-{n}.json")
@@ -131,6 +134,24 @@ def default_path(directory: str | os.PathLike, stem: str) -> Path:
         os.close(fd)
         _claims.add(path)
         return path
+
+
+def check_picked_directory(directory: str | os.PathLike) -> None:
+    """As root, a result directory loadgen picks by itself (reports/ in the current directory)
+    must be root's own: a `reports` symlink or directory another user planted there would have
+    root write files where that user chose (a red-team replay of issue #18 saw it followed)."""
+    if os.geteuid() != 0:
+        return  # the kernel's permissions already keep a user to the places they may write
+    directory = Path(directory)
+    try:
+        st = directory.lstat()
+    except OSError:
+        return
+    if directory.is_symlink() or st.st_uid != 0:
+        what = "a symlink" if directory.is_symlink() else f"owned by uid {st.st_uid}"
+        raise UsageError(f"the result directory {directory} is {what}, and loadgen runs as root: "
+                         "it will not write where another user pointed it",
+                         "give --out or --out-dir a path you chose, or remove it")
 
 
 def drop_empty_claims() -> None:

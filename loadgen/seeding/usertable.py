@@ -59,6 +59,14 @@ def ident(name: str, what: str) -> str:
 # rows. They are reserved words, so a column of that name is `quoted` and never matches here.
 _WRITES = {"INTO": "INTO (OUTFILE, DUMPFILE, @var)", "UPDATE": "UPDATE", "DELETE": "DELETE",
            "LOCK": "LOCK IN SHARE MODE"}
+# Functions that reach beyond the read being measured: LOAD_FILE reads a file on the database host
+# (as root, any the server can), SLEEP and BENCHMARK stall it, the lock functions hold named locks
+# another session may wait on. Found on the red-team replay of issue #18.
+_FUNCTIONS = {"LOAD_FILE": "reads a file on the database host", "SLEEP": "stalls the server",
+              "BENCHMARK": "stalls the server", "GET_LOCK": "takes a named lock",
+              "RELEASE_LOCK": "takes a named lock", "RELEASE_ALL_LOCKS": "takes a named lock",
+              "IS_FREE_LOCK": "takes a named lock", "IS_USED_LOCK": "takes a named lock",
+              "SYS_EXEC": "runs a program", "SYS_EVAL": "runs a program"}
 _SQL_WORD = re.compile(r"[A-Za-z0-9_$\u0080-\U0010ffff]+")
 
 
@@ -88,6 +96,10 @@ def check_query(sql: str) -> str:
         clause = f"FOR {after[0]}" if word == "FOR" and after in (["UPDATE"], ["SHARE"]) else _WRITES.get(word)
         if clause:
             raise UsageError(f"--query holds {clause}: loadgen measures reads and never writes or locks", hint)
+    for word in words:
+        if word in _FUNCTIONS and re.search(rf"\b{word}\s*\(", code, re.IGNORECASE):
+            raise UsageError(f"--query calls {word}(), which {_FUNCTIONS[word]}: loadgen measures reads only",
+                             f"{hint} (a column of that name is written `{word.lower()}`)")
     if ";" in code.rstrip().rstrip(";"):
         raise UsageError("--query holds more than one statement (;)", hint)
     return sql.strip().rstrip(";")

@@ -163,6 +163,11 @@ def test_a_schema_file_is_a_regular_text_file_of_at_most_16_MiB(tmp_path, make, 
     ("SELECT alias FROM message WHERE id = ? AND \"x\\\" INTO OUTFILE '/tmp/x' -- \"", "backslash before a quote"),
     ("WITH c AS (SELECT 1) DELETE FROM message WHERE id = ?", "holds DELETE"),
     ("SELECT alias FROM message WHERE id = ?; SELECT 1", "more than one statement"),
+    # the red-team replay of #18: functions that read host files, stall or lock
+    ("SELECT LOAD_FILE('/etc/shadow') FROM message WHERE id = ?", "calls LOAD_FILE()"),
+    ("SELECT alias FROM message WHERE id = ? AND get_lock ('x', 10)", "calls GET_LOCK()"),
+    ("SELECT alias FROM message WHERE id = ? AND SLEEP(1) = 0", "calls SLEEP()"),
+    ("SELECT BENCHMARK(1000000, MD5('x')) FROM message WHERE id = ?", "calls BENCHMARK()"),
 ])
 def test_a_query_that_writes_or_locks_is_refused(sql, needle):
     """Issue #18 N7: INTO OUTFILE passed the SELECT check and ran (a file on the database host where
@@ -176,6 +181,7 @@ def test_a_query_that_writes_or_locks_is_refused(sql, needle):
     "SELECT alias FROM message WHERE id = ? # FOR UPDATE",
     "SELECT `into`, 'FOR UPDATE; ?' FROM message WHERE id = ? AND alias = 'it''s'",
     "SELECT /*+ NO_ICP(message) */ alias FROM message FORCE INDEX FOR JOIN (PRIMARY) WHERE id = ?;",
+    "SELECT alias, 'SLEEP(5)', `sleep` FROM message WHERE id = ? -- LOAD_FILE('/etc/shadow')",
 ])
 def test_reads_with_such_words_in_quotes_and_comments_pass(sql):
     check_query(sql)

@@ -239,3 +239,33 @@ def test_an_interruption_claims_no_server_it_did_not_stop(tmp_path):
     assert proc.returncode == 130, err
     assert err.strip().startswith("loadgen: interrupted") and "Traceback" not in err
     assert "servers stopped" not in err
+
+
+def test_root_will_not_write_default_results_where_another_user_pointed(tmp_path):
+    """A red-team replay of #18: a `reports` symlink planted in the working directory was followed,
+    so root wrote its result file into a directory another user chose. As root, a default result
+    directory that is a symlink or another user's is refused; root's own is used, and one the
+    user named (--out-dir) is theirs to choose."""
+    from loadgen.errors import UsageError
+    from loadgen.results.files import default_path, drop_empty_claims
+
+    if os.geteuid() != 0:
+        pytest.skip("the check is for root: a user's writes are kept by the kernel's permissions")
+    elsewhere = tmp_path / "chosen-by-someone"
+    elsewhere.mkdir()
+    link = tmp_path / "reports"
+    link.symlink_to(elsewhere)
+    with pytest.raises(UsageError, match="is a symlink"):
+        default_path(link, "run-B", picked=True)
+    planted = tmp_path / "planted"
+    planted.mkdir()
+    os.chown(planted, 65534, 65534)
+    with pytest.raises(UsageError, match="owned by uid 65534"):
+        default_path(planted, "run-B", picked=True)
+    assert list(elsewhere.iterdir()) == [] and list(planted.iterdir()) == []
+    named = default_path(link, "run-B")  # --out-dir given: the user's choice
+    assert named.parent == link
+    own = default_path(tmp_path / "own", "run-B", picked=True)
+    assert own.parent == tmp_path / "own" and own.exists()
+    drop_empty_claims()
+    assert not own.exists()
