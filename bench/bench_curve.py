@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from loadgen.analysis import curve, model  # noqa: E402
+from loadgen.analysis import curve, model
 
 POOLS = [int(64 * 256 ** (i / 19)) << 20 for i in range(20)]
 HEADLINE = 128 << 20

@@ -157,7 +157,7 @@ def ensure(conn, data: MixDataset, progress=None, free_bytes: int | None = None,
         return _ensure(conn, data, progress, free_bytes, home, say)
     except LoadgenError:
         raise
-    except Exception as exc:  # noqa: BLE001 - only the driver's errors become one line
+    except Exception as exc:  # only the driver's errors become one line
         from .seeding.dataset import _is_driver_error
 
         if not _is_driver_error(exc):

@@ -154,7 +154,7 @@ class RichReporter:
             self._progress = None
         self._task = self._seed_task = None
 
-    def __enter__(self) -> "RichReporter":
+    def __enter__(self) -> RichReporter:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -189,7 +189,7 @@ def say_trace(workload) -> None:
 def settings_option(help_text: str):
     """--set VAR=VALUE (repeatable) -> {"var": "value"}, dashes in names read as underscores."""
 
-    def callback(ctx, param, items) -> dict[str, str]:  # noqa: ARG001 - click's signature
+    def callback(ctx, param, items) -> dict[str, str]:  # click's signature
         from ..servers import check_options
 
         settings = {}

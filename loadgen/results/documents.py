@@ -27,9 +27,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, ClassVar, Iterable
+from typing import Any, ClassVar
+from collections.abc import Iterable
 
-from ..errors import BadValueError, ResultError, UsageError, VersionError
+from ..errors import BadValueError, ResultError, VersionError
 from ..inputs import RESULT_FILE_MAX_BYTES, read_capped
 
 FORMAT_VERSION = 2
@@ -122,7 +123,7 @@ class Prediction:
     measured_reads = property(lambda self: self.data.get("measured_reads"))
 
     @classmethod
-    def from_dict(cls, data: dict | None) -> "Prediction | None":
+    def from_dict(cls, data: dict | None) -> Prediction | None:
         return cls(dict(data)) if data else None
 
     def to_dict(self) -> dict:
@@ -268,7 +269,7 @@ class NativeResult(Document):
         return f"native.{self.experiment}"
 
     @classmethod
-    def from_dict(cls, data: dict) -> "NativeResult":
+    def from_dict(cls, data: dict) -> NativeResult:
         kind = str(data.get("kind", ""))
         rest = {k: v for k, v in data.items() if k not in ("kind", "format_version")}
         return cls(experiment=kind.partition(".")[2], format_version=data.get("format_version", FORMAT_VERSION),

@@ -14,7 +14,8 @@ import time
 from dataclasses import dataclass, fields
 from importlib import resources
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable
+from collections.abc import Iterator
 
 from .. import db
 from .chunks import chunk_dir, chunk_file, generated_ahead, load_local, local_infile_refused, seed_error
@@ -262,7 +263,7 @@ def ensure(conn, spec: DatasetSpec, progress: ProgressFn | None = None, free_byt
         if db.interrupted(exc):  # a cleanup's error after Ctrl-C/SIGTERM: it was an interruption
             raise KeyboardInterrupt from None
         raise
-    except Exception as exc:  # noqa: BLE001 - only the driver's errors are turned into one line
+    except Exception as exc:  # only the driver's errors are turned into one line
         if not _is_driver_error(exc):
             raise
         if db.interrupted(exc):
@@ -464,7 +465,7 @@ def _enable_local_infile(cur, path: str, spec: DatasetSpec) -> tuple[bool, bool,
                        "loadgen then turns it on for the seed and back off itself")
     try:
         cur.execute(_load_sql(spec), (path,))
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:  # noqa: BLE001 - classified by seed_error
         if local_infile_refused(exc):
             return True, False, "local_infile was turned on but LOAD DATA LOCAL still refused: seeding with INSERTs"
         raise seed_error(exc) from None
@@ -478,7 +479,7 @@ def _insert_rows(cur, spec: DatasetSpec, data: bytes) -> None:
     try:
         for i in range(0, len(rows), 1000):
             cur.executemany(sql, [tuple(v.decode() for v in r) for r in rows[i:i + 1000]])
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:  # noqa: BLE001 - classified by seed_error
         raise seed_error(exc) from None
 
 

@@ -122,7 +122,7 @@ class DockerServer(Server):
             self.say(f"pulling {self.image}")
             try:
                 self.client.images.pull(self.image)
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:  # noqa: BLE001 - a registry or engine failure of any kind is one line
                 raise ProvisionError(f"pulling {self.image} failed: {short_error(exc)}", build_hint(self.image)) from None
         self.image_id = self.client.images.get(self.image).id
         self.flavor = image_flavor(self.client, self.image)
@@ -234,7 +234,7 @@ class DockerServer(Server):
             try:
                 self.client.images.get(tc_config.ryuk_image)
                 present = True
-            except Exception:  # noqa: BLE001
+            except Exception:  # noqa: BLE001 - any failure means Ryuk's image is not here
                 present = False
         if not present:
             tc_config.ryuk_disabled = True
@@ -409,7 +409,7 @@ class DockerServer(Server):
         }
 
     @classmethod
-    def from_state(cls, st: dict) -> "DockerServer":
+    def from_state(cls, st: dict) -> DockerServer:
         """Re-attach to a container started by `loadgen up` in another process."""
         import docker as docker_sdk
 
@@ -460,7 +460,7 @@ class DockerServer(Server):
             self.container.reload()
             st = self.container.attrs.get("State") or {}
             logs = self.container.logs(tail=40).decode(errors="replace")
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:  # noqa: BLE001 - for an error message: never fail while explaining one
             return f"cannot read the container's state: {short_error(exc)}"
         parts = []
         if st.get("OOMKilled"):

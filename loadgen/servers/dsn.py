@@ -95,7 +95,7 @@ class DsnServer(Server):
             )
         try:
             got = _set_pool(conn, pool_bytes)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:  # noqa: BLE001 - any refusal is the user's server saying no: one line with the fix
             raise ProvisionError(
                 f"the server's pool is {format_bytes(current)} and resizing it to {format_bytes(pool_bytes)} "
                 f"failed: {db.error_text(exc)}",
@@ -151,7 +151,7 @@ class DsnServer(Server):
                 try:
                     details["pool_bytes_after"] = (_pool_size(conn) if _pool_size(conn) == size
                                                    else _set_pool(conn, size))
-                except Exception as exc:  # noqa: BLE001
+                except Exception as exc:  # noqa: BLE001 - also on Ctrl-C's way out: said with the error above
                     error = (error + "; " if error else "") + f"growing back failed: {db.error_text(exc)}"
                     details["pool_bytes_after"] = _pool_size(conn)
             details["pages_data_after"] = _pages_data(conn)

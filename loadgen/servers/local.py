@@ -386,7 +386,7 @@ class LocalServer(Server):
         }
 
     @classmethod
-    def from_state(cls, st: dict) -> "LocalServer":
+    def from_state(cls, st: dict) -> LocalServer:
         """Re-attach to a server started by `loadgen up` in another process."""
         self = cls.__new__(cls)
         self.home = Path(st["home"])

@@ -158,7 +158,7 @@ class MixSpec:
         return any(s.writes for s in self.streams)
 
     def with_overrides(self, seed: int | None = None, operations: int | None = None,
-                       rows: int | None = None) -> "MixSpec":
+                       rows: int | None = None) -> MixSpec:
         """--seed, --queries and --rows (every table loadgen seeds) over the file's values."""
         out = self
         if seed is not None:
@@ -169,7 +169,7 @@ class MixSpec:
             out = replace(out, tables=tuple(t if t.existing else replace(t, rows=rows) for t in out.tables))
         return out
 
-    def with_rows(self, rows: dict[str, int]) -> "MixSpec":
+    def with_rows(self, rows: dict[str, int]) -> MixSpec:
         """The rows the server reported for existing tables."""
         return replace(self, tables=tuple(replace(t, rows=rows.get(t.name, t.rows)) for t in self.tables))
 

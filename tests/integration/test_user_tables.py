@@ -213,7 +213,6 @@ def test_query_and_key_column_through_both_drivers(server, tmp_path, driver):
 def shop(server):
     """shop.orders filled by plain SQL (not by loadgen), a reader with SELECT on shop.* and a
     user with no grant at all."""
-    from loadgen import db
 
     conn = server.connect()
     cur = conn.cursor()

@@ -17,7 +17,6 @@ import textwrap
 import pytest
 
 from ..conftest import run_loadgen
-from .test_docker_mysql import mysql_image  # noqa: F401 - the fixture
 
 PRESETS = ["ycsb-a", "ycsb-b", "ycsb-c", "ycsb-d", "ycsb-e", "ycsb-f", "sysbench-oltp-ro", "sysbench-oltp-rw"]
 ROWS = {"usertable": "8k", "sbtest1": "40k"}

@@ -156,7 +156,6 @@ def test_collapse_changes_nothing_where_old_blocks_time_elapses_mid_run():
 def test_collapse_on_a_bare_trace_of_repeats():
     rng = random.Random(3)
     trace = [p for p in (rng.randrange(900) for _ in range(3000)) for _ in range(rng.randint(1, 30))]
-    pool = model.PoolModel(pool_pages=600, capacity_pages=560, old_time_ms=5)
     from array import array
 
     from loadgen import native
