@@ -28,7 +28,7 @@ from .seeding.chunks import chunk_dir
 from .errors import LoadgenError, SeedError, UsageError, WorkloadError
 from .seeding.schemas import SchemaFile, create_tables, reflect
 from .units import format_bytes
-from .workload import ddl
+from .workload import tabledefs
 from .workload.mix import MixSpec, TableSpec
 
 META_PREFIX = "mix."
@@ -121,7 +121,7 @@ class TableInfo:
 
 def _table_sql(text: str, table: str) -> str:
     """The statements of a schema file that make `table`: its CREATE TABLE, CREATE INDEX on it."""
-    return ";\n".join(st.sql for st in ddl.statements_for(text, table)[0])
+    return ";\n".join(st.sql for st in tabledefs.statements_for(text, table)[0])
 
 
 def _meta_key(table: str) -> str:
@@ -211,8 +211,8 @@ def _ensure_table(conn, data: MixDataset, t: TableSpec, progress, free_bytes, ho
             db.query_all(conn, f"DROP TABLE `{database}`.`{name}`")
         text = schema_text(t.schema)
         path = Path(t.schema) if "/" in t.schema else schema_dir() / f"{t.schema}.sql"
-        statements, databases = ddl.statements_for(text, name)
-        if ddl.unsafe_options(text, name):  # checked at parse time too; the file may have changed since
+        statements, databases = tabledefs.statements_for(text, name)
+        if tabledefs.unsafe_options(text, name):  # checked at parse time too; the file may have changed since
             raise UsageError(f"{t.schema}: CREATE TABLE {name} reads or writes beyond its own columns",
                              "no SELECT, LIKE or DIRECTORY after the column list")
         if databases:

@@ -304,7 +304,7 @@ def dataset_spec_from(rows, schema, table_name=None, existing_table=None, query=
         text = schema_text(schema)  # an unknown schema is a usage error before anything starts
         if table_name:
             raise UsageError("--table-name picks a table of a --schema FILE.sql", "drop it for the built-in schemas")
-        from ..workload.ddl import tables
+        from ..workload.tabledefs import tables
 
         if tables(text) != ["message"]:  # ycsb, sbtest: another table, seeded as a schema file's is
             from ..seeding.dataset import schema_dir

@@ -582,38 +582,38 @@ def _keys(s: dict, w: _Where, where: str, base: Path) -> KeySpec:
 
 # -- checks against the tables' DDL --------------------------------------------------------------
 def table_ddl(t: TableSpec):
-    """The DDL view of a table loadgen creates (ddl.DdlShape), None when unknown before a server."""
+    """The DDL view of a table loadgen creates (tabledefs.DdlShape), None when unknown before a server."""
     from ..seeding.dataset import schema_text
-    from . import ddl
+    from . import tabledefs
 
     if t.existing or t.schema is None:
         return None
-    return ddl.shape(schema_text(t.schema), t.name)
+    return tabledefs.shape(schema_text(t.schema), t.name)
 
 
 def check_against_ddl(spec: MixSpec, w: _Where | None = None) -> None:
     """Streams against what each table's schema file declares: the file must create the table,
     and the columns and indexes the streams name must be there."""
     from ..seeding.dataset import schema_text
-    from . import ddl
+    from . import tabledefs
 
     w = w or _Where(spec.source)
     for t in spec.tables:
         if t.existing:
             continue
         text = schema_text(t.schema)
-        made = ddl.tables(text)
+        made = tabledefs.tables(text)
         label = Path(t.schema).name if "/" in t.schema else t.schema
         if not made:
             raise w.fail(f"[tables.{t.name}]: schema {label} holds no CREATE TABLE", "give a file of CREATE TABLE statements")
         if t.name.lower() not in (m.lower() for m in made):
             raise w.fail(f"[tables.{t.name}]: schema {label} creates {', '.join(made)}, not {t.name}",
                          f"name the table [tables.{made[0]}]")
-        unsafe = ddl.unsafe_options(text, t.name)
+        unsafe = tabledefs.unsafe_options(text, t.name)
         if unsafe:
             raise w.fail(f"[tables.{t.name}]: schema {label}'s CREATE TABLE {t.name} has {unsafe} after its columns",
                          "a mix's table is its columns, keys and table options: no SELECT, LIKE or DIRECTORY")
-        _, databases = ddl.statements_for(text, t.name)
+        _, databases = tabledefs.statements_for(text, t.name)
         if databases:
             raise w.fail(f"[tables.{t.name}]: schema {label} makes it in database {databases[0]}",
                          "a mix's tables are created in --database: leave the database out of the file")

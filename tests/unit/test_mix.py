@@ -374,13 +374,13 @@ def test_a_schema_file_cannot_reach_outside_its_table(tmp_path, ddl_text, words)
 
 def test_the_ddl_reader():
     from loadgen.seeding.dataset import schema_text
-    from loadgen.workload import ddl
+    from loadgen.workload import tabledefs
 
-    sb = ddl.shape(schema_text("sbtest"), "sbtest1")
+    sb = tabledefs.shape(schema_text("sbtest"), "sbtest1")
     assert list(sb.columns) == ["id", "k", "c", "pad"] and sb.primary_key == ["id"] and sb.indexes == {"k_1": ["k"]}
-    idx = ddl.shape(schema_text("chat_idx"), "message")
+    idx = tabledefs.shape(schema_text("chat_idx"), "message")
     assert idx.indexes == {"channel_created": ["channel_id", "created_at"]} and idx.leading("channel_id")
-    inline = ddl.shape("CREATE TABLE `x` (`a` BIGINT PRIMARY KEY, b VARCHAR(3) UNIQUE, c DECIMAL(10, 2),"
+    inline = tabledefs.shape("CREATE TABLE `x` (`a` BIGINT PRIMARY KEY, b VARCHAR(3) UNIQUE, c DECIMAL(10, 2),"
                        " CONSTRAINT c1 CHECK (c > 0), INDEX (c));", "x")
     assert inline.primary_key == ["a"] and inline.indexes == {"b": ["b"], "c": ["c"]} and inline.columns["c"] == "DECIMAL"
 
