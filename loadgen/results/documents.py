@@ -6,7 +6,7 @@ Three kinds of file, each versioned JSON written atomically, each with a `kind`:
   native  NativeResult: an OS-level experiment (`loadgen native ...`, kind "native.<experiment>")
 and Prediction, the model's block inside a run. Every reader goes through load(), which refuses
 a file of the wrong kind or of a newer format_version in one line. The JSON keys are the ones the
-README's "Result files" section lists; keys this version does not know are kept as they were.
+docs/results.md lists; keys this version does not know are kept as they were.
 
 format_version history:
   1  first version: server, dataset, workload, result, buffer_pool, samples, latency histogram;
@@ -132,7 +132,7 @@ class Prediction:
 
 @dataclass(eq=False)
 class RunResult(Document):
-    """One access order measured from a cold pool (README: "Result files")."""
+    """One access order measured from a cold pool (docs/results.md)."""
 
     KIND: ClassVar[str] = "run"
     format_version: int = FORMAT_VERSION
