@@ -65,7 +65,8 @@ class MixDataset:
                 "rows": int(t.rows), "seed": self.seed, "generator": f"t{tablegen.GENERATOR_VERSION}"}
 
     def cache_key(self, flavor: db.Flavor) -> str:
-        ident = json.dumps([self.database] + [[t.name, self.identity(t)] for t in sorted(self.seeded, key=lambda t: t.name)],
+        seeded = sorted(self.seeded, key=lambda t: t.name)
+        ident = json.dumps([self.database] + [[t.name, self.identity(t)] for t in seeded],
                            sort_keys=True)
         names = "-".join(sorted(t.name for t in self.seeded))[:40]
         return f"{flavor.name}-{flavor.version}-mix-{names}-{hashlib.sha256(ident.encode()).hexdigest()[:16]}"
@@ -282,7 +283,8 @@ def _info(conn, t: TableSpec, database: str, shape, seeded: bool, existing: bool
         index_pages=stats.get(("PRIMARY", "size"), 0), height=measure_height(conn, database, table, pk),
         columns={c.name: c.type_name for c in shape.columns},
         column_lengths={c.name: c.length for c in shape.columns if c.length},
-        nullable=[c.name for c in shape.columns if c.nullable], defaults=[c.name for c in shape.columns if c.has_default],
+        nullable=[c.name for c in shape.columns if c.nullable],
+        defaults=[c.name for c in shape.columns if c.has_default],
         generated=[c.name for c in shape.columns if c.generated], primary_key=list(pk),
     )
     for name, cols in shape.indexes.items():

@@ -266,7 +266,8 @@ def check_database_name(name: str) -> str:
         raise UsageError(f"--database {name!r} is not a plain database name",
                          "use letters, digits and _ (at most 64), e.g. --database chat")
     if name.lower() in SYSTEM_DATABASES:  # loadgen creates, fills and may drop tables in its database
-        raise UsageError(f"--database {name} is the server's own", "give loadgen a database of its own, e.g. --database chat")
+        raise UsageError(f"--database {name} is the server's own",
+                         "give loadgen a database of its own, e.g. --database chat")
     return name
 
 

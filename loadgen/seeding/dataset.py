@@ -73,7 +73,8 @@ class DatasetSpec:
             table = f"-{re.sub(r'[^A-Za-z0-9_]', '_', self.table)}" if self.table else ""
             return (f"{flavor.name}-{flavor.version}-{self.schema_label}{table}-{self.schema_hash}-r{self.rows}"
                     f"-s{self.seed}-t{TABLEGEN_VERSION}")
-        return f"{flavor.name}-{flavor.version}-{self.schema}-{self.schema_hash}-r{self.rows}-s{self.seed}-g{GENERATOR_VERSION}"
+        return (f"{flavor.name}-{flavor.version}-{self.schema}-{self.schema_hash}-r{self.rows}-s{self.seed}"
+                f"-g{GENERATOR_VERSION}")
 
 
 @dataclass
@@ -459,9 +460,10 @@ def _enable_local_infile(cur, path: str, spec: DatasetSpec) -> tuple[bool, bool,
     try:
         cur.execute("SET GLOBAL local_infile = 1")
     except Exception as exc:  # noqa: BLE001 - no privilege: INSERTs it is
-        return False, False, (f"the server has local_infile=OFF and this user may not change it ({db.error_text(exc)}): "
-                       "seeding with INSERTs, ~37x slower; to seed fast, have an admin run "
-                       "SET GLOBAL local_infile=1 for the seed (and =0 after), or grant this user SYSTEM_VARIABLES_ADMIN: "
+        return False, False, (f"the server has local_infile=OFF and this user may not change it "
+                       f"({db.error_text(exc)}): seeding with INSERTs, ~37x slower; to seed fast, have an admin run "
+                       "SET GLOBAL local_infile=1 for the seed (and =0 after), "
+                       "or grant this user SYSTEM_VARIABLES_ADMIN: "
                        "loadgen then turns it on for the seed and back off itself")
     try:
         cur.execute(_load_sql(spec), (path,))

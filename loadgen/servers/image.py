@@ -274,7 +274,8 @@ def _recipe(flavor: str) -> Recipe:
     try:
         return RECIPES[flavor]
     except KeyError:
-        raise UsageError(f"--flavor {flavor!r} is not one of {', '.join(FLAVORS)}", "use --flavor mysql or mariadb") from None
+        raise UsageError(f"--flavor {flavor!r} is not one of {', '.join(FLAVORS)}",
+                         "use --flavor mysql or mariadb") from None
 
 
 def _release(recipe: Recipe, release: str | None) -> str:

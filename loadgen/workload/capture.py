@@ -292,7 +292,8 @@ def _pfs_poll(conn, m: Matcher, cap: Capture, deadline: float, interval_s: float
         if getattr(exc, "args", None) and exc.args[0] in (2006, 2013):
             raise
         raise LoadgenError(f"cannot read performance_schema: {exc.args[-1] if exc.args else exc}",
-                           "start the server with performance_schema=ON and grant SELECT on performance_schema.*") from None
+                           "start the server with performance_schema=ON "
+                           "and grant SELECT on performance_schema.*") from None
     if not row or row[0] != 1:
         raise LoadgenError("the consumers events_statements_current/events_statements_history_long are off",
                            "run: UPDATE performance_schema.setup_consumers SET ENABLED='YES' WHERE NAME IN "

@@ -135,7 +135,8 @@ def test_the_server_is_for_this_host_only_and_not_run_as_root(flavour):
         conn = server.connect()
         try:
             assert db.query_all(conn, PASSWORDLESS[name]) == []
-            users = {u.decode() if isinstance(u, bytes) else u for (u,) in db.query_all(conn, "SELECT user FROM mysql.user")}
+            rows = db.query_all(conn, "SELECT user FROM mysql.user")
+            users = {u.decode() if isinstance(u, bytes) else u for (u,) in rows}
             # only root (at the doors loadgen or the image made) and the servers' locked system accounts
             assert users - {"mariadb.sys", "mysql.sys", "mysql.session", "mysql.infoschema"} == {"root"}
         finally:

@@ -113,7 +113,8 @@ def test_kernel_rejects_bad_input():
         model.simulate_trace([0], 3, model.PoolModel(pool_pages=10, capacity_pages=10, old_pct=99))
     g = model.Geometry(rows=1000, leaf_pages=10, height=2, fanout=300)
     with pytest.raises(ValueError):  # the area is a power of two
-        model.simulate("looped", 1, 1, g, model.PoolModel(pool_pages=10, capacity_pages=10, ra_threshold=56, ra_area=48))
+        model.simulate("looped", 1, 1, g, model.PoolModel(pool_pages=10, capacity_pages=10, ra_threshold=56,
+                                                          ra_area=48))
 
 
 # -- the collapsed trace (runs of identical queries) against the reference-by-reference replay --
