@@ -19,7 +19,7 @@ IMAGE ?= loadgen/mariadb:10.11
 C_SOURCES := $(wildcard native/*.c native/*.h native/*/*.c native/*/*.h)
 KERNEL_SOURCES := $(wildcard native/lrusim/*.c)
 
-.PHONY: all deps venv build demo test clean image test-image sanitize bench check-c format-c check-format-c
+.PHONY: all deps venv build demo test clean image test-image sanitize bench check-c format-c check-format-c lint
 
 all: venv
 
@@ -107,6 +107,17 @@ format-c: deps
 
 check-format-c: deps
 	$(CLANG_FORMAT) --dry-run -Werror $(FORMATTED_C)
+
+# The hygiene gate (.ci/run runs it before the tests): ruff over the Python ([tool.ruff] in
+# pyproject.toml), every noqa naming why after its codes ("# noqa: BLE001 - the server may be gone"),
+# and the C formatting.
+LINTED := loadgen tests bench
+NOQA_WITHOUT_WHY := '\#\s*noqa(:\s*[A-Z]+[0-9]+(\s*,\s*[A-Z]+[0-9]+)*)?\s*$$'
+
+lint: venv check-format-c
+	$(VENV)/bin/ruff check $(LINTED)
+	@if grep -rnE --include='*.py' $(NOQA_WITHOUT_WHY) $(LINTED); then \
+	  echo "lint: each noqa above says no reason: add ' - why' after its codes"; exit 1; fi
 
 # Issue #6's speed targets, one script each (bench/README.md): each starts its own scratch server,
 # runs paired, alternating comparisons and prints the median ratio last. About 20 minutes, most of

@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from loadgen.analysis import curve, model  # noqa: E402
+from loadgen.analysis import curve, model
 
 POOLS = [int(64 * 256 ** (i / 19)) << 20 for i in range(20)]
 HEADLINE = 128 << 20
@@ -57,8 +57,9 @@ def predict_command(repeat: int) -> None:
         walls.append(time.perf_counter() - w)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
-    print(f"  `loadgen predict --variation B --pool 128M --rows 100M --advise`: median {statistics.median(walls):.2f} s "
-          f"wall (min {min(walls):.2f}, max {max(walls):.2f}), {statistics.median(cpus):.2f} s CPU, n={repeat}; "
+    print("  `loadgen predict --variation B --pool 128M --rows 100M --advise`: "
+          f"median {statistics.median(walls):.2f} s wall (min {min(walls):.2f}, max {max(walls):.2f}), "
+          f"{statistics.median(cpus):.2f} s CPU, n={repeat}; "
           f"load average {os.getloadavg()[0]:.1f}")
 
 

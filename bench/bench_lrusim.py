@@ -15,7 +15,8 @@ def main() -> None:
         t = time.perf_counter()
         refs, misses, _, _ = model.simulate(order, 10, 2, g, pool)
         dt = time.perf_counter() - t
-        print(f"C InnoDB LRU, seed {order}: {refs:,} refs in {dt:.2f} s = {refs / dt / 1e6:,.0f}M refs/s, {misses:,} misses")
+        print(f"C InnoDB LRU, seed {order}: {refs:,} refs in {dt:.2f} s = {refs / dt / 1e6:,.0f}M refs/s, "
+              f"{misses:,} misses")
     t = time.perf_counter()
     model.stack_histogram("looped", 10, 2, g)
     dt = time.perf_counter() - t

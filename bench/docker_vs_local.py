@@ -85,8 +85,9 @@ def main() -> None:
                                                   unix_socket=None), info_docker.database, docker_pid),
             }
             say(f"local {local.flavor.name} {local.flavor.version}, docker {args.image}, {args.rows:,} rows "
-                f"cached, {args.seconds:g} s runs, pipeline {args.pipeline}; docker path chosen: {docker.endpoint_path}")
-            for name, (ep, db, _) in sides.items():  # warm-up: every page into the pool, every path once
+                f"cached, {args.seconds:g} s runs, pipeline {args.pipeline}; "
+                f"docker path chosen: {docker.endpoint_path}")
+            for ep, db, _ in sides.values():  # warm-up: every page into the pool, every path once
                 run_native(ep, db, pool[:args.rows], 60, args.pipeline)
             names = list(sides)
             ratios: dict[str, list[float]] = {n: [] for n in names[1:]}

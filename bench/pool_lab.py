@@ -99,7 +99,7 @@ def main() -> None:
         import loadgen.servers.docker as docker_server
 
         docker_server._owner_labels = lambda keep: {"org.loadgen-lab": "1"}
-    from loadgen.analysis import forecast, model
+    from loadgen.analysis import forecast
 
     pools = [parse_size(p) for p in args.pools.split(",")]
     spec = ServerSpec(provider=args.server, pool_bytes=pools[0],

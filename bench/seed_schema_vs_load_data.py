@@ -28,9 +28,13 @@ def main() -> None:
     from loadgen.seeding.schemas import create_tables, queried_table, read_schema_file, reflect
     from loadgen.seeding.usertable import _borrow, ensure_seeded
 
-    schema = read_schema_file(Path(args.schema))
+    # checked for the database its table is first created in (below); the file names no other
+    schema = read_schema_file(Path(args.schema), "seedbench_plan")
     table = queried_table(schema, None)
-    spec_of = lambda name: DatasetSpec(rows=args.rows, schema=args.schema, database=name)  # noqa: E731
+
+    def spec_of(name: str) -> DatasetSpec:
+        return DatasetSpec(rows=args.rows, schema=args.schema, database=name)
+
     with scratch_server(1 << 30, files_dir=True) as server:
         conn = server.connect(local_infile=1)
         try:

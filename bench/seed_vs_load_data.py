@@ -37,7 +37,10 @@ def main() -> None:
     from loadgen import db
     from loadgen.seeding.dataset import DatasetSpec, _create_table, ensure
 
-    spec_of = lambda name: DatasetSpec(rows=args.rows, database=name)  # noqa: E731
+
+    def spec_of(name: str) -> DatasetSpec:
+        return DatasetSpec(rows=args.rows, database=name)
+
     with scratch_server(1 << 30, files_dir=True) as server:
         conn = server.connect(local_infile=1)
         try:

@@ -5,7 +5,7 @@ import signal
 import sys
 
 
-def _sigterm_as_interrupt(signum, frame):  # noqa: ARG001
+def _sigterm_as_interrupt(signum, frame):
     # SIGTERM takes the same path as Ctrl-C, so every `finally` that stops a server or writes a
     # result runs for both.
     raise KeyboardInterrupt

@@ -127,7 +127,7 @@ def query_all(conn, sql: str, params: tuple | None = None) -> list[tuple]:
         # cursor then fails with 2014, which must not replace what is in flight.
         try:
             cur.close()
-        except Exception:  # noqa: BLE001
+        except Exception:  # noqa: BLE001 - the error in flight is the one to raise
             pass
         raise
     cur.close()

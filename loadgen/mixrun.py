@@ -193,7 +193,8 @@ def measure(server, spec: MixSpec, data: MixDataset, tables: dict[str, TableInfo
         raise
     variables = db.global_variables(sampler_conn, RECORDED_VARIABLES + MIX_VARIABLES)
     flavor = db.parse_version(variables.get("version", ""), variables.get("version_comment", ""))
-    monitors_note = enable_flush_metrics(sampler_conn) if server.owned else "not changed on a server loadgen does not own"
+    monitors_note = (enable_flush_metrics(sampler_conn) if server.owned
+                     else "not changed on a server loadgen does not own")
     settle = wait_quiet(sampler_conn)
     if not settle["quiet"]:
         reporter.say(f"warning: the server kept reading pages in the background "
@@ -319,7 +320,8 @@ def _result(server, flavor, variables, cold, spec: MixSpec, data: MixDataset, ta
         "endpoint_path": "unix_socket" if server.endpoint.unix_socket else "tcp",
         **server.describe(), "flavor": flavor.name, "version": flavor.version,
         "innodb_buffer_pool_size": int(variables.get("innodb_buffer_pool_size", 0)), "variables": variables,
-        "cold_start": {"method": cold.method, "cold": cold.cold, "note": cold.note, **cold.details, **settle, **verdict},
+        "cold_start": {"method": cold.method, "cold": cold.cold, "note": cold.note, **cold.details, **settle,
+                       **verdict},
     }
     return RunResult(
         loadgen_version=__version__, started_at=started_at, finished_at=now_iso(), complete=reason is None,

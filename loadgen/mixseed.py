@@ -28,7 +28,7 @@ from .seeding.chunks import chunk_dir
 from .errors import LoadgenError, SeedError, UsageError, WorkloadError
 from .seeding.schemas import SchemaFile, create_tables, reflect
 from .units import format_bytes
-from .workload import ddl
+from .workload import tabledefs
 from .workload.mix import MixSpec, TableSpec
 
 META_PREFIX = "mix."
@@ -65,7 +65,8 @@ class MixDataset:
                 "rows": int(t.rows), "seed": self.seed, "generator": f"t{tablegen.GENERATOR_VERSION}"}
 
     def cache_key(self, flavor: db.Flavor) -> str:
-        ident = json.dumps([self.database] + [[t.name, self.identity(t)] for t in sorted(self.seeded, key=lambda t: t.name)],
+        seeded = sorted(self.seeded, key=lambda t: t.name)
+        ident = json.dumps([self.database] + [[t.name, self.identity(t)] for t in seeded],
                            sort_keys=True)
         names = "-".join(sorted(t.name for t in self.seeded))[:40]
         return f"{flavor.name}-{flavor.version}-mix-{names}-{hashlib.sha256(ident.encode()).hexdigest()[:16]}"
@@ -121,7 +122,7 @@ class TableInfo:
 
 def _table_sql(text: str, table: str) -> str:
     """The statements of a schema file that make `table`: its CREATE TABLE, CREATE INDEX on it."""
-    return ";\n".join(st.sql for st in ddl.statements_for(text, table)[0])
+    return ";\n".join(st.sql for st in tabledefs.statements_for(text, table)[0])
 
 
 def _meta_key(table: str) -> str:
@@ -157,7 +158,7 @@ def ensure(conn, data: MixDataset, progress=None, free_bytes: int | None = None,
         return _ensure(conn, data, progress, free_bytes, home, say)
     except LoadgenError:
         raise
-    except Exception as exc:  # noqa: BLE001 - only the driver's errors become one line
+    except Exception as exc:  # only the driver's errors become one line
         from .seeding.dataset import _is_driver_error
 
         if not _is_driver_error(exc):
@@ -211,8 +212,8 @@ def _ensure_table(conn, data: MixDataset, t: TableSpec, progress, free_bytes, ho
             db.query_all(conn, f"DROP TABLE `{database}`.`{name}`")
         text = schema_text(t.schema)
         path = Path(t.schema) if "/" in t.schema else schema_dir() / f"{t.schema}.sql"
-        statements, databases = ddl.statements_for(text, name)
-        if ddl.unsafe_options(text, name):  # checked at parse time too; the file may have changed since
+        statements, databases = tabledefs.statements_for(text, name)
+        if tabledefs.unsafe_options(text, name):  # checked at parse time too; the file may have changed since
             raise UsageError(f"{t.schema}: CREATE TABLE {name} reads or writes beyond its own columns",
                              "no SELECT, LIKE or DIRECTORY after the column list")
         if databases:
@@ -282,7 +283,8 @@ def _info(conn, t: TableSpec, database: str, shape, seeded: bool, existing: bool
         index_pages=stats.get(("PRIMARY", "size"), 0), height=measure_height(conn, database, table, pk),
         columns={c.name: c.type_name for c in shape.columns},
         column_lengths={c.name: c.length for c in shape.columns if c.length},
-        nullable=[c.name for c in shape.columns if c.nullable], defaults=[c.name for c in shape.columns if c.has_default],
+        nullable=[c.name for c in shape.columns if c.nullable],
+        defaults=[c.name for c in shape.columns if c.has_default],
         generated=[c.name for c in shape.columns if c.generated], primary_key=list(pk),
     )
     for name, cols in shape.indexes.items():

@@ -55,7 +55,7 @@ def _load():
 
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def optional(name: str):
     """A function of the extension, or None when the extension (or that function) is missing:
     for hot loops that have a pure-Python fallback (row generation, permutations)."""
@@ -84,7 +84,7 @@ class Pass:
     tlb_misses: int | None = None
 
     @classmethod
-    def from_raw(cls, raw: tuple) -> "Pass":
+    def from_raw(cls, raw: tuple) -> Pass:
         seconds, minflt, majflt, tlb = raw
         return cls(seconds, minflt, majflt, None if tlb < 0 else tlb)
 
@@ -278,7 +278,7 @@ class LruSimConstants(NamedTuple):
     ra_rule_mysql: int
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def lrusim_constants() -> LruSimConstants:
     """The kernel's constants, read from the extension (module constants LRUSIM_<NAME>)."""
     ext = _load()

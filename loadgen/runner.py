@@ -274,7 +274,8 @@ def measure(
     result.host.update(hostload.assess(host_before, host_after, threads=drive.threads))
     if result.host["busy"]:
         reporter.say(f"warning: the host was busy during this run ({'; '.join(result.host['busy_reasons'])}): "
-                     "its q/s and latency may be off (the same run swung 2x on a busy host); pages read hardly depend on it")
+                     "its q/s and latency may be off (the same run swung 2x on a busy host); "
+                     "pages read hardly depend on it")
     result.server["cold_start"].update(settle)
     result.server["cold_start"].update(verdict)
     if table_reads.result:
@@ -367,8 +368,9 @@ def verify_cold(cold: ColdStart, status: dict, flavor_name: str, table_pages: di
             out.update(cold=False, note=f"{claim}; but the pool holds {resident:,} of the table's pages before "
                                         "the run: it starts warm", fix=fix)
     elif data is None:
-        out.update(cold=False, verified=False, verified_by=None, note=f"{claim}; neither the table's pages in the pool nor "
-                                                    "pages_data could be read: not verified", fix=fix)
+        out.update(cold=False, verified=False, verified_by=None,
+                   note=f"{claim}; neither the table's pages in the pool nor "
+                        "pages_data could be read: not verified", fix=fix)
     elif data > allowance:
         out.update(cold=False, verified=True, verified_by="pages_data",
                    note=f"{claim}; but the pool holds {data:,} data pages before the run, more than the "

@@ -197,7 +197,8 @@ def advise(order: str, stride: int, reps: int, g: model.Geometry, current_bytes:
     v = {**model.DEFAULTS, **(variables or {})}
     ram = ram_bytes or mem_available_bytes() or 0
     if not ram:
-        raise UsageError("no MemAvailable in /proc/meminfo here", "give the target host's memory with --ram, e.g. --ram 16G")
+        raise UsageError("no MemAvailable in /proc/meminfo here",
+                         "give the target host's memory with --ram, e.g. --ram 16G")
     unit = pool_unit(flavor, current_bytes, chunk_bytes, instances)
     queries = model.queries_of(order, g.rows, stride, reps)
     adv = Advice(order, queries, current_bytes, ram, unit, ms_per_read or DEFAULT_MS_PER_READ,
@@ -292,7 +293,8 @@ def _verdict(adv: Advice, pools: list[int], reads: dict, capped: bool) -> None:
     """What to do, in one sentence: grow to the knee when it lies above the current pool, else
     keep the current one; and the pool beyond which reads fall by under SATURATION."""
     if not pools:
-        adv.verdict = f"keep innodb_buffer_pool_size = {format_bytes(adv.current_bytes)}: no other pool fits in the memory given"
+        adv.verdict = (f"keep innodb_buffer_pool_size = {format_bytes(adv.current_bytes)}: "
+                       "no other pool fits in the memory given")
         return
     fewest = min(reads[b] for b in pools)
     adv.saturation_bytes = next(b for b in pools if reads[b] <= fewest * (1 + SATURATION))

@@ -39,7 +39,7 @@ import os
 import statistics
 from array import array
 from concurrent.futures import ThreadPoolExecutor
-from typing import Iterable
+from collections.abc import Iterable
 
 from . import model
 from ..errors import UsageError

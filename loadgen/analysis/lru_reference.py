@@ -7,7 +7,7 @@ batches), _py_stack_histogram is Mattson's stack distances by brute force.
 """
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 from .geometry import Geometry, leaf_of_id, leaf_phys, level_sizes, phys_leaf
 from .pool import (LRU_MIN_LEN, MYSQL_CLEANER_PERIOD_MS, NON_OLD_MIN_LEN, OLD_MIN_LEN, OLD_TOLERANCE,

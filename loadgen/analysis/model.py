@@ -36,17 +36,17 @@ import os
 from ..errors import UsageError
 # Geometry and PoolModel are what the simulator takes; the other names are re-exported, as callers
 # and tests reach them as model.X (the modules they live in say why each exists).
-from .geometry import (DEFAULT_FANOUT, ROOT_MAX_POINTERS, ROWS_PER_LEAF, Geometry,  # noqa: F401
+from .geometry import (DEFAULT_FANOUT, ROOT_MAX_POINTERS, ROWS_PER_LEAF, Geometry,  # noqa: F401 - re-exported
                        _mix64, estimate_geometry, geometry_of, leaf_jitter, leaf_of_id, leaf_phys, leaf_start,
                        level_sizes, phys_leaf)
-from .lru_reference import _py_simulate, _py_stack_histogram, _py_trace, _PyLRU  # noqa: F401
-from .pool import (DEFAULT_QPS, DEFAULTS, FILLER_SLOTS, LRU_MIN_LEN, MIN_CAPACITY_PAGES,  # noqa: F401
+from .lru_reference import _py_simulate, _py_stack_histogram, _py_trace, _PyLRU  # noqa: F401 - re-exported
+from .pool import (DEFAULT_QPS, DEFAULTS, FILLER_SLOTS, LRU_MIN_LEN, MIN_CAPACITY_PAGES,  # noqa: F401 - re-exported
                    MYSQL_CLEANER_PERIOD_MS, MYSQL_CLEANER_PHASES_MS, MYSQL_CLEANER_TICKS, MYSQL_DEFAULTS,
                    MYSQL_START_PAGES, NON_OLD_MIN_LEN, OLD_MIN_LEN, OLD_TOLERANCE, PAGE_BYTES, RA_RULE_MARIADB,
                    RA_RULE_MYSQL, RATIO_DIV, READ_AHEAD_PAGES, READ_AHEAD_PORTION, RESERVE_PER_SCAN_DEPTH,
                    SMALL_POOL_HIGH_PAGES, SMALL_POOL_LOW_PAGES, PoolModel, capacity_pages, mysql_start_pages,
                    pool_model, pool_pages, read_ahead_area)
-from .predictions import CurvePoint, Forecast, Prediction  # noqa: F401
+from .predictions import CurvePoint, Forecast, Prediction  # noqa: F401 - re-exported
 
 MODEL = "innodb-lru"
 ORDER_CODES = {"interleaved": 0, "looped": 1, "sequential": 2}

@@ -234,7 +234,8 @@ def curves_for(runs: list[RunResult], pools: list[int]) -> dict:
                                        curve_pools=dense_pools(pools))
                 out[key] = [dataclasses.asdict(p) for p in fc.curve]
             continue
-        fc = forecast.forecast(wl["order"], wl["stride"], wl["reps"], model.geometry_of(ds), pools[0], srv.get("variables"),
+        fc = forecast.forecast(wl["order"], wl["stride"], wl["reps"], model.geometry_of(ds), pools[0],
+                               srv.get("variables"),
                             srv.get("flavor") or "mariadb", float(r.result.get("qps") or model.DEFAULT_QPS),
                             curve_pools=dense_pools(pools))
         out[key] = [dataclasses.asdict(p) for p in fc.curve]

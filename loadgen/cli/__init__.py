@@ -34,7 +34,8 @@ ENVIRONMENT = [
                          "[default: the cache directory, else /var/tmp]"),
     ("LOADGEN_NATIVE_SO", "Load the C extension from this file (e.g. a sanitizer build, `make sanitize`)."),
     ("LOADGEN_NATIVE_DEBUG", "Set: the C extension prints debug lines on stderr."),
-    ("XDG_CACHE_HOME, XDG_STATE_HOME", "Where the cache and state directories go when the variables above are not set."),
+    ("XDG_CACHE_HOME, XDG_STATE_HOME",
+     "Where the cache and state directories go when the variables above are not set."),
     ("DOCKER_HOST", "The docker engine for --server docker and `image build`, as for the docker CLI."),
 ]
 

@@ -49,7 +49,8 @@ flavor_option = click.option(
               help="Tables for a terminal, or the same figures as JSON for a script.")
 @click.option("--exact", is_flag=True, help="Simulate every curve point in full (no miniatures).")
 @click.option("--advise", "with_advice", is_flag=True, help="Also print the pool advice table (see loadgen advise).")
-@click.option("--ram", default=None, metavar="SIZE", help="With --advise: memory of the target host [default: MemAvailable].")
+@click.option("--ram", default=None, metavar="SIZE",
+              help="With --advise: memory of the target host [default: MemAvailable].")
 @click.option("--ms-per-read", type=float, default=None, help="With --advise: milliseconds per buffer-pool read.")
 @click.option("--plots", "plots_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Write the curve (band, knee, current pool) as curve.png and curve.svg into this directory.")
@@ -174,8 +175,10 @@ def _print_advice(out, adv) -> None:
 @click.option("--ms-per-read", type=float, default=None, help="Milliseconds per buffer-pool read. [default: 0.1]")
 @click.option("--result", "result_file", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
               help="A run result: take rows, the order's shape and ms per read (latency above the median) from it.")
-@click.option("--chunk-size", default=None, metavar="SIZE", help="innodb_buffer_pool_chunk_size [default: 8M MariaDB, 128M MySQL].")
-@click.option("--instances", type=int, default=None, help="innodb_buffer_pool_instances [default: as the server picks].")
+@click.option("--chunk-size", default=None, metavar="SIZE",
+              help="innodb_buffer_pool_chunk_size [default: 8M MariaDB, 128M MySQL].")
+@click.option("--instances", type=int, default=None,
+              help="innodb_buffer_pool_instances [default: as the server picks].")
 @click.option("--salt", type=int, default=0, show_default=True, help="Sampling salt of the miniatures.")
 @click.option("--exact", is_flag=True, help="Simulate every pool in full (no miniatures).")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True,
@@ -252,7 +255,8 @@ def advise(variations, pool, dataset_spec, shape, rows_per_leaf, qps, flavor, se
               help="Access orders to measure at every pool: A, B, or orders by name (zipfian, hotspot, ...).")
 @click.option("--tolerance", default="5%", show_default=True,
               help="Recommend the smallest pool whose miss ratio is within this of the best.")
-@click.option("--max-time", default="60", show_default=True, help="Minutes the sweep may take; checked before it starts.")
+@click.option("--max-time", default="60", show_default=True,
+              help="Minutes the sweep may take; checked before it starts.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Sweep result file. [default: reports/sweep-<time>.json]")
 @click.option("--out-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("reports"),
@@ -280,7 +284,8 @@ def sweep(pools, variations, tolerance, max_time, out, out_dir, server_spec, dat
     if str(pools).strip().lower() == "auto":
         pool_list, knees = core.knee_pools(dataset_spec.rows, dataset_spec.schema, var_list, shape)
         stderr_console().print("pools around the predicted knee: " + ", ".join(format_bytes(p) for p in pool_list)
-                                + " (" + ", ".join(f"{k}: {format_bytes(v) if v else 'no knee'}" for k, v in knees.items())
+                                + " (" + ", ".join(f"{k}: {format_bytes(v) if v else 'no knee'}"
+                                                   for k, v in knees.items())
                                 + ")", highlight=False)
     else:
         pool_list = core.parse_pools(pools)

@@ -55,4 +55,6 @@ def _stem(workload: str) -> str:
 
     from ..workload.presets import is_preset
 
-    return workload if is_preset(workload) else "".join(c if c.isalnum() or c in "-_" else "_" for c in Path(workload).stem)
+    if is_preset(workload):
+        return workload
+    return "".join(c if c.isalnum() or c in "-_" else "_" for c in Path(workload).stem)

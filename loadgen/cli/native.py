@@ -17,7 +17,7 @@ SWAP = click.Choice(["auto", "file", "zram", "existing", "none"])
 
 
 def _out_option(f):
-    def checked(ctx, param, value):  # noqa: ARG001 - click's signature
+    def checked(ctx, param, value):  # click's signature
         from ..results.files import check_destination
 
         return check_destination(value) if value is not None else None  # before the experiment runs

@@ -154,7 +154,7 @@ class RichReporter:
             self._progress = None
         self._task = self._seed_task = None
 
-    def __enter__(self) -> "RichReporter":
+    def __enter__(self) -> RichReporter:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -189,7 +189,7 @@ def say_trace(workload) -> None:
 def settings_option(help_text: str):
     """--set VAR=VALUE (repeatable) -> {"var": "value"}, dashes in names read as underscores."""
 
-    def callback(ctx, param, items) -> dict[str, str]:  # noqa: ARG001 - click's signature
+    def callback(ctx, param, items) -> dict[str, str]:  # click's signature
         from ..servers import check_options
 
         settings = {}
@@ -266,7 +266,8 @@ def check_database_name(name: str) -> str:
         raise UsageError(f"--database {name!r} is not a plain database name",
                          "use letters, digits and _ (at most 64), e.g. --database chat")
     if name.lower() in SYSTEM_DATABASES:  # loadgen creates, fills and may drop tables in its database
-        raise UsageError(f"--database {name} is the server's own", "give loadgen a database of its own, e.g. --database chat")
+        raise UsageError(f"--database {name} is the server's own",
+                         "give loadgen a database of its own, e.g. --database chat")
     return name
 
 
@@ -304,7 +305,7 @@ def dataset_spec_from(rows, schema, table_name=None, existing_table=None, query=
         text = schema_text(schema)  # an unknown schema is a usage error before anything starts
         if table_name:
             raise UsageError("--table-name picks a table of a --schema FILE.sql", "drop it for the built-in schemas")
-        from ..workload.ddl import tables
+        from ..workload.tabledefs import tables
 
         if tables(text) != ["message"]:  # ycsb, sbtest: another table, seeded as a schema file's is
             from ..seeding.dataset import schema_dir

@@ -13,7 +13,8 @@ from .options import (RichReporter, check_default_out_dir,
 
 
 @click.command()
-@click.option("--variation", default=None, metavar="A|B", help="A = interleaved (each id twice in a row), B = looped (two passes).")
+@click.option("--variation", default=None, metavar="A|B",
+              help="A = interleaved (each id twice in a row), B = looped (two passes).")
 @click.option("--order", default=None, type=click.Choice(["interleaved", "looped", "sequential", "random", "zipfian",
                                                           "hotspot", "latest", "uniform"]),
               help="The general form of --variation; zipfian/hotspot/latest/uniform are YCSB's key distributions.")
@@ -57,7 +58,8 @@ def run(variation, order, workload, out, server_spec, dataset_spec, shape, sampl
 
 @click.command()
 @click.argument("files", nargs=-1, type=click.Path(path_type=Path))
-@click.option("--variations", default="A,B", show_default=True, help="Variations (A, B) or orders (zipfian, hotspot, ...) to run live, in order.")
+@click.option("--variations", default="A,B", show_default=True,
+              help="Variations (A, B) or orders (zipfian, hotspot, ...) to run live, in order.")
 @click.option("--out-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("reports"),
               show_default=True, help="Where the live runs' result files go.")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
@@ -73,7 +75,8 @@ def run(variation, order, workload, out, server_spec, dataset_spec, shape, sampl
 @dataset_options
 @workload_options
 @driver_options
-def compare(files, variations, out_dir, report_path, max_regression, allow_incomplete, fmt, server_spec, dataset_spec, shape,
+def compare(files, variations, out_dir, report_path, max_regression, allow_incomplete, fmt, server_spec, dataset_spec,
+            shape,
             sample_interval_s, drive):
     """Compare access orders: run them live, or compare result files.
 
@@ -161,7 +164,8 @@ def _say_busy(results) -> None:
         host = getattr(r, "host", None) or {}
         if host.get("busy"):
             name = getattr(r, "source", None) or r.key
-            stderr_console().print(f"[yellow]warning: {name} ran on a busy host ({'; '.join(host.get('busy_reasons') or [])}): "
+            reasons = "; ".join(host.get("busy_reasons") or [])
+            stderr_console().print(f"[yellow]warning: {name} ran on a busy host ({reasons}): "
                                    "its q/s and latency may be off[/]", highlight=False)
 
 

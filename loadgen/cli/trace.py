@@ -41,7 +41,8 @@ def capture(slow_log, general_log, pfs, dsn, duration, interval, table, key_colu
 
     sources = [s for s in (slow_log, general_log, pfs or None) if s]
     if len(sources) != 1:
-        raise UsageError("give one source", "--slow-log FILE, --general-log FILE or --from-performance-schema --dsn URL")
+        raise UsageError("give one source",
+                         "--slow-log FILE, --general-log FILE or --from-performance-schema --dsn URL")
     matcher = core.Matcher(table, key_column)
     if slow_log:
         cap = core.Capture("slow log", note="the slow log lists statements as they finish: with several "

@@ -7,7 +7,8 @@
 from __future__ import annotations
 
 import threading
-from typing import Callable, Iterable, Protocol
+from typing import Callable, Protocol
+from collections.abc import Iterable
 
 from .python import DriverState
 

@@ -28,7 +28,8 @@ import itertools
 import threading
 import time
 from array import array
-from typing import Callable, Iterable
+from typing import Callable
+from collections.abc import Iterable
 
 from .. import native
 from ..db import Endpoint
@@ -112,7 +113,7 @@ class NativeQueries:
         if self.handle is not None:
             self.ext.query_close(self.handle)
 
-    def __enter__(self) -> "NativeQueries":
+    def __enter__(self) -> NativeQueries:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -10,7 +10,8 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Iterable
+from typing import Callable
+from collections.abc import Iterable
 
 from .. import db
 from ..measure.histogram import Histogram

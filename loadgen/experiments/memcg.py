@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import errno
 import itertools
-import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -101,7 +100,7 @@ class MemoryCgroup:
 
     @classmethod
     def create(cls, limit: int, swap_limit: int | None, hierarchy: Hierarchy | None = None,
-               name: str | None = None) -> "MemoryCgroup":
+               name: str | None = None) -> MemoryCgroup:
         """Make the child and set its limits. swap_limit: bytes of swap allowed (None: no cap,
         0: none)."""
         h = find_hierarchy() if hierarchy is None else hierarchy

@@ -48,7 +48,7 @@ def deferred_signals():
         return
     pending: list[int] = []
 
-    def _defer(signum, frame):  # noqa: ARG001
+    def _defer(signum, frame):
         pending.append(signum)
 
     old = {s: signal.signal(s, _defer) for s in (signal.SIGINT, signal.SIGTERM)}
@@ -162,7 +162,7 @@ class Sandbox:
         self.notes: list[str] = []
         self.swept: list[str] = []
 
-    def __enter__(self) -> "Sandbox":
+    def __enter__(self) -> Sandbox:
         try:
             with deferred_signals():
                 self._setup()

@@ -103,7 +103,7 @@ class SwapFile:
         return str(self.path)
 
     @classmethod
-    def create(cls, size: int, priority: int = 100, dirs: list[Path] | None = None) -> "SwapFile":
+    def create(cls, size: int, priority: int = 100, dirs: list[Path] | None = None) -> SwapFile:
         """Try each candidate directory in turn; one line naming every reason if none works."""
         size = -(-size // osmem.PAGE_SIZE) * osmem.PAGE_SIZE
         reasons = []

@@ -71,7 +71,7 @@ class ZramSwap:
         return f"loadgen-{os.getpid()}"[:16]
 
     @classmethod
-    def create(cls, disksize: int, mem_limit: int, priority: int = 100) -> "ZramSwap":
+    def create(cls, disksize: int, mem_limit: int, priority: int = 100) -> ZramSwap:
         if not (CONTROL / "hot_add").exists():
             raise LoadgenError(
                 "zram is not available (no /sys/class/zram-control/hot_add)",

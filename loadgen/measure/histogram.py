@@ -75,7 +75,7 @@ class Histogram:
         self.max_ns = max(self.max_ns, max_ns)
         self.min_ns = min_ns if self.min_ns is None else min(self.min_ns, min_ns)
 
-    def merge(self, other: "Histogram") -> None:
+    def merge(self, other: Histogram) -> None:
         for i, c in enumerate(other.counts):
             if c:
                 self.counts[i] += c
@@ -122,7 +122,7 @@ class Histogram:
         }
 
     @classmethod
-    def from_dict(cls, d: dict) -> "Histogram":
+    def from_dict(cls, d: dict) -> Histogram:
         h = cls()
         for low, c in d.get("buckets", []):
             h.counts[bucket_index(int(low))] += int(c)

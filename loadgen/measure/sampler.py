@@ -169,7 +169,8 @@ def totals(first: Snapshot, last: Snapshot, samples: list[dict] | None = None, f
         counters = {}
     elif source != "Innodb_pages_read":
         counters["pages_read"] = source
-        counters["demand_reads"] = "Innodb_buffer_pool_reads" if flavor == "mysql" else f"({source}) - Innodb_buffer_pool_read_ahead"
+        counters["demand_reads"] = ("Innodb_buffer_pool_reads" if flavor == "mysql"
+                                    else f"({source}) - Innodb_buffer_pool_read_ahead")
     out["counters"] = counters
     return out
 

@@ -172,7 +172,8 @@ def _all_files(conn) -> dict[str, int] | None:
     try:
         if str(db.query_value(conn, "SELECT @@performance_schema")) not in ("1", "ON"):
             return None
-        rows = db.query_all(conn, "SELECT FILE_NAME, SUM_NUMBER_OF_BYTES_READ FROM performance_schema.file_summary_by_instance "
+        rows = db.query_all(conn, "SELECT FILE_NAME, SUM_NUMBER_OF_BYTES_READ "
+                                  "FROM performance_schema.file_summary_by_instance "
                                   "WHERE EVENT_NAME = 'wait/io/file/innodb/innodb_data_file'")
     except Exception:  # noqa: BLE001 - no performance_schema, or no grant on it
         return None

@@ -246,7 +246,8 @@ def side_by_side_markdown(sbs: SideBySide, results: list[RunResult], paths: list
 
 
 # -- compare BASE NEW --------------------------------------------------------------------------------------
-COMPARE_HEADERS = ["variation", "metric", "base", "new", "new/base", "worse", "runs", "significance", "limit", "verdict"]
+COMPARE_HEADERS = ["variation", "metric", "base", "new", "new/base", "worse", "runs", "significance", "limit",
+                   "verdict"]
 
 
 # Counters of pages: a base or new value is their mean over the side's runs, still a count.

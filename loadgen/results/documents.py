@@ -6,7 +6,7 @@ Three kinds of file, each versioned JSON written atomically, each with a `kind`:
   native  NativeResult: an OS-level experiment (`loadgen native ...`, kind "native.<experiment>")
 and Prediction, the model's block inside a run. Every reader goes through load(), which refuses
 a file of the wrong kind or of a newer format_version in one line. The JSON keys are the ones the
-README's "Result files" section lists; keys this version does not know are kept as they were.
+docs/results.md lists; keys this version does not know are kept as they were.
 
 format_version history:
   1  first version: server, dataset, workload, result, buffer_pool, samples, latency histogram;
@@ -27,9 +27,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, ClassVar, Iterable
+from typing import Any, ClassVar
+from collections.abc import Iterable
 
-from ..errors import BadValueError, ResultError, UsageError, VersionError
+from ..errors import BadValueError, ResultError, VersionError
 from ..inputs import RESULT_FILE_MAX_BYTES, read_capped
 
 FORMAT_VERSION = 2
@@ -122,7 +123,7 @@ class Prediction:
     measured_reads = property(lambda self: self.data.get("measured_reads"))
 
     @classmethod
-    def from_dict(cls, data: dict | None) -> "Prediction | None":
+    def from_dict(cls, data: dict | None) -> Prediction | None:
         return cls(dict(data)) if data else None
 
     def to_dict(self) -> dict:
@@ -131,7 +132,7 @@ class Prediction:
 
 @dataclass(eq=False)
 class RunResult(Document):
-    """One access order measured from a cold pool (README: "Result files")."""
+    """One access order measured from a cold pool (docs/results.md)."""
 
     KIND: ClassVar[str] = "run"
     format_version: int = FORMAT_VERSION
@@ -268,7 +269,7 @@ class NativeResult(Document):
         return f"native.{self.experiment}"
 
     @classmethod
-    def from_dict(cls, data: dict) -> "NativeResult":
+    def from_dict(cls, data: dict) -> NativeResult:
         kind = str(data.get("kind", ""))
         rest = {k: v for k, v in data.items() if k not in ("kind", "format_version")}
         return cls(experiment=kind.partition(".")[2], format_version=data.get("format_version", FORMAT_VERSION),

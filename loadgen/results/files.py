@@ -86,7 +86,8 @@ def write_text_atomic(path: str | os.PathLike, text: str, mode: int = SHARED) ->
         except OSError:
             pass
         if isinstance(exc, OSError):
-            raise ResultError(f"cannot write {path}: {exc.strerror or exc}", "check the path and free disk space") from None
+            raise ResultError(f"cannot write {path}: {exc.strerror or exc}",
+                              "check the path and free disk space") from None
         raise
     return path
 

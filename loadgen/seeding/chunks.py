@@ -15,7 +15,8 @@ import queue
 import tempfile
 import threading
 from pathlib import Path
-from typing import Iterable, Iterator, TypeVar
+from typing import TypeVar
+from collections.abc import Iterable, Iterator
 
 from .. import db
 from ..errors import SeedError, WorkloadError

@@ -21,7 +21,7 @@ import dataclasses
 import re
 import time
 from pathlib import Path
-from typing import Iterator
+from collections.abc import Iterator
 
 from .. import db
 from . import tablegen
@@ -218,7 +218,7 @@ def ensure(conn, spec, progress=None, free_bytes: int | None = None, home: Path 
         if db.interrupted(exc):  # a cleanup's error after Ctrl-C/SIGTERM: it was an interruption
             raise KeyboardInterrupt from None
         raise
-    except Exception as exc:  # noqa: BLE001 - only the driver's errors become one line
+    except Exception as exc:  # only the driver's errors become one line
         from .dataset import _is_driver_error
 
         if not _is_driver_error(exc):
@@ -382,7 +382,7 @@ def _insert(cur, database: str, table: str, columns: list[str], data: bytes) -> 
     try:
         for i in range(0, len(rows), 1000):
             cur.executemany(sql, rows[i:i + 1000])
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:  # noqa: BLE001 - classified by seed_error
         raise seed_error(exc) from None
 
 
@@ -470,7 +470,10 @@ def _fixed_bytes(col) -> int | None:
     t = col.type_name
     if t in ("DECIMAL", "NUMERIC"):
         p, sc = col.precision or 10, col.scale or 0
-        digits = lambda d: d // 9 * 4 + (0, 1, 1, 2, 2, 3, 3, 4, 4)[d % 9]  # noqa: E731
+
+        def digits(d: int) -> int:  # bytes for d decimal digits: 4 per 9, then 0-4 for the rest
+            return d // 9 * 4 + (0, 1, 1, 2, 2, 3, 3, 4, 4)[d % 9]
+
         return digits(p - sc) + digits(sc)
     if t in ("BINARY", "BIT"):
         return col.length if t == "BINARY" else ((col.length or 1) + 7) // 8

@@ -122,8 +122,9 @@ class DockerServer(Server):
             self.say(f"pulling {self.image}")
             try:
                 self.client.images.pull(self.image)
-            except Exception as exc:  # noqa: BLE001
-                raise ProvisionError(f"pulling {self.image} failed: {short_error(exc)}", build_hint(self.image)) from None
+            except Exception as exc:  # noqa: BLE001 - a registry or engine failure of any kind is one line
+                raise ProvisionError(f"pulling {self.image} failed: {short_error(exc)}",
+                                     build_hint(self.image)) from None
         self.image_id = self.client.images.get(self.image).id
         self.flavor = image_flavor(self.client, self.image)
         check_pool_minimum(self.pool_bytes, self.flavor.name)
@@ -234,7 +235,7 @@ class DockerServer(Server):
             try:
                 self.client.images.get(tc_config.ryuk_image)
                 present = True
-            except Exception:  # noqa: BLE001
+            except Exception:  # noqa: BLE001 - any failure means Ryuk's image is not here
                 present = False
         if not present:
             tc_config.ryuk_disabled = True
@@ -293,7 +294,8 @@ class DockerServer(Server):
         for b in bindings:
             if b.get("HostIp") == "127.0.0.1":
                 return int(b["HostPort"])
-        raise ProvisionError("the container has no port on 127.0.0.1", "check `docker port " + self.container_name + "`")
+        raise ProvisionError("the container has no port on 127.0.0.1",
+                             "check `docker port " + self.container_name + "`")
 
     def _wait_ready(self) -> None:
         import MySQLdb
@@ -321,7 +323,8 @@ class DockerServer(Server):
                 # Refused or reset by docker-proxy while the entrypoint is still initialising.
                 if time.monotonic() > deadline:
                     raise ProvisionError(
-                        f"the container did not accept connections within {READY_TIMEOUT_S:.0f} s: {self.diagnostics()}",
+                        f"the container did not accept connections within {READY_TIMEOUT_S:.0f} s: "
+                        f"{self.diagnostics()}",
                         f"see `docker logs {self.container_name}`",
                     ) from None
                 time.sleep(delay)  # polling a condition with a deadline, not a fixed wait
@@ -409,7 +412,7 @@ class DockerServer(Server):
         }
 
     @classmethod
-    def from_state(cls, st: dict) -> "DockerServer":
+    def from_state(cls, st: dict) -> DockerServer:
         """Re-attach to a container started by `loadgen up` in another process."""
         import docker as docker_sdk
 
@@ -460,7 +463,7 @@ class DockerServer(Server):
             self.container.reload()
             st = self.container.attrs.get("State") or {}
             logs = self.container.logs(tail=40).decode(errors="replace")
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:  # noqa: BLE001 - for an error message: never fail while explaining one
             return f"cannot read the container's state: {short_error(exc)}"
         parts = []
         if st.get("OOMKilled"):

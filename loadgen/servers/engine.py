@@ -53,7 +53,7 @@ def image_status(client, image: str) -> tuple[bool, str]:
         # Asks the registry for the manifest only: cheap, and fails fast when there is no registry.
         client.api.inspect_distribution(image)
         return True, f"image {image} can be pulled"
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:  # noqa: BLE001 - any failure means not pullable: the reason is said
         return False, f"image {image} is neither present nor pullable ({short_error(exc)})"
 
 
@@ -65,7 +65,7 @@ def auto_choice(image: str | None) -> tuple[str | None, Flavor | None, str]:
     the newest `loadgen image build` image (MySQL first, the flavour DEFAULT_IMAGE holds, then
     MariaDB), else DEFAULT_IMAGE if its registry answers."""
     try:
-        import testcontainers  # noqa: F401
+        import testcontainers  # noqa: F401 - only whether it is installed
     except ImportError:
         return None, None, "testcontainers is not installed"
     try:

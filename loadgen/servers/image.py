@@ -274,7 +274,8 @@ def _recipe(flavor: str) -> Recipe:
     try:
         return RECIPES[flavor]
     except KeyError:
-        raise UsageError(f"--flavor {flavor!r} is not one of {', '.join(FLAVORS)}", "use --flavor mysql or mariadb") from None
+        raise UsageError(f"--flavor {flavor!r} is not one of {', '.join(FLAVORS)}",
+                         "use --flavor mysql or mariadb") from None
 
 
 def _release(recipe: Recipe, release: str | None) -> str:
@@ -325,7 +326,7 @@ def build(tag: str | None = None, force: bool = False, progress: Progress | None
         if existing is not None:
             if existing.flavor not in ("?", flavor):
                 raise UsageError(f"{tag} holds {existing.flavor}, not {flavor}",
-                                 f"pass another --tag, or --force to replace it")
+                                 "pass another --tag, or --force to replace it")
             if existing.release not in ("?", suite):
                 raise UsageError(f"{tag} holds {existing.flavor} {existing.version} from {existing.release}, "
                                  f"not from {suite}", "pass another --tag, or --force to replace it")
@@ -398,7 +399,7 @@ def build(tag: str | None = None, force: bool = False, progress: Progress | None
         repository, _, image_tag = tag.rpartition(":")
         try:
             client.api.import_image_from_file(str(rootfs), repository=repository, tag=image_tag, changes=changes)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:  # noqa: BLE001 - docker-py and the engine raise many kinds: any is one line
             raise ProvisionError(f"docker import failed: {exc}", "check `docker info`") from None
         finally:
             client.close()

@@ -219,7 +219,8 @@ class LocalServer(Server):
         text = (out.stderr or out.stdout).decode(errors="replace").replace(password, "***")
         if out.returncode != 0 or not (tmp / "mysql").is_dir():
             if "No space left" in text:
-                raise ProvisionError(f"no room to initialise a datadir in {self.home}", "free disk space or set LOADGEN_CACHE_DIR")
+                raise ProvisionError(f"no room to initialise a datadir in {self.home}",
+                                     "free disk space or set LOADGEN_CACHE_DIR")
             raise ProvisionError(f"initialising the datadir failed: {error_lines(text)}", "check the server install")
         if self.flavor.name == "mariadb":
             (tmp / "mysql_upgrade_info").write_text(self.flavor.version + "-MariaDB")
@@ -386,7 +387,7 @@ class LocalServer(Server):
         }
 
     @classmethod
-    def from_state(cls, st: dict) -> "LocalServer":
+    def from_state(cls, st: dict) -> LocalServer:
         """Re-attach to a server started by `loadgen up` in another process."""
         self = cls.__new__(cls)
         self.home = Path(st["home"])

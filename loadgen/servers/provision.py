@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-from typing import Callable, Iterator
+from typing import Callable
+from collections.abc import Iterator
 
 from ..seeding.dataset import DatasetSpec
 from ..errors import ProvisionError, UsageError

@@ -31,7 +31,8 @@ def server_user() -> RunAs | None:
         pw = pwd.getpwnam(SERVER_USER)
     except KeyError:
         raise ProvisionError(f"loadgen runs as root but there is no {SERVER_USER!r} user to run the server as",
-                             "install mariadb-server (it creates that user) or run loadgen as an ordinary user") from None
+                             "install mariadb-server (it creates that user) "
+                             "or run loadgen as an ordinary user") from None
     if pw.pw_uid == 0:
         raise ProvisionError(f"the {SERVER_USER!r} user is root", "the server must run as an unprivileged user")
     return RunAs(pw.pw_name, pw.pw_uid, pw.pw_gid)

@@ -7,6 +7,6 @@
   capture.py   a trace from what a server logged (slow log, general log, performance_schema)
   mix.py       a workload file: streams of operations over several tables, checked; opstream.py
                the op stream it makes (op i a function of seed and i); presets.py the built-in
-               ones (YCSB A-F, sysbench OLTP); statements.py each stream's SQL; ddl.py a schema
+               ones (YCSB A-F, sysbench OLTP); statements.py each stream's SQL; tabledefs.py a schema
                file's columns and indexes before a server exists
 """

@@ -17,7 +17,8 @@ import re
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Iterator
+from typing import Callable
+from collections.abc import Iterable, Iterator
 
 from ..errors import LoadgenError, UsageError
 
@@ -65,7 +66,10 @@ class Matcher:
         if not re.fullmatch(r"[A-Za-z0-9_$]+", key_column):
             raise UsageError(f"--key-column {key_column!r} is not a column name")
         self.db, self.tbl = parse_table(table)
-        q = lambda name: rf"`?{re.escape(name)}`?"  # noqa: E731
+
+        def q(name: str) -> str:  # the name, backquoted or not
+            return rf"`?{re.escape(name)}`?"
+
         self.qualified = re.compile(rf"\b(?:FROM|JOIN)\s+{q(self.db)}\s*\.\s*{q(self.tbl)}(?![\w$])", re.I) \
             if self.db else None
         self.bare = re.compile(rf"\b(?:FROM|JOIN)\s+{q(self.tbl)}(?![\w$.])", re.I)
@@ -284,11 +288,12 @@ def _pfs_poll(conn, m: Matcher, cap: Capture, deadline: float, interval_s: float
         cur.execute("SELECT MIN(ENABLED = 'YES') FROM performance_schema.setup_consumers "
                     "WHERE NAME IN ('events_statements_current', 'events_statements_history_long')")
         row = cur.fetchone()
-    except Exception as exc:  # noqa: BLE001 - the server's own message is the useful part
+    except Exception as exc:  # the server's own message is the useful part
         if getattr(exc, "args", None) and exc.args[0] in (2006, 2013):
             raise
         raise LoadgenError(f"cannot read performance_schema: {exc.args[-1] if exc.args else exc}",
-                           "start the server with performance_schema=ON and grant SELECT on performance_schema.*") from None
+                           "start the server with performance_schema=ON "
+                           "and grant SELECT on performance_schema.*") from None
     if not row or row[0] != 1:
         raise LoadgenError("the consumers events_statements_current/events_statements_history_long are off",
                            "run: UPDATE performance_schema.setup_consumers SET ENABLED='YES' WHERE NAME IN "
@@ -300,7 +305,7 @@ def _pfs_poll(conn, m: Matcher, cap: Capture, deadline: float, interval_s: float
     own = r[0] if r else None
     while True:
         cur.execute(PFS_QUERY)
-        for thread, event, schema, sql, name in cur.fetchall():
+        for thread, event, schema, sql, _name in cur.fetchall():
             if thread == own or event <= last.get(thread, 0):
                 continue
             last[thread] = event

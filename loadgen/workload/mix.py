@@ -158,7 +158,7 @@ class MixSpec:
         return any(s.writes for s in self.streams)
 
     def with_overrides(self, seed: int | None = None, operations: int | None = None,
-                       rows: int | None = None) -> "MixSpec":
+                       rows: int | None = None) -> MixSpec:
         """--seed, --queries and --rows (every table loadgen seeds) over the file's values."""
         out = self
         if seed is not None:
@@ -169,7 +169,7 @@ class MixSpec:
             out = replace(out, tables=tuple(t if t.existing else replace(t, rows=rows) for t in out.tables))
         return out
 
-    def with_rows(self, rows: dict[str, int]) -> "MixSpec":
+    def with_rows(self, rows: dict[str, int]) -> MixSpec:
         """The rows the server reported for existing tables."""
         return replace(self, tables=tuple(replace(t, rows=rows.get(t.name, t.rows)) for t in self.tables))
 
@@ -351,7 +351,8 @@ def _table(name: str, t, w: _Where, base: Path) -> TableSpec:
         raise w.fail(f"[tables.{name}] must be a table of keys (schema, rows)")
     unknown = set(t) - TABLE_KEYS
     if unknown:
-        raise w.fail(f"unknown key {sorted(unknown)[0]!r} in [tables.{name}]", f"a table takes: {', '.join(sorted(TABLE_KEYS))}")
+        raise w.fail(f"unknown key {sorted(unknown)[0]!r} in [tables.{name}]",
+                     f"a table takes: {', '.join(sorted(TABLE_KEYS))}")
     existing = t.get("existing")
     if existing is not None:
         if not isinstance(existing, str) or not re.match(r"^\w{1,64}\.\w{1,64}$", existing):
@@ -362,16 +363,19 @@ def _table(name: str, t, w: _Where, base: Path) -> TableSpec:
     schema = t.get("schema")
     if not isinstance(schema, str) or not schema:
         raise w.fail(f"[tables.{name}] has no schema",
-                     f"schema = one of {', '.join(BUILTIN_SCHEMAS)} or a .sql file (or existing = \"db.table\" with --dsn)")
+                     f"schema = one of {', '.join(BUILTIN_SCHEMAS)} or a .sql file "
+                     "(or existing = \"db.table\" with --dsn)")
     from ..seeding.dataset import available_schemas, is_schema_path
 
     if is_schema_path(schema):
         path = Path(schema).expanduser()
         schema = str(path if path.is_absolute() else (base / path))
         if not Path(schema).is_file():
-            raise w.fail(f"[tables.{name}] schema file {schema} does not exist", "check the path (relative to the workload file)")
+            raise w.fail(f"[tables.{name}] schema file {schema} does not exist",
+                         "check the path (relative to the workload file)")
     elif schema not in available_schemas():
-        raise w.fail(f"[tables.{name}] schema {schema!r} is not a built-in", f"choose one of: {', '.join(available_schemas())}, "
+        raise w.fail(f"[tables.{name}] schema {schema!r} is not a built-in",
+                     f"choose one of: {', '.join(available_schemas())}, "
                      "or give a .sql file")
     rows = t.get("rows")
     if rows is None:
@@ -396,14 +400,17 @@ def _stream(i: int, s, w: _Where, base: Path, tables: dict[str, TableSpec]) -> S
         raise w.fail(f"{where} must be a table of keys")
     name = s.get("name")
     if not isinstance(name, str) or not _NAME.match(name):
-        raise w.fail(f"{where}: name {name!r} is not a name", "letters, digits, _ . - (at most 64), e.g. name = \"read\"")
+        raise w.fail(f"{where}: name {name!r} is not a name",
+                     "letters, digits, _ . - (at most 64), e.g. name = \"read\"")
     where = f"stream {name!r}"
     unknown = set(s) - STREAM_KEYS
     if unknown:
-        raise w.fail(f"{where}: unknown key {sorted(unknown)[0]!r}", f"a stream takes: {', '.join(sorted(STREAM_KEYS))}")
+        raise w.fail(f"{where}: unknown key {sorted(unknown)[0]!r}",
+                     f"a stream takes: {', '.join(sorted(STREAM_KEYS))}")
     table = s.get("table")
     if table not in tables:
-        raise w.fail(f"{where}: unknown table {table!r}", f"declare [tables.{table}] or use one of: {', '.join(tables)}")
+        raise w.fail(f"{where}: unknown table {table!r}",
+                     f"declare [tables.{table}] or use one of: {', '.join(tables)}")
     op = s.get("op")
     if op not in OPS:
         raise w.fail(f"{where}: unknown op {op!r}", f"choose one of: {', '.join(OPS)}")
@@ -444,7 +451,8 @@ def _stream(i: int, s, w: _Where, base: Path, tables: dict[str, TableSpec]) -> S
         raise w.fail(f"{where}: a {op} takes no column")
     columns = s.get("columns")
     if columns is not None:
-        if not isinstance(columns, list) or not columns or not all(isinstance(c, str) and _IDENT.match(c) for c in columns):
+        if (not isinstance(columns, list) or not columns
+                or not all(isinstance(c, str) and _IDENT.match(c) for c in columns)):
             raise w.fail(f"{where}: columns must be a list of column names", 'e.g. columns = ["c"]')
         if op not in ("read", "read-secondary", "range", "read-modify-write"):
             raise w.fail(f"{where}: a {op} returns no columns")
@@ -473,7 +481,8 @@ def _stream(i: int, s, w: _Where, base: Path, tables: dict[str, TableSpec]) -> S
     if "insert" in s and op != "insert":
         raise w.fail(f"{where}: insert says where an insert goes; a {op} takes none")
     if insert != "end":
-        raise w.fail(f"{where}: insert = {insert!r} is not supported", 'inserts go at the end of the key space: insert = "end"')
+        raise w.fail(f"{where}: insert = {insert!r} is not supported",
+                     'inserts go at the end of the key space: insert = "end"')
     return StreamSpec(name=name, table=table, op=op, keys=keys, share=share, every_s=every_s, at_s=at_s,
                       column=column, columns=columns, index=index, length=length, form=form, insert=insert)
 
@@ -551,7 +560,8 @@ def _keys(s: dict, w: _Where, where: str, base: Path) -> KeySpec:
         except UsageError as exc:
             raise w.fail(f"{where}: {exc.message}", exc.hint) from None
     elif raw not in KEY_DISTRIBUTIONS or raw == "trace":
-        raise w.fail(f"{where}: unknown keys {raw!r}", f"choose one of: {', '.join(KEY_DISTRIBUTIONS[:-1])}, trace:PATH")
+        raise w.fail(f"{where}: unknown keys {raw!r}",
+                     f"choose one of: {', '.join(KEY_DISTRIBUTIONS[:-1])}, trace:PATH")
     knobs = {}
     for k, lo, hi, integer in (("zipf_theta", 0.0, 1.0, False), ("hot_fraction", 0.0, 1.0, False),
                                ("hot_ops", 0.0, 1.0, False), ("special_pct", 0.0, 100.0, False),
@@ -582,38 +592,39 @@ def _keys(s: dict, w: _Where, where: str, base: Path) -> KeySpec:
 
 # -- checks against the tables' DDL --------------------------------------------------------------
 def table_ddl(t: TableSpec):
-    """The DDL view of a table loadgen creates (ddl.DdlShape), None when unknown before a server."""
+    """The DDL view of a table loadgen creates (tabledefs.DdlShape), None when unknown before a server."""
     from ..seeding.dataset import schema_text
-    from . import ddl
+    from . import tabledefs
 
     if t.existing or t.schema is None:
         return None
-    return ddl.shape(schema_text(t.schema), t.name)
+    return tabledefs.shape(schema_text(t.schema), t.name)
 
 
 def check_against_ddl(spec: MixSpec, w: _Where | None = None) -> None:
     """Streams against what each table's schema file declares: the file must create the table,
     and the columns and indexes the streams name must be there."""
     from ..seeding.dataset import schema_text
-    from . import ddl
+    from . import tabledefs
 
     w = w or _Where(spec.source)
     for t in spec.tables:
         if t.existing:
             continue
         text = schema_text(t.schema)
-        made = ddl.tables(text)
+        made = tabledefs.tables(text)
         label = Path(t.schema).name if "/" in t.schema else t.schema
         if not made:
-            raise w.fail(f"[tables.{t.name}]: schema {label} holds no CREATE TABLE", "give a file of CREATE TABLE statements")
+            raise w.fail(f"[tables.{t.name}]: schema {label} holds no CREATE TABLE",
+                         "give a file of CREATE TABLE statements")
         if t.name.lower() not in (m.lower() for m in made):
             raise w.fail(f"[tables.{t.name}]: schema {label} creates {', '.join(made)}, not {t.name}",
                          f"name the table [tables.{made[0]}]")
-        unsafe = ddl.unsafe_options(text, t.name)
+        unsafe = tabledefs.unsafe_options(text, t.name)
         if unsafe:
             raise w.fail(f"[tables.{t.name}]: schema {label}'s CREATE TABLE {t.name} has {unsafe} after its columns",
                          "a mix's table is its columns, keys and table options: no SELECT, LIKE or DIRECTORY")
-        _, databases = ddl.statements_for(text, t.name)
+        _, databases = tabledefs.statements_for(text, t.name)
         if databases:
             raise w.fail(f"[tables.{t.name}]: schema {label} makes it in database {databases[0]}",
                          "a mix's tables are created in --database: leave the database out of the file")
@@ -631,7 +642,8 @@ def check_stream(s: StreamSpec, columns, primary_key: list[str], indexes: dict[s
     lower = {c.lower(): c for c in columns}
     where = f"stream {s.name!r}"
     if not primary_key:
-        raise fail(f"{where}: table {s.table} has no primary key", "loadgen addresses rows by key: declare a PRIMARY KEY")
+        raise fail(f"{where}: table {s.table} has no primary key",
+                   "loadgen addresses rows by key: declare a PRIMARY KEY")
     for c in [s.column] + list(s.columns or ()):
         if c is not None and c.lower() not in lower:
             raise fail(f"{where}: table {s.table} has no column {c!r}", f"its columns: {', '.join(columns)}")
@@ -646,7 +658,8 @@ def check_stream(s: StreamSpec, columns, primary_key: list[str], indexes: dict[s
                        "choose a column outside the primary key")
     if s.op == "scan" and s.index is not None and s.index.upper() != "PRIMARY":
         if s.index.lower() not in (i.lower() for i in indexes):
-            raise fail(f"{where}: table {s.table} has no index {s.index!r}", f"its indexes: PRIMARY, {_index_list(indexes)}")
+            raise fail(f"{where}: table {s.table} has no index {s.index!r}",
+                       f"its indexes: PRIMARY, {_index_list(indexes)}")
 
 
 def _index_list(indexes: dict) -> str:

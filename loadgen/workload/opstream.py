@@ -160,7 +160,8 @@ def special_keys(seed: int, n0: int, m: int, rows: int, pct: float = SPECIAL_PCT
         b = _py_splitmix(seed ^ 0xD1B54A32D192ED03)
         for j in range(iterations):
             with np.errstate(over="ignore"):
-                total += _unit(_splitmix(np.uint64(b) + (idx * np.uint64(iterations) + np.uint64(j)) * np.uint64(GOLDEN)))
+                counter = idx * np.uint64(iterations) + np.uint64(j)
+                total += _unit(_splitmix(np.uint64(b) + counter * np.uint64(GOLDEN)))
         out[gauss] = total * t / iterations
     spec = ~gauss
     if spec.any():

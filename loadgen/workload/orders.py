@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import asdict, dataclass
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..errors import UsageError
 

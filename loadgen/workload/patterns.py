@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from array import array
 from dataclasses import dataclass
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..errors import UsageError
 
@@ -47,9 +47,16 @@ def zeta(n: int, theta: float, exact_terms: int = 10_000) -> float:
         return head
     s, a, b = theta, float(m), float(n)
     integral = (b ** (1 - s) - a ** (1 - s)) / (1 - s) if s != 1 else math.log(b / a)
-    f = lambda x: x ** -s  # noqa: E731
-    d1 = lambda x: -s * x ** (-s - 1)  # noqa: E731
-    d3 = lambda x: -s * (s + 1) * (s + 2) * x ** (-s - 3)  # noqa: E731
+
+    def f(x: float) -> float:
+        return x ** -s
+
+    def d1(x: float) -> float:  # the first derivative
+        return -s * x ** (-s - 1)
+
+    def d3(x: float) -> float:  # the third derivative
+        return -s * (s + 1) * (s + 2) * x ** (-s - 3)
+
     # sum_{i=m}^{n} f(i) - f(m): the tail after the exact head
     tail = integral + (f(a) + f(b)) / 2 + (d1(b) - d1(a)) / 12 - (d3(b) - d3(a)) / 720 - f(a)
     return head + tail

@@ -4,9 +4,10 @@ Every statement is prepared once per stream connection and bound with integers o
 driver binds nothing but 64-bit integers): PARAM_KEY the op's key (plus the table's key offset),
 PARAM_END the last key of a range (key + length - 1), PARAM_OP the op's index in the mix, PARAM_RAW
 the key as drawn, 1..rows (an existing table's read-secondary spreads it over the column's values
-in SQL: `col = lo + (raw - 1) * (hi - lo + 1) DIV rows`). Values a write stores are made by the server from those integers, e.g. LPAD(op, 100, '#'): each update
-stores a value no earlier op stored, so InnoDB really changes (and dirties) the row, which an
-update to the same value would not do.
+in SQL: `col = lo + (raw - 1) * (hi - lo + 1) DIV rows`). Values a write stores are made by the
+server from those integers, e.g. LPAD(op, 100, '#'): each update stores a value no earlier op
+stored, so InnoDB really changes (and dirties) the row, which an update to the same value would
+not do.
 
   read               SELECT cols FROM t WHERE pk = key
   read-secondary     SELECT cols FROM t WHERE col = key               (the index that leads with col)

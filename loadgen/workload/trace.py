@@ -18,7 +18,7 @@ import sys
 from array import array
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 from ..errors import LoadgenError, UsageError
 
@@ -138,8 +138,9 @@ def scan(path, key_min: int, rows: int) -> TraceScan:
     return _scan(str(path), st.st_mtime_ns, st.st_size, key_min, rows)
 
 
+# mtime_ns and size are only the cache key: a changed file is scanned again
 @functools.lru_cache(maxsize=16)
-def _scan(path: str, mtime_ns: int, size: int, key_min: int, rows: int) -> TraceScan:  # noqa: ARG001 - cache key
+def _scan(path: str, mtime_ns: int, size: int, key_min: int, rows: int) -> TraceScan:
     total = below = above = 0
     key_max = key_min + rows - 1
     for a in chunks(path):

@@ -1,5 +1,5 @@
 """The docker tests' fixtures (test_docker*.py, test_model_accuracy_mysql.py): the engine, the
-offline images (MariaDB 10.11 and 11.8; MySQL's is test_docker_mysql.mysql_image), and the check
+offline images (MariaDB 10.11, MariaDB 11.8 and MySQL), and the check
 that a test leaves none of its containers behind.
 
 Other suites and users may run loadgen containers on the same engine at the same time, so "ours"
@@ -106,6 +106,26 @@ def mariadb_trixie_image(engine) -> str:
     except LoadgenError as exc:
         require("LOADGEN_REQUIRE_DOCKER", "no MariaDB image from trixie and it cannot be built", str(exc))
     assert built.flavor == "mariadb" and built.release in ("trixie", "?"), built
+    return built.tag
+
+
+@pytest.fixture(scope="module")
+def mysql_image(engine) -> str:
+    """MySQL, the image `loadgen image build --flavor mysql` makes: the newest one found by its
+    labels, or the one LOADGEN_TEST_MYSQL_IMAGE names, or built here once (about a minute). With
+    LOADGEN_REQUIRE_DOCKER=1 one that cannot be had fails."""
+    from loadgen.errors import LoadgenError
+    from loadgen.servers.image import build, find_flavor_image
+
+    wanted = os.environ.get("LOADGEN_TEST_MYSQL_IMAGE")
+    try:
+        if wanted:
+            built = build(wanted, flavor="mysql")
+        else:
+            built = find_flavor_image("mysql") or build(flavor="mysql")
+    except LoadgenError as exc:
+        require("LOADGEN_REQUIRE_DOCKER", "no MySQL image and it cannot be built", str(exc))
+    assert built.flavor == "mysql", built
     return built.tag
 
 

@@ -28,13 +28,15 @@ def test_a_live_compare_as_ci_sees_it(mysqld_binary, tmp_path):
     # 6: the live comparison as JSON on stdout, its columns naming the result files
     doc = json.loads(res.stdout)
     files = sorted(runs.glob("compare-*.json"))
-    assert [c["file"] for c in doc["columns"]] == [f.name for f in files] and [c["key"] for c in doc["columns"]] == ["A", "B"]
+    assert [c["file"] for c in doc["columns"]] == [f.name for f in files]
+    assert [c["key"] for c in doc["columns"]] == ["A", "B"]
     pages = next(r for r in doc["rows"] if r["metric"] == "pages_read")
     assert 1.8 < pages["ratios"][0] < 2.2, pages  # B reads about twice A's pages
 
     # 13: no terminal here, so each run ends with a plain line (and longer ones print one every 10 s)
     for label in ("A (interleaved)", "B (looped)"):
-        assert re.search(re.escape(label) + r": 40,000 of 40,000 queries in [\d.,]+ s, [\d.,]+ queries/s", res.stderr), \
+        assert re.search(re.escape(label) + r": 40,000 of 40,000 queries in [\d.,]+ s, [\d.,]+ queries/s",
+                         res.stderr), \
             res.stderr
 
     # 8: the host around each run, measured

@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from ..conftest import require, run_loadgen
+from ..conftest import run_loadgen
 from .conftest import session_filter, session_labels
 from .test_docker import assert_one_line_error
 from .test_docker import test_compose_file_comes_up_healthy_and_dsn_runs_against_it as compose_check
@@ -25,23 +25,6 @@ pytestmark = pytest.mark.docker
 ROWS = "200k"
 # A quarter of the 200k-row table (26.6 MiB, 1,633 leaf pages): where the order matters most.
 QUARTER_POOL = "8M"
-
-
-@pytest.fixture(scope="module")
-def mysql_image(engine) -> str:
-    from loadgen.errors import LoadgenError
-    from loadgen.servers.image import build, find_flavor_image
-
-    wanted = os.environ.get("LOADGEN_TEST_MYSQL_IMAGE")
-    try:
-        if wanted:
-            built = build(wanted, flavor="mysql")
-        else:
-            built = find_flavor_image("mysql") or build(flavor="mysql")
-    except LoadgenError as exc:
-        require("LOADGEN_REQUIRE_DOCKER", "no MySQL image and it cannot be built", str(exc))
-    assert built.flavor == "mysql", built
-    return built.tag
 
 
 def _login(port: int, password: str, timeout_s: float = 120, **extra):

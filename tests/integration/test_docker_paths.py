@@ -90,7 +90,7 @@ def test_pipelined_rows_match_one_at_a_time_in_a_container(engine, no_new_contai
         image_name = MYSQL_IMAGE
         try:
             engine.images.get(image_name)
-        except Exception:  # noqa: BLE001
+        except Exception:  # noqa: BLE001 - docker's NotFound, or no engine: the image is missing
             require("LOADGEN_REQUIRE_DOCKER", f"no image {image_name}", "build it or set LOADGEN_TEST_MYSQL_IMAGE")
     server = scratch(image_name)
     try:

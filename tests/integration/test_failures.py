@@ -3,7 +3,6 @@ and nothing already measured lost."""
 from __future__ import annotations
 
 import json
-import os
 import signal
 import socket
 import subprocess

@@ -1,7 +1,7 @@
 """The server tests that must hold on every server, run on each of three: a local mariadbd
 (MariaDB 10.11 on bookworm), MariaDB 11.8 in a container (`loadgen/mariadb:11.8`, Debian
 trixie's packages) and Oracle MySQL in a container (`loadgen/mysql:9.7`), the images found or
-built as conftest.mariadb_trixie_image and test_docker_mysql.mysql_image do.
+built as conftest.mariadb_trixie_image and conftest.mysql_image do.
 
 On MySQL Innodb_buffer_pool_reads leaves read-ahead out, so these tests hold every flavour to
 the headline, pages read into the pool (Innodb_pages_read). One seeded dataset per flavour is
@@ -27,7 +27,6 @@ from loadgen.servers import ServerSpec
 from loadgen.servers.provision import provisioned
 
 from ..conftest import TEST_ROWS, run_loadgen
-from .test_docker_mysql import mysql_image  # noqa: F401
 
 # A quarter of the 200k-row table (1,633 leaf pages, 26.6 MiB): where the order matters most.
 POOL_BYTES = 8 << 20
@@ -136,7 +135,8 @@ def test_the_server_is_for_this_host_only_and_not_run_as_root(flavour):
         conn = server.connect()
         try:
             assert db.query_all(conn, PASSWORDLESS[name]) == []
-            users = {u.decode() if isinstance(u, bytes) else u for (u,) in db.query_all(conn, "SELECT user FROM mysql.user")}
+            rows = db.query_all(conn, "SELECT user FROM mysql.user")
+            users = {u.decode() if isinstance(u, bytes) else u for (u,) in rows}
             # only root (at the doors loadgen or the image made) and the servers' locked system accounts
             assert users - {"mariadb.sys", "mysql.sys", "mysql.session", "mysql.infoschema"} == {"root"}
         finally:

@@ -60,6 +60,8 @@ def test_result_files_carry_the_keys_ci_parses(ab_results):
     (a, b), paths = ab_results
     for result, path in zip((a, b), paths):
         on_disk = json.loads(path.read_text())
+        # the file holds what the run returned
+        assert on_disk["buffer_pool"]["pages_read"] == result["buffer_pool"]["pages_read"]
         assert on_disk["format_version"] == 2  # 2: pages_read is the headline (results.py)
         assert on_disk["server"]["provider"] == "local"
         assert on_disk["server"]["flavor"] == "mariadb"
@@ -87,7 +89,6 @@ def test_result_files_carry_the_keys_ci_parses(ab_results):
 def test_seeding_is_deterministic_idempotent_and_resumable(local_server, mysqld_binary, session_dir):
     """Interrupt a seed after its first chunk, resume it, and get the same table as one pass."""
     from loadgen.seeding import dataset
-    from loadgen.servers.local import LocalServer
 
     server, info = local_server
     rows = 120_000

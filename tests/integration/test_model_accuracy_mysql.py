@@ -31,14 +31,13 @@ from loadgen.analysis import sweep
 from loadgen.seeding.dataset import DatasetSpec
 from loadgen.servers import ServerSpec
 
-from .test_docker_mysql import mysql_image  # noqa: F401 - the fixture
 
 pytestmark = pytest.mark.docker
 POOLS = [8 << 20, 16 << 20, 32 << 20, 64 << 20]
 
 
 @pytest.fixture(scope="module")
-def mysql_sweep(mysql_image, tmp_path_factory):  # noqa: F811
+def mysql_sweep(mysql_image, tmp_path_factory):
     import loadgen.servers.docker as docker_server
 
     out_dir = tmp_path_factory.mktemp("accuracy-mysql")

@@ -213,7 +213,6 @@ def test_query_and_key_column_through_both_drivers(server, tmp_path, driver):
 def shop(server):
     """shop.orders filled by plain SQL (not by loadgen), a reader with SELECT on shop.* and a
     user with no grant at all."""
-    from loadgen import db
 
     conn = server.connect()
     cur = conn.cursor()
@@ -412,7 +411,8 @@ def test_stale_statistics_are_said_and_the_leaves_estimated_from_rows_and_width(
         ds = json.loads(out.read_text())["dataset"]
         db.query_all(shop, "ANALYZE TABLE shop.fresh")
         leaves = int(db.query_value(shop, "SELECT stat_value FROM mysql.innodb_index_stats WHERE database_name="
-                                    "'shop' AND table_name='fresh' AND index_name='PRIMARY' AND stat_name='n_leaf_pages'"))
+                                    "'shop' AND table_name='fresh' AND index_name='PRIMARY' "
+                                    "AND stat_name='n_leaf_pages'"))
         assert leaves > 50 and abs(ds["leaf_pages"] - leaves) <= 0.15 * leaves, (ds["leaf_pages"], leaves)
         assert "ANALYZE TABLE" in ds["stats_note"] and ds["table_bytes"] >= ds["leaf_pages"] * 16384
     finally:

@@ -17,7 +17,6 @@ import textwrap
 import pytest
 
 from ..conftest import run_loadgen
-from .test_docker_mysql import mysql_image  # noqa: F401 - the fixture
 
 PRESETS = ["ycsb-a", "ycsb-b", "ycsb-c", "ycsb-d", "ycsb-e", "ycsb-f", "sysbench-oltp-ro", "sysbench-oltp-rw"]
 ROWS = {"usertable": "8k", "sbtest1": "40k"}
@@ -297,7 +296,8 @@ def test_an_existing_table_through_a_dsn_is_only_read(local_server, tmp_path):
         assert streams["by_id"]["rows"] == streams["by_id"]["ops"]  # every key 1..20000 is an order
         assert streams["by_customer"]["rows"] == 40 * streams["by_customer"]["ops"]  # 40 orders each
         assert streams["page"]["rows"] == 20 * streams["page"]["ops"]
-        assert doc["dataset"]["tables"]["orders"]["existing"] and doc["dataset"]["tables"]["orders"]["key_offset"] == 999
+        orders = doc["dataset"]["tables"]["orders"]
+        assert orders["existing"] and orders["key_offset"] == 999
         cur.execute("CHECKSUM TABLE shop_mix.orders")
         assert cur.fetchone()[1] == before
         # a write on it is refused before anything starts

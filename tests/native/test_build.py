@@ -55,3 +55,16 @@ def test_the_licence_metadata_builds_without_warnings(built):
     with zipfile.ZipFile(wheel) as whl:
         meta = whl.read(next(n for n in whl.namelist() if n.endswith(".dist-info/METADATA"))).decode()
     assert "License-Expression: MIT" in meta.splitlines(), meta[:600]
+
+
+def test_the_wheel_carries_the_one_version(built):
+    """The version is written once, as loadgen.__version__; pyproject.toml reads it (dynamic)."""
+    import loadgen
+
+    tmp_path, _ = built
+    (wheel,) = tmp_path.glob("loadgen-*.whl")
+    assert wheel.name.startswith(f"loadgen-{loadgen.__version__}-"), wheel.name
+    with zipfile.ZipFile(wheel) as whl:
+        meta = whl.read(next(n for n in whl.namelist() if n.endswith(".dist-info/METADATA"))).decode()
+    assert f"Version: {loadgen.__version__}" in meta.splitlines(), meta[:600]
+    assert "version =" not in (ROOT / "pyproject.toml").read_text().split("[tool.setuptools.dynamic]")[0]

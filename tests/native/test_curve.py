@@ -1,5 +1,4 @@
 """The fast curve (miniatures, loadgen/analysis/curve.py) against full simulations, and the advice built on it."""
-import dataclasses
 import random
 from array import array
 

@@ -113,7 +113,8 @@ def test_kernel_rejects_bad_input():
         model.simulate_trace([0], 3, model.PoolModel(pool_pages=10, capacity_pages=10, old_pct=99))
     g = model.Geometry(rows=1000, leaf_pages=10, height=2, fanout=300)
     with pytest.raises(ValueError):  # the area is a power of two
-        model.simulate("looped", 1, 1, g, model.PoolModel(pool_pages=10, capacity_pages=10, ra_threshold=56, ra_area=48))
+        model.simulate("looped", 1, 1, g, model.PoolModel(pool_pages=10, capacity_pages=10, ra_threshold=56,
+                                                          ra_area=48))
 
 
 # -- the collapsed trace (runs of identical queries) against the reference-by-reference replay --
@@ -156,7 +157,6 @@ def test_collapse_changes_nothing_where_old_blocks_time_elapses_mid_run():
 def test_collapse_on_a_bare_trace_of_repeats():
     rng = random.Random(3)
     trace = [p for p in (rng.randrange(900) for _ in range(3000)) for _ in range(rng.randint(1, 30))]
-    pool = model.PoolModel(pool_pages=600, capacity_pages=560, old_time_ms=5)
     from array import array
 
     from loadgen import native

@@ -12,7 +12,7 @@ import time
 import pytest
 
 from loadgen.errors import LoadgenError
-from loadgen.experiments import memcg, osmem, zram
+from loadgen.experiments import osmem
 from loadgen.results.documents import FORMAT_VERSION
 from loadgen.experiments.pagez import run_pagez
 

@@ -43,7 +43,7 @@ class Response:
     def __init__(self):
         self.packets: list[bytes] = []
 
-    def add(self, payload: bytes) -> "Response":
+    def add(self, payload: bytes) -> Response:
         self.packets.append(payload)
         return self
 

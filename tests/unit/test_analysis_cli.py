@@ -51,7 +51,8 @@ def test_compare_markdown_and_json_for_ci(tmp_path):
     worse = write(tmp_path / "worse.json", result(reads=1200))
     md = loadgen("compare", base, worse, "--max-regression", "reads=10%", "--format", "markdown")
     assert md.returncode == 3
-    assert md.stdout.startswith("## loadgen compare") and "| A | pages_read |" in md.stdout and "REGRESSION" in md.stdout
+    assert md.stdout.startswith("## loadgen compare")
+    assert "| A | pages_read |" in md.stdout and "REGRESSION" in md.stdout
     js = loadgen("compare", base, worse, "--format", "json")
     assert js.returncode == 0
     data = json.loads(js.stdout)
@@ -70,7 +71,8 @@ def test_several_runs_are_tested_for_significance(tmp_path):
                  "--max-regression", "reads=10%")
     data = json.loads(js.stdout)
     rows = {r["metric"]: r for r in data["rows"]}
-    assert rows["pages_read"]["significant"] is True and rows["pages_read"]["n_base"] == 4 and rows["pages_read"]["regressed"]
+    pages = rows["pages_read"]
+    assert pages["significant"] is True and pages["n_base"] == 4 and pages["regressed"]
     # qps moved by a few % with a large spread: the test calls it noise, so no regression
     assert rows["qps"]["worse_pct"] > 1 and rows["qps"]["significant"] is False and rows["qps"]["regressed"] is False
     assert js.returncode == 3

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from loadgen.errors import ResultError
 from loadgen.results.documents import FORMAT_VERSION
 from loadgen.results.files import default_path, write_json_atomic
 

@@ -26,7 +26,8 @@ def _modules() -> list[str]:
 def test_the_package_has_the_layout_the_readme_describes():
     names = set(_modules())
     for expected in ("loadgen.cli", "loadgen.cli.options", "loadgen.drivers", "loadgen.analysis.model",
-                     "loadgen.results.documents", "loadgen.servers.image", "loadgen.render.plots", "loadgen.render.report"):
+                     "loadgen.results.documents", "loadgen.servers.image", "loadgen.render.plots",
+                     "loadgen.render.report"):
         assert expected in names
 
 

@@ -190,7 +190,8 @@ def test_not_a_regular_file(tmp_path):
 
 
 def test_relative_paths_are_the_files(tmp_path):
-    (tmp_path / "t.sql").write_text("CREATE TABLE t (id BIGINT NOT NULL, v INT NOT NULL, PRIMARY KEY (id), KEY v_i (v));")
+    (tmp_path / "t.sql").write_text("CREATE TABLE t (id BIGINT NOT NULL, v INT NOT NULL, "
+                                    "PRIMARY KEY (id), KEY v_i (v));")
     (tmp_path / "keys.txt").write_text("1\n2\n3\n")
     (tmp_path / "w.toml").write_text(textwrap.dedent("""
         format = 1
@@ -374,15 +375,16 @@ def test_a_schema_file_cannot_reach_outside_its_table(tmp_path, ddl_text, words)
 
 def test_the_ddl_reader():
     from loadgen.seeding.dataset import schema_text
-    from loadgen.workload import ddl
+    from loadgen.workload import tabledefs
 
-    sb = ddl.shape(schema_text("sbtest"), "sbtest1")
+    sb = tabledefs.shape(schema_text("sbtest"), "sbtest1")
     assert list(sb.columns) == ["id", "k", "c", "pad"] and sb.primary_key == ["id"] and sb.indexes == {"k_1": ["k"]}
-    idx = ddl.shape(schema_text("chat_idx"), "message")
+    idx = tabledefs.shape(schema_text("chat_idx"), "message")
     assert idx.indexes == {"channel_created": ["channel_id", "created_at"]} and idx.leading("channel_id")
-    inline = ddl.shape("CREATE TABLE `x` (`a` BIGINT PRIMARY KEY, b VARCHAR(3) UNIQUE, c DECIMAL(10, 2),"
+    inline = tabledefs.shape("CREATE TABLE `x` (`a` BIGINT PRIMARY KEY, b VARCHAR(3) UNIQUE, c DECIMAL(10, 2),"
                        " CONSTRAINT c1 CHECK (c > 0), INDEX (c));", "x")
-    assert inline.primary_key == ["a"] and inline.indexes == {"b": ["b"], "c": ["c"]} and inline.columns["c"] == "DECIMAL"
+    assert inline.primary_key == ["a"] and inline.indexes == {"b": ["b"],
+                                                              "c": ["c"]} and inline.columns["c"] == "DECIMAL"
 
 
 def test_a_trace_is_read_through_before_anything_starts(tmp_path):
@@ -421,7 +423,8 @@ def test_special_keys_follow_sysbenchs_own(tmp_path):
     if shutil.which("sysbench") is None:
         pytest.skip("no sysbench (make deps installs it)")
     script = tmp_path / "rnd.lua"
-    script.write_text("function event()\n  local t = {}\n  for i = 1, 1000 do t[i] = sysbench.rand.default(1, 100000) end\n"
+    script.write_text("function event()\n  local t = {}\n"
+                      "  for i = 1, 1000 do t[i] = sysbench.rand.default(1, 100000) end\n"
                       "  print('k' .. table.concat(t, '\\nk'))\nend\n")
     out = subprocess.run(["sysbench", "--events=100", "--threads=1", str(script), "run"], capture_output=True,
                          text=True, timeout=120, cwd=tmp_path).stdout
@@ -429,5 +432,6 @@ def test_special_keys_follow_sysbenchs_own(tmp_path):
     assert theirs.size == 100_000
     ours = np.sort(mix.special_keys(11, 0, theirs.size, 100_000).astype(float))
     grid = np.union1d(theirs, ours)
-    d = np.abs(np.searchsorted(theirs, grid, side="right") - np.searchsorted(ours, grid, side="right")).max() / theirs.size
+    d = np.abs(np.searchsorted(theirs, grid, side="right") - np.searchsorted(ours, grid,
+                                                                             side="right")).max() / theirs.size
     assert d < 1.95 * math.sqrt(2 / theirs.size), d

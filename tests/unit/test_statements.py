@@ -80,7 +80,8 @@ def test_the_servers_columns_are_checked_before_anything_is_measured():
     """What the schema file's text could not tell (a column the server made otherwise) is
     checked against the table the server reports, with the file's name in the one line."""
     spec = presets.load("sysbench-oltp-ro", rows=1000)
-    with pytest.raises(UsageError, match="preset sysbench-oltp-ro: stream 'point_selects': table sbtest1 has no column 'c'"):
+    with pytest.raises(UsageError,
+                       match="preset sysbench-oltp-ro: stream 'point_selects': table sbtest1 has no column 'c'"):
         plan_statements(spec, {"sbtest1": sbtest(columns={"id": "INT", "k": "INT", "pad": "CHAR"})})
     spec = presets.load("sysbench-oltp-rw", rows=1000)
     with pytest.raises(UsageError, match="has no column 'k'"):

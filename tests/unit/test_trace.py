@@ -3,7 +3,6 @@ an explicit key stream (loadgen/analysis/keymodel.py)."""
 from __future__ import annotations
 
 import itertools
-from array import array
 
 import pytest
 
@@ -90,18 +89,19 @@ use shop;
 SELECT * FROM orders WHERE id=7;
 """
 
+# the general log separates its columns with tabs, written as \t so no editor can turn them into spaces
 GENERAL_LOG = """\
 /usr/sbin/mariadbd, Version: 10.11.19-MariaDB-log (Debian 12). started with:
 Tcp port: 3306  Unix socket: /run/mysqld/mysqld.sock
-Time		    Id Command	Argument
-261123  5:40:01	     8 Connect	app@localhost on shop using Socket
-		     8 Prepare	SELECT * FROM orders WHERE id = ?
-		     8 Execute	SELECT * FROM orders WHERE id = 11
-		     8 Query	SELECT * FROM orders
+Time\t\t    Id Command\tArgument
+261123  5:40:01\t     8 Connect\tapp@localhost on shop using Socket
+\t\t     8 Prepare\tSELECT * FROM orders WHERE id = ?
+\t\t     8 Execute\tSELECT * FROM orders WHERE id = 11
+\t\t     8 Query\tSELECT * FROM orders
  WHERE id = 12
-2026-11-23T05:40:01.123456Z	    9 Query	SELECT * FROM shop.orders WHERE id = 13
-2026-11-23T05:40:01.123456Z	    9 Query	SHOW GLOBAL STATUS
-		     8 Quit	
+2026-11-23T05:40:01.123456Z\t    9 Query\tSELECT * FROM shop.orders WHERE id = 13
+2026-11-23T05:40:01.123456Z\t    9 Query\tSHOW GLOBAL STATUS
+\t\t     8 Quit\t
 """
 
 

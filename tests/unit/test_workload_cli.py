@@ -74,9 +74,11 @@ def test_the_new_builtin_schemas_work_for_a_single_table_run_too():
     """schema/ycsb.sql and schema/sbtest.sql make usertable and sbtest1, not chat's message: as
     --schema they are seeded like a schema file (tablegen), not by the chat generator."""
     from loadgen.cli.options import dataset_spec_from
+    from loadgen.seeding.schemas import queried_table, read_schema_file
 
     for name, table in (("ycsb", "usertable"), ("sbtest", "sbtest1")):
         spec = dataset_spec_from("1000", name)
         assert spec.custom and spec.schema.endswith(f"{name}.sql") and spec.schema_label == name
+        assert queried_table(read_schema_file(spec.schema, spec.database), None) == table
     chat = dataset_spec_from("1000", "chat_idx")
     assert not chat.custom and chat.schema == "chat_idx"

@@ -20,7 +20,8 @@ _CREATE_INDEX = re.compile(r"^\s*CREATE\s+(?:UNIQUE\s+|FULLTEXT\s+|SPATIAL\s+)?I
                            r"(?:USING\s+\w+\s+)?ON\s+(?:`?(?P<db>\w+)`?\s*\.\s*)?`?(\w+)`?\s*\((.*)\)",
                            re.IGNORECASE | re.DOTALL)
 _INDEX_CLAUSE = re.compile(r"^(?:CONSTRAINT\s+`?\w*`?\s+)?(UNIQUE\s+(?:KEY|INDEX)?|KEY|INDEX|FULLTEXT\s+(?:KEY|INDEX)?"
-                           r"|SPATIAL\s+(?:KEY|INDEX)?)\s*`?(\w+)?`?\s*(?:USING\s+\w+\s*)?\((.*)\)", re.IGNORECASE | re.DOTALL)
+                           r"|SPATIAL\s+(?:KEY|INDEX)?)\s*`?(\w+)?`?\s*(?:USING\s+\w+\s*)?\((.*)\)",
+                           re.IGNORECASE | re.DOTALL)
 _PRIMARY_CLAUSE = re.compile(r"^(?:CONSTRAINT\s+`?\w*`?\s+)?PRIMARY\s+KEY\s*(?:USING\s+\w+\s*)?\((.*)\)",
                              re.IGNORECASE | re.DOTALL)
 _OTHER_CLAUSE = re.compile(r"^(?:CONSTRAINT|FOREIGN|CHECK|PERIOD|SYSTEM)\b", re.IGNORECASE)

@@ -1,0 +1,54 @@
+"""The README stays a front door and the docs stay linked: the README is short, opens with the two
+commands, and links every page under docs/; no link or docs/ path named in the repository points
+at a file that is not there (pages were moved out of the README, and lab data into docs/data/)."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+README = ROOT / "README.md"
+PAGES = sorted((ROOT / "docs").glob("*.md"))
+# [text](target) with a relative target; #anchors and URLs are not files
+LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
+# a docs/ path named in code or prose: docs/usage.md, docs/data/mysql-lab.json
+DOCS_PATH = re.compile(r"\bdocs/[\w./-]+\.(?:md|json)\b")
+
+
+def test_the_readme_is_a_front_door():
+    text = README.read_text()
+    assert len(text.splitlines()) <= 200
+    quick_start = text.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    assert "make demo" in quick_start and "make test" in quick_start
+    targets = re.findall(r"^([\w-]+):", (ROOT / "Makefile").read_text(), re.M)
+    assert {"demo", "test", "lint"} <= set(targets)
+
+
+def test_the_readme_links_every_docs_page():
+    linked = {(README.parent / t).resolve() for t in LINK.findall(README.read_text())}
+    assert PAGES, "no docs/ pages found"
+    unlinked = [p.name for p in PAGES if p.resolve() not in linked]
+    assert not unlinked, f"docs pages the README does not link: {unlinked}"
+
+
+def test_every_relative_link_points_at_a_file():
+    broken = []
+    for page in [README, ROOT / "CHANGELOG.md", *PAGES]:
+        for target in LINK.findall(page.read_text()):
+            if "://" in target or target.startswith("mailto:"):
+                continue
+            if not (page.parent / target).exists():
+                broken.append(f"{page.relative_to(ROOT)} -> {target}")
+    assert not broken, broken
+
+
+def test_every_docs_path_named_in_the_repository_exists():
+    named = {}
+    files = [README, *PAGES, *(ROOT / "loadgen").rglob("*.py"), *(ROOT / "tests").rglob("*.py"),
+             *(ROOT / "bench").glob("*.py"), ROOT / "bench" / "README.md", ROOT / "Makefile"]
+    for path in files:
+        for found in DOCS_PATH.findall(path.read_text(errors="replace")):
+            named.setdefault(found, str(path.relative_to(ROOT)))
+    assert named, "the pattern found no docs/ path at all"
+    missing = {p: where for p, where in named.items() if not (ROOT / p).exists()}
+    assert not missing, f"docs/ paths that do not exist (first named in): {missing}"
