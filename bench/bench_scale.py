@@ -61,7 +61,8 @@ def validate(with_10b: bool) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--ram", default=None, help="--ram for predict (default: the machine's MemAvailable, as a user runs it)")
+    ap.add_argument("--ram", default=None,
+                    help="--ram for predict (default: the machine's MemAvailable, as a user runs it)")
     ap.add_argument("--validate", action="store_true", help="also the scaled copy against the exact simulation")
     ap.add_argument("--validate-10b", action="store_true", help="with --validate: at 10,000M rows too (slow)")
     args = ap.parse_args()

@@ -65,7 +65,8 @@ def refuse_exact(g: Geometry, exact: bool) -> None:
     if exact and is_large(g):
         raise UsageError(f"--exact simulates every page: at most {EXACT_MAX_PAGES:,} pages here, and this table "
                          f"has {g.n_pages:,}",
-                         "drop --exact: a table this large is simulated on a scaled copy (docs/innodb.md, \"Large tables\")")
+                         "drop --exact: a table this large is simulated on a scaled copy "
+                         "(docs/innodb.md, \"Large tables\")")
 
 
 def copy_geometry(g: Geometry, pages: int = COPY_PAGES) -> Geometry:

@@ -14,10 +14,11 @@ import time
 from dataclasses import dataclass, fields
 from importlib import resources
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable
+from collections.abc import Iterator
 
 from .. import db
-from .chunks import chunk_dir, chunk_file, generated_ahead, load_local, local_infile_refused, seed_error
+from .chunks import chunk_dir, chunk_file, generated_ahead, load_local, seed_error
 from ..errors import LoadgenError, SeedError, UsageError, WorkloadError
 from ..units import format_bytes
 
@@ -72,7 +73,8 @@ class DatasetSpec:
             table = f"-{re.sub(r'[^A-Za-z0-9_]', '_', self.table)}" if self.table else ""
             return (f"{flavor.name}-{flavor.version}-{self.schema_label}{table}-{self.schema_hash}-r{self.rows}"
                     f"-s{self.seed}-t{TABLEGEN_VERSION}")
-        return f"{flavor.name}-{flavor.version}-{self.schema}-{self.schema_hash}-r{self.rows}-s{self.seed}-g{GENERATOR_VERSION}"
+        return (f"{flavor.name}-{flavor.version}-{self.schema}-{self.schema_hash}-r{self.rows}-s{self.seed}"
+                f"-g{GENERATOR_VERSION}")
 
 
 @dataclass
@@ -262,7 +264,7 @@ def ensure(conn, spec: DatasetSpec, progress: ProgressFn | None = None, free_byt
         if db.interrupted(exc):  # a cleanup's error after Ctrl-C/SIGTERM: it was an interruption
             raise KeyboardInterrupt from None
         raise
-    except Exception as exc:  # noqa: BLE001 - only the driver's errors are turned into one line
+    except Exception as exc:
         if not _is_driver_error(exc):
             raise
         if db.interrupted(exc):
@@ -473,7 +475,8 @@ def _turn_local_infile_on(cur) -> tuple[bool, str | None]:
     except Exception as exc:  # noqa: BLE001 - no privilege: INSERTs it is
         return False, (f"the server has local_infile=OFF and this user may not change it ({db.error_text(exc)}): "
                        "seeding with INSERTs, ~37x slower; to seed fast, have an admin run "
-                       "SET GLOBAL local_infile=1 for the seed (and =0 after), or grant this user SYSTEM_VARIABLES_ADMIN: "
+                       "SET GLOBAL local_infile=1 for the seed (and =0 after), "
+                       "or grant this user SYSTEM_VARIABLES_ADMIN: "
                        "loadgen then turns it on for the seed and back off itself")
     return True, None
 
@@ -485,7 +488,7 @@ def _insert_rows(cur, spec: DatasetSpec, data: bytes) -> None:
     try:
         for i in range(0, len(rows), 1000):
             cur.executemany(sql, [tuple(v.decode() for v in r) for r in rows[i:i + 1000]])
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:  # noqa: BLE001 - classified by seed_error
         raise seed_error(exc) from None
 
 

@@ -232,4 +232,5 @@ def check_options(options: dict[str, str]) -> None:
             low, high = VARIABLE_RANGES[name.lower()]
             value = str(options[name])
             if not value.isdigit() or not low <= int(value) <= high:
-                raise UsageError(f"--set {name.lower()}={value} is out of range", f"give a whole number from {low} to {high}")
+                raise UsageError(f"--set {name.lower()}={value} is out of range",
+                                 f"give a whole number from {low} to {high}")

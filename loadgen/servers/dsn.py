@@ -95,7 +95,7 @@ class DsnServer(Server):
             )
         try:
             got = _set_pool(conn, pool_bytes)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:  # noqa: BLE001 - any refusal is the user's server saying no: one line with the fix
             raise ProvisionError(
                 f"the server's pool is {format_bytes(current)} and resizing it to {format_bytes(pool_bytes)} "
                 f"failed: {db.error_text(exc)}",
