@@ -8,6 +8,7 @@ from __future__ import annotations
 from array import array
 from concurrent.futures import ThreadPoolExecutor
 
+from ..measure.cleaner import replay_schedule
 from . import curve as fast
 from . import model
 
@@ -83,9 +84,10 @@ def predict_result(result: dict) -> dict | None:
     if wl.get("order") not in model.ORDER_CODES or not ds.get("leaf_pages"):
         return None
     g = model.geometry_of(ds)
+    seen = replay_schedule(bp.get("cleaner_batches")) if (srv.get("flavor") or "mariadb") == "mysql" else None
     pool = model.pool_model(int(srv.get("innodb_buffer_pool_size") or 0), srv.get("variables") or {},
                       srv.get("flavor") or "mariadb", float(res.get("qps") or model.DEFAULT_QPS),
-                      total_pages=bp.get("pages_total"), start_pages=bp.get("pages_data_before"))
+                      total_pages=bp.get("pages_total"), start_pages=bp.get("pages_data_before"), cleaner_seen=seen)
     refs, misses, made_young, _, ra_pages, _ = model.simulate_detail(wl["order"], int(wl["stride"]), int(wl["reps"]),
                                                                g, pool)
     plain = model.lru_misses(model.stack_histogram(wl["order"], int(wl["stride"]), int(wl["reps"]), g),
@@ -93,7 +95,7 @@ def predict_result(result: dict) -> dict | None:
     requests = bp.get("read_requests") or refs
     p = model.Prediction(model.MODEL, misses, refs, 1.0 - misses / requests if requests else 0.0, plain,
                    pool.capacity_pages, pool.pool_pages, made_young, pool.qps, read_ahead=ra_pages,
-                   measured_read_ahead=bp.get("read_ahead"))
+                   measured_read_ahead=bp.get("read_ahead"), cleaner=model.cleaner_method(pool))
     model.hold_to_measured(p, result, plain)  # against the headline: pages read into the pool
     out = p.to_dict()
     out["curve"] = result_curve(wl["order"], int(wl["stride"]), int(wl["reps"]), g, pool, srv, misses, refs)

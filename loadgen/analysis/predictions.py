@@ -31,6 +31,12 @@ class Prediction:
     # resident pages were too few to matter) how many there were
     no_error_reason: str | None = None
     warm_start: str | None = None
+    # MySQL's timed page cleaner: how the model placed its LRU batch (a run's recorded batches
+    # replayed, or the mean over four phases of one batch), and without a record how far that can
+    # be off: the reads with no batch, one and two at any of the phases (model.cleaner_bounds)
+    cleaner: str | None = None
+    reads_low: int | None = None
+    reads_high: int | None = None
 
     def to_dict(self) -> dict:
         return asdict(self)
