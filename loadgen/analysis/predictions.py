@@ -54,6 +54,9 @@ class CurvePoint:
     reads_se: float = 0.0  # standard error of reads: 0 when simulated exactly (loadgen/analysis/curve.py)
     rate: float = 1.0  # the miniature's sampling rate; 1.0 = exact
     exact: bool = True
+    # MySQL's timed page cleaner at the forecast's own pool: reads with no batch .. two (Prediction)
+    reads_low: int | None = None
+    reads_high: int | None = None
 
 
 @dataclass

@@ -283,12 +283,21 @@ def forecast_rows(fc, pool_bytes: int) -> list[tuple[str, str]]:
         ("pool", f"{nf.size(pool_bytes)}: {nf.count(at.pool_pages)} pages, {nf.count(at.capacity_pages)} hold data "
                  f"(page-cleaner reserve), {nf.number(at.qps)} queries/s assumed"),
         ("predicted reads", f"{nf.count(at.reads)}  ({at.model})"),
+        *([("page cleaner", f"{nf.count(at.reads_low)} .. {nf.count(at.reads_high)} reads with no timed LRU batch "
+                            f"to {model_batches()} (when it lands follows the server's activity)")]
+          if getattr(at, "reads_low", None) is not None else []),
         ("read requests", nf.count(at.read_requests)),
         ("hit ratio", f"{nf.pct(at.hit_ratio)}  (miss ratio {nf.pct(1 - at.hit_ratio)})"),
         ("plain LRU reads", f"{nf.count(at.plain_lru_reads)}  (naive baseline, "
                             f"{nf.change((at.plain_lru_reads / at.reads - 1) * 100 if at.reads else 0)} vs the model)"),
         ("pages made young", nf.count(at.made_young)),
     ]
+
+
+def model_batches() -> str:
+    from ..analysis.model import MYSQL_CLEANER_MAX_BATCHES
+
+    return f"{MYSQL_CLEANER_MAX_BATCHES} of them"
 
 
 CURVE_HEADERS = ["pool", "data pages", "reads (InnoDB LRU)", "miss ratio", "reads (plain LRU)", "miss ratio (LRU)"]
