@@ -160,8 +160,8 @@ def cleaner_method(pool: PoolModel) -> str | None:
         pages = sum(n for _, n in pool.cleaner_seen)
         return (f"replayed the run's {len(pool.cleaner_seen)} recorded LRU batch(es), {pages:,} pages evicted, "
                 "where they were seen")
-    return (f"one timed LRU batch, the mean over {len(pool.phases())} phases of the first second "
-            "(the run recorded no batches)")
+    return (f"one timed LRU batch placed by the model: the mean over {len(pool.phases())} phases of the first "
+            "second (no record of the run's own batches)")
 
 
 def simulate(order: str, stride: int, reps: int, g: Geometry, pool: PoolModel) -> tuple[int, int, int, int]:
