@@ -284,7 +284,8 @@ def forecast_rows(fc, pool_bytes: int) -> list[tuple[str, str]]:
                  f"(page-cleaner reserve), {nf.number(at.qps)} queries/s assumed"),
         ("predicted reads", f"{nf.count(at.reads)}  ({at.model})"),
         *([("page cleaner", f"{nf.count(at.reads_low)} .. {nf.count(at.reads_high)} reads with no timed LRU batch "
-                            f"to {model_batches()} (when it lands follows the server's activity)")]
+                            f"to {model_batches()} (when they land follows the server's activity: a run "
+                            "records and replays its own)")]
           if getattr(at, "reads_low", None) is not None else []),
         ("read requests", nf.count(at.read_requests)),
         ("hit ratio", f"{nf.pct(at.hit_ratio)}  (miss ratio {nf.pct(1 - at.hit_ratio)})"),

@@ -84,3 +84,24 @@ def test_mysql_read_ahead_is_most_of_the_reads_in_model_and_server(mysql_sweep):
             # stay within 3%.
             # (5%: once 1,536 read ahead against 1,600, with a second MySQL container busy beside it)
             assert abs(pred["read_ahead"] - bp["read_ahead"]) <= 0.05 * bp["read_ahead"]
+
+
+def test_mysql_run_records_its_page_cleaner_batches_and_replays_them(mysql_sweep):
+    """The run's own LRU batches (INNODB_METRICS, measure/cleaner.py) are in its result and its
+    prediction replays them: B at 16M, where a batch's timing moved the four-phase model by 15%."""
+    for r in mysql_sweep:
+        rec = r["buffer_pool"]["cleaner_batches"]
+        assert "buffer_LRU_batch_evict_total_pages" in rec["method"]
+        # loadgen owns the server: the monitors were off (MySQL's default), on for the run, off after
+        assert "disabled after it" in (rec["note"] or ""), rec["note"]
+        assert rec["polls"] > 10
+        for b in rec["batches"]:
+            assert b["pages"] > 0 and 0 <= b["queries_before"] <= b["queries_after"]
+        assert "replayed" in r["prediction"]["cleaner"]
+        assert r["prediction"]["reads_low"] is None  # the batches are known: no cleaner bounds
+    [b16] = [r for r in mysql_sweep
+             if r["workload"]["variation"] == "B" and r["server"]["innodb_buffer_pool_size"] == 16 << 20]
+    # a cold 16M pool fills in the first pass: the page cleaner's batch came in every run seen (1-3)
+    assert b16["buffer_pool"]["cleaner_batches"]["batches"], b16["buffer_pool"]["cleaner_batches"]
+    err = (b16["prediction"]["reads"] - b16["buffer_pool"]["pages_read"]) / b16["buffer_pool"]["pages_read"]
+    assert abs(err) < 0.05, err
