@@ -75,6 +75,7 @@ class CleanerWatch:
     batches: list = field(default_factory=list)
     note: str | None = None  # why nothing was recorded, or what was changed on the server
     polls: int = 0
+    complete: bool = True  # False once a poll failed: the record misses what came after
 
     def __post_init__(self) -> None:
         self._stop = threading.Event()
@@ -122,9 +123,15 @@ class CleanerWatch:
         try:
             found = read_metrics(self.conn)
         except Exception as exc:  # noqa: BLE001 - the server went away; the driver reports it
-            self.note = f"stopped recording: {exc}"
-            return False
-        if len(found) < len(METRICS):
+            found, why = {}, str(exc)
+        else:
+            why = "INNODB_METRICS could not be read"
+        if len(found) < len(METRICS) or not all(on for _, on in found.values()):
+            # disabled meanwhile (someone else's innodb_monitor_disable), or gone
+            self.complete = False
+            if len(found) == len(METRICS):
+                why = "a monitor was disabled"
+            self.note = f"stopped recording after {self.polls} polls: {why}"
             return False
         pages, batches = found[PAGES_METRIC.lower()][0], found[BATCHES_METRIC.lower()][0]
         self.polls += 1
@@ -149,14 +156,14 @@ class CleanerWatch:
         if self._thread is None:
             return None
         return {"method": METHOD.format(interval_ms=self.interval_s * 1000), "poll_interval_s": self.interval_s,
-                "polls": self.polls, "note": self.note, "batches": self.batches}
+                "polls": self.polls, "complete": self.complete, "note": self.note, "batches": self.batches}
 
 
 def replay_schedule(record: dict | None) -> tuple[tuple[int, int], ...] | None:
     """The recorded batches as the kernel replays them: ((queries done, pages evicted), ...) in
     order; None for a result without a record (MariaDB, older files): the model keeps its
-    four-phase mean of one timed batch."""
-    if not record or record.get("batches") is None:
+    four-phase mean of one timed batch, as it does for a record cut short (`complete` false)."""
+    if not record or record.get("batches") is None or record.get("complete") is False:
         return None
     out = []
     for b in record["batches"]:

@@ -284,7 +284,7 @@ def forecast_rows(fc, pool_bytes: int) -> list[tuple[str, str]]:
                  f"(page-cleaner reserve), {nf.number(at.qps)} queries/s assumed"),
         ("predicted reads", f"{nf.count(at.reads)}  ({at.model})"),
         *([("page cleaner", f"{nf.count(at.reads_low)} .. {nf.count(at.reads_high)} reads with no timed LRU batch "
-                            f"to {model_batches()} (when they land follows the server's activity: a run "
+                            f"to two of them (when they land follows the server's activity: a run "
                             "records and replays its own)")]
           if getattr(at, "reads_low", None) is not None else []),
         ("read requests", nf.count(at.read_requests)),
@@ -293,12 +293,6 @@ def forecast_rows(fc, pool_bytes: int) -> list[tuple[str, str]]:
                             f"{nf.change((at.plain_lru_reads / at.reads - 1) * 100 if at.reads else 0)} vs the model)"),
         ("pages made young", nf.count(at.made_young)),
     ]
-
-
-def model_batches() -> str:
-    from ..analysis.model import MYSQL_CLEANER_MAX_BATCHES
-
-    return f"{MYSQL_CLEANER_MAX_BATCHES} of them"
 
 
 CURVE_HEADERS = ["pool", "data pages", "reads (InnoDB LRU)", "miss ratio", "reads (plain LRU)", "miss ratio (LRU)"]

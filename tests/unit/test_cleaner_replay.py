@@ -49,6 +49,7 @@ def test_replay_schedule_places_each_batch_between_its_polls():
     assert replay_schedule(rec) == ((1339, 767), (12200, 662))
     assert replay_schedule({"batches": []}) == ()  # recorded: none came
     assert replay_schedule(None) is None  # not recorded (MariaDB, older files)
+    assert replay_schedule({**rec, "complete": False}) is None  # cut short: the model's mean instead
 
 
 def mysql_result(batches=None) -> dict:
