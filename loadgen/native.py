@@ -290,7 +290,7 @@ def lrusim_innodb(trace, workload: tuple | None, n_pages: int, capacity: int, po
                   ra_area: int = 64, collapse: bool = True, ra_rule: int = 0, start_pages: int = 0,
                   start_freed: int = 0, batch: int = 0, tick_depth: int = 0, tick_phase_ms: float = 0.0,
                   tick_period_ms: float = 1000.0, ticks: int = 1,
-                  trace_leaf_pages: int = 0) -> tuple[int, int, int, int, int, int]:
+                  trace_leaf_pages: int = 0, seen=None) -> tuple[int, int, int, int, int, int]:
     """InnoDB's LRU on a uint32 page trace or a workload tuple:
     (refs, misses, made_young, not_young, read_ahead, read_ahead_evicted).
     collapse=False replays every repeated query reference by reference (the slow reference).
@@ -300,11 +300,17 @@ def lrusim_innodb(trace, workload: tuple | None, n_pages: int, capacity: int, po
     MySQL's timed page-cleaner LRU batch (refill the free list to tick_depth frames, the LRU kept
     at 256 pages or more), first at tick_phase_ms, then every tick_period_ms, `ticks` of them (0:
     no end); tick_depth 0: none. trace_leaf_pages: a bare trace's leaves are its pages below this,
-    in key order (MySQL's read-ahead can then run on it)."""
+    in key order (MySQL's read-ahead can then run on it). seen: the LRU batches a run recorded,
+    ((queries done, pages evicted), ...) in order, replayed where they were seen (pass tick_depth 0:
+    they stand for the timed batch); None: none recorded."""
+    if seen is not None:
+        from array import array
+
+        seen = array("Q", [int(x) for pair in seen for x in pair])
     return _load().lrusim_innodb(trace, workload, n_pages, capacity, pool_pages, old_pct, old_time_ms,
                                  ms_per_query, ra_threshold, ra_area, collapse, ra_rule, start_pages,
                                  start_freed, batch, tick_depth, tick_phase_ms, tick_period_ms, ticks,
-                                 trace_leaf_pages)
+                                 trace_leaf_pages, seen)
 
 
 def lrusim_curve(trace, workload: tuple | None, n_pages: int, leaf_pages: int, old_pct: float, old_time_ms: float,

@@ -25,6 +25,7 @@ from .workload.orders import Workload
 from .paths import cache_dir, free_bytes
 from .results.documents import Prediction, RunResult, now_iso
 from .results.files import write_json_atomic
+from .measure.cleaner import CleanerWatch
 from .measure.sampler import Sampler, take_snapshot, totals, wait_quiet
 from .servers import RECORDED_VARIABLES, ColdStart, Server, ServerSpec
 from .servers.provision import provisioned
@@ -235,12 +236,14 @@ def measure(
     table_reads = tablestats.TableReads(sampler_conn, info.database, info.table)
     state = DriverState()
     sampler = Sampler(sampler_conn, state.current_queries, sample_interval_s, flavor=flavor.name)
+    watch = _cleaner_watch(server, flavor.name, state)
     label = f"{workload.variation or workload.order} ({workload.order})"
     host_before = hostload.sample()
     reporter.run_started(label, workload.queries)
     started_at = now_iso()
     interrupted = False
     sampler.start()
+    watching = watch is not None and watch.start()
     try:
         drive.run(state, progress=lambda n: reporter.run_progress(n, sampler.latest_hit_ratio))
     except KeyboardInterrupt:
@@ -248,6 +251,7 @@ def measure(
     finally:
         reporter.run_finished()
         last = sampler.stop(final=True)
+        cleaner_record = _stop_watch(watch)
         table_reads.finish(server)
         drive.close()
         try:
@@ -280,6 +284,10 @@ def measure(
     result.server["cold_start"].update(verdict)
     if table_reads.result:
         result.buffer_pool["table"] = table_reads.result
+    if cleaner_record is not None:
+        result.buffer_pool["cleaner_batches"] = cleaner_record
+    elif watch is not None and watch.note and not watching:
+        reporter.say(f"note: {watch.note}; the prediction places the page cleaner's batch by the model's mean")
     # The model predicts whole workloads; against a partial run's reads it would be off by the
     # part that never ran (841% in the red-team's kill -9), so a partial result carries none.
     if reason is not None:
@@ -303,6 +311,30 @@ def measure(
             f"partial result written to {out}",
         )
     return result
+
+
+def _cleaner_watch(server: Server, flavor: str, state: DriverState) -> CleanerWatch | None:
+    """A watch of MySQL's page-cleaner LRU batches on a connection of its own (measure/cleaner.py);
+    None on MariaDB, whose cleaner the model follows without a record, or without a connection."""
+    if flavor != "mysql":
+        return None
+    try:
+        conn = server.connect()
+    except Exception:  # noqa: BLE001 - the run goes on without the record
+        return None
+    return CleanerWatch(conn, state.current_queries, owned=bool(server.owned))
+
+
+def _stop_watch(watch: CleanerWatch | None) -> dict | None:
+    if watch is None:
+        return None
+    try:
+        return watch.stop()
+    finally:
+        try:
+            watch.conn.close()
+        except Exception:  # noqa: BLE001 - the server may be gone
+            pass
 
 
 # A lost connection is often seen before the engine has marked the container exited (or the

@@ -93,18 +93,18 @@ static int append_new(PyObject *list, PyObject *item) {
 }
 
 PyObject *loadgen_lrusim_innodb(PyObject *self, PyObject *args) {
-    PyObject *py_trace, *py_workload;
+    PyObject *py_trace, *py_workload, *py_seen = Py_None;
     unsigned long long n_pages, cap, pp, ra_threshold = 0, area = EXTENT_PAGES, start = 0, freed = 0;
     unsigned long long batch = 0, tdepth = 0, ticks = 1, trace_leaf_pages = 0;
     double old_pct, old_time_ms, ms_per_query, tphase = 0, tperiod = 1000;
     int collapse = 1, ra_rule = RA_RULE_MARIADB, rc;
     source_t src;
-    Py_buffer view;
+    Py_buffer view, seen = {0};
     lru_counts_t out;
 
-    if (!PyArg_ParseTuple(args, "OOKKKddd|KKpiKKKKddKK", &py_trace, &py_workload, &n_pages, &cap, &pp, &old_pct,
+    if (!PyArg_ParseTuple(args, "OOKKKddd|KKpiKKKKddKKO", &py_trace, &py_workload, &n_pages, &cap, &pp, &old_pct,
                           &old_time_ms, &ms_per_query, &ra_threshold, &area, &collapse, &ra_rule, &start, &freed,
-                          &batch, &tdepth, &tphase, &tperiod, &ticks, &trace_leaf_pages))
+                          &batch, &tdepth, &tphase, &tperiod, &ticks, &trace_leaf_pages, &py_seen))
         return NULL;
     if (check_lru_args(n_pages, old_pct, ra_threshold) < 0 || check_area(area) < 0)
         return NULL;
@@ -126,13 +126,35 @@ PyObject *loadgen_lrusim_innodb(PyObject *self, PyObject *args) {
         release(&view);
         return NULL;
     }
-    sim_cfg_t cfg = {cap, pp, area, 1.0, 0, start, freed, batch, tdepth, tphase, tperiod, ticks}; /* rate 1: exact */
+    sim_cfg_t cfg = {cap,   pp,     area,   1.0,     0,     start, freed,
+                     batch, tdepth, tphase, tperiod, ticks, NULL,  0}; /* rate 1: exact */
     lru_params_t params = {old_pct, old_time_ms, ms_per_query, ra_threshold, ra_rule};
+    if (py_seen != Py_None) { /* the recorded LRU batches: uint64 pairs (queries done, pages), by queries done */
+        if (PyObject_GetBuffer(py_seen, &seen, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+            release(&view);
+            return NULL;
+        }
+        const uint64_t *s = seen.buf;
+        size_t n = (size_t)seen.len / (2 * sizeof(uint64_t));
+        int ok = seen.itemsize == sizeof(uint64_t) && seen.len % (Py_ssize_t)(2 * sizeof(uint64_t)) == 0;
+        for (size_t i = 1; ok && i < n; i++)
+            ok = s[2 * i] >= s[2 * i - 2];
+        if (!ok) {
+            PyBuffer_Release(&seen);
+            release(&view);
+            PyErr_SetString(PyExc_ValueError, "seen: uint64 pairs (queries done, pages), sorted by queries done");
+            return NULL;
+        }
+        cfg.seen = s;
+        cfg.n_seen = n;
+    }
 
     Py_BEGIN_ALLOW_THREADS
     rc = lrusim_innodb(&src, &cfg, &params, n_pages, trace_leaf_pages, collapse, &out);
     Py_END_ALLOW_THREADS
 
+    if (seen.obj)
+        PyBuffer_Release(&seen);
     release(&view);
     if (rc < 0)
         return PyErr_NoMemory();
@@ -187,7 +209,7 @@ static int pool_from(PyObject *py_pool, sim_cfg_t *cfg) {
             PyErr_SetString(PyExc_ValueError, "need capacity >= 1 and rate > 0");
         return -1;
     }
-    *cfg = (sim_cfg_t){cap, pp, area, rate, salt, start, freed, batch, tdepth, tphase, tperiod, ticks};
+    *cfg = (sim_cfg_t){cap, pp, area, rate, salt, start, freed, batch, tdepth, tphase, tperiod, ticks, NULL, 0};
     return 0;
 }
 

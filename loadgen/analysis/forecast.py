@@ -8,6 +8,7 @@ from __future__ import annotations
 from array import array
 from concurrent.futures import ThreadPoolExecutor
 
+from ..measure.cleaner import replay_schedule
 from . import curve as fast
 from . import model
 from . import scaled as fast_scaled
@@ -35,18 +36,21 @@ def forecast(order: str, stride: int, reps: int, g: model.Geometry, pool_bytes: 
         hist_f = hist if hasattr(hist, "result") else ex.submit(lambda: hist) if hist is not None else \
             ex.submit(plain_histogram, order, stride, reps, g)
         done = known.get(pool_bytes) if total_pages is None else None
-        at_f = ex.submit(lambda: (done.refs, done.reads, done.made_young, 0, done.read_ahead, 0)
-                         if done is not None and done.exact else model.simulate_detail(order, stride, reps, g, pool))
+        at_f = ex.submit(lambda: ((done.refs, done.reads, done.made_young, 0, done.read_ahead, 0), None)
+                         if done is not None and done.exact and not pool.cleaner_depth
+                         else model.simulate_bounded(order, stride, reps, g, pool))
         new = fast.estimate(src, [models[i] for i in todo], rate=rate or fast.DEFAULT_RATE,
                             tolerance=fast.DEFAULT_TOLERANCE if tolerance is None else tolerance,
                             salt=salt, exact=exact) if todo else []
-        hist, sim = hist_f.result(), at_f.result()
+        hist, (sim, bounds) = hist_f.result(), at_f.result()
     got = dict(zip(todo, new))
     ests = [got[i] if i in got else known[p] for i, p in enumerate(others)]
     refs, misses, made_young, _, ra_pages, _ = sim
     plain = plain_lru_misses(hist, [pool.capacity_pages] + [m.capacity_pages for m in models])
+    low, high = bounds or (None, None)
     points = [model.CurvePoint(pool_bytes, pool.pool_pages, pool.capacity_pages, misses,
-                               plain[pool.capacity_pages], misses / refs if refs else 0.0, 0.0)]
+                               plain[pool.capacity_pages], misses / refs if refs else 0.0, 0.0,
+                               reads_low=low, reads_high=high)]
     for pb, m, e in zip(others, models, ests):
         points.append(model.CurvePoint(pb, m.pool_pages, m.capacity_pages, e.reads,
                                        plain[m.capacity_pages],
@@ -54,7 +58,8 @@ def forecast(order: str, stride: int, reps: int, g: model.Geometry, pool_bytes: 
     for p in points:
         p.plain_lru_miss_ratio = p.plain_lru_reads / refs if refs else 0.0
     at = model.Prediction(model.MODEL, misses, refs, 1.0 - misses / refs if refs else 0.0, points[0].plain_lru_reads,
-                    pool.capacity_pages, pool.pool_pages, made_young, qps, read_ahead=ra_pages)
+                    pool.capacity_pages, pool.pool_pages, made_young, qps, read_ahead=ra_pages,
+                    cleaner=model.cleaner_method(pool), reads_low=low, reads_high=high)
     keep = points if not curve_pools or pool_bytes in curve_pools else points[1:]
     return model.Forecast(g, order, model.queries_of(order, g.rows, stride, reps), refs, at,
                     sorted(keep, key=lambda p: p.pool_bytes))
@@ -87,17 +92,19 @@ def predict_result(result: dict) -> dict | None:
     if wl.get("order") not in model.ORDER_CODES or not ds.get("leaf_pages"):
         return None
     g = model.geometry_of(ds)
+    seen = replay_schedule(bp.get("cleaner_batches")) if (srv.get("flavor") or "mariadb") == "mysql" else None
     pool = model.pool_model(int(srv.get("innodb_buffer_pool_size") or 0), srv.get("variables") or {},
                       srv.get("flavor") or "mariadb", float(res.get("qps") or model.DEFAULT_QPS),
-                      total_pages=bp.get("pages_total"), start_pages=bp.get("pages_data_before"))
-    refs, misses, made_young, _, ra_pages, _ = model.simulate_detail(wl["order"], int(wl["stride"]), int(wl["reps"]),
-                                                               g, pool)
+                      total_pages=bp.get("pages_total"), start_pages=bp.get("pages_data_before"), cleaner_seen=seen)
+    (refs, misses, made_young, _, ra_pages, _), bounds = model.simulate_bounded(
+        wl["order"], int(wl["stride"]), int(wl["reps"]), g, pool)
     plain = model.lru_misses(model.stack_histogram(wl["order"], int(wl["stride"]), int(wl["reps"]), g),
                              pool.capacity_pages)
     requests = bp.get("read_requests") or refs
     p = model.Prediction(model.MODEL, misses, refs, 1.0 - misses / requests if requests else 0.0, plain,
                    pool.capacity_pages, pool.pool_pages, made_young, pool.qps, read_ahead=ra_pages,
-                   measured_read_ahead=bp.get("read_ahead"))
+                   measured_read_ahead=bp.get("read_ahead"), cleaner=model.cleaner_method(pool),
+                   reads_low=bounds[0] if bounds else None, reads_high=bounds[1] if bounds else None)
     model.hold_to_measured(p, result, plain)  # against the headline: pages read into the pool
     out = p.to_dict()
     out["curve"] = result_curve(wl["order"], int(wl["stride"]), int(wl["reps"]), g, pool, srv, misses, refs)

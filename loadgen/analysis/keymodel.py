@@ -116,6 +116,7 @@ def _kernel(pages: array, g: model.Geometry, pool: model.PoolModel, ms_per_ref: 
     # MySQL checks linear read-ahead on every first access of a page, which a key stream has too
     # (MariaDB only on a select's step to the next leaf, which these traces do not hold)
     ra = pool.ra_threshold if pool.ra_rule == model.RA_RULE_MYSQL else 0
+    pool = model.without_record(pool)
     return model.mean_over_phases(pool, lambda ph: native.lrusim_innodb(
         pages, None, g.n_pages, pool.capacity_high, pool.pool_pages, pool.old_pct, pool.old_time_ms, ms_per_ref,
         ra, pool.ra_area, True, pool.ra_rule, pool.start_pages, pool.start_freed, pool.cleaner_batch,

@@ -95,14 +95,19 @@ class PoolModel:
     cleaner_depth: int = 0
     cleaner_phase_ms: float | None = None
     cleaner_ticks: int = MYSQL_CLEANER_TICKS
+    # The LRU batches a MySQL run recorded, ((queries done, pages evicted), ...) in order
+    # (measure/cleaner.py): replayed where they were seen instead of the timed batch (None: no record)
+    cleaner_seen: tuple | None = None
 
     def tick_args(self, phase_ms: float) -> tuple:
-        """The kernel's tick arguments (tick_depth, tick_phase_ms, tick_period_ms, ticks)."""
-        return (self.cleaner_depth, phase_ms, MYSQL_CLEANER_PERIOD_MS, self.cleaner_ticks)
+        """The kernel's tick arguments (tick_depth, tick_phase_ms, tick_period_ms, ticks): no timed
+        batch where the run's own batches are replayed."""
+        depth = 0 if self.cleaner_seen is not None else self.cleaner_depth
+        return (depth, phase_ms, MYSQL_CLEANER_PERIOD_MS, self.cleaner_ticks)
 
     def phases(self) -> tuple:
         """The cleaner phases to simulate and average (one, 0.0, when there is no timed cleaner)."""
-        if not self.cleaner_depth:
+        if not self.cleaner_depth or self.cleaner_seen is not None:
             return (0.0,)
         return (self.cleaner_phase_ms,) if self.cleaner_phase_ms is not None else MYSQL_CLEANER_PHASES_MS
 
@@ -159,9 +164,10 @@ def mysql_start_pages(total_pages: int, lru_scan_depth: int, measured: int | Non
 
 def pool_model(pool_bytes: int, variables: dict | None = None, flavor: str = "mariadb",
                qps: float = DEFAULT_QPS, total_pages: int | None = None,
-               start_pages: int | None = None) -> PoolModel:
+               start_pages: int | None = None, cleaner_seen: tuple | None = None) -> PoolModel:
     """The simulator's view of a server's pool. start_pages (MySQL): data pages held right before
-    the run (Innodb_buffer_pool_pages_data), None for the lab's typical start-up."""
+    the run (Innodb_buffer_pool_pages_data), None for the lab's typical start-up; cleaner_seen
+    (MySQL): the LRU batches the run recorded (PoolModel.cleaner_seen)."""
     mysql = flavor == "mysql"
     defaults = {**DEFAULTS, **(MYSQL_DEFAULTS if mysql else {})}
     v = {**defaults, **{k: x for k, x in (variables or {}).items() if x not in (None, "")}}
@@ -175,7 +181,7 @@ def pool_model(pool_bytes: int, variables: dict | None = None, flavor: str = "ma
                          old_time_ms=float(v["innodb_old_blocks_time"]), qps=qps, ra_threshold=ra,
                          ra_area=read_ahead_area(total), ra_rule=RA_RULE_MYSQL,
                          start_pages=mysql_start_pages(total, scan_depth, start_pages),
-                         cleaner_depth=scan_depth)
+                         cleaner_depth=scan_depth, cleaner_seen=cleaner_seen)
     if total - scan_depth <= LRU_MIN_LEN:
         # The free target is out of reach: the page cleaner, woken whenever fewer than depth/2
         # frames are free, keeps the LRU list at BUF_LRU_MIN_LEN or under; sampled every 0.2 s at

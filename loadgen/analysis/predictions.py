@@ -35,6 +35,12 @@ class Prediction:
     # scaled back, with this standard error (1 and 0: simulated exactly; docs/innodb.md, "Large tables")
     scale: float = 1.0
     reads_se: float = 0.0
+    # MySQL's timed page cleaner: how the model placed its LRU batch (a run's recorded batches
+    # replayed, or the mean over four phases of one batch), and without a record how far that can
+    # be off: the reads with no batch, one and two at any of the phases (model.cleaner_bounds)
+    cleaner: str | None = None
+    reads_low: int | None = None
+    reads_high: int | None = None
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -52,6 +58,9 @@ class CurvePoint:
     reads_se: float = 0.0  # standard error of reads: 0 when simulated exactly (loadgen/analysis/curve.py)
     rate: float = 1.0  # the miniature's sampling rate; 1.0 = exact
     exact: bool = True
+    # MySQL's timed page cleaner at the forecast's own pool: reads with no batch .. two (Prediction)
+    reads_low: int | None = None
+    reads_high: int | None = None
 
 
 @dataclass

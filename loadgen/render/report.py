@@ -294,6 +294,10 @@ def forecast_rows(fc, pool_bytes: int) -> list[tuple[str, str]]:
         ("predicted reads", f"{nf.count(at.reads)}  ({at.model})" if getattr(at, "scale", 1.0) <= 1.0 else
          f"{nf.plus_minus(at.reads, at.reads_se)}  ({at.model}, on a copy 1/{at.scale:,.0f} the table's size, "
          "scaled back: docs/innodb.md, \"Large tables\")"),
+        *([("page cleaner", f"{nf.count(at.reads_low)} .. {nf.count(at.reads_high)} reads with no timed LRU batch "
+                            f"to two of them (when they land follows the server's activity: a run "
+                            "records and replays its own)")]
+          if getattr(at, "reads_low", None) is not None else []),
         ("read requests", nf.count(at.read_requests)),
         ("hit ratio", f"{nf.pct(at.hit_ratio)}  (miss ratio {nf.pct(1 - at.hit_ratio)})"),
         ("plain LRU reads", f"{nf.count(at.plain_lru_reads)}  (naive baseline, "

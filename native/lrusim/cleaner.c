@@ -15,6 +15,9 @@ void cleaner_init(lru_t *m, const sim_cfg_t *c, double scale) {
     m->tick_next_ms = c->tick_phase_ms;
     m->tick_period_ms = c->tick_period_ms;
     m->ticks_left = c->ticks;
+    m->seen = c->seen;
+    m->n_seen = c->seen ? c->n_seen : 0;
+    m->i_seen = 0;
 }
 
 /* A free frame for a page of weight w about to be read. A full pool is emptied from the tail
@@ -70,4 +73,21 @@ void cleaner_tick(lru_t *m, double now_ms) {
     }
     while (m->tick_next_ms <= now_ms)
         m->tick_next_ms += m->tick_period_ms;
+}
+
+/* The batches a run recorded (INNODB_METRICS buffer_LRU_batch_evict_total_pages, polled while it
+ * ran: loadgen/measure/cleaner.py): when MySQL's timed batch landed follows the server's activity,
+ * which the model cannot know, so a run's own prediction replays what the server did. Each batch
+ * evicts its pages from the LRU tail before the first access of the query it was seen at, never
+ * shortening the list below BUF_LRU_MIN_LEN, as buf_flush_LRU_list_batch stops there. A miniature
+ * evicts the batch's weight at its sampling rate. */
+void cleaner_replay(lru_t *m, double now_ms) {
+    while (m->i_seen < m->n_seen && now_ms >= (double)m->seen[2 * m->i_seen] * m->ms_per_query) {
+        double want = (double)m->seen[2 * m->i_seen + 1] * (m->weighted ? m->upper_w : 1.0), done = 0;
+        while (m->len > LRU_MIN_LEN && (m->weighted ? done + 0.5 < want : done < want)) {
+            done += weight(m, m->tail);
+            evict_tail(m);
+        }
+        m->i_seen++;
+    }
 }

@@ -6,7 +6,9 @@
  *    `batch` pages at once (make_room; batch 0 or 1: one page per read).
  *  - MySQL 8.0-9.x: the user threads free one page per read (make_room), and a timed LRU batch
  *    refills the free list to innodb_lru_scan_depth frames (cleaner_tick): when the first one
- *    lands (tick_phase_ms), how often (tick_period_ms) and how many (ticks) are the caller's.
+ *    lands (tick_phase_ms), how often (tick_period_ms) and how many (ticks) are the caller's;
+ *    or, for a run that recorded its batches, those batches replayed where they were seen
+ *    (cleaner_replay).
  * Every setting of the cleaner is taken from the pool's configuration in cleaner_init, and its
  * clock is looked at on every page access (cleaner_due): its timing lives in this file.
  */
@@ -26,8 +28,13 @@ void make_room(lru_t *m, double w);
 /* MySQL's timed LRU batch, due at now_ms. */
 void cleaner_tick(lru_t *m, double now_ms);
 
-/* Run the timed batch if one is due at now_ms (before the access at now_ms). */
+/* Replay the recorded batches due at now_ms (sim_cfg_t.seen). */
+void cleaner_replay(lru_t *m, double now_ms);
+
+/* Run the timed batch, or the recorded ones, if due at now_ms (before the access at now_ms). */
 static inline void cleaner_due(lru_t *m, double now_ms) {
+    if (m->i_seen < m->n_seen && now_ms >= (double)m->seen[2 * m->i_seen] * m->ms_per_query)
+        cleaner_replay(m, now_ms);
     if (m->tick_depth && now_ms >= m->tick_next_ms)
         cleaner_tick(m, now_ms);
 }

@@ -51,6 +51,9 @@ typedef struct {
     uint64_t tick_depth; /* innodb_lru_scan_depth: free frames an LRU batch refills to */
     double tick_next_ms, tick_period_ms;
     uint64_t ticks_left; /* batches still to come; 0 = one every period */
+    /* the batches a run recorded (cleaner_replay): pairs (queries done, pages evicted) */
+    const uint64_t *seen;
+    uint64_t n_seen, i_seen;
     uint64_t freed_page_clock;
     uint64_t old_ratio;
     double old_time_ms, ms_per_query;

@@ -72,7 +72,7 @@ int sim_init(lru_t *m, const sim_cfg_t *c, uint64_t n_pages, uint64_t leaf_pages
     m->ra_rule = params->ra_rule;
     cleaner_init(m, c, scale);
     /* the collapse skips time between accesses, where a timed batch may land */
-    m->collapse = collapse && !m->tick_depth;
+    m->collapse = collapse && !m->tick_depth && !m->n_seen;
     /* the file holds the last leaf's extent whole (the lab: MySQL read it ahead in full) */
     m->tail_phys = leaf_phys(leaf_pages - 1) + 1;
     m->space_end = m->mini ? m->mini->n_sampled_units * EXTENT_PAGES

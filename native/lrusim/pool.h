@@ -6,6 +6,8 @@
 #ifndef LOADGEN_LRUSIM_POOL_H
 #define LOADGEN_LRUSIM_POOL_H
 
+#include <stddef.h>
+
 #include "innodb_lru.h"
 
 /* A pool's size and the server facts that differ between pools of one run. */
@@ -21,6 +23,10 @@ typedef struct {
     uint64_t tick_depth;
     double tick_phase_ms, tick_period_ms;
     uint64_t ticks;
+    /* MySQL's LRU batches as a run recorded them (cleaner_replay): n_seen pairs (queries done,
+     * pages evicted), sorted by queries done; they replace the timed batch (tick_depth 0) */
+    const uint64_t *seen;
+    size_t n_seen;
 } sim_cfg_t;
 
 /* The server's settings, the same for every pool of a run. */

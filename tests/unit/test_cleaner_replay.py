@@ -1,0 +1,87 @@
+"""MySQL's page-cleaner LRU batches as a run recorded them, replayed by the kernel
+(native/lrusim/cleaner.c cleaner_replay), and the bounds a prediction without a record gives
+(model.simulate_bounded)."""
+from array import array
+
+import pytest
+
+from loadgen import native
+from loadgen.analysis import forecast, model
+from loadgen.measure.cleaner import replay_schedule
+
+# A bare trace of 600 pages read twice, a pool of 1,000: nothing is evicted without a batch, so
+# every batch's evictions show in the second pass's misses page for page. The clock (0.01 ms a
+# reference) keeps every page old (innodb_old_blocks_time 1000 ms), so the tail is the first pass's
+# oldest pages.
+TRACE = array("I", list(range(600)) * 2)
+
+
+def kernel(seen, capacity=1000):
+    return native.lrusim_innodb(TRACE, None, 600, capacity, capacity, 37, 1000, 0.01, 0, 64, True,
+                                model.RA_RULE_MYSQL, 0, 0, 0, 0, 0.0, 1000.0, 1, 0, seen)
+
+
+def test_a_batch_at_query_q_evicts_n_tail_pages_that_the_rest_reads_again():
+    assert kernel(None)[1] == 600  # no batch: the cold misses only
+    assert kernel(())[1] == 600  # a record of no batch is the same
+    # 100 pages evicted before reference 600: pages 0..99, read again right after
+    assert kernel(((600, 100),))[1] == 700
+    # two batches: the first evicts 0..49 (read again at once); the second, at reference 900, the
+    # tail's 50..99, whose second reads came before it: it costs no read
+    assert kernel(((600, 50), (900, 50)))[1] == 650
+
+
+def test_a_batch_stops_at_buf_lru_min_len_and_one_after_the_run_changes_nothing():
+    # 500 asked of a 600-page list: it stops at BUF_LRU_MIN_LEN (256) pages, 344 evicted
+    assert kernel(((600, 500),))[1] == 600 + 600 - model.LRU_MIN_LEN
+    assert kernel(((5000, 100),))[1] == 600  # seen after the last query
+    assert kernel(((0, 100),))[1] == 600  # at the start: the list was empty
+
+
+def test_a_record_out_of_order_is_refused():
+    with pytest.raises(ValueError, match="sorted"):
+        kernel(((700, 1), (600, 1)))
+
+
+def test_replay_schedule_places_each_batch_between_its_polls():
+    rec = {"batches": [{"queries_before": 12136, "queries_after": 12264, "pages": 662},
+                       {"queries_before": 1178, "queries_after": 1501, "pages": 767}]}
+    assert replay_schedule(rec) == ((1339, 767), (12200, 662))
+    assert replay_schedule({"batches": []}) == ()  # recorded: none came
+    assert replay_schedule(None) is None  # not recorded (MariaDB, older files)
+    assert replay_schedule({**rec, "complete": False}) is None  # cut short: the model's mean instead
+
+
+def mysql_result(batches=None) -> dict:
+    """A MySQL run's result as far as predict_result reads it: 200k rows, B at 16M."""
+    bp = {"pages_total": 1024, "pages_data_before": 970, "pages_read": 3400}
+    if batches is not None:
+        bp["cleaner_batches"] = {"method": "test", "batches": batches}
+    return {"workload": {"order": "looped", "stride": 10, "reps": 2},
+            "dataset": {"rows": 200_000, "leaf_pages": 1633, "height": 3},
+            "server": {"flavor": "mysql", "innodb_buffer_pool_size": 16 << 20, "variables": {}},
+            "result": {"qps": 20_000}, "buffer_pool": bp}
+
+
+def test_a_runs_record_replaces_the_four_phase_mean_and_moves_the_prediction():
+    without = forecast.predict_result(mysql_result())
+    late = forecast.predict_result(mysql_result([{"queries_before": 20000, "queries_after": 20000, "pages": 900}]))
+    early = forecast.predict_result(mysql_result([{"queries_before": 5000, "queries_after": 5000, "pages": 800}]))
+    assert "mean over 4 phases" in without["cleaner"] and "replayed" in late["cleaner"]
+    # a batch at the loop's turn (query 20,000) evicts what the second pass reads: B at 16M reads
+    # hundreds of pages more than with the batch early in the first pass (lab: 2,770..3,449)
+    assert late["reads"] - early["reads"] > 300
+    # without a record the prediction says how far the batch's timing can move it
+    assert without["reads_low"] <= without["reads"] <= without["reads_high"]
+    assert without["reads_high"] - without["reads_low"] > 300
+    assert late["reads_low"] is None and late["reads_high"] is None
+
+
+def test_mariadb_keeps_its_model_and_gives_no_cleaner_bounds():
+    r = mysql_result([{"queries_before": 20000, "queries_after": 20000, "pages": 900}])
+    r["server"]["flavor"] = "mariadb"
+    r["buffer_pool"]["pages_total"] = 1014
+    p = forecast.predict_result(r)
+    assert p["cleaner"] is None and p["reads_low"] is None
+    pool = model.pool_model(16 << 20, {}, "mariadb")
+    assert model.simulate_bounded("looped", 10, 2, model.geometry_of(r["dataset"]), pool)[1] is None
