@@ -1,0 +1,480 @@
+"""Predict a mixed run's pages read per table (issue #21 item 4; docs/mix-design.md, "The model's view").
+
+The run's op sequence is regenerated from its spec and seed (workload/opstream.py: op i is a
+function of (seed, i), and the driver sends the ops in that order, so the server saw exactly this
+sequence); each op becomes the page references it makes in each B-tree (clustered index and
+secondary indexes, their geometry from the run's dataset.tables), and one simulated pool (the
+kernel's InnoDB LRU, native/lrusim/mix.h) runs them all, counting each page's reads.
+
+The page space: each B-tree has a block of page numbers, leaves first in key order (with room
+for the leaves the run's inserts add), then its upper levels, the root last. The first table's
+clustered index sits at page 0 with the physical layout of a PK-ordered load (layout.h), so
+linear read-ahead runs on its leaves (MariaDB's trigger on a step to the next leaf, MySQL's on a
+page's first access); the other B-trees have no physical page numbers and no read-ahead (every
+preset is one table, whose ranges and scans are on that index).
+
+What an op references (root first):
+  read                    the clustered descent to the key's leaf
+  read-secondary          the index's descent to the value's leaf, then the clustered descent
+  range of n rows         the descent to the first key's leaf, then each next leaf (a leaf step)
+  scan                    the descent to the first leaf, then every leaf in order
+  update, delete          the clustered descent, the leaf written; an update of an indexed column
+                          (sysbench's k = k + 1) and a delete also write the index entry's leaf
+  read-modify-write       the read, then the update
+  delete-insert           the delete, then the insert of the same key: the leaf written twice,
+                          the index's old and new entries' leaves written
+  insert (at the end)     the descent to the last leaf; every rows-per-leaf inserts a new leaf is
+                          created (a frame, no read: buf_page_create) at the end of the tree
+Where a row's secondary index entry lies is not known from its key (sysbench's k is random), so
+it is a hash of the key spread over the index's leaves.
+
+Not modelled: flush-list flushing (the dirty count is pages evicted while dirty, an upper bound
+of the LRU flushes); purge (deletes only mark); page splits at random keys (inserts go at the
+end only); the change buffer (off by default on both servers); undo and system-tablespace reads
+(ibdata1, undo logs: they are in the pool's pages_read, not in a table's); the pages the
+server's own threads read (statistics, the dictionary) beyond the start-up pages pool.py knows.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import native
+from ..errors import UsageError
+from ..workload import mix as mixspec
+from ..workload.opstream import Generator
+from .geometry import DEFAULT_FANOUT
+from .keymodel import held_pages
+from .pool import DEFAULT_QPS, DEFAULTS, pool_model
+
+MODEL = "innodb-lru-mix"
+MOVE, WRITE, OP, NEW = 1, 2, 4, 8  # native/lrusim/mix.h's MIX_* flags
+PRIMARY = "PRIMARY"
+MAX_REFS = 200_000_000  # one reference is 5 bytes of trace: 1 GB at most
+
+
+@dataclass(frozen=True)
+class Tree:
+    """One B-tree in the model's page space: leaves base..base+leaf_pages+grown-1 in key order,
+    then its upper levels (level 1 first), the root last."""
+
+    table: str  # the mix's table name
+    index: str  # PRIMARY or the secondary index's name
+    rows: int  # rows at the start
+    leaf_pages: int  # leaves at the start
+    height: int
+    grown: int = 0  # leaves the run's inserts add at the end
+    base: int = 0
+    fanout: int = DEFAULT_FANOUT
+
+    @property
+    def rows_per_leaf(self) -> float:
+        return max(1.0, self.rows / self.leaf_pages)
+
+    @property
+    def all_leaves(self) -> int:
+        return self.leaf_pages + self.grown
+
+    def level_sizes(self) -> list[int]:
+        """Pages per level above the leaves, level 1 first, the root (1 page) last."""
+        sizes, n = [], self.all_leaves
+        for level in range(1, self.height):
+            n = 1 if level == self.height - 1 else max(1, -(-n // self.fanout))
+            sizes.append(n)
+        return sizes
+
+    @property
+    def n_pages(self) -> int:
+        return self.all_leaves + sum(self.level_sizes())
+
+    def leaf_of_key(self, key: np.ndarray) -> np.ndarray:
+        """The leaf (index in the tree) of clustered keys: the start's rows spread evenly over
+        the start's leaves; keys past them (inserted at the end) on the new leaves."""
+        key = key.astype(np.int64)
+        old = (np.clip(key, 1, self.rows) - 1) * self.leaf_pages // self.rows
+        new = self.leaf_pages + ((key - self.rows - 1) // self.rows_per_leaf).astype(np.int64)
+        return np.where(key <= self.rows, old, np.minimum(new, self.all_leaves - 1))
+
+    def entry_leaf(self, key: np.ndarray, salt: int = 0) -> np.ndarray:
+        """A secondary index entry's leaf: a hash of the row's key over the index's leaves."""
+        h = _mix64(key.astype(np.uint64) + np.uint64(salt * 0x9E3779B97F4A7C15 & (2**64 - 1)))
+        return (h % np.uint64(self.leaf_pages)).astype(np.int64)
+
+    def path(self, leaf: np.ndarray) -> np.ndarray:
+        """The pages of each leaf's descent, root first: shape (len(leaf), height)."""
+        leaf = np.asarray(leaf, dtype=np.int64)
+        cols = []
+        at, div = self.base + self.all_leaves, 1
+        for size in self.level_sizes():
+            div *= self.fanout
+            cols.append(at + np.minimum(leaf // div, size - 1))
+            at += size
+        cols.reverse()  # root first
+        cols.append(self.base + leaf)
+        return np.stack(cols, axis=1) if len(cols) > 1 else (self.base + leaf)[:, None]
+
+
+def _mix64(x: np.ndarray) -> np.ndarray:
+    x = x.astype(np.uint64)
+    with np.errstate(over="ignore"):
+        x ^= x >> np.uint64(30)
+        x *= np.uint64(0xBF58476D1CE4E5B9)
+        x ^= x >> np.uint64(27)
+        x *= np.uint64(0x94D049BB133111EB)
+        x ^= x >> np.uint64(31)
+    return x
+
+
+def grown_leaves(inserts: int, rows_per_leaf: float) -> int:
+    """Leaves `inserts` rows at the end add: the last leaf is taken as full, so a new leaf every
+    rows-per-leaf inserts, the first at the first insert (ceil(n / rows_per_leaf))."""
+    return math.ceil(inserts / rows_per_leaf) if inserts > 0 else 0
+
+
+class Trace:
+    """References in order: pages (uint32) and flags (uint8), appended op by op in numpy blocks."""
+
+    def __init__(self):
+        self.pages: list[np.ndarray] = []
+        self.flags: list[np.ndarray] = []
+        self.n = 0
+
+    def add(self, pages: np.ndarray, flags: np.ndarray) -> None:
+        self.n += len(pages)
+        if self.n > MAX_REFS:
+            raise UsageError(f"the mix makes over {MAX_REFS:,} page references: too many for the model",
+                             "run fewer operations, or scans over smaller tables")
+        self.pages.append(pages.astype(np.uint32, copy=False))
+        self.flags.append(flags.astype(np.uint8, copy=False))
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        if not self.pages:
+            return np.zeros(0, np.uint32), np.zeros(0, np.uint8)
+        return np.concatenate(self.pages), np.concatenate(self.flags)
+
+
+class Space:
+    """The mix's B-trees in one page space (Tree.base), the first table's clustered index first."""
+
+    def __init__(self, trees: dict[tuple[str, str], Tree]):
+        self.trees = trees
+        self.n_pages = sum(t.n_pages for t in trees.values())
+
+    @classmethod
+    def of(cls, tables: dict[str, dict], inserts: dict[str, int], order: list[str]) -> "Space":
+        """tables: dataset.tables (rows, leaf_pages, height, indexes {name: {leaf_pages, height}});
+        inserts: each table's inserts in the run; order: the tables, the one at page 0 first."""
+        trees: dict[tuple[str, str], Tree] = {}
+        base = 0
+        for name in order:
+            t = tables[name]
+            rows = max(1, int(t.get("rows") or 1))
+            leaves = max(1, int(t.get("leaf_pages") or 1))
+            clustered = Tree(name, PRIMARY, rows, leaves, max(1, int(t.get("height") or 1)))
+            clustered = dataclasses.replace(clustered, grown=grown_leaves(inserts.get(name, 0),
+                                                                          clustered.rows_per_leaf), base=base)
+            trees[(name, PRIMARY)] = clustered
+            base += clustered.n_pages
+            for iname, ix in sorted((t.get("indexes") or {}).items()):
+                if iname == PRIMARY:
+                    continue
+                il = max(1, int(ix.get("leaf_pages") or 1))
+                # an index entry per row: the inserts add to it at hashed places, its leaves fill
+                # and split there; the model keeps its leaves (their count grows a little)
+                tree = Tree(name, iname, rows, il, max(1, int(ix.get("height") or 1)), base=base)
+                trees[(name, iname)] = tree
+                base += tree.n_pages
+        return cls(trees)
+
+    def secondaries(self, table: str) -> list[Tree]:
+        return [t for (name, idx), t in self.trees.items() if name == table and idx != PRIMARY]
+
+    def tree_of(self, table: str, index: str | None) -> Tree:
+        return self.trees[(table, index or PRIMARY)]
+
+
+def _first_flags(n: int, height: int, first: bool, write_leaf: bool = False) -> np.ndarray:
+    """Flags of n descents of `height` pages: OP on the first page when `first`, WRITE on the leaf."""
+    f = np.zeros((n, height), dtype=np.uint8)
+    if first:
+        f[:, 0] |= OP
+    if write_leaf:
+        f[:, -1] |= WRITE
+    return f
+
+
+def point_refs(tree: Tree, leaves: np.ndarray, first: bool = True, write: bool = False,
+               new: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Descents to `leaves` as (pages, flags), shape (n, height) each: one op per row when first."""
+    pages = tree.path(leaves)
+    flags = _first_flags(len(leaves), pages.shape[1], first, write)
+    if new is not None:
+        flags[:, -1] |= np.where(new, NEW, 0).astype(np.uint8)
+    return pages, flags
+
+
+def walk_refs(tree: Tree, first_leaf: int, last_leaf: int, first: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """A descent to first_leaf, then each next leaf to last_leaf (steps: MariaDB's read-ahead trigger)."""
+    p, f = point_refs(tree, np.array([first_leaf]), first)
+    steps = np.arange(first_leaf + 1, last_leaf + 1, dtype=np.int64) + tree.base
+    return (np.concatenate([p[0], steps]),
+            np.concatenate([f[0], np.full(len(steps), MOVE, dtype=np.uint8)]))
+
+
+class Mapper:
+    """Turns a chunk of the op sequence into references (the model's view, this module's docstring)."""
+
+    def __init__(self, spec: mixspec.MixSpec, space: Space, columns_of: dict | None = None):
+        self.spec = spec
+        self.space = space
+        self.columns_of = columns_of or {}  # (table, index) -> its columns (dataset.tables)
+        self.indexed: dict[int, list[Tree]] = {}  # update streams: the indexes their column is in
+        for i, s in enumerate(spec.streams):
+            if s.op in ("update", "read-modify-write") and s.column:
+                self.indexed[i] = [t for t in space.secondaries(s.table) if _leads(t, s.column, self.columns_of)]
+        self.inserted: dict[str, int] = {t.name: 0 for t in spec.tables}
+
+    def op_refs(self, stream: int, key: np.ndarray, length: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+        """References of one stream's ops, in op order: a list of (pages, flags) per op, or one
+        block (n ops x a fixed number of references) when every op makes as many."""
+        s = self.spec.streams[stream]
+        tree = self.space.tree_of(s.table, None)
+        op = s.op
+        n = len(key)
+        if op == "read":
+            p, f = point_refs(tree, tree.leaf_of_key(key))
+            return [(p.ravel(), f.ravel())]
+        if op == "read-secondary":
+            sec = self.space.tree_of(s.table, _index_of(self.space, s.table, s.column, self.columns_of))
+            p1, f1 = point_refs(sec, sec.entry_leaf(key))
+            p2, f2 = point_refs(tree, tree.leaf_of_key(key), first=False)
+            return [(np.hstack([p1, p2]).ravel(), np.hstack([f1, f2]).ravel())]
+        if op in ("update", "delete", "read-modify-write", "delete-insert"):
+            leaves = tree.leaf_of_key(key)
+            parts_p, parts_f = [], []
+            if op == "read-modify-write":  # the read, then the update: one op
+                p, f = point_refs(tree, leaves)
+                parts_p.append(p)
+                parts_f.append(f)
+            p, f = point_refs(tree, leaves, first=op != "read-modify-write", write=True)
+            parts_p.append(p)
+            parts_f.append(f)
+            if op == "delete-insert":  # the insert of the same key: the same leaf, written again
+                p, f = point_refs(tree, leaves, first=False, write=True)
+                parts_p.append(p)
+                parts_f.append(f)
+            secs = (self.indexed.get(stream, []) if op in ("update", "read-modify-write")
+                    else self.space.secondaries(s.table))
+            for sec in secs:
+                salts = (0, 1) if op in ("update", "read-modify-write", "delete-insert") else (0,)
+                for salt in salts:  # the old entry (delete-marked), the new one
+                    p, f = point_refs(sec, sec.entry_leaf(key, salt), first=False, write=True)
+                    parts_p.append(p)
+                    parts_f.append(f)
+            return [(np.hstack(parts_p).ravel(), np.hstack(parts_f).ravel())]
+        if op == "insert":
+            before = self.inserted[s.table]
+            self.inserted[s.table] = before + n
+            # n-th insert into the table: key rows + n; a new leaf when it is the first on it
+            nth = key.astype(np.int64) - tree.rows
+            rpl = tree.rows_per_leaf
+            leaf_now = ((nth - 1) // rpl).astype(np.int64)
+            leaf_before = np.where(nth > 1, ((nth - 2) // rpl).astype(np.int64), -1)
+            new = leaf_now != leaf_before
+            p, f = point_refs(tree, tree.leaf_of_key(key), write=True, new=new)
+            parts_p, parts_f = [p], [f]
+            for sec in self.space.secondaries(s.table):
+                p2, f2 = point_refs(sec, sec.entry_leaf(key, 1), first=False, write=True)
+                parts_p.append(p2)
+                parts_f.append(f2)
+            return [(np.hstack(parts_p).ravel(), np.hstack(parts_f).ravel())]
+        if op == "range":
+            first = tree.leaf_of_key(key)
+            last = tree.leaf_of_key(key.astype(np.int64) + length.astype(np.int64) - 1)
+            return [walk_refs(tree, int(a), int(b)) for a, b in zip(first, last)]
+        if op == "scan":
+            scanned = self.space.tree_of(s.table, s.index)
+            return [walk_refs(scanned, 0, scanned.all_leaves - 1) for _ in range(n)]
+        raise UsageError(f"the mix model does not know op {op!r}")
+
+
+def _leads(tree: Tree, column: str, columns_of: dict) -> bool:
+    cols = columns_of.get((tree.table, tree.index)) or []
+    return bool(cols) and cols[0].lower() == column.lower()
+
+
+def _index_of(space: Space, table: str, column: str | None, columns_of: dict) -> str | None:
+    for t in space.secondaries(table):
+        if column and _leads(t, column, columns_of):
+            return t.index
+    return None
+
+
+def build_trace(spec: mixspec.MixSpec, space: Space, scheduled: dict[int, list[int]] | None = None,
+                ops: int | None = None, columns_of: dict | None = None) -> Trace:
+    """The references of the mix's first `ops` operations, in order; scheduled[op] = the
+    scheduled streams whose execution started before op (their scans go in there)."""
+    mapper = Mapper(spec, space, columns_of)
+    trace = Trace()
+    scheduled = scheduled or {}
+    stop = spec.operations if ops is None else ops
+    gen = Generator(spec)
+    at_ops = sorted(scheduled)
+    for chunk in gen.chunks(0, stop):
+        cuts = sorted({chunk.start, chunk.stop, *(o for o in at_ops if chunk.start < o < chunk.stop)})
+        for lo, hi in zip(cuts, cuts[1:]):
+            for stream in scheduled.get(lo, []):
+                _add_scheduled(trace, mapper, stream)
+            _add_ops(trace, mapper, chunk.stream[lo - chunk.start:hi - chunk.start],
+                     chunk.key[lo - chunk.start:hi - chunk.start], chunk.length[lo - chunk.start:hi - chunk.start])
+    for o in at_ops:
+        if o >= stop:
+            for stream in scheduled[o]:
+                _add_scheduled(trace, mapper, stream)
+    return trace
+
+
+def _add_scheduled(trace: Trace, mapper: Mapper, stream: int) -> None:
+    s = mapper.spec.streams[stream]
+    scanned = mapper.space.tree_of(s.table, s.index)
+    p, f = walk_refs(scanned, 0, scanned.all_leaves - 1)
+    trace.add(p, f)
+
+
+def _add_ops(trace: Trace, mapper: Mapper, stream: np.ndarray, key: np.ndarray, length: np.ndarray) -> None:
+    """Ops in sequence order: each stream's references computed in a block, then put back in order."""
+    n = len(stream)
+    if n == 0:
+        return
+    per_op_pages: list = [None] * n
+    per_op_flags: list = [None] * n
+    for i in np.unique(stream):
+        where = np.nonzero(stream == i)[0]
+        parts = mapper.op_refs(int(i), key[where], length[where])
+        if len(parts) == 1 and len(where) > 0 and len(parts[0][0]) % len(where) == 0:
+            width = len(parts[0][0]) // len(where)
+            pages = parts[0][0].reshape(len(where), width)
+            flags = parts[0][1].reshape(len(where), width)
+            for j, w in enumerate(where):
+                per_op_pages[w] = pages[j]
+                per_op_flags[w] = flags[j]
+        else:
+            for j, w in enumerate(where):
+                per_op_pages[w], per_op_flags[w] = parts[j]
+    trace.add(np.concatenate(per_op_pages), np.concatenate(per_op_flags))
+
+
+# -- from a result document ---------------------------------------------------------------------
+def spec_of(run: dict) -> mixspec.MixSpec:
+    """The spec as run (workload.mix), parsed back with the file checks."""
+    doc = dict(((run.get("workload") or {}).get("mix")) or {})
+    source = doc.pop("source", "") or "<run>"
+    doc.pop("description", None)
+    spec = mixspec._build(doc, mixspec._Where(source), _base(source), {})
+    return dataclasses.replace(spec, source=source)
+
+
+def _base(source: str):
+    from pathlib import Path
+
+    return Path(source).parent if source and not source.startswith("preset ") else Path.cwd()
+
+
+def scheduled_positions(run: dict, spec: mixspec.MixSpec) -> dict[int, list[int]]:
+    """Where each scheduled execution started in the op sequence (result.streams[name].executions)."""
+    out: dict[int, list[int]] = {}
+    streams = (run.get("result") or {}).get("streams") or {}
+    for i in spec.scheduled:
+        for ex in (streams.get(spec.streams[i].name) or {}).get("executions") or []:
+            out.setdefault(int(ex.get("ops_before") or 0), []).append(i)
+    return out
+
+
+def pool_of(run: dict):
+    srv, bp, res = (run.get(k) or {} for k in ("server", "buffer_pool", "result"))
+    pool = pool_model(int(srv.get("innodb_buffer_pool_size") or 0), srv.get("variables") or {},
+                      srv.get("flavor") or "mariadb", float(res.get("qps") or DEFAULT_QPS),
+                      total_pages=bp.get("pages_total"), start_pages=bp.get("pages_data_before"))
+    held = held_pages(run.get("samples") or [], pool.pool_pages)
+    depth = int((srv.get("variables") or {}).get("innodb_lru_scan_depth") or DEFAULTS["innodb_lru_scan_depth"])
+    if held and abs(held - pool.capacity_pages) > depth / 2:  # as keymodel.predict_result
+        pool = dataclasses.replace(pool, capacity_pages=held)
+    return pool
+
+
+def simulate(trace: Trace, space: Space, pool, leaf_pages: int) -> native.MixSim:
+    """The pool over the trace, averaged over MySQL's cleaner phases (model.mean_over_phases)."""
+    pages, flags = trace.arrays()
+    runs = [native.lrusim_mix(pages, flags, space.n_pages, leaf_pages, pool.capacity_high, pool.pool_pages,
+                              pool.old_pct, pool.old_time_ms, 1000.0 / pool.qps, pool.ra_threshold, pool.ra_area,
+                              pool.ra_rule, pool.start_pages, pool.start_freed, pool.cleaner_batch,
+                              *pool.tick_args(ph)) for ph in pool.phases()]
+    if len(runs) == 1:
+        return runs[0]
+    reads = np.mean([np.frombuffer(r.reads, dtype=np.uint32) for r in runs], axis=0).round().astype(np.uint32)
+    fields = [round(sum(getattr(r, f) for r in runs) / len(runs)) for f in native.MixSim._fields[:-1]]
+    return native.MixSim(*fields, reads.tobytes())
+
+
+def predict(run: dict) -> dict | None:
+    """The prediction block of a mixed run (loadgen.mixrun.predict_mix's hook), or None when the
+    run has no mix or no table geometry."""
+    wl, ds = run.get("workload") or {}, run.get("dataset") or {}
+    tables = ds.get("tables") or {}
+    if wl.get("kind") != "mix" or not tables or any(not t.get("leaf_pages") for t in tables.values()):
+        return None
+    spec = spec_of(run)
+    done = int((run.get("result") or {}).get("ops") or spec.operations)
+    counts = Generator(spec).counts_at(done)
+    inserts: dict[str, int] = {}
+    for i, s in enumerate(spec.streams):
+        if s.op == "insert" and not s.scheduled:
+            inserts[s.table] = inserts.get(s.table, 0) + int(counts[i])
+    order = _table_order(spec, tables)
+    space = Space.of(tables, inserts, order)
+    columns_of = {(name, iname): list(ix.get("columns") or []) for name, t in tables.items()
+                  for iname, ix in (t.get("indexes") or {}).items()}
+    trace = build_trace(spec, space, scheduled_positions(run, spec), done, columns_of)
+    pool = pool_of(run)
+    first = space.tree_of(order[0], None)
+    sim = simulate(trace, space, pool, first.all_leaves)
+    reads = np.frombuffer(sim.reads, dtype=np.uint32)
+    out_tables: dict[str, dict] = {}
+    for (name, idx), tree in space.trees.items():
+        qualified = f"{tables[name].get('database') or ds.get('database')}.{tables[name].get('table') or name}"
+        got = int(reads[tree.base:tree.base + tree.n_pages].sum(dtype=np.uint64))
+        if name == order[0] and idx == PRIMARY:
+            got += sim.filler_reads  # MySQL's read-ahead of the first extent's non-leaf pages
+        t = out_tables.setdefault(qualified, {"pages_read": 0, "indexes": {}})
+        t["pages_read"] += got
+        t["indexes"][idx] = {"pages_read": got, "leaf_pages": tree.all_leaves, "grown_leaves": tree.grown}
+    return {
+        "model": MODEL,
+        "pages_read": int(sim.misses),
+        "read_requests": int(sim.refs),
+        "read_ahead": int(sim.read_ahead),
+        "made_young": int(sim.made_young),
+        "dirty_evictions": int(sim.dirty_evicted),
+        "dirty_at_end": int(sim.dirty_at_end),
+        "capacity_pages": pool.capacity_pages,
+        "pool_pages": pool.pool_pages,
+        "qps": pool.qps,
+        "tables": out_tables,
+        "note": "pages read of the tables' files only: the pool's pages_read also counts ibdata1 and the undo "
+                "logs, which the model does not follow; dirty_evictions counts pages evicted dirty with no "
+                "flush-list flushing (an upper bound of the LRU flushes)",
+    }
+
+
+def _table_order(spec: mixspec.MixSpec, tables: dict) -> list[str]:
+    """The table at page 0 (the one read-ahead runs on) first: the one with the most range and
+    scan ops (else the most ops), then the rest as declared."""
+    weight: dict[str, float] = {t.name: 0.0 for t in spec.tables}
+    for s in spec.streams:
+        w = (s.share or 0.0) * (1000 if s.op in ("range", "scan") else 1) + (1e6 if s.scheduled else 0)
+        weight[s.table] = weight.get(s.table, 0.0) + w
+    names = [t.name for t in spec.tables if t.name in tables]
+    return sorted(names, key=lambda n: -weight.get(n, 0.0))
