@@ -46,7 +46,7 @@ from .. import native
 from ..errors import UsageError
 from ..workload import mix as mixspec
 from ..workload.opstream import Generator
-from .geometry import DEFAULT_FANOUT
+from .geometry import DEFAULT_FANOUT, Geometry, leaf_jitter
 from .keymodel import held_pages
 from .pool import DEFAULT_QPS, DEFAULTS, pool_model
 
@@ -54,6 +54,7 @@ MODEL = "innodb-lru-mix"
 MOVE, WRITE, OP, NEW = 1, 2, 4, 8  # native/lrusim/mix.h's MIX_* flags
 PRIMARY = "PRIMARY"
 MAX_REFS = 200_000_000  # one reference is 5 bytes of trace: 1 GB at most
+_STARTS: dict[tuple[int, int], np.ndarray] = {}
 
 
 @dataclass(frozen=True)
@@ -90,13 +91,40 @@ class Tree:
     def n_pages(self) -> int:
         return self.all_leaves + sum(self.level_sizes())
 
+    def leaf_starts(self) -> np.ndarray:
+        """The first key of each of the start's leaves: near k * rows / L, up to geometry's
+        jitter off (geometry.leaf_start, vectorised; which keys are a leaf's first or last
+        decides which reads step to a neighbour leaf)."""
+        cached = _STARTS.get((self.rows, self.leaf_pages))
+        if cached is not None:
+            return cached
+        k = np.arange(self.leaf_pages, dtype=np.int64)
+        g = Geometry(self.rows, self.leaf_pages, self.height)
+        a = leaf_jitter(g)
+        jitter = (_mix64(k.astype(np.uint64)) % np.uint64(2 * a + 1)).astype(np.int64) - a if a else 0
+        starts = 1 + (2 * k * self.rows + self.leaf_pages) // (2 * self.leaf_pages) + jitter
+        starts[0] = 1
+        if len(_STARTS) > 8:
+            _STARTS.clear()
+        _STARTS[(self.rows, self.leaf_pages)] = starts
+        return starts
+
     def leaf_of_key(self, key: np.ndarray) -> np.ndarray:
-        """The leaf (index in the tree) of clustered keys: the start's rows spread evenly over
-        the start's leaves; keys past them (inserted at the end) on the new leaves."""
-        key = key.astype(np.int64)
-        old = (np.clip(key, 1, self.rows) - 1) * self.leaf_pages // self.rows
+        """The leaf (index in the tree) of clustered keys: the start's rows on the start's leaves
+        (leaf_starts); keys past them (inserted at the end) on the new leaves."""
+        key = np.asarray(key).astype(np.int64)
+        old = np.searchsorted(self.leaf_starts(), np.clip(key, 1, self.rows), side="right") - 1
         new = self.leaf_pages + ((key - self.rows - 1) // self.rows_per_leaf).astype(np.int64)
         return np.where(key <= self.rows, old, np.minimum(new, self.all_leaves - 1))
+
+    def span(self, first_key: np.ndarray, last_key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The leaves a read of keys first..last visits, as (first leaf, last leaf): the descent
+        searches for the key before the first (PAGE_CUR_L: a leaf's first key lands on the leaf
+        before it), and the read goes on to the key after the last (a leaf's last key reads on
+        into the next leaf), as the single-table model's leaf steps (model.py)."""
+        lo = self.leaf_of_key(np.maximum(np.asarray(first_key).astype(np.int64) - 1, 1))
+        hi = self.leaf_of_key(np.asarray(last_key).astype(np.int64) + 1)
+        return lo, hi
 
     def entry_leaf(self, key: np.ndarray, salt: int = 0) -> np.ndarray:
         """A secondary index entry's leaf: a hash of the row's key over the index's leaves."""
@@ -216,6 +244,21 @@ def point_refs(tree: Tree, leaves: np.ndarray, first: bool = True, write: bool =
     return pages, flags
 
 
+def walks(tree: Tree, lo: np.ndarray, hi: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Descents to leaves lo, then steps to hi, one op each: one block when every op visits as
+    many leaves (a point read that stays on its leaf), else op by op."""
+    steps = (hi - lo).astype(np.int64)
+    if len(lo) and np.all(steps == steps[0]):
+        w = int(steps[0])
+        p, f = point_refs(tree, lo)
+        if w:
+            nxt = (tree.base + lo[:, None] + np.arange(1, w + 1, dtype=np.int64)[None, :])
+            p = np.hstack([p, nxt])
+            f = np.hstack([f, np.full(nxt.shape, MOVE, dtype=np.uint8)])
+        return [(p.ravel(), f.ravel())]
+    return [walk_refs(tree, int(a), int(b)) for a, b in zip(lo, hi)]
+
+
 def walk_refs(tree: Tree, first_leaf: int, last_leaf: int, first: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """A descent to first_leaf, then each next leaf to last_leaf (steps: MariaDB's read-ahead trigger)."""
     p, f = point_refs(tree, np.array([first_leaf]), first)
@@ -245,36 +288,26 @@ class Mapper:
         op = s.op
         n = len(key)
         if op == "read":
-            p, f = point_refs(tree, tree.leaf_of_key(key))
-            return [(p.ravel(), f.ravel())]
+            lo, hi = tree.span(key, key)
+            return walks(tree, lo, hi)
         if op == "read-secondary":
             sec = self.space.tree_of(s.table, _index_of(self.space, s.table, s.column, self.columns_of))
             p1, f1 = point_refs(sec, sec.entry_leaf(key))
             p2, f2 = point_refs(tree, tree.leaf_of_key(key), first=False)
             return [(np.hstack([p1, p2]).ravel(), np.hstack([f1, f2]).ravel())]
-        if op in ("update", "delete", "read-modify-write", "delete-insert"):
-            leaves = tree.leaf_of_key(key)
-            parts_p, parts_f = [], []
-            if op == "read-modify-write":  # the read, then the update: one op
-                p, f = point_refs(tree, leaves)
-                parts_p.append(p)
-                parts_f.append(f)
-            p, f = point_refs(tree, leaves, first=op != "read-modify-write", write=True)
-            parts_p.append(p)
-            parts_f.append(f)
-            if op == "delete-insert":  # the insert of the same key: the same leaf, written again
-                p, f = point_refs(tree, leaves, first=False, write=True)
-                parts_p.append(p)
-                parts_f.append(f)
-            secs = (self.indexed.get(stream, []) if op in ("update", "read-modify-write")
-                    else self.space.secondaries(s.table))
-            for sec in secs:
-                salts = (0, 1) if op in ("update", "read-modify-write", "delete-insert") else (0,)
-                for salt in salts:  # the old entry (delete-marked), the new one
-                    p, f = point_refs(sec, sec.entry_leaf(key, salt), first=False, write=True)
-                    parts_p.append(p)
-                    parts_f.append(f)
-            return [(np.hstack(parts_p).ravel(), np.hstack(parts_f).ravel())]
+        if op in ("update", "delete", "delete-insert"):
+            p, f = self._writes(stream, key, first=True)
+            return [(p.ravel(), f.ravel())]
+        if op == "read-modify-write":  # the read (with its leaf steps), then the update: one op
+            lo, hi = tree.span(key, key)
+            reads = walks(tree, lo, hi)
+            p, f = self._writes(stream, key, first=False)
+            if len(reads) > 1:  # the reads visit different numbers of leaves: op by op
+                return [(np.concatenate([a, b]), np.concatenate([fa, fb]))
+                        for (a, fa), (b, fb) in zip(reads, zip(p, f))]
+            w = len(reads[0][0]) // n
+            return [(np.hstack([reads[0][0].reshape(n, w), p]).ravel(),
+                     np.hstack([reads[0][1].reshape(n, w), f]).ravel())]
         if op == "insert":
             before = self.inserted[s.table]
             self.inserted[s.table] = before + n
@@ -292,13 +325,37 @@ class Mapper:
                 parts_f.append(f2)
             return [(np.hstack(parts_p).ravel(), np.hstack(parts_f).ravel())]
         if op == "range":
-            first = tree.leaf_of_key(key)
-            last = tree.leaf_of_key(key.astype(np.int64) + length.astype(np.int64) - 1)
-            return [walk_refs(tree, int(a), int(b)) for a, b in zip(first, last)]
+            lo, hi = tree.span(key, key.astype(np.int64) + length.astype(np.int64) - 1)
+            return walks(tree, lo, hi)
         if op == "scan":
             scanned = self.space.tree_of(s.table, s.index)
             return [walk_refs(scanned, 0, scanned.all_leaves - 1) for _ in range(n)]
         raise UsageError(f"the mix model does not know op {op!r}")
+
+
+    def _writes(self, stream: int, key: np.ndarray, first: bool) -> tuple[np.ndarray, np.ndarray]:
+        """An update, delete or delete-insert of each key: (pages, flags) of shape (n, width).
+        The row's leaf (written; a delete-insert writes it twice), and the secondary index
+        entries it changes: an update's of the indexes its column leads (the old entry
+        delete-marked, the new one inserted), a delete's of every index, a delete-insert's old
+        and new entries in every index."""
+        s = self.spec.streams[stream]
+        tree = self.space.tree_of(s.table, None)
+        leaves = tree.leaf_of_key(key)
+        p, f = point_refs(tree, leaves, first=first, write=True)
+        parts_p, parts_f = [p], [f]
+        if s.op == "delete-insert":
+            p, f = point_refs(tree, leaves, first=False, write=True)
+            parts_p.append(p)
+            parts_f.append(f)
+        secs = self.indexed.get(stream, []) if s.op in ("update", "read-modify-write") else self.space.secondaries(s.table)
+        salts = (0,) if s.op == "delete" else (0, 1)
+        for sec in secs:
+            for salt in salts:
+                p, f = point_refs(sec, sec.entry_leaf(key, salt), first=False, write=True)
+                parts_p.append(p)
+                parts_f.append(f)
+        return np.hstack(parts_p), np.hstack(parts_f)
 
 
 def _leads(tree: Tree, column: str, columns_of: dict) -> bool:

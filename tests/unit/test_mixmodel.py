@@ -111,8 +111,24 @@ share = 1
 """)
     space = mm.Space({("usertable", mm.PRIMARY): t})
     (pages, flags), = mm.Mapper(spec, space).op_refs(0, np.array([150], dtype=np.uint64), np.array([250]))
-    # rows 150..399: leaves 1, 2, 3 (the descent reaches leaf 1, then two steps)
-    assert list(pages[1:]) == [1, 2, 3] and list(flags[1:] & mm.MOVE) == [0, 1, 1]
+    # rows 150..399, and the row after them (the read stops on it): leaves 1 to the leaf of row
+    # 400 (3 or 4: leaves start up to 2 rows off the even spread), the first by descent
+    last = int(np.searchsorted(t.leaf_starts(), 400, side="right")) - 1
+    assert last in (3, 4)
+    assert list(pages[1:]) == list(range(1, last + 1))
+    assert list(flags[1:] & mm.MOVE) == [0] + [mm.MOVE] * (last - 1)
+
+
+def test_a_point_read_of_a_leafs_first_or_last_key_steps_to_its_neighbour():
+    t = _tree(rows=10_000, leaves=100, height=2)
+    starts = t.leaf_starts()
+    first_of_5, last_of_5, middle_of_5 = int(starts[5]), int(starts[6]) - 1, int(starts[5]) + 10
+    (pages, flags), = mm.walks(t, *t.span(np.array([first_of_5]), np.array([first_of_5])))
+    assert list(pages[1:]) == [4, 5] and list(flags[1:] & mm.MOVE) == [0, mm.MOVE]  # lands on 4, steps to 5
+    (pages, flags), = mm.walks(t, *t.span(np.array([last_of_5]), np.array([last_of_5])))
+    assert list(pages[1:]) == [5, 6]  # reads on into 6
+    (pages, flags), = mm.walks(t, *t.span(np.array([middle_of_5]), np.array([middle_of_5])))
+    assert list(pages[1:]) == [5]
 
 
 def test_kernel_counts_reads_per_page_dirty_evictions_and_creates_without_reading():
