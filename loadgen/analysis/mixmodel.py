@@ -244,27 +244,63 @@ def point_refs(tree: Tree, leaves: np.ndarray, first: bool = True, write: bool =
     return pages, flags
 
 
-def walks(tree: Tree, lo: np.ndarray, hi: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Descents to leaves lo, then steps to hi, one op each: one block when every op visits as
-    many leaves (a point read that stays on its leaf), else op by op."""
-    steps = (hi - lo).astype(np.int64)
-    if len(lo) and np.all(steps == steps[0]):
-        w = int(steps[0])
-        p, f = point_refs(tree, lo)
-        if w:
-            nxt = (tree.base + lo[:, None] + np.arange(1, w + 1, dtype=np.int64)[None, :])
-            p = np.hstack([p, nxt])
-            f = np.hstack([f, np.full(nxt.shape, MOVE, dtype=np.uint8)])
-        return [(p.ravel(), f.ravel())]
-    return [walk_refs(tree, int(a), int(b)) for a, b in zip(lo, hi)]
+@dataclass(frozen=True)
+class Refs:
+    """The references of n ops, op after op: pages and flags flat, widths[i] references of op i."""
+
+    pages: np.ndarray
+    flags: np.ndarray
+    widths: np.ndarray
+
+    @classmethod
+    def block(cls, pages: np.ndarray, flags: np.ndarray) -> "Refs":
+        """n ops of as many references each: (n, width) arrays."""
+        n, w = pages.shape
+        return cls(pages.ravel(), flags.ravel(), np.full(n, w, dtype=np.int64))
+
+
+def _exclusive_cumsum(x: np.ndarray) -> np.ndarray:
+    out = np.zeros(len(x), dtype=np.int64)
+    np.cumsum(x[:-1], out=out[1:])
+    return out
+
+
+def positions(starts: np.ndarray, widths: np.ndarray) -> np.ndarray:
+    """Where op i's widths[i] references go, given where its first goes: flat, op after op."""
+    total = int(widths.sum())
+    within = np.arange(total, dtype=np.int64) - np.repeat(_exclusive_cumsum(widths), widths)
+    return np.repeat(starts, widths) + within
+
+
+def hcat(*parts: Refs) -> Refs:
+    """Each op's references of every part, one part after the other (the parts are the same ops)."""
+    widths = sum(p.widths for p in parts)
+    total = int(widths.sum())
+    pages, flags = np.empty(total, dtype=np.int64), np.empty(total, dtype=np.uint8)
+    at = _exclusive_cumsum(widths)
+    for p in parts:
+        idx = positions(at, p.widths)
+        pages[idx] = p.pages
+        flags[idx] = p.flags
+        at = at + p.widths
+    return Refs(pages, flags, widths)
+
+
+def walks(tree: Tree, lo: np.ndarray, hi: np.ndarray, first: bool = True) -> Refs:
+    """Per op, a descent to leaf lo, then each next leaf up to hi (steps: MariaDB's read-ahead trigger)."""
+    p, f = point_refs(tree, lo, first)
+    steps = np.maximum(hi - lo, 0).astype(np.int64)
+    if not steps.any():
+        return Refs.block(p, f)
+    within = np.arange(int(steps.sum()), dtype=np.int64) - np.repeat(_exclusive_cumsum(steps), steps)
+    nxt = tree.base + np.repeat(lo.astype(np.int64), steps) + 1 + within
+    return hcat(Refs.block(p, f), Refs(nxt, np.full(len(nxt), MOVE, dtype=np.uint8), steps))
 
 
 def walk_refs(tree: Tree, first_leaf: int, last_leaf: int, first: bool = True) -> tuple[np.ndarray, np.ndarray]:
-    """A descent to first_leaf, then each next leaf to last_leaf (steps: MariaDB's read-ahead trigger)."""
-    p, f = point_refs(tree, np.array([first_leaf]), first)
-    steps = np.arange(first_leaf + 1, last_leaf + 1, dtype=np.int64) + tree.base
-    return (np.concatenate([p[0], steps]),
-            np.concatenate([f[0], np.full(len(steps), MOVE, dtype=np.uint8)]))
+    """One walk (walks): a descent to first_leaf, then each next leaf to last_leaf."""
+    r = walks(tree, np.array([first_leaf], dtype=np.int64), np.array([last_leaf], dtype=np.int64), first)
+    return r.pages, r.flags
 
 
 class Mapper:
@@ -280,34 +316,22 @@ class Mapper:
                 self.indexed[i] = [t for t in space.secondaries(s.table) if _leads(t, s.column, self.columns_of)]
         self.inserted: dict[str, int] = {t.name: 0 for t in spec.tables}
 
-    def op_refs(self, stream: int, key: np.ndarray, length: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
-        """References of one stream's ops, in op order: a list of (pages, flags) per op, or one
-        block (n ops x a fixed number of references) when every op makes as many."""
+    def op_refs(self, stream: int, key: np.ndarray, length: np.ndarray) -> Refs:
+        """The references of one stream's ops (keys and lengths of its ops, in op order)."""
         s = self.spec.streams[stream]
         tree = self.space.tree_of(s.table, None)
         op = s.op
         n = len(key)
         if op == "read":
-            lo, hi = tree.span(key, key)
-            return walks(tree, lo, hi)
+            return walks(tree, *tree.span(key, key))
         if op == "read-secondary":
             sec = self.space.tree_of(s.table, _index_of(self.space, s.table, s.column, self.columns_of))
-            p1, f1 = point_refs(sec, sec.entry_leaf(key))
-            p2, f2 = point_refs(tree, tree.leaf_of_key(key), first=False)
-            return [(np.hstack([p1, p2]).ravel(), np.hstack([f1, f2]).ravel())]
+            return hcat(Refs.block(*point_refs(sec, sec.entry_leaf(key))),
+                        Refs.block(*point_refs(tree, tree.leaf_of_key(key), first=False)))
         if op in ("update", "delete", "delete-insert"):
-            p, f = self._writes(stream, key, first=True)
-            return [(p.ravel(), f.ravel())]
+            return self._writes(stream, key, first=True)
         if op == "read-modify-write":  # the read (with its leaf steps), then the update: one op
-            lo, hi = tree.span(key, key)
-            reads = walks(tree, lo, hi)
-            p, f = self._writes(stream, key, first=False)
-            if len(reads) > 1:  # the reads visit different numbers of leaves: op by op
-                return [(np.concatenate([a, b]), np.concatenate([fa, fb]))
-                        for (a, fa), (b, fb) in zip(reads, zip(p, f))]
-            w = len(reads[0][0]) // n
-            return [(np.hstack([reads[0][0].reshape(n, w), p]).ravel(),
-                     np.hstack([reads[0][1].reshape(n, w), f]).ravel())]
+            return hcat(walks(tree, *tree.span(key, key)), self._writes(stream, key, first=False))
         if op == "insert":
             before = self.inserted[s.table]
             self.inserted[s.table] = before + n
@@ -317,24 +341,19 @@ class Mapper:
             leaf_now = ((nth - 1) // rpl).astype(np.int64)
             leaf_before = np.where(nth > 1, ((nth - 2) // rpl).astype(np.int64), -1)
             new = leaf_now != leaf_before
-            p, f = point_refs(tree, tree.leaf_of_key(key), write=True, new=new)
-            parts_p, parts_f = [p], [f]
+            parts = [Refs.block(*point_refs(tree, tree.leaf_of_key(key), write=True, new=new))]
             for sec in self.space.secondaries(s.table):
-                p2, f2 = point_refs(sec, sec.entry_leaf(key, 1), first=False, write=True)
-                parts_p.append(p2)
-                parts_f.append(f2)
-            return [(np.hstack(parts_p).ravel(), np.hstack(parts_f).ravel())]
+                parts.append(Refs.block(*point_refs(sec, sec.entry_leaf(key, 1), first=False, write=True)))
+            return hcat(*parts)
         if op == "range":
-            lo, hi = tree.span(key, key.astype(np.int64) + length.astype(np.int64) - 1)
-            return walks(tree, lo, hi)
+            return walks(tree, *tree.span(key, key.astype(np.int64) + length.astype(np.int64) - 1))
         if op == "scan":
             scanned = self.space.tree_of(s.table, s.index)
-            return [walk_refs(scanned, 0, scanned.all_leaves - 1) for _ in range(n)]
+            return walks(scanned, np.zeros(n, dtype=np.int64), np.full(n, scanned.all_leaves - 1, dtype=np.int64))
         raise UsageError(f"the mix model does not know op {op!r}")
 
-
-    def _writes(self, stream: int, key: np.ndarray, first: bool) -> tuple[np.ndarray, np.ndarray]:
-        """An update, delete or delete-insert of each key: (pages, flags) of shape (n, width).
+    def _writes(self, stream: int, key: np.ndarray, first: bool) -> Refs:
+        """An update, delete or delete-insert of each key.
         The row's leaf (written; a delete-insert writes it twice), and the secondary index
         entries it changes: an update's of the indexes its column leads (the old entry
         delete-marked, the new one inserted), a delete's of every index, a delete-insert's old
@@ -355,7 +374,7 @@ class Mapper:
                 p, f = point_refs(sec, sec.entry_leaf(key, salt), first=False, write=True)
                 parts_p.append(p)
                 parts_f.append(f)
-        return np.hstack(parts_p), np.hstack(parts_f)
+        return Refs.block(np.hstack(parts_p), np.hstack(parts_f))
 
 
 def _leads(tree: Tree, column: str, columns_of: dict) -> bool:
@@ -402,26 +421,22 @@ def _add_scheduled(trace: Trace, mapper: Mapper, stream: int) -> None:
 
 
 def _add_ops(trace: Trace, mapper: Mapper, stream: np.ndarray, key: np.ndarray, length: np.ndarray) -> None:
-    """Ops in sequence order: each stream's references computed in a block, then put back in order."""
+    """Ops in sequence order: each stream's references computed at once, then put in their ops' places."""
     n = len(stream)
     if n == 0:
         return
-    per_op_pages: list = [None] * n
-    per_op_flags: list = [None] * n
-    for i in np.unique(stream):
-        where = np.nonzero(stream == i)[0]
-        parts = mapper.op_refs(int(i), key[where], length[where])
-        if len(parts) == 1 and len(where) > 0 and len(parts[0][0]) % len(where) == 0:
-            width = len(parts[0][0]) // len(where)
-            pages = parts[0][0].reshape(len(where), width)
-            flags = parts[0][1].reshape(len(where), width)
-            for j, w in enumerate(where):
-                per_op_pages[w] = pages[j]
-                per_op_flags[w] = flags[j]
-        else:
-            for j, w in enumerate(where):
-                per_op_pages[w], per_op_flags[w] = parts[j]
-    trace.add(np.concatenate(per_op_pages), np.concatenate(per_op_flags))
+    done = [(where, mapper.op_refs(int(i), key[where], length[where]))
+            for i in np.unique(stream) for where in [np.nonzero(stream == i)[0]]]
+    widths = np.zeros(n, dtype=np.int64)
+    for where, refs in done:
+        widths[where] = refs.widths
+    starts = _exclusive_cumsum(widths)
+    pages, flags = np.empty(int(widths.sum()), dtype=np.uint32), np.empty(int(widths.sum()), dtype=np.uint8)
+    for where, refs in done:
+        idx = positions(starts[where], refs.widths)
+        pages[idx] = refs.pages
+        flags[idx] = refs.flags
+    trace.add(pages, flags)
 
 
 # -- from a result document ---------------------------------------------------------------------

@@ -84,14 +84,17 @@ def test_writes_touch_their_leaf_dirty_and_an_indexed_update_its_index():
     prim, k1 = space.tree_of("sbtest1", None), space.tree_of("sbtest1", "k_1")
     in_k1 = lambda p: k1.base <= p < k1.base + k1.n_pages  # noqa: E731
 
-    (pages, flags), = mapper.op_refs(by_name["non_index_updates"], key, one)
+    r = mapper.op_refs(by_name["non_index_updates"], key, one)
+    pages, flags = r.pages, r.flags
     written = pages[flags & mm.WRITE != 0]
     assert list(written) == list(prim.leaf_of_key(key))  # the row's leaf, nothing in k_1
-    (pages, flags), = mapper.op_refs(by_name["index_updates"], key, one)
+    r = mapper.op_refs(by_name["index_updates"], key, one)
+    pages, flags = r.pages, r.flags
     written = pages[flags & mm.WRITE != 0]
     assert sum(in_k1(p) for p in written) == 4  # k_1's old and new entries' leaves, per op
     assert set(prim.leaf_of_key(key)) <= set(written)
-    (pages, flags), = mapper.op_refs(by_name["point_selects"], key, one)
+    r = mapper.op_refs(by_name["point_selects"], key, one)
+    pages, flags = r.pages, r.flags
     assert not (flags & mm.WRITE).any() and not any(in_k1(p) for p in pages)
 
 
@@ -110,7 +113,8 @@ keys = "uniform"
 share = 1
 """)
     space = mm.Space({("usertable", mm.PRIMARY): t})
-    (pages, flags), = mm.Mapper(spec, space).op_refs(0, np.array([150], dtype=np.uint64), np.array([250]))
+    r = mm.Mapper(spec, space).op_refs(0, np.array([150], dtype=np.uint64), np.array([250]))
+    pages, flags = r.pages, r.flags
     # rows 150..399, and the row after them (the read stops on it): leaves 1 to the leaf of row
     # 400 (3 or 4: leaves start up to 2 rows off the even spread), the first by descent
     last = int(np.searchsorted(t.leaf_starts(), 400, side="right")) - 1
@@ -123,11 +127,14 @@ def test_a_point_read_of_a_leafs_first_or_last_key_steps_to_its_neighbour():
     t = _tree(rows=10_000, leaves=100, height=2)
     starts = t.leaf_starts()
     first_of_5, last_of_5, middle_of_5 = int(starts[5]), int(starts[6]) - 1, int(starts[5]) + 10
-    (pages, flags), = mm.walks(t, *t.span(np.array([first_of_5]), np.array([first_of_5])))
+    r = mm.walks(t, *t.span(np.array([first_of_5]), np.array([first_of_5])))
+    pages, flags = r.pages, r.flags
     assert list(pages[1:]) == [4, 5] and list(flags[1:] & mm.MOVE) == [0, mm.MOVE]  # lands on 4, steps to 5
-    (pages, flags), = mm.walks(t, *t.span(np.array([last_of_5]), np.array([last_of_5])))
+    r = mm.walks(t, *t.span(np.array([last_of_5]), np.array([last_of_5])))
+    pages, flags = r.pages, r.flags
     assert list(pages[1:]) == [5, 6]  # reads on into 6
-    (pages, flags), = mm.walks(t, *t.span(np.array([middle_of_5]), np.array([middle_of_5])))
+    r = mm.walks(t, *t.span(np.array([middle_of_5]), np.array([middle_of_5])))
+    pages, flags = r.pages, r.flags
     assert list(pages[1:]) == [5]
 
 
