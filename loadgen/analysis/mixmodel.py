@@ -54,6 +54,12 @@ MODEL = "innodb-lru-mix"
 MOVE, WRITE, OP, NEW = 1, 2, 4, 8  # native/lrusim/mix.h's MIX_* flags
 PRIMARY = "PRIMARY"
 MAX_REFS = 200_000_000  # one reference is 5 bytes of trace: 1 GB at most
+# Purge runs behind the writes by a lag the model cannot know (it follows the history list and
+# the purge threads' batches); what matters is whether the pages it needs are still in the pool.
+PURGE_LAG_OPS = 1_000
+# Rollback segments write transactions take in turn (MariaDB 10.11: innodb_undo_logs 128 in
+# the system tablespace; MySQL 9.7: 128 in each of its 2 undo tablespaces).
+ROLLBACK_SEGMENTS = {"mariadb": 128, "mysql": 256}
 WRITE_LOOKUP_STEPS = True  # measured: ycsb-b 16M -3.9% -> -3.3%
 _STARTS: dict[tuple[int, int], np.ndarray] = {}
 
@@ -188,12 +194,21 @@ class Trace:
 class Space:
     """The mix's B-trees in one page space (Tree.base), the first table's clustered index first."""
 
-    def __init__(self, trees: dict[tuple[str, str], Tree]):
+    def __init__(self, trees: dict[tuple[str, str], Tree], rollback_segments: int = 0):
         self.trees = trees
-        self.n_pages = sum(t.n_pages for t in trees.values())
+        # after the B-trees: each rollback segment's header page and its cached undo page
+        self.system_base = sum(t.n_pages for t in trees.values())
+        self.rollback_segments = rollback_segments
+        self.n_pages = self.system_base + 2 * rollback_segments
+
+    def rseg_pages(self, txn: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The rollback segment header and undo page write transaction `txn` uses (round robin)."""
+        r = txn.astype(np.int64) % self.rollback_segments
+        return self.system_base + 2 * r, self.system_base + 2 * r + 1
 
     @classmethod
-    def of(cls, tables: dict[str, dict], inserts: dict[str, int], order: list[str]) -> "Space":
+    def of(cls, tables: dict[str, dict], inserts: dict[str, int], order: list[str],
+           rollback_segments: int = 0) -> "Space":
         """tables: dataset.tables (rows, leaf_pages, height, indexes {name: {leaf_pages, height}});
         inserts: each table's inserts in the run; order: the tables, the one at page 0 first."""
         trees: dict[tuple[str, str], Tree] = {}
@@ -216,7 +231,7 @@ class Space:
                 tree = Tree(name, iname, rows, il, max(1, int(ix.get("height") or 1)), base=base)
                 trees[(name, iname)] = tree
                 base += tree.n_pages
-        return cls(trees)
+        return cls(trees, rollback_segments)
 
     def secondaries(self, table: str) -> list[Tree]:
         return [t for (name, idx), t in self.trees.items() if name == table and idx != PRIMARY]
@@ -316,6 +331,8 @@ class Mapper:
             if s.op in ("update", "read-modify-write") and s.column:
                 self.indexed[i] = [t for t in space.secondaries(s.table) if _leads(t, s.column, self.columns_of)]
         self.inserted: dict[str, int] = {t.name: 0 for t in spec.tables}
+        self.txns = 0  # write transactions so far (each autocommit write is one)
+        self.pending: list[tuple[np.ndarray, Refs]] = []  # purge's work: (op it runs before, refs)
 
     def op_refs(self, stream: int, key: np.ndarray, length: np.ndarray) -> Refs:
         """The references of one stream's ops (keys and lengths of its ops, in op order)."""
@@ -352,6 +369,37 @@ class Mapper:
             scanned = self.space.tree_of(s.table, s.index)
             return walks(scanned, np.zeros(n, dtype=np.int64), np.full(n, scanned.all_leaves - 1, dtype=np.int64))
         raise UsageError(f"the mix model does not know op {op!r}")
+
+    def purge_refs(self, stream: int, key: np.ndarray) -> Refs | None:
+        """What purge does for these ops once it reaches them (PURGE_LAG_OPS later): removes the
+        index entries they delete-marked (an update's old entry in the indexes its column leads,
+        a delete's in every index, a delete-insert's old entries), each after looking the row
+        up in the clustered index (row_purge_remove_sec_if_poss), and a delete's clustered
+        record. None: nothing for purge in the B-trees (their undo is purge's all the same)."""
+        s = self.spec.streams[stream]
+        if s.op in ("update", "read-modify-write"):
+            secs = self.indexed.get(stream, [])
+        elif s.op in ("delete", "delete-insert"):
+            secs = self.space.secondaries(s.table)
+        else:
+            return None
+        if not secs and s.op != "delete":
+            return None
+        tree = self.space.tree_of(s.table, None)
+        leaves = tree.leaf_of_key(key)
+        parts_p, parts_f = [], []
+        for sec in secs:
+            p, f = point_refs(tree, leaves, first=False)
+            parts_p.append(p)
+            parts_f.append(f)
+            p, f = point_refs(sec, sec.entry_leaf(key, 0), first=False, write=True)
+            parts_p.append(p)
+            parts_f.append(f)
+        if s.op == "delete":
+            p, f = point_refs(tree, leaves, first=False, write=True)
+            parts_p.append(p)
+            parts_f.append(f)
+        return Refs.block(np.hstack(parts_p), np.hstack(parts_f))
 
     def _writes(self, stream: int, key: np.ndarray, first: bool) -> Refs:
         """An update, delete or delete-insert of each key.
@@ -410,7 +458,8 @@ def build_trace(spec: mixspec.MixSpec, space: Space, scheduled: dict[int, list[i
             for stream in scheduled.get(lo, []):
                 _add_scheduled(trace, mapper, stream)
             _add_ops(trace, mapper, chunk.stream[lo - chunk.start:hi - chunk.start],
-                     chunk.key[lo - chunk.start:hi - chunk.start], chunk.length[lo - chunk.start:hi - chunk.start])
+                     chunk.key[lo - chunk.start:hi - chunk.start], chunk.length[lo - chunk.start:hi - chunk.start],
+                     lo)
     for o in at_ops:
         if o >= stop:
             for stream in scheduled[o]:
@@ -425,23 +474,81 @@ def _add_scheduled(trace: Trace, mapper: Mapper, stream: int) -> None:
     trace.add(p, f)
 
 
-def _add_ops(trace: Trace, mapper: Mapper, stream: np.ndarray, key: np.ndarray, length: np.ndarray) -> None:
-    """Ops in sequence order: each stream's references computed at once, then put in their ops' places."""
+def _add_ops(trace: Trace, mapper: Mapper, stream: np.ndarray, key: np.ndarray, length: np.ndarray,
+             start: int = 0) -> None:
+    """Ops start.. in sequence order: each stream's references computed at once, then put in
+    their ops' places; a write op's undo pages after its own; purge's work for earlier ops
+    (Mapper.pending) before the op it is due at."""
     n = len(stream)
     if n == 0:
         return
+    spec, space = mapper.spec, mapper.space
     done = [(where, mapper.op_refs(int(i), key[where], length[where]))
             for i in np.unique(stream) for where in [np.nonzero(stream == i)[0]]]
-    widths = np.zeros(n, dtype=np.int64)
+    writes = np.array([spec.streams[i].writes for i in range(len(spec.streams))], dtype=bool)[stream]
+    if space.rollback_segments and writes.any():
+        w_at = np.nonzero(writes)[0]
+        txn = mapper.txns + np.arange(len(w_at), dtype=np.int64)
+        mapper.txns += len(w_at)
+        hdr, undo = space.rseg_pages(txn)
+        # the transaction writes its undo record and, at commit, the segment header's history
+        done.append((w_at, Refs.block(np.stack([undo, hdr], axis=1), np.full((len(w_at), 2), WRITE, np.uint8))))
+        # purge reads the undo record back, then does its work in the B-trees
+        purge = [(w_at, Refs.block(undo[:, None], np.zeros((len(w_at), 1), np.uint8)))]
+        for i in np.unique(stream[w_at]):
+            where = np.nonzero(stream == i)[0]
+            r = mapper.purge_refs(int(i), key[where])
+            if r is not None:
+                purge.append((where, r))
+        for where, r in purge:
+            mapper.pending.append((start + where.astype(np.int64) + PURGE_LAG_OPS, r))
+    # purge's work due in this chunk, as pseudo-ops before the op it is due at
+    due, keep = [], []
+    for at, r in mapper.pending:
+        inside = at < start + n
+        if inside.all():
+            due.append((at - start, r))
+        elif inside.any():
+            due.append((at[inside] - start, _select(r, inside)))
+            keep.append((at[~inside], _select(r, ~inside)))
+        else:
+            keep.append((at, r))
+    mapper.pending = keep
+    # order: purge items due at op i (key 2i), then op i's own references (key 2i + 1)
+    op_widths = np.zeros(n, dtype=np.int64)
     for where, refs in done:
-        widths[where] = refs.widths
-    starts = _exclusive_cumsum(widths)
-    pages, flags = np.empty(int(widths.sum()), dtype=np.uint32), np.empty(int(widths.sum()), dtype=np.uint8)
+        op_widths[where] += refs.widths
+    p_at = np.concatenate([d[0] for d in due]) if due else np.zeros(0, np.int64)
+    p_widths = np.concatenate([d[1].widths for d in due]) if due else np.zeros(0, np.int64)
+    order_key = np.concatenate([2 * np.arange(n, dtype=np.int64) + 1, 2 * np.maximum(p_at, 0)])
+    widths = np.concatenate([op_widths, p_widths])
+    order = np.argsort(order_key, kind="stable")
+    starts_sorted = _exclusive_cumsum(widths[order])
+    starts = np.empty_like(starts_sorted)
+    starts[order] = starts_sorted
+    total = int(widths.sum())
+    pages, flags = np.empty(total, dtype=np.uint32), np.empty(total, dtype=np.uint8)
+    cursor = starts[:n].copy()
     for where, refs in done:
-        idx = positions(starts[where], refs.widths)
+        idx = positions(cursor[where], refs.widths)
         pages[idx] = refs.pages
         flags[idx] = refs.flags
+        cursor[where] += refs.widths
+    p_start = starts[n:]
+    at = 0
+    for _, r in due:
+        m = len(r.widths)
+        idx = positions(p_start[at:at + m], r.widths)
+        pages[idx] = r.pages
+        flags[idx] = r.flags
+        at += m
     trace.add(pages, flags)
+
+
+def _select(r: Refs, mask: np.ndarray) -> Refs:
+    """The ops of r where mask is set."""
+    keep = np.repeat(mask, r.widths)
+    return Refs(r.pages[keep], r.flags[keep], r.widths[mask])
 
 
 # -- from a result document ---------------------------------------------------------------------
@@ -511,7 +618,8 @@ def predict(run: dict) -> dict | None:
         if s.op == "insert" and not s.scheduled:
             inserts[s.table] = inserts.get(s.table, 0) + int(counts[i])
     order = _table_order(spec, tables)
-    space = Space.of(tables, inserts, order)
+    flavor = (run.get("server") or {}).get("flavor") or "mariadb"
+    space = Space.of(tables, inserts, order, ROLLBACK_SEGMENTS.get(flavor, 128) if spec.writes else 0)
     columns_of = {(name, iname): list(ix.get("columns") or []) for name, t in tables.items()
                   for iname, ix in (t.get("indexes") or {}).items()}
     trace = build_trace(spec, space, scheduled_positions(run, spec), done, columns_of)
@@ -528,9 +636,11 @@ def predict(run: dict) -> dict | None:
         t = out_tables.setdefault(qualified, {"pages_read": 0, "indexes": {}})
         t["pages_read"] += got
         t["indexes"][idx] = {"pages_read": got, "leaf_pages": tree.all_leaves, "grown_leaves": tree.grown}
+    system = int(reads[space.system_base:space.n_pages].sum(dtype=np.uint64))
     return {
         "model": MODEL,
         "pages_read": int(sim.misses),
+        "system_pages_read": system,
         "read_requests": int(sim.refs),
         "read_ahead": int(sim.read_ahead),
         "made_young": int(sim.made_young),
@@ -540,9 +650,9 @@ def predict(run: dict) -> dict | None:
         "pool_pages": pool.pool_pages,
         "qps": pool.qps,
         "tables": out_tables,
-        "note": "pages read of the tables' files only: the pool's pages_read also counts ibdata1 and the undo "
-                "logs, which the model does not follow; dirty_evictions counts pages evicted dirty with no "
-                "flush-list flushing (an upper bound of the LRU flushes)",
+        "note": "pages_read is the tables' and the undo pages' (system_pages_read: rollback segment headers "
+                "and their undo pages, purge reading them back); dirty_evictions counts pages evicted dirty "
+                "with no flush-list flushing (an upper bound of the LRU flushes)",
     }
 
 

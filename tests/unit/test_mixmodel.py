@@ -169,6 +169,27 @@ def test_predict_gives_per_table_reads_that_add_up():
            "buffer_pool": {}, "result": {"ops": 5_000, "qps": 3_000.0}, "samples": []}
     p = mm.predict(run)
     t = p["tables"]["chat.usertable"]
-    assert p["pages_read"] == t["pages_read"] > 0
+    # the total is the table's and the undo pages' (128 rollback segments, 2 pages each)
+    assert p["pages_read"] == t["pages_read"] + p["system_pages_read"]
+    assert t["pages_read"] > 0 and 0 < p["system_pages_read"]
     assert p["dirty_evictions"] > 0  # half the ops are updates, the pool holds a fraction of the table
     assert 0 < p["pages_read"] <= p["read_requests"]
+
+
+def test_purge_revisits_an_index_update_s_old_entry_after_its_lag():
+    spec = presets.load("sysbench-oltp-rw", rows=20_000, operations=3 * mm.PURGE_LAG_OPS)
+    tables = {"sbtest1": {"rows": 20_000, "leaf_pages": 290, "height": 2,
+                          "indexes": {"k_1": {"columns": ["k"], "leaf_pages": 25, "height": 2}}}}
+    space = mm.Space.of(tables, {}, ["sbtest1"], rollback_segments=128)
+    pages, flags = mm.build_trace(spec, space, columns_of={("sbtest1", "k_1"): ["k"]}).arrays()
+    ops = np.cumsum(flags & mm.OP != 0)  # the op each reference belongs to (purge's: the op it runs before)
+    k1 = space.tree_of("sbtest1", "k_1")
+    in_k1 = (pages >= k1.base) & (pages < k1.base + k1.n_pages) & (flags & mm.WRITE != 0)
+    undo = pages >= space.system_base
+    # purge's references carry no OP flag and start only after the lag
+    purge_k1 = in_k1 & (flags & mm.OP == 0)
+    first_purge_op = ops[np.nonzero(undo & (flags & mm.WRITE == 0))[0][0]]
+    assert first_purge_op > mm.PURGE_LAG_OPS
+    assert purge_k1.any()
+    # every undo page is one of the 128 segments' two pages
+    assert pages[undo].max() < space.n_pages == space.system_base + 256
