@@ -193,3 +193,35 @@ def test_purge_revisits_an_index_update_s_old_entry_after_its_lag():
     assert purge_k1.any()
     # every undo page is one of the 128 segments' two pages
     assert pages[undo].max() < space.n_pages == space.system_base + 256
+
+
+def test_a_scheduled_scan_goes_in_where_its_execution_started():
+    spec = _spec("""operations = 1000
+[tables.usertable]
+schema = "ycsb"
+rows = 10000
+[[streams]]
+name = "read"
+table = "usertable"
+op = "read"
+keys = "uniform"
+share = 1
+[[streams]]
+name = "nightly"
+table = "usertable"
+op = "scan"
+at_s = 1
+""")
+    tables = {"usertable": {"rows": 10_000, "leaf_pages": 700, "height": 2, "indexes": {}}}
+    space = mm.Space.of(tables, {}, ["usertable"])
+    run = {"result": {"streams": {"nightly": {"executions": [{"ops_before": 400, "ops_after": 420}]}}}}
+    assert mm.scheduled_positions(run, spec) == {400: [1]}
+    pages, flags = mm.build_trace(spec, space, mm.scheduled_positions(run, spec)).arrays()
+    ops = np.cumsum(flags & mm.OP != 0)
+    # the scan: 699 steps in a row (leaf 0 by descent), after 400 of the mix's ops
+    scan_start = np.nonzero(flags & mm.MOVE)[0]
+    longest = max(np.split(scan_start, np.nonzero(np.diff(scan_start) > 1)[0] + 1), key=len)
+    assert len(longest) == 699
+    assert list(pages[longest]) == list(range(1, 700))
+    assert ops[longest[0]] == 401  # the scan is the 401st op: 400 of the mix before it
+    assert ops[-1] == 1001  # the mix's 1,000 and the scan
