@@ -65,7 +65,7 @@ from .pool import DEFAULT_QPS, DEFAULTS, pool_model
 MODEL = "innodb-lru-mix"
 MOVE, WRITE, OP, NEW = 1, 2, 4, 8  # native/lrusim/mix.h's MIX_* flags
 PRIMARY = "PRIMARY"
-MAX_REFS = 200_000_000  # one reference is 5 bytes of trace: 1 GB at most
+MAX_REFS = 50_000_000  # 5 bytes each, held twice while joined: 500 MB at most
 # Purge runs behind the writes by a lag the model cannot know (it follows the history list and
 # the purge threads' batches); what matters is whether the pages it needs are still in the pool.
 PURGE_LAG_OPS = 1_000
@@ -432,7 +432,10 @@ class Mapper:
             p, f = point_refs(tree, leaves, first=False, write=True)
             parts_p.append(p)
             parts_f.append(f)
-        secs = self.indexed.get(stream, []) if s.op in ("update", "read-modify-write") else self.space.secondaries(s.table)
+        if s.op in ("update", "read-modify-write"):
+            secs = self.indexed.get(stream, [])
+        else:
+            secs = self.space.secondaries(s.table)
         salts = (0,) if s.op == "delete" else (0, 1)
         for sec in secs:
             for salt in salts:
