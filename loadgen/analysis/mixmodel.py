@@ -572,6 +572,10 @@ def spec_of(run: dict) -> mixspec.MixSpec:
     doc = dict(((run.get("workload") or {}).get("mix")) or {})
     source = doc.pop("source", "") or "<run>"
     doc.pop("description", None)
+    # to_dict writes every sequence stream's keys, the file refuses them where they mean nothing
+    keyless = {"keys", *(f.name for f in dataclasses.fields(mixspec.KeySpec) if f.name != "name")}
+    doc["streams"] = [{k: v for k, v in st.items() if k not in keyless} if st.get("op") in ("insert", "scan") else st
+                      for st in doc.get("streams") or []]
     spec = mixspec._build(doc, mixspec._Where(source), _base(source), {})
     return dataclasses.replace(spec, source=source)
 

@@ -225,3 +225,11 @@ at_s = 1
     assert list(pages[longest]) == list(range(1, 700))
     assert ops[longest[0]] == 401  # the scan is the 401st op: 400 of the mix before it
     assert ops[-1] == 1001  # the mix's 1,000 and the scan
+
+
+@pytest.mark.parametrize("preset", ["ycsb-a", "ycsb-b", "ycsb-c", "ycsb-d", "ycsb-e", "ycsb-f", "sysbench-oltp-ro",
+                                    "sysbench-oltp-rw"])
+def test_every_preset_s_spec_reads_back_from_its_result(preset):
+    spec = presets.load(preset, rows=5_000, operations=100)
+    back = mm.spec_of({"workload": {"mix": spec.to_dict()}})
+    assert back.streams == spec.streams and back.seed == spec.seed and back.operations == spec.operations
