@@ -233,3 +233,8 @@ def test_every_preset_s_spec_reads_back_from_its_result(preset):
     spec = presets.load(preset, rows=5_000, operations=100)
     back = mm.spec_of({"workload": {"mix": spec.to_dict()}})
     assert back.streams == spec.streams and back.seed == spec.seed and back.operations == spec.operations
+
+
+def test_mariadb_ranges_read_in_fetch_cache_batches():
+    # the row after the last ends the range: 1 + n rows, the first 4 singly, then 8 at a time
+    assert list(mm.fetched_rows(np.array([1, 3, 4, 5, 11, 12, 100]))) == [2, 4, 12, 12, 12, 20, 108]
