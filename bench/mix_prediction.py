@@ -6,9 +6,9 @@ against the same runs.
     ../.venv/bin/python mix_prediction.py RESULT.json ...
 
 Columns: the table's .ibd pages read (performance_schema) predicted and measured; the undo
-pages (the system tablespace or the undo tablespaces, buffer_pool.files) predicted and
-measured; the pool's whole Innodb_pages_read; the model's dirty evictions beside the server's
-LRU flushing.
+pages predicted beside every other file's reads (buffer_pool.files: ibdata1, MySQL's undo_00N,
+ibtmp1, mysql.ibd); the pool's whole Innodb_pages_read; the model's dirty evictions beside the
+server's LRU flushing.
 """
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ def row(path: str) -> str:
 
 
 def main(paths: list[str]) -> None:
-    print("| server | preset | pool | table predicted | table measured | error | undo predicted | undo measured "
+    print("| server | preset | pool | table predicted | table measured | error | undo predicted | other files measured "
           "| all predicted | all measured | error | dirty evicted (model) | LRU flushed (server) |")
     print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for path in paths:
