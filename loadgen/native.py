@@ -324,6 +324,38 @@ def lrusim_curve(trace, workload: tuple | None, n_pages: int, leaf_pages: int, o
                                 ra_threshold, pools, ra_rule, plain_lru)
 
 
+class MixSim(NamedTuple):
+    """What lrusim_mix ends with: the pool's counters, the pages evicted dirty (each a write-back
+    before its frame was reused) and those still dirty at the end, the reads of pages without a
+    page number (MySQL's read-ahead of non-leaf pages of the first B-tree), and each page's reads
+    (bytes of uint32, one per page of the trace's space)."""
+
+    refs: int
+    misses: int
+    made_young: int
+    not_young: int
+    read_ahead: int
+    read_ahead_evicted: int
+    dirty_evicted: int
+    dirty_at_end: int
+    filler_reads: int
+    reads: bytes
+
+
+def lrusim_mix(pages, flags, n_pages: int, leaf_pages: int, capacity: int, pool_pages: int, old_pct: float,
+               old_time_ms: float, ms_per_op: float, ra_threshold: int = 0, ra_area: int = 64, ra_rule: int = 0,
+               start_pages: int = 0, start_freed: int = 0, batch: int = 0, tick_depth: int = 0,
+               tick_phase_ms: float = 0.0, tick_period_ms: float = 1000.0, ticks: int = 1) -> MixSim:
+    """InnoDB's LRU on a mixed workload's trace (native/lrusim/mix.h): pages (uint32) and flags
+    (uint8 per reference: 1 a step to the next leaf, 2 a write, 4 an operation's first reference,
+    8 a page the operation creates, not reads); the first leaf_pages pages are the leaves read-ahead
+    sees. The other arguments as lrusim_innodb's."""
+    counts, reads = _load().lrusim_mix(pages, flags, n_pages, leaf_pages, capacity, pool_pages, old_pct, old_time_ms,
+                                       ms_per_op, ra_threshold, ra_area, ra_rule, start_pages, start_freed, batch,
+                                       tick_depth, tick_phase_ms, tick_period_ms, ticks)
+    return MixSim(*counts, reads)
+
+
 def lrusim_mattson(trace, workload: tuple | None, n_pages: int) -> bytes:
     """Plain-LRU stack-distance histogram as bytes of uint64 (index 0 = cold misses)."""
     return _load().lrusim_mattson(trace, workload, n_pages)

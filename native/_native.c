@@ -24,6 +24,7 @@
 #include "keydist.h"
 #include "tablegen.h"
 #include "mixdrv.h"
+#include "mixsim.h"
 
 #include <stdlib.h>
 
@@ -41,6 +42,7 @@ static PyMethodDef loadgen_native_methods[] = {
     LOADGEN_KEYDIST_METHODS
     LOADGEN_TABLEGEN_METHODS
     LOADGEN_MIXDRV_METHODS
+    LOADGEN_MIXSIM_METHODS
     {NULL, NULL, 0, NULL},
 };
 /* clang-format on */

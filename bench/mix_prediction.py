@@ -1,0 +1,56 @@
+"""The mix model's error per preset, pool and server (issue #21 item 4): a markdown table from
+mixed-run result files (`loadgen run --workload PRESET --out FILE`), each predicted again with
+the model as it is now (loadgen/analysis/mixmodel.py), so a change to the model is measured
+against the same runs.
+
+    ../.venv/bin/python mix_prediction.py RESULT.json ...
+
+Columns: the table's .ibd pages read (performance_schema) predicted and measured; the undo
+pages predicted beside every other file's reads (buffer_pool.files: ibdata1, MySQL's undo_00N,
+ibtmp1, mysql.ibd); the pool's whole Innodb_pages_read; the model's dirty evictions beside the
+server's LRU flushing.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from loadgen.analysis import mixmodel  # noqa: E402
+
+
+def pct(pred: int, meas: int) -> str:
+    return f"{100 * (pred - meas) / meas:+.1f}%" if meas else "–"
+
+
+def row(path: str) -> str:
+    run = json.loads(Path(path).read_text())
+    p = mixmodel.predict(run)
+    bp = run["buffer_pool"]
+    srv = run["server"]
+    name = run["workload"]["name"].removeprefix("preset ")
+    pool = f"{int(srv['innodb_buffer_pool_size']) >> 20}M"
+    [(table, t)] = p["tables"].items()
+    meas = bp["tables"][table]["file_pages_read"]
+    undo = sum(v for k, v in (bp.get("files") or {}).items() if not k.endswith(".ibd"))
+    flushed = bp.get("lru_flushed")
+    if flushed is None:
+        flushed = (bp.get("flush") or {}).get("lru_batch_flushed")
+    return (f"| {srv['flavor']} {srv.get('version', '')} | {name} | {pool} | {t['pages_read']:,} | {meas:,} | "
+            f"{pct(t['pages_read'], meas)} | {p['system_pages_read']:,} | {undo:,} | {p['pages_read']:,} | "
+            f"{bp['pages_read']:,} | {pct(p['pages_read'], bp['pages_read'])} | {p['dirty_evictions']:,} | "
+            f"{flushed if flushed is not None else '–':,} |")
+
+
+def main(paths: list[str]) -> None:
+    print("| server | preset | pool | table predicted | table measured | error | undo predicted | other files measured "
+          "| all predicted | all measured | error | dirty evicted (model) | LRU flushed (server) |")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for path in paths:
+        print(row(path))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

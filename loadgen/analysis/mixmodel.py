@@ -1,0 +1,713 @@
+"""Predict a mixed run's pages read per table (issue #21 item 4; docs/mix-design.md, "The model's view").
+
+The run's op sequence is regenerated from its spec and seed (workload/opstream.py: op i is a
+function of (seed, i), and the driver sends the ops in that order, so the server saw exactly this
+sequence); each op becomes the page references it makes in each B-tree (clustered index and
+secondary indexes, their geometry from the run's dataset.tables), and one simulated pool (the
+kernel's InnoDB LRU, native/lrusim/mix.h) runs them all, counting each page's reads.
+
+The page space: each B-tree has a block of page numbers, leaves first in key order (with room
+for the leaves the run's inserts add), then its upper levels, the root last. The first table's
+clustered index sits at page 0 with the physical layout of a PK-ordered load (layout.h), so
+linear read-ahead runs on its leaves (MariaDB's trigger on a step to the next leaf, MySQL's on a
+page's first access); the other B-trees have no physical page numbers and no read-ahead (every
+preset is one table, whose ranges and scans are on that index).
+
+What an op references (root first):
+  read                    the clustered descent to the key's leaf
+  read-secondary          the index's descent to the value's leaf, then the clustered descent
+  range of n rows         the descent to the first key's leaf, then each next leaf (a leaf step)
+  scan                    the descent to the first leaf, then every leaf in order
+  update, delete          the clustered descent, the leaf written; an update of an indexed column
+                          (sysbench's k = k + 1) and a delete also write the index entry's leaf
+  read-modify-write       the read, then the update
+  delete-insert           the delete, then the insert of the same key: the leaf written twice,
+                          the index's old and new entries' leaves written
+  insert (at the end)     the descent to the last leaf; every rows-per-leaf inserts a new leaf is
+                          created (a frame, no read: buf_page_create) at the end of the tree
+Where a row's secondary index entry lies is not known from its key (sysbench's k is random), so
+it is a hash of the key spread over the index's leaves. A read (and a write's lookup) visits the
+leaves from the one holding the key before its first to the one holding the key after its last
+(the PAGE_CUR_L descent and the read on to the next record, as the single-table model's leaf
+steps): 2 of usertable's 14 rows per leaf step to a neighbour leaf.
+
+Writes in small pools also read the undo log back: each write transaction (autocommit) takes the
+next rollback segment in turn (128 on MariaDB 10.11, in ibdata1) and writes its undo record on
+the segment's cached undo page and its header at commit: those 256 pages take frames and are
+read again once evicted. Purge follows PURGE_LAG_OPS operations later: it reads the undo record
+and removes the index entries the write delete-marked (looking the row up in the clustered index
+first). These are counted apart (system_pages_read) and in the total, which the runner holds to
+the pool's Innodb_pages_read.
+
+Not modelled: flush-list flushing (dirty_evictions counts pages evicted while dirty, as if only
+LRU flushing wrote them back); purge's real lag (assumed); page splits at random keys (inserts
+go at the end only); the change buffer (off by default on both servers); the undo log's growth
+past one page per segment, the history list's own pages and the doublewrite buffer; the pages
+the server's threads read (statistics, the dictionary) beyond the start-up pages pool.py knows;
+the pool's timeline (operations are evenly spaced at the run's mean rate).
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import native
+from ..errors import UsageError
+from ..workload import mix as mixspec
+from ..workload.opstream import Generator
+from .geometry import DEFAULT_FANOUT, Geometry, leaf_jitter
+from .keymodel import held_pages
+from .pool import DEFAULT_QPS, DEFAULTS, pool_model
+
+MODEL = "innodb-lru-mix"
+MOVE, WRITE, OP, NEW = 1, 2, 4, 8  # native/lrusim/mix.h's MIX_* flags
+PRIMARY = "PRIMARY"
+MAX_REFS = 50_000_000  # 5 bytes each, held twice while joined: 500 MB at most
+# Purge runs behind the writes by a lag the model cannot know (it follows the history list and
+# the purge threads' batches); what matters is whether the pages it needs are still in the pool.
+PURGE_LAG_OPS = 1_000
+# Rollback segments write transactions take in turn (MariaDB 10.11: innodb_undo_logs 128 in
+# the system tablespace; MySQL 9.7: 128 in each of its 2 undo tablespaces).
+ROLLBACK_SEGMENTS = {"mariadb": 128, "mysql": 256}
+RANGE_PREFETCH = True
+WRITE_LOOKUP_STEPS = True  # measured: ycsb-b 16M -3.9% -> -3.3%
+_STARTS: dict[tuple[int, int], np.ndarray] = {}
+
+
+@dataclass(frozen=True)
+class Tree:
+    """One B-tree in the model's page space: leaves base..base+leaf_pages+grown-1 in key order,
+    then its upper levels (level 1 first), the root last."""
+
+    table: str  # the mix's table name
+    index: str  # PRIMARY or the secondary index's name
+    rows: int  # rows at the start
+    leaf_pages: int  # leaves at the start
+    height: int
+    grown: int = 0  # leaves the run's inserts add at the end
+    base: int = 0
+    fanout: int = DEFAULT_FANOUT
+
+    @property
+    def rows_per_leaf(self) -> float:
+        return max(1.0, self.rows / self.leaf_pages)
+
+    @property
+    def all_leaves(self) -> int:
+        return self.leaf_pages + self.grown
+
+    def level_sizes(self) -> list[int]:
+        """Pages per level above the leaves, level 1 first, the root (1 page) last."""
+        sizes, n = [], self.all_leaves
+        for level in range(1, self.height):
+            n = 1 if level == self.height - 1 else max(1, -(-n // self.fanout))
+            sizes.append(n)
+        return sizes
+
+    @property
+    def n_pages(self) -> int:
+        return self.all_leaves + sum(self.level_sizes())
+
+    def leaf_starts(self) -> np.ndarray:
+        """The first key of each of the start's leaves: near k * rows / L, up to geometry's
+        jitter off (geometry.leaf_start, vectorised; which keys are a leaf's first or last
+        decides which reads step to a neighbour leaf)."""
+        cached = _STARTS.get((self.rows, self.leaf_pages))
+        if cached is not None:
+            return cached
+        k = np.arange(self.leaf_pages, dtype=np.int64)
+        g = Geometry(self.rows, self.leaf_pages, self.height)
+        a = leaf_jitter(g)
+        jitter = (_mix64(k.astype(np.uint64)) % np.uint64(2 * a + 1)).astype(np.int64) - a if a else 0
+        starts = 1 + (2 * k * self.rows + self.leaf_pages) // (2 * self.leaf_pages) + jitter
+        starts[0] = 1
+        if len(_STARTS) > 8:
+            _STARTS.clear()
+        _STARTS[(self.rows, self.leaf_pages)] = starts
+        return starts
+
+    def leaf_of_key(self, key: np.ndarray) -> np.ndarray:
+        """The leaf (index in the tree) of clustered keys: the start's rows on the start's leaves
+        (leaf_starts); keys past them (inserted at the end) on the new leaves."""
+        key = np.asarray(key).astype(np.int64)
+        old = np.searchsorted(self.leaf_starts(), np.clip(key, 1, self.rows), side="right") - 1
+        new = self.leaf_pages + ((key - self.rows - 1) // self.rows_per_leaf).astype(np.int64)
+        return np.where(key <= self.rows, old, np.minimum(new, self.all_leaves - 1))
+
+    def span(self, first_key: np.ndarray, last_key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The leaves a read of keys first..last visits, as (first leaf, last leaf): the descent
+        searches for the key before the first (PAGE_CUR_L: a leaf's first key lands on the leaf
+        before it), and the read goes on to the key after the last (a leaf's last key reads on
+        into the next leaf), as the single-table model's leaf steps (model.py)."""
+        lo = self.leaf_of_key(np.maximum(np.asarray(first_key).astype(np.int64) - 1, 1))
+        hi = self.leaf_of_key(np.asarray(last_key).astype(np.int64) + 1)
+        return lo, hi
+
+    def entry_leaf(self, key: np.ndarray, salt: int = 0) -> np.ndarray:
+        """A secondary index entry's leaf: a hash of the row's key over the index's leaves."""
+        h = _mix64(key.astype(np.uint64) + np.uint64(salt * 0x9E3779B97F4A7C15 & (2**64 - 1)))
+        return (h % np.uint64(self.leaf_pages)).astype(np.int64)
+
+    def path(self, leaf: np.ndarray) -> np.ndarray:
+        """The pages of each leaf's descent, root first: shape (len(leaf), height)."""
+        leaf = np.asarray(leaf, dtype=np.int64)
+        cols = []
+        at, div = self.base + self.all_leaves, 1
+        for size in self.level_sizes():
+            div *= self.fanout
+            cols.append(at + np.minimum(leaf // div, size - 1))
+            at += size
+        cols.reverse()  # root first
+        cols.append(self.base + leaf)
+        return np.stack(cols, axis=1) if len(cols) > 1 else (self.base + leaf)[:, None]
+
+
+def _mix64(x: np.ndarray) -> np.ndarray:
+    x = x.astype(np.uint64)
+    with np.errstate(over="ignore"):
+        x ^= x >> np.uint64(30)
+        x *= np.uint64(0xBF58476D1CE4E5B9)
+        x ^= x >> np.uint64(27)
+        x *= np.uint64(0x94D049BB133111EB)
+        x ^= x >> np.uint64(31)
+    return x
+
+
+def grown_leaves(inserts: int, rows_per_leaf: float) -> int:
+    """Leaves `inserts` rows at the end add: the last leaf is taken as full, so a new leaf every
+    rows-per-leaf inserts, the first at the first insert (ceil(n / rows_per_leaf))."""
+    return math.ceil(inserts / rows_per_leaf) if inserts > 0 else 0
+
+
+class Trace:
+    """References in order: pages (uint32) and flags (uint8), appended op by op in numpy blocks."""
+
+    def __init__(self):
+        self.pages: list[np.ndarray] = []
+        self.flags: list[np.ndarray] = []
+        self.n = 0
+
+    def add(self, pages: np.ndarray, flags: np.ndarray) -> None:
+        self.n += len(pages)
+        if self.n > MAX_REFS:
+            raise UsageError(f"the mix makes over {MAX_REFS:,} page references: too many for the model",
+                             "run fewer operations, or scans over smaller tables")
+        self.pages.append(pages.astype(np.uint32, copy=False))
+        self.flags.append(flags.astype(np.uint8, copy=False))
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        if not self.pages:
+            return np.zeros(0, np.uint32), np.zeros(0, np.uint8)
+        return np.concatenate(self.pages), np.concatenate(self.flags)
+
+
+class Space:
+    """The mix's B-trees in one page space (Tree.base), the first table's clustered index first."""
+
+    def __init__(self, trees: dict[tuple[str, str], Tree], rollback_segments: int = 0):
+        self.trees = trees
+        # after the B-trees: each rollback segment's header page and its cached undo page
+        self.system_base = sum(t.n_pages for t in trees.values())
+        self.rollback_segments = rollback_segments
+        self.n_pages = self.system_base + 2 * rollback_segments
+
+    def rseg_pages(self, txn: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The rollback segment header and undo page write transaction `txn` uses (round robin)."""
+        r = txn.astype(np.int64) % self.rollback_segments
+        return self.system_base + 2 * r, self.system_base + 2 * r + 1
+
+    @classmethod
+    def of(cls, tables: dict[str, dict], inserts: dict[str, int], order: list[str],
+           rollback_segments: int = 0) -> "Space":
+        """tables: dataset.tables (rows, leaf_pages, height, indexes {name: {leaf_pages, height}});
+        inserts: each table's inserts in the run; order: the tables, the one at page 0 first."""
+        trees: dict[tuple[str, str], Tree] = {}
+        base = 0
+        for name in order:
+            t = tables[name]
+            rows = max(1, int(t.get("rows") or 1))
+            leaves = max(1, int(t.get("leaf_pages") or 1))
+            clustered = Tree(name, PRIMARY, rows, leaves, max(1, int(t.get("height") or 1)))
+            clustered = dataclasses.replace(clustered, grown=grown_leaves(inserts.get(name, 0),
+                                                                          clustered.rows_per_leaf), base=base)
+            trees[(name, PRIMARY)] = clustered
+            base += clustered.n_pages
+            for iname, ix in sorted((t.get("indexes") or {}).items()):
+                if iname == PRIMARY:
+                    continue
+                il = max(1, int(ix.get("leaf_pages") or 1))
+                # an index entry per row: the inserts add to it at hashed places, its leaves fill
+                # and split there; the model keeps its leaves (their count grows a little)
+                tree = Tree(name, iname, rows, il, max(1, int(ix.get("height") or 1)), base=base)
+                trees[(name, iname)] = tree
+                base += tree.n_pages
+        return cls(trees, rollback_segments)
+
+    def secondaries(self, table: str) -> list[Tree]:
+        return [t for (name, idx), t in self.trees.items() if name == table and idx != PRIMARY]
+
+    def tree_of(self, table: str, index: str | None) -> Tree:
+        return self.trees[(table, index or PRIMARY)]
+
+
+def _first_flags(n: int, height: int, first: bool, write_leaf: bool = False) -> np.ndarray:
+    """Flags of n descents of `height` pages: OP on the first page when `first`, WRITE on the leaf."""
+    f = np.zeros((n, height), dtype=np.uint8)
+    if first:
+        f[:, 0] |= OP
+    if write_leaf:
+        f[:, -1] |= WRITE
+    return f
+
+
+def point_refs(tree: Tree, leaves: np.ndarray, first: bool = True, write: bool = False,
+               new: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Descents to `leaves` as (pages, flags), shape (n, height) each: one op per row when first."""
+    pages = tree.path(leaves)
+    flags = _first_flags(len(leaves), pages.shape[1], first, write)
+    if new is not None:
+        flags[:, -1] |= np.where(new, NEW, 0).astype(np.uint8)
+    return pages, flags
+
+
+@dataclass(frozen=True)
+class Refs:
+    """The references of n ops, op after op: pages and flags flat, widths[i] references of op i."""
+
+    pages: np.ndarray
+    flags: np.ndarray
+    widths: np.ndarray
+
+    @classmethod
+    def block(cls, pages: np.ndarray, flags: np.ndarray) -> "Refs":
+        """n ops of as many references each: (n, width) arrays."""
+        n, w = pages.shape
+        return cls(pages.ravel(), flags.ravel(), np.full(n, w, dtype=np.int64))
+
+
+def _exclusive_cumsum(x: np.ndarray) -> np.ndarray:
+    out = np.zeros(len(x), dtype=np.int64)
+    np.cumsum(x[:-1], out=out[1:])
+    return out
+
+
+def positions(starts: np.ndarray, widths: np.ndarray) -> np.ndarray:
+    """Where op i's widths[i] references go, given where its first goes: flat, op after op."""
+    total = int(widths.sum())
+    within = np.arange(total, dtype=np.int64) - np.repeat(_exclusive_cumsum(widths), widths)
+    return np.repeat(starts, widths) + within
+
+
+def hcat(*parts: Refs) -> Refs:
+    """Each op's references of every part, one part after the other (the parts are the same ops)."""
+    widths = sum(p.widths for p in parts)
+    total = int(widths.sum())
+    pages, flags = np.empty(total, dtype=np.int64), np.empty(total, dtype=np.uint8)
+    at = _exclusive_cumsum(widths)
+    for p in parts:
+        idx = positions(at, p.widths)
+        pages[idx] = p.pages
+        flags[idx] = p.flags
+        at = at + p.widths
+    return Refs(pages, flags, widths)
+
+
+def walks(tree: Tree, lo: np.ndarray, hi: np.ndarray, first: bool = True) -> Refs:
+    """Per op, a descent to leaf lo, then each next leaf up to hi (steps: MariaDB's read-ahead trigger)."""
+    p, f = point_refs(tree, lo, first)
+    steps = np.maximum(hi - lo, 0).astype(np.int64)
+    if not steps.any():
+        return Refs.block(p, f)
+    within = np.arange(int(steps.sum()), dtype=np.int64) - np.repeat(_exclusive_cumsum(steps), steps)
+    nxt = tree.base + np.repeat(lo.astype(np.int64), steps) + 1 + within
+    return hcat(Refs.block(p, f), Refs(nxt, np.full(len(nxt), MOVE, dtype=np.uint8), steps))
+
+
+def walk_refs(tree: Tree, first_leaf: int, last_leaf: int, first: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """One walk (walks): a descent to first_leaf, then each next leaf to last_leaf."""
+    r = walks(tree, np.array([first_leaf], dtype=np.int64), np.array([last_leaf], dtype=np.int64), first)
+    return r.pages, r.flags
+
+
+class Mapper:
+    """Turns a chunk of the op sequence into references (the model's view, this module's docstring)."""
+
+    def __init__(self, spec: mixspec.MixSpec, space: Space, columns_of: dict | None = None,
+                 prefetch: bool = False):
+        self.spec = spec
+        self.prefetch = prefetch  # ranges read rows in the fetch cache's batches (fetched_rows)
+        self.space = space
+        self.columns_of = columns_of or {}  # (table, index) -> its columns (dataset.tables)
+        self.indexed: dict[int, list[Tree]] = {}  # update streams: the indexes their column is in
+        for i, s in enumerate(spec.streams):
+            if s.op in ("update", "read-modify-write") and s.column:
+                self.indexed[i] = [t for t in space.secondaries(s.table) if _leads(t, s.column, self.columns_of)]
+        self.inserted: dict[str, int] = {t.name: 0 for t in spec.tables}
+        self.txns = 0  # write transactions so far (each autocommit write is one)
+        self.pending: list[tuple[np.ndarray, Refs]] = []  # purge's work: (op it runs before, refs)
+
+    def op_refs(self, stream: int, key: np.ndarray, length: np.ndarray) -> Refs:
+        """The references of one stream's ops (keys and lengths of its ops, in op order)."""
+        s = self.spec.streams[stream]
+        tree = self.space.tree_of(s.table, None)
+        op = s.op
+        n = len(key)
+        if op == "read":
+            return walks(tree, *tree.span(key, key))
+        if op == "read-secondary":
+            sec = self.space.tree_of(s.table, _index_of(self.space, s.table, s.column, self.columns_of))
+            return hcat(Refs.block(*point_refs(sec, sec.entry_leaf(key))),
+                        Refs.block(*point_refs(tree, tree.leaf_of_key(key), first=False)))
+        if op in ("update", "delete", "delete-insert"):
+            return self._writes(stream, key, first=True)
+        if op == "read-modify-write":  # the read (with its leaf steps), then the update: one op
+            return hcat(walks(tree, *tree.span(key, key)), self._writes(stream, key, first=False))
+        if op == "insert":
+            before = self.inserted[s.table]
+            self.inserted[s.table] = before + n
+            # n-th insert into the table: key rows + n; a new leaf when it is the first on it
+            nth = key.astype(np.int64) - tree.rows
+            rpl = tree.rows_per_leaf
+            leaf_now = ((nth - 1) // rpl).astype(np.int64)
+            leaf_before = np.where(nth > 1, ((nth - 2) // rpl).astype(np.int64), -1)
+            new = leaf_now != leaf_before
+            parts = [Refs.block(*point_refs(tree, tree.leaf_of_key(key), write=True, new=new))]
+            for sec in self.space.secondaries(s.table):
+                parts.append(Refs.block(*point_refs(sec, sec.entry_leaf(key, 1), first=False, write=True)))
+            return hcat(*parts)
+        if op == "range":
+            rows = length.astype(np.int64)
+            if self.prefetch:
+                rows = fetched_rows(rows) - 1  # span() adds the row after the last itself
+            return walks(tree, *tree.span(key, key.astype(np.int64) + rows - 1))
+        if op == "scan":
+            scanned = self.space.tree_of(s.table, s.index)
+            return walks(scanned, np.zeros(n, dtype=np.int64), np.full(n, scanned.all_leaves - 1, dtype=np.int64))
+        raise UsageError(f"the mix model does not know op {op!r}")
+
+    def purge_refs(self, stream: int, key: np.ndarray) -> Refs | None:
+        """What purge does for these ops once it reaches them (PURGE_LAG_OPS later): removes the
+        index entries they delete-marked (an update's old entry in the indexes its column leads,
+        a delete's in every index, a delete-insert's old entries), each after looking the row
+        up in the clustered index (row_purge_remove_sec_if_poss), and a delete's clustered
+        record. None: nothing for purge in the B-trees (their undo is purge's all the same)."""
+        s = self.spec.streams[stream]
+        if s.op in ("update", "read-modify-write"):
+            secs = self.indexed.get(stream, [])
+        elif s.op in ("delete", "delete-insert"):
+            secs = self.space.secondaries(s.table)
+        else:
+            return None
+        if not secs and s.op != "delete":
+            return None
+        tree = self.space.tree_of(s.table, None)
+        leaves = tree.leaf_of_key(key)
+        parts_p, parts_f = [], []
+        for sec in secs:
+            p, f = point_refs(tree, leaves, first=False)
+            parts_p.append(p)
+            parts_f.append(f)
+            p, f = point_refs(sec, sec.entry_leaf(key, 0), first=False, write=True)
+            parts_p.append(p)
+            parts_f.append(f)
+        if s.op == "delete":
+            p, f = point_refs(tree, leaves, first=False, write=True)
+            parts_p.append(p)
+            parts_f.append(f)
+        return Refs.block(np.hstack(parts_p), np.hstack(parts_f))
+
+    def _writes(self, stream: int, key: np.ndarray, first: bool) -> Refs:
+        """An update, delete or delete-insert of each key.
+        The row's leaf (written; a delete-insert writes it twice), and the secondary index
+        entries it changes: an update's of the indexes its column leads (the old entry
+        delete-marked, the new one inserted), a delete's of every index, a delete-insert's old
+        and new entries in every index."""
+        s = self.spec.streams[stream]
+        tree = self.space.tree_of(s.table, None)
+        leaves = tree.leaf_of_key(key)
+        lookup = []
+        if WRITE_LOOKUP_STEPS:  # the row is found as a select finds it (row_search_mvcc), then changed
+            lookup = [walks(tree, *tree.span(key, key), first=first)]
+            first = False
+        p, f = point_refs(tree, leaves, first=first, write=True)
+        parts_p, parts_f = [p], [f]
+        if s.op == "delete-insert":
+            p, f = point_refs(tree, leaves, first=False, write=True)
+            parts_p.append(p)
+            parts_f.append(f)
+        if s.op in ("update", "read-modify-write"):
+            secs = self.indexed.get(stream, [])
+        else:
+            secs = self.space.secondaries(s.table)
+        salts = (0,) if s.op == "delete" else (0, 1)
+        for sec in secs:
+            for salt in salts:
+                p, f = point_refs(sec, sec.entry_leaf(key, salt), first=False, write=True)
+                parts_p.append(p)
+                parts_f.append(f)
+        return hcat(*lookup, Refs.block(np.hstack(parts_p), np.hstack(parts_f)))
+
+
+def fetched_rows(n: np.ndarray) -> np.ndarray:
+    """Rows InnoDB reads for a range of n rows on MariaDB: up to the row after the last (which
+    ends it), the first MYSQL_FETCH_CACHE_THRESHOLD (4) one by one, then MYSQL_FETCH_CACHE_SIZE
+    (8) at a time into the prefetch cache, past the range's end (MySQL checks the end inside
+    InnoDB, row_search_end_range_check, and stops at the row after the last)."""
+    want = np.asarray(n, dtype=np.int64) + 1
+    return np.where(want <= 4, want, 4 + 8 * -(-(want - 4) // 8))
+
+
+def _leads(tree: Tree, column: str, columns_of: dict) -> bool:
+    cols = columns_of.get((tree.table, tree.index)) or []
+    return bool(cols) and cols[0].lower() == column.lower()
+
+
+def _index_of(space: Space, table: str, column: str | None, columns_of: dict) -> str | None:
+    for t in space.secondaries(table):
+        if column and _leads(t, column, columns_of):
+            return t.index
+    return None
+
+
+def build_trace(spec: mixspec.MixSpec, space: Space, scheduled: dict[int, list[int]] | None = None,
+                ops: int | None = None, columns_of: dict | None = None, prefetch: bool = False) -> Trace:
+    """The references of the mix's first `ops` operations, in order; scheduled[op] = the
+    scheduled streams whose execution started before op (their scans go in there)."""
+    mapper = Mapper(spec, space, columns_of, prefetch)
+    trace = Trace()
+    scheduled = scheduled or {}
+    stop = spec.operations if ops is None else ops
+    gen = Generator(spec)
+    at_ops = sorted(scheduled)
+    for chunk in gen.chunks(0, stop):
+        cuts = sorted({chunk.start, chunk.stop, *(o for o in at_ops if chunk.start < o < chunk.stop)})
+        for lo, hi in zip(cuts, cuts[1:]):
+            for stream in scheduled.get(lo, []):
+                _add_scheduled(trace, mapper, stream)
+            _add_ops(trace, mapper, chunk.stream[lo - chunk.start:hi - chunk.start],
+                     chunk.key[lo - chunk.start:hi - chunk.start], chunk.length[lo - chunk.start:hi - chunk.start],
+                     lo)
+    for o in at_ops:
+        if o >= stop:
+            for stream in scheduled[o]:
+                _add_scheduled(trace, mapper, stream)
+    return trace
+
+
+def _add_scheduled(trace: Trace, mapper: Mapper, stream: int) -> None:
+    s = mapper.spec.streams[stream]
+    scanned = mapper.space.tree_of(s.table, s.index)
+    p, f = walk_refs(scanned, 0, scanned.all_leaves - 1)
+    trace.add(p, f)
+
+
+def _add_ops(trace: Trace, mapper: Mapper, stream: np.ndarray, key: np.ndarray, length: np.ndarray,
+             start: int = 0) -> None:
+    """Ops start.. in sequence order: each stream's references computed at once, then put in
+    their ops' places; a write op's undo pages after its own; purge's work for earlier ops
+    (Mapper.pending) before the op it is due at."""
+    n = len(stream)
+    if n == 0:
+        return
+    spec, space = mapper.spec, mapper.space
+    done = [(where, mapper.op_refs(int(i), key[where], length[where]))
+            for i in np.unique(stream) for where in [np.nonzero(stream == i)[0]]]
+    writes = np.array([spec.streams[i].writes for i in range(len(spec.streams))], dtype=bool)[stream]
+    if space.rollback_segments and writes.any():
+        w_at = np.nonzero(writes)[0]
+        txn = mapper.txns + np.arange(len(w_at), dtype=np.int64)
+        mapper.txns += len(w_at)
+        hdr, undo = space.rseg_pages(txn)
+        # the transaction writes its undo record and, at commit, the segment header's history
+        done.append((w_at, Refs.block(np.stack([undo, hdr], axis=1), np.full((len(w_at), 2), WRITE, np.uint8))))
+        # purge reads the undo record back, then does its work in the B-trees
+        purge = [(w_at, Refs.block(undo[:, None], np.zeros((len(w_at), 1), np.uint8)))]
+        for i in np.unique(stream[w_at]):
+            where = np.nonzero(stream == i)[0]
+            r = mapper.purge_refs(int(i), key[where])
+            if r is not None:
+                purge.append((where, r))
+        for where, r in purge:
+            mapper.pending.append((start + where.astype(np.int64) + PURGE_LAG_OPS, r))
+    # purge's work due in this chunk, as pseudo-ops before the op it is due at
+    due, keep = [], []
+    for at, r in mapper.pending:
+        inside = at < start + n
+        if inside.all():
+            due.append((at - start, r))
+        elif inside.any():
+            due.append((at[inside] - start, _select(r, inside)))
+            keep.append((at[~inside], _select(r, ~inside)))
+        else:
+            keep.append((at, r))
+    mapper.pending = keep
+    # order: purge items due at op i (key 2i), then op i's own references (key 2i + 1)
+    op_widths = np.zeros(n, dtype=np.int64)
+    for where, refs in done:
+        op_widths[where] += refs.widths
+    p_at = np.concatenate([d[0] for d in due]) if due else np.zeros(0, np.int64)
+    p_widths = np.concatenate([d[1].widths for d in due]) if due else np.zeros(0, np.int64)
+    order_key = np.concatenate([2 * np.arange(n, dtype=np.int64) + 1, 2 * np.maximum(p_at, 0)])
+    widths = np.concatenate([op_widths, p_widths])
+    order = np.argsort(order_key, kind="stable")
+    starts_sorted = _exclusive_cumsum(widths[order])
+    starts = np.empty_like(starts_sorted)
+    starts[order] = starts_sorted
+    total = int(widths.sum())
+    pages, flags = np.empty(total, dtype=np.uint32), np.empty(total, dtype=np.uint8)
+    cursor = starts[:n].copy()
+    for where, refs in done:
+        idx = positions(cursor[where], refs.widths)
+        pages[idx] = refs.pages
+        flags[idx] = refs.flags
+        cursor[where] += refs.widths
+    p_start = starts[n:]
+    at = 0
+    for _, r in due:
+        m = len(r.widths)
+        idx = positions(p_start[at:at + m], r.widths)
+        pages[idx] = r.pages
+        flags[idx] = r.flags
+        at += m
+    trace.add(pages, flags)
+
+
+def _select(r: Refs, mask: np.ndarray) -> Refs:
+    """The ops of r where mask is set."""
+    keep = np.repeat(mask, r.widths)
+    return Refs(r.pages[keep], r.flags[keep], r.widths[mask])
+
+
+# -- from a result document ---------------------------------------------------------------------
+def spec_of(run: dict) -> mixspec.MixSpec:
+    """The spec as run (workload.mix), parsed back with the file checks."""
+    doc = dict(((run.get("workload") or {}).get("mix")) or {})
+    source = doc.pop("source", "") or "<run>"
+    doc.pop("description", None)
+    # to_dict writes every sequence stream's keys, the file refuses them where they mean nothing
+    keyless = {"keys", *(f.name for f in dataclasses.fields(mixspec.KeySpec) if f.name != "name")}
+    doc["streams"] = [{k: v for k, v in st.items() if k not in keyless} if st.get("op") in ("insert", "scan") else st
+                      for st in doc.get("streams") or []]
+    spec = mixspec._build(doc, mixspec._Where(source), _base(source), {})
+    return dataclasses.replace(spec, source=source)
+
+
+def _base(source: str):
+    from pathlib import Path
+
+    return Path(source).parent if source and not source.startswith("preset ") else Path.cwd()
+
+
+def scheduled_positions(run: dict, spec: mixspec.MixSpec) -> dict[int, list[int]]:
+    """Where each scheduled execution started in the op sequence (result.streams[name].executions)."""
+    out: dict[int, list[int]] = {}
+    streams = (run.get("result") or {}).get("streams") or {}
+    for i in spec.scheduled:
+        for ex in (streams.get(spec.streams[i].name) or {}).get("executions") or []:
+            out.setdefault(int(ex.get("ops_before") or 0), []).append(i)
+    return out
+
+
+def pool_of(run: dict, writes: bool = False):
+    """The server's pool (pool.pool_model) for the run; a read-only run's capacity from the data
+    pages it held (keymodel.predict_result's rule). Not a write run's: there the page cleaner's
+    LRU batches free frames for dirty pages and the data pages swing (MySQL 9.7, sysbench-oltp-rw
+    at 16M: a median of 450 of 1,024; the table then read +40% with it, -5.3% without)."""
+    srv, bp, res = (run.get(k) or {} for k in ("server", "buffer_pool", "result"))
+    pool = pool_model(int(srv.get("innodb_buffer_pool_size") or 0), srv.get("variables") or {},
+                      srv.get("flavor") or "mariadb", float(res.get("qps") or DEFAULT_QPS),
+                      total_pages=bp.get("pages_total"), start_pages=bp.get("pages_data_before"))
+    if writes and pool.cleaner_depth:
+        # MySQL's page cleaner runs its LRU batch every second while the server sees activity
+        # (pool.py: a read-only run is none, so one batch); writes are (sysbench-oltp-rw 16M:
+        # -5.3% -> +3.0%)
+        pool = dataclasses.replace(pool, cleaner_ticks=0)
+    held = None if writes else held_pages(run.get("samples") or [], pool.pool_pages)
+    depth = int((srv.get("variables") or {}).get("innodb_lru_scan_depth") or DEFAULTS["innodb_lru_scan_depth"])
+    if held and abs(held - pool.capacity_pages) > depth / 2:  # as keymodel.predict_result
+        pool = dataclasses.replace(pool, capacity_pages=held)
+    return pool
+
+
+def simulate(trace: Trace, space: Space, pool, leaf_pages: int) -> native.MixSim:
+    """The pool over the trace, averaged over MySQL's cleaner phases (model.mean_over_phases)."""
+    pages, flags = trace.arrays()
+    runs = [native.lrusim_mix(pages, flags, space.n_pages, leaf_pages, pool.capacity_high, pool.pool_pages,
+                              pool.old_pct, pool.old_time_ms, 1000.0 / pool.qps, pool.ra_threshold, pool.ra_area,
+                              pool.ra_rule, pool.start_pages, pool.start_freed, pool.cleaner_batch,
+                              *pool.tick_args(ph)) for ph in pool.phases()]
+    if len(runs) == 1:
+        return runs[0]
+    reads = np.mean([np.frombuffer(r.reads, dtype=np.uint32) for r in runs], axis=0).round().astype(np.uint32)
+    fields = [round(sum(getattr(r, f) for r in runs) / len(runs)) for f in native.MixSim._fields[:-1]]
+    return native.MixSim(*fields, reads.tobytes())
+
+
+def predict(run: dict) -> dict | None:
+    """The prediction block of a mixed run (loadgen.mixrun.predict_mix's hook), or None when the
+    run has no mix or no table geometry."""
+    wl, ds = run.get("workload") or {}, run.get("dataset") or {}
+    tables = ds.get("tables") or {}
+    if wl.get("kind") != "mix" or not tables or any(not t.get("leaf_pages") for t in tables.values()):
+        return None
+    spec = spec_of(run)
+    done = int((run.get("result") or {}).get("ops") or spec.operations)
+    counts = Generator(spec).counts_at(done)
+    inserts: dict[str, int] = {}
+    for i, s in enumerate(spec.streams):
+        if s.op == "insert" and not s.scheduled:
+            inserts[s.table] = inserts.get(s.table, 0) + int(counts[i])
+    order = _table_order(spec, tables)
+    flavor = (run.get("server") or {}).get("flavor") or "mariadb"
+    space = Space.of(tables, inserts, order, ROLLBACK_SEGMENTS.get(flavor, 128) if spec.writes else 0)
+    columns_of = {(name, iname): list(ix.get("columns") or []) for name, t in tables.items()
+                  for iname, ix in (t.get("indexes") or {}).items()}
+    trace = build_trace(spec, space, scheduled_positions(run, spec), done, columns_of,
+                        prefetch=RANGE_PREFETCH and flavor == "mariadb")
+    pool = pool_of(run, spec.writes)
+    first = space.tree_of(order[0], None)
+    sim = simulate(trace, space, pool, first.all_leaves)
+    reads = np.frombuffer(sim.reads, dtype=np.uint32)
+    out_tables: dict[str, dict] = {}
+    for (name, idx), tree in space.trees.items():
+        qualified = f"{tables[name].get('database') or ds.get('database')}.{tables[name].get('table') or name}"
+        got = int(reads[tree.base:tree.base + tree.n_pages].sum(dtype=np.uint64))
+        if name == order[0] and idx == PRIMARY:
+            got += sim.filler_reads  # MySQL's read-ahead of the first extent's non-leaf pages
+        t = out_tables.setdefault(qualified, {"pages_read": 0, "indexes": {}})
+        t["pages_read"] += got
+        t["indexes"][idx] = {"pages_read": got, "leaf_pages": tree.all_leaves, "grown_leaves": tree.grown}
+    system = int(reads[space.system_base:space.n_pages].sum(dtype=np.uint64))
+    return {
+        "model": MODEL,
+        # the tables' and the undo pages' (equal to the pool's misses; with MySQL's cleaner phases
+        # averaged, per page, the sum of the rounded parts)
+        "pages_read": sum(t["pages_read"] for t in out_tables.values()) + system,
+        "system_pages_read": system,
+        "read_requests": int(sim.refs),
+        "read_ahead": int(sim.read_ahead),
+        "made_young": int(sim.made_young),
+        "dirty_evictions": int(sim.dirty_evicted),
+        "dirty_at_end": int(sim.dirty_at_end),
+        "capacity_pages": pool.capacity_pages,
+        "pool_pages": pool.pool_pages,
+        "qps": pool.qps,
+        "tables": out_tables,
+        "note": "pages_read is the tables' and the undo pages' (system_pages_read: rollback segment headers "
+                "and their undo pages, purge reading them back); dirty_evictions counts pages evicted dirty "
+                "with no flush-list flushing (an upper bound of the LRU flushes)",
+    }
+
+
+def _table_order(spec: mixspec.MixSpec, tables: dict) -> list[str]:
+    """The table at page 0 (the one read-ahead runs on) first: the one with the most range and
+    scan ops (else the most ops), then the rest as declared."""
+    weight: dict[str, float] = {t.name: 0.0 for t in spec.tables}
+    for s in spec.streams:
+        w = (s.share or 0.0) * (1000 if s.op in ("range", "scan") else 1) + (1e6 if s.scheduled else 0)
+        weight[s.table] = weight.get(s.table, 0.0) + w
+    names = [t.name for t in spec.tables if t.name in tables]
+    return sorted(names, key=lambda n: -weight.get(n, 0.0))

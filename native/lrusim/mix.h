@@ -1,0 +1,37 @@
+/*
+ * A mixed workload's references (several tables and indexes in one pool, reads and writes):
+ * an explicit trace built by loadgen/analysis/mixmodel.py, one reference per page an operation
+ * touches, with flags. Each B-tree has its own block of page numbers; only the block at page 0
+ * (the first table's clustered index, leaves first, in key order) has physical page numbers, so
+ * linear read-ahead runs on its leaves only.
+ *
+ * Dirty pages are followed beside the pool, not in it: a page a write touched is dirty until it
+ * is evicted (nothing flushes it earlier: flush-list flushing follows redo age and time, which
+ * the model does not know), so the pages evicted dirty are an upper bound of the LRU flushes.
+ */
+#ifndef LOADGEN_LRUSIM_MIX_H
+#define LOADGEN_LRUSIM_MIX_H
+
+#include <stdint.h>
+
+#include "kernel.h"
+
+#define MIX_MOVE 1  /* the reference is a step to the next leaf (MariaDB's read-ahead trigger) */
+#define MIX_WRITE 2 /* the operation changes the page: dirty from here on */
+#define MIX_OP 4    /* the first reference of an operation: the clock moves on one operation */
+#define MIX_NEW 8   /* a page the operation creates (an insert's new leaf): a frame, no read */
+
+typedef struct {
+    lru_counts_t counts;
+    uint64_t dirty_evicted; /* pages evicted while dirty (each write-back before a frame's reuse) */
+    uint64_t dirty_at_end;  /* dirty pages still resident at the end */
+    uint64_t filler_reads;  /* pages MySQL's read-ahead read that have no page number (layout.h) */
+} mix_counts_t;
+
+/* InnoDB's LRU (pool c, params p) over pages[0..n) with flags[0..n), a space of n_pages pages
+ * whose first leaf_pages are the physical-layout leaves; reads[n_pages] (zeroed by the caller,
+ * may be NULL) gets each page's reads. Returns -1 on allocation failure. */
+int lrusim_mix(const uint32_t *pages, const uint8_t *flags, uint64_t n, const sim_cfg_t *c, const lru_params_t *p,
+               uint64_t n_pages, uint64_t leaf_pages, mix_counts_t *out, uint32_t *reads);
+
+#endif /* LOADGEN_LRUSIM_MIX_H */

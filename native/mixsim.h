@@ -1,0 +1,22 @@
+/*
+ * Python binding of the mixed-workload simulation (native/lrusim/mix.h): one pool over an
+ * explicit trace of several tables' references with flags. loadgen/native.py wraps it,
+ * loadgen/analysis/mixmodel.py builds the trace.
+ */
+#ifndef LOADGEN_MIXSIM_H
+#define LOADGEN_MIXSIM_H
+
+#include "native.h"
+
+PyObject *loadgen_lrusim_mix(PyObject *self, PyObject *args);
+
+/* clang-format off */
+#define LOADGEN_MIXSIM_METHODS                                                                                \
+    {"lrusim_mix", loadgen_lrusim_mix, METH_VARARGS,                                                          \
+     "lrusim_mix(pages, flags, n_pages, leaf_pages, capacity, pool_pages, old_pct, old_time_ms, "             \
+     "ms_per_op, ra_threshold, ra_area, ra_rule, start_pages, start_freed, batch, tick_depth, "               \
+     "tick_phase_ms, tick_period_ms, ticks) -> ((refs, misses, made_young, not_young, read_ahead, "           \
+     "read_ahead_evicted, dirty_evicted, dirty_at_end, filler_reads), bytes of uint32 reads per page)"},
+/* clang-format on */
+
+#endif /* LOADGEN_MIXSIM_H */
