@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from loadgen.analysis import mixmodel  # noqa: E402
+from loadgen.analysis import mixmodel
 
 
 def pct(pred: int, meas: int) -> str:

@@ -221,7 +221,7 @@ class Space:
 
     @classmethod
     def of(cls, tables: dict[str, dict], inserts: dict[str, int], order: list[str],
-           rollback_segments: int = 0) -> "Space":
+           rollback_segments: int = 0) -> Space:
         """tables: dataset.tables (rows, leaf_pages, height, indexes {name: {leaf_pages, height}});
         inserts: each table's inserts in the run; order: the tables, the one at page 0 first."""
         trees: dict[tuple[str, str], Tree] = {}
@@ -282,7 +282,7 @@ class Refs:
     widths: np.ndarray
 
     @classmethod
-    def block(cls, pages: np.ndarray, flags: np.ndarray) -> "Refs":
+    def block(cls, pages: np.ndarray, flags: np.ndarray) -> Refs:
         """n ops of as many references each: (n, width) arrays."""
         n, w = pages.shape
         return cls(pages.ravel(), flags.ravel(), np.full(n, w, dtype=np.int64))
