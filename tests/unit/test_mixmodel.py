@@ -82,7 +82,9 @@ def test_writes_touch_their_leaf_dirty_and_an_indexed_update_its_index():
     key = np.array([5, 10_000], dtype=np.uint64)
     one = np.ones(2, dtype=np.uint32)
     prim, k1 = space.tree_of("sbtest1", None), space.tree_of("sbtest1", "k_1")
-    in_k1 = lambda p: k1.base <= p < k1.base + k1.n_pages  # noqa: E731
+
+    def in_k1(p):
+        return k1.base <= p < k1.base + k1.n_pages
 
     r = mapper.op_refs(by_name["non_index_updates"], key, one)
     pages, flags = r.pages, r.flags
