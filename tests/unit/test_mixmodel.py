@@ -220,11 +220,13 @@ at_s = 1
     assert mm.scheduled_positions(run, spec) == {400: [1]}
     pages, flags = mm.build_trace(spec, space, mm.scheduled_positions(run, spec)).arrays()
     ops = np.cumsum(flags & mm.OP != 0)
-    # the scan: 699 steps in a row (leaf 0 by descent), after 400 of the mix's ops
+    # the scan: 699 steps (leaf 0 by descent), each leaf accessed again right after (SCAN_RETOUCH)
     scan_start = np.nonzero(flags & mm.MOVE)[0]
-    longest = max(np.split(scan_start, np.nonzero(np.diff(scan_start) > 1)[0] + 1), key=len)
-    assert len(longest) == 699
+    longest = max(np.split(scan_start, np.nonzero(np.diff(scan_start) > 2)[0] + 1), key=len)
+    assert len(longest) == 699 and set(np.diff(longest)) == {2}
     assert list(pages[longest]) == list(range(1, 700))
+    assert list(pages[longest + 1]) == list(range(1, 700)) and not flags[longest + 1].any()  # the re-access
+    assert pages[longest[0] - 1] == 0 and pages[longest[0] - 2] == 0  # leaf 0 (descent) and its re-access
     assert ops[longest[0]] == 401  # the scan is the 401st op: 400 of the mix before it
     assert ops[-1] == 1001  # the mix's 1,000 and the scan
 
