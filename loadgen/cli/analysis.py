@@ -154,6 +154,12 @@ def _check_rates(qps: float, rows_per_leaf: float | None) -> None:
         raise UsageError(f"--rows-per-leaf {rows_per_leaf} must be a finite number above zero", "e.g. 113")
 
 
+def _is_mix_run(path: Path) -> bool:
+    from ..results.documents import load
+
+    return ((load(path, kind="run").to_dict().get("workload") or {}).get("kind")) == "mix"
+
+
 def _print_advice(out, adv) -> None:
     from ..render.report import ADVICE_HEADERS, advice_cells, advice_lines, rich_table
 
@@ -185,15 +191,32 @@ def _print_advice(out, adv) -> None:
               help="Tables for a terminal, or the same figures as JSON for a script.")
 @click.option("--plots", "plots_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Write the curves of every order (band, knee, current pool) as curve.png/.svg here.")
+@click.option("--workload", default=None, metavar="FILE|PRESET",
+              help="Scan advice instead: what the workload's scheduled scan (op = \"scan\" with at_s or every_s) "
+                   "costs its other streams for innodb_old_blocks_time 0,100,1000,5000 x innodb_old_blocks_pct "
+                   "20,37,50, and the setting that protects them (docs/workloads.md, \"Scan advice\"). With "
+                   "--result RUN.json of a workload run: its tables, rate, pool and scans.")
 def advise(variations, pool, dataset_spec, shape, rows_per_leaf, qps, flavor, settings, ram, ms_per_read,
-           result_file, chunk_size, instances, salt, exact, fmt, plots_dir):
+           result_file, chunk_size, instances, salt, exact, fmt, plots_dir, workload):
     """Pool advice per access order, as Oracle's V$DB_CACHE_ADVICE: estimated reads from 0.25x the
     current pool to where more memory stops paying, the knee, what one more GiB saves, the server
-    rules assumed (--flavor) and what to set; no server needed.
+    rules assumed (--flavor) and what to set; no server needed. With --workload: scan advice.
 
-    Example: loadgen advise --pool 128M --rows 100M --ram 16G
+    Example: loadgen advise --pool 128M --rows 100M --ram 16G;
+    loadgen advise --workload nightly.toml --pool 1G --qps 5000
     """
     import json
+
+    from .mix import given
+
+    if workload is not None or (result_file is not None and _is_mix_run(result_file)):
+        from .scanadvice import scan_advice
+
+        _check_rates(qps, rows_per_leaf)
+        scan_advice(workload, result_file, pool if given("pool") else None, qps, given("qps"),
+                    dataset_spec.rows if given("rows") else None, shape["count"], flavor,
+                    _numeric_settings(settings), rows_per_leaf, fmt)
+        return
 
     from ..analysis import model
     from ..analysis.advise import advise as make_advice
