@@ -1,0 +1,105 @@
+"""Scan advice (loadgen/analysis/scanadvice.py, `loadgen advise --workload`): what a scheduled full
+scan costs the lookups per innodb_old_blocks_time x innodb_old_blocks_pct, as the mix model computes
+it, and the setting it names."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from loadgen.analysis import scanadvice as sa
+from loadgen.errors import UsageError
+from loadgen.workload import mix
+
+from ..conftest import run_loadgen
+
+# 200k rows of chat.message (1,633 leaves) in a 32M pool (876 pages held, 324 of them old): the
+# scan is twice the pool; the lookups' hot 20% (327 leaves) fits in the young list.
+WORKLOAD = """format = 1
+seed = 7
+operations = 100000
+[tables.message]
+schema = "chat"
+rows = 200000
+[[streams]]
+name = "lookups"
+table = "message"
+op = "read"
+keys = "hotspot"
+hot_fraction = 0.2
+hot_ops = 0.95
+share = 1
+[[streams]]
+name = "nightly"
+table = "message"
+op = "scan"
+at_s = 5
+"""
+
+
+def _spec(text: str = WORKLOAD) -> mix.MixSpec:
+    return mix.parse(text, "<test>")
+
+
+@pytest.fixture(scope="module")
+def advice():
+    spec = _spec()
+    return sa.advise(spec, sa.offline_tables(spec), 32 << 20, 5_000)
+
+
+def _at(advice, time_ms: int, pct: int) -> sa.Point:
+    return next(p for p in advice["points"] if (p.old_blocks_time_ms, p.old_blocks_pct) == (time_ms, pct))
+
+
+def test_the_scan_goes_in_at_its_time_times_the_rate():
+    spec = _spec()
+    assert sa.scan_ops(spec, 5_000) == {25_000: [1]}
+    every = _spec(WORKLOAD.replace("at_s = 5", "every_s = 4"))
+    assert sa.scan_ops(every, 5_000) == {20_000: [1], 40_000: [1], 60_000: [1], 80_000: [1]}
+    with pytest.raises(UsageError, match="after its last operation"):
+        sa.scan_ops(_spec(WORKLOAD.replace("at_s = 5", "at_s = 100")), 5_000)
+
+
+def test_old_blocks_time_1000_protects_the_hot_set_better_than_0(advice):
+    zero, thousand = _at(advice, 0, 37), _at(advice, 1000, 37)
+    # at 0 the scan's second access of each leaf makes it young: the young list (the hot set) is
+    # flushed and read again; at 1000 ms the scan stays in the old sublist
+    assert zero.extra_reads > 200 > 50 > thousand.extra_reads
+    assert zero.lookup_reads > thousand.lookup_reads
+    assert zero.hit_ratio_loss_pct > thousand.hit_ratio_loss_pct
+    # the same ops without the scan: the scan's cost is the difference, and the scan reads what
+    # the pool does not hold of the table's 1,633 leaves
+    assert zero.lookup_reads - zero.lookup_reads_no_scan == zero.extra_reads
+    assert 500 < thousand.scan_reads <= 1_633 + 10
+
+
+def test_the_advice_names_the_setting_the_model_ranks_first(advice):
+    ranked = sa.rank(advice["points"])
+    assert advice["best"] == ranked[0]
+    assert all(ranked[0].lookup_reads <= p.lookup_reads for p in advice["points"])
+    assert advice["best"].old_blocks_time_ms != 0  # every old_blocks_time 0 point flushes the hot set
+    assert advice["current"] == _at(advice, 1000, 37)  # the servers' defaults
+    best = advice["best"]
+    assert advice["sentence"].startswith(f"set innodb_old_blocks_time = {best.old_blocks_time_ms} and "
+                                         f"innodb_old_blocks_pct = {best.old_blocks_pct}: the scan costs the lookups")
+    assert len(advice["points"]) == 12
+
+
+def test_a_workload_without_a_scheduled_scan_is_refused():
+    spec = _spec(WORKLOAD.split("[[streams]]\nname = \"nightly\"")[0])
+    with pytest.raises(UsageError, match="no scheduled scan"):
+        sa.advise(spec, sa.offline_tables(spec), 32 << 20, 5_000)
+
+
+def test_advise_workload_prints_the_grid_and_the_sentence(tmp_path):
+    path = tmp_path / "nightly.toml"
+    path.write_text(WORKLOAD)
+    res = run_loadgen("advise", "--workload", str(path), "--pool", "32M", "--qps", "5000", "--format", "json")
+    assert res.returncode == 0, res.stderr
+    doc = json.loads(res.stdout)
+    assert len(doc["points"]) == 12 and doc["qps"] == 5000 and doc["scan_ops"] == {"25000": ["nightly"]}
+    assert doc["best"]["extra_reads"] == doc["best"]["lookup_reads"] - doc["best"]["lookup_reads_no_scan"]
+    res = run_loadgen("advise", "--workload", str(path), "--pool", "32M", "--qps", "5000")
+    assert res.returncode == 0 and "Set innodb_old_blocks_time = " in res.stdout
+    bad = run_loadgen("advise", "--workload", str(path), "--qps", "0")
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr and "--qps" in bad.stderr
