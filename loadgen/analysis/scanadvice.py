@@ -159,6 +159,11 @@ def advise(spec: mixspec.MixSpec, tables: dict[str, dict], pool_bytes: int, qps:
     leaf_pages = space.tree_of(order[0], None).all_leaves
     # references of the lookups before the first scan: the same in both traces
     before_first = spans[0][0]
+    current = (int(float((variables or {}).get("innodb_old_blocks_time", DEFAULT_SETTING[0]))),
+               int(float((variables or {}).get("innodb_old_blocks_pct", DEFAULT_SETTING[1]))))
+    # the current setting is always a point, so the sentence can say what changing it saves
+    times_ms = sorted({*times_ms, current[0]})
+    pcts = sorted({*pcts, current[1]})
     points = []
     for t_ms in times_ms:
         for pct in pcts:
@@ -178,8 +183,6 @@ def advise(spec: mixspec.MixSpec, tables: dict[str, dict], pool_bytes: int, qps:
             points.append(Point(t_ms, pct, lookups, base_total, scan_reads, refs_after,
                                 1 - (lookups - pre) / refs_after if refs_after else 1.0,
                                 1 - (base_total - pre) / refs_after if refs_after else 1.0))
-    current = (int(float((variables or {}).get("innodb_old_blocks_time", DEFAULT_SETTING[0]))),
-               int(float((variables or {}).get("innodb_old_blocks_pct", DEFAULT_SETTING[1]))))
     best = rank(points)[0]
     now = next((p for p in points if (p.old_blocks_time_ms, p.old_blocks_pct) == current), None)
     return {"points": points, "best": best, "current": now, "qps": qps, "pool_bytes": pool_bytes,

@@ -103,3 +103,11 @@ def test_advise_workload_prints_the_grid_and_the_sentence(tmp_path):
     assert res.returncode == 0 and "Set innodb_old_blocks_time = " in res.stdout
     bad = run_loadgen("advise", "--workload", str(path), "--qps", "0")
     assert bad.returncode == 2 and "Traceback" not in bad.stderr and "--qps" in bad.stderr
+
+
+def test_a_current_setting_off_the_grid_is_simulated_too():
+    spec = _spec()
+    got = sa.advise(spec, sa.offline_tables(spec), 32 << 20, 5_000, variables={"innodb_old_blocks_time": 500},
+                    times_ms=(0, 1000), pcts=(37,))
+    assert [(p.old_blocks_time_ms, p.old_blocks_pct) for p in got["points"]] == [(0, 37), (500, 37), (1000, 37)]
+    assert got["current"] == got["points"][1]
