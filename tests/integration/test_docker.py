@@ -95,27 +95,30 @@ def assert_running(proc: subprocess.Popen) -> bool:
 
 
 def selects_done(container) -> int:
-    """Com_select of the container's server, read through its published port with the run's own
-    password (0 while it cannot be reached: still starting)."""
+    """Com_select of the container's server, read through its published port with the password
+    the container itself holds (0 while it cannot be reached: still starting). Never another
+    run's password: each refused login is a warning in the server's log, and the test below
+    wants the log's last lines to be the server's own."""
     from loadgen import db
+    from loadgen.servers.docker import SECRET_PATH
 
     try:
         container.reload()
         bindings = (container.attrs["NetworkSettings"]["Ports"] or {}).get("3306/tcp") or []
+        code, out = container.exec_run(["cat", SECRET_PATH])
     except Exception:  # noqa: BLE001 - gone: the caller's checks say why
         return 0
-    for binding in bindings:
-        for password in passwords():
-            try:
-                conn = db.connect(db.Endpoint(host="127.0.0.1", port=int(binding["HostPort"]), user="root",
-                                              password=password))
-            except Exception:  # noqa: BLE001 - not up yet, or another run's password
-                continue
-            try:
-                return int(db.query_all(conn, "SHOW GLOBAL STATUS LIKE 'Com_select'")[0][1])
-            finally:
-                conn.close()
-    return 0
+    if code != 0 or not bindings:
+        return 0
+    try:
+        conn = db.connect(db.Endpoint(host="127.0.0.1", port=int(bindings[0]["HostPort"]), user="root",
+                                      password=out.decode().strip()))
+    except Exception:  # noqa: BLE001 - not up yet
+        return 0
+    try:
+        return int(db.query_all(conn, "SHOW GLOBAL STATUS LIKE 'Com_select'")[0][1])
+    finally:
+        conn.close()
 
 
 def passwords() -> list[str]:

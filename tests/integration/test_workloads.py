@@ -98,8 +98,9 @@ def check_preset(doc: dict, stdout: str, preset: str, flavor: str) -> None:
         assert t["rows_updated"] > 0
     if "insert" in writes:
         assert t["rows_inserted"] == streams["insert"]["ops"]
-    if writes:
-        assert doc["buffer_pool"]["pages_flushed"] > 0
+    if writes:  # the writes dirtied pages: flushed during the run, or still dirty at its end (a
+        # short MySQL ycsb-d run in CI flushed none and ended with 154 dirty pages)
+        assert doc["buffer_pool"]["pages_flushed"] + (doc["buffer_pool"].get("pages_dirty") or 0) > 0
     else:
         assert t["rows_inserted"] == t["rows_updated"] == t["rows_deleted"] == 0
     # the real interleaving: per-stream counts in every sample, ending at the totals
