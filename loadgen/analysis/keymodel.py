@@ -41,7 +41,7 @@ from array import array
 from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Iterable
 
-from . import model
+from . import intervals, model
 from ..errors import UsageError
 from .forecast import predict_result as predict_order_result
 from ..workload.orders import PATTERN_ORDERS, Workload
@@ -286,11 +286,14 @@ def predict_result(result: dict) -> dict | None:
         pool = dataclasses.replace(pool, capacity_pages=held)
     times = query_times_ms(result.get("samples") or [], used)
     refs, misses, made_young, _, read_ahead = simulate_paced(pages, used, g, pool, times)
-    plain = model.lru_misses(plain_lru_histogram(pages, g), pool.capacity_pages)
+    hist = plain_lru_histogram(pages, g)
+    plain = model.lru_misses(hist, pool.capacity_pages)
     requests = bp.get("read_requests") or refs
     p = model.Prediction(model.MODEL, misses, refs, 1.0 - misses / requests if requests else 0.0, plain,
                          pool.capacity_pages, pool.pool_pages, made_young, pool.qps, read_ahead=read_ahead,
                          measured_read_ahead=bp.get("read_ahead"))
+    p.reads_low, p.reads_high = intervals.for_pool(misses, pool, hist=hist,
+                                                   start_measured=bp.get("pages_data_before") is not None)
     model.hold_to_measured(p, result, plain)  # against the headline: pages read into the pool
     out = p.to_dict()
     if pool.ra_rule != model.RA_RULE_MYSQL:
