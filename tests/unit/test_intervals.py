@@ -1,0 +1,79 @@
+"""Every prediction carries an interval (loadgen/analysis/intervals.py): low <= reads <= high on
+both flavours, in predict's forecast and curve, the advice rows, a run's prediction; and a wider
+source of error gives a wider interval."""
+import json
+from pathlib import Path
+
+import pytest
+
+from loadgen.analysis import advise, forecast, intervals, keymodel, model
+
+DATA = Path(__file__).resolve().parent.parent / "data"
+G = model.Geometry(200_000, 1633, 3)
+
+
+def width(lh: tuple[int, int]) -> int:
+    return lh[1] - lh[0]
+
+
+def test_the_interval_holds_the_estimate_and_each_source_widens_it():
+    base = intervals.interval(10_000)
+    assert base[0] <= 10_000 <= base[1] and width(base) > 0
+    assert width(intervals.interval(10_000, se=300)) > width(base)
+    assert width(intervals.interval(10_000, cleaner=(9_500, 10_600))) > width(base)
+    assert width(intervals.interval(10_000, read_ahead=True)) > width(base)
+    assert width(intervals.interval(10_000, start_unknown=True)) > width(base)
+    assert width(intervals.interval(10_000, swing_reads=200)) > width(base)
+    assert width(intervals.interval(10_000, floor_rel=0.05)) > width(intervals.interval(10_000, floor_rel=0.01))
+    # an estimate outside the cleaner's range still lies inside the interval
+    lo, hi = intervals.interval(10_000, cleaner=(10_200, 10_400))
+    assert lo <= 10_000 <= hi and hi >= 10_400
+    assert intervals.interval(0) == (0, 0)
+
+
+def test_the_pages_held_cost_more_reads_for_a_key_stream_than_for_a_scan():
+    scan = model.stack_histogram("looped", 10, 2, G)
+    hist = [0] * (G.n_pages + 1)
+    hist[0], hist[500], hist[900] = 100, 400, 400  # reuse at distances either side of the capacity
+    assert intervals.swing_reads(scan, 876, 16) == 0
+    assert intervals.swing_reads(hist, 880, 16) == 0  # no reuse between 864 and 896
+    assert intervals.swing_reads(hist, 895, 16) == 200
+
+
+@pytest.mark.parametrize("flavor", ["mariadb", "mysql"])
+def test_predict_and_its_curve_have_low_le_reads_le_high(flavor):
+    fc = forecast.forecast("looped", 10, 2, G, 16 << 20, flavor=flavor, curve_pools=[8 << 20, 32 << 20, 64 << 20])
+    for p in [fc.at, *fc.curve]:
+        assert p.reads_low <= p.reads <= p.reads_high, p
+    if flavor == "mysql":  # the cleaner's timing is placed by the model: its range is inside the interval
+        assert fc.at.reads_low <= fc.at.cleaner_low and fc.at.cleaner_high <= fc.at.reads_high
+
+
+@pytest.mark.parametrize("flavor", ["mariadb", "mysql"])
+def test_advice_rows_have_low_le_reads_le_high(flavor):
+    adv = advise.advise("looped", 10, 2, G, 16 << 20, ram_bytes=1 << 30, flavor=flavor)
+    assert adv.rows
+    for r in adv.rows:
+        assert r.reads_low <= r.reads <= r.reads_high, r
+
+
+@pytest.mark.parametrize("name", ["run_A_mariadb.json", "run_B_mariadb.json"])
+def test_a_runs_prediction_has_an_interval_that_holds_its_measured_reads(name):
+    result = json.loads((DATA / name).read_text())
+    p = forecast.predict_result(result)
+    assert p["reads_low"] <= p["reads"] <= p["reads_high"]
+    assert p["reads_low"] <= p["measured_reads"] <= p["reads_high"], p
+    for c in p["curve"]:
+        assert c["reads_low"] <= c["reads"] <= c["reads_high"], c
+
+
+def test_a_key_streams_prediction_has_an_interval_too():
+    result = json.loads((DATA / "run_A_mariadb.json").read_text())
+    result["workload"] = {**result["workload"], "order": "random", "seed": 1}
+    p = keymodel.predict_any(result)
+    assert p["reads_low"] <= p["reads"] <= p["reads_high"]
+
+
+def test_mysql_start_pages_measured_narrow_the_interval():
+    pool = model.pool_model(16 << 20, {}, "mysql")
+    assert width(intervals.for_pool(3_000, pool)) > width(intervals.for_pool(3_000, pool, start_measured=True))
