@@ -27,7 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 SCANS = {"interleaved": "scan (A)", "looped": "scan (B)", "sequential": "scan"}
-SPREADS = (0, 8, 16, 32, 64)
+SPREADS = (0, 16, 32)
 FLOORS = tuple(x / 1000 for x in range(0, 51, 2))
 
 
@@ -72,38 +72,46 @@ def group_of(run: dict) -> str:
     return f"{name} / {SCANS.get(order, 'key stream')}"
 
 
-def predicted(run: dict, spread: int | None = None, floor_rel: float | None = None) -> dict | None:
+def predicted(run: dict, spread: int | None = None, floor_rel: float | None = None,
+              fit_floor_rel: float | None = None) -> dict | None:
+    """The run predicted again, with the interval's constants set as given (None: as they are)."""
     from loadgen.analysis import intervals
     from loadgen.analysis.keymodel import predict_any
 
-    saved = intervals.CAPACITY_SPREAD_PAGES, intervals.FLOOR_REL
+    names = ("CAPACITY_SPREAD_PAGES", "FLOOR_REL", "FIT_FLOOR_REL")
+    saved = [getattr(intervals, n) for n in names]
     try:
-        if spread is not None:
-            intervals.CAPACITY_SPREAD_PAGES = spread
-        if floor_rel is not None:
-            intervals.FLOOR_REL = floor_rel
+        for n, v in zip(names, (spread, floor_rel, fit_floor_rel)):
+            if v is not None:
+                setattr(intervals, n, v)
         return predict_any(run)
     finally:
-        intervals.CAPACITY_SPREAD_PAGES, intervals.FLOOR_REL = saved
+        for n, v in zip(names, saved):
+            setattr(intervals, n, v)
 
 
 def rows_of(runs: list[dict], spread: int | None = None) -> list[dict]:
-    """Per run: group, estimate, measured, the floor-free interval and the cleaner's envelope, so
-    any floor can be applied afterwards (the floor adds in quadrature: intervals.margin_pages)."""
+    """Per run: group, estimate, measured, the floor-free interval, the cleaner's envelope and
+    whether the table fits (intervals.fits: the fit floor applies), so any floor can be applied
+    afterwards (the floor adds in quadrature: intervals.margin_pages)."""
     out = []
     for run in runs:
-        p = predicted(run, spread, 0.0)
+        p = predicted(run, spread, 0.0, 0.0)
         if not p or p.get("error_pct") is None or p.get("reads_low") is None:
             continue
+        wide = predicted(run, spread, 1.0, 0.0)  # a huge floor shows where it applies
         env_lo = min(p["reads"], p.get("cleaner_low") if p.get("cleaner_low") is not None else p["reads"])
         out.append({"group": group_of(run), "reads": p["reads"], "measured": p["measured_reads"],
                     "env_lo": env_lo, "env_hi": max(p["reads"], p.get("cleaner_high") or p["reads"]),
-                    "m0": max(0.0, env_lo - p["reads_low"])})
+                    "m0": max(0.0, env_lo - p["reads_low"]), "fits": wide["reads_low"] == p["reads_low"]})
     return out
 
 
 def bounds(row: dict, floor_rel: float) -> tuple[float, float]:
-    m = math.sqrt(row["m0"] ** 2 + (floor_rel * row["reads"]) ** 2)
+    from loadgen.analysis import intervals
+
+    f = intervals.FIT_FLOOR_REL if row["fits"] else floor_rel
+    m = math.sqrt(row["m0"] ** 2 + (f * row["reads"]) ** 2)
     return row["env_lo"] - m, row["env_hi"] + m
 
 
@@ -139,8 +147,9 @@ def main() -> int:
         from loadgen.analysis import intervals
 
         rows = rows_of(runs)
-        print(f"{len(rows)} runs with a prediction and an error figure, of {len(runs)} read "
-              f"(floor {intervals.FLOOR_REL:.1%}, pages-held spread {intervals.CAPACITY_SPREAD_PAGES})")
+        print(f"{len(rows)} runs with a prediction and an error figure, of {len(runs)} read (floor "
+              f"{intervals.FLOOR_REL:.1%}, {intervals.FIT_FLOOR_REL:.1%} where the table fits: "
+              f"{sum(r['fits'] for r in rows)} runs; pages-held spread {intervals.CAPACITY_SPREAD_PAGES})")
         print(table(summary(rows, intervals.FLOOR_REL)))
         return 0
     best = None

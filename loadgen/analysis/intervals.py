@@ -17,7 +17,9 @@ error the model knows it cannot see, each as pages:
     starting can differ by START_PAGES_SPREAD either way.
   - sampling: miniatures and scaled copies carry a standard error; the interval spans +-2 SE.
   - a calibrated floor: a relative margin fitted on measured runs (bench/bench_intervals.py) for
-    what none of the above names.
+    what none of the above names. Where the pool holds every page the workload touches (start-up
+    pages left aside) nothing is evicted and every read is a first touch, which
+    the model counts exactly: measured runs there were within 0.2%, so the floor is FIT_FLOOR_REL.
 The named sources are independent, so their widths add in quadrature; the cleaner's range is an
 envelope the point may sit anywhere in, so the margin is added outside it.
 """
@@ -29,6 +31,7 @@ import math
 # can be off"): the smallest relative margin that, with the named sources, covers at least 95% of
 # the measured runs.
 FLOOR_REL = 0.042
+FIT_FLOOR_REL = 0.005
 SE_MULT = 2.0  # +-2 standard errors: ~95% of a normal sampling error
 READ_AHEAD_JITTER_PAGES = 16  # A/B at 200k rows: within 9 pages where the pool holds the table
 START_PAGES_SPREAD = 20  # MySQL's start-up pages: 955-976 seen at 32M/64M (pool.MYSQL_START_PAGES)
@@ -70,8 +73,17 @@ def for_pool(reads: int, pool, cleaner: tuple[int, int] | None = None, se: float
     mysql = pool.ra_rule == RA_RULE_MYSQL
     spread = CAPACITY_SPREAD_PAGES if spread_pages is None else spread_pages
     swing = swing_reads(hist, pool.capacity_pages, spread) if hist is not None and spread else 0.0
+    if floor_rel is None and hist is not None and fits(hist, pool.capacity_pages - pool.start_pages):
+        floor_rel = FIT_FLOOR_REL
     return interval(reads, cleaner, se, read_ahead=pool.ra_threshold > 0, swing_reads=swing,
                     start_unknown=mysql and not start_measured and bool(pool.start_pages), floor_rel=floor_rel)
+
+
+def fits(hist, capacity: int) -> bool:
+    """The pool holds every page the workload touches (hist[0]: the stack histogram's first
+    touches), so nothing is evicted and every read is a first touch. (No reuse beyond the capacity
+    is not enough: A reuses each leaf at once, yet read-ahead and the cleaner evict at 8M.)"""
+    return capacity > 0 and hist[0] <= capacity
 
 
 def swing_reads(hist, capacity: int, spread: int) -> float:
