@@ -77,3 +77,17 @@ def test_a_key_streams_prediction_has_an_interval_too():
 def test_mysql_start_pages_measured_narrow_the_interval():
     pool = model.pool_model(16 << 20, {}, "mysql")
     assert width(intervals.for_pool(3_000, pool)) > width(intervals.for_pool(3_000, pool, start_measured=True))
+
+
+def test_a_mysql_key_stream_carries_the_cleaners_range_inside_its_interval():
+    from loadgen.workload.orders import Workload
+
+    fc = keymodel.forecast(Workload("random", 200_000, seed=1), G, 16 << 20, flavor="mysql",
+                           curve_pools=[8 << 20, 32 << 20])
+    assert fc.at.reads_low <= fc.at.reads <= fc.at.reads_high
+    for p in fc.curve:
+        assert p.reads_low <= p.reads <= p.reads_high, p
+    pages, used, _ = keymodel.page_trace(Workload("random", 200_000, seed=1).ids(), G)
+    ms_per_ref = 1000.0 / model.DEFAULT_QPS * used / len(pages)  # as keymodel.forecast paces it
+    lo, hi = keymodel.cleaner_bounds(pages, G, model.pool_model(16 << 20, {}, "mysql"), ms_per_ref)
+    assert lo < hi and fc.at.reads_low <= lo and hi <= fc.at.reads_high
