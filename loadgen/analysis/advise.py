@@ -293,6 +293,17 @@ def advise(order: str, stride: int, reps: int, g: model.Geometry, current_bytes:
     return adv
 
 
+def widen_current(adv: Advice, at) -> None:
+    """The current pool's row takes the forecast's interval where that is wider (`predict --advise`):
+    the forecast places MySQL's timed cleaner batch with its no-batch .. two range, the advice's
+    estimates do not, and one pool should not read two ways in one output."""
+    if at.reads_low is None or at.reads_high is None:
+        return
+    for r in adv.rows:
+        if r.pool_bytes == adv.current_bytes and r.reads_low is not None:
+            r.reads_low, r.reads_high = min(r.reads_low, at.reads_low), max(r.reads_high, at.reads_high)
+
+
 def _verdict(adv: Advice, pools: list[int], reads: dict, capped: bool) -> None:
     """What to do, in one sentence: grow to the knee when it lies above the current pool, else
     keep the current one; and the pool beyond which reads fall by under SATURATION."""

@@ -91,3 +91,14 @@ def test_a_mysql_key_stream_carries_the_cleaners_range_inside_its_interval():
     ms_per_ref = 1000.0 / model.DEFAULT_QPS * used / len(pages)  # as keymodel.forecast paces it
     lo, hi = keymodel.cleaner_bounds(pages, G, model.pool_model(16 << 20, {}, "mysql"), ms_per_ref)
     assert lo < hi and fc.at.reads_low <= lo and hi <= fc.at.reads_high
+
+
+def test_predict_advise_shows_the_current_pool_as_the_forecast_does_on_mysql():
+    adv = advise.advise("looped", 10, 2, G, 16 << 20, ram_bytes=1 << 30, flavor="mysql")
+    fc = forecast.forecast("looped", 10, 2, G, 16 << 20, flavor="mysql")
+    [current] = [r for r in adv.rows if r.pool_bytes == 16 << 20]
+    before = current.reads_high - current.reads_low
+    advise.widen_current(adv, fc.at)
+    assert current.reads_low <= fc.at.reads_low and fc.at.reads_high <= current.reads_high
+    assert current.reads_high - current.reads_low > before  # the cleaner's range, which the advice lacks
+    assert current.reads_low <= current.reads <= current.reads_high
