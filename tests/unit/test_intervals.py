@@ -102,3 +102,19 @@ def test_predict_advise_shows_the_current_pool_as_the_forecast_does_on_mysql():
     assert current.reads_low <= fc.at.reads_low and fc.at.reads_high <= current.reads_high
     assert current.reads_high - current.reads_low > before  # the cleaner's range, which the advice lacks
     assert current.reads_low <= current.reads <= current.reads_high
+
+
+def test_compare_says_whether_the_new_pages_read_are_outside_the_base_runs_interval():
+    from loadgen.results import compare
+    from loadgen.results.documents import RunResult
+
+    base = json.loads((DATA / "run_B_mariadb.json").read_text())
+    base["prediction"] = forecast.predict_result(base)
+    lo, hi = base["prediction"]["reads_low"], base["prediction"]["reads_high"]
+    same = RunResult.from_dict(base)
+    far = RunResult.from_dict({**base, "buffer_pool": {**base["buffer_pool"], "pages_read": hi + 500}})
+    [inside] = [n for n in compare.compare_files([same], [same]).notes if "interval" in n]
+    [outside] = [n for n in compare.compare_files([same], [far]).notes if "interval" in n]
+    assert "inside" in inside and "within the model's noise" in inside
+    assert "outside" in outside and "beyond the model's noise" in outside
+    assert lo <= same.headline()[0] <= hi
