@@ -118,3 +118,14 @@ def test_compare_says_whether_the_new_pages_read_are_outside_the_base_runs_inter
     assert "inside" in inside and "within the model's noise" in inside
     assert "outside" in outside and "beyond the model's noise" in outside
     assert lo <= same.headline()[0] <= hi
+
+
+def test_a_scaled_copys_prediction_spans_its_standard_error():
+    """Past scaled.EXACT_MAX_PAGES the table is simulated on a smaller copy with a standard error:
+    the interval spans at least +-2 SE around the estimate."""
+    g = model.estimate_geometry(1_000_000_000, "chat")
+    fc = forecast.forecast("looped", 10, 2, g, 1 << 30, curve_pools=[2 << 30])
+    assert fc.at.scale > 1 and fc.at.reads_se > 0
+    assert fc.at.reads_low <= fc.at.reads - 2 * fc.at.reads_se and fc.at.reads + 2 * fc.at.reads_se <= fc.at.reads_high
+    for p in fc.curve:
+        assert p.reads_low <= p.reads <= p.reads_high, p
