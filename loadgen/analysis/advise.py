@@ -15,7 +15,7 @@ import math
 import os
 from dataclasses import dataclass, field
 
-from . import curve, model, scaled
+from . import curve, intervals, model, scaled
 from ..render import numfmt as nf
 from ..errors import UsageError
 from ..units import format_bytes
@@ -49,6 +49,9 @@ class AdviceRow:
     exact: bool
     model_reads: int = 0  # what the simulation gave before smoothing
     marks: list[str] = field(default_factory=list)  # current, knee, saturation
+    # how far the estimate can be off (analysis/intervals.py): reads_low <= reads <= reads_high
+    reads_low: int | None = None
+    reads_high: int | None = None
 
 
 @dataclass
@@ -276,8 +279,9 @@ def advise(order: str, stride: int, reps: int, g: model.Geometry, current_bytes:
         e = by[b]
         marks = [m for m, at in (("current", current_bytes), ("knee", adv.knee_bytes),
                                  ("nothing gained beyond", adv.saturation_bytes)) if at == b]
+        low, high = intervals.for_pool(held[b], models[pools.index(b)], se=e.reads_se, hist=hist)
         adv.rows.append(AdviceRow(f, b, held[b], e.reads_se, held[b] / base if base else 0.0,
-                                  held[b] * adv.ms_per_read / 1000, e.exact, e.reads, marks))
+                                  held[b] * adv.ms_per_read / 1000, e.exact, e.reads, marks, low, high))
     adv.rows.sort(key=lambda r: r.pool_bytes)
     if plus in by and queries:
         saved = base - held[plus]
@@ -287,6 +291,17 @@ def advise(order: str, stride: int, reps: int, g: model.Geometry, current_bytes:
     else:
         adv.marginal = f"+1 GiB does not fit in the {format_bytes(ram)} given"
     return adv
+
+
+def widen_current(adv: Advice, at) -> None:
+    """The current pool's row takes the forecast's interval where that is wider (`predict --advise`):
+    the forecast places MySQL's timed cleaner batch with its no-batch .. two range, the advice's
+    estimates do not, and one pool should not read two ways in one output."""
+    if at.reads_low is None or at.reads_high is None:
+        return
+    for r in adv.rows:
+        if r.pool_bytes == adv.current_bytes and r.reads_low is not None:
+            r.reads_low, r.reads_high = min(r.reads_low, at.reads_low), max(r.reads_high, at.reads_high)
 
 
 def _verdict(adv: Advice, pools: list[int], reads: dict, capped: bool) -> None:

@@ -10,6 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from ..measure.cleaner import replay_schedule
 from . import curve as fast
+from . import intervals
 from . import model
 from . import scaled as fast_scaled
 
@@ -47,19 +48,22 @@ def forecast(order: str, stride: int, reps: int, g: model.Geometry, pool_bytes: 
     ests = [got[i] if i in got else known[p] for i, p in enumerate(others)]
     refs, misses, made_young, _, ra_pages, _ = sim
     plain = plain_lru_misses(hist, [pool.capacity_pages] + [m.capacity_pages for m in models])
-    low, high = bounds or (None, None)
+    low, high = intervals.for_pool(misses, pool, bounds, start_measured=total_pages is not None, hist=hist)
     points = [model.CurvePoint(pool_bytes, pool.pool_pages, pool.capacity_pages, misses,
                                plain[pool.capacity_pages], misses / refs if refs else 0.0, 0.0,
                                reads_low=low, reads_high=high)]
     for pb, m, e in zip(others, models, ests):
+        lo_e, hi_e = intervals.for_pool(e.reads, m, se=e.reads_se, hist=hist)
         points.append(model.CurvePoint(pb, m.pool_pages, m.capacity_pages, e.reads,
                                        plain[m.capacity_pages],
-                                 e.reads / refs if refs else 0.0, 0.0, round(e.reads_se, 1), round(e.rate, 5), e.exact))
+                                 e.reads / refs if refs else 0.0, 0.0, round(e.reads_se, 1), round(e.rate, 5), e.exact,
+                                       reads_low=lo_e, reads_high=hi_e))
     for p in points:
         p.plain_lru_miss_ratio = p.plain_lru_reads / refs if refs else 0.0
     at = model.Prediction(model.MODEL, misses, refs, 1.0 - misses / refs if refs else 0.0, points[0].plain_lru_reads,
                     pool.capacity_pages, pool.pool_pages, made_young, qps, read_ahead=ra_pages,
-                    cleaner=model.cleaner_method(pool), reads_low=low, reads_high=high)
+                    cleaner=model.cleaner_method(pool), reads_low=low, reads_high=high,
+                    cleaner_low=bounds[0] if bounds else None, cleaner_high=bounds[1] if bounds else None)
     keep = points if not curve_pools or pool_bytes in curve_pools else points[1:]
     return model.Forecast(g, order, model.queries_of(order, g.rows, stride, reps), refs, at,
                     sorted(keep, key=lambda p: p.pool_bytes))
@@ -98,16 +102,21 @@ def predict_result(result: dict) -> dict | None:
                       total_pages=bp.get("pages_total"), start_pages=bp.get("pages_data_before"), cleaner_seen=seen)
     (refs, misses, made_young, _, ra_pages, _), bounds = model.simulate_bounded(
         wl["order"], int(wl["stride"]), int(wl["reps"]), g, pool)
-    plain = model.lru_misses(model.stack_histogram(wl["order"], int(wl["stride"]), int(wl["reps"]), g),
-                             pool.capacity_pages)
+    hist = model.stack_histogram(wl["order"], int(wl["stride"]), int(wl["reps"]), g)
+    plain = model.lru_misses(hist, pool.capacity_pages)
     requests = bp.get("read_requests") or refs
     p = model.Prediction(model.MODEL, misses, refs, 1.0 - misses / requests if requests else 0.0, plain,
                    pool.capacity_pages, pool.pool_pages, made_young, pool.qps, read_ahead=ra_pages,
                    measured_read_ahead=bp.get("read_ahead"), cleaner=model.cleaner_method(pool),
-                   reads_low=bounds[0] if bounds else None, reads_high=bounds[1] if bounds else None)
+                   cleaner_low=bounds[0] if bounds else None, cleaner_high=bounds[1] if bounds else None)
+    p.reads_low, p.reads_high = intervals.for_pool(misses, pool, bounds, hist=hist,
+                                                   start_measured=bp.get("pages_data_before") is not None)
     model.hold_to_measured(p, result, plain)  # against the headline: pages read into the pool
     out = p.to_dict()
-    out["curve"] = result_curve(wl["order"], int(wl["stride"]), int(wl["reps"]), g, pool, srv, misses, refs)
+    out["curve"] = result_curve(wl["order"], int(wl["stride"]), int(wl["reps"]), g, pool, srv, misses, refs, hist)
+    for c in out["curve"]:  # the run's own pool: the prediction's interval
+        if c["pool_bytes"] == int(srv.get("innodb_buffer_pool_size") or 0):
+            c["reads_low"], c["reads_high"] = p.reads_low, p.reads_high
     return out
 
 
@@ -136,7 +145,7 @@ def auto_curve_pools(pool_bytes: int, g: model.Geometry) -> list[int]:
 
 
 def result_curve(order: str, stride: int, reps: int, g: model.Geometry, pool: model.PoolModel, srv: dict, misses: int,
-                 refs: int) -> list[dict]:
+                 refs: int, hist=None) -> list[dict]:
     """The model's curve around a run's own pool (0.25x..4x, miniatures where accurate enough)."""
     size = int(srv.get("innodb_buffer_pool_size") or 0)
     if size <= 0:
@@ -145,7 +154,8 @@ def result_curve(order: str, stride: int, reps: int, g: model.Geometry, pool: mo
     sizes = [int(size * f) for f in RESULT_CURVE_FACTORS if f != 1.0 and size * f >= 5 << 20]
     models = [model.pool_model(b, variables, flavor, pool.qps) for b in sizes]
     ests = fast.estimate(fast.workload_source(order, stride, reps, g, pool.ra_threshold), models) if models else []
-    pts = [{"pool_bytes": b, "reads": e.reads, "reads_se": round(e.reads_se, 1), "exact": e.exact}
-           for b, e in zip(sizes, ests)]
+    pts = [{"pool_bytes": b, "reads": e.reads, "reads_se": round(e.reads_se, 1), "exact": e.exact,
+            **dict(zip(("reads_low", "reads_high"), intervals.for_pool(e.reads, m, se=e.reads_se, hist=hist)))}
+           for b, m, e in zip(sizes, models, ests)]
     pts.append({"pool_bytes": size, "reads": misses, "reads_se": 0.0, "exact": True})
     return sorted(pts, key=lambda x: x["pool_bytes"])

@@ -41,7 +41,7 @@ from array import array
 from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Iterable
 
-from . import model
+from . import intervals, model
 from ..errors import UsageError
 from .forecast import predict_result as predict_order_result
 from ..workload.orders import PATTERN_ORDERS, Workload
@@ -121,6 +121,30 @@ def _kernel(pages: array, g: model.Geometry, pool: model.PoolModel, ms_per_ref: 
         pages, None, g.n_pages, pool.capacity_high, pool.pool_pages, pool.old_pct, pool.old_time_ms, ms_per_ref,
         ra, pool.ra_area, True, pool.ra_rule, pool.start_pages, pool.start_freed, pool.cleaner_batch,
         *pool.tick_args(ph), g.leaf_pages))
+
+
+def cleaner_bounds(pages: array, g: model.Geometry, pool: model.PoolModel, ms_per_ref: float) -> tuple | None:
+    """(low, high) misses over no timed batch, one at any phase and two (model.simulate_bounded's
+    envelope, for an explicit trace); None without MySQL's timed batch."""
+    if not pool.cleaner_depth or not pages:
+        return None
+    from .. import native
+
+    ra = pool.ra_threshold if pool.ra_rule == model.RA_RULE_MYSQL else 0
+    pool = model.without_record(pool)
+
+    def run(ticks):
+        return native.lrusim_innodb(
+            pages, None, g.n_pages, pool.capacity_high, pool.pool_pages, pool.old_pct, pool.old_time_ms, ms_per_ref,
+            ra, pool.ra_area, True, pool.ra_rule, pool.start_pages, pool.start_freed, pool.cleaner_batch,
+            *ticks, g.leaf_pages)[1]
+
+    one = [pool.tick_args(ph) for ph in pool.phases()] + [(0, 0.0, model.MYSQL_CLEANER_PERIOD_MS, 1)]
+    reads = [run(t) for t in one]
+    if len(set(reads)) > 1:  # as simulate_bounded: where one batch anywhere cannot matter, two cannot
+        reads += [run((pool.cleaner_depth, ph, after, model.MYSQL_CLEANER_MAX_BATCHES)) for ph in pool.phases()
+                  for after in model.MYSQL_CLEANER_SECOND_AFTER_MS]
+    return min(reads), max(reads)
 
 
 def held_pages(samples: list[dict], pool_pages: int) -> int | None:
@@ -219,10 +243,15 @@ def forecast(w: Workload, g: model.Geometry, pool_bytes: int, variables: dict | 
     for pb, m, (_, misses, *_rest) in zip(pools, models, sims):
         plain = model.lru_misses(hist, m.capacity_pages)
         points.append(model.CurvePoint(pb, m.pool_pages, m.capacity_pages, misses, plain,
-                                       misses / refs if refs else 0.0, plain / refs if refs else 0.0))
+                                       misses / refs if refs else 0.0, plain / refs if refs else 0.0,
+                                       reads_low=None, reads_high=None))
+        bounds = cleaner_bounds(pages, g, m, ms_per_ref) if m is pool else None
+        points[-1].reads_low, points[-1].reads_high = intervals.for_pool(misses, m, bounds, hist=hist,
+                                                                         start_measured=total_pages is not None)
     _, misses, made_young, _, read_ahead = sims[0]
     at = model.Prediction(model.MODEL, misses, refs, 1.0 - misses / refs if refs else 0.0, points[0].plain_lru_reads,
-                          pool.capacity_pages, pool.pool_pages, made_young, qps, read_ahead=read_ahead)
+                          pool.capacity_pages, pool.pool_pages, made_young, qps, read_ahead=read_ahead,
+                          reads_low=points[0].reads_low, reads_high=points[0].reads_high)
     curve = sorted(points[1:] if curve_pools and pool_bytes not in curve_pools else points,
                    key=lambda p: p.pool_bytes)
     return model.Forecast(g, w.order, used, refs, at, curve)
@@ -286,11 +315,19 @@ def predict_result(result: dict) -> dict | None:
         pool = dataclasses.replace(pool, capacity_pages=held)
     times = query_times_ms(result.get("samples") or [], used)
     refs, misses, made_young, _, read_ahead = simulate_paced(pages, used, g, pool, times)
-    plain = model.lru_misses(plain_lru_histogram(pages, g), pool.capacity_pages)
+    padded, pads, step = paced(pages, used, g, times)
+    if not pads and not step:
+        padded, step = pages, (1000.0 / pool.qps) * used / max(1, len(pages))
+    bounds = cleaner_bounds(padded, g, pool, step)
+    hist = plain_lru_histogram(pages, g)
+    plain = model.lru_misses(hist, pool.capacity_pages)
     requests = bp.get("read_requests") or refs
     p = model.Prediction(model.MODEL, misses, refs, 1.0 - misses / requests if requests else 0.0, plain,
                          pool.capacity_pages, pool.pool_pages, made_young, pool.qps, read_ahead=read_ahead,
                          measured_read_ahead=bp.get("read_ahead"))
+    p.cleaner_low, p.cleaner_high = bounds or (None, None)
+    p.reads_low, p.reads_high = intervals.for_pool(misses, pool, bounds, hist=hist,
+                                                   start_measured=bp.get("pages_data_before") is not None)
     model.hold_to_measured(p, result, plain)  # against the headline: pages read into the pool
     out = p.to_dict()
     if pool.ra_rule != model.RA_RULE_MYSQL:

@@ -37,8 +37,12 @@ class Prediction:
     reads_se: float = 0.0
     # MySQL's timed page cleaner: how the model placed its LRU batch (a run's recorded batches
     # replayed, or the mean over four phases of one batch), and without a record how far that can
-    # be off: the reads with no batch, one and two at any of the phases (model.cleaner_bounds)
+    # be off: the reads with no batch, one and two at any of the phases (model.simulate_bounded)
     cleaner: str | None = None
+    cleaner_low: int | None = None
+    cleaner_high: int | None = None
+    # how far the prediction can be off, every known source together (analysis/intervals.py):
+    # low <= reads <= high
     reads_low: int | None = None
     reads_high: int | None = None
 
@@ -58,7 +62,7 @@ class CurvePoint:
     reads_se: float = 0.0  # standard error of reads: 0 when simulated exactly (loadgen/analysis/curve.py)
     rate: float = 1.0  # the miniature's sampling rate; 1.0 = exact
     exact: bool = True
-    # MySQL's timed page cleaner at the forecast's own pool: reads with no batch .. two (Prediction)
+    # how far reads can be off (Prediction.reads_low/high; the cleaner's range only at the forecast's own pool)
     reads_low: int | None = None
     reads_high: int | None = None
 

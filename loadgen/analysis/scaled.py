@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from . import model
+from . import intervals, model
 from ..errors import UsageError
 from .geometry import Geometry, estimate_geometry
 from .pool import PoolModel
@@ -193,14 +193,17 @@ def forecast(order: str, stride: int, reps: int, g: Geometry, pool: PoolModel, p
     refs = at.refs
     points = [model.CurvePoint(pool_bytes, pool.pool_pages, pool.capacity_pages, at.reads, at.plain_lru_reads,
                                at.reads / refs if refs else 0.0, at.plain_lru_reads / refs if refs else 0.0,
-                               round(at.reads_se, 1), round(at.rate, 5), False)]
+                               round(at.reads_se, 1), round(at.rate, 5), False,
+                               *intervals.for_pool(at.reads, pool, se=at.reads_se))]
     for b, m, e in zip(others, models, ests):
         points.append(model.CurvePoint(b, m.pool_pages, m.capacity_pages, e.reads, e.plain_lru_reads,
                                        e.reads / refs if refs else 0.0, e.plain_lru_reads / refs if refs else 0.0,
-                                       round(e.reads_se, 1), round(e.rate, 5), False))
+                                       round(e.reads_se, 1), round(e.rate, 5), False,
+                                       *intervals.for_pool(e.reads, m, se=e.reads_se)))
     p = model.Prediction(model.MODEL, at.reads, refs, 1.0 - at.reads / refs if refs else 0.0, at.plain_lru_reads,
                          pool.capacity_pages, pool.pool_pages, at.made_young or 0, qps, read_ahead=at.read_ahead,
-                         scale=round(1.0 / at.rate, 3), reads_se=round(at.reads_se, 1))
+                         scale=round(1.0 / at.rate, 3), reads_se=round(at.reads_se, 1),
+                         reads_low=points[0].reads_low, reads_high=points[0].reads_high)
     keep = points if not curve_pools or pool_bytes in curve_pools else points[1:]
     return model.Forecast(g, order, model.queries_of(order, g.rows, stride, reps), refs, p,
                           sorted(keep, key=lambda x: x.pool_bytes))

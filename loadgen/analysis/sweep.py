@@ -155,6 +155,8 @@ def point_of(result: RunResult, path: Path) -> dict:
         "hit_ratio": bp.get("hit_ratio"),
         "qps": result.result.get("qps"),
         "predicted_reads": pred.get("reads"),
+        "predicted_low": pred.get("reads_low"),  # how far the prediction can be off (analysis/intervals.py)
+        "predicted_high": pred.get("reads_high"),
         "plain_lru_reads": pred.get("plain_lru_reads"),
         "error_pct": pred.get("error_pct"),
         # cold: what the pool held before the run said (runner.verify_cold); started_cold: cold,

@@ -108,6 +108,10 @@ def predict(variation, order, pool, dataset_spec, shape, rows_per_leaf, leaf_pag
         fc = forecast.forecast(workload.order, workload.stride, workload.reps, g, pool_bytes, variables, flavor, qps,
                             curve_pools, exact=exact, estimates=adv.estimates if adv else None,
                             hist=getattr(adv, "plain_lru_hist", None))
+        if adv is not None:
+            from ..analysis.advise import widen_current
+
+            widen_current(adv, fc.at)
     if plots_dir is not None:
         from ..render.plots import advice_series, write_curve_plots
 

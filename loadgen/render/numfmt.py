@@ -83,6 +83,18 @@ def plus_minus(value, se) -> str:
     return f"{count(value)} ± {count(se)}" if _ok(se) and round(se) else count(value)
 
 
+def interval(value, low, high) -> str:
+    """An estimate with how far it can be off: '2,846 (2,772 .. 3,372)' (the bare count without both ends)."""
+    if not (_ok(low) and _ok(high)):
+        return count(value)
+    return f"{count(value)} ({count(low)} .. {count(high)})"
+
+
+def span(low, high) -> str:
+    """An interval alone: '2,772 .. 3,372' (missing without both ends)."""
+    return f"{count(low)} .. {count(high)}" if _ok(low) and _ok(high) else MISSING
+
+
 def value(v, key: str = "") -> str:
     """A value of a result file by what its key says it is: a ratio ('hit_ratio') as a
     percentage, a '_pct' as a signed change, whole numbers as counts, others as numbers."""

@@ -134,7 +134,8 @@ def run_rows(result: RunResult) -> list[tuple[str, str]]:
     pred = result.prediction
     if pred:
         why = pred.data.get("no_error_reason")  # a warm start: no error figure (model.hold_to_measured)
-        rows.append(("predicted pages read", f"{nf.count(pred.reads)} ({pred.model}, "
+        rows.append(("predicted pages read", f"{nf.interval(pred.reads, pred.reads_low, pred.reads_high)} "
+                     f"({pred.model}, "
                      + (f"no error figure: {why})" if why and pred.error_pct is None
                         else f"error {nf.change(pred.error_pct)})")))
     return rows
@@ -291,13 +292,14 @@ def forecast_rows(fc, pool_bytes: int) -> list[tuple[str, str]]:
         ("workload", f"{fc.order}, {nf.count(fc.queries)} queries"),
         ("pool", f"{nf.size(pool_bytes)}: {nf.count(at.pool_pages)} pages, {nf.count(at.capacity_pages)} hold data "
                  f"(page-cleaner reserve), {nf.number(at.qps)} queries/s assumed"),
-        ("predicted reads", f"{nf.count(at.reads)}  ({at.model})" if getattr(at, "scale", 1.0) <= 1.0 else
-         f"{nf.plus_minus(at.reads, at.reads_se)}  ({at.model}, on a copy 1/{at.scale:,.0f} the table's size, "
-         "scaled back: docs/innodb.md, \"Large tables\")"),
-        *([("page cleaner", f"{nf.count(at.reads_low)} .. {nf.count(at.reads_high)} reads with no timed LRU batch "
-                            f"to two of them (when they land follows the server's activity: a run "
+        ("predicted reads", f"{nf.interval(at.reads, at.reads_low, at.reads_high)}  ({at.model})"
+         if getattr(at, "scale", 1.0) <= 1.0 else
+         f"{nf.interval(at.reads, at.reads_low, at.reads_high)}  ({at.model}, ± {nf.count(at.reads_se)} SE, on a copy "
+         f"1/{at.scale:,.0f} the table's size, scaled back: docs/innodb.md, \"Large tables\")"),
+        *([("page cleaner", f"{nf.count(at.cleaner_low)} .. {nf.count(at.cleaner_high)} reads with no timed LRU "
+                            f"batch to two of them (when they land follows the server's activity: a run "
                             "records and replays its own)")]
-          if getattr(at, "reads_low", None) is not None else []),
+          if getattr(at, "cleaner_low", None) is not None else []),
         ("read requests", nf.count(at.read_requests)),
         ("hit ratio", f"{nf.pct(at.hit_ratio)}  (miss ratio {nf.pct(1 - at.hit_ratio)})"),
         ("plain LRU reads", f"{nf.count(at.plain_lru_reads)}  (naive baseline, "
@@ -306,11 +308,13 @@ def forecast_rows(fc, pool_bytes: int) -> list[tuple[str, str]]:
     ]
 
 
-CURVE_HEADERS = ["pool", "data pages", "reads (InnoDB LRU)", "miss ratio", "reads (plain LRU)", "miss ratio (LRU)"]
+CURVE_HEADERS = ["pool", "data pages", "reads (InnoDB LRU)", "low .. high", "miss ratio", "reads (plain LRU)",
+                 "miss ratio (LRU)"]
 
 
 def curve_cells(fc) -> list[list[str]]:
     return [[nf.size(p.pool_bytes), nf.count(p.capacity_pages), nf.plus_minus(p.reads, getattr(p, "reads_se", 0.0)),
+             nf.span(getattr(p, "reads_low", None), getattr(p, "reads_high", None)),
              nf.pct(p.miss_ratio), nf.count(p.plain_lru_reads), nf.pct(p.plain_lru_miss_ratio)]
             for p in fc.curve]
 
@@ -321,6 +325,7 @@ ADVICE_COLUMNS = [
     ("size factor", lambda adv, r: f"{r.factor:.2f}x"),
     ("pool", lambda adv, r: nf.size(r.pool_bytes)),
     ("est. pages read", lambda adv, r: nf.plus_minus(r.reads, r.reads_se)),
+    ("low .. high", lambda adv, r: nf.span(r.reads_low, r.reads_high)),
     ("vs current", lambda adv, r: nf.change((r.read_factor - 1) * 100)),
     ("est. read time", lambda adv, r: nf.seconds(r.read_time_s)),
     ("", lambda adv, r: ", ".join(r.marks)),
@@ -361,8 +366,8 @@ def advice_dict(adv) -> dict:
 
 
 # -- sweep ----------------------------------------------------------------------------------------
-SWEEP_HEADERS = ["order", "pool", "pages read", "demand", "read-ahead", "predicted", "error", "plain LRU",
-                 "miss ratio", "q/s"]
+SWEEP_HEADERS = ["order", "pool", "pages read", "demand", "read-ahead", "predicted", "low .. high", "error",
+                 "plain LRU", "miss ratio", "q/s"]
 
 
 def sweep_cells(sweep: SweepResult) -> list[list[str]]:
@@ -371,7 +376,8 @@ def sweep_cells(sweep: SweepResult) -> list[list[str]]:
         rows.append([p["variation"], nf.size(p["pool_bytes"]),
                      nf.count(p.get("pages_read") if p.get("pages_read") is not None else p.get("reads")),
                      nf.count(p.get("demand_reads")), nf.count(p.get("read_ahead")), nf.count(p.get("predicted_reads")),
-                     nf.change(p.get("error_pct")), nf.count(p.get("plain_lru_reads")), nf.pct(p.get("miss_ratio")),
+                     nf.span(p.get("predicted_low"), p.get("predicted_high")), nf.change(p.get("error_pct")),
+                     nf.count(p.get("plain_lru_reads")), nf.pct(p.get("miss_ratio")),
                      nf.number(p.get("qps"))])
     return rows
 

@@ -5,6 +5,7 @@ import math
 from dataclasses import dataclass
 
 from ..errors import GateError, ResultError, UsageError
+from ..render import numfmt as nf
 from .documents import RunResult, check_values
 
 # (key, label, where in the result, lower_is_better)
@@ -345,6 +346,9 @@ def compare_files(base: list[RunResult], new: list[RunResult], limits: dict | No
                               "compare runs of the same rows, stride, reps and pool size")
         if soft:
             notes.append(f"variation {k}: {'; '.join(soft)}")
+        noise = model_noise_note(k, groups_b[k], groups_n[k])
+        if noise:
+            notes.append(noise)
         gated = set(limits) if "*" not in limits else set(GATE_ALL)
         if gated & {"pages_read", "hit_ratio"}:
             _check_headline(k, groups_b[k] + groups_n[k])
@@ -366,6 +370,21 @@ def compare_files(base: list[RunResult], new: list[RunResult], limits: dict | No
             rows.append(FileRow(k, key, mb, mn, ratio, None if worse is None else round(worse, 3), len(a), len(b),
                                 "welch" if p is not None else None, p, significant, limit, regressed))
     return FileComparison(rows, notes)
+
+
+def model_noise_note(variation: str, base: list[RunResult], new: list[RunResult]) -> str | None:
+    """Whether the new runs' pages read lie inside the base run's prediction interval
+    (prediction.reads_low .. reads_high, analysis/intervals.py): inside, a change is within what
+    the model cannot tell apart; outside, it is beyond the model's noise. None without one."""
+    pred = base[0].prediction
+    pages = [r.headline()[0] for r in new]
+    if pred is None or pred.reads_low is None or pred.reads_high is None or None in pages or not pages:
+        return None
+    mean = sum(pages) / len(pages)
+    where = ("inside" if pred.reads_low <= mean <= pred.reads_high else "outside")
+    return (f"variation {variation}: the new pages read ({nf.count(mean)}) are {where} the base run's predicted "
+            f"interval ({nf.span(pred.reads_low, pred.reads_high)}): "
+            + ("within the model's noise" if where == "inside" else "a change beyond the model's noise"))
 
 
 def _check_headline(variation: str, runs: list[RunResult]) -> None:

@@ -120,6 +120,8 @@ class Prediction:
     read_requests = property(lambda self: self.data.get("read_requests"))
     plain_lru_reads = property(lambda self: self.data.get("plain_lru_reads"))
     error_pct = property(lambda self: self.data.get("error_pct"))
+    reads_low = property(lambda self: self.data.get("reads_low"))  # how far reads can be off (analysis/intervals.py)
+    reads_high = property(lambda self: self.data.get("reads_high"))
     measured_reads = property(lambda self: self.data.get("measured_reads"))
 
     @classmethod

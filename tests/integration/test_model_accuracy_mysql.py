@@ -99,7 +99,7 @@ def test_mysql_run_records_its_page_cleaner_batches_and_replays_them(mysql_sweep
         for b in rec["batches"]:
             assert b["pages"] > 0 and 0 <= b["queries_before"] <= b["queries_after"]
         assert "replayed" in r["prediction"]["cleaner"]
-        assert r["prediction"]["reads_low"] is None  # the batches are known: no cleaner bounds
+        assert r["prediction"]["cleaner_low"] is None  # the batches are known: no cleaner bounds
     [b16] = [r for r in mysql_sweep
              if r["workload"]["variation"] == "B" and r["server"]["innodb_buffer_pool_size"] == 16 << 20]
     # a cold 16M pool fills in the first pass: the page cleaner's batch came in every run seen (1-3)

@@ -72,9 +72,13 @@ def test_a_runs_record_replaces_the_four_phase_mean_and_moves_the_prediction():
     # hundreds of pages more than with the batch early in the first pass (lab: 2,770..3,449)
     assert late["reads"] - early["reads"] > 300
     # without a record the prediction says how far the batch's timing can move it
-    assert without["reads_low"] <= without["reads"] <= without["reads_high"]
-    assert without["reads_high"] - without["reads_low"] > 300
-    assert late["reads_low"] is None and late["reads_high"] is None
+    assert without["cleaner_low"] <= without["reads"] <= without["cleaner_high"]
+    assert without["cleaner_high"] - without["cleaner_low"] > 300
+    assert late["cleaner_low"] is None and late["cleaner_high"] is None
+    # every prediction has an interval (analysis/intervals.py); a replayed record's is the narrower
+    for p in (without, late, early):
+        assert p["reads_low"] <= p["reads"] <= p["reads_high"]
+    assert late["reads_high"] - late["reads_low"] < without["reads_high"] - without["reads_low"]
 
 
 def test_mariadb_keeps_its_model_and_gives_no_cleaner_bounds():
@@ -82,6 +86,7 @@ def test_mariadb_keeps_its_model_and_gives_no_cleaner_bounds():
     r["server"]["flavor"] = "mariadb"
     r["buffer_pool"]["pages_total"] = 1014
     p = forecast.predict_result(r)
-    assert p["cleaner"] is None and p["reads_low"] is None
+    assert p["cleaner"] is None and p["cleaner_low"] is None
+    assert p["reads_low"] <= p["reads"] <= p["reads_high"]  # the interval without a cleaner range
     pool = model.pool_model(16 << 20, {}, "mariadb")
     assert model.simulate_bounded("looped", 10, 2, model.geometry_of(r["dataset"]), pool)[1] is None

@@ -1,0 +1,103 @@
+"""How far a prediction can be off: the (low, high) interval every prediction carries.
+
+The point estimate stays the model's best guess; the interval around it adds the sources of
+error the model knows it cannot see, each as pages:
+  - MySQL's timed page cleaner: where its LRU batch lands follows the server's activity. Without a
+    record of the run's own batches model.simulate_bounded gives the reads with no batch .. two;
+    a run whose batches were recorded and replayed has no such range (so its interval is narrower).
+  - the pages the pool holds: the page cleaner's free list swings (MariaDB small pools: the LRU
+    list between about 32 and 256 pages, its low end fitted on 28-32 seen; larger pools: between
+    depth/2 and depth free; MySQL: start-up pages and batches), and the model holds one figure, so
+    the pages held are uncertain by CAPACITY_SPREAD_PAGES. What that costs in reads is read off
+    the plain-LRU stack histogram: half the misses' change from capacity - spread to + spread
+    (a key stream's reads move with it; a scan's do not until the table stops fitting).
+  - read-ahead and leaf boundaries: whether the last leaf of an area is stepped onto first decides
+    whether an area is read ahead; measured runs differ from the model by a few pages.
+  - start-up pages (MySQL): held as measured in a run; without a run the ~960 pages read while
+    starting can differ by START_PAGES_SPREAD either way.
+  - sampling: miniatures and scaled copies carry a standard error; the interval spans +-2 SE.
+  - a calibrated floor: a relative margin fitted on measured runs (bench/bench_intervals.py) for
+    what none of the above names. Where the pool holds every page the workload touches (start-up
+    pages left aside) nothing is evicted and every read is a first touch, which
+    the model counts exactly: measured runs there were within 0.2%, so the floor is FIT_FLOOR_REL.
+The named sources are independent, so their widths add in quadrature; the cleaner's range is an
+envelope the point may sit anywhere in, so the margin is added outside it.
+"""
+from __future__ import annotations
+
+import math
+
+# Fitted by bench/bench_intervals.py on the validation grid (docs/sizing.md, "How far a prediction
+# can be off"): the smallest relative margin that, with the named sources, covers at least 95% of
+# the measured runs.
+FLOOR_REL = 0.042
+FIT_FLOOR_REL = 0.005
+SE_MULT = 2.0  # +-2 standard errors: ~95% of a normal sampling error
+READ_AHEAD_JITTER_PAGES = 16  # A/B at 200k rows: within 9 pages where the pool holds the table
+START_PAGES_SPREAD = 20  # MySQL's start-up pages: 955-976 seen at 32M/64M (pool.MYSQL_START_PAGES)
+CAPACITY_SPREAD_PAGES = 0  # fitted with FLOOR_REL (bench/bench_intervals.py)
+
+
+def margin_pages(reads: float, se: float = 0.0, read_ahead: bool = False, swing_reads: float = 0.0,
+                 start_unknown: bool = False, floor_rel: float | None = None) -> float:
+    """The independent sources' widths, in pages, added in quadrature (a one-sided margin)."""
+    floor_rel = FLOOR_REL if floor_rel is None else floor_rel  # read at call time: the bench refits it
+    parts = [SE_MULT * max(se, 0.0), floor_rel * max(reads, 0.0)]
+    if read_ahead:
+        parts.append(READ_AHEAD_JITTER_PAGES)
+    parts.append(swing_reads)
+    if start_unknown:
+        parts.append(START_PAGES_SPREAD)
+    return math.sqrt(sum(p * p for p in parts))
+
+
+def interval(reads: int, cleaner: tuple[int, int] | None = None, se: float = 0.0, read_ahead: bool = False,
+             swing_reads: float = 0.0, start_unknown: bool = False,
+             floor_rel: float | None = None) -> tuple[int, int]:
+    """(low, high) pages read around the estimate `reads`: the cleaner's range (None: no timed batch
+    placed by the model) widened on both sides by margin_pages. Always low <= reads <= high."""
+    m = margin_pages(reads, se, read_ahead, swing_reads, start_unknown, floor_rel)
+    lo, hi = (min(reads, cleaner[0]), max(reads, cleaner[1])) if cleaner else (reads, reads)
+    return max(0, math.floor(lo - m)), math.ceil(hi + m)
+
+
+def for_pool(reads: int, pool, cleaner: tuple[int, int] | None = None, se: float = 0.0,
+             start_measured: bool = False, hist=None, floor_rel: float | None = None,
+             spread_pages: int | None = None) -> tuple[int, int]:
+    """interval() with the sources a pool model (pool.PoolModel) implies: read-ahead when it is on,
+    the pages held uncertain by spread_pages (default CAPACITY_SPREAD_PAGES; its cost in reads from
+    hist, the plain-LRU stack histogram; none without it), start-up pages on MySQL unless a run
+    measured them."""
+    from .pool import RA_RULE_MYSQL
+
+    mysql = pool.ra_rule == RA_RULE_MYSQL
+    spread = CAPACITY_SPREAD_PAGES if spread_pages is None else spread_pages
+    swing = swing_reads(hist, pool.capacity_pages, spread) if hist is not None and spread else 0.0
+    if floor_rel is None and hist is not None and fits(hist, pool.capacity_pages - pool.start_pages):
+        floor_rel = FIT_FLOOR_REL
+    return interval(reads, cleaner, se, read_ahead=pool.ra_threshold > 0, swing_reads=swing,
+                    start_unknown=mysql and not start_measured and bool(pool.start_pages), floor_rel=floor_rel)
+
+
+def fits(hist, capacity: int) -> bool:
+    """The pool holds every page the workload touches (hist[0]: the stack histogram's first
+    touches), so nothing is evicted and every read is a first touch. (No reuse beyond the capacity
+    is not enough: A reuses each leaf at once, yet read-ahead and the cleaner evict at 8M.)"""
+    return capacity > 0 and hist[0] <= capacity
+
+
+def swing_reads(hist, capacity: int, spread: int) -> float:
+    """Half the plain-LRU misses' change when the pool holds `spread` pages fewer .. more than
+    `capacity`: what an uncertainty of that many pages held costs in reads."""
+    n = len(hist)
+
+    def misses(c: int) -> int:
+        return hist[0] + sum(hist[min(n, max(c, 0) + 1):])
+    return abs(misses(capacity - spread) - misses(capacity + spread)) / 2
+
+
+def covers(low: int | None, high: int | None, measured: int | None) -> bool | None:
+    """measured within [low, high]; None when either is missing."""
+    if low is None or high is None or measured is None:
+        return None
+    return low <= measured <= high
