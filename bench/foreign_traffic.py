@@ -27,7 +27,7 @@ def pages_read(server: LocalServer) -> int:
     conn = server.connect()
     try:
         return int(db.query_value(conn, "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS "
-                                        "WHERE VARIABLE_NAME = 'INNODB_BUFFER_POOL_READS'"))
+                                        "WHERE VARIABLE_NAME = 'INNODB_PAGES_READ'"))
     finally:
         conn.close()
 
