@@ -38,6 +38,8 @@ def sql(server: LocalServer, *statements: str) -> None:
         cur = conn.cursor()
         for s in statements:
             cur.execute(s)
+            if cur.description:  # ANALYZE TABLE answers with rows
+                cur.fetchall()
     finally:
         conn.close()
 
@@ -63,13 +65,12 @@ def measure(server: LocalServer, dist: str, rows: int, events: int, work: Path, 
     server.restart_cold()
     before = pages_read(server)
     sql(server, f"SET GLOBAL general_log_file = '{log}'", "SET GLOBAL general_log = ON")
-    sysbench(server, "run", f"--table-size={rows}", f"--rand-type={dist}", f"--events={events}", "--time=0", "--threads=1",
-             f"--rand-seed={seed}")
+    sysbench(server, "run", f"--table-size={rows}", f"--rand-type={dist}", f"--events={events}", "--time=0",
+             "--threads=1", f"--rand-seed={seed}")
     sql(server, "SET GLOBAL general_log = OFF")
     original = pages_read(server) - before
     trace = work / f"{dist}-{server.pool_bytes >> 20}M.trace"
     loadgen("trace", "capture", "--general-log", str(log), "--table", "sbtest.sbtest1", "-o", str(trace))
-    sql(server, "SET GLOBAL general_log = OFF")
     log.unlink()
     out = work / f"{dist}-{server.pool_bytes >> 20}M.json"
     ep = server.endpoint
