@@ -7,6 +7,12 @@ Measured on MariaDB 10.11.19 (bench/foreign_traffic.py, docs/workloads.md "Other
 of sysbench's own pages read for uniform, gaussian, special and pareto, and the replay read the
 same pages as sysbench within 0.9%. (At these pools MariaDB's page cleaner keeps the LRU list near
 150 pages whatever the pool, which the model follows.)
+
+The over-prediction issue #20 saw was at 32M (1M rows: pareto +17.0%, special +33.5% before the
+model's fix, -2.2% and -1.2% after; docs/usage.md). 32M is not run here: at 200k rows the
+replay's cold start (a resize) left 17-231 of the table's pages behind in a third of the runs,
+and sysbench there reads after a restart, with 277 start-up pages, what the replay reads without
+them (pareto 4,560 against 4,372; the model 4,299 for the replay, -1.7%).
 """
 from __future__ import annotations
 
@@ -77,15 +83,16 @@ def _sysbench(server, command: str, *extra: str) -> None:
     assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]
 
 
-@pytest.mark.parametrize("rand_type", ["uniform", "pareto"])
+@pytest.mark.parametrize("rand_type,pool_mib", [("uniform", 16), ("pareto", 16)])
 def test_sysbench_point_selects_captured_replayed_and_predicted_within_the_bound(sysbench_server, tmp_path,
-                                                                                 rand_type):
+                                                                                 rand_type, pool_mib):
     """sysbench from a cold pool (a restart), its pages read from the status delta; the general log
     captured as a trace; the trace replayed cold (the pool shrunk and grown back) with its
     prediction. pareto (h=0.2: keys = N * u^7.2) is the skewed one: most queries go to the first
     leaves."""
     server = sysbench_server
-    log = server.files_dir / f"general-{rand_type}.log"
+    log = server.files_dir / f"general-{rand_type}-{pool_mib}.log"
+    server.set_pool(pool_mib << 20)
     server.restart_cold()
     before = _pages_read(server)
     _sql(server, f"SET GLOBAL general_log_file = '{log}'", "SET GLOBAL general_log = ON")
@@ -97,19 +104,33 @@ def test_sysbench_point_selects_captured_replayed_and_predicted_within_the_bound
     trace = tmp_path / "sysbench.trace"
     res = run_loadgen("trace", "capture", "--general-log", str(log), "--table", "sbtest.sbtest1", "-o", str(trace))
     assert res.returncode == 0, res.stderr[-2000:]
-    ep = server.endpoint
-    out = tmp_path / "replay.json"
-    res = run_loadgen("run", "--server", "dsn", "--dsn", f"mysql://root@127.0.0.1:{ep.port}/",
-                      "--table", "sbtest.sbtest1", "--trace", str(trace), "--out", str(out),
-                      env={"LOADGEN_PASSWORD": ep.password})
-    assert res.returncode == 0, res.stderr[-2000:]
-    doc = json.loads(out.read_text())
+    doc = _replay_cold(server, trace, tmp_path)
     assert doc["workload"]["trace"]["keys"] == EVENTS  # every point select was captured
-    assert doc["server"]["cold_start"]["cold"] is True, doc["server"]["cold_start"]
     replay = doc["buffer_pool"]["pages_read"]
     predicted = doc["prediction"]["reads"]
     assert original > doc["dataset"]["leaf_pages"] // 2, original  # the run really read from disk
-    figures = f"{rand_type}: sysbench read {original}, the replay {replay}, predicted {predicted}"
+    figures = f"{rand_type} at {pool_mib}M: sysbench read {original}, the replay {replay}, predicted {predicted}"
     assert abs(replay - original) <= original * REPLAY_BOUND_PCT / 100, figures
     assert abs(predicted - original) <= original * BOUND_PCT / 100, figures
     assert abs(doc["prediction"]["error_pct"]) <= BOUND_PCT, figures
+
+
+def _replay_cold(server, trace, tmp_path, attempts: int = 3) -> dict:
+    """The replay's result from a cold pool. Its own cold start on a server it does not own is a
+    resize, which keeps what fits in the 6 MiB it shrinks to: the pages of the table its set-up
+    just read sometimes stay (231 pages in one of three runs at 32M), and the run then says it
+    started warm. The server is restarted first, and the replay run again if so."""
+    cold = None
+    for i in range(attempts):
+        server.restart_cold()
+        ep = server.endpoint
+        out = tmp_path / f"replay-{i}.json"
+        res = run_loadgen("run", "--server", "dsn", "--dsn", f"mysql://root@127.0.0.1:{ep.port}/",
+                          "--table", "sbtest.sbtest1", "--trace", str(trace), "--out", str(out),
+                          env={"LOADGEN_PASSWORD": ep.password})
+        assert res.returncode == 0, res.stderr[-2000:]
+        doc = json.loads(out.read_text())
+        cold = doc["server"]["cold_start"]
+        if cold["cold"] is True:
+            return doc
+    pytest.fail(f"the replay never started cold in {attempts} runs: {cold}")
