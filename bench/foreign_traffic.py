@@ -26,8 +26,7 @@ from loadgen.units import parse_size
 def pages_read(server: LocalServer) -> int:
     conn = server.connect()
     try:
-        return int(db.query_value(conn, "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS "
-                                        "WHERE VARIABLE_NAME = 'INNODB_PAGES_READ'"))
+        return int(db.query_all(conn, "SHOW GLOBAL STATUS LIKE 'Innodb_pages_read'")[0][1])
     finally:
         conn.close()
 
@@ -60,8 +59,20 @@ def loadgen(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     return res
 
 
-def measure(server: LocalServer, dist: str, rows: int, events: int, work: Path, seed: int) -> dict:
-    log = server.files_dir / "general.log"
+def fetch_log(server, inside: str, to: Path) -> None:
+    """The general log a container wrote (MySQL in docker): copied out of it."""
+    import io
+    import tarfile
+
+    stream, _ = server.container.get_archive(inside)
+    with tarfile.open(fileobj=io.BytesIO(b"".join(stream))) as tar:
+        member = tar.getmembers()[0]
+        to.write_bytes(tar.extractfile(member).read())
+
+
+def measure(server, dist: str, rows: int, events: int, work: Path, seed: int) -> dict:
+    docker = server.provider == "docker"
+    log = Path("/tmp/general.log") if docker else server.files_dir / "general.log"
     server.restart_cold()
     before = pages_read(server)
     sql(server, f"SET GLOBAL general_log_file = '{log}'", "SET GLOBAL general_log = ON")
@@ -70,6 +81,11 @@ def measure(server: LocalServer, dist: str, rows: int, events: int, work: Path, 
     sql(server, "SET GLOBAL general_log = OFF")
     original = pages_read(server) - before
     trace = work / f"{dist}-{server.pool_bytes >> 20}M.trace"
+    if docker:
+        fetch_log(server, str(log), work / "general.log")
+        sql(server, "SET GLOBAL general_log_file = '/tmp/general-old.log'")
+        server.container.exec_run(["rm", "-f", str(log)])
+        log = work / "general.log"
     loadgen("trace", "capture", "--general-log", str(log), "--table", "sbtest.sbtest1", "-o", str(trace))
     log.unlink()
     out = work / f"{dist}-{server.pool_bytes >> 20}M.json"
@@ -95,13 +111,20 @@ def main() -> None:
     ap.add_argument("--dists", default="uniform,gaussian,special,pareto")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--home", default=None)
+    ap.add_argument("--image", default=None, help="a container image (loadgen/mysql:9.7) instead of the local mariadbd")
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
     home = Path(a.home or tempfile.mkdtemp(prefix="foreign-"))
     work = home / "work"
     work.mkdir(parents=True, exist_ok=True)
     pools = [parse_size(p) for p in a.pools.split(",")]
-    server = LocalServer(home / "server", pools[0])
+    if a.image:
+        from loadgen.servers import ServerSpec
+        from loadgen.servers.docker import DockerServer
+
+        server = DockerServer(ServerSpec(provider="docker", image=a.image, pool_bytes=pools[0]))
+    else:
+        server = LocalServer(home / "server", pools[0])
     server.start()
     rows = []
     try:
