@@ -16,15 +16,16 @@ them (pareto 4,560 against 4,372; the model 4,299 for the replay, -1.7%).
 """
 from __future__ import annotations
 
+import io
 import json
 import shutil
 import subprocess
+import tarfile
 
 import pytest
 
 from ..conftest import require, run_loadgen
 
-pytestmark = pytest.mark.mysqld
 
 ROWS = 200_000
 EVENTS = 20_000
@@ -41,6 +42,26 @@ def sysbench_server(mysqld_binary, session_dir):
     if shutil.which("sysbench") is None:
         require("LOADGEN_REQUIRE_MYSQLD", "no sysbench", "install it (make deps)")
     server = LocalServer(session_dir / "foreign-server", 16 << 20, mysqld=mysqld_binary)
+    server.start()
+    try:
+        _sql(server, "CREATE DATABASE sbtest")
+        _sysbench(server, "prepare", f"--table-size={ROWS}")
+        _sql(server, "ANALYZE TABLE sbtest.sbtest1")
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def sysbench_mysql(mysql_image):
+    """MySQL 9.7 in docker (8 MiB pool) holding sysbench's table; sysbench runs on the host against
+    its published port."""
+    from loadgen.servers import ServerSpec
+    from loadgen.servers.docker import DockerServer
+
+    if shutil.which("sysbench") is None:
+        require("LOADGEN_REQUIRE_DOCKER", "no sysbench", "install it (make deps)")
+    server = DockerServer(ServerSpec(provider="docker", image=mysql_image, pool_bytes=8 << 20))
     server.start()
     try:
         _sql(server, "CREATE DATABASE sbtest")
@@ -68,8 +89,7 @@ def _pages_read(server) -> int:
 
     conn = server.connect()
     try:
-        return int(db.query_value(conn, "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS "
-                                        "WHERE VARIABLE_NAME = 'INNODB_PAGES_READ'"))
+        return int(db.query_all(conn, "SHOW GLOBAL STATUS LIKE 'Innodb_pages_read'")[0][1])
     finally:
         conn.close()
 
@@ -83,6 +103,7 @@ def _sysbench(server, command: str, *extra: str) -> None:
     assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]
 
 
+@pytest.mark.mysqld
 @pytest.mark.parametrize("rand_type,pool_mib", [("uniform", 16), ("pareto", 16)])
 def test_sysbench_point_selects_captured_replayed_and_predicted_within_the_bound(sysbench_server, tmp_path,
                                                                                  rand_type, pool_mib):
@@ -90,20 +111,20 @@ def test_sysbench_point_selects_captured_replayed_and_predicted_within_the_bound
     captured as a trace; the trace replayed cold (the pool shrunk and grown back) with its
     prediction. pareto (h=0.2: keys = N * u^7.2) is the skewed one: most queries go to the first
     leaves."""
-    server = sysbench_server
-    log = server.files_dir / f"general-{rand_type}-{pool_mib}.log"
-    server.set_pool(pool_mib << 20)
-    server.restart_cold()
-    before = _pages_read(server)
-    _sql(server, f"SET GLOBAL general_log_file = '{log}'", "SET GLOBAL general_log = ON")
-    _sysbench(server, "run", f"--table-size={ROWS}", f"--rand-type={rand_type}", f"--events={EVENTS}",
-              "--time=0", "--threads=1", "--rand-seed=1")
-    _sql(server, "SET GLOBAL general_log = OFF")
-    original = _pages_read(server) - before
+    _check(sysbench_server, rand_type, pool_mib, tmp_path)
 
-    trace = tmp_path / "sysbench.trace"
-    res = run_loadgen("trace", "capture", "--general-log", str(log), "--table", "sbtest.sbtest1", "-o", str(trace))
-    assert res.returncode == 0, res.stderr[-2000:]
+
+@pytest.mark.docker
+@pytest.mark.parametrize("rand_type", ["uniform", "pareto"])
+def test_sysbench_on_mysql_captured_replayed_and_predicted_within_the_bound(sysbench_mysql, tmp_path, rand_type):
+    """The same on MySQL 9.7 at 8M (measured: -4.3% .. -0.7% for the four rand-types). At 32M
+    MySQL's one timed page-cleaner batch decides: sysbench and its replay differed by -32% .. +17%
+    there (docs/usage.md), which is issue #20's interval work, not this capture's."""
+    _check(sysbench_mysql, rand_type, 8, tmp_path)
+
+
+def _check(server, rand_type: str, pool_mib: int, tmp_path) -> None:
+    original, trace = _sysbench_run(server, rand_type, pool_mib, tmp_path)
     doc = _replay_cold(server, trace, tmp_path)
     assert doc["workload"]["trace"]["keys"] == EVENTS  # every point select was captured
     replay = doc["buffer_pool"]["pages_read"]
@@ -113,6 +134,31 @@ def test_sysbench_point_selects_captured_replayed_and_predicted_within_the_bound
     assert abs(replay - original) <= original * REPLAY_BOUND_PCT / 100, figures
     assert abs(predicted - original) <= original * BOUND_PCT / 100, figures
     assert abs(doc["prediction"]["error_pct"]) <= BOUND_PCT, figures
+
+
+def _sysbench_run(server, rand_type: str, pool_mib: int, tmp_path):
+    """(pages sysbench read from a cold pool, the trace captured from its general log). A server in
+    a container writes its log inside it: copied out."""
+    docker = server.provider == "docker"
+    log = f"/tmp/general-{rand_type}.log" if docker else str(server.files_dir / f"general-{rand_type}-{pool_mib}.log")
+    server.set_pool(pool_mib << 20)
+    server.restart_cold()
+    before = _pages_read(server)
+    _sql(server, f"SET GLOBAL general_log_file = '{log}'", "SET GLOBAL general_log = ON")
+    _sysbench(server, "run", f"--table-size={ROWS}", f"--rand-type={rand_type}", f"--events={EVENTS}",
+              "--time=0", "--threads=1", "--rand-seed=1")
+    _sql(server, "SET GLOBAL general_log = OFF")
+    original = _pages_read(server) - before
+    if docker:
+        stream, _ = server.container.get_archive(log)
+        with tarfile.open(fileobj=io.BytesIO(b"".join(stream))) as tar:
+            local = tmp_path / "general.log"
+            local.write_bytes(tar.extractfile(tar.getmembers()[0]).read())
+        log = str(local)
+    trace = tmp_path / "sysbench.trace"
+    res = run_loadgen("trace", "capture", "--general-log", log, "--table", "sbtest.sbtest1", "-o", str(trace))
+    assert res.returncode == 0, res.stderr[-2000:]
+    return original, trace
 
 
 def _replay_cold(server, trace, tmp_path, attempts: int = 3) -> dict:
