@@ -10,7 +10,7 @@ same pages as sysbench within 0.9%. (At these pools MariaDB's page cleaner keeps
 
 The over-prediction issue #20 saw was at 32M (1M rows: pareto +17.0%, special +33.5% before the
 model's fix, -2.2% and -1.2% after; docs/usage.md). 32M is not run here: at 200k rows the
-replay's cold start (a resize) left 17-231 of the table's pages behind in a third of the runs,
+replay's cold start (a resize) left up to 231 of the table's pages behind,
 and sysbench there reads after a restart, with 277 start-up pages, what the replay reads without
 them (pareto 4,560 against 4,372; the model 4,299 for the replay, -1.7%).
 """
@@ -32,6 +32,8 @@ EVENTS = 20_000
 BOUND_PCT = 5.0
 # the replay queries the same keys in the same order: it must read what sysbench read
 REPLAY_BOUND_PCT = 3.0
+# pages of the table a replay may find in the pool (of 2,741 leaves): see _replay
+TABLE_PAGES_WARM_MAX = 30
 
 
 @pytest.fixture(scope="module")
@@ -125,7 +127,7 @@ def test_sysbench_on_mysql_captured_replayed_and_predicted_within_the_bound(sysb
 
 def _check(server, rand_type: str, pool_mib: int, tmp_path) -> None:
     original, trace = _sysbench_run(server, rand_type, pool_mib, tmp_path)
-    doc = _replay_cold(server, trace, tmp_path)
+    doc = _replay(server, trace, tmp_path)
     assert doc["workload"]["trace"]["keys"] == EVENTS  # every point select was captured
     replay = doc["buffer_pool"]["pages_read"]
     predicted = doc["prediction"]["reads"]
@@ -133,7 +135,7 @@ def _check(server, rand_type: str, pool_mib: int, tmp_path) -> None:
     figures = f"{rand_type} at {pool_mib}M: sysbench read {original}, the replay {replay}, predicted {predicted}"
     assert abs(replay - original) <= original * REPLAY_BOUND_PCT / 100, figures
     assert abs(predicted - original) <= original * BOUND_PCT / 100, figures
-    assert abs(doc["prediction"]["error_pct"]) <= BOUND_PCT, figures
+    assert abs(predicted - replay) <= replay * BOUND_PCT / 100, figures
 
 
 def _sysbench_run(server, rand_type: str, pool_mib: int, tmp_path):
@@ -161,22 +163,20 @@ def _sysbench_run(server, rand_type: str, pool_mib: int, tmp_path):
     return original, trace
 
 
-def _replay_cold(server, trace, tmp_path, attempts: int = 3) -> dict:
-    """The replay's result from a cold pool. Its own cold start on a server it does not own is a
-    resize, which keeps what fits in the 6 MiB it shrinks to: the pages of the table its set-up
-    just read sometimes stay (231 pages in one of three runs at 32M), and the run then says it
-    started warm. The server is restarted first, and the replay run again if so."""
-    cold = None
-    for i in range(attempts):
-        server.restart_cold()
-        ep = server.endpoint
-        out = tmp_path / f"replay-{i}.json"
-        res = run_loadgen("run", "--server", "dsn", "--dsn", f"mysql://root@127.0.0.1:{ep.port}/",
-                          "--table", "sbtest.sbtest1", "--trace", str(trace), "--out", str(out),
-                          env={"LOADGEN_PASSWORD": ep.password})
-        assert res.returncode == 0, res.stderr[-2000:]
-        doc = json.loads(out.read_text())
-        cold = doc["server"]["cold_start"]
-        if cold["cold"] is True:
-            return doc
-    pytest.fail(f"the replay never started cold in {attempts} runs: {cold}")
+def _replay(server, trace, tmp_path) -> dict:
+    """The replay's result from a pool that holds at most a few of the table's pages. Its own cold
+    start on a server it does not own is a resize, which keeps what fits in the 6 MiB it shrinks
+    to: after a restart (first) that is the start-up pages and the 17 or so pages of the table its
+    set-up just read (key range, geometry), which the run then reports as a warm start, without an
+    error figure. Up to TABLE_PAGES_WARM_MAX of them change its reads by as many pages at most."""
+    server.restart_cold()
+    ep = server.endpoint
+    out = tmp_path / "replay.json"
+    res = run_loadgen("run", "--server", "dsn", "--dsn", f"mysql://root@127.0.0.1:{ep.port}/",
+                      "--table", "sbtest.sbtest1", "--trace", str(trace), "--out", str(out),
+                      env={"LOADGEN_PASSWORD": ep.password})
+    assert res.returncode == 0, res.stderr[-2000:]
+    doc = json.loads(out.read_text())
+    cold = doc["server"]["cold_start"]
+    assert cold["cold"] is True or cold["table_pages_before"] <= TABLE_PAGES_WARM_MAX, cold
+    return doc
