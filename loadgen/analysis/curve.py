@@ -54,7 +54,7 @@ from dataclasses import dataclass
 
 from . import model
 from .geometry import Geometry
-from .pool import FILLER_SLOTS, RA_RULE_MYSQL, PoolModel
+from .pool import FILLER_SLOTS, OLD_MIN_LEN, RA_RULE_MYSQL, PoolModel
 
 # A miniature holds at least three read-ahead areas (a burst is 64 pages whatever R is) and, in
 # pools too small for that, an eighth of the pool's pages and never under 24 (module docstring).
@@ -100,6 +100,11 @@ def min_pages(pool: PoolModel) -> int:
 def rate_for(pool: PoolModel, rate: float) -> float:
     """The sampling rate of a pool's miniature, or 1.0 for an exact simulation."""
     low = pool.capacity_high - pool.cleaner_batch
+    if pool.cleaner_batch > 1 and low < OLD_MIN_LEN <= pool.capacity_high:
+        # each batch takes the list under BUF_LRU_OLD_MIN_LEN and dissolves the old sublist, an
+        # event at a fixed list length that a miniature does not scale (MariaDB 32M at the
+        # default depth, looped: +0.8% off the exact reads, 5.7 standard errors); such pools are small
+        return 1.0
     r = max(rate, MINIATURE_MARGIN * min_pages(pool) / max(1, low))
     return 1.0 if r >= EXACT_ABOVE_RATE else r
 
