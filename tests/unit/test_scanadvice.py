@@ -13,14 +13,16 @@ from loadgen.workload import mix
 
 from ..conftest import run_loadgen
 
-# 200k rows of chat.message (1,633 leaves) in a 32M pool (876 pages held, 324 of them old): the
-# scan is twice the pool; the lookups' hot 20% (327 leaves) fits in the young list.
+# 500k rows of chat.message (~4,080 leaves) in a 48M pool, where MariaDB's page cleaner keeps the
+# LRU list above BUF_LRU_OLD_MIN_LEN (at 32M it swings across it and the old sublist dissolves, so
+# no setting protects anything there: docs/innodb.md, "The page cleaner"): the
+# scan is larger than the pool; the lookups' hot 20% (~816 leaves) fits in the young list.
 WORKLOAD = """format = 1
 seed = 7
 operations = 100000
 [tables.message]
 schema = "chat"
-rows = 200000
+rows = 500000
 [[streams]]
 name = "lookups"
 table = "message"
@@ -44,7 +46,7 @@ def _spec(text: str = WORKLOAD) -> mix.MixSpec:
 @pytest.fixture(scope="module")
 def advice():
     spec = _spec()
-    return sa.advise(spec, sa.offline_tables(spec), 32 << 20, 5_000)
+    return sa.advise(spec, sa.offline_tables(spec), 48 << 20, 5_000)
 
 
 def _at(advice, time_ms: int, pct: int) -> sa.Point:
@@ -64,13 +66,13 @@ def test_old_blocks_time_1000_protects_the_hot_set_better_than_0(advice):
     zero, thousand = _at(advice, 0, 37), _at(advice, 1000, 37)
     # at 0 the scan's second access of each leaf makes it young: the young list (the hot set) is
     # flushed and read again; at 1000 ms the scan stays in the old sublist
-    assert zero.extra_reads > 200 > 50 > thousand.extra_reads
+    assert zero.extra_reads > 200 and zero.extra_reads > 4 * thousand.extra_reads
     assert zero.lookup_reads > thousand.lookup_reads
     assert zero.hit_ratio_loss_pct > thousand.hit_ratio_loss_pct
     # the same ops without the scan: the scan's cost is the difference, and the scan reads what
     # the pool does not hold of the table's 1,633 leaves
     assert zero.lookup_reads - zero.lookup_reads_no_scan == zero.extra_reads
-    assert 500 < thousand.scan_reads <= 1_633 + 10
+    assert 1_000 < thousand.scan_reads <= 4_100
 
 
 def test_the_advice_names_the_setting_the_model_ranks_first(advice):
@@ -88,18 +90,18 @@ def test_the_advice_names_the_setting_the_model_ranks_first(advice):
 def test_a_workload_without_a_scheduled_scan_is_refused():
     spec = _spec(WORKLOAD.split("[[streams]]\nname = \"nightly\"")[0])
     with pytest.raises(UsageError, match="no scheduled scan"):
-        sa.advise(spec, sa.offline_tables(spec), 32 << 20, 5_000)
+        sa.advise(spec, sa.offline_tables(spec), 48 << 20, 5_000)
 
 
 def test_advise_workload_prints_the_grid_and_the_sentence(tmp_path):
     path = tmp_path / "nightly.toml"
     path.write_text(WORKLOAD)
-    res = run_loadgen("advise", "--workload", str(path), "--pool", "32M", "--qps", "5000", "--format", "json")
+    res = run_loadgen("advise", "--workload", str(path), "--pool", "48M", "--qps", "5000", "--format", "json")
     assert res.returncode == 0, res.stderr
     doc = json.loads(res.stdout)
     assert len(doc["points"]) == 12 and doc["qps"] == 5000 and doc["scan_ops"] == {"25000": ["nightly"]}
     assert doc["best"]["extra_reads"] == doc["best"]["lookup_reads"] - doc["best"]["lookup_reads_no_scan"]
-    res = run_loadgen("advise", "--workload", str(path), "--pool", "32M", "--qps", "5000")
+    res = run_loadgen("advise", "--workload", str(path), "--pool", "48M", "--qps", "5000")
     assert res.returncode == 0 and "Set innodb_old_blocks_time = " in res.stdout
     bad = run_loadgen("advise", "--workload", str(path), "--qps", "0")
     assert bad.returncode == 2 and "Traceback" not in bad.stderr and "--qps" in bad.stderr
@@ -107,7 +109,7 @@ def test_advise_workload_prints_the_grid_and_the_sentence(tmp_path):
 
 def test_a_current_setting_off_the_grid_is_simulated_too():
     spec = _spec()
-    got = sa.advise(spec, sa.offline_tables(spec), 32 << 20, 5_000, variables={"innodb_old_blocks_time": 500},
+    got = sa.advise(spec, sa.offline_tables(spec), 48 << 20, 5_000, variables={"innodb_old_blocks_time": 500},
                     times_ms=(0, 1000), pcts=(37,))
     assert [(p.old_blocks_time_ms, p.old_blocks_pct) for p in got["points"]] == [(0, 37), (500, 37), (1000, 37)]
     assert got["current"] == got["points"][1]
