@@ -1,7 +1,8 @@
 """Issue #10's accuracy target on a real MySQL 9.7 (the `loadgen/mysql:9.7` image, `--server
 docker`, server defaults: linear read-ahead on at threshold 56, innodb_lru_scan_depth 1024): the
 model's pages read within 3% (5% for A and 8% for B at 16M and 32M) of the measured
-Innodb_pages_read, demand reads and read-ahead together, for both orders at 8M, 16M, 32M and 64M on 200k rows (1,633 leaf pages, 1,700 pages:
+Innodb_pages_read, demand reads and read-ahead together, for both orders at 8M, 16M, 32M and
+64M on 200k rows (1,633 leaf pages, 1,700 pages:
 8M holds a quarter of the table, 16M 60%, 32M all of it but not beside the ~960 pages MySQL keeps
 from start-up, 64M all of it beside them).
 
