@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 
 import pytest
 
@@ -134,3 +135,21 @@ def no_new_containers(engine):
     """Fails the test if it leaves a container of this session behind (and removes it)."""
     with leaves_no_container(engine):
         yield
+
+
+def login(port: int, password: str, timeout_s: float = 120, **extra):
+    """A root connection to a container started by hand (tests/integration/test_docker_*.py),
+    retried while its server starts up."""
+    import MySQLdb
+
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            conn = MySQLdb.connect(host="127.0.0.1", port=port, user="root", passwd=password, connect_timeout=2,
+                                   **extra)
+            conn.autocommit(True)
+            return conn
+        except MySQLdb.OperationalError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.3)

@@ -12,11 +12,11 @@ import contextlib
 import json
 import secrets
 import subprocess
-import time
 
 import pytest
 
 from ..conftest import run_loadgen
+from .conftest import login as _login
 from .conftest import session_filter, session_labels
 
 pytestmark = pytest.mark.docker
@@ -27,22 +27,6 @@ def mariadb_image(request) -> tuple[str, str]:
     """(tag, series): the host release's image (conftest.image) or trixie's."""
     fixture = "image" if request.param == "10.11" else "mariadb_trixie_image"
     return request.getfixturevalue(fixture), request.param
-
-
-def _login(port: int, password: str, timeout_s: float = 120, **extra):
-    import MySQLdb
-
-    deadline = time.monotonic() + timeout_s
-    while True:
-        try:
-            conn = MySQLdb.connect(host="127.0.0.1", port=port, user="root", passwd=password, connect_timeout=2,
-                                   **extra)
-            conn.autocommit(True)
-            return conn
-        except MySQLdb.OperationalError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.3)
 
 
 @contextlib.contextmanager

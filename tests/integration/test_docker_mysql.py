@@ -11,11 +11,11 @@ import json
 import os
 import secrets
 import subprocess
-import time
 
 import pytest
 
 from ..conftest import run_loadgen
+from .conftest import login as _login
 from .conftest import session_filter, session_labels
 from .test_docker import assert_one_line_error
 from .test_docker import test_compose_file_comes_up_healthy_and_dsn_runs_against_it as compose_check
@@ -25,22 +25,6 @@ pytestmark = pytest.mark.docker
 ROWS = "200k"
 # A quarter of the 200k-row table (26.6 MiB, 1,633 leaf pages): where the order matters most.
 QUARTER_POOL = "8M"
-
-
-def _login(port: int, password: str, timeout_s: float = 120, **extra):
-    import MySQLdb
-
-    deadline = time.monotonic() + timeout_s
-    while True:
-        try:
-            conn = MySQLdb.connect(host="127.0.0.1", port=port, user="root", passwd=password, connect_timeout=2,
-                                   **extra)
-            conn.autocommit(True)
-            return conn
-        except MySQLdb.OperationalError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.3)
 
 
 @pytest.fixture
