@@ -25,7 +25,7 @@ from typing import Callable
 from . import db
 from .seeding import tablegen
 from .seeding.chunks import chunk_dir
-from .errors import LoadgenError, SeedError, UsageError, WorkloadError
+from .errors import LoadgenError, SeedError, UsageError
 from .seeding.schemas import SchemaFile, create_tables, reflect
 from .units import format_bytes
 from .workload import tabledefs
@@ -156,17 +156,18 @@ def ensure(conn, data: MixDataset, progress=None, free_bytes: int | None = None,
     inspected. Returns {mix table name: TableInfo}. The server's errors become one line."""
     try:
         return _ensure(conn, data, progress, free_bytes, home, say)
-    except LoadgenError:
+    except LoadgenError as exc:
+        if db.interrupted(exc):  # a cleanup's error after Ctrl-C/SIGTERM: it was an interruption
+            raise KeyboardInterrupt from None
         raise
     except Exception as exc:  # only the driver's errors become one line
-        from .seeding.dataset import _is_driver_error
+        from .seeding.chunks import is_driver_error, raise_if_not_the_table
 
-        if not _is_driver_error(exc):
+        if not is_driver_error(exc):
             raise
+        # an interrupted seed is never a damaged table (issue #18, N6): the same words as a single table's
+        raise_if_not_the_table(exc, "preparing the mix's tables", "nothing is damaged")
         text = db.error_text(exc)
-        if db.is_connection_lost(exc):
-            raise WorkloadError(f"lost the server while preparing the mix's tables: {text}",
-                                "check the server; re-run to resume") from None
         raise SeedError(f"preparing the mix's tables in {data.database} failed: {text}",
                         f"drop the database {data.database} (loadgen's own) and re-run") from None
 

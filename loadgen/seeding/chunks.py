@@ -155,3 +155,26 @@ def seed_error(exc: BaseException) -> Exception:
     if db.is_connection_lost(exc):
         return WorkloadError(f"lost the server while seeding: {text}", "check the server; re-run to resume")
     return SeedError(f"seeding failed: {text}")
+
+
+def is_driver_error(exc: BaseException) -> bool:
+    """An error of the MySQL driver (the server's or the connection's), not loadgen's own."""
+    try:
+        import MySQLdb
+    except ImportError:
+        return False
+    return isinstance(exc, MySQLdb.Error)
+
+
+def raise_if_not_the_table(exc: BaseException, doing: str, unharmed: str) -> None:
+    """The driver errors that say nothing about a table, as one line: an interruption (Ctrl-C,
+    SIGTERM: KeyboardInterrupt), a lost server, a connection out of step (error 2014 after an
+    interrupted statement: never damage, issue #18 N6). Returns for any other error, which the
+    caller words for its table. doing: "while ..." text; unharmed: what the re-run advice adds."""
+    if db.interrupted(exc):
+        raise KeyboardInterrupt from None
+    text = db.error_text(exc)
+    if db.is_connection_lost(exc):
+        raise WorkloadError(f"lost the server while {doing}: {text}", "check the server; re-run to resume") from None
+    if db.is_out_of_sync(exc):
+        raise WorkloadError(f"the connection got out of step while {doing}: {text}", f"re-run; {unharmed}") from None

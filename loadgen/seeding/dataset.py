@@ -18,8 +18,9 @@ from typing import Callable
 from collections.abc import Iterator
 
 from .. import db
-from .chunks import chunk_dir, chunk_file, generated_ahead, load_local, seed_error
-from ..errors import LoadgenError, SeedError, UsageError, WorkloadError
+from .chunks import (chunk_dir, chunk_file, generated_ahead, is_driver_error, load_local, raise_if_not_the_table,
+                     seed_error)
+from ..errors import LoadgenError, SeedError, UsageError
 from ..units import format_bytes
 
 # Bump when the row generator changes: a cached dataset from another generator is not reused.
@@ -265,29 +266,16 @@ def ensure(conn, spec: DatasetSpec, progress: ProgressFn | None = None, free_byt
             raise KeyboardInterrupt from None
         raise
     except Exception as exc:
-        if not _is_driver_error(exc):
+        if not is_driver_error(exc):
             raise
-        if db.interrupted(exc):
-            raise KeyboardInterrupt from None
+        raise_if_not_the_table(exc, "checking the dataset", "the table is not damaged")
         text = db.error_text(exc)
-        if db.is_connection_lost(exc):
-            raise WorkloadError(f"lost the server while checking the dataset: {text}",
-                                "check the server; re-run to resume") from None
-        if db.is_out_of_sync(exc):  # the connection's state, not the table's (issue #18, N6)
-            raise WorkloadError(f"the connection got out of step while checking the dataset: {text}",
-                                "re-run; the table is not damaged") from None
         if home is not None:
             raise SeedError(f"the cached dataset in {home} is damaged: {text}", f"remove {home} and re-run") from None
         raise SeedError(f"the table {spec.database}.{TABLE} is damaged: {text}",
                         f"drop the database {spec.database} and re-run") from None
 
 
-def _is_driver_error(exc: BaseException) -> bool:
-    try:
-        import MySQLdb
-    except ImportError:
-        return False
-    return isinstance(exc, MySQLdb.Error)
 
 
 def _ensure(conn, spec: DatasetSpec, progress: ProgressFn | None, free_bytes: int | None, home: Path | None,

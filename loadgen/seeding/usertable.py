@@ -25,7 +25,8 @@ from collections.abc import Iterator
 
 from .. import db
 from . import tablegen
-from .chunks import chunk_dir, chunk_file, generated_ahead, load_local, seed_error
+from .chunks import (chunk_dir, chunk_file, generated_ahead, is_driver_error, load_local, raise_if_not_the_table,
+                     seed_error)
 from ..errors import LoadgenError, SeedError, UsageError, WorkloadError
 from .schemas import TableShape, create_tables, queried_table, read_schema_file, reflect
 from ..units import format_bytes
@@ -219,20 +220,11 @@ def ensure(conn, spec, progress=None, free_bytes: int | None = None, home: Path 
             raise KeyboardInterrupt from None
         raise
     except Exception as exc:  # only the driver's errors become one line
-        from .dataset import _is_driver_error
-
-        if not _is_driver_error(exc):
+        if not is_driver_error(exc):
             raise
-        if db.interrupted(exc):
-            raise KeyboardInterrupt from None
+        raise_if_not_the_table(exc, f"preparing {spec.database}.{spec.table or spec.schema_label}",
+                               "nothing is damaged")
         text = db.error_text(exc)
-        what = f"{spec.database}.{spec.table or spec.schema_label}"
-        if db.is_connection_lost(exc):
-            raise WorkloadError(f"lost the server while preparing {what}: {text}",
-                                "check the server; re-run to resume") from None
-        if db.is_out_of_sync(exc):  # the connection's state, never the table's (issue #18, N6)
-            raise WorkloadError(f"the connection got out of step while preparing {what}: {text}",
-                                "re-run; nothing is damaged") from None
         if spec.existing:
             raise WorkloadError(f"cannot read {spec.database}.{spec.table}: {text}",
                                 "check the table and the user's grants") from None
