@@ -10,6 +10,9 @@
  *
  * Plan: 8 int64 per column: kind, null_permille, then a..f (meaning per kind, see tablegen.py).
  * labels: the ENUM/SET labels, each followed by a NUL. pool: letters and spaces text is cut from.
+ * keymap (optional): int64 quadruples (first row, rows, first key, last key), ascending: an integer
+ * primary key column with f = 1 takes, for row n, the key spread evenly over its segment
+ * (seed --shape: a cloned table's key range and gaps, loadgen/seeding/shapeseed.py).
  */
 #include "tablegen.h"
 #include "textput.h"
@@ -85,6 +88,23 @@ static char *put_time_point(char *p, int64_t t, int date_only) {
 }
 
 /* A text length: triangular around `mean` on [1, 2*mean-1], one in 64 four times longer. */
+/* The key of row n in the key map: segment i holds rows first..first+rows-1 spread from its first key
+ * to its last, both included. Rows come in order, so the search starts at the previous segment. */
+static int64_t mapped_key(const int64_t *map, Py_ssize_t segs, Py_ssize_t *at, uint64_t n) {
+    Py_ssize_t i = *at;
+    while (i + 1 < segs && (uint64_t)map[(i + 1) * 4] <= n)
+        i++;
+    while (i > 0 && (uint64_t)map[i * 4] > n)
+        i--;
+    *at = i;
+    const int64_t *m = map + i * 4;
+    uint64_t k = n - (uint64_t)m[0], rows = (uint64_t)m[1];
+    if (rows <= 1)
+        return m[2];
+    unsigned __int128 span = (uint64_t)m[3] - (uint64_t)m[2];
+    return (int64_t)((uint64_t)m[2] + (uint64_t)((unsigned __int128)k * span / (rows - 1)));
+}
+
 static inline size_t text_len(uint64_t r, uint64_t mean, uint64_t max_len) {
     uint64_t len = 1 + (r & 0xFFFFFFFFULL) % mean + ((r >> 32) & 0x3FFFFFFULL) % mean;
     if ((r >> 58) == 0)
@@ -93,15 +113,28 @@ static inline size_t text_len(uint64_t r, uint64_t mean, uint64_t max_len) {
 }
 
 PyObject *loadgen_tablegen_lines(PyObject *self, PyObject *args) {
-    Py_buffer plan = {0}, labels = {0}, pool = {0};
+    Py_buffer plan = {0}, labels = {0}, pool = {0}, keymap = {0};
     unsigned long long seed, first, last;
     PyObject *py_out = NULL;
     const char *label_at[MAX_LABELS];
     size_t label_len[MAX_LABELS];
     Py_ssize_t n_labels = 0;
 
-    if (!PyArg_ParseTuple(args, "y*y*y*KKK:tablegen_lines", &plan, &labels, &pool, &seed, &first, &last))
+    if (!PyArg_ParseTuple(args, "y*y*y*KKK|y*:tablegen_lines", &plan, &labels, &pool, &seed, &first, &last,
+                          &keymap))
         return NULL;
+    if (keymap.buf != NULL && keymap.len % 32 != 0) {
+        PyErr_SetString(PyExc_ValueError, "keymap must hold 4 int64 words per segment");
+        goto error;
+    }
+    const int64_t *kmap = (const int64_t *)keymap.buf;
+    Py_ssize_t segs = keymap.buf != NULL ? keymap.len / 32 : 0, seg_at = 0;
+    for (Py_ssize_t i = 0; i < segs; i++) {
+        if (kmap[i * 4 + 1] < 1 || kmap[i * 4 + 3] < kmap[i * 4 + 2] || (i && kmap[i * 4] <= kmap[i * 4 - 4])) {
+            PyErr_SetString(PyExc_ValueError, "keymap segments must ascend and hold rows");
+            goto error;
+        }
+    }
     if (plan.len % (PLAN_WORDS * 8) != 0 || plan.len == 0) {
         PyErr_SetString(PyExc_ValueError, "plan must hold 8 int64 words per column");
         goto error;
@@ -133,7 +166,7 @@ PyObject *loadgen_tablegen_lines(PyObject *self, PyObject *args) {
             case K_TIMEPOINT:
             case K_TIME:
             case K_YEAR:
-                if ((kind == K_PK && (a < 1 || b < 0 || d < 0 || d > 24)) || (kind == K_INT && b < a) ||
+                if ((kind == K_PK && (a < 1 || b < 0 || d < 0 || d > 24 || (col[7] == 1 && segs == 0))) || (kind == K_INT && b < a) ||
                     (kind == K_TIMEPOINT && b < 1)) {
                     PyErr_SetString(PyExc_ValueError, "bad plan parameters");
                     goto error;
@@ -207,7 +240,9 @@ PyObject *loadgen_tablegen_lines(PyObject *self, PyObject *args) {
                     if (b > 0)
                         v %= (uint64_t)b;
                     v += 1;
-                    if (e == PK_INT) {
+                    if (e == PK_INT && col[7] == 1) {
+                        p = put_i(p, mapped_key(kmap, segs, &seg_at, n));
+                    } else if (e == PK_INT) {
                         p = put_i(p, cc + (int64_t)v);
                     } else if (e == PK_STR) {
                         *p++ = 'k';
@@ -303,5 +338,7 @@ error:
     PyBuffer_Release(&plan);
     PyBuffer_Release(&labels);
     PyBuffer_Release(&pool);
+    if (keymap.buf != NULL)
+        PyBuffer_Release(&keymap);
     return py_out;
 }

@@ -83,6 +83,9 @@ class Plan:
     words: array  # int64, 8 per column
     labels: bytes
     skipped: list[str] = field(default_factory=list)  # left to the server (generated, default)
+    # seed --shape: (first row, rows, first key, last key) segments an integer primary key column
+    # with word 7 = 1 takes its keys from, spread evenly (a cloned table's key range and gaps)
+    keymap: array = field(default_factory=lambda: array("q"))
 
 
 def plan(columns: list[Column], primary_key: list[str], rows: int) -> Plan:
@@ -197,8 +200,21 @@ def lines(p: Plan, pool: bytes, seed: int, first: int, last: int, native: bool =
     """Tab-separated rows first..last of the plan (NULL as \\N), in C when available."""
     fn = _native() if native else None
     if fn is not None:
+        if len(p.keymap):
+            return fn(p.words.tobytes(), p.labels, pool, seed_word(seed), first, last, p.keymap.tobytes())
         return fn(p.words.tobytes(), p.labels, pool, seed_word(seed), first, last)
     return _py_lines(p, pool, seed_word(seed), first, last)
+
+
+def mapped_key(keymap, n: int) -> int:
+    """Row n's key in the plan's key map: spread evenly over its segment, both ends included
+    (native/tablegen.c's mapped_key; the C searches from the previous segment, the same answer)."""
+    segs = [tuple(keymap[i:i + 4]) for i in range(0, len(keymap), 4)]
+    i = max(j for j, s in enumerate(segs) if s[0] <= n) if segs[0][0] <= n else 0
+    first, rows, lo, hi = segs[i]
+    if rows <= 1:
+        return lo
+    return lo + (n - first) * (hi - lo) // (rows - 1)
 
 
 def _native():
@@ -239,7 +255,7 @@ def _py_lines(p: Plan, pool: bytes, seed: int, first: int, last: int) -> bytes:
     for n in range(first, last + 1):
         s = [seed ^ ((n * 0xD1B54A32D192ED03) & _MASK)]
         values = []
-        for kind, nulls, a, b, c, d, e, _ in cols:
+        for kind, nulls, a, b, c, d, e, f in cols:
             r0, r1, r2 = _splitmix(s), _splitmix(s), _splitmix(s)
             if nulls > 0 and r0 % 1000 < nulls:
                 values.append("\\N")
@@ -249,7 +265,9 @@ def _py_lines(p: Plan, pool: bytes, seed: int, first: int, last: int) -> bytes:
                 if b > 0:
                     v %= b
                 v += 1
-                if e == PK_INT:
+                if e == PK_INT and f == 1:
+                    values.append(str(mapped_key(p.keymap, n)))
+                elif e == PK_INT:
                     values.append(str(c + v))
                 elif e == PK_STR:
                     values.append("k" + str(v).zfill(d)[-d:] if d else "k")
