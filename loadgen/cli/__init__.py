@@ -14,6 +14,7 @@ from .analysis import advise, predict, report, sweep
 from .image import image
 from .native import native
 from .run import compare, down, run, seed, status, up
+from .shape import clone_shape
 from .trace import trace
 
 
@@ -65,5 +66,5 @@ def cli() -> None:
     """
 
 
-for _command in (run, compare, seed, up, status, down, predict, advise, sweep, report, native, image, trace):
+for _command in (run, compare, seed, up, status, down, predict, advise, sweep, report, native, image, trace, clone_shape):
     cli.add_command(_command)

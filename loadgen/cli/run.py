@@ -219,15 +219,42 @@ def _compare_files(paths, max_regression, fmt, report_path, allow_incomplete=Fal
 
 
 @click.command()
+@click.option("--shape", "shape_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Fill the tables of a shape file (`loadgen clone-shape`) with synthetic rows of that shape, "
+                   "in its source's database unless --database is given.")
 @server_options
 @dataset_options
-def seed(server_spec, dataset_spec):
-    """Create and fill chat.message (idempotent; resumes after an interruption)."""
+@click.pass_context
+def seed(ctx, shape_file, server_spec, dataset_spec):
+    """Create and fill chat.message (idempotent; resumes after an interruption), or a shape's tables.
+
+    Example: loadgen seed --rows 4M; loadgen seed --shape shop.json --server dsn --dsn mysql://root@host/
+    """
     from .. import runner
     from ..servers.provision import provisioned
 
+    if shape_file is not None:
+        _seed_shape(ctx, shape_file, server_spec, dataset_spec)
+        return
     with RichReporter() as reporter, provisioned(server_spec, dataset_spec, reporter.say) as server:
         runner.prepare_dataset(server, dataset_spec, reporter)
+
+
+def _seed_shape(ctx, shape_file, server_spec, dataset_spec) -> None:
+    from ..seeding import shapefile, shapeseed
+    from ..servers.provision import provisioned
+    from .shape import print_comparison, shape_database
+
+    doc = shapefile.read(shape_file)  # checked before any server starts
+    database = shape_database(ctx, dataset_spec.database, doc)
+    with RichReporter() as reporter, provisioned(server_spec, None, reporter.say) as server:
+        conn = server.connect(local_infile=1)
+        try:
+            results = shapeseed.seed(conn, doc, database, dataset_spec.seed, reporter.seed_progress, reporter.say,
+                                     getattr(server, "home", None))
+        finally:
+            conn.close()
+    print_comparison(results)
 
 
 @click.command()
