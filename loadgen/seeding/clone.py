@@ -28,10 +28,11 @@ from .usertable import (ER_NO_SUCH_TABLE, ER_TABLEACCESS_DENIED, PAGE_BYTES, _bo
 SEGMENTS = 256  # key-range segments kept per table: where the gaps are, at 1/256 of the range
 SAMPLE_ROWS = 2000  # rows whose column lengths are averaged, in SAMPLE_SLICES slices over the keys
 SAMPLE_SLICES = 10
-# An index whose entries fill less than this share of its leaves was filled by inserts in random
-# key order (B-tree splits leave ~69% full); above it, built sorted (15/16 full). Measured on
-# MariaDB 10.11: sysbench's k_1 created after its rows 0.86, the same index filled while loading 0.55.
-SORTED_FILL = 0.72
+# An index whose entries (by the estimate below) fill less than this share of its leaves was filled
+# by inserts in random key order (B-tree splits leave ~69% full); above it, built sorted (15/16
+# full). By this estimate on MariaDB 10.11, 100k-150k rows: sysbench's k_1 (INT, created after its
+# rows) 1.09, an INT index filled by random inserts while the rows loaded 0.68.
+SORTED_FILL = 0.85
 ENTRY_OVERHEAD_BYTES = 7  # record header (5) and the page directory's share (~2) of a secondary entry
 _AUTO_INCREMENT = re.compile(r"\s+AUTO_INCREMENT=\d+", re.IGNORECASE)
 _VERSIONED_COMMENT = re.compile(r"/\*!\d*\s?(.*?)\s*\*/", re.DOTALL)
@@ -209,13 +210,15 @@ def _columns(conn, database: str, name: str, reflected, key: dict | None) -> lis
     out = []
     by_name = {c.name: i for i, c in enumerate(cols)}
     for c in reflected.columns:
+        fixed = _fixed_bytes(c)
         entry = {"name": c.name, "type": c.type_name, "length": c.length, "nullable": c.nullable,
-                 "generated": c.generated, "avg_bytes": None, "null_fraction": None}
+                 "generated": c.generated, "fixed_bytes": fixed, "avg_bytes": fixed, "null_fraction": None}
         i = by_name.get(c.name)
         if i is not None and n:
             nulls = sums[2 * i + 1]
             entry["null_fraction"] = round(nulls / n, 4)
-            entry["avg_bytes"] = round(sums[2 * i] / (n - nulls), 1) if n > nulls else 0
+            if fixed is None:  # LENGTH of a number is its digits, not its bytes
+                entry["avg_bytes"] = round(sums[2 * i] / (n - nulls), 1) if n > nulls else 0
         out.append(entry)
     return out
 

@@ -60,7 +60,7 @@ def check(doc, where: str = "shape file") -> None:
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise bad(f"not a loadgen shape file (no \"format\": \"{FORMAT}\")")
     if doc.get("version") != VERSION:
-        raise UsageError(f"{where}: shape format version {str(doc.get('version'))[:20]!r} is not one this loadgen "
+        raise UsageError(f"{where}: shape format version {str(doc.get('version'))[:20]} is not one this loadgen "
                          f"reads ({VERSION})", "clone the shape again with this loadgen")
     tables = doc.get("tables")
     if not isinstance(tables, list) or not tables or len(tables) > MAX_TABLES:

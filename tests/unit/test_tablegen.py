@@ -76,3 +76,20 @@ def test_columns_loadgen_cannot_fill():
     assert plan.skipped == ["shape"]
     with pytest.raises(UsageError, match="cannot hold"):
         tablegen.plan([Column("id", "TINYINT")], ["id"], rows=1000)
+
+
+def test_a_key_map_spreads_the_key_over_its_segments_with_both_ends_and_the_same_bytes_in_c():
+    from array import array
+
+    cols = [Column("id", "BIGINT"), Column("k", "INT"), Column("c", "VARCHAR", length=100)]
+    plan = tablegen.plan(cols, ["id"], rows=1000)
+    plan.words[7] = 1  # the key column takes its keys from the map
+    plan.keymap = array("q", [1, 500, 10, 3000, 501, 1, 5000, 5000, 502, 499, -7, 9_000_000_000])
+    pool = tablegen.text_pool(1)
+    keys = [int(line.split(b"\t")[0]) for line in tablegen.lines(plan, pool, 1, 1, 1000, native=False).splitlines()]
+    assert keys[0] == 10 and keys[499] == 3000 and keys[500] == 5000 and keys[501] == -7 and keys[-1] == 9_000_000_000
+    assert all(a < b for a, b in zip(keys[:500], keys[1:500])) and len(set(keys)) == 1000
+    if tablegen._native() is not None:
+        for first, last in [(1, 1000), (480, 520), (999, 1000)]:
+            assert tablegen.lines(plan, pool, 1, first, last) == tablegen.lines(plan, pool, 1, first, last,
+                                                                               native=False)
