@@ -120,8 +120,7 @@ PyObject *loadgen_tablegen_lines(PyObject *self, PyObject *args) {
     size_t label_len[MAX_LABELS];
     Py_ssize_t n_labels = 0;
 
-    if (!PyArg_ParseTuple(args, "y*y*y*KKK|y*:tablegen_lines", &plan, &labels, &pool, &seed, &first, &last,
-                          &keymap))
+    if (!PyArg_ParseTuple(args, "y*y*y*KKK|y*:tablegen_lines", &plan, &labels, &pool, &seed, &first, &last, &keymap))
         return NULL;
     if (keymap.buf != NULL && keymap.len % 32 != 0) {
         PyErr_SetString(PyExc_ValueError, "keymap must hold 4 int64 words per segment");
@@ -166,8 +165,8 @@ PyObject *loadgen_tablegen_lines(PyObject *self, PyObject *args) {
             case K_TIMEPOINT:
             case K_TIME:
             case K_YEAR:
-                if ((kind == K_PK && (a < 1 || b < 0 || d < 0 || d > 24 || (col[7] == 1 && segs == 0))) || (kind == K_INT && b < a) ||
-                    (kind == K_TIMEPOINT && b < 1)) {
+                if ((kind == K_PK && (a < 1 || b < 0 || d < 0 || d > 24 || (col[7] == 1 && segs == 0))) ||
+                    (kind == K_INT && b < a) || (kind == K_TIMEPOINT && b < 1)) {
                     PyErr_SetString(PyExc_ValueError, "bad plan parameters");
                     goto error;
                 }

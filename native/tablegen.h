@@ -6,8 +6,8 @@
 
 PyObject *loadgen_tablegen_lines(PyObject *self, PyObject *args);
 
-#define LOADGEN_TABLEGEN_METHODS                                                \
-    {"tablegen_lines", loadgen_tablegen_lines, METH_VARARGS,                    \
+#define LOADGEN_TABLEGEN_METHODS                                                          \
+    {"tablegen_lines", loadgen_tablegen_lines, METH_VARARGS,                              \
      "tablegen_lines(plan, labels, pool, seed, first_row, last_row[, keymap]) -> bytes: " \
      "tablegen.lines' tab-separated rows for a column plan"},
 

@@ -2,7 +2,7 @@
 
 Core modules never import click or rich; everything the user sees is decided here. This module
 holds the group and registers the command families, one module each: run.py (run, compare, seed,
-up, status, down), analysis.py (predict, sweep, report), native.py, image.py. options.py holds
+up, status, down), analysis.py (predict, sweep, report), native.py, image.py, shape.py (clone-shape). options.py holds
 what they share; nothing in cli/ imports this module back.
 """
 from __future__ import annotations
@@ -66,5 +66,6 @@ def cli() -> None:
     """
 
 
-for _command in (run, compare, seed, up, status, down, predict, advise, sweep, report, native, image, trace, clone_shape):
+for _command in (run, compare, seed, up, status, down, predict, advise, sweep, report, native, image, trace,
+                 clone_shape):
     cli.add_command(_command)

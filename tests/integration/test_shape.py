@@ -54,7 +54,7 @@ def _fill(src) -> None:
                 "c CHAR(120) NOT NULL DEFAULT '', pad CHAR(60) NOT NULL DEFAULT '', PRIMARY KEY (id))")
     cur.execute("CREATE TABLE sbtest.holes (id BIGINT PRIMARY KEY, owner INT NOT NULL, title VARCHAR(200) NOT NULL, "
                 "note TEXT NULL, KEY by_owner (owner))")
-    sb = [(i, rnd.randint(1, SB_ROWS), "%011d-" % rnd.getrandbits(32) * 10, "%011d-" % rnd.getrandbits(32) * 5)
+    sb = [(i, rnd.randint(1, SB_ROWS), f"{rnd.getrandbits(32):011d}-" * 10, f"{rnd.getrandbits(32):011d}-" * 5)
           for i in range(1, SB_ROWS + 1)]
     holes = [(i * 3 if i <= 50_000 else 400_000 + i, rnd.randint(1, 5000), "t" * rnd.randint(20, 120),
               None if rnd.random() < 0.3 else "n" * rnd.randint(10, 400)) for i in range(1, HOLES_ROWS + 1)]
