@@ -187,12 +187,17 @@ def _key_shape(conn, database: str, name: str, key: str) -> dict:
 
 
 def _columns(conn, database: str, name: str, reflected, key: dict | None) -> list[dict]:
-    """Each column's type and, over a sample spread along the key, its average bytes and NULL share."""
+    """Each column's type and, over a sample spread along the key, its average bytes and NULL
+    share; an integer column's range too (exact by an index dive where an index leads with it),
+    which sets how often its values repeat, and so how its index fills."""
     cols = [c for c in reflected.columns if not c.generated]
+    ints = [c for c in cols if c.type_name in tablegen.INT_RANGES]
+    parts = [f"SUM(LENGTH(`{c.name}`)), SUM(`{c.name}` IS NULL)" for c in cols]
+    parts += [f"MIN(`{c.name}`), MAX(`{c.name}`)" for c in ints]
     sums = [0.0] * (2 * len(cols))
+    ranges: dict[str, list] = {}
     n = 0
     if cols:
-        select = ", ".join(f"SUM(LENGTH(`{c.name}`)), SUM(`{c.name}` IS NULL)" for c in cols)
         inner = ", ".join(f"`{c.name}`" for c in cols)
         per = max(1, SAMPLE_ROWS // SAMPLE_SLICES)
         if key and key["rows"]:
@@ -203,16 +208,29 @@ def _columns(conn, database: str, name: str, reflected, key: dict | None) -> lis
         else:
             slices = [f"SELECT {inner} FROM `{database}`.`{name}` LIMIT {SAMPLE_ROWS}"]
         for sql in slices:
-            row = db.query_all(conn, f"SELECT COUNT(*), {select} FROM ({sql}) AS sample")[0]
+            row = db.query_all(conn, f"SELECT COUNT(*), {', '.join(parts)} FROM ({sql}) AS sample")[0]
             n += int(row[0] or 0)
-            for i, v in enumerate(row[1:]):
-                sums[i] += float(v or 0)
+            for i in range(2 * len(cols)):
+                sums[i] += float(row[1 + i] or 0)
+            for j, c in enumerate(ints):
+                lo, hi = row[1 + 2 * len(cols) + 2 * j], row[2 + 2 * len(cols) + 2 * j]
+                if lo is not None:
+                    was = ranges.get(c.name)
+                    ranges[c.name] = [min(int(lo), was[0]), max(int(hi), was[1])] if was else [int(lo), int(hi)]
+    leading = {cs[0] for cs in reflected.indexes.values() if cs} - set(reflected.primary_key)
+    for c in ints:
+        if c.name in leading:
+            lo, hi = db.query_all(conn, f"SELECT MIN(`{c.name}`), MAX(`{c.name}`) FROM `{database}`.`{name}`")[0]
+            if lo is not None:
+                ranges[c.name] = [int(lo), int(hi)]
     out = []
     by_name = {c.name: i for i, c in enumerate(cols)}
     for c in reflected.columns:
         fixed = _fixed_bytes(c)
         entry = {"name": c.name, "type": c.type_name, "length": c.length, "nullable": c.nullable,
                  "generated": c.generated, "fixed_bytes": fixed, "avg_bytes": fixed, "null_fraction": None}
+        if c.name in ranges:
+            entry["min"], entry["max"] = ranges[c.name]
         i = by_name.get(c.name)
         if i is not None and n:
             nulls = sums[2 * i + 1]

@@ -124,6 +124,15 @@ def shaped(plan: tablegen.Plan, shape, t: dict) -> None:
             plan.words[w + 1] = round(c["null_fraction"] * 1000)
         if kind == tablegen.K_TEXT and c.get("avg_bytes"):
             plan.words[w + 3] = text_mean(float(c["avg_bytes"]), plan.words[w + 2])
+        if kind == tablegen.K_INT and _int(c.get("min")) and _int(c.get("max")) and c["min"] <= c["max"]:
+            # the source's range (how often values repeat in its index), inside what the C draws from
+            lo, hi = max(c["min"], -(2**62)), min(c["max"], 2**62)
+            if lo <= hi:
+                plan.words[w + 2], plan.words[w + 3] = lo, hi
+
+
+def _int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
 
 
 def text_mean(target: float, max_len: int) -> int:

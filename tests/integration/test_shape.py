@@ -37,7 +37,9 @@ def servers(mysqld_binary, session_dir):
     try:
         dst.start()
         try:
-            _fill(src)
+            conn = src.connect()
+            fill(conn, SB_ROWS, HOLES_ROWS)
+            conn.close()
             yield src, dst
         finally:
             dst.stop()
@@ -45,19 +47,20 @@ def servers(mysqld_binary, session_dir):
         src.stop()
 
 
-def _fill(src) -> None:
+def fill(conn, sb_rows: int, holes_rows: int, hosts=("127.0.0.1", "localhost")) -> None:
+    """sbtest.sbtest1 and sbtest.holes (see `servers`), the users reader and nobody."""
     rnd = random.Random(1)
-    conn = src.connect()
+    dense_from = holes_rows // 3
     cur = conn.cursor()
     cur.execute("CREATE DATABASE sbtest")
     cur.execute("CREATE TABLE sbtest.sbtest1 (id INT NOT NULL AUTO_INCREMENT, k INT NOT NULL DEFAULT 0, "
                 "c CHAR(120) NOT NULL DEFAULT '', pad CHAR(60) NOT NULL DEFAULT '', PRIMARY KEY (id))")
     cur.execute("CREATE TABLE sbtest.holes (id BIGINT PRIMARY KEY, owner INT NOT NULL, title VARCHAR(200) NOT NULL, "
                 "note TEXT NULL, KEY by_owner (owner))")
-    sb = [(i, rnd.randint(1, SB_ROWS), f"{rnd.getrandbits(32):011d}-" * 10, f"{rnd.getrandbits(32):011d}-" * 5)
-          for i in range(1, SB_ROWS + 1)]
-    holes = [(i * 3 if i <= 50_000 else 400_000 + i, rnd.randint(1, 5000), "t" * rnd.randint(20, 120),
-              None if rnd.random() < 0.3 else "n" * rnd.randint(10, 400)) for i in range(1, HOLES_ROWS + 1)]
+    sb = [(i, rnd.randint(1, sb_rows), f"{rnd.getrandbits(32):011d}-" * 10, f"{rnd.getrandbits(32):011d}-" * 5)
+          for i in range(1, sb_rows + 1)]
+    holes = [(i * 3 if i <= dense_from else 8 * dense_from + i, rnd.randint(1, 5000), "t" * rnd.randint(20, 120),
+              None if rnd.random() < 0.3 else "n" * rnd.randint(10, 400)) for i in range(1, holes_rows + 1)]
     for table, rows in (("sbtest1", sb), ("holes", holes)):
         for i in range(0, len(rows), 5000):
             cur.executemany(f"INSERT INTO sbtest.{table} VALUES (%s, %s, %s, %s)", rows[i:i + 5000])
@@ -65,13 +68,12 @@ def _fill(src) -> None:
     cur.execute("ANALYZE TABLE sbtest.sbtest1, sbtest.holes")
     cur.fetchall()
     for user, grant in (("reader", "GRANT SELECT ON sbtest.* TO {}"), ("nobody", None)):
-        for host in ("127.0.0.1", "localhost"):
+        for host in hosts:
             who = f"'{user}'@'{host}'"
             cur.execute(f"CREATE USER {who} IDENTIFIED BY 'pw-{user}'")
             if grant:
                 cur.execute(grant.format(who))
     cur.close()
-    conn.close()
 
 
 def _dsn(server, user="root"):
