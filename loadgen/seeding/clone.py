@@ -26,7 +26,7 @@ from .usertable import (ER_NO_SUCH_TABLE, ER_TABLEACCESS_DENIED, PAGE_BYTES, _bo
                         _fixed_bytes, stale_sizes)
 
 SEGMENTS = 256  # key-range segments kept per table: where the gaps are, at 1/256 of the range
-SAMPLE_ROWS = 2000  # rows whose column lengths are averaged, in SAMPLE_SLICES slices over the keys
+SAMPLE_ROWS = 5000  # rows whose column lengths are averaged, in SAMPLE_SLICES slices over the keys
 SAMPLE_SLICES = 10
 # An index whose entries (by the estimate below) fill less than this share of its leaves was filled
 # by inserts in random key order (B-tree splits leave ~69% full); above it, built sorted (15/16
