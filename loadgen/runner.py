@@ -226,8 +226,11 @@ def measure(
                                             owned=server.owned and server.foreign_owner is None)
     if table_pages is not None:  # the indexes the run reads (another index's pages spare it nothing)
         table_pages = {k: v for k, v in table_pages.items() if k in ("PRIMARY", info.index)}
-    verdict = verify_cold(cold, before, flavor.name, table_pages, info.height)
-    if not verdict["cold"]:
+    verdict = verify_cold(cold, before, flavor.name, table_pages, info.height,
+                          most_data_pages=_most_data_pages(before, variables, flavor.name))
+    if verdict["cold"] is None:
+        reporter.say(f"warning: {verdict['note']}" + (f"; to verify it, {verdict['fix']}" if verdict.get("fix") else ""))
+    elif not verdict["cold"]:
         reporter.say(f"warning: the run starts warm: {verdict['note']}"
                      + (f"; to start cold, {verdict['fix']}" if verdict.get("fix") else ""))
     elif verdict.get("note"):
@@ -363,10 +366,25 @@ STARTUP_PAGES_DATA = {"mysql": 1200, "mariadb": 450}
 COLD_TABLE_PAGES_MAX = 4
 
 
+# What lets a user without PROCESS have the start verified (INNODB_BUFFER_PAGE_LRU needs it).
+PROCESS_FIX = "GRANT PROCESS ON *.* to the --dsn user (loadgen then counts the table's own pages in the pool)"
+
+
 def cold_table_pages_max(height: int) -> int:
     return max(COLD_TABLE_PAGES_MAX, 2 * height + 2)
+
+
+def _most_data_pages(status: dict, variables: dict, flavor_name: str) -> int | None:
+    """The most data pages this pool ever holds: every frame on MySQL, on MariaDB what its page
+    cleaner lets the LRU list reach (256 pages at 8M and 16M, analysis/pool.py)."""
+    total = status.get("pages_total")
+    if not total:
+        return None
+    return pool_model(0, variables, flavor_name, total_pages=total).capacity_high
+
+
 def verify_cold(cold: ColdStart, status: dict, flavor_name: str, table_pages: dict[str, int] | None = None,
-                height: int = 1) -> dict:
+                height: int = 1, most_data_pages: int | None = None) -> dict:
     """Decide from the pool's contents right before the first query whether the run starts cold;
     the start method's claim (cold.cold) is never taken for it.
 
@@ -375,9 +393,15 @@ def verify_cold(cold: ColdStart, status: dict, flavor_name: str, table_pages: di
     started server counts as cold (e.g. a --dsn MySQL right after its restart, whose one-chunk pool
     no resize can empty).
 
+    most_data_pages: the most data pages the pool can hold (_most_data_pages). When that is no
+    more than a freshly started server holds, pages_data cannot tell a warm pool from a cold one
+    (a SELECT-only user at 8M was always told "cold"): then `cold` is None, not verified, and the
+    note says so (issue #18).
+
     Returns the cold_start fields to record: pages_data/pages_free/pages_total before the run, the
-    table's pages in the pool, `cold`, `verified` and `verified_by` (what decided it:
-    table_pages or pages_data) and, when warm, `note` and `fix` (what makes the next start cold).
+    table's pages in the pool, `cold` (None: cannot be judged), `verified` and `verified_by` (what
+    decided it: table_pages or pages_data) and, when warm or unjudged, `note` and `fix` (what makes
+    the next start cold, or verifiable).
     """
     data = status.get("pages_data")
     allowance = STARTUP_PAGES_DATA.get(flavor_name, STARTUP_PAGES_DATA["mysql"])
@@ -403,6 +427,12 @@ def verify_cold(cold: ColdStart, status: dict, flavor_name: str, table_pages: di
         out.update(cold=False, verified=False, verified_by=None,
                    note=f"{claim}; neither the table's pages in the pool nor "
                         "pages_data could be read: not verified", fix=fix)
+    elif most_data_pages is not None and most_data_pages <= allowance:
+        out.update(cold=None, verified=False, verified_by=None, most_data_pages=most_data_pages,
+                   note=f"whether the run starts cold cannot be judged: the table's pages in the pool could not be "
+                        f"read, and this pool holds at most {most_data_pages:,} data pages, no more than a freshly "
+                        f"started {flavor_name} ({allowance:,}), so its {data:,} say nothing",
+                   fix=PROCESS_FIX)
     elif data > allowance:
         out.update(cold=False, verified=True, verified_by="pages_data",
                    note=f"{claim}; but the pool holds {data:,} data pages before the run, more than the "

@@ -260,6 +260,28 @@ def test_existing_table_is_measured_and_never_written(server, shop, tmp_path):
     assert "pw-reader" not in res.stdout + res.stderr
 
 
+def test_a_select_only_user_at_a_small_pool_is_told_the_start_cannot_be_judged(server, shop, tmp_path):
+    """Issue #18: without PROCESS the table's pages in the pool cannot be read, and at this 16 MiB
+    pool MariaDB's page cleaner keeps at most 256 data pages, fewer than the ~280 a freshly started
+    server holds: pages_data said "cold" whatever the pool held. Now: not judged, and how to."""
+    from loadgen.render.report import run_rows
+    from loadgen.results.documents import load
+
+    out = tmp_path / "unjudged.json"
+    res = run_loadgen("run", *dsn_args(server, "reader"), "--table", "shop.orders", "--order", "random",
+                      "--stride", "3", "--reps", "1", "--driver", "python", "--out", str(out),
+                      env={"LOADGEN_PASSWORD": "pw-reader"})
+    assert res.returncode == 0, res.stderr[-2000:]
+    cold = json.loads(out.read_text())["server"]["cold_start"]
+    assert cold["cold"] is None and cold["verified"] is False and cold["verified_by"] is None, cold
+    assert cold["table_pages_before"] is None and cold["most_data_pages"] <= cold["startup_pages_data_max"]
+    assert "cannot be judged" in res.stderr and "GRANT PROCESS" in res.stderr
+    assert "it starts cold" not in res.stderr
+    rows = dict(run_rows(load(out)))
+    assert "cold not verified" in rows["buffer pool"]
+    assert "start was not verified cold" in rows["predicted pages read"]
+
+
 @pytest.mark.parametrize("user,table,code,needle", [
     ("nobody", "shop.orders", 1, "GRANT SELECT"),
     ("reader", "shop.missing", 2, "does not exist"),
