@@ -229,7 +229,8 @@ def measure(
     verdict = verify_cold(cold, before, flavor.name, table_pages, info.height,
                           most_data_pages=_most_data_pages(before, variables, flavor.name))
     if verdict["cold"] is None:
-        reporter.say(f"warning: {verdict['note']}" + (f"; to verify it, {verdict['fix']}" if verdict.get("fix") else ""))
+        reporter.say(f"warning: {verdict['note']}"
+                     + (f"; to verify it, {verdict['fix']}" if verdict.get("fix") else ""))
     elif not verdict["cold"]:
         reporter.say(f"warning: the run starts warm: {verdict['note']}"
                      + (f"; to start cold, {verdict['fix']}" if verdict.get("fix") else ""))
