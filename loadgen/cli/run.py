@@ -239,8 +239,10 @@ def up(server_spec):
 
     reporter = RichReporter()
     server = core_up(server_spec, reporter.say)
-    click.echo(f"up: {server.provider} {server.flavor.name} {server.flavor.version}, "
-               f"pool {format_bytes(server.pool_bytes)}, {server.endpoint.describe()}")
+    again = getattr(server, "already_up", False)
+    click.echo(f"{'already up' if again else 'up'}: {server.provider} {server.flavor.name} {server.flavor.version}, "
+               f"pool {format_bytes(server.pool_bytes)}, {server.endpoint.describe()}"
+               + (f", tcp 127.0.0.1:{server.endpoint.port} (reused; `loadgen down` stops it)" if again else ""))
 
 
 @click.command()

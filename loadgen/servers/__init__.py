@@ -127,6 +127,7 @@ class Server(abc.ABC):
     # who keeps it up, when that is another job (state.foreign_owner): used as it is, never
     # restarted, seeded into or stopped by this command
     foreign_owner: str | None = None
+    already_up = False  # `loadgen up` found it running and reused it (provision.up)
 
     @property
     def datadir(self) -> Path | None:
