@@ -153,6 +153,12 @@ class Server(abc.ABC):
         # a restart empties the pool whatever it held: only dsn, which cannot restart, needs to know
         return None
 
+    def discard(self) -> None:
+        """After stop(): remove the datadir this dataset was to live in (local: its cache home;
+        docker: its volume), when the dataset can never be made (errors.SchemaRefused). Never on
+        a server loadgen does not own or that `loadgen up` keeps."""
+        return None
+
     def alive(self) -> bool:
         """True while the server process/container runs (dsn: while it answers)."""
         return True

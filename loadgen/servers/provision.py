@@ -7,7 +7,7 @@ from typing import Callable
 from collections.abc import Iterator
 
 from ..seeding.dataset import DatasetSpec
-from ..errors import ProvisionError, UsageError
+from ..errors import ProvisionError, SchemaRefused, UsageError
 from ..paths import cache_dir, state_dir
 from ..units import format_bytes
 from . import DEFAULT_POOL_BYTES, Server, ServerSpec, state
@@ -232,12 +232,18 @@ def provisioned(spec: ServerSpec, dataset: DatasetSpec | None, say: Say = _quiet
         finally:
             lock.release()
     server = make_server(spec, dataset, say)
+    refused = False
     try:
         server.start()
         say(f"using {summary(server)}")
         yield server
+    except SchemaRefused:
+        refused = True  # the schema file's table can never be made: its datadir is left behind
+        raise
     finally:
         server.stop()
+        if refused:
+            server.discard()
 
 
 def up(spec: ServerSpec, say: Say = _quiet) -> Server:

@@ -149,6 +149,21 @@ def test_schema_file_with_a_syntax_error_names_its_line_and_leaves_nothing(serve
         conn.close()
 
 
+def test_a_schema_file_the_server_refuses_leaves_no_dataset_directory(mysqld_binary, tmp_path):
+    """Issue #18: a CREATE TABLE the file gate passes but the server refuses (a misspelt type) left
+    its dataset's datadir, 114 MiB, in the cache; it can never be used, so it goes."""
+    import os
+
+    f = tmp_path / "refused_by_server.sql"
+    f.write_text("CREATE TABLE message (id INT PRIMARY KEY, v VARCHARR(20));\n")
+    datasets = Path(os.environ["LOADGEN_CACHE_DIR"]) / "datasets"
+    res = run_loadgen("run", "--schema", str(f), "--server", "local", "--rows", "1k", "--pool", "8M",
+                      "--out", str(tmp_path / "r.json"))
+    one_line_error(res, 2, "line 1: the server refused the statement")
+    left = [d.name for d in datasets.iterdir() if "-refused_by_server-" in d.name] if datasets.exists() else []
+    assert left == [] and not (tmp_path / "r.json").exists()
+
+
 @pytest.mark.parametrize("text,needle", [
     ("-- nothing here\n/* CREATE TABLE t (id INT PRIMARY KEY); */\n", "no CREATE TABLE"),
     ("-- nothing here\nSELECT 1;\n", 'line 2: "SELECT ...": not CREATE TABLE'),
