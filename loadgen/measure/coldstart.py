@@ -33,7 +33,10 @@ def most_data_pages(status: dict, variables: dict, flavor_name: str) -> int | No
     total = status.get("pages_total")
     if not total:
         return None
-    return pool_model(0, variables, flavor_name, total_pages=total).capacity_high
+    try:
+        return pool_model(0, variables, flavor_name, total_pages=total).capacity_high
+    except (TypeError, ValueError):  # a variable the server reports oddly: judged as before, never lost
+        return None
 
 
 def verify_cold(cold: ColdStart, status: dict, flavor_name: str, table_pages: dict[str, int] | None = None,
