@@ -43,7 +43,7 @@ _INDEX_LINE = re.compile(r"^\s*(?:(UNIQUE|FULLTEXT|SPATIAL)\s+)?(?:KEY|INDEX)\s+
 def clone(conn, database: str, tables: list[str] | None = None, say=lambda _m: None) -> dict:
     """The shape document (shapefile.py) of `database`'s InnoDB tables (or `tables` of them)."""
     _read_only(conn)
-    names = _tables(conn, database, tables)
+    names = _tables(conn, database, tables, say)
     flavor = db.server_flavor(conn)
     out = []
     for name in names:
@@ -73,7 +73,7 @@ def _read_only(conn) -> None:
             continue
 
 
-def _tables(conn, database: str, wanted: list[str] | None) -> list[str]:
+def _tables(conn, database: str, wanted: list[str] | None, say=lambda _m: None) -> list[str]:
     rows = db.query_all(conn, "SELECT TABLE_NAME, ENGINE FROM information_schema.TABLES WHERE TABLE_SCHEMA=%s "
                         "AND TABLE_TYPE='BASE TABLE' ORDER BY TABLE_NAME", (database,))
     engines = {str(n): str(e or "") for n, e in rows}
@@ -85,6 +85,10 @@ def _tables(conn, database: str, wanted: list[str] | None) -> list[str]:
         names = list(wanted)
     else:
         names = [n for n, e in engines.items() if e.lower() == "innodb"]
+        odd = [n for n in names if not re.match(r"^\w{1,64}$", n, re.ASCII)]
+        if odd:  # a schema file names tables in letters, digits and _ only
+            say(f"left out (not a plain name): {', '.join(repr(n[:64]) for n in odd)}")
+            names = [n for n in names if n not in odd]
         if not names:
             raise UsageError(f"{database} holds no InnoDB table this user can see",
                              "check --database, and GRANT SELECT ON `db`.* to the --dsn user")
