@@ -245,6 +245,14 @@ def _seed_shape(ctx, shape_file, server_spec, dataset_spec) -> None:
     from ..servers.provision import provisioned
     from .shape import print_comparison, shape_database
 
+    from click.core import ParameterSource
+
+    flags = {"rows": "--rows", "schema": "--schema", "table_name": "--table-name", "existing_table": "--table",
+             "query": "--query", "key_column": "--key-column"}
+    given = [flag for name, flag in flags.items() if ctx.get_parameter_source(name) == ParameterSource.COMMANDLINE]
+    if given:
+        raise UsageError(f"--shape seeds the shape's own tables and rows: {', '.join(given)} does not apply",
+                         f"leave out {', '.join(given)}")
     doc = shapefile.read(shape_file)  # checked before any server starts
     database = shape_database(ctx, dataset_spec.database, doc)
     with RichReporter() as reporter, provisioned(server_spec, None, reporter.say) as server:

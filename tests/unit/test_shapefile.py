@@ -116,3 +116,11 @@ def test_text_lengths_are_calibrated_to_the_sampled_average(target, max_len):
     rnd = random.Random(99)  # other draws than the calibration's
     got = sum(tablegen._text_len(rnd.getrandbits(64), mean, max_len) for _ in range(20000)) / 20000
     assert abs(got - target) / target < 0.03, (mean, got)
+
+
+def test_seed_shape_refuses_the_options_of_the_other_seed_paths(tmp_path):
+    path = tmp_path / "shape.json"
+    path.write_text(json.dumps(GOOD))
+    res = run_loadgen("seed", "--shape", str(path), "--rows", "5", "--server", "dsn", "--dsn",
+                      "mysql://root@127.0.0.1:9/", timeout=120)
+    _one_line_exit_2(res, "--rows does not apply")
