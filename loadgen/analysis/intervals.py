@@ -101,3 +101,24 @@ def covers(low: int | None, high: int | None, measured: int | None) -> bool | No
     if low is None or high is None or measured is None:
         return None
     return low <= measured <= high
+
+
+# The mix model's guesses on writes (mixmodel.PURGE_LAG_OPS, where a secondary entry lies, the
+# undo pages): sysbench-oltp-rw on MariaDB 10.11, 100k rows at 16M, read +4.9% .. +5.9% against
+# the model in three runs (tests/integration/test_mix_prediction.py). Added in quadrature.
+WRITE_SPREAD_REL = 0.05
+
+
+def for_mix(block: dict, pool, cleaner_rel: tuple[float, float] | None = None, writes: bool = False) -> None:
+    """Set reads_low/high on a mixed run's prediction block (mixmodel.predict) and on each of its
+    tables: read-ahead jitter where it is on, the calibrated floor, the write-side guesses for a
+    mix that writes, and MySQL's cleaner range (the phases' fewest and most misses, as a share of
+    their mean: cleaner_rel) scaled to each part. Start-up pages are the run's own (pool_of)."""
+    def one(reads: int) -> tuple[int, int]:
+        env = (round(reads * cleaner_rel[0]), round(reads * cleaner_rel[1])) if cleaner_rel else None
+        swing = WRITE_SPREAD_REL * reads if writes else 0.0
+        return interval(reads, env, read_ahead=pool.ra_threshold > 0, swing_reads=swing)
+
+    block["reads_low"], block["reads_high"] = one(int(block.get("pages_read") or 0))
+    for t in (block.get("tables") or {}).values():
+        t["reads_low"], t["reads_high"] = one(int(t.get("pages_read") or 0))

@@ -178,6 +178,27 @@ def test_predict_gives_per_table_reads_that_add_up():
     assert 0 < p["pages_read"] <= p["read_requests"]
 
 
+@pytest.mark.parametrize("flavor", ["mariadb", "mysql"])
+def test_mix_predictions_carry_an_interval_on_the_total_and_each_table(flavor):
+    """Issue #20 item 1 on mixes: reads_low <= pages_read <= reads_high, total and per table; a mix
+    that writes is wider (the write-side guesses, intervals.WRITE_SPREAD_REL) than one that reads."""
+    widths = {}
+    for preset in ("ycsb-c", "ycsb-a"):
+        spec = presets.load(preset, rows=20_000, operations=5_000)
+        run = {"workload": {"kind": "mix", "mix": spec.to_dict()},
+               "dataset": {"database": "chat", "tables": {"usertable": {
+                   "database": "chat", "table": "usertable", "rows": 20_000, "leaf_pages": 1_430, "height": 2,
+                   "indexes": {}}}},
+               "server": {"flavor": flavor, "innodb_buffer_pool_size": 8 << 20, "variables": {}},
+               "buffer_pool": {}, "result": {"ops": 5_000, "qps": 3_000.0}, "samples": []}
+        p = mm.predict(run)
+        for part in (p, *p["tables"].values()):
+            assert part["reads_low"] <= part["pages_read"] <= part["reads_high"], part
+            assert part["reads_low"] < part["reads_high"]
+        widths[preset] = (p["reads_high"] - p["reads_low"]) / p["pages_read"]
+    assert widths["ycsb-a"] > widths["ycsb-c"], widths
+
+
 def test_purge_revisits_an_index_update_s_old_entry_after_its_lag():
     spec = presets.load("sysbench-oltp-rw", rows=20_000, operations=3 * mm.PURGE_LAG_OPS)
     tables = {"sbtest1": {"rows": 20_000, "leaf_pages": 290, "height": 2,
