@@ -263,3 +263,17 @@ def test_every_preset_s_spec_reads_back_from_its_result(preset):
 def test_mariadb_ranges_read_in_fetch_cache_batches():
     # the row after the last ends the range: 1 + n rows, the first 4 singly, then 8 at a time
     assert list(mm.fetched_rows(np.array([1, 3, 4, 5, 11, 12, 100]))) == [2, 4, 12, 12, 12, 20, 108]
+
+
+def test_the_mix_tables_show_the_prediction_with_its_interval():
+    from loadgen.mixreport import table_rows
+    from loadgen.render.report import run_rows
+    from loadgen.results.documents import RunResult
+
+    pred = {"model": mm.MODEL, "pages_read": 20_214, "reads_low": 19_300, "reads_high": 21_100, "error_pct": 0.6,
+            "tables": {"chat.usertable": {"pages_read": 20_000, "reads_low": 19_100, "reads_high": 20_900}}}
+    result = RunResult(workload={"kind": "mix"}, buffer_pool={"pages_read": 20_095, "tables": {
+        "chat.usertable": {"file_pages_read": 19_900}}}, prediction=pred)
+    rows = table_rows(result)
+    assert rows[0][2] == "20,000 (19,100 .. 20,900)" and rows[-1][2] == "20,214 (19,300 .. 21,100)"
+    assert ("20,214 (19,300 .. 21,100)" in dict(run_rows(result))["predicted pages read"])
