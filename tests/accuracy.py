@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 COVERAGE = 0.95  # what the interval claims (docs/sizing.md, "How far a prediction can be off")
 # A test of points that each hold at COVERAGE fails in at most this share of runs by count alone.

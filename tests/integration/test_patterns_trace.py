@@ -198,7 +198,8 @@ def test_mysql_model_at_the_server_defaults(mysql_default_measured):
     # two batches land when the server saw activity, which the model can only average over
     # (-9.4% to +5.2% seen in 15 runs, then hotspot +10.6% in a CI run): the 5% of issue #13 is
     # held at the tuned settings and on MariaDB's defaults, not here
-    _hold(mysql_default_measured, "mysql defaults", lambda k: 0.15 if k[1] == 16 else 0.10 if k == ("hotspot", 8) else 0.05)
+    _hold(mysql_default_measured, "mysql defaults",
+          lambda k: 0.15 if k[1] == 16 else 0.10 if k == ("hotspot", 8) else 0.05)
 
 
 # -- MariaDB 11.8 (docker image loadgen/mariadb:11.8, Debian trixie) ------------------------------
