@@ -16,10 +16,12 @@ error the model knows it cannot see, each as pages:
   - start-up pages (MySQL): held as measured in a run; without a run the ~960 pages read while
     starting can differ by START_PAGES_SPREAD either way.
   - sampling: miniatures and scaled copies carry a standard error; the interval spans +-2 SE.
-  - a calibrated floor: a relative margin fitted on measured runs (bench/bench_intervals.py) for
-    what none of the above names. Where the pool holds every page the workload touches (start-up
-    pages left aside) nothing is evicted and every read is a first touch, which
-    the model counts exactly: measured runs there were within 0.2%, so the floor is FIT_FLOOR_REL.
+  - a mix's writes (for_mix): the mix model's guesses on purge lag and secondary entries.
+  - a calibrated floor, per server: a relative margin fitted on measured runs
+    (bench/bench_intervals.py) for what none of the above names. Where the pool holds every page
+    the workload touches (start-up pages left aside) nothing is evicted and every read is a first
+    touch, which the model counts exactly: measured runs there were within 0.2%, so the floor is
+    FIT_FLOOR_REL.
 The named sources are independent, so their widths add in quadrature; the cleaner's range is an
 envelope the point may sit anywhere in, so the margin is added outside it.
 """
