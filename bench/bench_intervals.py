@@ -7,10 +7,10 @@ prints per server and order kind: runs, coverage (the share whose measured pages
 [reads_low, reads_high]) and the median width (high - low, % of the estimate), then the total.
 Runs that started warm (no error figure) are left out: the model predicts a cold start.
 
---fit searches the calibrated floor (intervals.FLOOR_REL) and the pages-held spread
-(intervals.CAPACITY_SPREAD_PAGES) on the files given: the narrowest median width whose total
-coverage is at least --target (or, if none reaches it, the highest coverage). In-sample: say so
-when quoting it.
+--fit searches the calibrated floors (intervals.FLOOR_REL for MariaDB, FLOOR_REL_MYSQL) and the
+pages-held spread (intervals.CAPACITY_SPREAD_PAGES) on the files given: per server, the narrowest
+floor whose coverage of that server's runs is at least --target (or, if none reaches it, the
+highest coverage). In-sample: say so when quoting it.
 
     python bench/bench_intervals.py /work/scratch/intervals/grid/*.json
     python bench/bench_intervals.py --fit /work/scratch/intervals/grid/*.json
@@ -78,10 +78,10 @@ def predicted(run: dict, spread: int | None = None, floor_rel: float | None = No
     from loadgen.analysis import intervals
     from loadgen.analysis.keymodel import predict_any
 
-    names = ("CAPACITY_SPREAD_PAGES", "FLOOR_REL", "FIT_FLOOR_REL")
+    names = ("CAPACITY_SPREAD_PAGES", "FLOOR_REL", "FLOOR_REL_MYSQL", "FIT_FLOOR_REL")
     saved = [getattr(intervals, n) for n in names]
     try:
-        for n, v in zip(names, (spread, floor_rel, fit_floor_rel)):
+        for n, v in zip(names, (spread, floor_rel, floor_rel, fit_floor_rel)):
             if v is not None:
                 setattr(intervals, n, v)
         return predict_any(run)
@@ -107,15 +107,28 @@ def rows_of(runs: list[dict], spread: int | None = None) -> list[dict]:
     return out
 
 
-def bounds(row: dict, floor_rel: float) -> tuple[float, float]:
+def flavor_of(row: dict) -> str:
+    return row["group"].split()[0]
+
+
+def floors_now() -> dict[str, float]:
+    """The floors intervals.py holds, per server flavour."""
     from loadgen.analysis import intervals
 
-    f = intervals.FIT_FLOOR_REL if row["fits"] else floor_rel
+    return {"mariadb": intervals.FLOOR_REL, "mysql": intervals.FLOOR_REL_MYSQL}
+
+
+def bounds(row: dict, floor_rel) -> tuple[float, float]:
+    """(low, high) of a row's interval at floor_rel: a float, or per flavour {flavor: float}."""
+    from loadgen.analysis import intervals
+
+    f = floor_rel.get(flavor_of(row), intervals.FLOOR_REL) if isinstance(floor_rel, dict) else floor_rel
+    f = intervals.FIT_FLOOR_REL if row["fits"] else f
     m = math.sqrt(row["m0"] ** 2 + (f * row["reads"]) ** 2)
     return row["env_lo"] - m, row["env_hi"] + m
 
 
-def summary(rows: list[dict], floor_rel: float) -> dict[str, tuple[int, float, float, float]]:
+def summary(rows: list[dict], floor_rel) -> dict[str, tuple[int, float, float, float]]:
     """group -> (runs, coverage, median width %, worst error %), and 'all'."""
     groups: dict[str, list] = {}
     for r in rows:
@@ -148,24 +161,37 @@ def main() -> int:
         from loadgen.analysis import intervals
 
         rows = rows_of(runs)
+        floors = floors_now()
         print(f"{len(rows)} runs with a prediction and an error figure, of {len(runs)} read (floor "
-              f"{intervals.FLOOR_REL:.1%}, {intervals.FIT_FLOOR_REL:.1%} where the table fits: "
-              f"{sum(r['fits'] for r in rows)} runs; pages-held spread {intervals.CAPACITY_SPREAD_PAGES})")
-        print(table(summary(rows, intervals.FLOOR_REL)))
+              f"{floors['mariadb']:.1%} MariaDB, {floors['mysql']:.1%} MySQL, {intervals.FIT_FLOOR_REL:.1%} where "
+              f"the table fits: {sum(r['fits'] for r in rows)} runs; pages-held spread "
+              f"{intervals.CAPACITY_SPREAD_PAGES})")
+        print(table(summary(rows, floors)))
         return 0
     best, narrow, tables = None, None, {}
     for spread in SPREADS:
         tables[spread] = rows = rows_of(runs, spread)
-        for f in FLOORS:
+        # per server flavour: the narrowest floor covering the target share of that server's runs
+        # (or its best coverage), so one server's larger errors do not widen the other's intervals
+        floors = {}
+        for flavor in sorted({flavor_of(r) for r in rows}):
+            mine = [r for r in rows if flavor_of(r) == flavor]
+            keyed = []
+            for f in FLOORS:
+                _, cov, width, _ = summary(mine, f)["all"]
+                keyed.append(((cov >= args.target, -width if cov >= args.target else cov), f))
+            floors[flavor] = max(keyed)[1]
+        n, cov, width, _ = summary(rows, floors)["all"]
+        key = (cov >= args.target, -width if cov >= args.target else cov)
+        if best is None or key > best[0]:
+            best = (key, spread, floors, cov, width)
+        for f in FLOORS:  # the other way round: the best coverage within the width target, one floor
             n, cov, width, _ = summary(rows, f)["all"]
-            key = (cov >= args.target, -width if cov >= args.target else cov)
-            if best is None or key > best[0]:
-                best = (key, spread, f, cov, width)
-            # the other way round: the best coverage an interval within the width target reaches
             if width <= args.width and (narrow is None or (cov, -width) > (narrow[3], -narrow[4])):
                 narrow = (None, spread, f, cov, width)
     for title, (_, spread, f, cov, width) in (("fit", best), (f"median width <= {args.width:g}%", narrow)):
-        print(f"{title}: spread {spread} pages, floor {f:.1%}: coverage {cov:.1%}, median width {width:.2f}% "
+        said = ", ".join(f"{k} {v:.1%}" for k, v in f.items()) if isinstance(f, dict) else f"{f:.1%}"
+        print(f"{title}: spread {spread} pages, floor {said}: coverage {cov:.1%}, median width {width:.2f}% "
               "(in-sample)")
         print(table(summary(tables[spread], f)))
     return 0

@@ -3,6 +3,7 @@ flushing, the scheduled streams' executions. Built once; the CLI renders them (r
 """
 from __future__ import annotations
 
+from .render import numfmt as nf
 from .render.report import fmt
 from .results.documents import RunResult
 
@@ -31,6 +32,12 @@ def _pct(value) -> str:
     return "–" if value is None else f"{value:+.1f}%"
 
 
+def _predicted(p: dict) -> str:
+    """The model's pages read with how far they can be off: '20,214 (19,300 .. 21,100)'."""
+    return nf.interval(p.get("pages_read"), p.get("reads_low"), p.get("reads_high")) if p.get("pages_read") \
+        is not None else fmt(None)
+
+
 def table_rows(result: RunResult) -> list[list[str]]:
     """Per table: pages read from its .ibd (performance_schema), the model's pages and the error
     (once the model side lands), the pages left in the pool, rows changed; then the whole pool's
@@ -42,10 +49,10 @@ def table_rows(result: RunResult) -> list[list[str]]:
     for name, t in (bp.get("tables") or {}).items():
         p = ptables.get(name) or {}
         resident = t.get("resident_pages_at_end")
-        rows.append([name, fmt(t.get("file_pages_read")), fmt(p.get("pages_read")), _pct(p.get("error_pct")),
+        rows.append([name, fmt(t.get("file_pages_read")), _predicted(p), _pct(p.get("error_pct")),
                      fmt(sum(resident.values())) if resident else "–", fmt(t.get("rows_inserted")),
                      fmt(t.get("rows_updated")), fmt(t.get("rows_deleted"))])
-    rows.append(["all (Innodb_pages_read)", fmt(bp.get("pages_read")), fmt(pred.get("pages_read")),
+    rows.append(["all (Innodb_pages_read)", fmt(bp.get("pages_read")), _predicted(pred),
                  _pct(pred.get("error_pct")), fmt(bp.get("pages_data")), fmt(bp.get("rows_inserted")),
                  fmt(bp.get("rows_updated")), fmt(bp.get("rows_deleted"))])
     return rows

@@ -44,6 +44,7 @@ from collections.abc import Iterable
 from . import intervals, model
 from ..errors import UsageError
 from .forecast import predict_result as predict_order_result
+from ..measure.cleaner import replay_schedule
 from ..workload.orders import PATTERN_ORDERS, Workload
 
 KEY_ORDERS = ("random", *PATTERN_ORDERS, "trace")
@@ -107,20 +108,36 @@ def simulate_pages(pages: array, queries: int, g: model.Geometry, pool: model.Po
     return _kernel(pages, g, pool, ms_per_ref)[:4]
 
 
-def _kernel(pages: array, g: model.Geometry, pool: model.PoolModel, ms_per_ref: float) -> tuple:
+def _kernel(pages: array, g: model.Geometry, pool: model.PoolModel, ms_per_ref: float,
+            seen_refs: tuple | None = None) -> tuple:
     """The InnoDB kernel on an explicit trace, (refs, misses, made_young, not_young, read_ahead,
     read_ahead_evicted): MySQL's start-up pages, linear read-ahead and timed page-cleaner batch
-    included (the mean over the batch's phases, model.mean_over_phases)."""
+    included (the mean over the batch's phases, model.mean_over_phases), or with seen_refs the
+    run's recorded batches replayed at these reference indexes of `pages` ((ref, pages evicted),
+    ...: replay_at_refs), in place of the timed batch."""
     from .. import native
 
     # MySQL checks linear read-ahead on every first access of a page, which a key stream has too
     # (MariaDB only on a select's step to the next leaf, which these traces do not hold)
     ra = pool.ra_threshold if pool.ra_rule == model.RA_RULE_MYSQL else 0
-    pool = model.without_record(pool)
+    # a bare trace's clock ticks per reference: the kernel replays a record by reference index
+    pool = (dataclasses.replace(pool, cleaner_seen=seen_refs) if seen_refs is not None
+            else model.without_record(pool))
     return model.mean_over_phases(pool, lambda ph: native.lrusim_innodb(
         pages, None, g.n_pages, pool.capacity_high, pool.pool_pages, pool.old_pct, pool.old_time_ms, ms_per_ref,
         ra, pool.ra_area, True, pool.ra_rule, pool.start_pages, pool.start_freed, pool.cleaner_batch,
-        *pool.tick_args(ph), g.leaf_pages))
+        *pool.tick_args(ph), g.leaf_pages, seen=pool.cleaner_seen))
+
+
+def replay_at_refs(seen: tuple, starts, used: int, refs: int) -> tuple:
+    """A run's recorded LRU batches ((queries done, pages), ...: measure/cleaner.replay_schedule)
+    at the reference index where that query starts in the trace (`starts`, per query, from
+    paced; None: the trace's references spread evenly over its `used` queries)."""
+    out = []
+    for q, n in seen:
+        q = min(max(int(q), 0), max(used - 1, 0))
+        out.append((int(starts[q]) if starts is not None else q * refs // max(used, 1), int(n)))
+    return tuple(out)
 
 
 def cleaner_bounds(pages: array, g: model.Geometry, pool: model.PoolModel, ms_per_ref: float) -> tuple | None:
@@ -179,9 +196,10 @@ def query_times_ms(samples: list[dict], queries: int):
     return np.interp(idx, q, t)  # past the last sample: the last time
 
 
-def paced(pages: array, used: int, g: model.Geometry, times_ms) -> tuple[array, int, float]:
+def paced(pages: array, used: int, g: model.Geometry, times_ms, starts: list | None = None) -> tuple[array, int, float]:
     """(page trace with root references filling the quiet stretches, pads added, ms per reference)
-    so that reference index x ms per reference follows times_ms (see the module docstring)."""
+    so that reference index x ms per reference follows times_ms (see the module docstring).
+    `starts`, a list, gets each query's first reference index in the padded trace."""
     import numpy as np
 
     h = g.height
@@ -203,17 +221,22 @@ def paced(pages: array, used: int, g: model.Geometry, times_ms) -> tuple[array, 
     src = np.frombuffer(pages, dtype=np.uint32).reshape(used, h)
     for j in range(h):
         out[start + j] = src[:, j]
+    if starts is not None:
+        starts[:] = [start]
     return array("I", out.tobytes()), len(out) - len(pages), ms_per_ref
 
 
 def simulate_paced(pages: array, used: int, g: model.Geometry, pool: model.PoolModel,
-                   times_ms) -> tuple[int, int, int, int, int]:
+                   times_ms, seen: tuple | None = None) -> tuple[int, int, int, int, int]:
     """(refs, misses, made_young, not_young, read_ahead): simulate_pages on the measured timeline
-    (or at pool.qps without one), and the pages read ahead (MySQL only; in misses)."""
-    padded, pads, ms_per_ref = paced(pages, used, g, times_ms)
+    (or at pool.qps without one), and the pages read ahead (MySQL only; in misses). seen: the
+    run's recorded LRU batches by queries done (replayed where they were seen)."""
+    starts: list = []
+    padded, pads, ms_per_ref = paced(pages, used, g, times_ms, starts)
     if not pads and not ms_per_ref:
-        ms_per_ref, pads, padded = (1000.0 / pool.qps) * used / max(1, len(pages)), 0, pages
-    refs, misses, made_young, not_young, read_ahead, _ = _kernel(padded, g, pool, ms_per_ref)
+        ms_per_ref, pads, padded, starts = (1000.0 / pool.qps) * used / max(1, len(pages)), 0, pages, []
+    seen_refs = replay_at_refs(seen, starts[0] if starts else None, used, len(padded)) if seen is not None else None
+    refs, misses, made_young, not_young, read_ahead, _ = _kernel(padded, g, pool, ms_per_ref, seen_refs)
     return refs - pads, misses, made_young, not_young, read_ahead
 
 
@@ -314,11 +337,16 @@ def predict_result(result: dict) -> dict | None:
     if held and abs(held - pool.capacity_pages) > depth / 2:
         pool = dataclasses.replace(pool, capacity_pages=held)
     times = query_times_ms(result.get("samples") or [], used)
-    refs, misses, made_young, _, read_ahead = simulate_paced(pages, used, g, pool, times)
-    padded, pads, step = paced(pages, used, g, times)
-    if not pads and not step:
-        padded, step = pages, (1000.0 / pool.qps) * used / max(1, len(pages))
-    bounds = cleaner_bounds(padded, g, pool, step)
+    # MySQL: the run's own LRU batches (measure/cleaner.py) replayed where they were seen, as the
+    # built-in orders do (forecast.predict_result); then the cleaner's timing is no range
+    seen = replay_schedule(bp.get("cleaner_batches")) if pool.cleaner_depth else None
+    refs, misses, made_young, _, read_ahead = simulate_paced(pages, used, g, pool, times, seen)
+    bounds = None
+    if seen is None:
+        padded, pads, step = paced(pages, used, g, times)
+        if not pads and not step:
+            padded, step = pages, (1000.0 / pool.qps) * used / max(1, len(pages))
+        bounds = cleaner_bounds(padded, g, pool, step)
     hist = plain_lru_histogram(pages, g)
     plain = model.lru_misses(hist, pool.capacity_pages)
     requests = bp.get("read_requests") or refs
@@ -326,6 +354,7 @@ def predict_result(result: dict) -> dict | None:
                          pool.capacity_pages, pool.pool_pages, made_young, pool.qps, read_ahead=read_ahead,
                          measured_read_ahead=bp.get("read_ahead"))
     p.cleaner_low, p.cleaner_high = bounds or (None, None)
+    p.cleaner = model.cleaner_method(dataclasses.replace(pool, cleaner_seen=seen))
     p.reads_low, p.reads_high = intervals.for_pool(misses, pool, bounds, hist=hist,
                                                    start_measured=bp.get("pages_data_before") is not None)
     model.hold_to_measured(p, result, plain)  # against the headline: pages read into the pool

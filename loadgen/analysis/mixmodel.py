@@ -58,6 +58,7 @@ from .. import native
 from ..errors import UsageError
 from ..workload import mix as mixspec
 from ..workload.opstream import Generator
+from . import intervals
 from .geometry import DEFAULT_FANOUT, Geometry, leaf_jitter
 from .keymodel import held_pages
 from .pool import DEFAULT_QPS, DEFAULTS, pool_model
@@ -647,13 +648,16 @@ def pool_of(run: dict, writes: bool = False):
     return pool
 
 
-def simulate(trace: Trace, space: Space, pool, leaf_pages: int) -> native.MixSim:
-    """The pool over the trace, averaged over MySQL's cleaner phases (model.mean_over_phases)."""
+def simulate(trace: Trace, space: Space, pool, leaf_pages: int, span: list | None = None) -> native.MixSim:
+    """The pool over the trace, averaged over MySQL's cleaner phases (model.mean_over_phases).
+    `span`, a list, gets the fewest and most misses of any one phase (the cleaner's range)."""
     pages, flags = trace.arrays()
     runs = [native.lrusim_mix(pages, flags, space.n_pages, leaf_pages, pool.capacity_high, pool.pool_pages,
                               pool.old_pct, pool.old_time_ms, 1000.0 / pool.qps, pool.ra_threshold, pool.ra_area,
                               pool.ra_rule, pool.start_pages, pool.start_freed, pool.cleaner_batch,
                               *pool.tick_args(ph)) for ph in pool.phases()]
+    if span is not None:
+        span[:] = [min(r.misses for r in runs), max(r.misses for r in runs)]
     if len(runs) == 1:
         return runs[0]
     reads = np.mean([np.frombuffer(r.reads, dtype=np.uint32) for r in runs], axis=0).round().astype(np.uint32)
@@ -684,7 +688,8 @@ def predict(run: dict) -> dict | None:
                         prefetch=RANGE_PREFETCH and flavor == "mariadb")
     pool = pool_of(run, spec.writes)
     first = space.tree_of(order[0], None)
-    sim = simulate(trace, space, pool, first.all_leaves)
+    span: list = []
+    sim = simulate(trace, space, pool, first.all_leaves, span)
     reads = np.frombuffer(sim.reads, dtype=np.uint32)
     out_tables: dict[str, dict] = {}
     for (name, idx), tree in space.trees.items():
@@ -696,7 +701,7 @@ def predict(run: dict) -> dict | None:
         t["pages_read"] += got
         t["indexes"][idx] = {"pages_read": got, "leaf_pages": tree.all_leaves, "grown_leaves": tree.grown}
     system = int(reads[space.system_base:space.n_pages].sum(dtype=np.uint64))
-    return {
+    block = {
         "model": MODEL,
         # the tables' and the undo pages' (equal to the pool's misses; with MySQL's cleaner phases
         # averaged, per page, the sum of the rounded parts)
@@ -715,6 +720,10 @@ def predict(run: dict) -> dict | None:
                 "and their undo pages, purge reading them back); dirty_evictions counts pages evicted dirty "
                 "with no flush-list flushing (an upper bound of the LRU flushes)",
     }
+    # how far it can be off: reads_low/high on the total and on each table (analysis/intervals.py)
+    rel = (span[0] / sim.misses, span[1] / sim.misses) if sim.misses and span[0] != span[1] else None
+    intervals.for_mix(block, pool, rel, spec.writes)
+    return block
 
 
 def _table_order(spec: mixspec.MixSpec, tables: dict) -> list[str]:

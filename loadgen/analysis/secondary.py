@@ -19,7 +19,7 @@ from array import array
 from dataclasses import dataclass
 
 from .. import db
-from . import model
+from . import intervals, model
 
 MAX_ENTRIES = 20_000_000
 SECONDARY_FANOUT = 1000  # node pointers per non-leaf page of an INT key (+ child page number)
@@ -161,10 +161,14 @@ def predict(result: dict, imap: IndexMap, ids) -> dict:
     refs_per_query = len(pages) / queries if queries else 1.0
     refs, misses, made_young, _ = model.simulate_trace(pages, n_pages, pool,
                                                        ms_per_ref=1000.0 / (qps * max(refs_per_query, 1e-9)))
-    plain = model.lru_misses(model.stack_histogram_trace(pages, n_pages), pool.capacity_pages)
+    hist = model.stack_histogram_trace(pages, n_pages)
+    plain = model.lru_misses(hist, pool.capacity_pages)
     requests = bp.get("read_requests") or refs
     p = model.Prediction(f"{model.MODEL}+secondary", misses, refs, 1.0 - misses / requests if requests else 0.0,
                          plain, pool.capacity_pages, pool.pool_pages, made_young, pool.qps, read_ahead=0,
                          measured_read_ahead=bp.get("read_ahead"))
+    # how far it can be off (analysis/intervals.py), with the run's own start-up pages when it has them
+    p.reads_low, p.reads_high = intervals.for_pool(misses, pool, hist=hist,
+                                                   start_measured=bp.get("pages_data_before") is not None)
     model.hold_to_measured(p, result, plain)  # against the headline: pages read into the pool
     return p.to_dict()

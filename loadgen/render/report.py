@@ -134,7 +134,8 @@ def run_rows(result: RunResult) -> list[tuple[str, str]]:
     pred = result.prediction
     if pred:
         why = pred.data.get("no_error_reason")  # a warm start: no error figure (model.hold_to_measured)
-        rows.append(("predicted pages read", f"{nf.interval(pred.reads, pred.reads_low, pred.reads_high)} "
+        reads = pred.reads if pred.reads is not None else pred.data.get("pages_read")  # a mix's: pages_read
+        rows.append(("predicted pages read", f"{nf.interval(reads, pred.reads_low, pred.reads_high)} "
                      f"({pred.model}, "
                      + (f"no error figure: {why})" if why and pred.error_pct is None
                         else f"error {nf.change(pred.error_pct)}"

@@ -24,6 +24,7 @@ import tarfile
 
 import pytest
 
+from ..accuracy import check, result_point
 from ..conftest import require, run_loadgen
 
 
@@ -137,8 +138,10 @@ def _check(server, rand_type: str, pool_mib: int, tmp_path, bound_pct: float = B
     assert original > doc["dataset"]["leaf_pages"] // 2, original  # the run really read from disk
     figures = f"{rand_type} at {pool_mib}M: sysbench read {original}, the replay {replay}, predicted {predicted}"
     assert abs(replay - original) <= original * REPLAY_BOUND_PCT / 100, figures
-    assert abs(predicted - original) <= original * bound_pct / 100, figures
-    assert abs(predicted - replay) <= replay * bound_pct / 100, figures
+    # the prediction held to what sysbench read and to what the replay read: each within the bound
+    # and the interval, the miss a 95% interval makes now and then allowed within 2x (tests/accuracy.py)
+    check([result_point(doc, f"{rand_type} at {pool_mib}M, sysbench", bound_pct / 100, measured=original),
+           result_point(doc, f"{rand_type} at {pool_mib}M, the replay", bound_pct / 100)])
 
 
 def _sysbench_run(server, rand_type: str, pool_mib: int, tmp_path):

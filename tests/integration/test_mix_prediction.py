@@ -12,6 +12,7 @@ import os
 
 import pytest
 
+from ..accuracy import Point, check
 from ..conftest import run_loadgen
 
 # (preset, rows, operations, bound in % of the table's measured pages read). Measured here
@@ -61,7 +62,11 @@ def test_mix_prediction_within_its_measured_bound(server_env, tmp_path, preset, 
     assert t["measured_pages_read"] == measured > 0
     print(f"{preset} {rows} x {ops}: predicted {t['pages_read']:,}, measured {measured:,}, "
           f"{t['error_pct']:+.1f}%, dirty evictions {p['dirty_evictions']:,}")
-    assert abs(t["pages_read"] - measured) <= bound_pct / 100 * measured, (t, measured)
+    # within the bound and the table's interval (reads_low/high: analysis/intervals.for_mix), the
+    # one miss a 95% interval makes now and then allowed within 2x (tests/accuracy.py)
+    check([Point(f"{preset} {table}", measured, t["pages_read"], t.get("reads_low"), t.get("reads_high"),
+                 bound_pct / 100)])
+    assert p["reads_low"] <= p["pages_read"] <= p["reads_high"]
     # the per-index reads add up to the table's, and the total is the tables' and the undo pages'
     assert sum(i["pages_read"] for i in t["indexes"].values()) == t["pages_read"]
     assert p["pages_read"] == sum(x["pages_read"] for x in p["tables"].values()) + p["system_pages_read"]

@@ -29,6 +29,8 @@ from loadgen.analysis import sweep
 from loadgen.seeding.dataset import DatasetSpec
 from loadgen.servers import ServerSpec
 
+from ..accuracy import check, sweep_points
+
 POOLS = [8 << 20, 16 << 20, 32 << 20, 64 << 20]
 
 
@@ -48,35 +50,21 @@ def default_sweep(request, tmp_path_factory):
     return done
 
 
-def test_every_point_within_3_percent_with_read_ahead_on(default_sweep):
+def test_every_point_within_its_bound_and_interval_with_read_ahead_on(default_sweep):
     points = default_sweep["points"]
     assert len(points) == 8
-    errors = {(p["variation"], p["pool_bytes"] >> 20): (p["predicted_reads"] - p["reads"]) / p["reads"]
-              for p in points}
     # B at 32M is the one point where the page cleaner's timing shows: 2,710 reads at 30K+ q/s,
     # up to 2,852 at 12K q/s (the free reserve it keeps depends on how fast pages are read, which
-    # the model does not simulate). A loaded CI machine runs slower, so that point gets 5%.
-    limits = {key: 0.05 if key == ("B", 32) else 0.03 for key in errors}
-    assert all(abs(e) < limits[key] for key, e in errors.items()), errors
+    # the model does not simulate). A loaded CI machine runs slower, so that point gets 5%; the
+    # rest 3% (within 1.5% measured). The interval (analysis/intervals.py) must hold them too: on
+    # the validation grid the widest miss was B at 32M, 2,843-2,851 read against 2,749 predicted
+    # and an interval up to 2,866. tests/accuracy.py allows the misses a 95% interval makes.
+    check(sweep_points(points, lambda key: 0.05 if key == ("B", 32) else 0.03))
     assert all(p["read_ahead"] > 0 for p in points)  # read-ahead was on, and its pages are in the reads
+    assert all(p["predicted_low"] < p["predicted_high"] for p in points)
 
 
 def test_the_points_span_the_regimes(default_sweep):
     b = {p["pool_bytes"]: p["reads"] for p in default_sweep["points"] if p["variation"] == "B"}
     assert b[POOLS[0]] > 1.9 * b[POOLS[3]]  # small pools: the looped order reads the table twice
     assert b[POOLS[3]] < b[POOLS[2]] < b[POOLS[1]]  # 32M keeps part of it, 64M all of it
-
-
-def test_every_measured_point_falls_inside_its_predictions_interval(default_sweep):
-    """Issue #20 item 1: the interval (analysis/intervals.py) holds the measured pages read. On this
-    grid (validation runs of bench/bench_intervals.py) the widest miss was B at 32M, 2,843-2,851
-    read against 2,749 predicted and an interval up to 2,866."""
-    # The interval is calibrated to hold 95% of runs, so a grid of eight points has one outside now
-    # and then by design (0.95^8 = 66% for all inside): at most one may miss, and by little.
-    points = default_sweep["points"]
-    outside = [(p["variation"], p["pool_bytes"] >> 20, p["predicted_low"], p["pages_read"], p["predicted_high"])
-               for p in points if not p["predicted_low"] <= p["pages_read"] <= p["predicted_high"]]
-    assert len(outside) <= 1, outside
-    for _, _, low, read, high in outside:
-        assert low * 0.98 <= read <= high * 1.02, outside
-    assert all(p["predicted_low"] < p["predicted_high"] for p in points)

@@ -35,6 +35,8 @@ from loadgen.analysis import sweep
 from loadgen.seeding.dataset import DatasetSpec
 from loadgen.servers import ServerSpec
 
+from ..accuracy import check, result_point
+
 
 pytestmark = pytest.mark.docker
 POOLS = [8 << 20, 16 << 20, 32 << 20, 64 << 20]
@@ -58,23 +60,28 @@ def mysql_sweep(mysql_image, tmp_path_factory):
     return [json.loads(Path(p["result_file"]).read_text()) for p in done["points"]]
 
 
-def test_mysql_prediction_within_3_percent_of_pages_read(mysql_sweep):
+def test_mysql_prediction_within_its_bound_and_interval(mysql_sweep):
     assert len(mysql_sweep) == 8
-    errors = {}
+    points = []
     for r in mysql_sweep:
         bp, pred = r["buffer_pool"], r["prediction"]
         assert r["server"]["flavor"] == "mysql"
         assert pred["measured_reads"] == bp["pages_read"]  # held to pages read, not Innodb_buffer_pool_reads
-        errors[(r["workload"]["variation"], r["server"]["innodb_buffer_pool_size"] >> 20)] = \
-            (pred["reads"] - bp["pages_read"]) / bp["pages_read"]
-    print("errors:", {k: f"{e:+.2%}" for k, e in errors.items()})
-    # 3% at 8M and 64M, both orders; at 16M and 32M the page cleaner's batches decide what the
-    # second pass finds. Replayed from the run's record, B came out within 4.0% in ten runs on a
-    # quiet host, but -4.6% (16M) and +5.6% (32M) in CI runs beside other work: held to 8% there,
-    # short of issue #20's 3% (what a batch evicts is not all the model knows: docs/innodb.md).
-    assert all(abs(e) < 0.03 for (v, mib), e in errors.items() if mib in (8, 64)), errors
-    assert all(abs(e) < 0.05 for (v, mib), e in errors.items() if v == "A"), errors  # A: 2.95% at most seen
-    assert all(abs(e) < 0.08 for e in errors.values()), errors
+        v, mib = r["workload"]["variation"], r["server"]["innodb_buffer_pool_size"] >> 20
+        # 3% at 8M and 64M, both orders; at 16M and 32M the page cleaner's batches decide what the
+        # second pass finds. Replayed from the run's record, B came out within 4.0% in ten runs on a
+        # quiet host, but -4.6% (16M) and +5.6% (32M) in CI runs beside other work: held to 8%
+        # there, short of issue #20's 3% (what a batch evicts is not all the model knows:
+        # docs/innodb.md); A to 5% (2.95% at most seen).
+        bound = 0.03 if mib in (8, 64) else 0.05 if v == "A" else 0.08
+        # The interval (replayed batches: no cleaner range, so only the calibrated margin, about
+        # 4.2% either side) is known to be too narrow for B at 16M/32M beside other work (the
+        # -4.6% and +5.6% above): widened there by 2% of the estimate.
+        widen = 0.02 if v == "B" and mib in (16, 32) else 0.0
+        points.append(result_point(r, f"{v} at {mib}M", bound, widen))
+    # with the misses a 95% interval makes (tests/accuracy.py): MySQL scans were covered 92-96%
+    # on the validation grid
+    check(points)
 
 
 def test_mysql_read_ahead_is_most_of_the_reads_in_model_and_server(mysql_sweep):
@@ -109,5 +116,4 @@ def test_mysql_run_records_its_page_cleaner_batches_and_replays_them(mysql_sweep
              if r["workload"]["variation"] == "B" and r["server"]["innodb_buffer_pool_size"] == 16 << 20]
     # a cold 16M pool fills in the first pass: the page cleaner's batch came in every run seen (1-3)
     assert b16["buffer_pool"]["cleaner_batches"]["batches"], b16["buffer_pool"]["cleaner_batches"]
-    err = (b16["prediction"]["reads"] - b16["buffer_pool"]["pages_read"]) / b16["buffer_pool"]["pages_read"]
-    assert abs(err) < 0.08, err  # -4.6% seen in CI beside other work (see above)
+    # its error is held with the other points' (test_mysql_prediction_within_its_bound_and_interval)

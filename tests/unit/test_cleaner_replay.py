@@ -90,3 +90,39 @@ def test_mariadb_keeps_its_model_and_gives_no_cleaner_bounds():
     assert p["reads_low"] <= p["reads"] <= p["reads_high"]  # the interval without a cleaner range
     pool = model.pool_model(16 << 20, {}, "mariadb")
     assert model.simulate_bounded("looped", 10, 2, model.geometry_of(r["dataset"]), pool)[1] is None
+
+
+def key_result(batches=None) -> dict:
+    """A MySQL zipfian run at 16M as keymodel.predict_result reads it (no samples: paced at the qps)."""
+    r = mysql_result(batches)
+    r["workload"] = {"order": "zipfian", "stride": 10, "reps": 2, "seed": 5, "count": 20_000}
+    r["result"]["queries"] = 20_000
+    return r
+
+
+def test_a_key_streams_record_is_replayed_too_and_narrows_its_interval():
+    """Issue #20 item 2: key streams replay the run's recorded batches (keymodel.replay_at_refs) as
+    the built-in orders do: no cleaner range, so the interval is the narrower one."""
+    from loadgen.analysis import keymodel
+
+    without = keymodel.predict_result(key_result())
+    none_came = keymodel.predict_result(key_result([]))
+    early = keymodel.predict_result(key_result([{"queries_before": 1000, "queries_after": 1000, "pages": 900}]))
+    late = keymodel.predict_result(key_result([{"queries_before": 15000, "queries_after": 15000, "pages": 900}]))
+    assert "mean over" in without["cleaner"] and without["cleaner_low"] is not None
+    for p in (none_came, early, late):
+        assert "replayed" in p["cleaner"] and p["cleaner_low"] is None
+        assert p["reads_low"] <= p["reads"] <= p["reads_high"]
+        assert p["reads_high"] - p["reads_low"] < without["reads_high"] - without["reads_low"]
+    # the batch frees the frames MySQL's start-up pages hold (970 of 1,024 here), which the stream
+    # then uses: the earlier it lands, the fewer reads (12,767 with none, 11,513 late, 7,238 early;
+    # the model's range without a record 7,485 .. 12,767)
+    assert early["reads"] < late["reads"] < none_came["reads"]
+
+
+def test_replay_at_refs_maps_queries_to_their_first_reference():
+    from loadgen.analysis import keymodel
+
+    assert keymodel.replay_at_refs(((10, 5), (99, 7)), None, 100, 300) == ((30, 5), (297, 7))
+    assert keymodel.replay_at_refs(((10, 5), (500, 7)), [0, 4, 8] + list(range(12, 400, 4)), 100, 400) == \
+        ((40, 5), (396, 7))

@@ -129,3 +129,13 @@ def test_a_scaled_copys_prediction_spans_its_standard_error():
     assert fc.at.reads_low <= fc.at.reads - 2 * fc.at.reads_se and fc.at.reads + 2 * fc.at.reads_se <= fc.at.reads_high
     for p in fc.curve:
         assert p.reads_low <= p.reads <= p.reads_high, p
+
+
+def test_the_calibrated_floor_is_the_servers_own():
+    """bench_intervals --fit per server: MySQL's larger errors (scans to 4.6%, key streams to 6.2%)
+    widen only MySQL's intervals."""
+    maria, mysql = model.pool_model(16 << 20, {}, "mariadb"), model.pool_model(16 << 20, {}, "mysql")
+    assert intervals.floor_of(maria) == intervals.FLOOR_REL < intervals.FLOOR_REL_MYSQL == intervals.floor_of(mysql)
+    w_maria = width(intervals.for_pool(10_000, maria, start_measured=True))
+    w_mysql = width(intervals.for_pool(10_000, mysql, start_measured=True))
+    assert w_mysql > w_maria

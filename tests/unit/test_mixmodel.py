@@ -178,6 +178,27 @@ def test_predict_gives_per_table_reads_that_add_up():
     assert 0 < p["pages_read"] <= p["read_requests"]
 
 
+@pytest.mark.parametrize("flavor", ["mariadb", "mysql"])
+def test_mix_predictions_carry_an_interval_on_the_total_and_each_table(flavor):
+    """Issue #20 item 1 on mixes: reads_low <= pages_read <= reads_high, total and per table; a mix
+    that writes is wider (the write-side guesses, intervals.WRITE_SPREAD_REL) than one that reads."""
+    widths = {}
+    for preset in ("ycsb-c", "ycsb-a"):
+        spec = presets.load(preset, rows=20_000, operations=5_000)
+        run = {"workload": {"kind": "mix", "mix": spec.to_dict()},
+               "dataset": {"database": "chat", "tables": {"usertable": {
+                   "database": "chat", "table": "usertable", "rows": 20_000, "leaf_pages": 1_430, "height": 2,
+                   "indexes": {}}}},
+               "server": {"flavor": flavor, "innodb_buffer_pool_size": 8 << 20, "variables": {}},
+               "buffer_pool": {}, "result": {"ops": 5_000, "qps": 3_000.0}, "samples": []}
+        p = mm.predict(run)
+        for part in (p, *p["tables"].values()):
+            assert part["reads_low"] <= part["pages_read"] <= part["reads_high"], part
+            assert part["reads_low"] < part["reads_high"]
+        widths[preset] = (p["reads_high"] - p["reads_low"]) / p["pages_read"]
+    assert widths["ycsb-a"] > widths["ycsb-c"], widths
+
+
 def test_purge_revisits_an_index_update_s_old_entry_after_its_lag():
     spec = presets.load("sysbench-oltp-rw", rows=20_000, operations=3 * mm.PURGE_LAG_OPS)
     tables = {"sbtest1": {"rows": 20_000, "leaf_pages": 290, "height": 2,
@@ -242,3 +263,17 @@ def test_every_preset_s_spec_reads_back_from_its_result(preset):
 def test_mariadb_ranges_read_in_fetch_cache_batches():
     # the row after the last ends the range: 1 + n rows, the first 4 singly, then 8 at a time
     assert list(mm.fetched_rows(np.array([1, 3, 4, 5, 11, 12, 100]))) == [2, 4, 12, 12, 12, 20, 108]
+
+
+def test_the_mix_tables_show_the_prediction_with_its_interval():
+    from loadgen.mixreport import table_rows
+    from loadgen.render.report import run_rows
+    from loadgen.results.documents import RunResult
+
+    pred = {"model": mm.MODEL, "pages_read": 20_214, "reads_low": 19_300, "reads_high": 21_100, "error_pct": 0.6,
+            "tables": {"chat.usertable": {"pages_read": 20_000, "reads_low": 19_100, "reads_high": 20_900}}}
+    result = RunResult(workload={"kind": "mix"}, buffer_pool={"pages_read": 20_095, "tables": {
+        "chat.usertable": {"file_pages_read": 19_900}}}, prediction=pred)
+    rows = table_rows(result)
+    assert rows[0][2] == "20,000 (19,100 .. 20,900)" and rows[-1][2] == "20,214 (19,300 .. 21,100)"
+    assert ("20,214 (19,300 .. 21,100)" in dict(run_rows(result))["predicted pages read"])

@@ -38,3 +38,16 @@ def test_covering_reads_skip_the_clustered_index():
     pages, n_pages, _ = secondary.trace(imap, g, iter([1, 2, 3]))
     n_pk = sum(model.level_sizes(g))
     assert all(p >= n_pk for p in pages)
+
+
+def test_a_secondary_prediction_carries_its_interval():
+    """Issue #20 item 3: the secondary-key prediction has reads_low <= reads <= reads_high."""
+    rows, pk_leaves = 20_000, 160
+    imap = _imap({k: [(k * 7919) % rows + 1] for k in range(1, 2001)}, keys=2000, leaf_pages=20,
+                 pk_leaves=pk_leaves, rows=rows)
+    result = {"dataset": {"rows": rows, "leaf_pages": pk_leaves, "height": 2},
+              "server": {"flavor": "mariadb", "innodb_buffer_pool_size": 2 << 20, "variables": {}},
+              "buffer_pool": {"pages_read": 1500}, "result": {"qps": 5000.0}}
+    p = secondary.predict(result, imap, iter([(i * 31) % 2000 + 1 for i in range(6000)]))
+    assert p["reads_low"] < p["reads"] < p["reads_high"], p
+    assert p["measured_reads"] == 1500 and p["error_pct"] is not None
