@@ -120,8 +120,8 @@ class Plan:
             self.streams.append(Stream(f"{table} {op} {index or ''} {mask or ''}".strip(), table, op, index, column))
         return self.ids[k]
 
-    def map(self, a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(stream, key, length) of a chunk of records, in order; records the model cannot place
+    def map(self, a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(stream, key, length, transaction) of a chunk of records, in order; records the model cannot place
         (keys outside the table) are dropped and counted in skipped."""
         n = len(a)
         stream = np.full(n, -1, dtype=np.int64)
@@ -138,7 +138,9 @@ class Plan:
                 self._place(a[sel], sel, int(kind), table, index, rows, off, stream, key, length, flags[sel])
         keep = stream >= 0
         self.skipped["outside the table's keys"] += int((~keep).sum())
-        return stream[keep], key[keep], length[keep]
+        writes = np.isin(kinds, (ot.INSERT, ot.UPDATE, ot.DELETE))
+        txn = np.where(writes, a["hi"], 0).astype(np.int64)
+        return stream[keep], key[keep], length[keep], txn[keep]
 
     def _place(self, r, sel, kind, table, index, rows, off, stream, key, length, flags) -> None:
         hashed = (flags & ot.HASHED) != 0
@@ -226,8 +228,8 @@ def predict(path, tables: dict[str, dict], pools: list, flavor: str = "mariadb")
                                  if mask >> j & 1 and (s.table, ix) in space.trees]
     trace = mm.Trace()
     done = 0
-    for stream, key, length in chunks:
-        mm._add_ops(trace, mapper, stream, key, length, done)
+    for stream, key, length, txn in chunks:
+        mm._add_ops(trace, mapper, stream, key, length, done, txn)
         done += len(stream)
     first = space.tree_of(order[0], None)
     out = {"model": MODEL, "trace": str(path), "operations": count, "simulated": done,

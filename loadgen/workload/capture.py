@@ -123,6 +123,7 @@ class Statement:
     sql: str
     schema: str | None
     ts: float | None  # seconds (the log's clock) when the log says, else None
+    thread: str | None = None  # the session (general log: its Id)
 
 
 def slow_log_keys(lines: Iterable[str], m: Matcher, cap: Capture) -> Iterator[int]:
@@ -284,7 +285,7 @@ def general_log_statements(lines: Iterable[str], cap: Capture) -> Iterator[State
             if u:
                 schemas[thread] = u.group(1)
                 return None
-        return Statement(cmd, sql, schemas.get(thread), ts)
+        return Statement(cmd, sql, schemas.get(thread), ts, thread)
 
     for line in lines:
         cap.lines += 1

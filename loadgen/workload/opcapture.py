@@ -7,6 +7,7 @@ are counted by reason, with the most frequent statement shapes (digests) named.
 """
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -15,6 +16,8 @@ from ..errors import LoadgenError, UsageError
 from . import capture as logs
 from . import optrace, sqlops
 
+_BEGIN = re.compile(r"^\s*(?:BEGIN(?:\s+WORK)?|START\s+TRANSACTION\b[^;]*)\s*;?\s*$", re.I)
+_END = re.compile(r"^\s*(?:COMMIT|ROLLBACK)\b", re.I)
 MAX_DIGESTS = 10_000  # distinct shapes kept per capture; past it they count as "(other shapes)"
 TOP_DIGESTS = 10
 
@@ -62,6 +65,8 @@ class OpCapture:
 def capture(statements: Iterable, cap: OpCapture, classifier: sqlops.Classifier, writer: optrace.Writer) -> dict:
     """Classify and write every statement; returns the tables written ({db.tbl: TableDef})."""
     used: dict[str, sqlops.TableDef] = {}
+    open_txn: dict[str | None, int] = {}  # session -> its transaction's number (BEGIN .. COMMIT)
+    txns = 0
     for st in statements:
         if st.ts is not None:
             cap.first_ts = st.ts if cap.first_ts is None else cap.first_ts
@@ -72,6 +77,11 @@ def capture(statements: Iterable, cap: OpCapture, classifier: sqlops.Classifier,
         res, masked = classifier.classify(st.sql, st.schema)
         if res.reason == "none":
             cap.no_table += 1
+            if _BEGIN.match(st.sql):
+                txns += 1
+                open_txn[st.thread] = txns
+            elif _END.match(st.sql):
+                open_txn.pop(st.thread, None)
             continue
         if res.reason is not None:
             _unmodelled(cap, res.reason, masked)
@@ -81,11 +91,20 @@ def capture(statements: Iterable, cap: OpCapture, classifier: sqlops.Classifier,
             continue
         if res.table not in used:
             used[res.table] = _def_of(classifier, res.table)
+        txn = open_txn.get(st.thread)
+        if txn is None and res.ops[0].kind in WRITES:  # autocommit: the statement is its transaction
+            txns += 1
+            txn = txns
         for op in res.ops:
-            writer.add(op.kind, writer.tree(res.table, op.index), op.lo, op.hi, op.flags, op.extra)
+            # a write's hi is its transaction's number (optrace's layout)
+            hi = txn if op.kind in WRITES else op.hi
+            writer.add(op.kind, writer.tree(res.table, op.index), op.lo, hi, op.flags, op.extra)
         cap.ops += len(res.ops)
         cap.by_table[res.table] += len(res.ops)
     return used
+
+
+WRITES = (optrace.INSERT, optrace.UPDATE, optrace.DELETE)
 
 
 def _def_of(classifier: sqlops.Classifier, table: str) -> sqlops.TableDef:

@@ -22,7 +22,9 @@ Layout (little endian), version 1:
                       RANGE: at most this many rows (LIMIT), 0 = no limit
            lo     i8  the key (POINT: of `tree`, a secondary index's value when tree is one),
                       the range's first key
-           hi     i8  the range's last key (POINT and the writes: = lo)
+           hi     i8  the range's last key (POINT: = lo); INSERT, UPDATE, DELETE: the number of
+                      the write's transaction (one session's statements between BEGIN and
+                      COMMIT share it; an autocommit statement has its own)
 A statement reading several keys (IN lists, multi-row INSERT) is several records.
 Fixed width so that a chunk is one read and one numpy.frombuffer; written atomically.
 """
