@@ -265,7 +265,7 @@ def _table_order(plan: Plan, tables: dict) -> list[str]:
     """The table at page 0 (the one whose leaves read-ahead follows) first: the one with the most
     range and scan operations, else the most operations (as mixmodel._table_order)."""
     weight: Counter = Counter()
-    for (table, op, _, _), i in plan.ids.items():
+    for table, op, _, _ in plan.ids:
         weight[table] += 1000 if op in ("range", "scan") else 1
     return sorted(tables, key=lambda t: -weight.get(t, 0))
 

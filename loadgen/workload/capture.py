@@ -289,11 +289,12 @@ def general_log_statements(lines: Iterable[str], cap: Capture) -> Iterator[State
 
     for line in lines:
         cap.lines += 1
-        if line == HUGE:
-            if current is not None:
-                current[2].too_long = True
-            else:
-                cap.unused["too_long"] += 1
+        if line == HUGE:  # most likely a statement of its own (a huge INSERT): the one before has ended
+            st = flush()
+            if st is not None:
+                yield st
+            cap.statements += 1
+            cap.unused["too_long"] += 1
             continue
         line = line.rstrip("\n")
         g = _GENERAL.match(line)

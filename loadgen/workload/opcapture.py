@@ -172,10 +172,11 @@ def schemas_from_server(conn) -> sqlops.Schemas:
     system = tuple(sqlops.SYSTEM_SCHEMAS)
     marks = ", ".join(["%s"] * len(system))
     try:
-        cols = db.query_all(conn, "SELECT c.TABLE_SCHEMA, c.TABLE_NAME, c.COLUMN_NAME FROM information_schema.COLUMNS c "
-                                  "JOIN information_schema.TABLES t ON t.TABLE_SCHEMA = c.TABLE_SCHEMA AND "
-                                  "t.TABLE_NAME = c.TABLE_NAME WHERE t.ENGINE = 'InnoDB' AND c.TABLE_SCHEMA NOT IN "
-                                  f"({marks}) ORDER BY c.TABLE_SCHEMA, c.TABLE_NAME, c.ORDINAL_POSITION", system)
+        cols = db.query_all(conn, "SELECT c.TABLE_SCHEMA, c.TABLE_NAME, c.COLUMN_NAME FROM "
+                                  "information_schema.COLUMNS c JOIN information_schema.TABLES t ON "
+                                  "t.TABLE_SCHEMA = c.TABLE_SCHEMA AND t.TABLE_NAME = c.TABLE_NAME WHERE "
+                                  f"t.ENGINE = 'InnoDB' AND c.TABLE_SCHEMA NOT IN ({marks}) "
+                                  "ORDER BY c.TABLE_SCHEMA, c.TABLE_NAME, c.ORDINAL_POSITION", system)
         stats = db.query_all(conn, "SELECT TABLE_SCHEMA, TABLE_NAME, INDEX_NAME, COLUMN_NAME FROM "
                                    f"information_schema.STATISTICS WHERE TABLE_SCHEMA NOT IN ({marks}) "
                                    "ORDER BY TABLE_SCHEMA, TABLE_NAME, INDEX_NAME, SEQ_IN_INDEX", system)

@@ -108,8 +108,9 @@ class Writer:
         try:
             self._flush()
             self._f.close()
+            trees = sorted(self.trees.items(), key=lambda kv: kv[1])
             meta = {"format": "loadgen op trace", "version": VERSION, **meta,
-                    "trees": [{"table": t, "index": i} for (t, i), _ in sorted(self.trees.items(), key=lambda kv: kv[1])]}
+                    "trees": [{"table": t, "index": i} for (t, i), _ in trees]}
             blob = json.dumps(meta, sort_keys=True).encode()
             with open(tmp, "wb") as out, open(self.body, "rb") as body:
                 out.write(HEADER.pack(MAGIC, VERSION, len(blob), self.count))

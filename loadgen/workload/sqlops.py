@@ -316,7 +316,8 @@ class Classifier:
                     return Result("non_integer_range" if what != "range" else "key_out_of_range")
                 keys.append(key)
             if op == "between":
-                lo, hi = max(lo, keys[0]) if lo is not None else keys[0], min(hi, keys[1]) if hi is not None else keys[1]
+                lo = max(lo, keys[0]) if lo is not None else keys[0]
+                hi = min(hi, keys[1]) if hi is not None else keys[1]
             elif op in (">", ">="):
                 k = keys[0] + (op == ">")
                 lo = max(lo, k) if lo is not None else k
@@ -338,7 +339,8 @@ class Classifier:
         if re.search(r"\bSELECT\b", masked, re.I):
             return Result("subquery")
         if m is None:
-            multi = re.search(r"\bJOIN\b", masked, re.I) or "," in re.split(r"\bSET\b", masked, 1, re.I)[0]
+            head = re.split(r"\bSET\b", masked, maxsplit=1, flags=re.I)[0]
+            multi = re.search(r"\bJOIN\b", masked, re.I) or "," in head
             return Result("join" if multi else "other_statement")
         name, _, t, why = self._table(m, schema)
         if why:
