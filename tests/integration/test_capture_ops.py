@@ -50,7 +50,7 @@ def sysbench_tables(mysqld_binary, session_dir):
 
 def _measure(server, script: str, rand_type: str, events: int, pool_mib: int, tmp_path) -> tuple[int, dict, str]:
     """(pages sysbench read from a cold pool, the prediction document, capture's stderr)."""
-    log = str(server.files_dir / f"general-{script}-{pool_mib}.log")
+    log = server.files_dir / f"general-{script}-{rand_type}-{pool_mib}.log"  # a log of its own: the server appends
     server.set_pool(pool_mib << 20)
     server.restart_cold()
     before = _pages_read(server)
@@ -62,7 +62,8 @@ def _measure(server, script: str, rand_type: str, events: int, pool_mib: int, tm
     ep = server.endpoint
     dsn, env = f"mysql://root@127.0.0.1:{ep.port}/", {"LOADGEN_PASSWORD": ep.password}
     trace = tmp_path / "sysbench.optrace"
-    res = run_loadgen("trace", "capture", "--general-log", log, "--dsn", dsn, "-o", str(trace), env=env)
+    res = run_loadgen("trace", "capture", "--general-log", str(log), "--dsn", dsn, "-o", str(trace), env=env)
+    log.unlink()
     assert res.returncode == 0, res.stderr[-2000:]
     pred = run_loadgen("predict", "--trace", str(trace), "--dsn", dsn, "--pool", f"{pool_mib}M", "--format", "json",
                        env=env)
