@@ -162,3 +162,29 @@ def test_schema_file_gives_the_keys(tmp_path):
     s = opcapture.schemas_from_file(sql)
     t = s.find("anydb", "t")
     assert t.primary_key == ["id"] and t.indexes == {"ab": ["a", "b"]} and t.columns == ["id", "a", "b"]
+
+
+def test_the_trace_predicted_per_table_and_index(tmp_path):
+    """The adapter (analysis/tracemodel.py) over the mix model: per-index reads add up, the
+    update of k reaches k_1, the AUTO_INCREMENT insert grows the table, keys past it are skipped."""
+    from loadgen.analysis import tracemodel
+
+    log = tmp_path / "general.log"
+    log.write_text(LOG + "\t\t     8 Query\tSELECT c FROM sbtest.sbtest1 WHERE id=999999\n")
+    out = tmp_path / "t.optrace"
+    opcapture.run(log, "general", SCHEMAS, out)
+    meta, _, _ = ot.read_meta(out)
+    tables = tracemodel.offline_tables(meta, {"*": 10_000}, {"sbtest1": {"id": 4, "k": 4, "c": 120, "pad": 60}})
+    t = tables["sbtest.sbtest1"]
+    assert 100 <= t["leaf_pages"] <= 250 and t["indexes"]["k_1"]["columns"] == ["k"]  # ~73 rows a leaf
+    doc = tracemodel.predict(out, tables, tracemodel.pools_of([8 << 20, 64 << 20], "mariadb", {}, 1000.0))
+    assert doc["skipped"] == {"outside the table's keys": 1} and doc["simulated"] == 5
+    assert doc["operations_by_kind"] == {"read": 1, "update": 1, "delete": 1, "range": 1, "insert": 1}
+    for p in doc["pools"]:
+        tt = p["tables"]["sbtest.sbtest1"]
+        assert tt["pages_read"] == sum(tt["indexes"].values()) > 0
+        assert tt["indexes"]["k_1"] > 0  # the update of k and the delete write its entries
+        assert p["pages_read"] == tt["pages_read"] + p["system_pages_read"]
+        assert p["low"] <= p["pages_read"] <= p["high"]
+    with pytest.raises(UsageError, match="no --rows"):
+        tracemodel.offline_tables(meta, {}, {})
