@@ -4,6 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
+import numpy as np
 
 from ..errors import UsageError
 from .options import stderr_console, stdout_console
@@ -158,9 +159,12 @@ def _report(cap, out) -> None:
 @click.option("--rows", default=None, help="Count the keys outside 1..ROWS too.")
 def info(file, rows):
     """How many keys a trace holds, its format, and its key range."""
+    from ..workload import optrace
     from ..workload import trace as tracefile
     from ..units import parse_count
 
+    if optrace.is_op_trace(file):
+        return _op_info(file)
     lo, hi, total = None, None, 0
     for a in tracefile.chunks(file):
         total += len(a)
@@ -173,3 +177,26 @@ def info(file, rows):
         s = tracefile.scan(file, 1, parse_count(rows, "--rows"))
         out.print(f"inside 1..{parse_count(rows, '--rows'):,}: {s.keys:,}; below: {s.below:,}; above: {s.above:,}",
                   highlight=False)
+
+
+def _op_info(file) -> None:
+    """An op trace: its operations by table, index and kind, and what the capture could not model."""
+    from collections import Counter
+
+    from ..workload import optrace
+
+    meta, count, _ = optrace.read_meta(file)
+    per: Counter = Counter()
+    for a in optrace.chunks(file):
+        codes, counts = np.unique(a["tree"].astype(np.int64) * 256 + a["kind"], return_counts=True)
+        for code, n in zip(codes, counts):
+            t = meta["trees"][int(code) // 256]
+            per[(t["table"], t["index"], optrace.KIND_NAMES[int(code) % 256])] += int(n)
+    out = stdout_console()
+    st = int(meta.get("statements") or 0) - int(meta.get("no_table") or 0)
+    out.print(f"{file}: op trace v{optrace.VERSION}, {count:,} operations from {meta.get('source')}; "
+              f"{meta.get('modelled', 0):,} of {st:,} statements on tables modelled", highlight=False)
+    for (table, index, kind), n in sorted(per.items()):
+        out.print(f"  {table} {index} {kind}: {n:,}", highlight=False)
+    for reason, n in sorted((meta.get("unmodelled") or {}).items(), key=lambda kv: -kv[1]):
+        out.print(f"  not modelled: {n:,} {reason}", highlight=False)
