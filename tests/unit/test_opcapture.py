@@ -188,3 +188,34 @@ def test_the_trace_predicted_per_table_and_index(tmp_path):
         assert p["low"] <= p["pages_read"] <= p["high"]
     with pytest.raises(UsageError, match="no --rows"):
         tracemodel.offline_tables(meta, {}, {})
+
+
+def test_the_three_commands_without_a_server(tmp_path):
+    """capture --schema, trace info, predict --trace --schema --rows at two pools; misuse is one line."""
+    from ..conftest import run_loadgen
+
+    log, sql, out = tmp_path / "general.log", tmp_path / "sb.sql", tmp_path / "t.optrace"
+    log.write_text(LOG)
+    sql.write_text("CREATE TABLE sbtest1 (id INT NOT NULL, k INT NOT NULL, c CHAR(120), pad CHAR(60), "
+                   "PRIMARY KEY (id), KEY k_1 (k));")
+    res = run_loadgen("trace", "capture", "--general-log", str(log), "--schema", str(sql), "-o", str(out))
+    assert res.returncode == 0, res.stderr
+    assert "5 of 6 on tables modelled (83.3%)" in res.stderr and "join" in res.stderr
+    info = run_loadgen("trace", "info", str(out))
+    assert info.returncode == 0 and "sbtest.sbtest1 PRIMARY update: 1" in info.stdout, info.stdout + info.stderr
+    pred = run_loadgen("predict", "--trace", str(out), "--schema", str(sql), "--rows", "10k", "--pool", "8M,64M",
+                       "--format", "json")
+    assert pred.returncode == 0, pred.stderr
+    import json
+
+    doc = json.loads(pred.stdout)
+    assert [p["pool_bytes"] for p in doc["pools"]] == [8 << 20, 64 << 20] and doc["simulated"] == 5
+    table = run_loadgen("predict", "--trace", str(out), "--schema", str(sql), "--rows", "10k", "--pool", "8M")
+    assert table.returncode == 0 and "total pages read" in table.stdout, table.stderr
+    for args, said in [(("trace", "capture", "--general-log", str(log), "-o", str(tmp_path / "x")), "--dsn URL"),
+                       (("predict", "--trace", str(out), "--pool", "8M"), "--schema FILE.sql --rows N"),
+                       (("predict", "--trace", str(out), "--schema", str(sql)), "--rows"),
+                       (("run", "--trace", str(out), "--rows", "10k"), "op trace")]:
+        bad = run_loadgen(*args)
+        assert bad.returncode != 0 and said in bad.stderr and "Traceback" not in bad.stderr, (args, bad.stderr)
+    assert not (tmp_path / "x").exists()
