@@ -173,13 +173,63 @@ def _value(val: str, strings: list[str]) -> tuple[str, int | None, int]:
     return ("int", k, 0) if I64_MIN <= k <= I64_MAX else ("range", None, 0)
 
 
+MAX_SHAPES = 20_000  # statement shapes kept (their results reused); past it each is classified anew
+SENTINEL, SENTINEL_STEP = 10**18, 1000  # a shape's i-th number stands as SENTINEL + i * STEP
+_NUMBER = re.compile(r"(?<![\w$.\x01])-?\d{1,18}(?![\w$.\x01])")
+
+
+def _with_numbers(tmpl: Result, nums: list[int], check: bool = False) -> Result | None:
+    """The shape's result with the statement's numbers in place of its sentinels (a bound's +-1
+    kept); None (with check) when a value is not a sentinel's."""
+    ops = []
+    for o in tmpl.ops:
+        vals = []
+        for v in (o.lo, o.hi):
+            if v is None or (o.flags & (ot.LO_OPEN | ot.HI_OPEN) and v == 0):
+                vals.append(v)
+                continue
+            i, delta = divmod(v - SENTINEL + 1, SENTINEL_STEP)
+            delta -= 1
+            if not (0 <= i < len(nums) and -1 <= delta <= 1):
+                if check:
+                    return None
+                raise AssertionError("a cached shape without its sentinel")
+            vals.append(nums[i] + delta)
+        if check and (o.flags & ot.HASHED or (o.kind == ot.RANGE and o.extra)):
+            return None  # a hashed key or a LIMIT: their values are not sentinels
+        ops.append(Op(o.kind, o.index, vals[0], vals[1], o.flags, o.extra))
+    return Result(tmpl.reason, tmpl.table, ops)
+
+
 class Classifier:
     def __init__(self, schemas: Schemas):
         self.schemas = schemas
+        self.shapes: dict[tuple, Result] = {}
 
     def classify(self, sql: str, schema: str | None) -> tuple[Result, str]:
-        """(the result, the masked statement for digests)."""
+        """(the result, the masked statement for digests). Statements of one shape (numbers aside)
+        are classified once: the shape's result is kept with its numbers as sentinels and reused
+        with the next statement's numbers, when that gives exactly what classifying it gives."""
         masked, strings = mask(sql)
+        nums = _NUMBER.findall(masked)
+        shape = (_NUMBER.sub("\x03", masked), schema, len(strings))
+        cached = self.shapes.get(shape)
+        if cached is not None:
+            return _with_numbers(cached, [int(n) for n in nums]), masked
+        res = self._classify(masked, strings, schema)
+        if len(self.shapes) < MAX_SHAPES and nums and len(nums) < SENTINEL_STEP:
+            at = iter(range(len(nums)))
+            sentinel = _NUMBER.sub(lambda _m: str(SENTINEL + SENTINEL_STEP * next(at)), masked)
+            tmpl = self._classify(sentinel, strings, schema)
+            if _with_numbers(tmpl, [int(n) for n in nums], check=True) == res:
+                self.shapes[shape] = tmpl
+        return res, masked
+
+    def _classify(self, masked: str, strings: list[str], schema: str | None) -> Result:
+        res, _ = self._classify_masked(masked, strings, schema)
+        return res
+
+    def _classify_masked(self, masked: str, strings: list[str], schema: str | None) -> tuple[Result, str]:
         if not masked:
             return Result("none"), masked
         word = masked.split(None, 1)[0].upper()

@@ -219,3 +219,20 @@ def test_the_three_commands_without_a_server(tmp_path):
         bad = run_loadgen(*args)
         assert bad.returncode != 0 and said in bad.stderr and "Traceback" not in bad.stderr, (args, bad.stderr)
     assert not (tmp_path / "x").exists()
+
+
+def test_shapes_reused_give_what_classifying_gives():
+    """The shape cache (Classifier.shapes): the second statement of a shape comes from the cache
+    and equals a fresh classification, bounds' +-1 and negative keys included."""
+    statements = ["SELECT c FROM sbtest1 WHERE id=2423", "SELECT c FROM sbtest1 WHERE id=-7",
+                  "SELECT * FROM sbtest1 WHERE id > 10 AND id <= 20", "SELECT * FROM sbtest1 WHERE id > 5 AND id <= 9",
+                  "UPDATE sbtest1 SET c='x' WHERE id=5", "UPDATE sbtest1 SET c='y' WHERE id=6",
+                  "SELECT c FROM sbtest1 WHERE id IN (1, 2, 3)", "SELECT c FROM sbtest1 WHERE id IN (4, 5, 6)",
+                  "SELECT field0 FROM usertable WHERE ycsb_key = 'user1'",
+                  "SELECT field0 FROM usertable WHERE ycsb_key = 'user2'",
+                  "SELECT * FROM sbtest1 WHERE id >= 100 ORDER BY id LIMIT 10",
+                  "SELECT * FROM sbtest1 WHERE id >= 200 ORDER BY id LIMIT 10"]
+    c = sqlops.Classifier(SCHEMAS)
+    for sql in statements * 2:
+        assert c.classify(sql, "sbtest")[0] == sqlops.Classifier(SCHEMAS).classify(sql, "sbtest")[0], sql
+    assert len(c.shapes) >= 4
