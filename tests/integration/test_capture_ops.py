@@ -27,10 +27,11 @@ CASES = [
     ("oltp_read_only", "uniform", 2_000, 16, 5.0),
     # 0.0% in three runs (1,374 and 1,374): every page read once
     ("oltp_read_only", "uniform", 2_000, 48, 5.0),
-    # -4.8% .. -0.5% in three runs (65,394 .. 68,345 read, 65,046 predicted): held to 8%, the undo
-    # pages the model reads are a guess (mixmodel: purge lag, one undo page a rollback segment);
-    # special keys -9.6%; at 48M, where the tables fit, +23% (docs/capture.md): not held
-    ("oltp_read_write", "uniform", 2_000, 16, 8.0),
+    # -7.6% .. -0.5% in four runs (65,394 .. 70,368 read, 65,046 predicted: the server's own reads
+    # vary by 7%): held to 10%, not 5%; the undo pages the model reads are a guess (mixmodel: purge
+    # lag, one undo page a rollback segment); special keys -9.6%; at 48M, where the tables fit, +23%
+    # (docs/capture.md): not held
+    ("oltp_read_write", "uniform", 2_000, 16, 10.0),
 ]
 
 @pytest.fixture(scope="module")
