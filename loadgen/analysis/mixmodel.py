@@ -521,10 +521,11 @@ def _add_scheduled(trace: Trace, mapper: Mapper, stream: int) -> None:
 
 
 def _add_ops(trace: Trace, mapper: Mapper, stream: np.ndarray, key: np.ndarray, length: np.ndarray,
-             start: int = 0) -> None:
+             start: int = 0, txn: np.ndarray | None = None) -> None:
     """Ops start.. in sequence order: each stream's references computed at once, then put in
     their ops' places; a write op's undo pages after its own; purge's work for earlier ops
-    (Mapper.pending) before the op it is due at."""
+    (Mapper.pending) before the op it is due at. txn: each op's transaction (a captured trace's
+    BEGIN..COMMIT: its writes share one rollback segment); None: every write is its own."""
     n = len(stream)
     if n == 0:
         return
@@ -534,8 +535,11 @@ def _add_ops(trace: Trace, mapper: Mapper, stream: np.ndarray, key: np.ndarray, 
     writes = np.array([spec.streams[i].writes for i in range(len(spec.streams))], dtype=bool)[stream]
     if space.rollback_segments and writes.any():
         w_at = np.nonzero(writes)[0]
-        txn = mapper.txns + np.arange(len(w_at), dtype=np.int64)
-        mapper.txns += len(w_at)
+        if txn is None:
+            txn = mapper.txns + np.arange(len(w_at), dtype=np.int64)
+            mapper.txns += len(w_at)
+        else:
+            txn = txn[w_at].astype(np.int64)
         hdr, undo = space.rseg_pages(txn)
         # the transaction writes its undo record and, at commit, the segment header's history
         done.append((w_at, Refs.block(np.stack([undo, hdr], axis=1), np.full((len(w_at), 2), WRITE, np.uint8))))

@@ -54,15 +54,38 @@ flavor_option = click.option(
 @click.option("--ms-per-read", type=float, default=None, help="With --advise: milliseconds per buffer-pool read.")
 @click.option("--plots", "plots_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Write the curve (band, knee, current pool) as curve.png and curve.svg into this directory.")
-def predict(variation, order, pool, dataset_spec, shape, rows_per_leaf, leaf_pages, height, qps, flavor, settings,
-            curve, fmt, exact, with_advice, ram, ms_per_read, plots_dir):
+@click.option("--dsn", default=None, metavar="URL",
+              help="With --trace OPTRACE: the server whose tables' sizes the prediction reads (read only).")
+@click.pass_context
+def predict(ctx, variation, order, pool, dataset_spec, shape, rows_per_leaf, leaf_pages, height, qps, flavor,
+            settings, curve, fmt, exact, with_advice, ram, ms_per_read, plots_dir, dsn):
     """Predict reads, read requests and hit ratio with the InnoDB LRU model; no server needed.
 
     The curve comes from miniature simulations (each point with its standard error, exact where
     that error would exceed 2%); --exact simulates every point in full.
 
+    With --trace OPTRACE (a whole server's capture, `loadgen trace capture` without --table):
+    pages read per table and index at each --pool (a list: 1G,4G), the tables' sizes from --dsn
+    or --schema FILE.sql --rows N.
+
     Example: loadgen predict --variation B --pool 128M --rows 100M --advise
+             loadgen predict --trace server.optrace --dsn mysql://root@db:3306/ --pool 1G,4G
     """
+    from ..workload import optrace
+
+    if shape["trace"] and optrace.is_op_trace(shape["trace"]):
+        from . import tracepredict
+
+        given = ctx.get_parameter_source
+        src = click.core.ParameterSource.DEFAULT
+        tracepredict.run(shape["trace"], dsn, dataset_spec.schema if given("schema") != src else None,
+                         dataset_spec.rows if given("rows") != src else None, pool,
+                         flavor if given("flavor") != src else None, _numeric_settings(settings), qps,
+                         given("qps") != src, fmt)
+        return
+    if dsn:
+        raise UsageError("--dsn goes with --trace OPTRACE (a whole-server capture)",
+                         "for one table's prediction from a server: loadgen run --server dsn --table db.tbl")
     import dataclasses
     import json
 

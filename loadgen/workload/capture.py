@@ -31,6 +31,7 @@ REASONS = {
                             "text or values for them; capture those from the slow or general log",
     "reconnects": "times the server went away while polling (its statements in between are lost)",
     "key_out_of_range": "statements with a key out of range (below 0, or 2^64 and above)",
+    "too_long": "statements or log lines over the size limit (4 MiB)",
 }
 # A key of more than this many digits (after leading zeros) is past 2^64 - 1 (20 digits): it is
 # never given to int(), which refuses strings of 4,300 digits and takes long on millions.
@@ -106,33 +107,91 @@ def _key(text: str) -> int | None:
 # -- slow log ------------------------------------------------------------------------------------
 _SCHEMA = re.compile(r"\bSchema:\s*(\S*)")
 _USE = re.compile(r"^use\s+`?([\w$]+)`?\s*;\s*$", re.I)
-_SET_TS = re.compile(r"^SET\s+timestamp\s*=\s*\d+(?:\.\d+)?\s*;\s*$", re.I)
+_SET_TS = re.compile(r"^SET\s+timestamp\s*=\s*(\d+(?:\.\d+)?)\s*;\s*$", re.I)
 _PREAMBLE = re.compile(r"^(\S*(mysqld|mariadbd)\S*, Version: |Tcp port: |Time\s+Id\s+Command\s+Argument)", re.I)
+
+
+# A log line or a statement longer than this is counted (too_long) and skipped, never held.
+MAX_LINE_CHARS = 4 << 20
+MAX_STATEMENT_CHARS = 4 << 20
+HUGE = "\x00huge"  # read_lines' stand-in for a line over MAX_LINE_CHARS
+
+
+@dataclass
+class Statement:
+    command: str  # query | execute | prepare
+    sql: str
+    schema: str | None
+    ts: float | None  # seconds (the log's clock) when the log says, else None
+    thread: str | None = None  # the session (general log: its Id)
 
 
 def slow_log_keys(lines: Iterable[str], m: Matcher, cap: Capture) -> Iterator[int]:
     """Keys from a slow log, in the log's (finish) order."""
-    schema = None
-    stmt: list[str] = []
+    for st in slow_log_statements(lines, cap):
+        k = _match(st, m, cap)
+        if k is not None:
+            yield k
+
+
+def general_log_keys(lines: Iterable[str], m: Matcher, cap: Capture) -> Iterator[int]:
+    """Keys from a general log in arrival order; statements may span lines."""
+    for st in general_log_statements(lines, cap):
+        k = _match(st, m, cap)
+        if k is not None:
+            yield k
+
+
+def _match(st: Statement, m: Matcher, cap: Capture) -> int | None:
+    if st.command == "prepare":
+        cap.unused["placeholder" if "?" in st.sql else "other_statement"] += 1
+        return None
+    what, key = m.match(st.sql, st.schema)
+    if key is None:
+        cap.unused[what] += 1
+    return key
+
+
+class _Parts:
+    """A statement's lines, bounded: past MAX_STATEMENT_CHARS it is marked too long."""
+
+    def __init__(self, first: str = ""):
+        self.parts, self.size, self.too_long = ([first] if first else []), len(first), False
+
+    def add(self, line: str) -> None:
+        self.size += len(line)
+        if self.size > MAX_STATEMENT_CHARS:
+            self.too_long, self.parts = True, []
+        elif not self.too_long:
+            self.parts.append(line)
+
+
+def slow_log_statements(lines: Iterable[str], cap: Capture) -> Iterator[Statement]:
+    """Statements of a slow log, in the log's (finish) order; each counted in cap.statements."""
+    schema, ts = None, None
+    stmt = _Parts()
 
     def flush():
-        if not stmt:
+        nonlocal stmt
+        if not stmt.parts and not stmt.too_long:
             return None
-        sql = " ".join(stmt)
-        stmt.clear()
+        done, stmt = stmt, _Parts()
         cap.statements += 1
-        what, key = m.match(sql, schema)
-        if key is None:
-            cap.unused[what] += 1
-        return key
+        if done.too_long:
+            cap.unused["too_long"] += 1
+            return None
+        return Statement("query", " ".join(done.parts), schema, ts)
 
     for line in lines:
         cap.lines += 1
+        if line == HUGE:
+            stmt.too_long = True
+            continue
         line = line.rstrip("\n")
         if line.startswith("#"):
-            k = flush()
-            if k is not None:
-                yield k
+            st = flush()
+            if st is not None:
+                yield st
             s = _SCHEMA.search(line)
             if s:
                 schema = s.group(1) or schema
@@ -143,31 +202,59 @@ def slow_log_keys(lines: Iterable[str], m: Matcher, cap: Capture) -> Iterator[in
         if u:
             schema = u.group(1)
             continue
-        if _SET_TS.match(line.strip()):
+        t = _SET_TS.match(line.strip())
+        if t:
+            ts = float(t.group(1))
             continue
         if not line.strip():
             continue
-        stmt.append(line.strip())
+        stmt.add(line.strip())
         if line.rstrip().endswith(";"):
-            k = flush()
-            if k is not None:
-                yield k
-    k = flush()
-    if k is not None:
-        yield k
+            st = flush()
+            if st is not None:
+                yield st
+    st = flush()
+    if st is not None:
+        yield st
 
 
 # -- general log ---------------------------------------------------------------------------------
 # MariaDB: "231123  5:40:01\t    8 Query\tSELECT ..." or "\t\t    8 Execute\tSELECT ..."
 # MySQL:   "2026-11-23T05:40:01.123456Z\t    8 Execute\tSELECT ..."
-_GENERAL = re.compile(r"^(?:\S+(?:\s+\d{1,2}:\d\d:\d\d)?)?\s+(\d+)\s+([A-Z][A-Za-z_ ]*?)\t(.*)$")
-_STATEMENT_COMMANDS = {"query", "execute"}
+_GENERAL = re.compile(r"^(\S+(?:\s+\d{1,2}:\d\d:\d\d)?)?\s+(\d+)\s+([A-Z][A-Za-z_ ]*?)\t(.*)$")
+_STATEMENT_COMMANDS = {"query", "execute", "prepare"}
+_MARIADB_TS = re.compile(r"^(\d\d)(\d\d)(\d\d)\s+(\d{1,2}):(\d\d):(\d\d)$")
+_MYSQL_TS = re.compile(r"^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d(?:\.\d+)?)")
 
 
-def general_log_keys(lines: Iterable[str], m: Matcher, cap: Capture) -> Iterator[int]:
-    """Keys from a general log in arrival order; statements may span lines."""
+def _log_time(text: str | None) -> float | None:
+    """Seconds since 2000 of a general log's timestamp (only differences are used)."""
+    import calendar
+
+    if not text:
+        return None
+    m = _MARIADB_TS.match(text.strip())
+    if m:
+        y, mo, d, h, mi, s = (int(x) for x in m.groups())
+        y += 2000
+    else:
+        m = _MYSQL_TS.match(text.strip())
+        if not m:
+            return None
+        y, mo, d, h, mi = (int(x) for x in m.groups()[:5])
+        s = float(m.group(6))
+    try:
+        return calendar.timegm((y, mo, d, h, mi, 0, 0, 0, 0)) + s
+    except (ValueError, OverflowError):
+        return None
+
+
+def general_log_statements(lines: Iterable[str], cap: Capture) -> Iterator[Statement]:
+    """Statements (Query, Execute, Prepare) of a general log in arrival order; statements may
+    span lines. Each counted in cap.statements."""
     schemas: dict[str, str] = {}
-    current: tuple[str, str, list[str]] | None = None  # (thread, command, text lines)
+    current: tuple[str, str, _Parts] | None = None  # (thread, command, text lines)
+    ts = None
 
     def flush():
         nonlocal current
@@ -175,8 +262,13 @@ def general_log_keys(lines: Iterable[str], m: Matcher, cap: Capture) -> Iterator
             return None
         thread, command, parts = current
         current = None
-        sql = " ".join(p.strip() for p in parts)
         cmd = command.strip().lower()
+        if parts.too_long:
+            if cmd in _STATEMENT_COMMANDS:
+                cap.statements += 1
+                cap.unused["too_long"] += 1
+            return None
+        sql = " ".join(p.strip() for p in parts.parts)
         if cmd == "init db":
             schemas[thread] = sql.strip("` ")
             return None
@@ -185,43 +277,47 @@ def general_log_keys(lines: Iterable[str], m: Matcher, cap: Capture) -> Iterator
             if on:
                 schemas[thread] = on.group(1)
             return None
-        if cmd == "prepare":
-            cap.statements += 1
-            cap.unused["placeholder" if "?" in sql else "other_statement"] += 1
-            return None
         if cmd not in _STATEMENT_COMMANDS:
             return None
         cap.statements += 1
-        u = _USE.match(sql if sql.endswith(";") else sql + ";")
-        if u:
-            schemas[thread] = u.group(1)
-            return None
-        what, key = m.match(sql, schemas.get(thread))
-        if key is None:
-            cap.unused[what] += 1
-        return key
+        if cmd != "prepare":
+            u = _USE.match(sql if sql.endswith(";") else sql + ";")
+            if u:
+                schemas[thread] = u.group(1)
+                return None
+        return Statement(cmd, sql, schemas.get(thread), ts, thread)
 
     for line in lines:
         cap.lines += 1
+        if line == HUGE:  # most likely a statement of its own (a huge INSERT): the one before has ended
+            st = flush()
+            if st is not None:
+                yield st
+            cap.statements += 1
+            cap.unused["too_long"] += 1
+            continue
         line = line.rstrip("\n")
         g = _GENERAL.match(line)
         if g:
-            k = flush()
-            if k is not None:
-                yield k
-            current = (g.group(1), g.group(2), [g.group(3)])
+            st = flush()
+            if st is not None:
+                yield st
+            if g.group(1):
+                ts = _log_time(g.group(1)) or ts
+            current = (g.group(2), g.group(3), _Parts(g.group(4)))
         elif _PREAMBLE.match(line) or not line.strip():
             continue
         elif current is not None:
-            current[2].append(line)  # a statement continued on the next line
+            current[2].add(line)  # a statement continued on the next line
         else:
             cap.unused["not_a_statement"] += 1
-    k = flush()
-    if k is not None:
-        yield k
+    st = flush()
+    if st is not None:
+        yield st
 
 
 def read_lines(path) -> Iterator[str]:
+    """The log's lines; one over MAX_LINE_CHARS comes out as HUGE (memory stays bounded)."""
     try:
         f = open(path, encoding="utf-8", errors="replace")
     except OSError as exc:
@@ -233,7 +329,16 @@ def read_lines(path) -> Iterator[str]:
             raise UsageError(f"{path} is binary, not a MySQL/MariaDB log",
                              "give the text log the server writes (slow_query_log_file or general_log_file)")
         f.seek(0)
-        yield from f
+        while True:
+            line = f.readline(MAX_LINE_CHARS)
+            if not line:
+                return
+            if len(line) >= MAX_LINE_CHARS and not line.endswith("\n"):
+                while (more := f.readline(MAX_LINE_CHARS)) and not more.endswith("\n"):
+                    pass
+                yield HUGE
+                continue
+            yield line
 
 
 # -- performance_schema --------------------------------------------------------------------------

@@ -23,6 +23,7 @@ from collections.abc import Iterable, Iterator
 from ..errors import LoadgenError, UsageError
 
 MAGIC = b"LGTRACE\x00"
+OP_MAGIC = b"LGOPTRC\x00"  # workload/optrace.py: told apart here, read there
 VERSION = 1
 HEADER = struct.Struct("<8sIIQ")
 CHUNK_KEYS = 65536
@@ -67,6 +68,8 @@ def detect(path) -> str:
         raise TraceError(f"cannot read trace {path}: {exc.strerror}", "check the path and its permissions") from None
     if head.startswith(MAGIC):
         return "binary"
+    if head.startswith(OP_MAGIC):
+        return "ops"
     if b"\x00" in head:
         raise _fail(path, "binary data that is not a loadgen trace")
     try:
@@ -82,6 +85,9 @@ def chunks(path) -> Iterator[array]:
 
     Text keys below zero or above 2**64-1 come out as 0 and U64_MAX, so they count as outside."""
     kind = detect(path)
+    if kind == "ops":
+        raise TraceError(f"trace {path} is an op trace (a whole server's statements), not a key trace",
+                         "use it with `loadgen predict --trace`; capture a key trace with --table db.tbl")
     if kind == "binary":
         yield from _binary_chunks(path)
     else:

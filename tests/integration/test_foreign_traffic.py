@@ -99,11 +99,11 @@ def _pages_read(server) -> int:
         conn.close()
 
 
-def _sysbench(server, command: str, *extra: str) -> None:
+def _sysbench(server, command: str, *extra: str, script: str = "oltp_point_select", tables: int = 1) -> None:
     ep = server.endpoint
-    res = subprocess.run(["sysbench", "oltp_point_select", "--db-driver=mysql", "--mysql-host=127.0.0.1",
+    res = subprocess.run(["sysbench", script, "--db-driver=mysql", "--mysql-host=127.0.0.1",
                           f"--mysql-port={ep.port}", "--mysql-user=root", f"--mysql-password={ep.password}",
-                          "--mysql-db=sbtest", "--tables=1", *extra, command],
+                          "--mysql-db=sbtest", f"--tables={tables}", *extra, command],
                          capture_output=True, text=True, timeout=600)
     assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]
 

@@ -1,0 +1,357 @@
+"""Predict pages read from an op trace (workload/optrace.py): the captured operations fed, in
+their order, to the mix model's page references and pool (mixmodel.py), per table and index.
+
+The adapter makes one mix "stream" per (table, operation, index, updated indexes) and hands
+mixmodel its arrays of stream / key / length, chunk by chunk (mixmodel._add_ops): the same
+references, read-ahead, undo and purge a mixed run of those operations would make. Keys are
+placed as the mix model places them: a table's keys 1..rows (the captured key less the table's
+lowest key, key_offset) on its leaves in order; inserts past the last key (or AUTO_INCREMENT's)
+grow the table at the end, in arrival order; an insert of a key inside the table writes that
+key's leaf; a secondary index's value and a non-integer key (HASHED) go to a row chosen by a
+hash of the value (where a row with that value lies is not known without the data).
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import UsageError
+from ..workload import optrace as ot
+from . import mixmodel as mm
+from .geometry import estimate_geometry
+
+MODEL = "innodb-lru-mix-trace"
+# mix op of each trace kind (INSERT: "insert" at the end, INSERT_AT inside the table)
+_OPS = {ot.POINT: "read", ot.RANGE: "range", ot.SCAN: "scan", ot.UPDATE: "update", ot.DELETE: "delete"}
+INSERT_AT = "insert-at"
+I64_MAX = (1 << 63) - 1
+
+
+@dataclass(frozen=True)
+class Stream:
+    """mixmodel.Mapper's view of a stream (workload.mix.StreamSpec's duck type)."""
+
+    name: str
+    table: str
+    op: str
+    index: str | None = None
+    column: str | None = None
+    share: float = 0.0
+    scheduled: bool = False
+
+    @property
+    def writes(self) -> bool:
+        return self.op in ("update", "delete", "insert", INSERT_AT)
+
+
+@dataclass(frozen=True)
+class _Table:
+    name: str
+
+
+@dataclass(frozen=True)
+class Spec:
+    """mixmodel's view of the mix (workload.mix.MixSpec's duck type)."""
+
+    streams: tuple
+    tables: tuple
+    operations: int = 0
+    scheduled: tuple = ()
+
+    @property
+    def writes(self) -> bool:
+        return any(s.writes for s in self.streams)
+
+
+class Mapper(mm.Mapper):
+    """mixmodel's Mapper and one op it does not have: an insert of a key inside the table (the
+    descent to its leaf, the leaf written, a new entry in each secondary index)."""
+
+    def op_refs(self, stream: int, key: np.ndarray, length: np.ndarray) -> mm.Refs:
+        s = self.spec.streams[stream]
+        if s.op != INSERT_AT:
+            return super().op_refs(stream, key, length)
+        tree = self.space.tree_of(s.table, None)
+        parts = [mm.walks(tree, *tree.span(key, key))]
+        p, f = mm.point_refs(tree, tree.leaf_of_key(key), first=False, write=True)
+        ps, fs = [p], [f]
+        for sec in self.space.secondaries(s.table):
+            p, f = mm.point_refs(sec, sec.entry_leaf(key, 1), first=False, write=True)
+            ps.append(p)
+            fs.append(f)
+        parts.append(mm.Refs.block(np.hstack(ps), np.hstack(fs)))
+        return mm.hcat(*parts)
+
+    def purge_refs(self, stream: int, key: np.ndarray):
+        if self.spec.streams[stream].op == INSERT_AT:
+            return None  # an insert leaves purge nothing in the B-trees (its undo is read all the same)
+        return super().purge_refs(stream, key)
+
+
+def _hash_key(x: np.ndarray, rows: int) -> np.ndarray:
+    return (mm._mix64(x.astype(np.uint64)) % np.uint64(max(rows, 1))).astype(np.int64) + 1
+
+
+class Plan:
+    """The streams and the key placement of a trace over the tables' geometry."""
+
+    def __init__(self, meta: dict, tables: dict[str, dict]):
+        self.meta, self.tables = meta, tables
+        self.trees = meta["trees"]
+        missing = sorted({t["table"] for t in self.trees} - set(tables))
+        if missing:
+            raise UsageError(f"no geometry for {', '.join(missing[:5])}", "the trace names tables the server or "
+                                                                          "--schema does not have")
+        self.streams: list[Stream] = []
+        self.ids: dict[tuple, int] = {}
+        self.skipped: Counter = Counter()
+        self.ops: Counter = Counter()
+        self.appended: Counter = Counter()  # inserts at each table's end so far
+
+    def stream(self, table: str, op: str, index: str | None = None, mask: int = 0) -> int:
+        k = (table, op, index, mask)
+        if k not in self.ids:
+            self.ids[k] = len(self.streams)
+            column = None
+            if op == "read-secondary":
+                column = (self.tables[table]["indexes"][index].get("columns") or [None])[0]
+            self.streams.append(Stream(f"{table} {op} {index or ''} {mask or ''}".strip(), table, op, index, column))
+        return self.ids[k]
+
+    def map(self, a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(stream, key, length, transaction) of a chunk of records, in order; records the model cannot place
+        (keys outside the table) are dropped and counted in skipped."""
+        n = len(a)
+        stream = np.full(n, -1, dtype=np.int64)
+        key = np.zeros(n, dtype=np.int64)
+        length = np.ones(n, dtype=np.int64)
+        kinds, trees, flags = a["kind"], a["tree"].astype(np.int64), a["flags"]
+        for tid in np.unique(trees):
+            tr = self.trees[int(tid)]
+            table, index = tr["table"], tr["index"]
+            g = self.tables[table]
+            rows, off = int(g["rows"]), int(g.get("key_offset") or 0)
+            for kind in np.unique(kinds[trees == tid]):
+                sel = np.nonzero((trees == tid) & (kinds == kind))[0]
+                self._place(a[sel], sel, int(kind), table, index, rows, off, stream, key, length, flags[sel])
+        keep = stream >= 0
+        self.skipped["outside the table's keys"] += int((~keep).sum())
+        writes = np.isin(kinds, (ot.INSERT, ot.UPDATE, ot.DELETE))
+        txn = np.where(writes, a["hi"], 0).astype(np.int64)
+        return stream[keep], key[keep], length[keep], txn[keep]
+
+    def _place(self, r, sel, kind, table, index, rows, off, stream, key, length, flags) -> None:
+        hashed = (flags & ot.HASHED) != 0
+        lo = np.where(hashed, _hash_key(r["lo"], rows), r["lo"].astype(np.int64) - off)
+        if kind == ot.POINT and index != ot.PRIMARY:
+            if index not in self.tables[table]["indexes"]:
+                self.skipped[f"index {index} not on the server"] += len(sel)
+                return
+            stream[sel] = self.stream(table, "read-secondary", index)
+            key[sel] = _hash_key(r["lo"], rows)  # the row a value leads to
+            self.ops["read-secondary"] += len(sel)
+            return
+        if kind == ot.INSERT:
+            at_end = ((flags & ot.AUTO) != 0) | (~hashed & (lo > rows))
+            n_end = int(at_end.sum())
+            end_keys = rows + self.appended[table] + 1 + np.arange(n_end, dtype=np.int64)
+            self.appended[table] += n_end
+            stream[sel[at_end]] = self.stream(table, "insert")
+            key[sel[at_end]] = end_keys
+            inside = ~at_end & (lo >= 1)
+            stream[sel[inside]] = self.stream(table, INSERT_AT)
+            key[sel[inside]] = lo[inside]
+            self.ops["insert"] += int(at_end.sum() + inside.sum())
+            return
+        if kind == ot.RANGE:
+            hi = np.where(hashed, lo, r["hi"].astype(np.int64) - off)
+            lo = np.where((flags & ot.LO_OPEN) != 0, 1, lo)
+            hi = np.where((flags & ot.HI_OPEN) != 0, rows, hi)
+            lo, hi = np.maximum(lo, 1), np.minimum(hi, rows)
+            limit = r["extra"].astype(np.int64)
+            desc = (flags & ot.DESC) != 0
+            cut = limit > 0
+            lo = np.where(cut & desc, np.maximum(lo, hi - limit + 1), lo)
+            hi = np.where(cut & ~desc, np.minimum(hi, lo + limit - 1), hi)
+            ok = hi >= lo
+            stream[sel[ok]] = self.stream(table, "range")
+            key[sel[ok]] = lo[ok]
+            length[sel[ok]] = hi[ok] - lo[ok] + 1
+            self.ops["range"] += int(ok.sum())
+            self.skipped["empty ranges"] += int((~ok).sum())
+            return
+        if kind == ot.SCAN:
+            stream[sel] = self.stream(table, "scan", None if index == ot.PRIMARY else index)
+            key[sel] = 1
+            self.ops["scan"] += len(sel)
+            return
+        ok = (lo >= 1) & (lo <= rows)
+        if kind == ot.UPDATE:
+            for m in np.unique(r["extra"][ok]):
+                s = ok & (r["extra"] == m)
+                stream[sel[s]] = self.stream(table, "update", None, int(m))
+        else:
+            stream[sel[ok]] = self.stream(table, _OPS[kind])
+        key[sel[ok]] = lo[ok]
+        self.ops[_OPS[kind]] += int(ok.sum())
+
+    def spec(self) -> Spec:
+        return Spec(tuple(self.streams), tuple(_Table(t) for t in self.tables))
+
+
+def predict(path, tables: dict[str, dict], pools: list, flavor: str = "mariadb") -> dict:
+    """Pages read per table and index and in total at each pool ((bytes, pool.PoolModel) list), with the
+    interval (intervals.for_pool); tables: {db.tbl: {rows, leaf_pages, height, key_offset,
+    indexes: {name: {leaf_pages, height, columns}}}}."""
+    from .intervals import for_pool
+
+    meta, count, _ = ot.read_meta(path)
+    plan = Plan(meta, tables)
+    chunks = [plan.map(a) for a in ot.chunks(path)]  # placed once: the inserts' keys are counted here
+    spec = plan.spec()
+    if not spec.streams:
+        raise UsageError(f"none of the trace's {count:,} operations falls inside its tables",
+                         "check that --dsn is the server the log came from (or --rows for --schema)")
+    inserts = {t: plan.appended[t] for t in plan.appended}
+    order = _table_order(plan, tables)
+    space = mm.Space.of(tables, inserts, order, mm.ROLLBACK_SEGMENTS.get(flavor, 128) if spec.writes else 0)
+    columns_of = {(name, iname): list(ix.get("columns") or []) for name, t in tables.items()
+                  for iname, ix in (t.get("indexes") or {}).items()}
+    mapper = Mapper(spec, space, columns_of, prefetch=mm.RANGE_PREFETCH and flavor == "mariadb")
+    for i, s in enumerate(spec.streams):  # an update writes the entries of the indexes it sets
+        if s.op == "update":
+            bits = _bits(meta, s.table)
+            mask = next(k[3] for k, v in plan.ids.items() if v == i)
+            mapper.indexed[i] = [space.tree_of(s.table, ix) for j, ix in enumerate(bits)
+                                 if mask >> j & 1 and (s.table, ix) in space.trees]
+    trace = mm.Trace()
+    done = 0
+    for stream, key, length, txn in chunks:
+        mm._add_ops(trace, mapper, stream, key, length, done, txn)
+        done += len(stream)
+    first = space.tree_of(order[0], None)
+    out = {"model": MODEL, "trace": str(path), "operations": count, "simulated": done,
+           "skipped": {k: v for k, v in plan.skipped.items() if v}, "operations_by_kind": dict(plan.ops),
+           "pools": []}
+    for pool_bytes, pool in pools:
+        sim = mm.simulate(trace, space, pool, first.all_leaves)
+        reads = np.frombuffer(sim.reads, dtype=np.uint32)
+        per: dict[str, dict] = {}
+        for (name, idx), tree in space.trees.items():
+            got = int(reads[tree.base:tree.base + tree.n_pages].sum(dtype=np.uint64))
+            if name == order[0] and idx == mm.PRIMARY:
+                got += int(sim.filler_reads)
+            t = per.setdefault(name, {"pages_read": 0, "indexes": {}})
+            t["pages_read"] += got
+            t["indexes"][idx] = got
+        system = int(reads[space.system_base:space.n_pages].sum(dtype=np.uint64))
+        total = sum(t["pages_read"] for t in per.values()) + system
+        low, high = for_pool(total, pool)
+        out["pools"].append({"pool_bytes": pool_bytes, "pool_pages": pool.pool_pages,
+                             "capacity_pages": pool.capacity_pages, "pages_read": total, "low": low, "high": high,
+                             "system_pages_read": system, "read_requests": int(sim.refs),
+                             "hit_ratio": 1.0 - total / sim.refs if sim.refs else None,
+                             "dirty_evictions": int(sim.dirty_evicted), "tables": per})
+    return out
+
+
+def _bits(meta: dict, table: str) -> list[str]:
+    return sorted(((meta.get("tables") or {}).get(table) or {}).get("indexes") or {})
+
+
+def _table_order(plan: Plan, tables: dict) -> list[str]:
+    """The table at page 0 (the one whose leaves read-ahead follows) first: the one with the most
+    range and scan operations, else the most operations (as mixmodel._table_order)."""
+    weight: Counter = Counter()
+    for table, op, _, _ in plan.ids:
+        weight[table] += 1000 if op in ("range", "scan") else 1
+    return sorted(tables, key=lambda t: -weight.get(t, 0))
+
+
+# -- geometry ------------------------------------------------------------------------------------
+LEAF_BYTES = 16384 * 15 / 16  # a leaf filled in key order
+SECONDARY_FILL = 0.7  # a secondary index filled at random keys
+_TYPE_BYTES = {"TINYINT": 1, "SMALLINT": 2, "MEDIUMINT": 3, "INT": 4, "INTEGER": 4, "BIGINT": 8, "FLOAT": 4,
+               "DOUBLE": 8, "DECIMAL": 8, "DATE": 3, "TIME": 3, "DATETIME": 5, "TIMESTAMP": 4, "YEAR": 1,
+               "ENUM": 1, "BOOL": 1, "BOOLEAN": 1}
+VARIABLE_BYTES = 32  # a column whose length the DDL does not give (TEXT kept off the page, VARCHAR)
+
+
+def column_bytes(text: str, table: str) -> dict[str, int]:
+    """Bytes of each column of `table` from its CREATE TABLE (CHAR(n) -> n; an estimate)."""
+    import re
+
+    from .. workload.tabledefs import shape
+
+    s = shape(text, table)
+    out = {}
+    for col, word in (s.columns.items() if s else []):
+        m = re.search(rf"`?{re.escape(col)}`?\s+{word}\s*\((\d+)", text, re.I)
+        n = int(m.group(1)) if m and word in ("CHAR", "VARCHAR", "BINARY", "VARBINARY") else None
+        out[col] = min(n, 768) if n else _TYPE_BYTES.get(word, VARIABLE_BYTES)
+    return out
+
+
+def offline_tables(meta: dict, rows: dict[str, int], widths: dict[str, dict[str, int]]) -> dict[str, dict]:
+    """Geometry without a server: each table's rows (--rows), leaves from its row width."""
+    out = {}
+    for name, t in (meta.get("tables") or {}).items():
+        tbl = name.partition(".")[2]
+        n = rows.get(name) or rows.get(tbl) or rows.get("*")
+        if not n:
+            raise UsageError(f"no --rows for {name}", "give --rows N (every table) or --rows db.tbl=N,db.tbl2=M")
+        w = widths.get(tbl.lower()) or {}
+        pk = t.get("primary_key") or []
+        pk_bytes = sum(w.get(c, 8) for c in pk) or 8
+        row = 18 + sum(w.values()) + (len(w) + 7) // 8 if w else 100
+        g = estimate_geometry(n, rows_per_leaf=max(1.0, LEAF_BYTES / row))
+        ixs = {}
+        for iname, cols in (t.get("indexes") or {}).items():
+            entry = 13 + pk_bytes + sum(w.get(c, 8) for c in cols)
+            gi = estimate_geometry(n, rows_per_leaf=max(1.0, 16384 * SECONDARY_FILL / entry))
+            ixs[iname] = {"leaf_pages": gi.leaf_pages, "height": gi.height, "columns": list(cols)}
+        out[name] = {"rows": n, "leaf_pages": g.leaf_pages, "height": g.height, "key_offset": 0, "indexes": ixs,
+                     "source": "estimated from --rows and the schema's column widths"}
+    return out
+
+
+def server_tables(conn, names: list[str]) -> dict[str, dict]:
+    """Geometry of each table from the server, read only (mixseed.inspect_existing: key range,
+    mysql.innodb_index_stats, measured heights), its leaves re-estimated when the statistics
+    look stale (usertable.stale_sizes)."""
+    from .. import db
+    from ..mixseed import inspect_existing
+    from ..seeding.schemas import reflect
+    from ..seeding.usertable import _borrow, stale_sizes
+    from ..workload.mix import TableSpec
+
+    out = {}
+    for name in names:
+        database, _, table = name.partition(".")
+        if database == "?":
+            raise UsageError(f"the log does not say which database {table} is in",
+                             "capture with --dsn (the sessions' schema is followed) or qualify the tables")
+        info = inspect_existing(conn, TableSpec(name=name, existing=name))
+        d = info.to_dict()
+        note = None
+        table_rows = int(db.query_value(conn, "SELECT TABLE_ROWS FROM information_schema.TABLES WHERE "
+                                              "TABLE_SCHEMA=%s AND TABLE_NAME=%s", (database, table)) or 0)
+        stale = stale_sizes(conn, reflect(_borrow(conn), database, table), max(table_rows, 0), info.leaf_pages)
+        if stale is not None:
+            note = (f"the statistics of {name} look stale: estimated {stale[0]:,} leaf pages from rows x width; "
+                    f"run ANALYZE TABLE for the server's own figures")
+            d["leaf_pages"] = stale[0]
+        out[name] = {"rows": d["rows"], "leaf_pages": max(1, int(d["leaf_pages"])), "height": max(1, int(d["height"])),
+                     "key_offset": int(d["key_offset"]), "stats_note": note, "indexes": {
+                         i: {"leaf_pages": max(1, int(ix["leaf_pages"] or ix["pages"] or 1)),
+                             "height": int(ix["height"] or max(1, int(d["height"]) - 1)), "columns": ix["columns"]}
+                         for i, ix in d["indexes"].items()}}
+    return out
+
+
+def pools_of(pool_bytes: list[int], flavor: str, variables: dict, qps: float):
+    from .pool import pool_model
+
+    return [(b, pool_model(b, variables, flavor, qps)) for b in pool_bytes]

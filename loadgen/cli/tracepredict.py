@@ -1,0 +1,105 @@
+"""predict --trace OPTRACE: pages read per table and index of a whole server's captured traffic."""
+from __future__ import annotations
+
+import json
+
+import click
+
+from ..errors import UsageError
+from .options import stderr_console, stdout_console
+
+MIN_SPAN_S = 1.0  # a log shorter than this gives no rate: --qps
+
+
+def run(trace_path, dsn, schema, rows, pools_text, flavor, variables, qps, qps_given, fmt) -> None:
+    """The command's work (loadgen predict --trace with an op trace)."""
+    from ..analysis import tracemodel
+    from ..analysis.sweep import parse_pools
+    from ..workload import optrace
+
+    meta, count, _ = optrace.read_meta(trace_path)
+    names = sorted({t["table"] for t in meta["trees"]})
+    pool_bytes = parse_pools(pools_text, "--pool")
+    err = stderr_console()
+    if dsn:
+        from .. import db
+        from ..servers.dsn import parse_dsn
+
+        conn = db.connect(parse_dsn(dsn))
+        try:
+            tables = tracemodel.server_tables(conn, names)
+            flavor = _flavor(conn) if flavor is None else flavor
+            variables = {**_variables(conn), **variables}
+        finally:
+            conn.close()
+        for t in tables.values():
+            if t.get("stats_note"):
+                err.print(f"[yellow]{t['stats_note']}[/]", highlight=False)
+    elif schema:
+        from ..analysis.tracemodel import column_bytes
+        from ..seeding.schemas import read_schema_text
+
+        if not rows:
+            raise UsageError("--schema needs --rows (rows in each table)", "e.g. --schema shop.sql --rows 2M")
+        text = read_schema_text(schema)
+        widths = {n.partition(".")[2].lower(): column_bytes(text, n.partition(".")[2]) for n in names}
+        tables = tracemodel.offline_tables(meta, {"*": rows}, widths)
+    else:
+        raise UsageError("predicting an op trace needs the tables' sizes",
+                         "give --dsn URL (the server the log came from) or --schema FILE.sql --rows N")
+    flavor = flavor or "mariadb"
+    span = meta.get("span_s")
+    on_tables = int(meta.get("statements") or 0) - int(meta.get("no_table") or 0)
+    if not qps_given and span and span >= MIN_SPAN_S and on_tables:
+        qps = on_tables / span  # innodb_old_blocks_time is real time: the log's own rate
+    pools = tracemodel.pools_of(pool_bytes, flavor, variables, qps)
+    doc = tracemodel.predict(trace_path, tables, pools, flavor)
+    doc.update({"flavor": flavor, "qps": round(qps, 1), "tables": tables,
+                "capture": {k: meta.get(k) for k in ("source", "statements", "no_table", "modelled", "unmodelled",
+                                                     "top_unmodelled", "span_s")}})
+    if fmt == "json":
+        click.echo(json.dumps(doc, indent=2, default=str))
+        return
+    _print(doc, meta)
+
+
+def _flavor(conn) -> str:
+    from .. import db
+
+    return "mysql" if db.server_flavor(conn).name == "mysql" else "mariadb"
+
+
+def _variables(conn) -> dict:
+    from .. import db
+    from ..analysis.pool import DEFAULTS
+
+    got = db.global_variables(conn, list(DEFAULTS))
+    return {k: int(v) for k, v in got.items() if str(v).isdigit()}
+
+
+def _print(doc: dict, meta: dict) -> None:
+    from ..render.report import rich_table
+    from ..units import format_bytes
+
+    out = stdout_console()
+    pools = doc["pools"]
+    heads = ["table / index"] + [format_bytes(p["pool_bytes"]) for p in pools]
+    rows = []
+    for name in sorted(pools[0]["tables"]):
+        rows.append([name] + [f"{p['tables'][name]['pages_read']:,}" for p in pools])
+        for idx in sorted(pools[0]["tables"][name]["indexes"]):
+            rows.append([f"  {idx}"] + [f"{p['tables'][name]['indexes'][idx]:,}" for p in pools])
+    rows.append(["undo (system)"] + [f"{p['system_pages_read']:,}" for p in pools])
+    rows.append(["total pages read"] + [f"{p['pages_read']:,}" for p in pools])
+    rows.append(["  interval"] + [f"{p['low']:,}..{p['high']:,}" for p in pools])
+    rows.append(["hit ratio"] + [f"{100 * p['hit_ratio']:.2f}%" if p["hit_ratio"] is not None else "-" for p in pools])
+    title = (f"loadgen predict: {doc['trace']}, {doc['simulated']:,} of {doc['operations']:,} operations, "
+             f"{doc['flavor']}, {doc['qps']:,.0f} q/s")
+    out.print(rich_table(heads, rows, title=title))
+    err = stderr_console()
+    st, mod = int(meta.get("statements") or 0) - int(meta.get("no_table") or 0), int(meta.get("modelled") or 0)
+    if st:
+        err.print(f"[dim]the capture modelled {mod:,} of {st:,} statements on tables ({100 * mod / st:.1f}%)[/]",
+                  highlight=False)
+    for why, n in doc["skipped"].items():
+        err.print(f"[dim]not simulated: {n:,} operations, {why}[/]", highlight=False)

@@ -1,0 +1,200 @@
+"""A whole server's traffic from its general or slow log -> an op trace (workload/optrace.py).
+
+Every statement is read in log order (capture.py's readers: bounded lines, the session's
+schema followed), classified by sqlops.Classifier against the tables' keys (from the live
+server, read only, or a --schema file) and written as its operations; the ones it cannot model
+are counted by reason, with the most frequent statement shapes (digests) named.
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from ..errors import LoadgenError, UsageError
+from . import capture as logs
+from . import optrace, sqlops
+
+_BEGIN = re.compile(r"^\s*(?:BEGIN(?:\s+WORK)?|START\s+TRANSACTION\b[^;]*)\s*;?\s*$", re.I)
+_END = re.compile(r"^\s*(?:COMMIT|ROLLBACK)\b", re.I)
+MAX_DIGESTS = 10_000  # distinct shapes kept per capture; past it they count as "(other shapes)"
+TOP_DIGESTS = 10
+
+
+@dataclass
+class OpCapture:
+    source: str
+    lines: int = 0
+    statements: int = 0
+    no_table: int = 0  # BEGIN, COMMIT, SET, SHOW...: they read no table's pages
+    modelled: int = 0
+    ops: int = 0
+    unused: Counter = field(default_factory=Counter)
+    digests: Counter = field(default_factory=Counter)  # (reason, digest) -> statements
+    by_table: Counter = field(default_factory=Counter)
+    first_ts: float | None = None
+    last_ts: float | None = None
+    note: str = ""
+
+    @property
+    def on_tables(self) -> int:
+        return self.statements - self.no_table
+
+    @property
+    def modelled_pct(self) -> float:
+        return 100.0 * self.modelled / self.on_tables if self.on_tables else 0.0
+
+    @property
+    def span_s(self) -> float | None:
+        if self.first_ts is None or self.last_ts is None:
+            return None
+        return max(0.0, self.last_ts - self.first_ts)
+
+    def top(self, n: int = TOP_DIGESTS) -> list[dict]:
+        return [{"reason": r, "digest": d, "statements": c} for (r, d), c in self.digests.most_common(n)]
+
+    def to_meta(self, tables: dict[str, sqlops.TableDef]) -> dict:
+        return {"source": self.source, "lines": self.lines, "statements": self.statements, "no_table": self.no_table,
+                "modelled": self.modelled, "operations": self.ops, "unmodelled": dict(self.unused),
+                "top_unmodelled": self.top(), "span_s": self.span_s, "note": self.note,
+                "tables": {name: t.to_dict() for name, t in sorted(tables.items())},
+                "operations_by_table": dict(self.by_table)}
+
+
+def capture(statements: Iterable, cap: OpCapture, classifier: sqlops.Classifier, writer: optrace.Writer) -> dict:
+    """Classify and write every statement; returns the tables written ({db.tbl: TableDef})."""
+    used: dict[str, sqlops.TableDef] = {}
+    open_txn: dict[str | None, int] = {}  # session -> its transaction's number (BEGIN .. COMMIT)
+    txns = 0
+    for st in statements:
+        if st.ts is not None:
+            cap.first_ts = st.ts if cap.first_ts is None else cap.first_ts
+            cap.last_ts = st.ts
+        if st.command == "prepare":  # the Execute lines that follow carry the values
+            cap.no_table += 1
+            continue
+        res, masked = classifier.classify(st.sql, st.schema)
+        if res.reason == "none":
+            cap.no_table += 1
+            if _BEGIN.match(st.sql):
+                txns += 1
+                open_txn[st.thread] = txns
+            elif _END.match(st.sql):
+                open_txn.pop(st.thread, None)
+            continue
+        if res.reason is not None:
+            _unmodelled(cap, res.reason, masked)
+            continue
+        cap.modelled += 1
+        if not res.ops:
+            continue
+        if res.table not in used:
+            used[res.table] = _def_of(classifier, res.table)
+        txn = open_txn.get(st.thread)
+        if txn is None and res.ops[0].kind in WRITES:  # autocommit: the statement is its transaction
+            txns += 1
+            txn = txns
+        for op in res.ops:
+            # a write's hi is its transaction's number (optrace's layout)
+            hi = txn if op.kind in WRITES else op.hi
+            writer.add(op.kind, writer.tree(res.table, op.index), op.lo, hi, op.flags, op.extra)
+        cap.ops += len(res.ops)
+        cap.by_table[res.table] += len(res.ops)
+    return used
+
+
+WRITES = (optrace.INSERT, optrace.UPDATE, optrace.DELETE)
+
+
+def _def_of(classifier: sqlops.Classifier, table: str) -> sqlops.TableDef:
+    db, _, tbl = table.partition(".")
+    return classifier.schemas.find(None if db == "?" else db, tbl)
+
+
+def _unmodelled(cap: OpCapture, reason: str, masked: str) -> None:
+    cap.unused[reason] += 1
+    key = (reason, sqlops.digest(masked))
+    if key in cap.digests or len(cap.digests) < MAX_DIGESTS:
+        cap.digests[key] += 1
+    else:
+        cap.digests[(reason, "(other shapes)")] += 1
+
+
+def run(path, kind: str, schemas: sqlops.Schemas, out) -> OpCapture:
+    """Capture `path` (kind: general | slow) into the op trace `out`."""
+    if kind == "general":
+        cap = OpCapture("general log", note="the general log lists statements as they arrive (issue order)")
+    else:
+        cap = OpCapture("slow log", note="the slow log lists statements as they finish: with several sessions "
+                                         "that is not quite the order they were issued")
+    counts = logs.Capture(cap.source)
+    lines = logs.read_lines(path)
+    statements = (logs.general_log_statements if kind == "general" else logs.slow_log_statements)(lines, counts)
+    writer = optrace.Writer(out)
+    try:
+        used = capture(statements, cap, sqlops.Classifier(schemas), writer)
+        cap.lines, cap.statements = counts.lines, counts.statements
+        for reason, n in counts.unused.items():  # lines the readers could not use
+            cap.unused[reason] += n
+        writer.close(cap.to_meta(used))
+    except BaseException:
+        writer.discard()
+        raise
+    return cap
+
+
+# -- the tables' keys ----------------------------------------------------------------------------
+def schemas_from_file(path) -> sqlops.Schemas:
+    """Every CREATE TABLE of a .sql file (tables of any database, unless the file names one)."""
+    from pathlib import Path
+
+    from ..seeding.schemas import read_schema_text
+    from .tabledefs import shape, tables
+
+    text = read_schema_text(Path(path))
+    out = {}
+    for name in tables(text):
+        s = shape(text, name)
+        if s is None:
+            raise UsageError(f"--schema {path}: cannot read the CREATE TABLE of {name}",
+                             "give the server with --dsn instead (its SHOW CREATE TABLE is read)")
+        out[(None, name)] = sqlops.TableDef(list(s.columns), list(s.primary_key), dict(s.indexes))
+    if not out:
+        raise UsageError(f"--schema {path} creates no table", "give a .sql file of CREATE TABLE statements")
+    return sqlops.Schemas(out)
+
+
+def schemas_from_server(conn) -> sqlops.Schemas:
+    """The keys of every InnoDB table outside the system schemas (information_schema, read only)."""
+    from .. import db
+
+    system = tuple(sqlops.SYSTEM_SCHEMAS)
+    marks = ", ".join(["%s"] * len(system))
+    try:
+        cols = db.query_all(conn, "SELECT c.TABLE_SCHEMA, c.TABLE_NAME, c.COLUMN_NAME FROM "
+                                  "information_schema.COLUMNS c JOIN information_schema.TABLES t ON "
+                                  "t.TABLE_SCHEMA = c.TABLE_SCHEMA AND t.TABLE_NAME = c.TABLE_NAME WHERE "
+                                  f"t.ENGINE = 'InnoDB' AND c.TABLE_SCHEMA NOT IN ({marks}) "
+                                  "ORDER BY c.TABLE_SCHEMA, c.TABLE_NAME, c.ORDINAL_POSITION", system)
+        stats = db.query_all(conn, "SELECT TABLE_SCHEMA, TABLE_NAME, INDEX_NAME, COLUMN_NAME FROM "
+                                   f"information_schema.STATISTICS WHERE TABLE_SCHEMA NOT IN ({marks}) "
+                                   "ORDER BY TABLE_SCHEMA, TABLE_NAME, INDEX_NAME, SEQ_IN_INDEX", system)
+    except Exception as exc:  # noqa: BLE001 - the server's message is the useful part
+        raise LoadgenError(f"cannot read the tables' keys from the server: {db.error_text(exc)}",
+                           "grant the --dsn user SELECT on the databases (information_schema shows only those)") \
+            from None
+    out: dict[tuple[str | None, str], sqlops.TableDef] = {}
+    for d, t, c in cols:
+        out.setdefault((str(d), str(t)), sqlops.TableDef([], [])).columns.append(str(c))
+    for d, t, ix, c in stats:
+        tdef = out.get((str(d), str(t)))
+        if tdef is None or c is None:
+            continue
+        if str(ix) == "PRIMARY":
+            tdef.primary_key.append(str(c))
+        else:
+            tdef.indexes.setdefault(str(ix), []).append(str(c))
+    if not out:
+        raise UsageError("the server has no InnoDB tables the --dsn user can see", "check the --dsn user's grants")
+    return sqlops.Schemas(out)

@@ -1,0 +1,506 @@
+"""One SQL statement -> the operations it makes on a table's B-trees (or the reason it cannot say).
+
+Not a SQL parser: it reads the statement shapes OLTP tools and ORMs send to one table, and
+picks the access path as InnoDB's optimiser does for them (the primary key's equality first,
+then a secondary index's, then a primary-key range, else a full scan):
+  SELECT ... FROM t WHERE pk = N | pk IN (..)          point(s) by primary key
+  SELECT ... FROM t WHERE col = V  (col leads an index)  point by that index
+  SELECT ... FROM t WHERE pk BETWEEN a AND b | pk >= a [AND pk < b] [ORDER BY pk [DESC]] [LIMIT n]
+                                                         range by primary key (SUM, DISTINCT,
+                                                         ORDER BY c forms alike: the same rows)
+  SELECT ... FROM t [WHERE on no index]                  full scan of the clustered index
+  INSERT/REPLACE INTO t [(cols)] VALUES (..),(..)        inserts (the key, or AUTO_INCREMENT's)
+  UPDATE t SET .. WHERE pk = N                           update (and the indexes its columns are in)
+  DELETE FROM t WHERE pk = N                             delete
+Everything else returns a reason (REASONS); statements on no table (BEGIN, SET, SHOW) are "none".
+Literals are masked before the shape is read, so keywords inside strings do not count.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+
+from . import optrace as ot
+
+REASONS = {
+    "join": "joins and several tables in FROM (the inner table's lookups per row are not known)",
+    "subquery": "subqueries and UNIONs",
+    "complex_where": "WHERE with OR / NOT / nested conditions",
+    "range_on_secondary_key": "ranges on a secondary index (where its values lie is not known)",
+    "non_integer_range": "ranges with bounds that are not integers",
+    "composite_primary_key": "lookups on a composite primary key",
+    "write_not_by_primary_key": "UPDATE / DELETE not by primary-key equality (ranges, secondary keys, no WHERE)",
+    "update_of_primary_key": "UPDATEs that change the primary key",
+    "insert_select": "INSERT ... SELECT and other inserts without VALUES",
+    "placeholder": "prepared statements with `?` (their Execute lines carry the values)",
+    "unknown_table": "tables the schema (--dsn or --schema) does not have",
+    "system_table": "the server's own schemas (mysql, information_schema, performance_schema, sys)",
+    "other_statement": "statements that are not SELECT/INSERT/REPLACE/UPDATE/DELETE on a table (DDL, CALL, LOAD)",
+    "too_long": "statements or log lines over the size limit",
+    "key_out_of_range": "keys beyond 64-bit signed integers",
+    "not_a_statement": "log lines that are neither a log header nor a statement",
+    "too_many_rows": "statements over MAX_KEYS_PER_STATEMENT keys (IN lists, multi-row INSERTs)",
+}
+SYSTEM_SCHEMAS = {"mysql", "information_schema", "performance_schema", "sys"}
+MAX_KEYS_PER_STATEMENT = 100_000
+I64_MIN, I64_MAX = -(1 << 63), (1 << 63) - 1
+
+_STRING = re.compile(r"'(?:[^'\\]|\\.|'')*'|\"(?:[^\"\\]|\\.|\"\")*\"", re.S)
+_COMMENT = re.compile(r"/\*.*?\*/|(?:--|#)[^\n]*", re.S)
+_IDENT = r"(?:`[^`]{1,64}`|[A-Za-z0-9_$]{1,64})"
+_TABLE = rf"(?P<t1>{_IDENT})(?:\s*\.\s*(?P<t2>{_IDENT}))?"
+_TAIL = r"(?:GROUP\s+BY|ORDER\s+BY|LIMIT|FOR\s+UPDATE|FOR\s+SHARE|LOCK\s+IN|HAVING|WINDOW|INTO|PROCEDURE)\b"
+_SELECT = re.compile(rf"^SELECT\b.*?\bFROM\s+(?P<from>.*?)(?:\s+WHERE\s+(?P<where>.*?))?(?:\s+(?P<tail>{_TAIL}.*))?$",
+                     re.I | re.S)
+_FROM_ONE = re.compile(rf"^{_TABLE}(?:\s+(?:AS\s+)?(?!(?:USE|FORCE|IGNORE)\b)\w+)?"
+                       r"(?:\s+(?:USE|FORCE|IGNORE)\s+(?:INDEX|KEY)\b.*)?$", re.I | re.S)
+_UPDATE = re.compile(rf"^UPDATE\s+(?:LOW_PRIORITY\s+)?(?:IGNORE\s+)?{_TABLE}(?:\s+(?:AS\s+)?\w+)?\s+SET\s+(?P<set>.*?)"
+                     r"(?:\s+WHERE\s+(?P<where>.*?))?(?:\s+(?:ORDER\s+BY|LIMIT)\b.*)?$", re.I | re.S)
+_DELETE = re.compile(rf"^DELETE\s+(?:LOW_PRIORITY\s+)?(?:QUICK\s+)?(?:IGNORE\s+)?FROM\s+{_TABLE}"
+                     r"(?:\s+WHERE\s+(?P<where>.*?))?(?:\s+(?:ORDER\s+BY|LIMIT)\b.*)?$", re.I | re.S)
+_INSERT = re.compile(rf"^(?:INSERT|REPLACE)\s+(?:(?:LOW_PRIORITY|DELAYED|HIGH_PRIORITY)\s+)?(?:IGNORE\s+)?"
+                     rf"(?:INTO\s+)?{_TABLE}\s*(?P<rest>.*)$", re.I | re.S)
+_NO_TABLE = re.compile(r"^(?:BEGIN|COMMIT|ROLLBACK|START\s+TRANSACTION|SET|SHOW|USE|SAVEPOINT|RELEASE|XA|DO|"
+                       r"SELECT(?!.*\bFROM\b)|EXPLAIN|DESCRIBE|DESC|HELP|KILL|FLUSH|PING)\b", re.I | re.S)
+_COL = r"(?:`?\w+`?\s*\.\s*)?`?(?P<col>\w+)`?"
+_VALUE = r"(?P<val>[-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|\x01\d+\x01|\?|NULL|TRUE|FALSE)"
+_BETWEEN = re.compile(rf"^{_COL}\s+BETWEEN\s+(?P<a>\S+)\s+AND\s+(?P<b>\S+)$", re.I)
+_BETWEEN_FIND = re.compile(rf"{_COL}\s+BETWEEN\s+\S+\s+AND\s+\S+", re.I)
+_COMPARE = re.compile(rf"^{_COL}\s*(?P<op><=>|>=|<=|=|>|<)\s*{_VALUE}$", re.I)
+_IN = re.compile(rf"^{_COL}\s+IN\s*\((?P<list>[^()]*)\)$", re.I | re.S)
+_LIMIT = re.compile(r"\bLIMIT\s+(\d+)(?:\s*(?:,|OFFSET)\s*(\d+))?", re.I)
+_ORDER = re.compile(r"\bORDER\s+BY\s+" + _COL + r"(?:\s+(?P<dir>ASC|DESC))?", re.I)
+
+
+@dataclass
+class TableDef:
+    """A table's keys: its primary key, its secondary indexes, its columns in order."""
+
+    columns: list[str]
+    primary_key: list[str]
+    indexes: dict[str, list[str]] = field(default_factory=dict)
+
+    def bits(self) -> list[str]:
+        """The secondary indexes in UPDATE mask order."""
+        return sorted(self.indexes)
+
+    def leading(self, column: str) -> str | None:
+        c = column.lower()
+        return next((i for i in self.bits() if self.indexes[i] and self.indexes[i][0].lower() == c), None)
+
+    def to_dict(self) -> dict:
+        return {"primary_key": self.primary_key, "indexes": {i: self.indexes[i] for i in self.bits()}}
+
+
+class Schemas:
+    """Table definitions by (database, table), lower-cased; database None: any database (a --schema file)."""
+
+    def __init__(self, tables: dict[tuple[str | None, str], TableDef]):
+        self.tables = {(d.lower() if d else None, t.lower()): v for (d, t), v in tables.items()}
+
+    def find(self, database: str | None, table: str) -> TableDef | None:
+        t = table.lower()
+        return self.tables.get((database.lower() if database else None, t)) or self.tables.get((None, t))
+
+
+@dataclass
+class Op:
+    kind: int
+    index: str
+    lo: int
+    hi: int | None = None
+    flags: int = 0
+    extra: int = 0
+
+
+@dataclass
+class Result:
+    reason: str | None  # None: modelled; "none": a statement on no table
+    table: str = ""  # db.tbl
+    ops: list[Op] = field(default_factory=list)
+
+
+def _unquote(name: str) -> str:
+    return name[1:-1] if name.startswith("`") else name
+
+
+def mask(sql: str) -> tuple[str, list[str]]:
+    """(the statement with comments dropped and each string literal as \\x01N\\x01, the literals)."""
+    strings: list[str] = []
+
+    def keep(m) -> str:
+        strings.append(m.group(0)[1:-1])
+        return f"\x01{len(strings) - 1}\x01"
+
+    out = _STRING.sub(keep, sql)
+    out = _COMMENT.sub(" ", out)
+    return " ".join(out.split()).rstrip(";").strip(), strings
+
+
+def digest(masked: str) -> str:
+    """The statement's shape: literals as ?, at most 160 characters."""
+    d = re.sub(r"\x01\d+\x01", "?", masked)
+    d = re.sub(r"(?<![\w$])[-+]?\d+(?:\.\d+)?(?![\w$])", "?", d)
+    d = re.sub(r"\(\s*\?(?:\s*,\s*\?)+\s*\)", "(?, ...)", d)
+    d = re.sub(r"(?:\(\?, \.\.\.\)\s*,\s*)+\(\?, \.\.\.\)", "(?, ...), ...", d)
+    return d[:160]
+
+
+def key_hash(text: str) -> int:
+    """A non-integer key as a signed 63-bit integer (its place in the table is not known)."""
+    return int.from_bytes(hashlib.blake2b(text.encode("utf-8", "replace"), digest_size=8).digest(), "little") >> 1
+
+
+def _value(val: str, strings: list[str]) -> tuple[str, int | None, int]:
+    """('int'|'hash'|'placeholder'|'null'|'range', key, flags) of a literal."""
+    if val == "?":
+        return "placeholder", None, 0
+    if val.upper() in ("NULL", "TRUE", "FALSE"):
+        return ("null", None, 0) if val.upper() == "NULL" else ("int", int(val.upper() == "TRUE"), 0)
+    if val.startswith("\x01"):
+        text = strings[int(val.strip("\x01"))]
+        if re.fullmatch(r"\s*[-+]?\d{1,19}\s*", text):
+            val = text.strip()
+        else:
+            return "hash", key_hash(text), ot.HASHED
+    if not re.fullmatch(r"[-+]?\d+", val):
+        return "hash", key_hash(val), ot.HASHED  # a decimal: its place is as unknown as a string's
+    digits = val.lstrip("+-").lstrip("0") or "0"
+    if len(digits) > 19:
+        return "range", None, 0
+    k = int(val)
+    return ("int", k, 0) if I64_MIN <= k <= I64_MAX else ("range", None, 0)
+
+
+MAX_SHAPES = 20_000  # statement shapes kept (their results reused); past it each is classified anew
+SENTINEL, SENTINEL_STEP = 10**18, 1000  # a shape's i-th number stands as SENTINEL + i * STEP
+_NUMBER = re.compile(r"(?<![\w$.\x01])-?\d{1,18}(?![\w$.\x01])")
+
+
+def _with_numbers(tmpl: Result, nums: list[int], check: bool = False) -> Result | None:
+    """The shape's result with the statement's numbers in place of its sentinels (a bound's +-1
+    kept); None (with check) when a value is not a sentinel's."""
+    ops = []
+    for o in tmpl.ops:
+        vals = []
+        for v in (o.lo, o.hi):
+            if v is None or (o.flags & (ot.LO_OPEN | ot.HI_OPEN) and v == 0):
+                vals.append(v)
+                continue
+            i, delta = divmod(v - SENTINEL + 1, SENTINEL_STEP)
+            delta -= 1
+            if not (0 <= i < len(nums) and -1 <= delta <= 1):
+                if check:
+                    return None
+                raise AssertionError("a cached shape without its sentinel")
+            vals.append(nums[i] + delta)
+        if check and (o.flags & ot.HASHED or (o.kind == ot.RANGE and o.extra)):
+            return None  # a hashed key or a LIMIT: their values are not sentinels
+        ops.append(Op(o.kind, o.index, vals[0], vals[1], o.flags, o.extra))
+    return Result(tmpl.reason, tmpl.table, ops)
+
+
+class Classifier:
+    def __init__(self, schemas: Schemas):
+        self.schemas = schemas
+        self.shapes: dict[tuple, Result] = {}
+
+    def classify(self, sql: str, schema: str | None) -> tuple[Result, str]:
+        """(the result, the masked statement for digests). Statements of one shape (numbers aside)
+        are classified once: the shape's result is kept with its numbers as sentinels and reused
+        with the next statement's numbers, when that gives exactly what classifying it gives."""
+        masked, strings = mask(sql)
+        nums = _NUMBER.findall(masked)
+        shape = (_NUMBER.sub("\x03", masked), schema, len(strings))
+        cached = self.shapes.get(shape)
+        if cached is not None:
+            return _with_numbers(cached, [int(n) for n in nums]), masked
+        res = self._classify(masked, strings, schema)
+        if len(self.shapes) < MAX_SHAPES and nums and len(nums) < SENTINEL_STEP:
+            at = iter(range(len(nums)))
+            sentinel = _NUMBER.sub(lambda _m: str(SENTINEL + SENTINEL_STEP * next(at)), masked)
+            tmpl = self._classify(sentinel, strings, schema)
+            if _with_numbers(tmpl, [int(n) for n in nums], check=True) == res:
+                self.shapes[shape] = tmpl
+        return res, masked
+
+    def _classify(self, masked: str, strings: list[str], schema: str | None) -> Result:
+        res, _ = self._classify_masked(masked, strings, schema)
+        return res
+
+    def _classify_masked(self, masked: str, strings: list[str], schema: str | None) -> tuple[Result, str]:
+        if not masked:
+            return Result("none"), masked
+        word = masked.split(None, 1)[0].upper()
+        if word in ("SELECT", "WITH", "(") or masked.startswith("("):
+            if _NO_TABLE.match(masked):
+                return Result("none"), masked
+            return self._select(masked, strings, schema), masked
+        if word in ("INSERT", "REPLACE"):
+            return self._insert(masked, strings, schema), masked
+        if word == "UPDATE":
+            return self._write(_UPDATE.match(masked), masked, strings, schema, ot.UPDATE), masked
+        if word == "DELETE":
+            return self._write(_DELETE.match(masked), masked, strings, schema, ot.DELETE), masked
+        if _NO_TABLE.match(masked):
+            return Result("none"), masked
+        return Result("other_statement"), masked
+
+    def _table(self, m, schema: str | None) -> tuple[str | None, str, TableDef | None, str | None]:
+        """(qualified name, the reason it cannot be used or None, its def)."""
+        a, b = _unquote(m.group("t1")), m.group("t2")
+        db, tbl = (a, _unquote(b)) if b else (schema, a)
+        if db and db.lower() in SYSTEM_SCHEMAS:
+            return None, "", None, "system_table"
+        t = self.schemas.find(db, tbl)
+        if t is None:
+            return None, "", None, "unknown_table"
+        return f"{db or '?'}.{tbl}", tbl, t, None
+
+    def _select(self, masked: str, strings: list[str], schema: str | None) -> Result:
+        if len(re.findall(r"\bSELECT\b", masked, re.I)) > 1 or re.search(r"\bUNION\b", masked, re.I):
+            return Result("subquery")
+        m = _SELECT.match(masked)
+        if not m:
+            return Result("other_statement")
+        frm = m.group("from")
+        if "," in frm or re.search(r"\bJOIN\b|\(", frm, re.I):
+            return Result("join")
+        f = _FROM_ONE.match(frm)
+        if not f:
+            return Result("join")
+        name, _, t, why = self._table(f, schema)
+        if why:
+            return Result(why)
+        tail = m.group("tail") or ""
+        limit = _LIMIT.search(tail)
+        order = _ORDER.search(tail)
+        rows = int(limit.group(2) if limit and limit.group(2) and "," in limit.group(0) else
+                   limit.group(1)) if limit else 0
+        offset = int(limit.group(1) if limit and "," in limit.group(0) else
+                     (limit.group(2) or 0) if limit else 0)
+        where = m.group("where")
+        if where is None:
+            if limit and (not order or self._is_pk(t, order.group("col"))):
+                desc = bool(order and (order.group("dir") or "").upper() == "DESC")
+                return Result(None, name, [Op(ot.RANGE, ot.PRIMARY, 0, 0, ot.LO_OPEN | ot.HI_OPEN
+                                              | (ot.DESC if desc else 0), min(rows + offset, 2**32 - 1))])
+            return Result(None, name, [Op(ot.SCAN, ot.PRIMARY, 0)])
+        return self._read(t, name, where, strings, tail, rows + offset if limit else 0, order)
+
+    @staticmethod
+    def _is_pk(t: TableDef, col: str) -> bool:
+        return len(t.primary_key) == 1 and t.primary_key[0].lower() == col.lower()
+
+    def _conditions(self, where: str):
+        """[(col, op, [values])] of a conjunction, or a reason."""
+        if re.search(r"\b(?:OR|NOT|XOR)\b|\|\||&&", where, re.I):
+            return "complex_where"
+        betweens = [b.group(0) for b in _BETWEEN_FIND.finditer(where)]
+        rest = _BETWEEN_FIND.sub(" \x02 ", where)
+        parts = [p.strip() for p in re.split(r"\bAND\b", rest, flags=re.I)]
+        out = []
+        for p in parts:
+            p = p.strip("() ") if p.count("(") == p.count(")") and not re.search(r"\bIN\s*\(", p, re.I) else p
+            if p == "\x02":
+                b = _BETWEEN.match(betweens.pop(0))
+                if not b:
+                    return "complex_where"
+                out.append((b.group("col"), "between", [b.group("a"), b.group("b")]))
+            elif c := _COMPARE.match(p):
+                out.append((c.group("col"), c.group("op"), [c.group("val")]))
+            elif i := _IN.match(p):
+                out.append((i.group("col"), "in", [v.strip() for v in i.group("list").split(",")]))
+            else:
+                out.append((None, "other", []))  # a filter on no key (LIKE, a function): the server filters rows
+        return out
+
+    def _read(self, t: TableDef, name: str, where: str, strings, tail: str, limit: int, order) -> Result:
+        conds = self._conditions(where)
+        if isinstance(conds, str):
+            return Result(conds)
+        pk = t.primary_key
+        if len(pk) > 1 and any(c and c.lower() == pk[0].lower() for c, _, _ in conds):
+            return Result("composite_primary_key")
+        eq = [(c, vals) for c, op, vals in conds if c and op in ("=", "<=>", "in")]
+        for col, vals in eq:  # the primary key's equality, then a secondary index's
+            if self._is_pk(t, col):
+                return self._points(name, ot.PRIMARY, vals, strings)
+        for col, vals in eq:
+            ix = t.leading(col)
+            if ix:
+                return self._points(name, ix, vals, strings)
+        bounds = [(c, op, vals) for c, op, vals in conds if c and op in (">", ">=", "<", "<=", "between")]
+        pk_bounds = [b for b in bounds if self._is_pk(t, b[0])]
+        if pk_bounds:
+            return self._range(name, pk_bounds, strings, limit, order)
+        if any(t.leading(c) for c, _, _ in bounds):
+            return Result("range_on_secondary_key")
+        if any(v == "?" for _, _, vals in conds for v in vals):
+            return Result("placeholder")
+        return Result(None, name, [Op(ot.SCAN, ot.PRIMARY, 0)])
+
+    def _points(self, name: str, index: str, vals: list[str], strings) -> Result:
+        if len(vals) > MAX_KEYS_PER_STATEMENT:
+            return Result("too_many_rows")
+        ops = []
+        for v in vals:
+            what, key, flags = _value(v, strings)
+            if what in ("placeholder", "range"):
+                return Result("placeholder" if what == "placeholder" else "key_out_of_range")
+            if what == "null":
+                continue  # matches no row
+            ops.append(Op(ot.POINT, index, key, key, flags))
+        return Result(None, name, ops)
+
+    def _range(self, name: str, bounds, strings, limit: int, order) -> Result:
+        lo, hi, flags = None, None, 0
+        for _, op, vals in bounds:
+            keys = []
+            for v in vals:
+                what, key, _ = _value(v, strings)
+                if what == "placeholder":
+                    return Result("placeholder")
+                if what != "int":
+                    return Result("non_integer_range" if what != "range" else "key_out_of_range")
+                keys.append(key)
+            if op == "between":
+                lo = max(lo, keys[0]) if lo is not None else keys[0]
+                hi = min(hi, keys[1]) if hi is not None else keys[1]
+            elif op in (">", ">="):
+                k = keys[0] + (op == ">")
+                lo = max(lo, k) if lo is not None else k
+            else:
+                k = keys[0] - (op == "<")
+                hi = min(hi, k) if hi is not None else k
+        if lo is None:
+            flags |= ot.LO_OPEN
+        if hi is None:
+            flags |= ot.HI_OPEN
+        if order is not None and (order.group("dir") or "").upper() == "DESC":
+            flags |= ot.DESC
+        if lo is not None and hi is not None and hi < lo:
+            return Result(None, name, [])  # an empty range: the descent reads nothing the model needs
+        return Result(None, name, [Op(ot.RANGE, ot.PRIMARY, lo or 0, hi or 0, flags,
+                                      min(limit, 2**32 - 1))])
+
+    def _write(self, m, masked: str, strings, schema: str | None, kind: int) -> Result:
+        if re.search(r"\bSELECT\b", masked, re.I):
+            return Result("subquery")
+        if m is None:
+            head = re.split(r"\bSET\b", masked, maxsplit=1, flags=re.I)[0]
+            multi = re.search(r"\bJOIN\b", masked, re.I) or "," in head
+            return Result("join" if multi else "other_statement")
+        name, _, t, why = self._table(m, schema)
+        if why:
+            return Result(why)
+        where = m.group("where")
+        if where is None:
+            return Result("write_not_by_primary_key")
+        extra = 0
+        if kind == ot.UPDATE:
+            cols = {re.sub(r"^(?:`?\w+`?\s*\.\s*)?`?(\w+)`?.*$", r"\1", a.split("=", 1)[0].strip()).lower()
+                    for a in _split_top(m.group("set"))}
+            if any(c.lower() in cols for c in t.primary_key):
+                return Result("update_of_primary_key")
+            for j, ix in enumerate(t.bits()):
+                if j < 32 and any(c.lower() in cols for c in t.indexes[ix]):
+                    extra |= 1 << j
+        conds = self._conditions(where)
+        if isinstance(conds, str):
+            return Result(conds)
+        for col, op, vals in conds:
+            if col and op in ("=", "<=>", "in") and self._is_pk(t, col):
+                r = self._points(name, ot.PRIMARY, vals, strings)
+                for o in r.ops:
+                    o.kind, o.extra = kind, extra
+                return r
+        if len(t.primary_key) > 1:
+            return Result("composite_primary_key")
+        return Result("write_not_by_primary_key")
+
+    def _insert(self, masked: str, strings, schema: str | None) -> Result:
+        m = _INSERT.match(masked)
+        if not m:
+            return Result("other_statement")
+        name, _, t, why = self._table(m, schema)
+        if why:
+            return Result(why)
+        rest = m.group("rest")
+        cols = t.columns
+        if rest.startswith("("):
+            close = rest.find(")")
+            inner = rest[1:close]
+            if re.match(r"\s*SELECT\b", inner, re.I):
+                return Result("insert_select")
+            cols = [_unquote(c.strip()) for c in inner.split(",")]
+            rest = rest[close + 1:].lstrip()
+        if len(t.primary_key) != 1:
+            return Result("composite_primary_key")
+        pk = t.primary_key[0].lower()
+        at = next((i for i, c in enumerate(cols) if c.lower() == pk), None)
+        s = re.match(r"SET\s+(.*)$", rest, re.I | re.S)
+        if s:
+            assigns = {a.split("=", 1)[0].strip().strip("`").lower(): a.split("=", 1)[1].strip()
+                       for a in _split_top(s.group(1)) if "=" in a}
+            tuples = [[assigns.get(pk, "NULL")]]
+            at = 0
+        else:
+            v = re.match(r"VALUES?\s*(.*)$", rest, re.I | re.S)
+            if not v:
+                return Result("insert_select")
+            tuples = _tuples(v.group(1))
+            if tuples is None:
+                return Result("too_many_rows")
+        ops = []
+        for row in tuples:
+            val = row[at] if at is not None and at < len(row) else "NULL"
+            what, key, flags = _value(val, strings) if val.upper() != "DEFAULT" else ("null", None, 0)
+            if what == "placeholder":
+                return Result("placeholder")
+            if what == "range":
+                return Result("key_out_of_range")
+            if what == "null" or (what == "int" and key == 0):
+                ops.append(Op(ot.INSERT, ot.PRIMARY, 0, 0, ot.AUTO))
+            else:
+                ops.append(Op(ot.INSERT, ot.PRIMARY, key, key, flags))
+        return Result(None, name, ops)
+
+
+def _split_top(text: str) -> list[str]:
+    """Comma-separated items, commas inside parentheses left alone (strings are masked)."""
+    items, depth, buf = [], 0, []
+    for ch in text:
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        if ch == "," and depth == 0:
+            items.append("".join(buf).strip())
+            buf = []
+        else:
+            buf.append(ch)
+    if buf:
+        items.append("".join(buf).strip())
+    return items
+
+
+def _tuples(text: str) -> list[list[str]] | None:
+    """The value tuples of `(..), (..)` (up to ON DUPLICATE KEY / AS alias), or None past the limit."""
+    out, depth, start = [], 0, None
+    for i, ch in enumerate(text):
+        if ch == "(":
+            depth += 1
+            if depth == 1:
+                start = i + 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0 and start is not None:
+                out.append(_split_top(text[start:i]))
+                if len(out) > MAX_KEYS_PER_STATEMENT:
+                    return None
+                start = None
+        elif depth == 0 and ch.isalpha():
+            break  # ON DUPLICATE KEY UPDATE ..., AS new
+    return out

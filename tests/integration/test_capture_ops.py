@@ -1,0 +1,93 @@
+"""A whole server's traffic (issue #22 items 1, 2 and 4): sysbench's OLTP scripts on two tables,
+captured from the general log without --table (`trace capture --dsn`: every table, index and
+kind), predicted with `predict --trace --dsn` and held to the pages the server read during the
+sysbench run (Innodb_pages_read from a cold pool: a restart).
+
+Measured on MariaDB 10.11 (docs/capture.md, "Validation"): see CASES. MySQL 9.7 is measured in the
+docs (read-only within 2.1%), not run here: its read/write runs are off by 43-49% (undo).
+"""
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from ..conftest import require, run_loadgen
+from .test_foreign_traffic import _pages_read, _sql, _sysbench
+
+ROWS = 50_000
+TABLES = 2
+# (script, --rand-type, events, pool MiB, bound %). Measured with 2,000 events (docs/capture.md,
+# "Validation"): 16M is the small pool (the LRU list near 256 pages: most lookups read), 48M holds
+# both tables (1,890 data pages of 2 x 782).
+CASES = [
+    # +2.4% .. +2.6% in three runs (35,444 .. 35,525 read, 36,366 predicted); special keys at 16M:
+    # +3.9% .. +4.3% in three runs
+    ("oltp_read_only", "uniform", 2_000, 16, 5.0),
+    # 0.0% in three runs (1,374 and 1,374): every page read once
+    ("oltp_read_only", "uniform", 2_000, 48, 5.0),
+    # -7.6% .. -0.5% in four runs (65,394 .. 70,368 read, 65,046 predicted: the server's own reads
+    # vary by 7%): held to 10%, not 5%; the undo pages the model reads are a guess (mixmodel: purge
+    # lag, one undo page a rollback segment); special keys -9.6%; at 48M, where the tables fit, +23%
+    # (docs/capture.md): not held
+    ("oltp_read_write", "uniform", 2_000, 16, 10.0),
+]
+
+@pytest.fixture(scope="module")
+def sysbench_tables(mysqld_binary, session_dir):
+    """A mariadbd of our own holding sysbench's sbtest1 and sbtest2 (50k rows each), prepared by sysbench."""
+    from loadgen.servers.local import LocalServer
+
+    if shutil.which("sysbench") is None:
+        require("LOADGEN_REQUIRE_MYSQLD", "no sysbench", "install it (make deps)")
+    server = LocalServer(session_dir / "capture-server", 16 << 20, mysqld=mysqld_binary)
+    server.start()
+    try:
+        _sql(server, "CREATE DATABASE sbtest")
+        _sysbench(server, "prepare", f"--table-size={ROWS}", script="oltp_read_only", tables=TABLES)
+        _sql(server, *(f"ANALYZE TABLE sbtest.sbtest{i}" for i in range(1, TABLES + 1)))
+        yield server
+    finally:
+        server.stop()
+
+
+def _measure(server, script: str, rand_type: str, events: int, pool_mib: int, tmp_path) -> tuple[int, dict, str]:
+    """(pages sysbench read from a cold pool, the prediction document, capture's stderr)."""
+    log = server.files_dir / f"general-{script}-{rand_type}-{pool_mib}.log"  # a log of its own: the server appends
+    server.set_pool(pool_mib << 20)
+    server.restart_cold()
+    before = _pages_read(server)
+    _sql(server, f"SET GLOBAL general_log_file = '{log}'", "SET GLOBAL general_log = ON")
+    _sysbench(server, "run", f"--table-size={ROWS}", f"--events={events}", "--time=0", "--threads=1",
+              "--rand-seed=1", f"--rand-type={rand_type}", script=script, tables=TABLES)
+    _sql(server, "SET GLOBAL general_log = OFF")
+    measured = _pages_read(server) - before
+    ep = server.endpoint
+    dsn, env = f"mysql://root@127.0.0.1:{ep.port}/", {"LOADGEN_PASSWORD": ep.password}
+    trace = tmp_path / "sysbench.optrace"
+    res = run_loadgen("trace", "capture", "--general-log", str(log), "--dsn", dsn, "-o", str(trace), env=env)
+    log.unlink()
+    assert res.returncode == 0, res.stderr[-2000:]
+    pred = run_loadgen("predict", "--trace", str(trace), "--dsn", dsn, "--pool", f"{pool_mib}M", "--format", "json",
+                       env=env)
+    assert pred.returncode == 0, pred.stderr[-2000:]
+    return measured, json.loads(pred.stdout), res.stderr
+
+
+@pytest.mark.mysqld
+@pytest.mark.parametrize("script,rand_type,events,pool_mib,bound_pct", CASES)
+def test_sysbench_captured_whole_and_predicted_within_the_bound(sysbench_tables, tmp_path, script, rand_type, events,
+                                                                pool_mib, bound_pct):
+    measured, doc, said = _measure(sysbench_tables, script, rand_type, events, pool_mib, tmp_path)
+    cap = doc["capture"]
+    # every statement on a table was modelled (sysbench's OLTP shapes), both tables seen
+    assert cap["modelled"] == cap["statements"] - cap["no_table"] > events * 10, cap
+    assert "100.0%" in said
+    p = doc["pools"][0]
+    assert set(p["tables"]) == {f"sbtest.sbtest{i}" for i in range(1, TABLES + 1)}
+    assert p["pages_read"] == sum(t["pages_read"] for t in p["tables"].values()) + p["system_pages_read"]
+    figures = f"{script} {rand_type} at {pool_mib}M: the server read {measured:,}, predicted {p['pages_read']:,}"
+    print(figures)
+    assert measured > 500, figures  # the run really read from disk
+    assert abs(p["pages_read"] - measured) <= bound_pct / 100 * measured, figures

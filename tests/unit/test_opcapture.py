@@ -1,0 +1,238 @@
+"""Whole-server capture (workload/sqlops.py, opcapture.py, optrace.py): the statement shapes
+sysbench and YCSB-like clients send, what is not modelled, hostile logs, and the trace file."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from loadgen.errors import UsageError
+from loadgen.workload import capture as logs
+from loadgen.workload import opcapture, optrace as ot, sqlops
+
+SBTEST = sqlops.TableDef(["id", "k", "c", "pad"], ["id"], {"k_1": ["k"]})
+USERS = sqlops.TableDef(["ycsb_key", "field0"], ["ycsb_key"], {})
+SCHEMAS = sqlops.Schemas({("sbtest", "sbtest1"): SBTEST, (None, "usertable"): USERS})
+
+
+def classify(sql: str, schema: str | None = "sbtest") -> sqlops.Result:
+    return sqlops.Classifier(SCHEMAS).classify(sql, schema)[0]
+
+
+def one(sql: str):
+    r = classify(sql)
+    assert r.reason is None, (sql, r.reason)
+    assert len(r.ops) == 1, r.ops
+    o = r.ops[0]
+    return o.kind, o.index, o.lo, o.hi, o.flags, o.extra
+
+
+@pytest.mark.parametrize("sql,want", [
+    ("SELECT c FROM sbtest1 WHERE id=2423", (ot.POINT, "PRIMARY", 2423, 2423, 0, 0)),
+    ("SELECT c FROM sbtest.sbtest1 WHERE id = '7'", (ot.POINT, "PRIMARY", 7, 7, 0, 0)),
+    ("SELECT c FROM sbtest1 WHERE id BETWEEN 3212 AND 3311", (ot.RANGE, "PRIMARY", 3212, 3311, 0, 0)),
+    ("SELECT SUM(k) FROM sbtest1 WHERE id BETWEEN 10 AND 109", (ot.RANGE, "PRIMARY", 10, 109, 0, 0)),
+    ("SELECT c FROM sbtest1 WHERE id BETWEEN 5 AND 104 ORDER BY c", (ot.RANGE, "PRIMARY", 5, 104, 0, 0)),
+    ("SELECT DISTINCT c FROM sbtest1 WHERE id BETWEEN 5 AND 104 ORDER BY c", (ot.RANGE, "PRIMARY", 5, 104, 0, 0)),
+    ("SELECT * FROM sbtest1 WHERE id > 10 AND id <= 20", (ot.RANGE, "PRIMARY", 11, 20, 0, 0)),
+    ("SELECT * FROM sbtest1 WHERE id >= 100 ORDER BY id LIMIT 10", (ot.RANGE, "PRIMARY", 100, 0, ot.HI_OPEN, 10)),
+    ("SELECT * FROM sbtest1 WHERE k = 5", (ot.POINT, "k_1", 5, 5, 0, 0)),
+    ("SELECT * FROM sbtest1", (ot.SCAN, "PRIMARY", 0, None, 0, 0)),
+    ("SELECT COUNT(*) FROM sbtest1 WHERE c LIKE '%FROM x WHERE id=1%'", (ot.SCAN, "PRIMARY", 0, None, 0, 0)),
+    ("UPDATE sbtest1 SET k=k+1 WHERE id=2490", (ot.UPDATE, "PRIMARY", 2490, 2490, 0, 1)),
+    ("UPDATE sbtest1 SET c='a=b, k=1' WHERE id=2644", (ot.UPDATE, "PRIMARY", 2644, 2644, 0, 0)),
+    ("DELETE FROM sbtest1 WHERE id=2507", (ot.DELETE, "PRIMARY", 2507, 2507, 0, 0)),
+    ("INSERT INTO sbtest1 (id, k, c, pad) VALUES (2507, 2500, 'x(1)', 'y')", (ot.INSERT, "PRIMARY", 2507, 2507, 0, 0)),
+    ("INSERT INTO sbtest1 (k, c, pad) VALUES (1, 'x', 'y')", (ot.INSERT, "PRIMARY", 0, 0, ot.AUTO, 0)),
+    ("/* app */ SELECT field0 FROM usertable WHERE ycsb_key = 'user6284781860667377211'", None),
+])
+def test_statement_shapes(sql, want):
+    got = one(sql)
+    if want is None:  # a string key: hashed, flagged
+        assert got[0] == ot.POINT and got[4] == ot.HASHED and got[2] == sqlops.key_hash("user6284781860667377211")
+    else:
+        assert got == want
+
+
+def test_several_keys_and_rows():
+    assert [o.lo for o in classify("SELECT c FROM sbtest1 WHERE id IN (1, 2, 3)").ops] == [1, 2, 3]
+    r = classify("INSERT INTO sbtest1 VALUES (1, 2, 'a', 'b'), (2, 3, 'c', 'd'), (NULL, 4, 'e', 'f')")
+    assert [(o.lo, o.flags) for o in r.ops] == [(1, 0), (2, 0), (0, ot.AUTO)]
+
+
+@pytest.mark.parametrize("sql,reason", [
+    ("SELECT * FROM sbtest1 a JOIN sbtest1 b ON a.id = b.k WHERE a.id = 1", "join"),
+    ("SELECT * FROM sbtest1 WHERE id = 1 OR id = 2", "complex_where"),
+    ("SELECT * FROM sbtest1 WHERE id IN (SELECT k FROM sbtest1)", "subquery"),
+    ("SELECT * FROM sbtest1 WHERE k BETWEEN 1 AND 5", "range_on_secondary_key"),
+    ("UPDATE sbtest1 SET c = 'x' WHERE k = 5", "write_not_by_primary_key"),
+    ("DELETE FROM sbtest1", "write_not_by_primary_key"),
+    ("UPDATE sbtest1 SET id = 5 WHERE id = 4", "update_of_primary_key"),
+    ("INSERT INTO sbtest1 SELECT * FROM sbtest1", "insert_select"),
+    ("SELECT c FROM sbtest1 WHERE id=?", "placeholder"),
+    ("SELECT * FROM nosuch WHERE id = 1", "unknown_table"),
+    ("SELECT * FROM mysql.user WHERE id = 1", "system_table"),
+    ("ALTER TABLE sbtest1 ADD COLUMN x INT", "other_statement"),
+    ("SELECT c FROM sbtest1 WHERE id = 99999999999999999999999", "key_out_of_range"),
+    ("BEGIN", "none"),
+    ("SELECT @@version", "none"),
+])
+def test_what_is_not_modelled_says_why(sql, reason):
+    assert classify(sql).reason == reason
+
+
+def test_digest_hides_literals():
+    masked, _ = sqlops.mask("SELECT c FROM t WHERE id IN (1, 2, 3) AND c = 'secret'")
+    assert "secret" not in sqlops.digest(masked) and "1" not in sqlops.digest(masked)
+
+
+LOG = """/usr/sbin/mariadbd, Version: 10.11.19-MariaDB. started with:
+Tcp port: 3306  Unix socket: /run/mysqld.sock
+Time\t\t    Id Command\tArgument
+261125 18:22:28\t     7 Connect\troot@127.0.0.1 on sbtest using TCP/IP
+\t\t     7 Prepare\tSELECT c FROM sbtest1 WHERE id=?
+\t\t     7 Execute\tBEGIN
+\t\t     7 Execute\tSELECT c FROM sbtest1 WHERE id=2423
+\t\t     7 Execute\tUPDATE sbtest1 SET k=k+1 WHERE id=5
+\t\t     7 Execute\tDELETE FROM sbtest1 WHERE id=6
+\t\t     7 Execute\tCOMMIT
+261125 18:22:30\t     8 Query\tSELECT *
+FROM sbtest.sbtest1 WHERE id BETWEEN 1 AND 10
+\t\t     8 Query\tINSERT INTO sbtest.sbtest1 (k, c, pad) VALUES (1, 'a', 'b')
+\t\t     8 Query\tSELECT * FROM sbtest.sbtest1 a JOIN sbtest.sbtest1 b USING (id) WHERE a.id = 3
+"""
+
+
+def test_general_log_to_trace_and_back(tmp_path):
+    log = tmp_path / "general.log"
+    log.write_text(LOG)
+    out = tmp_path / "t.optrace"
+    cap = opcapture.run(log, "general", SCHEMAS, out)
+    assert cap.modelled == 5 and cap.unused == {"join": 1} and cap.span_s == 2.0
+    assert cap.top()[0]["reason"] == "join"
+    meta, count, _ = ot.read_meta(out)
+    assert count == 5 and meta["trees"] == [{"table": "sbtest.sbtest1", "index": "PRIMARY"}]
+    a = np.concatenate(list(ot.chunks(out)))
+
+    assert list(a["kind"]) == [ot.POINT, ot.UPDATE, ot.DELETE, ot.RANGE, ot.INSERT]
+    # the two writes of one BEGIN..COMMIT share a transaction; the autocommit insert has its own
+    assert a["hi"][1] == a["hi"][2] != a["hi"][4]
+    assert meta["tables"]["sbtest.sbtest1"] == {"primary_key": ["id"], "indexes": {"k_1": ["k"]}}
+
+
+def test_hostile_logs_are_counted_never_a_traceback(tmp_path, monkeypatch):
+    monkeypatch.setattr(logs, "MAX_LINE_CHARS", 1000)
+    monkeypatch.setattr(logs, "MAX_STATEMENT_CHARS", 2000)
+    log = tmp_path / "general.log"
+    # a line past the limit, a key past 64 bits, a statement past the limit over several lines
+    # (the junk line after it is one more of its lines: the general log's statements span lines)
+    log.write_text(LOG + "\t\t     8 Query\tSELECT c FROM sbtest.sbtest1 WHERE id=" + "9" * 5000 + "\n"
+                   + "\t\t     8 Query\tSELECT c FROM sbtest.sbtest1 WHERE id=-9223372036854775809\n"
+                   + "\t\t     8 Query\tSELECT c\n" + ("x" * 900 + "\n") * 5 + "junk \ufffd\ufffd\x7f line\n")
+    cap = opcapture.run(log, "general", SCHEMAS, tmp_path / "t.optrace")
+    assert cap.unused["too_long"] == 2 and cap.unused["key_out_of_range"] == 1
+    assert cap.modelled == 5
+    bad = tmp_path / "binary.log"
+    bad.write_bytes(b"\x00\x01" * 100)
+    with pytest.raises(UsageError):
+        opcapture.run(bad, "general", SCHEMAS, tmp_path / "u.optrace")
+    assert not (tmp_path / "u.optrace").exists()
+
+
+def test_damaged_traces_are_one_line_errors(tmp_path):
+    log = tmp_path / "general.log"
+    log.write_text(LOG)
+    out = tmp_path / "t.optrace"
+    opcapture.run(log, "general", SCHEMAS, out)
+    data = out.read_bytes()
+    (tmp_path / "cut").write_bytes(data[:-5])
+    with pytest.raises(ot.OpTraceError, match="truncated"):
+        ot.read_meta(tmp_path / "cut")
+    (tmp_path / "meta").write_bytes(data[:30] + b"\xff" + data[31:])
+    with pytest.raises(ot.OpTraceError):
+        list(ot.chunks(tmp_path / "meta"))
+    from loadgen.workload import trace as keytrace
+
+    with pytest.raises(keytrace.TraceError, match="op trace"):
+        list(keytrace.chunks(out))
+
+
+def test_schema_file_gives_the_keys(tmp_path):
+    sql = tmp_path / "s.sql"
+    sql.write_text("CREATE TABLE t (id INT NOT NULL, a INT, b CHAR(10), PRIMARY KEY (id), KEY ab (a, b));")
+    s = opcapture.schemas_from_file(sql)
+    t = s.find("anydb", "t")
+    assert t.primary_key == ["id"] and t.indexes == {"ab": ["a", "b"]} and t.columns == ["id", "a", "b"]
+
+
+def test_the_trace_predicted_per_table_and_index(tmp_path):
+    """The adapter (analysis/tracemodel.py) over the mix model: per-index reads add up, the
+    update of k reaches k_1, the AUTO_INCREMENT insert grows the table, keys past it are skipped."""
+    from loadgen.analysis import tracemodel
+
+    log = tmp_path / "general.log"
+    log.write_text(LOG + "\t\t     8 Query\tSELECT c FROM sbtest.sbtest1 WHERE id=999999\n")
+    out = tmp_path / "t.optrace"
+    opcapture.run(log, "general", SCHEMAS, out)
+    meta, _, _ = ot.read_meta(out)
+    tables = tracemodel.offline_tables(meta, {"*": 10_000}, {"sbtest1": {"id": 4, "k": 4, "c": 120, "pad": 60}})
+    t = tables["sbtest.sbtest1"]
+    assert 100 <= t["leaf_pages"] <= 250 and t["indexes"]["k_1"]["columns"] == ["k"]  # ~73 rows a leaf
+    doc = tracemodel.predict(out, tables, tracemodel.pools_of([8 << 20, 64 << 20], "mariadb", {}, 1000.0))
+    assert doc["skipped"] == {"outside the table's keys": 1} and doc["simulated"] == 5
+    assert doc["operations_by_kind"] == {"read": 1, "update": 1, "delete": 1, "range": 1, "insert": 1}
+    for p in doc["pools"]:
+        tt = p["tables"]["sbtest.sbtest1"]
+        assert tt["pages_read"] == sum(tt["indexes"].values()) > 0
+        assert tt["indexes"]["k_1"] > 0  # the update of k and the delete write its entries
+        assert p["pages_read"] == tt["pages_read"] + p["system_pages_read"]
+        assert p["low"] <= p["pages_read"] <= p["high"]
+    with pytest.raises(UsageError, match="no --rows"):
+        tracemodel.offline_tables(meta, {}, {})
+
+
+def test_the_three_commands_without_a_server(tmp_path):
+    """capture --schema, trace info, predict --trace --schema --rows at two pools; misuse is one line."""
+    from ..conftest import run_loadgen
+
+    log, sql, out = tmp_path / "general.log", tmp_path / "sb.sql", tmp_path / "t.optrace"
+    log.write_text(LOG)
+    sql.write_text("CREATE TABLE sbtest1 (id INT NOT NULL, k INT NOT NULL, c CHAR(120), pad CHAR(60), "
+                   "PRIMARY KEY (id), KEY k_1 (k));")
+    res = run_loadgen("trace", "capture", "--general-log", str(log), "--schema", str(sql), "-o", str(out))
+    assert res.returncode == 0, res.stderr
+    assert "5 of 6 on tables modelled (83.3%)" in res.stderr and "join" in res.stderr
+    info = run_loadgen("trace", "info", str(out))
+    assert info.returncode == 0 and "sbtest.sbtest1 PRIMARY update: 1" in info.stdout, info.stdout + info.stderr
+    pred = run_loadgen("predict", "--trace", str(out), "--schema", str(sql), "--rows", "10k", "--pool", "8M,64M",
+                       "--format", "json")
+    assert pred.returncode == 0, pred.stderr
+    import json
+
+    doc = json.loads(pred.stdout)
+    assert [p["pool_bytes"] for p in doc["pools"]] == [8 << 20, 64 << 20] and doc["simulated"] == 5
+    table = run_loadgen("predict", "--trace", str(out), "--schema", str(sql), "--rows", "10k", "--pool", "8M")
+    assert table.returncode == 0 and "total pages read" in table.stdout, table.stderr
+    for args, said in [(("trace", "capture", "--general-log", str(log), "-o", str(tmp_path / "x")), "--dsn URL"),
+                       (("predict", "--trace", str(out), "--pool", "8M"), "--schema FILE.sql --rows N"),
+                       (("predict", "--trace", str(out), "--schema", str(sql)), "--rows"),
+                       (("run", "--trace", str(out), "--rows", "10k"), "op trace")]:
+        bad = run_loadgen(*args)
+        assert bad.returncode != 0 and said in bad.stderr and "Traceback" not in bad.stderr, (args, bad.stderr)
+    assert not (tmp_path / "x").exists()
+
+
+def test_shapes_reused_give_what_classifying_gives():
+    """The shape cache (Classifier.shapes): the second statement of a shape comes from the cache
+    and equals a fresh classification, bounds' +-1 and negative keys included."""
+    statements = ["SELECT c FROM sbtest1 WHERE id=2423", "SELECT c FROM sbtest1 WHERE id=-7",
+                  "SELECT * FROM sbtest1 WHERE id > 10 AND id <= 20", "SELECT * FROM sbtest1 WHERE id > 5 AND id <= 9",
+                  "UPDATE sbtest1 SET c='x' WHERE id=5", "UPDATE sbtest1 SET c='y' WHERE id=6",
+                  "SELECT c FROM sbtest1 WHERE id IN (1, 2, 3)", "SELECT c FROM sbtest1 WHERE id IN (4, 5, 6)",
+                  "SELECT field0 FROM usertable WHERE ycsb_key = 'user1'",
+                  "SELECT field0 FROM usertable WHERE ycsb_key = 'user2'",
+                  "SELECT * FROM sbtest1 WHERE id >= 100 ORDER BY id LIMIT 10",
+                  "SELECT * FROM sbtest1 WHERE id >= 200 ORDER BY id LIMIT 10"]
+    c = sqlops.Classifier(SCHEMAS)
+    for sql in statements * 2:
+        assert c.classify(sql, "sbtest")[0] == sqlops.Classifier(SCHEMAS).classify(sql, "sbtest")[0], sql
+    assert len(c.shapes) >= 4
