@@ -290,8 +290,16 @@ FLUSH_METRICS = {
     "flush_background": "buffer_flush_background_total_pages",
     "flush_sync": "buffer_flush_sync_total_pages",
     "flush_neighbors": "buffer_flush_neighbor_total_pages",
+    # what the undo logs do to the pool (issue #21: the write presets where the pool holds the
+    # table): pages created rather than read (mostly undo pages as the undo logs grow), undo pages
+    # read back and written, and the undo pages purge went through
+    "pages_created": "buffer_pages_created",
+    "undo_pages_read": "buffer_page_read_undo_log",
+    "undo_pages_written": "buffer_page_written_undo_log",
+    "purge_undo_pages": "purge_undo_log_pages",
 }
-FLUSH_MONITORS = ("buffer_flush%", "buffer_LRU%")
+FLUSH_MONITORS = ("buffer_flush%", "buffer_LRU%", "buffer_pages_created", "buffer_page_read_undo_log",
+                  "buffer_page_written_undo_log", "purge_undo_log_pages")
 
 
 def enable_flush_metrics(conn) -> str | None:
