@@ -34,7 +34,8 @@ steps): 2 of usertable's 14 rows per leaf step to a neighbour leaf.
 Writes in small pools also read the undo log back: each write transaction (autocommit) takes the
 next rollback segment in turn (128 on MariaDB 10.11, in ibdata1) and writes its undo record on
 the segment's cached undo page and its header at commit: those 256 pages take frames and are
-read again once evicted (MariaDB reads them at start-up, so their first use reads nothing). Purge follows PURGE_LAG_OPS operations later: it reads the undo record
+read again once evicted (MariaDB reads them at start-up, so their first use reads nothing).
+Purge follows PURGE_LAG_OPS operations later: it reads the undo record
 and removes the index entries the write delete-marked (looking the row up in the clustered index
 first). These are counted apart (system_pages_read) and in the total, which the runner holds to
 the pool's Innodb_pages_read.

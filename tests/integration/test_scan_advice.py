@@ -8,8 +8,9 @@ The mix: 500k rows of chat.message (3,556 leaves, 57 MiB), hotspot lookups (95% 
 the rows: 711 leaves, which fit in the young list) and one full scan of the table. MariaDB: a
 48 MiB pool (~1,900 pages held), 150k lookups, the scan at t = 5 s. MySQL: a 32 MiB pool (2,048
 pages, full by op ~21k), 150k lookups, the scan at t = 18 s (1,400-6,000 q/s seen in docker on the
-busy 2-vCPU VM: op 25k-110k, after the pool has filled and before the mix ends). The two runs read the same pages but for what the scan
-does to the hot set, so the run with more pages read is the one the scan hurt more. Measured
+busy 2-vCPU VM: op 25k-110k, after the pool has filled and before the mix ends). The two runs
+read the same pages but for what the scan does to the hot set, so the run with more pages read
+is the one the scan hurt more. Measured
 here (docs/workloads.md, "Scan advice"; MySQL 9.7.4, 32M: 0 ms 8,736 read / 8,871 predicted,
 1000 ms 8,068 / 8,199: the scan at 0 ms costs ~670 pages more on the server and in the model).
 """
