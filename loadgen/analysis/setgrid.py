@@ -328,7 +328,6 @@ def run(server_spec, spec: MixSpec, grid: list[dict[str, int]], out_dir, databas
         sample_interval_s: float = 1.0, reporter=None, driver: str = "auto", baseline: bool = False) -> dict:
     """Each setting's run (and its baseline without the scans), each from its own cold server;
     the points, the advice over them and the rankings."""
-    import json
     from pathlib import Path
 
     from .. import mixrun
@@ -351,7 +350,7 @@ def run(server_spec, spec: MixSpec, grid: list[dict[str, int]], out_dir, databas
                               sample_interval_s=sample_interval_s, reporter=reporter, driver=driver,
                               predict=None).to_dict()
         runs.append(result)
-        points.append(point_of(json.loads(json.dumps(result)), setting, str(out), base))
+        points.append(point_of(result, setting, str(out), base))
     advice = advice_for(points, runs)
     return {"kind": "set-grid", "workload": spec.source, "points": points, "advice": advice,
             "summary": summary(points, advice)}
