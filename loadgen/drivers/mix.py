@@ -158,9 +158,10 @@ AT_OP_POLL_S = 0.002  # at_op's poll: a few ops late at most at this project's r
 
 
 class Scheduler:
-    """One scheduled stream (a scan) on its own connection and thread: at at_s once, or at
-    every_s, 2*every_s, ... until stop(). Each execution is recorded with its start and end
-    (seconds from the run's t0) and the sequence's op count at both."""
+    """One scheduled stream (a scan) on its own connection and thread: at at_s once, once when
+    the sequence has sent at_op operations, or at every_s, 2*every_s, ... until stop(). Each
+    execution is recorded with its start and end (seconds from the run's t0) and the sequence's
+    op count at both."""
 
     def __init__(self, server, database: str | None, index: int, name: str, statement: Statement,
                  every_s: float | None, at_s: float | None, ops_now: Callable[[], int], stats: StreamStats,
