@@ -186,7 +186,7 @@ def measure(server, spec: MixSpec, data: MixDataset, tables: dict[str, TableInfo
         for i in spec.scheduled:
             s = spec.streams[i]
             schedulers.append(Scheduler(server, None, i, s.name, plans[i][0], s.every_s, s.at_s,
-                                        state.current_ops, state.streams[i]))
+                                        state.current_ops, state.streams[i], at_op=s.at_op))
         sampler_conn = server.connect()
     except BaseException:
         _close(loop, schedulers, sampler_conn)

@@ -87,8 +87,8 @@ def scan_ops(spec: mixspec.MixSpec, qps: float) -> dict[int, list[int]]:
             while k * s.every_s * qps < spec.operations:
                 times.append(k * s.every_s)
                 k += 1
-        for t in times:
-            op = int(round(t * qps))
+        ops = [int(round(t * qps)) for t in times] + ([s.at_op] if s.at_op is not None else [])
+        for op in ops:
             if op < spec.operations:
                 out.setdefault(op, []).append(i)
     n = sum(len(v) for v in out.values())

@@ -311,16 +311,35 @@ def advise(variations, pool, dataset_spec, shape, rows_per_leaf, qps, flavor, se
               help="Sweep result file. [default: reports/sweep-<time>.json]")
 @click.option("--out-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("reports"),
               show_default=True, help="Where each run's result file goes.")
+@click.option("--workload", default=None, metavar="FILE|PRESET",
+              help="With --set-grid: a mix with a scheduled scan (docs/workloads.md), measured per setting at --pool.")
+@click.option("--set-grid", "set_grid", multiple=True, metavar="VAR=V1,V2",
+              help="Measure the --workload once per setting (a cold server each) of innodb_old_blocks_time and/or "
+                   "innodb_old_blocks_pct, beside the model's ranking, e.g. innodb_old_blocks_time=0,1000.")
+@click.option("--baseline", is_flag=True,
+              help="With --set-grid: also run each setting without the scan, for the measured hit-ratio loss "
+                   "(twice the runs).")
 @server_options
 @dataset_options
 @workload_options
 @driver_options
-def sweep(pools, variations, tolerance, max_time, out, out_dir, server_spec, dataset_spec, shape, sample_interval_s,
-          drive):
+def sweep(pools, variations, tolerance, max_time, out, out_dir, workload, set_grid, baseline, server_spec,
+          dataset_spec, shape, sample_interval_s, drive):
     """Measure every pool x variation from a cold pool, overlay the prediction, recommend a size.
 
+    With --workload and --set-grid: measure what the workload's scheduled scan costs its other
+    streams per LRU setting, beside the model's figures and the scan advice's pick.
+
+    \b
     Example: loadgen sweep --pools 8M,16M,32M,64M,128M,256M --variations A,B
+             loadgen sweep --workload nightly.toml --pool 48M --set-grid innodb_old_blocks_time=0,1000
     """
+    if workload is not None or set_grid or baseline:
+        from .setgrid import sweep_grid
+
+        sweep_grid(workload, set_grid, baseline, max_time, out, out_dir, server_spec, dataset_spec, shape,
+                   sample_interval_s, drive)
+        return
     from ..analysis import sweep as core
     from ..render.report import SWEEP_HEADERS, recommendation_lines, rich_table, sweep_cells
     from ..units import format_bytes

@@ -154,15 +154,20 @@ def _explain(conn, st: Statement) -> None:
         cur.close()
 
 
+AT_OP_POLL_S = 0.002  # at_op's poll: a few ops late at most at this project's rates
+
+
 class Scheduler:
-    """One scheduled stream (a scan) on its own connection and thread: at at_s once, or at
-    every_s, 2*every_s, ... until stop(). Each execution is recorded with its start and end
-    (seconds from the run's t0) and the sequence's op count at both."""
+    """One scheduled stream (a scan) on its own connection and thread: at at_s once, once when
+    the sequence has sent at_op operations, or at every_s, 2*every_s, ... until stop(). Each
+    execution is recorded with its start and end (seconds from the run's t0) and the sequence's
+    op count at both."""
 
     def __init__(self, server, database: str | None, index: int, name: str, statement: Statement,
-                 every_s: float | None, at_s: float | None, ops_now: Callable[[], int], stats: StreamStats):
+                 every_s: float | None, at_s: float | None, ops_now: Callable[[], int], stats: StreamStats,
+                 at_op: int | None = None):
         self.server, self.database, self.index, self.name = server, database, index, name
-        self.statement, self.every_s, self.at_s = statement, every_s, at_s
+        self.statement, self.every_s, self.at_s, self.at_op = statement, every_s, at_s, at_op
         self.ops_now = ops_now
         self.stats = stats
         self.executions: list[dict] = []
@@ -190,6 +195,13 @@ class Scheduler:
             k += 1
 
     def _loop(self) -> None:
+        if self.at_op is not None:
+            # by the sequence's op count, whatever the rate (polled: the drivers count as they go)
+            while self.ops_now() < self.at_op:
+                if self._stop.wait(AT_OP_POLL_S):
+                    return
+            self._execute()
+            return
         for at in self._times():
             if self._stop.wait(max(0.0, self.t0 + at - time.monotonic())):
                 return

@@ -290,8 +290,18 @@ FLUSH_METRICS = {
     "flush_background": "buffer_flush_background_total_pages",
     "flush_sync": "buffer_flush_sync_total_pages",
     "flush_neighbors": "buffer_flush_neighbor_total_pages",
+    # what the undo logs do to the pool (issue #21: the write presets where the pool holds the
+    # table): pages created rather than read (mostly undo pages as the undo logs grow), undo pages
+    # read back and written, and the undo pages purge went through
+    "pages_created": "buffer_pages_created",
+    "undo_pages_read": "buffer_page_read_undo_log",
+    "undo_pages_written": "buffer_page_written_undo_log",
+    "purge_undo_pages": "purge_undo_log_pages",
 }
 FLUSH_MONITORS = ("buffer_flush%", "buffer_LRU%")
+# the undo counters, each tried on its own (a server without one just lacks it): MySQL enables
+# buffer_page_read/written_* only as their module (module_buffer_page), MariaDB either way
+UNDO_MONITORS = ("buffer_pages_created", "purge_undo_log_pages", "module_buffer_page")
 
 
 def enable_flush_metrics(conn) -> str | None:
@@ -301,6 +311,11 @@ def enable_flush_metrics(conn) -> str | None:
     try:
         for pattern in FLUSH_MONITORS:
             cur.execute("SET GLOBAL innodb_monitor_enable = %s", (pattern,))
+        for name in UNDO_MONITORS:
+            try:
+                cur.execute("SET GLOBAL innodb_monitor_enable = %s", (name,))
+            except Exception:  # noqa: BLE001 - a server without this counter: it is left out of the result
+                pass
         return None
     except Exception as exc:  # noqa: BLE001 - no privilege, or a server without the monitors
         return str(exc.args[-1] if getattr(exc, "args", None) else exc)

@@ -55,8 +55,8 @@ GOLDEN = 0x9E3779B97F4A7C15
 
 TOP_KEYS = {"format", "seed", "operations", "tables", "streams", "description"}
 TABLE_KEYS = {"schema", "rows", "existing"}
-STREAM_KEYS = {"name", "table", "op", "keys", "share", "every_s", "at_s", "column", "columns", "index", "length",
-               "form", "insert", "zipf_theta", "zipf_scramble", "hot_fraction", "hot_ops", "special_pct",
+STREAM_KEYS = {"name", "table", "op", "keys", "share", "every_s", "at_s", "at_op", "column", "columns", "index",
+               "length", "form", "insert", "zipf_theta", "zipf_scramble", "hot_fraction", "hot_ops", "special_pct",
                "special_res", "special_iter"}
 
 
@@ -114,6 +114,7 @@ class StreamSpec:
     share: float | None = None  # fraction of the mix's operations (normalised to add up to 1)
     every_s: float | None = None  # scheduled: at every_s, 2*every_s, ... on its own connection
     at_s: float | None = None  # scheduled: once, at this time
+    at_op: int | None = None  # scheduled: once, when the sequence has sent this many operations
     column: str | None = None  # read-secondary: looked up; update/read-modify-write: set; range sum/order/distinct
     columns: tuple[str, ...] | None = None  # what read/range/read-modify-write return (None: all)
     index: str | None = None  # scan: the index walked (None: the clustered index)
@@ -187,7 +188,7 @@ class MixSpec:
 def _stream_dict(s: StreamSpec) -> dict:
     out = {"name": s.name, "table": s.table, "op": s.op}
     if s.scheduled:
-        out.update({k: v for k, v in (("every_s", s.every_s), ("at_s", s.at_s)) if v is not None})
+        out.update({k: v for k, v in (("every_s", s.every_s), ("at_s", s.at_s), ("at_op", s.at_op)) if v is not None})
     else:
         out["share"] = s.share
         out["keys"] = s.keys.name if s.keys.name != "trace" else f"trace:{s.keys.trace}"
@@ -422,17 +423,23 @@ def _stream(i: int, s, w: _Where, base: Path, tables: dict[str, TableSpec]) -> S
     share = s.get("share")
     every_s = _number(s, "every_s", w, where)
     at_s = _number(s, "at_s", w, where)
-    if share is not None and (every_s is not None or at_s is not None):
+    at_op = _number(s, "at_op", w, where, integer=True)
+    schedules = [k for k, v in (("every_s", every_s), ("at_s", at_s), ("at_op", at_op)) if v is not None]
+    if share is not None and schedules:
         raise w.fail(f"{where}: a share and a schedule on the same stream",
-                     "give either share (its part of the mix's operations) or every_s/at_s (its own connection)")
-    if every_s is not None and at_s is not None:
-        raise w.fail(f"{where}: both every_s and at_s", "every_s repeats, at_s runs once: give one")
-    if share is None and every_s is None and at_s is None:
-        raise w.fail(f"{where}: no share and no schedule", "give share = 0.5 (or \"50%\"), or every_s / at_s")
+                     "give either share (its part of the mix's operations) or every_s/at_s/at_op (its own connection)")
+    if len(schedules) > 1:
+        raise w.fail(f"{where}: both {schedules[0]} and {schedules[1]}",
+                     "every_s repeats, at_s runs once at a time, at_op once at an operation: give one")
+    if share is None and not schedules:
+        raise w.fail(f"{where}: no share and no schedule",
+                     "give share = 0.5 (or \"50%\"), or every_s / at_s / at_op")
     if every_s is not None and not every_s > 0:
         raise w.fail(f"{where}: every_s = {every_s} must be above 0", "e.g. every_s = 60")
     if at_s is not None and at_s < 0:
         raise w.fail(f"{where}: at_s = {at_s} is in the past", "a schedule counts seconds from the start: at_s >= 0")
+    if at_op is not None and at_op < 0:
+        raise w.fail(f"{where}: at_op = {at_op} is in the past", "at_op counts the mix's operations: at_op >= 0")
     if share is None and op != "scan":
         raise w.fail(f"{where}: a scheduled stream must be a scan (op = \"scan\"), not {op}",
                      "give other ops a share of the mix")
@@ -483,7 +490,7 @@ def _stream(i: int, s, w: _Where, base: Path, tables: dict[str, TableSpec]) -> S
     if insert != "end":
         raise w.fail(f"{where}: insert = {insert!r} is not supported",
                      'inserts go at the end of the key space: insert = "end"')
-    return StreamSpec(name=name, table=table, op=op, keys=keys, share=share, every_s=every_s, at_s=at_s,
+    return StreamSpec(name=name, table=table, op=op, keys=keys, share=share, every_s=every_s, at_s=at_s, at_op=at_op,
                       column=column, columns=columns, index=index, length=length, form=form, insert=insert)
 
 

@@ -135,6 +135,8 @@ def test_preset_on_mysql(mysql_up, preset, tmp_path):
         flush = doc["buffer_pool"]["flush"]
         assert "note" not in flush, flush
         assert flush["lru_batch_flushed"] + flush["flush_list_flushed"] > 0
+        # and the undo counters (MySQL enables buffer_page_*_undo_log only as module_buffer_page)
+        assert {"pages_created", "undo_pages_read", "undo_pages_written", "purge_undo_pages"} <= set(flush), flush
         assert doc["buffer_pool"]["made_young"] is not None  # from INNODB_BUFFER_POOL_STATS
 
 

@@ -85,6 +85,13 @@ def test_a_good_file_parses():
     assert spec.to_dict()["streams"][5] == {"name": "nightly", "table": "usertable", "op": "scan", "every_s": 60}
 
 
+def test_a_scan_at_an_operation_parses_and_round_trips():
+    spec = parse(_with(GOOD, "every_s = 60", "at_op = 12000"))
+    nightly = spec.streams[5]
+    assert nightly.scheduled and nightly.at_op == 12_000 and nightly.at_s is None and nightly.every_s is None
+    assert spec.to_dict()["streams"][5] == {"name": "nightly", "table": "usertable", "op": "scan", "at_op": 12000}
+
+
 def _with(text: str, old: str, new: str) -> str:
     assert old in text, old
     return text.replace(old, new, 1)
@@ -100,6 +107,10 @@ BAD = [
     ("share and schedule", ("every_s = 60", "every_s = 60\nshare = 0.1"), "a share and a schedule"),
     ("schedule in the past", ("every_s = 60", "at_s = -5"), "in the past"),
     ("every_s zero", ("every_s = 60", "every_s = 0"), "every_s = 0 must be above 0"),
+    ("at_op in the past", ("every_s = 60", "at_op = -1"), "at_op = -1 is in the past"),
+    ("at_op not whole", ("every_s = 60", "at_op = 1.5"), "at_op = 1.5 is not a whole number"),
+    ("two schedules", ("every_s = 60", "every_s = 60\nat_op = 100"), "both every_s and at_op"),
+    ("share and at_op", ("every_s = 60", "at_op = 100\nshare = 0.1"), "a share and a schedule"),
     ("scheduled non-scan", ('op = "scan"\nevery_s = 60', 'op = "read"\nevery_s = 60'), "must be a scan"),
     ("unknown key", ('keys = "zipfian"', 'keys = "zipfian"\nshares = 3'), "unknown key 'shares'"),
     ("unknown distribution", ('keys = "zipfian"', 'keys = "pareto"'), "unknown keys 'pareto'"),

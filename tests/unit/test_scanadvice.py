@@ -56,6 +56,7 @@ def _at(advice, time_ms: int, pct: int) -> sa.Point:
 def test_the_scan_goes_in_at_its_time_times_the_rate():
     spec = _spec()
     assert sa.scan_ops(spec, 5_000) == {25_000: [1]}
+    assert sa.scan_ops(_spec(WORKLOAD.replace("at_s = 5", "at_op = 12345")), 5_000) == {12_345: [1]}
     every = _spec(WORKLOAD.replace("at_s = 5", "every_s = 4"))
     assert sa.scan_ops(every, 5_000) == {20_000: [1], 40_000: [1], 60_000: [1], 80_000: [1]}
     with pytest.raises(UsageError, match="after its last operation"):
