@@ -18,6 +18,7 @@ from .analysis.pool import pool_model
 from .seeding import dataset, usertable
 from .measure import hostload, tablestats
 from .seeding.dataset import DatasetInfo, DatasetSpec
+from .seeding.indexmap import CannotModel, IndexMap, read_index_map
 from .drivers.drive import Drive
 from .drivers.python import DriverState
 from .errors import Interrupted, LoadgenError, ResultError, UsageError, WorkloadError
@@ -32,9 +33,10 @@ from .servers.provision import provisioned
 from .units import format_bytes
 
 
-# The model's block for a run (analysis.forecast.predict_result): handed in by the caller, so the
-# runner never imports the analysis that sits above it.
-Predict = Callable[[dict], "dict | None"]
+# The model's block for a run (analysis.predict.predict: the run, the Workload it drove, and the
+# secondary index its query read, if any): handed in by the caller, so the runner never imports
+# the analysis that sits above it.
+Predict = Callable[[RunResult, Workload, "IndexMap | None"], "Prediction | None"]
 
 
 class Reporter(Protocol):
@@ -290,12 +292,7 @@ def measure(
         reporter.say(f"note: {watch.note}; the prediction places the page cleaner's batch by the model's mean")
     # The model predicts whole workloads; against a partial run's reads it would be off by the
     # part that never ran (841% in the red-team's kill -9), so a partial result carries none.
-    if reason is not None:
-        result.prediction = None
-    elif predict is not None and usertable.reads_secondary(info):  # the model needs the index's contents
-        result.prediction = usertable.secondary_prediction(server, info, workload, result, reporter.say)
-    else:
-        result.prediction = _prediction(result, reporter, predict)
+    result.prediction = None if reason is not None else _prediction(server, info, workload, result, reporter, predict)
     out = write_result(out, result, reporter)
     if interrupted:
         raise Interrupted(f"interrupted after {state.queries:,} of {workload.queries:,} queries",
@@ -521,12 +518,23 @@ def _result(server, flavor, variables, cold, info, workload, state, sampler, las
     )
 
 
-def _prediction(result: RunResult, reporter: Reporter, predict: Predict | None) -> Prediction | None:
-    """The model's reads beside the measured ones; a model failure must never cost a measurement."""
+def _prediction(server: Server, info: DatasetInfo, workload: Workload, result: RunResult, reporter: Reporter,
+                predict: Predict | None) -> Prediction | None:
+    """The model's reads beside the measured ones; a model failure must never cost a measurement.
+    A query through a secondary index needs that index's contents, read here from the server."""
     if predict is None:
         return None
     try:
-        return Prediction.from_dict(predict(result.to_dict()))
+        index_map = None
+        if usertable.reads_secondary(info):
+            conn = server.connect()
+            try:
+                index_map = read_index_map(conn, info)
+            finally:
+                conn.close()
+        return predict(result, workload, index_map)
+    except CannotModel as exc:
+        reporter.say(f"note: no prediction for this run: {exc}")
     except Exception as exc:  # noqa: BLE001 - reported, and the result is written without it
         reporter.say(f"warning: no prediction for this run: {exc}")
-        return None
+    return None

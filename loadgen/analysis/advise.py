@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass, field
+from typing import Any
 
 from . import curve, intervals, model, scaled
 from ..render import numfmt as nf
@@ -80,8 +81,9 @@ class Advice:
     verdict: str = ""  # "set innodb_buffer_pool_size = X (reads -Y%); beyond Z nothing is gained"
     smoothed: list[tuple[int, int, float]] = field(default_factory=list)  # (pool, simulated reads, se) held up
     estimates: dict = field(default_factory=dict)  # pool bytes -> curve.Estimate, every pool simulated
-    # advise() also sets plain_lru_hist: the workload's plain-LRU stack histogram (an array of
-    # uint64, from the same pass), an attribute and not a field, so asdict() and JSON leave it out
+    # the workload's plain-LRU stack histogram (an array of uint64, from the same pass), which a
+    # forecast reuses; render.report.advice_dict leaves it out of the JSON
+    plain_lru_hist: Any = field(default=None, repr=False, compare=False)
 
 
 def mem_available_bytes(path: str = "/proc/meminfo") -> int | None:

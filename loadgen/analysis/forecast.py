@@ -8,7 +8,6 @@ from __future__ import annotations
 from array import array
 from concurrent.futures import ThreadPoolExecutor
 
-from ..measure.cleaner import replay_schedule
 from . import curve as fast
 from . import intervals
 from . import model
@@ -90,34 +89,26 @@ def plain_lru_misses(hist: list[int], capacities: list[int]) -> dict[int, int]:
     return out
 
 
-def predict_result(result: dict) -> dict | None:
-    """The `prediction` block of a result file: the model's reads beside the measured ones."""
-    wl, ds, srv, bp, res = (result.get(k) or {} for k in ("workload", "dataset", "server", "buffer_pool", "result"))
-    if wl.get("order") not in model.ORDER_CODES or not ds.get("leaf_pages"):
-        return None
-    g = model.geometry_of(ds)
-    seen = replay_schedule(bp.get("cleaner_batches")) if (srv.get("flavor") or "mariadb") == "mysql" else None
-    pool = model.pool_model(int(srv.get("innodb_buffer_pool_size") or 0), srv.get("variables") or {},
-                      srv.get("flavor") or "mariadb", float(res.get("qps") or model.DEFAULT_QPS),
-                      total_pages=bp.get("pages_total"), start_pages=bp.get("pages_data_before"), cleaner_seen=seen)
-    (refs, misses, made_young, _, ra_pages, _), bounds = model.simulate_bounded(
-        wl["order"], int(wl["stride"]), int(wl["reps"]), g, pool)
-    hist = model.stack_histogram(wl["order"], int(wl["stride"]), int(wl["reps"]), g)
+def predict_order_run(run, g: model.Geometry, pool: model.PoolModel) -> tuple[model.Prediction, int, dict]:
+    """A measured run of a built-in order (analysis/predict.py chooses): (the model's prediction
+    at the run's pool, its plain-LRU reads, the block's `curve`). Held to the measured reads by
+    the door, as every model's prediction is."""
+    wl, bp = run.workload, run.buffer_pool
+    order, stride, reps = wl["order"], int(wl["stride"]), int(wl["reps"])
+    (refs, misses, made_young, _, ra_pages, _), bounds = model.simulate_bounded(order, stride, reps, g, pool)
+    hist = model.stack_histogram(order, stride, reps, g)
     plain = model.lru_misses(hist, pool.capacity_pages)
-    requests = bp.get("read_requests") or refs
-    p = model.Prediction(model.MODEL, misses, refs, 1.0 - misses / requests if requests else 0.0, plain,
-                   pool.capacity_pages, pool.pool_pages, made_young, pool.qps, read_ahead=ra_pages,
-                   measured_read_ahead=bp.get("read_ahead"), cleaner=model.cleaner_method(pool),
-                   cleaner_low=bounds[0] if bounds else None, cleaner_high=bounds[1] if bounds else None)
+    p = model.Prediction(model.MODEL, misses, refs, 0.0, plain, pool.capacity_pages, pool.pool_pages, made_young,
+                         pool.qps, read_ahead=ra_pages, cleaner=model.cleaner_method(pool),
+                         cleaner_low=bounds[0] if bounds else None, cleaner_high=bounds[1] if bounds else None)
     p.reads_low, p.reads_high = intervals.for_pool(misses, pool, bounds, hist=hist,
                                                    start_measured=bp.get("pages_data_before") is not None)
-    model.hold_to_measured(p, result, plain)  # against the headline: pages read into the pool
-    out = p.to_dict()
-    out["curve"] = result_curve(wl["order"], int(wl["stride"]), int(wl["reps"]), g, pool, srv, misses, refs, hist)
-    for c in out["curve"]:  # the run's own pool: the prediction's interval
-        if c["pool_bytes"] == int(srv.get("innodb_buffer_pool_size") or 0):
+    size = int(run.pool_bytes or 0)
+    curve = result_curve(order, stride, reps, g, pool, run.server, misses, refs, hist)
+    for c in curve:  # the run's own pool: the prediction's interval
+        if c["pool_bytes"] == size:
             c["reads_low"], c["reads_high"] = p.reads_low, p.reads_high
-    return out
+    return p, plain, {"curve": curve}
 
 
 RESULT_CURVE_FACTORS = (0.25, 0.5, 1.0, 2.0, 4.0)

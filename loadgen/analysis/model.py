@@ -217,15 +217,15 @@ def measured_reads(bp: dict) -> int | None:
 WARM_RESIDUE_MAX_SHARE = 0.01
 
 
-def hold_to_measured(p: Prediction, result: dict, plain: int) -> None:
+def hold_to_measured(p: Prediction, result, plain: int) -> None:
     """Set p's measured reads and its errors (the model's and plain LRU's) against them.
 
     The model predicts a run from a cold pool. A run that started warm read fewer pages than that
     for reasons the model never saw (+3,238% on a warm dsn run), so its error is left out
     (`error_pct` null) and `no_error_reason` says why, unless the table's pages resident at the
     start were too few to matter: then the error stays, and `warm_start` says how many."""
-    bp = result.get("buffer_pool") or {}
-    cold = (result.get("server") or {}).get("cold_start") or {}
+    bp = result.buffer_pool or {}
+    cold = (result.server or {}).get("cold_start") or {}
     measured = measured_reads(bp)
     if measured is None:
         return
@@ -245,10 +245,11 @@ def hold_to_measured(p: Prediction, result: dict, plain: int) -> None:
         p.plain_lru_error_pct = round((plain - measured) / measured * 100, 2)
 
 
-def started_cold_enough(result: dict) -> bool:
-    """The run started cold, or so nearly (hold_to_measured's rule) that its reads are a cold start's."""
-    cold = (result.get("server") or {}).get("cold_start") or {}
+def started_cold_enough(result) -> bool:
+    """The run (a RunResult) started cold, or so nearly (hold_to_measured's rule) that its reads are
+    a cold start's."""
+    cold = (result.server or {}).get("cold_start") or {}
     if cold.get("cold") is not False:
         return True
-    resident, measured = cold.get("table_pages_before"), measured_reads(result.get("buffer_pool") or {})
+    resident, measured = cold.get("table_pages_before"), measured_reads(result.buffer_pool or {})
     return resident is not None and bool(measured) and resident <= WARM_RESIDUE_MAX_SHARE * measured

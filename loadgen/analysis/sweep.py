@@ -10,10 +10,11 @@ import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import forecast, keymodel, model
+from . import model
+from .predict import forecast_workload, predict
 from ..seeding.dataset import EST_BYTES_PER_ROW, DatasetSpec
 from ..errors import UsageError
-from ..workload.orders import Workload, resolve
+from ..workload.orders import Workload, resolve, workload_from_dict
 from ..paths import free_bytes
 from ..render import numfmt as nf
 from ..results.documents import RunResult, SweepResult, now_iso
@@ -162,7 +163,7 @@ def point_of(result: RunResult, path: Path) -> dict:
         # cold: what the pool held before the run said (runner.verify_cold); started_cold: cold,
         # or so nearly that the reads are a cold start's (model.started_cold_enough)
         "cold": (result.server.get("cold_start") or {}).get("cold"),
-        "started_cold": model.started_cold_enough(result.to_dict()),
+        "started_cold": model.started_cold_enough(result),
         "result_file": str(path),
     }
 
@@ -192,7 +193,7 @@ def run(server_spec: ServerSpec, dataset_spec: DatasetSpec, pools: list[int], va
                 path = default_path(out_dir, f"sweep-{format_bytes(pool).replace(' ', '')}-{var or order}")
                 cold = server.restart_cold()
                 result = runner.measure(server, info, workload, cold, path, sample_interval_s, reporter,
-                                        predict=keymodel.predict_any, **(drive or {}))
+                                        predict=predict, **(drive or {}))
                 points.append(point_of(result, result.source or path))
                 runs.append(result)
         runner.finish_dataset(server, info, runs, reporter)
@@ -224,23 +225,15 @@ def curves_for(runs: list[RunResult], pools: list[int]) -> dict:
     """The model's miss-ratio curve (InnoDB LRU and plain LRU) per variation, at the sweep's timing."""
     out = {}
     for r in runs:
-        wl, srv, ds = r.workload, r.server, r.dataset
-        key = r.key
-        if key in out:
+        if r.key in out:
             continue
-        if wl["order"] not in model.ORDER_CODES:
-            w = keymodel.workload_of(wl, int(ds["rows"]))
-            if w is not None:
-                fc = keymodel.forecast(w, model.geometry_of(ds), pools[0], srv.get("variables"),
-                                       srv.get("flavor") or "mariadb", float(r.result.get("qps") or model.DEFAULT_QPS),
-                                       curve_pools=dense_pools(pools))
-                out[key] = [dataclasses.asdict(p) for p in fc.curve]
+        g = model.geometry_of(r.dataset)
+        w = workload_from_dict(r.workload, g.rows)
+        if w is None:  # a trace whose file is gone
             continue
-        fc = forecast.forecast(wl["order"], wl["stride"], wl["reps"], model.geometry_of(ds), pools[0],
-                               srv.get("variables"),
-                            srv.get("flavor") or "mariadb", float(r.result.get("qps") or model.DEFAULT_QPS),
-                            curve_pools=dense_pools(pools))
-        out[key] = [dataclasses.asdict(p) for p in fc.curve]
+        fc = forecast_workload(w, g, pools[0], r.server.get("variables"), r.server.get("flavor") or "mariadb",
+                               float(r.result.get("qps") or model.DEFAULT_QPS), curve_pools=dense_pools(pools))
+        out[r.key] = [dataclasses.asdict(p) for p in fc.curve]
     return out
 
 

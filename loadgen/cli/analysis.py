@@ -67,6 +67,7 @@ def predict(variation, order, pool, dataset_spec, shape, rows_per_leaf, leaf_pag
     import json
 
     from ..analysis import forecast, model
+    from ..analysis.predict import forecast_workload, uses_workload_model
     from ..analysis.sweep import parse_pools
     from ..workload.orders import Workload, resolve
     from ..render.report import CURVE_HEADERS, advice_dict, curve_cells, forecast_rows, rich_table
@@ -87,7 +88,7 @@ def predict(variation, order, pool, dataset_spec, shape, rows_per_leaf, leaf_pag
         parse_pools(curve, "--curve") if curve.strip() else []
     workload = Workload(order_name, n_rows, **shape)
     adv = None
-    if order_name not in model.ORDER_CODES:  # random, the key distributions, a trace: explicit keys
+    if not uses_workload_model(order_name):  # random, the key distributions, a trace: explicit keys
         from ..analysis import keymodel
 
         if with_advice:
@@ -96,22 +97,19 @@ def predict(variation, order, pool, dataset_spec, shape, rows_per_leaf, leaf_pag
         keymodel.check_size(workload, g)
         if order_name == "trace":
             say_trace(workload)
-        fc = keymodel.forecast(workload, g, pool_bytes, variables, flavor, qps, curve_pools)
-    else:
-        if with_advice:
-            from ..analysis.advise import advise as make_advice
+    elif with_advice:
+        from ..analysis.advise import advise as make_advice
 
-            adv = make_advice(workload.order, workload.stride, workload.reps, g, pool_bytes, variables=variables,
-                              flavor=flavor, qps=qps, ram_bytes=parse_size(ram, "--ram") if ram else None,
-                              ms_per_read=ms_per_read, exact=exact, extra_pools=curve_pools)
-        # the advice's pass over the workload gave the plain-LRU histogram too
-        fc = forecast.forecast(workload.order, workload.stride, workload.reps, g, pool_bytes, variables, flavor, qps,
-                            curve_pools, exact=exact, estimates=adv.estimates if adv else None,
-                            hist=getattr(adv, "plain_lru_hist", None))
-        if adv is not None:
-            from ..analysis.advise import widen_current
+        adv = make_advice(workload.order, workload.stride, workload.reps, g, pool_bytes, variables=variables,
+                          flavor=flavor, qps=qps, ram_bytes=parse_size(ram, "--ram") if ram else None,
+                          ms_per_read=ms_per_read, exact=exact, extra_pools=curve_pools)
+    # the advice's pass over the workload gave the plain-LRU histogram too
+    fc = forecast_workload(workload, g, pool_bytes, variables, flavor, qps, curve_pools, exact=exact,
+                           estimates=adv.estimates if adv else None, hist=adv.plain_lru_hist if adv else None)
+    if adv is not None:
+        from ..analysis.advise import widen_current
 
-            widen_current(adv, fc.at)
+        widen_current(adv, fc.at)
     if plots_dir is not None:
         from ..render.plots import advice_series, write_curve_plots
 

@@ -38,7 +38,7 @@ def run(variation, order, workload, out, server_spec, dataset_spec, shape, sampl
         run_workload(workload, out, server_spec, dataset_spec, shape, sample_interval_s, drive)
         return
     from .. import runner
-    from ..analysis.keymodel import predict_any
+    from ..analysis.predict import predict
     from ..workload.orders import Workload, resolve
     from ..render.report import rich_table, run_rows
     from ..results.files import check_destination, default_path
@@ -51,7 +51,7 @@ def run(variation, order, workload, out, server_spec, dataset_spec, shape, sampl
     out = check_destination(out) if out else default_path("reports", f"run-{var or order_name}", picked=True)
     with RichReporter() as reporter:
         [result] = runner.run(server_spec, dataset_spec, [workload], [out], sample_interval_s, reporter,
-                              predict=predict_any, **drive)
+                              predict=predict, **drive)
     stdout_console().print(rich_table(["", ""], run_rows(result), title=f"loadgen run: {var or order_name}"))
     reporter.say(f"result written to {result.source or out}")
 
@@ -103,7 +103,7 @@ def compare(files, variations, out_dir, report_path, max_regression, allow_incom
 def _compare_live(variations, out_dir, report_path, server_spec, dataset_spec, shape, sample_interval_s,
                   drive, fmt="table") -> None:
     from .. import runner
-    from ..analysis.keymodel import predict_any
+    from ..analysis.predict import predict
     from ..workload.orders import Workload, resolve
     from ..results.files import check_destination, check_directory, default_path
 
@@ -121,7 +121,7 @@ def _compare_live(variations, out_dir, report_path, server_spec, dataset_spec, s
     outs = [default_path(out_dir, f"compare-{w.variation or w.order}") for w in workloads]
     with RichReporter() as reporter:
         results = runner.run(server_spec, dataset_spec, workloads, outs, sample_interval_s, reporter,
-                             predict=predict_any, **drive)
+                             predict=predict, **drive)
     outs = [r.source or path for r, path in zip(results, outs)]
     for path in outs:
         reporter.say(f"result written to {path}")

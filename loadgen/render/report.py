@@ -360,8 +360,9 @@ def advice_lines(adv) -> list[str]:
 def advice_dict(adv) -> dict:
     import dataclasses
 
-    d = dataclasses.asdict(adv)
+    d = dataclasses.asdict(dataclasses.replace(adv, estimates={}, plain_lru_hist=None))
     d.pop("estimates", None)
+    d.pop("plain_lru_hist", None)
     return d
 
 

@@ -604,26 +604,6 @@ def reads_secondary(info) -> bool:
     return bool(info.query) and info.index not in (None, "PRIMARY")
 
 
-def secondary_prediction(server, info, workload, result, say):
-    """The model's reads for a secondary-index run (analysis/secondary.py), or None with a note
-    saying why the model cannot follow this index."""
-    from ..analysis import secondary
-    from ..results.documents import Prediction
-
-    try:
-        conn = server.connect()
-        try:
-            imap = secondary.read_index_map(conn, info)
-        finally:
-            conn.close()
-        return Prediction.from_dict(secondary.predict(result.to_dict(), imap, workload.ids()))
-    except secondary.CannotModel as exc:
-        say(f"note: no prediction for this run: {exc}")
-    except Exception as exc:  # noqa: BLE001 - a model failure must never cost a measurement
-        say(f"warning: no prediction for this run: {exc}")
-    return None
-
-
 def apply_query(conn, spec, info):
     """A built-in table queried with --query or --key-column: resolve them as for any table."""
     if info.query is not None or not (spec.query or spec.key_column):

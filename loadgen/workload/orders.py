@@ -14,6 +14,7 @@ many as the looped order makes (rows/stride * reps). `trace` replays the keys of
 from __future__ import annotations
 
 import itertools
+import os
 from dataclasses import asdict, dataclass
 from collections.abc import Iterator
 
@@ -95,6 +96,26 @@ class Workload:
             d.pop("trace")
             d.pop("trace_key_min")
         return d
+
+
+def workload_from_dict(wl: dict, rows: int | None = None) -> Workload | None:
+    """The Workload a result file's workload block describes, over `rows` keys (the table's, where
+    the caller knows them; else the block's); None where it cannot be rebuilt: an order this
+    version does not know, or a trace whose file is gone. The one place a block becomes a
+    Workload again (the model's door, analysis/predict.py, uses it for files read back)."""
+    order = wl.get("order")
+    if order not in ORDERS:
+        return None
+    rows = int(rows if rows is not None else wl.get("rows") or 0)
+    common = {"stride": int(wl.get("stride") or 10), "reps": int(wl.get("reps") or 2), "seed": int(wl.get("seed") or 1)}
+    if order == "trace":
+        t = wl.get("trace") or {}
+        path = t.get("path") if isinstance(t, dict) else t
+        if not path or not os.path.exists(path):
+            return None
+        return Workload("trace", rows, trace=path, trace_key_min=int(wl.get("trace_key_min") or 1), **common)
+    knobs = {k: wl[k] for k in ("count", "zipf_theta", "zipf_scramble", "hot_fraction", "hot_ops") if k in wl}
+    return Workload(order, rows, **common, **knobs)
 
 
 def resolve(variation: str | None, order: str | None, trace: str | None = None) -> tuple[str, str | None]:

@@ -6,8 +6,17 @@ from array import array
 import pytest
 
 from loadgen import native
-from loadgen.analysis import forecast, model
+from loadgen.analysis import model
 from loadgen.measure.cleaner import replay_schedule
+from loadgen.analysis.predict import predict
+from loadgen.results.documents import RunResult
+
+
+def predicted(result: dict) -> dict | None:
+    """The door's prediction block for a result given as its JSON."""
+    p = predict(RunResult.from_dict(result))
+    return None if p is None else p.to_dict()
+
 
 # A bare trace of 600 pages read twice, a pool of 1,000: nothing is evicted without a batch, so
 # every batch's evictions show in the second pass's misses page for page. The clock (0.01 ms a
@@ -53,7 +62,7 @@ def test_replay_schedule_places_each_batch_between_its_polls():
 
 
 def mysql_result(batches=None) -> dict:
-    """A MySQL run's result as far as predict_result reads it: 200k rows, B at 16M."""
+    """A MySQL run's result as far as the model reads it: 200k rows, B at 16M."""
     bp = {"pages_total": 1024, "pages_data_before": 970, "pages_read": 3400}
     if batches is not None:
         bp["cleaner_batches"] = {"method": "test", "batches": batches}
@@ -64,9 +73,9 @@ def mysql_result(batches=None) -> dict:
 
 
 def test_a_runs_record_replaces_the_four_phase_mean_and_moves_the_prediction():
-    without = forecast.predict_result(mysql_result())
-    late = forecast.predict_result(mysql_result([{"queries_before": 20000, "queries_after": 20000, "pages": 900}]))
-    early = forecast.predict_result(mysql_result([{"queries_before": 5000, "queries_after": 5000, "pages": 800}]))
+    without = predicted(mysql_result())
+    late = predicted(mysql_result([{"queries_before": 20000, "queries_after": 20000, "pages": 900}]))
+    early = predicted(mysql_result([{"queries_before": 5000, "queries_after": 5000, "pages": 800}]))
     assert "mean over 4 phases" in without["cleaner"] and "replayed" in late["cleaner"]
     # a batch at the loop's turn (query 20,000) evicts what the second pass reads: B at 16M reads
     # hundreds of pages more than with the batch early in the first pass (lab: 2,770..3,449)
@@ -85,7 +94,7 @@ def test_mariadb_keeps_its_model_and_gives_no_cleaner_bounds():
     r = mysql_result([{"queries_before": 20000, "queries_after": 20000, "pages": 900}])
     r["server"]["flavor"] = "mariadb"
     r["buffer_pool"]["pages_total"] = 1014
-    p = forecast.predict_result(r)
+    p = predicted(r)
     assert p["cleaner"] is None and p["cleaner_low"] is None
     assert p["reads_low"] <= p["reads"] <= p["reads_high"]  # the interval without a cleaner range
     pool = model.pool_model(16 << 20, {}, "mariadb")
