@@ -178,14 +178,13 @@ def assumptions_text(flavor: str, variables: dict, qps: float) -> str:
             f"{v['innodb_read_ahead_threshold']}; each run from a cold pool")
 
 
-def ms_per_read_from(result: dict) -> float | None:
-    """Milliseconds one page read into the pool adds, from a run result: the mean latency above
-    the median (a hit), times queries, over pages read (the quantity the estimates count; on
-    MySQL Innodb_buffer_pool_reads leaves read-ahead out)."""
-    lat = (result.get("result") or {}).get("latency_us") or {}
-    queries = (result.get("result") or {}).get("queries")
-    bp = result.get("buffer_pool") or {}
-    reads = bp.get("pages_read") if bp.get("pages_read") is not None else bp.get("reads")
+def ms_per_read_from(result) -> float | None:
+    """Milliseconds one page read into the pool adds, from a run result (a RunResult): the mean
+    latency above the median (a hit), times queries, over pages read (its headline, the quantity
+    the estimates count; on MySQL Innodb_buffer_pool_reads leaves read-ahead out)."""
+    lat = result.result.get("latency_us") or {}
+    queries = result.result.get("queries")
+    reads, _ = result.headline()
     if not lat.get("mean") or lat.get("p50") is None or not queries or not reads:
         return None
     extra_us = (lat["mean"] - lat["p50"]) * queries / reads

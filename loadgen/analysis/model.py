@@ -27,7 +27,7 @@ area of its FIL_PAGE_PREV/NEXT is read whole, pages that are not leaves included
 first extent, the end of the last). On 200k rows it reads 1,600-1,631 of ~1,700 pages ahead, as
 the server did to the page. Its pool differs too (no free reserve, start-up pages, a timed
 cleaner batch): pool.py. The prediction is held to Innodb_pages_read, which counts read-ahead on
-both servers (measured_reads).
+both servers (RunResult.headline).
 """
 from __future__ import annotations
 
@@ -202,15 +202,6 @@ def lru_misses(hist: list[int], capacity: int) -> int:
     return hist[0] + sum(hist[capacity + 1:])
 
 
-def measured_reads(bp: dict) -> int | None:
-    """Measured reads the model is held to: pages read into the pool (Innodb_pages_read), demand
-    reads and read-ahead together, as the model's reads are. On MariaDB Innodb_buffer_pool_reads is
-    the same number; on MySQL it leaves out linear read-ahead (docs/innodb.md, "Counters"), so it
-    is only the fallback for result files without pages_read.
-    """
-    return bp.get("pages_read") if bp.get("pages_read") is not None else bp.get("reads")
-
-
 # A warm start's error bar: K of the table's pages resident at the start spare the run at most
 # about K reads, so the error against a cold-start prediction still means something while K is
 # this small a share of the pages the run read (sweep.py leaves warm points out by it too).
@@ -218,15 +209,16 @@ WARM_RESIDUE_MAX_SHARE = 0.01
 
 
 def hold_to_measured(p: Prediction, result, plain: int) -> None:
-    """Set p's measured reads and its errors (the model's and plain LRU's) against them.
+    """Set p's measured reads (the run's headline, RunResult.headline(): pages read into the pool,
+    read-ahead included, on every server and file version) and its errors (the model's and plain
+    LRU's) against them.
 
     The model predicts a run from a cold pool. A run that started warm read fewer pages than that
     for reasons the model never saw (+3,238% on a warm dsn run), so its error is left out
     (`error_pct` null) and `no_error_reason` says why, unless the table's pages resident at the
     start were too few to matter: then the error stays, and `warm_start` says how many."""
-    bp = result.buffer_pool or {}
     cold = (result.server or {}).get("cold_start") or {}
-    measured = measured_reads(bp)
+    measured, _ = result.headline()
     if measured is None:
         return
     p.measured_reads = measured
@@ -251,5 +243,5 @@ def started_cold_enough(result) -> bool:
     cold = (result.server or {}).get("cold_start") or {}
     if cold.get("cold") is not False:
         return True
-    resident, measured = cold.get("table_pages_before"), measured_reads(result.buffer_pool or {})
+    resident, measured = cold.get("table_pages_before"), result.headline()[0]
     return resident is not None and bool(measured) and resident <= WARM_RESIDUE_MAX_SHARE * measured

@@ -8,7 +8,7 @@ import html
 
 from . import numfmt as nf
 from ..results.compare import FileComparison, SideBySide, short_servers
-from ..results.documents import RunResult, SweepResult
+from ..results.documents import RunResult, SweepResult, pages_read
 
 fmt = nf.value  # the formatter of a result file's value by its key (kept for scripts that imported it)
 
@@ -372,10 +372,10 @@ SWEEP_HEADERS = ["order", "pool", "pages read", "demand", "read-ahead", "predict
 
 
 def sweep_cells(sweep: SweepResult) -> list[list[str]]:
-    rows = []
+    rows, flavor = [], (sweep.server or {}).get("flavor")  # a v1 point's headline needs it (pages_read)
     for p in sweep.points:
         rows.append([p["variation"], nf.size(p["pool_bytes"]),
-                     nf.count(p.get("pages_read") if p.get("pages_read") is not None else p.get("reads")),
+                     nf.count(pages_read(p, flavor)[0]),
                      nf.count(p.get("demand_reads")), nf.count(p.get("read_ahead")), nf.count(p.get("predicted_reads")),
                      nf.span(p.get("predicted_low"), p.get("predicted_high")), nf.change(p.get("error_pct")),
                      nf.count(p.get("plain_lru_reads")), nf.pct(p.get("miss_ratio")),

@@ -176,9 +176,17 @@ def test_advice_needs_memory_to_cap_at(monkeypatch):
 
 
 def test_ms_per_read_from_a_result():
-    res = {"result": {"latency_us": {"mean": 150.0, "p50": 50.0}, "queries": 1000}, "buffer_pool": {"reads": 50}}
-    assert advise.ms_per_read_from(res) == pytest.approx(2.0)  # 100 us x 1000 queries / 50 reads
-    assert advise.ms_per_read_from({"result": {}}) is None
+    from loadgen.results.documents import RunResult
+
+    def run(flavor: str, **bp) -> RunResult:
+        return RunResult(format_version=1, server={"flavor": flavor}, buffer_pool=bp,
+                         result={"latency_us": {"mean": 150.0, "p50": 50.0}, "queries": 1000})
+
+    assert advise.ms_per_read_from(run("mariadb", reads=50)) == pytest.approx(2.0)  # 100 us x 1000 queries / 50
+    # a v1 MySQL file: its reads leave read-ahead out; the headline (reads + read_ahead) is the divisor
+    assert advise.ms_per_read_from(run("mysql", reads=50, read_ahead=50)) == pytest.approx(1.0)
+    assert advise.ms_per_read_from(run("mysql", reads=50)) is None  # cannot tell, as compare says
+    assert advise.ms_per_read_from(RunResult()) is None
 
 
 def test_sweep_pools_auto_are_around_the_predicted_knee():
