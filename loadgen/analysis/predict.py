@@ -60,7 +60,9 @@ def predict(run: RunResult, workload: Workload | None = None, index_map: IndexMa
     p.hit_ratio = 1.0 - p.reads / requests if requests else 0.0
     p.measured_read_ahead = bp.get("read_ahead")
     model.hold_to_measured(p, run, plain)  # against the headline: pages read into the pool
-    return Prediction.from_dict({**p.to_dict(), **fields})
+    for name, value in fields.items():  # the run's curve (built-in orders), a note (key streams)
+        setattr(p, name, value)
+    return p
 
 
 def forecast_workload(w: Workload, g: model.Geometry, pool_bytes: int, variables: dict | None = None,

@@ -133,7 +133,7 @@ def run_rows(result: RunResult) -> list[tuple[str, str]]:
         rows.append(("host", host_text(result.host)))
     pred = result.prediction
     if pred:
-        why = pred.data.get("no_error_reason")  # a warm start: no error figure (model.hold_to_measured)
+        why = pred.no_error_reason  # a warm start: no error figure (model.hold_to_measured)
         rows.append(("predicted pages read", f"{nf.interval(pred.reads, pred.reads_low, pred.reads_high)} "
                      f"({pred.model}, "
                      + (f"no error figure: {why})" if why and pred.error_pct is None

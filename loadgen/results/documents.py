@@ -23,7 +23,7 @@ import dataclasses
 import json
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -108,28 +108,159 @@ class Document(Mapping):
         return len(self.to_dict())
 
 
+class Block(MutableMapping):
+    """One block of a run (server, dataset, workload, result, buffer_pool): the keys loadgen reads
+    as typed attributes (run.server.flavor, run.buffer_pool.pages_read), over the block as it is
+    in the file, so every key, known or not, is kept in its order and the file does not change. It
+    reads and writes like its JSON object too (block["reads"], block.get("reads"))."""
+
+    def __init__(self, data: Mapping | None = None) -> None:
+        self._data = dict(data or {})
+
+    def __getitem__(self, key: str):
+        return self._data[key]
+
+    def __setitem__(self, key: str, value) -> None:
+        self._data[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self._data[key]
+
+    def __iter__(self):
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._data!r})"
+
+    def to_dict(self) -> dict:
+        return dict(self._data)
+
+
+def _key(name: str, doc: str = ""):
+    """A block's key as an attribute: None where the file does not have it."""
+    return property(lambda self: self._data.get(name), lambda self, value: self._data.__setitem__(name, value),
+                    doc=doc or name)
+
+
+class ServerBlock(Block):
+    provider = _key("provider")
+    flavor = _key("flavor", "mariadb or mysql: whose counters and rules")
+    version = _key("version")
+    pool_bytes = _key("innodb_buffer_pool_size", "innodb_buffer_pool_size as the server reported it")
+    variables = _key("variables", "the server variables recorded (servers.RECORDED_VARIABLES)")
+    cold_start = _key("cold_start", "how the run started cold and what verified it (runner.verify_cold)")
+
+
+class DatasetBlock(Block):
+    schema = _key("schema")
+    database = _key("database")
+    table = _key("table")
+    rows = _key("rows", "the keys the orders range over")
+    table_rows = _key("table_rows", "the table's own rows, where they differ from the keys")
+    leaf_pages = _key("leaf_pages")
+    height = _key("height")
+
+
+class WorkloadBlock(Block):
+    order = _key("order")
+    variation = _key("variation")
+    stride = _key("stride")
+    reps = _key("reps")
+    seed = _key("seed")
+    queries = _key("queries")
+
+
+class ResultBlock(Block):
+    queries = _key("queries", "queries the run completed")
+    qps = _key("qps")
+    elapsed_s = _key("elapsed_s")
+    latency_us = _key("latency_us")
+
+
+class BufferPoolBlock(Block):
+    pages_read = _key("pages_read", "the headline of a v2 file; read it through RunResult.headline()")
+    reads = _key("reads", "Innodb_buffer_pool_reads: demand reads on MySQL, read-ahead too on MariaDB")
+    read_ahead = _key("read_ahead")
+    demand_reads = _key("demand_reads")
+    read_requests = _key("read_requests")
+    pages_total = _key("pages_total", "the pool's frames")
+    pages_data_before = _key("pages_data_before", "data pages held at the run's start")
+    cleaner_batches = _key("cleaner_batches", "MySQL's page-cleaner LRU batches as recorded (measure/cleaner.py)")
+    counters = _key("counters", "the status variables each figure came from")
+
+
+BLOCKS = {"server": ServerBlock, "dataset": DatasetBlock, "workload": WorkloadBlock, "result": ResultBlock,
+          "buffer_pool": BufferPoolBlock}
+
+
 @dataclass
 class Prediction:
-    """The `prediction` block of a run: the model's reads beside the measured ones. It keeps the
-    block as the model wrote it (capacity, made_young, qps, ...) and names what readers use."""
+    """What the model says at one pool, the one type for it: a run's `prediction` block (with the
+    run's `curve` and a `note`), `loadgen predict`'s prediction, a forecast's point (Forecast.at).
+    Keys another kind of model writes (the mix model's tables) are kept in `extra`; a block read
+    from a file is written back with its keys in the order it had them, so files do not change."""
 
-    data: dict
-
-    model = property(lambda self: self.data.get("model"))
-    reads = property(lambda self: self.data.get("reads"))
-    read_requests = property(lambda self: self.data.get("read_requests"))
-    plain_lru_reads = property(lambda self: self.data.get("plain_lru_reads"))
-    error_pct = property(lambda self: self.data.get("error_pct"))
-    reads_low = property(lambda self: self.data.get("reads_low"))  # how far reads can be off (analysis/intervals.py)
-    reads_high = property(lambda self: self.data.get("reads_high"))
-    measured_reads = property(lambda self: self.data.get("measured_reads"))
+    model: str | None = None
+    reads: int | None = None
+    read_requests: int | None = None
+    hit_ratio: float | None = None
+    plain_lru_reads: int | None = None
+    capacity_pages: int | None = None
+    pool_pages: int | None = None
+    made_young: int | None = None
+    qps: float | None = None
+    error_pct: float | None = None
+    measured_reads: int | None = None
+    plain_lru_error_pct: float | None = None
+    read_ahead: int | None = None  # pages the model read ahead (included in reads)
+    measured_read_ahead: int | None = None
+    # a run that started warm (model.hold_to_measured): why there is no error figure, or (when the
+    # resident pages were too few to matter) how many there were
+    no_error_reason: str | None = None
+    warm_start: str | None = None
+    # a table past scaled.EXACT_MAX_PAGES: simulated on a copy this many times smaller, the reads
+    # scaled back, with this standard error (1 and 0: simulated exactly; docs/innodb.md, "Large tables")
+    scale: float = 1.0
+    reads_se: float = 0.0
+    # MySQL's timed page cleaner: how the model placed its LRU batch (a run's recorded batches
+    # replayed, or the mean over four phases of one batch), and without a record how far that can
+    # be off: the reads with no batch, one and two at any of the phases (model.simulate_bounded)
+    cleaner: str | None = None
+    cleaner_low: int | None = None
+    cleaner_high: int | None = None
+    # how far the prediction can be off, every known source together (analysis/intervals.py):
+    # low <= reads <= high
+    reads_low: int | None = None
+    reads_high: int | None = None
+    # a run's block only: the model's curve around the run's pool, and what the model left out
+    curve: list | None = None
+    note: str | None = None
+    extra: dict = field(default_factory=dict, repr=False)
+    # the keys of the block it was read from, in their order (None: made here)
+    read_keys: tuple | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def from_dict(cls, data: dict | None) -> Prediction | None:
-        return cls(dict(data)) if data else None
+        if not data:
+            return None
+        names = _PREDICTION_FIELDS
+        return cls(**{k: v for k, v in data.items() if k in names},
+                   extra={k: v for k, v in data.items() if k not in names}, read_keys=tuple(data))
 
     def to_dict(self) -> dict:
-        return dict(self.data)
+        if self.read_keys is not None:
+            return {k: getattr(self, k) if k in _PREDICTION_FIELDS else self.extra[k] for k in self.read_keys
+                    if k in _PREDICTION_FIELDS or k in self.extra}
+        out = {k: getattr(self, k) for k in _PREDICTION_FIELDS if k not in ("curve", "note")}
+        out.update({k: getattr(self, k) for k in ("curve", "note") if getattr(self, k) is not None})
+        out.update(self.extra)
+        return out
+
+
+_PREDICTION_FIELDS = tuple(f.name for f in dataclasses.fields(Prediction) if f.name not in ("extra", "read_keys"))
 
 
 @dataclass(eq=False)
@@ -143,11 +274,11 @@ class RunResult(Document):
     finished_at: str | None = None
     complete: bool = False
     incomplete_reason: str | None = None
-    server: dict = field(default_factory=dict)
-    dataset: dict = field(default_factory=dict)
-    workload: dict = field(default_factory=dict)
-    result: dict = field(default_factory=dict)
-    buffer_pool: dict = field(default_factory=dict)
+    server: ServerBlock = field(default_factory=ServerBlock)
+    dataset: DatasetBlock = field(default_factory=DatasetBlock)
+    workload: WorkloadBlock = field(default_factory=WorkloadBlock)
+    result: ResultBlock = field(default_factory=ResultBlock)
+    buffer_pool: BufferPoolBlock = field(default_factory=BufferPoolBlock)
     samples: list = field(default_factory=list)
     host: dict = field(default_factory=dict)
     prediction: Prediction | None = None
@@ -156,9 +287,13 @@ class RunResult(Document):
     def __post_init__(self) -> None:
         if isinstance(self.prediction, dict):
             self.prediction = Prediction.from_dict(self.prediction)
-        for name in ("server", "dataset", "workload", "result", "buffer_pool", "host"):
-            if getattr(self, name) is None:
-                setattr(self, name, {})
+        if self.host is None:
+            self.host = {}
+        for name, block in BLOCKS.items():
+            value = getattr(self, name)
+            if value is None or (isinstance(value, Mapping) and not isinstance(value, block)):
+                setattr(self, name, block(value))
+            # anything else (a number where an object belongs) stays as read: bad_values() names it
 
     @property
     def key(self) -> str:
@@ -194,7 +329,7 @@ class RunResult(Document):
         if hasattr(node, "to_dict"):
             node = node.to_dict()
         for key in rest:
-            if not isinstance(node, dict) or key not in node:
+            if not isinstance(node, Mapping) or key not in node:
                 return None
             node = node[key]
         return node
@@ -213,7 +348,7 @@ class RunResult(Document):
         traceback)."""
         out: list[tuple[str, Any, str]] = []
         for name in ("server", "dataset", "workload", "result", "buffer_pool"):
-            if not isinstance(getattr(self, name), dict):
+            if not isinstance(getattr(self, name), Mapping):
                 out.append((name, getattr(self, name), "an object"))
         for path in (("buffer_pool", "counters"), ("result", "latency_us")):
             node = self.value(path)

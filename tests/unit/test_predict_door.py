@@ -29,13 +29,13 @@ def test_built_in_orders_get_the_workload_models_curve_and_exact_reads():
         p = predict(run(name))
         assert isinstance(p, Prediction) and p.model == "innodb-lru"
         assert p.reads == reads  # the kernel's exact count, as before the door
-        assert [c["pool_bytes"] for c in p.data["curve"]] == [8 << 20, 16 << 20, 32 << 20]
+        assert [c["pool_bytes"] for c in p.curve] == [8 << 20, 16 << 20, 32 << 20]
 
 
 def test_key_streams_get_the_key_model_and_say_read_ahead_is_left_out_on_mariadb():
     p = predict(run("run_A_mariadb.json", order="random", rows=200_000, stride=10, reps=2, seed=1, count=40_000))
-    assert p.reads == 37209 and "curve" not in p.data
-    assert p.data["note"] == "linear read-ahead is not modelled for key streams"
+    assert p.reads == 37209 and p.curve is None
+    assert p.note == "linear read-ahead is not modelled for key streams"
     assert not uses_workload_model("random") and uses_workload_model("looped")
 
 

@@ -82,3 +82,24 @@ def test_writing_to_a_fifo_keeps_the_fifo(tmp_path):
     reader.join(10)
     assert stat.S_ISFIFO(os.stat(fifo).st_mode)
     assert got and '"kind": "run"' in got[0]
+
+
+def test_a_run_file_round_trips_byte_identical_through_its_typed_blocks(tmp_path):
+    """The blocks are types (run.server.flavor, run.buffer_pool.pages_read) over the file's own
+    keys: a file read and written again is the same file, prediction block included."""
+    from pathlib import Path
+
+    from loadgen.results.documents import BufferPoolBlock, Prediction, ServerBlock
+
+    for name in ("run_A_mariadb.json", "run_B_mariadb.json"):
+        src = Path(__file__).resolve().parents[1] / "data" / name
+        run = load(src, kind="run")
+        assert isinstance(run.server, ServerBlock) and isinstance(run.buffer_pool, BufferPoolBlock)
+        assert isinstance(run.prediction, Prediction)
+        assert run.server.flavor == "mariadb" and run.server.pool_bytes == 8 << 20
+        assert run.buffer_pool.pages_read == run["buffer_pool"]["pages_read"] == run.headline()[0]
+        assert run.workload.order in ("interleaved", "looped") and run.dataset.leaf_pages == 1633
+        # the file as loadgen writes it (the test data is indented by hand), then read and written again
+        written = write_json_atomic(tmp_path / f"as-written-{name}", json.loads(src.read_text()))
+        again = write_json_atomic(tmp_path / name, load(written, kind="run"))
+        assert again.read_bytes() == written.read_bytes()
