@@ -174,16 +174,45 @@ def run(
     --pipeline (queries in flight per connection), see drive.py.
     predict: fills each result's `prediction` block (None: no prediction).
     """
+    paths = iter(out_paths)  # run_pools asks once per run, in this order
+    return run_pools(server_spec, dataset_spec, [None], workloads, lambda _pool, _w: next(paths), sample_interval_s,
+                     reporter, driver, threads, pipeline, predict)
+
+
+def run_pools(
+    server_spec: ServerSpec,
+    dataset_spec: DatasetSpec,
+    pools: list[int | None],
+    workloads: list[Workload],
+    out_for: Callable[[int | None, Workload], Path],
+    sample_interval_s: float = 1.0,
+    reporter: Reporter | None = None,
+    driver: str = "auto",
+    threads: int = 1,
+    pipeline: int = 1,
+    predict: Predict | None = None,
+) -> list[RunResult]:
+    """The run loop of `run`, `compare` and `sweep`: provision (or reuse) a server, make the
+    dataset, then at each pool in turn (None: the server's own) run each workload from a cold
+    pool, pool by pool. out_for(pool, workload): where that run's file goes, asked right before it
+    starts (default_path claims the name, so never for a run that does not happen)."""
     reporter = reporter or QuietReporter()
     results = []
+    if pools and pools[0] is not None:
+        server_spec = dataclasses.replace(server_spec, pool_bytes=pools[0])
     with provisioned(server_spec, dataset_spec, reporter.say) as server:
         check_connections(server, threads)  # before seeding, which may take minutes
         info = prepare_dataset(server, dataset_spec, reporter, count_after=True)
+        asked = list(workloads)
         workloads = [usertable.retarget(w, info) for w in workloads]
-        for workload, out in zip(workloads, out_paths):
-            cold = server.restart_cold()
-            results.append(measure(server, info, workload, cold, out, sample_interval_s, reporter,
-                                   driver=driver, threads=threads, pipeline=pipeline, predict=predict))
+        for pool in pools:
+            if pool is not None and pool != server.pool_bytes:
+                server.set_pool(pool)
+            for given, workload in zip(asked, workloads):
+                out = out_for(pool, given)
+                cold = server.restart_cold()
+                results.append(measure(server, info, workload, cold, out, sample_interval_s, reporter,
+                                       driver=driver, threads=threads, pipeline=pipeline, predict=predict))
         finish_dataset(server, info, results, reporter)
     return results
 

@@ -68,10 +68,9 @@ def predict(variation, order, pool, dataset_spec, shape, rows_per_leaf, leaf_pag
 
     from ..analysis import forecast, model
     from ..analysis.predict import forecast_workload, uses_workload_model
-    from ..analysis.sweep import parse_pools
     from ..workload.orders import Workload, resolve
     from ..render.report import CURVE_HEADERS, advice_dict, curve_cells, forecast_rows, rich_table
-    from ..units import parse_count, parse_size
+    from ..units import parse_count, parse_pools, parse_size
 
     order_name, _ = resolve(variation, order, shape["trace"])
     n_rows = dataset_spec.rows
@@ -223,7 +222,7 @@ def advise(variations, pool, dataset_spec, shape, rows_per_leaf, qps, flavor, se
     from ..analysis import model
     from ..analysis.advise import advise as make_advice
     from ..analysis.advise import ms_per_read_from
-    from ..workload.orders import resolve
+    from ..workload.orders import parse_variations
     from ..render.report import advice_dict
     from ..units import parse_size
 
@@ -246,14 +245,7 @@ def advise(variations, pool, dataset_spec, shape, rows_per_leaf, qps, flavor, se
         raise UsageError(f"--ms-per-read {ms_per_read} must be a finite number above zero")
     g = g or model.estimate_geometry(n_rows, dataset_spec.schema, rows_per_leaf)
     variables = _numeric_settings(settings)
-    orders = []
-    for v in (x.strip() for x in variations.split(",") if x.strip()):
-        name = resolve(v, None)[0] if v.upper() in ("A", "B") else v
-        if name not in model.ORDER_CODES:
-            raise UsageError(f"advise handles A, B and {', '.join(model.ORDER_CODES)}, not {v!r}")
-        orders.append(name)
-    if not orders:
-        raise UsageError("--variations is empty", "e.g. --variations A,B")
+    orders = [o for o, _ in parse_variations(variations, tuple(model.ORDER_CODES), who="advise")]
     pool_bytes = parse_size(pool, "--pool")
     advs = [make_advice(o, n_stride, n_reps, g, pool_bytes, variables=variables, flavor=flavor, qps=qps,
                         ram_bytes=parse_size(ram, "--ram") if ram else None, ms_per_read=ms_per_read,
@@ -298,10 +290,11 @@ def sweep(pools, variations, tolerance, max_time, out, out_dir, server_spec, dat
     """
     from ..analysis import sweep as core
     from ..render.report import SWEEP_HEADERS, recommendation_lines, rich_table, sweep_cells
-    from ..units import format_bytes
+    from ..units import format_bytes, parse_pools
+    from ..workload.orders import parse_variations
     from ..results.files import check_destination, check_directory, default_path
 
-    var_list = [("trace", None)] if shape["trace"] else core.parse_variations(variations)
+    var_list = [("trace", None)] if shape["trace"] else parse_variations(variations)
     if shape["trace"]:
         from ..workload.orders import Workload
 
@@ -313,7 +306,7 @@ def sweep(pools, variations, tolerance, max_time, out, out_dir, server_spec, dat
                                                    for k, v in knees.items())
                                 + ")", highlight=False)
     else:
-        pool_list = core.parse_pools(pools)
+        pool_list = parse_pools(pools)
     try:
         tol = float(str(tolerance).strip().rstrip("%"))
         minutes = float(max_time)

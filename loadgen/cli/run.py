@@ -104,20 +104,17 @@ def _compare_live(variations, out_dir, report_path, server_spec, dataset_spec, s
                   drive, fmt="table") -> None:
     from .. import runner
     from ..analysis.predict import predict
-    from ..workload.orders import Workload, resolve
+    from ..workload.orders import Workload, parse_variations
     from ..results.files import check_destination, check_directory, default_path
 
-    names = [v.strip() for v in variations.split(",") if v.strip()]
-    if len(names) < 2:
+    parsed = parse_variations(variations)  # A, B, or any order name (zipfian, hotspot, ...)
+    if len(parsed) < 2:
         raise UsageError("--variations needs at least two, e.g. A,B")
     check_directory(out_dir)
     check_default_out_dir(out_dir)
     if report_path is not None:
         check_destination(report_path, "--report")
-    workloads = []
-    for name in names:  # A, B, or any order name (zipfian, hotspot, ...)
-        order_name, var = resolve(name, None) if name.upper() in ("A", "B") else resolve(None, name)
-        workloads.append(Workload(order_name, dataset_spec.rows, variation=var, **shape))
+    workloads = [Workload(order_name, dataset_spec.rows, variation=var, **shape) for order_name, var in parsed]
     outs = [default_path(out_dir, f"compare-{w.variation or w.order}") for w in workloads]
     with RichReporter() as reporter:
         results = runner.run(server_spec, dataset_spec, workloads, outs, sample_interval_s, reporter,

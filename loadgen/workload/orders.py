@@ -138,6 +138,21 @@ def resolve(variation: str | None, order: str | None, trace: str | None = None) 
     return "interleaved", "A"
 
 
+def parse_variations(text: str, handled: tuple[str, ...] = ORDERS, who: str = "") -> list[tuple[str, str | None]]:
+    """--variations 'A,B,zipfian' -> [(order, variation), ...]: A and B, or orders by name (an order
+    with a letter gets it: looped is B). The one parser of the option (run's compare, sweep,
+    advise); who/handled: a command that takes fewer orders names them in its refusal."""
+    names = [t.strip() for t in str(text).split(",") if t.strip()]
+    if not names:
+        raise UsageError("--variations is empty", "e.g. --variations A,B")
+    out = []
+    for n in names:
+        if who and n.upper() not in VARIATIONS and n not in handled:
+            raise UsageError(f"{who} handles {', '.join([*VARIATIONS, *handled])}, not {n!r}")
+        out.append(resolve(n, None) if n.upper() in VARIATIONS else resolve(None, n))
+    return out
+
+
 def ids(w: Workload, part: int = 0, parts: int = 1) -> Iterator[int]:
     """The order's ids; with parts > 1 (--threads), the order over the part-th contiguous slice
     of the distinct ids, so each connection keeps the order's shape on its own share."""

@@ -6,6 +6,7 @@ import pytest
 
 from loadgen.analysis import advise, curve, model
 from loadgen.errors import UsageError
+from loadgen.workload.orders import parse_variations
 
 G = model.estimate_geometry(1_200_000)  # 9,796 leaves in 154 extents, height 3
 CAPACITIES = (2_000, 3_000, 6_000)  # miniatures at rates 0.32, 0.21 and 0.11
@@ -192,7 +193,7 @@ def test_ms_per_read_from_a_result():
 def test_sweep_pools_auto_are_around_the_predicted_knee():
     from loadgen.analysis import sweep
 
-    pools, knees = sweep.knee_pools(200_000, "chat", sweep.parse_variations("A,B"), {"stride": 10, "reps": 2})
+    pools, knees = sweep.knee_pools(200_000, "chat", parse_variations("A,B"), {"stride": 10, "reps": 2})
     assert knees["A"] is None  # interleaved reads each leaf once at any pool: no knee
     assert 32 << 20 <= knees["B"] <= 96 << 20  # looped: the table (1,633 leaves) fits at ~40-50 MiB
     assert knees["B"] in pools and knees["B"] // 2 >> 23 << 23 in pools and 2 * knees["B"] in pools

@@ -1,9 +1,7 @@
 """One door to the model (analysis/predict.py): each order's model chosen in one place, the same
-exact figures as the kernel gave before the door (measured before the change, on the same files),
-and the seeding side never reaching up into analysis/."""
+exact figures as the kernel gave before the door (measured before the change, on the same files)."""
 from __future__ import annotations
 
-import ast
 import copy
 import json
 from array import array
@@ -14,7 +12,6 @@ from loadgen.results.documents import Prediction, RunResult
 from loadgen.seeding.indexmap import IndexMap
 
 DATA = Path(__file__).resolve().parents[1] / "data"
-LOADGEN = Path(__file__).resolve().parents[2] / "loadgen"
 
 
 def run(name: str, **workload) -> RunResult:
@@ -55,17 +52,3 @@ def test_no_geometry_or_an_unknown_order_is_no_prediction_not_an_error():
     gone = copy.deepcopy(doc.to_dict())
     gone["workload"] = {"order": "trace", "rows": 200_000, "trace": {"path": "/nonexistent/keys.txt"}}
     assert predict(RunResult.from_dict(gone)) is None
-
-
-def test_seeding_never_imports_analysis_and_the_runner_only_the_pools_facts():
-    """The layers: seeding/ (floor 5) hands the model what it needs (seeding/indexmap.py) and
-    never reaches up into analysis/ (usertable.py once imported analysis/secondary.py to
-    predict); the runner takes the model injected, importing only the pool's facts its "the
-    table fits" warning needs (analysis/pool.py)."""
-    for path in [*(LOADGEN / "seeding").glob("*.py"), LOADGEN / "runner.py"]:
-        allowed = {"analysis.pool"} if path.name == "runner.py" else set()
-        for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.ImportFrom):
-                module = (node.module or "").lstrip(".")
-                assert "analysis" not in module or module in allowed, f"{path.name} imports {module}"
-                assert not any(a.name == "analysis" for a in node.names), f"{path.name} imports analysis"
