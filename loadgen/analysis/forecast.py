@@ -5,7 +5,6 @@ miniatures where they are accurate enough.
 """
 from __future__ import annotations
 
-from array import array
 from concurrent.futures import ThreadPoolExecutor
 
 from . import curve as fast
@@ -29,12 +28,13 @@ def forecast(order: str, stride: int, reps: int, g: model.Geometry, pool_bytes: 
     known = estimates or {}
     if fast_scaled.is_large(g):  # on a scaled copy (scaled.py): memory does not grow with the table
         fast_scaled.refuse_exact(g, exact)
-        return fast_scaled.forecast(order, stride, reps, g, pool, pool_bytes, others, models, qps, curve_pools, known)
+        return fast_scaled.forecast_scaled(order, stride, reps, g, pool, pool_bytes, others, models, qps, curve_pools,
+                                           known)
     todo = [i for i, p in enumerate(others) if p not in known]
     src = fast.workload_source(order, stride, reps, g, pool.ra_threshold)
     with ThreadPoolExecutor(max_workers=2) as ex:
         hist_f = hist if hasattr(hist, "result") else ex.submit(lambda: hist) if hist is not None else \
-            ex.submit(plain_histogram, order, stride, reps, g)
+            ex.submit(model.stack_histogram, order, stride, reps, g)
         done = known.get(pool_bytes) if total_pages is None else None
         at_f = ex.submit(lambda: ((done.refs, done.reads, done.made_young, 0, done.read_ahead, 0), None)
                          if done is not None and done.exact and not pool.cleaner_depth
@@ -67,14 +67,6 @@ def forecast(order: str, stride: int, reps: int, g: model.Geometry, pool_bytes: 
     return model.Forecast(g, order, model.queries_of(order, g.rows, stride, reps), refs, at,
                     sorted(keep, key=lambda p: p.pool_bytes))
 
-
-
-def plain_histogram(order: str, stride: int, reps: int, g: model.Geometry) -> array:
-    """model.stack_histogram as an array of uint64, not a list: 817k Python ints for the seed
-    case were a tenth of `predict --advise`'s time, with the collections they set off."""
-    from .. import native
-
-    return array("Q", native.lrusim_mattson(None, model.workload_tuple(order, stride, reps, g), g.n_pages))
 
 
 def plain_lru_misses(hist: list[int], capacities: list[int]) -> dict[int, int]:

@@ -57,7 +57,7 @@ def page_trace(keys: Iterable[int], g: model.Geometry, key_min: int = 1) -> tupl
     """(uint32 page references, keys used, keys outside the table) for a key stream."""
     from .. import native
 
-    fill = native.optional("keys_to_pages")
+    fill = native.keys_to_pages()
     pages, used = array("I"), 0
     it = iter(keys)
     geometry = (key_min, g.rows, g.leaf_pages, g.height, g.fanout)
@@ -216,14 +216,6 @@ def simulate_paced(pages: array, used: int, g: model.Geometry, pool: model.PoolM
     return refs - pads, misses, made_young, not_young, read_ahead
 
 
-def plain_lru_histogram(pages: array, g: model.Geometry) -> list[int]:
-    from .. import native
-
-    if not pages:
-        return [0] * (g.n_pages + 1)
-    return array("Q", native.lrusim_mattson(pages, None, g.n_pages)).tolist()
-
-
 def forecast_keys(w: Workload, g: model.Geometry, pool_bytes: int, variables: dict | None = None,
              flavor: str = "mariadb", qps: float = model.DEFAULT_QPS, curve_pools: list[int] | None = None,
              total_pages: int | None = None) -> model.Forecast:
@@ -232,7 +224,7 @@ def forecast_keys(w: Workload, g: model.Geometry, pool_bytes: int, variables: di
     pool = model.pool_model(pool_bytes, variables, flavor, qps, total_pages)
     pools = [pool_bytes] + [p for p in (curve_pools or []) if p != pool_bytes]
     models = [pool] + [model.pool_model(p, variables, flavor, qps) for p in pools[1:]]
-    hist = plain_lru_histogram(pages, g)
+    hist = model.stack_histogram_trace(pages, g.n_pages)
     # the asked pool's read-ahead too (MySQL reads ahead on key streams), for the prediction block
     ms_per_ref = (1000.0 / qps) * used / max(1, len(pages))
     with ThreadPoolExecutor(max_workers=max(1, min(len(models), os.cpu_count() or 1))) as ex:
@@ -290,7 +282,7 @@ def predict_keys_run(run, w: Workload, g: model.Geometry, pool: model.PoolModel)
     if not pads and not step:
         padded, step = pages, (1000.0 / pool.qps) * used / max(1, len(pages))
     bounds = cleaner_bounds(padded, g, pool, step)
-    hist = plain_lru_histogram(pages, g)
+    hist = model.stack_histogram_trace(pages, g.n_pages)
     plain = model.lru_misses(hist, pool.capacity_pages)
     p = model.Prediction(model.MODEL, misses, refs, 0.0, plain, pool.capacity_pages, pool.pool_pages, made_young,
                          pool.qps, read_ahead=read_ahead)

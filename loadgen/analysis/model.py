@@ -7,8 +7,9 @@ for every pool size from Mattson stack distances in one pass: the naive baseline
 for the looped order because InnoDB is not a stack algorithm. The rest lives beside it, each part
 changing for its own reason: geometry.py (the table's levels and where its leaves sit), pool.py
 (the server's pool: capacity, the page cleaner, MySQL's start-up pages), predictions.py (the
-result types), lru_reference.py (the slow Python references the kernel is tested against). Every
-name those hold that callers used as model.X is re-exported here, so model.X keeps working.
+result types), lru_reference.py (the slow Python references the kernel is tested against, which
+callers import from there). The public names of the first three are re-exported here, so model.X
+keeps working; no private name is.
 
 The trace: each query descends the primary key, root first, to its leaf (geometry.leaf_of_id).
 
@@ -32,14 +33,14 @@ both servers (RunResult.headline).
 from __future__ import annotations
 
 import os
+from array import array
 
 from ..errors import UsageError
 # Geometry and PoolModel are what the simulator takes; the other names are re-exported, as callers
 # and tests reach them as model.X (the modules they live in say why each exists).
 from .geometry import (DEFAULT_FANOUT, ROOT_MAX_POINTERS, ROWS_PER_LEAF, Geometry,  # noqa: F401 - re-exported
-                       _mix64, estimate_geometry, geometry_of, leaf_jitter, leaf_of_id, leaf_phys, leaf_start,
+                       estimate_geometry, geometry_of, leaf_jitter, leaf_of_id, leaf_phys, leaf_start,
                        level_sizes, phys_leaf)
-from .lru_reference import _py_simulate, _py_stack_histogram, _py_trace, _PyLRU  # noqa: F401 - re-exported
 from .pool import (DEFAULT_QPS, DEFAULTS, FILLER_SLOTS, LRU_MIN_LEN, MIN_CAPACITY_PAGES,  # noqa: F401 - re-exported
                    MYSQL_CLEANER_PERIOD_MS, MYSQL_CLEANER_PHASES_MS, MYSQL_CLEANER_TICKS, MYSQL_DEFAULTS,
                    MYSQL_START_PAGES, NON_OLD_MIN_LEN, OLD_MIN_LEN, OLD_TOLERANCE, PAGE_BYTES, RA_RULE_MARIADB,
@@ -179,22 +180,23 @@ def simulate(order: str, stride: int, reps: int, g: Geometry, pool: PoolModel) -
     return simulate_detail(order, stride, reps, g, pool)[:4]
 
 
-def stack_histogram(order: str, stride: int, reps: int, g: Geometry) -> list[int]:
-    from array import array
-
+def stack_histogram(order: str, stride: int, reps: int, g: Geometry) -> array:
+    """Plain LRU's stack-distance histogram of a workload (Mattson, in C): hist[0] the cold misses,
+    hist[d] the references at distance d. An array of uint64, not a list: 817k Python ints for
+    the seed case were a tenth of `predict --advise`'s time, with the collections they set off.
+    The one builder, with stack_histogram_trace for an explicit trace."""
     from .. import native
 
-    raw = native.lrusim_mattson(None, workload_tuple(order, stride, reps, g), g.n_pages)
-    return array("Q", raw).tolist()
+    return array("Q", native.lrusim_mattson(None, workload_tuple(order, stride, reps, g), g.n_pages))
 
 
-def stack_histogram_trace(pages, n_pages: int) -> list[int]:
-    from array import array
-
+def stack_histogram_trace(pages, n_pages: int) -> array:
+    """stack_histogram for an explicit uint32 page trace (all zeros for an empty one)."""
     from .. import native
 
-    raw = native.lrusim_mattson(array("I", pages), None, n_pages)
-    return array("Q", raw).tolist()
+    if not len(pages):
+        return array("Q", bytes(8 * (n_pages + 1)))
+    return array("Q", native.lrusim_mattson(pages if isinstance(pages, array) else array("I", pages), None, n_pages))
 
 
 def lru_misses(hist: list[int], capacity: int) -> int:

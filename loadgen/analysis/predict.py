@@ -5,7 +5,7 @@ a pool with its curve (forecast_workload). Here, and only here, an order picks i
   the key streams (random, the distributions, a trace)   keymodel.py: an explicit page trace
   any order through a secondary index (an IndexMap)       secondary.py: both indexes' pages
 
-and a run's pool model is built (pool_of), and every model's prediction is held to the run's
+and a run's pool model is built (pool_of_run), and every model's prediction is held to the run's
 measured reads the same way (model.hold_to_measured). The mix model (mixmodel.py) predicts a
 whole workload of streams and keeps its own entry.
 """
@@ -23,7 +23,7 @@ def uses_workload_model(order: str | None) -> bool:
     return order in model.ORDER_CODES
 
 
-def pool_of(run: RunResult, replay: bool = False) -> model.PoolModel:
+def pool_of_run(run: RunResult, replay: bool = False) -> model.PoolModel:
     """The simulator's view of the pool a run measured (pool.run_pool_model) and, with replay on
     MySQL, the page cleaner's batches the run recorded, which only the built-in orders' kernel
     can place (by queries done)."""
@@ -46,15 +46,16 @@ def predict(run: RunResult, workload: Workload | None = None, index_map: IndexMa
         if w is None:
             return None
         p, plain, fields = secondary.predict_secondary(index_map, secondary.clustered_geometry(run.dataset),
-                                                       pool_of(run), w.ids())
+                                                       pool_of_run(run), w.ids())
     elif uses_workload_model(order):
-        p, plain, fields = forecast.predict_order_run(run, model.geometry_of(run.dataset), pool_of(run, replay=True))
+        g = model.geometry_of(run.dataset)
+        p, plain, fields = forecast.predict_order_run(run, g, pool_of_run(run, replay=True))
     else:
         g = model.geometry_of(run.dataset)
         w = workload_from_dict(run.workload, g.rows) if workload is None or workload.rows != g.rows else workload
         if w is None:
             return None
-        p, plain, fields = keymodel.predict_keys_run(run, w, g, pool_of(run))
+        p, plain, fields = keymodel.predict_keys_run(run, w, g, pool_of_run(run))
     bp = run.buffer_pool
     requests = bp.get("read_requests") or p.read_requests
     p.hit_ratio = 1.0 - p.reads / requests if requests else 0.0

@@ -68,7 +68,7 @@ class SweepBudget:
     seed_bytes: int
 
 
-def estimate(pools: list[int], variations: list, rows: int, shape: dict) -> SweepBudget:
+def budget(pools: list[int], variations: list, rows: int, shape: dict) -> SweepBudget:
     queries_each = [Workload(order, rows, variation=var, **shape).queries for order, var in variations]
     runs = len(pools) * len(variations)
     queries = len(pools) * sum(queries_each)

@@ -314,7 +314,7 @@ def sweep(pools, variations, tolerance, max_time, out, out_dir, server_spec, dat
         raise UsageError(f"--tolerance {tolerance!r} / --max-time {max_time!r} must be numbers") from None
     if tol < 0 or minutes <= 0:
         raise UsageError("--tolerance must be >= 0 and --max-time above zero")
-    est = core.estimate(pool_list, var_list, dataset_spec.rows, shape)
+    est = core.budget(pool_list, var_list, dataset_spec.rows, shape)
     core.check_budget(est, minutes * 60, core.free_room(server_spec))
     check_directory(out_dir)
     check_default_out_dir(out_dir)

@@ -47,7 +47,7 @@ FNV_PRIME = 0x100000001B3
 
 
 def _ext():
-    return native._load()
+    return native.extension()
 
 
 def available() -> bool:

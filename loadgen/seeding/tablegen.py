@@ -202,9 +202,9 @@ def lines(p: Plan, pool: bytes, seed: int, first: int, last: int, native: bool =
 
 
 def _native():
-    from ..native import optional
+    from .. import native
 
-    return optional("tablegen_lines")
+    return native.tablegen_lines()
 
 
 def _splitmix(s: list[int]) -> int:

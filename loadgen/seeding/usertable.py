@@ -236,7 +236,7 @@ def ensure_seeded(conn, spec, progress=None, free_bytes: int | None = None, home
                   may_seed: str | None = None):
     """Make spec's schema file's queried table hold exactly spec.rows generated rows: verify,
     resume, or create and seed. Returns a DatasetInfo."""
-    from .dataset import _read_meta, _write_meta, open_meta, refuse_seed
+    from .dataset import read_meta, write_meta, open_meta, refuse_seed
 
     schema = read_schema_file(Path(spec.schema), spec.database)
     table = queried_table(schema, spec.table)
@@ -246,12 +246,12 @@ def ensure_seeded(conn, spec, progress=None, free_bytes: int | None = None, home
     if may_seed is None:
         meta, same = open_meta(conn, database, identity)
     else:  # read only: not even the database or the meta table is created
-        meta = _read_meta(conn, database) or {}
+        meta = read_meta(conn, database) or {}
         same = all(meta.get(k) == v for k, v in identity.items())
     exists = _table_exists(conn, database, table)
     if exists and same and meta.get("complete") == "1":
         if _count(conn, database, table) == spec.rows:
-            shape = reflect(_borrow(conn), database, table)
+            shape = reflect(borrow_conn(conn), database, table)
             return table_info(conn, spec, shape, seeded=False)
     if may_seed is not None:
         raise refuse_seed(dataclasses.replace(spec, table=table), may_seed,
@@ -263,9 +263,9 @@ def ensure_seeded(conn, spec, progress=None, free_bytes: int | None = None, home
         for name in reversed(schema.tables):  # another file or generator: start over
             db.query_all(conn, f"DROP TABLE IF EXISTS `{database}`.`{name}`")
         db.query_all(conn, f"DELETE FROM `{database}`.loadgen_meta")
-        _write_meta(conn, database, {**identity, "complete": 0})  # first: see dataset._ensure
+        write_meta(conn, database, {**identity, "complete": 0})  # first: see dataset._ensure
         create_tables(conn, database, schema)
-    shape = reflect(_borrow(conn), database, table)
+    shape = reflect(borrow_conn(conn), database, table)
     if not shape.primary_key:
         raise UsageError(f"{schema.path}: the server made {table} without a primary key",
                          "declare a PRIMARY KEY in the schema file")
@@ -282,7 +282,7 @@ def ensure_seeded(conn, spec, progress=None, free_bytes: int | None = None, home
     db.query_all(conn, f"ANALYZE TABLE `{database}`.`{table}`")
     info = table_info(conn, spec, shape, seeded=True)
     info.seed_rows_per_s = remaining / elapsed if elapsed > 0 and remaining > 0 else None
-    _write_meta(conn, database, {"complete": 1})
+    write_meta(conn, database, {"complete": 1})
     return info
 
 
@@ -313,7 +313,7 @@ class _Borrowed:
         pass
 
 
-def _borrow(conn):
+def borrow_conn(conn):
     return lambda: _Borrowed(conn)
 
 
@@ -419,7 +419,7 @@ def table_info(conn, spec, shape: TableShape, seeded: bool, existing: bool = Fal
         conn,
         "SELECT stat_name, stat_value FROM mysql.innodb_index_stats WHERE database_name=%s AND table_name=%s "
         "AND index_name='PRIMARY' AND stat_name IN ('n_leaf_pages','size')", (database, table),
-    )) if _can_read_index_stats(conn) else {}
+    )) if can_read_index_stats(conn) else {}
     leaf_pages = int(stats.get("n_leaf_pages", 0)) or max(1, int(data_length or 0) // PAGE_BYTES)
     rows = spec.rows if not existing else int(table_rows or 0)
     table_bytes = int(data_length or 0) + int(index_length or 0)
@@ -524,7 +524,7 @@ def read_keys(conn, database: str, table: str, key: str, estimate: int):
     return out, count, every
 
 
-def _can_read_index_stats(conn) -> bool:
+def can_read_index_stats(conn) -> bool:
     try:
         db.query_all(conn, "SELECT 1 FROM mysql.innodb_index_stats LIMIT 1")
         return True
@@ -585,7 +585,7 @@ def inspect_existing(conn, spec):
                             "AND TABLE_NAME=%s", (database, table))
     if engine is not None and str(engine).lower() != "innodb":
         raise UsageError(f"{database}.{table} is {engine}, not InnoDB: there is no buffer pool to measure")
-    shape = reflect(_borrow(conn), database, table)
+    shape = reflect(borrow_conn(conn), database, table)
     if not shape.primary_key:
         raise UsageError(f"{database}.{table} has no primary key", "loadgen queries tables by key")
     return table_info(conn, spec, shape, seeded=False, existing=True)
@@ -608,7 +608,7 @@ def apply_query(conn, spec, info):
     """A built-in table queried with --query or --key-column: resolve them as for any table."""
     if info.query is not None or not (spec.query or spec.key_column):
         return info
-    shape = reflect(_borrow(conn), info.database, info.table)
+    shape = reflect(borrow_conn(conn), info.database, info.table)
     if spec.query:
         query, key = check_query(spec.query), spec.key_column or shape.primary_key[0]
     else:

@@ -46,7 +46,7 @@ class Chunk:
 
 
 def _splitmix(x: np.ndarray) -> np.ndarray:
-    """splitmix64 of each uint64 (wrapping arithmetic, as patterns._splitmix64)."""
+    """splitmix64 of each uint64 (wrapping arithmetic, as patterns.splitmix64)."""
     with np.errstate(over="ignore"):
         x = x + np.uint64(GOLDEN)
         x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
@@ -66,9 +66,9 @@ def _unit(h: np.ndarray) -> np.ndarray:
 
 
 def _py_splitmix(x: int) -> int:
-    from .patterns import _splitmix64
+    from .patterns import splitmix64
 
-    return _splitmix64(x & M64)
+    return splitmix64(x & M64)
 
 
 def stream_seed(seed: int, name: str, salt: int) -> int:

@@ -203,9 +203,9 @@ def permuted(base: range, key: int, native: bool = True) -> Iterator[int]:
 
 def _native_permute():
     """The C version of this loop, or None without the extension."""
-    from ..native import optional
+    from .. import native
 
-    return optional("permute_fill")
+    return native.permute_fill()
 
 
 def _feistel(n: int, key: int) -> tuple[int, list[int]]:

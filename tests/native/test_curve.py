@@ -206,11 +206,11 @@ def test_the_curve_pass_gives_the_plain_lru_histogram_of_the_workload(order, ra)
     # the same pass as the miniatures, its leaf steps left out: model.stack_histogram's numbers
     src = curve.workload_source(order, 7, 2, G, ra)
     est, hist = curve.estimate_and_plain_lru(src, pools(ra), tolerance=1.0)
-    assert list(hist) == model.stack_histogram(order, 7, 2, G)
+    assert hist == model.stack_histogram(order, 7, 2, G)
     assert [e.reads for e in est] == [e.reads for e in curve.estimate(src, pools(ra), tolerance=1.0)]
     trace = random_trace(G, 10, 1, 5)
     _, thist = curve.estimate_and_plain_lru(curve.trace_source(trace, G.n_pages, G.leaf_pages), pools())
-    assert list(thist) == model.stack_histogram_trace(trace, G.n_pages)
+    assert thist == model.stack_histogram_trace(trace, G.n_pages)
 
 
 @pytest.mark.parametrize("order", ["looped", "interleaved"])
