@@ -6,6 +6,7 @@ measured (marked incomplete).
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import platform
@@ -241,40 +242,43 @@ def measure(
             reporter.say("note: no prediction: a trace replays its own keys, and this table's keys have gaps")
     drive = Drive(server, info.database, workload, driver, threads, query=info.query, key_offset=info.key_offset,
                   pipeline=pipeline, key_map=key_map)
-    try:
+    # Everything opened from here to the run's own try/finally is closed on every path: an error
+    # or Ctrl-C while the server settles (up to 15 s) once left the driver's connections open (B3).
+    with contextlib.ExitStack() as opened:
+        opened.callback(drive.close)
         sampler_conn = server.connect()
-    except BaseException:
-        drive.close()
-        raise
-    variables = db.global_variables(sampler_conn, RECORDED_VARIABLES)
-    flavor = db.parse_version(variables.get("version", ""), variables.get("version_comment", ""))
-    settle = wait_quiet(sampler_conn)
-    if not settle["quiet"]:
-        reporter.say(f"warning: the server kept reading pages in the background "
-                     f"({settle['pages_read_while_settling']} in {settle['settle_s']} s); they may count as misses")
-    before = take_snapshot(sampler_conn, 0).status
-    table_pages = tablestats.resident_pages(sampler_conn, info.database, info.table, before.get("pages_data"),
-                                            owned=server.owned and server.foreign_owner is None)
-    if table_pages is not None:  # the indexes the run reads (another index's pages spare it nothing)
-        table_pages = {k: v for k, v in table_pages.items() if k in ("PRIMARY", info.index)}
-    verdict = verify_cold(cold, before, flavor.name, table_pages, info.height)
-    if not verdict["cold"]:
-        reporter.say(f"warning: the run starts warm: {verdict['note']}"
-                     + (f"; to start cold, {verdict['fix']}" if verdict.get("fix") else ""))
-    elif verdict.get("note"):
-        reporter.say(verdict["note"])
-    _warn_if_fits(info, before, reporter, flavor.name, variables)
-    table_reads = tablestats.TableReads(sampler_conn, info.database, info.table)
-    state = DriverState()
-    sampler = Sampler(sampler_conn, state.current_queries, sample_interval_s, flavor=flavor.name)
-    watch = _cleaner_watch(server, flavor.name, state)
-    label = f"{workload.variation or workload.order} ({workload.order})"
-    host_before = hostload.sample()
-    reporter.run_started(label, workload.queries)
-    started_at = now_iso()
-    interrupted = False
-    sampler.start()
-    watching = watch is not None and watch.start()
+        opened.callback(_close_quietly, sampler_conn)
+        variables = db.global_variables(sampler_conn, RECORDED_VARIABLES)
+        flavor = db.parse_version(variables.get("version", ""), variables.get("version_comment", ""))
+        settle = wait_quiet(sampler_conn)
+        if not settle["quiet"]:
+            reporter.say(f"warning: the server kept reading pages in the background "
+                         f"({settle['pages_read_while_settling']} in {settle['settle_s']} s); they may count as misses")
+        before = take_snapshot(sampler_conn, 0).status
+        table_pages = tablestats.resident_pages(sampler_conn, info.database, info.table, before.get("pages_data"),
+                                                owned=server.owned and server.foreign_owner is None)
+        if table_pages is not None:  # the indexes the run reads (another index's pages spare it nothing)
+            table_pages = {k: v for k, v in table_pages.items() if k in ("PRIMARY", info.index)}
+        verdict = verify_cold(cold, before, flavor.name, table_pages, info.height)
+        if not verdict["cold"]:
+            reporter.say(f"warning: the run starts warm: {verdict['note']}"
+                         + (f"; to start cold, {verdict['fix']}" if verdict.get("fix") else ""))
+        elif verdict.get("note"):
+            reporter.say(verdict["note"])
+        _warn_if_fits(info, before, reporter, flavor.name, variables)
+        table_reads = tablestats.TableReads(sampler_conn, info.database, info.table)
+        state = DriverState()
+        sampler = Sampler(sampler_conn, state.current_queries, sample_interval_s, flavor=flavor.name)
+        watch = _cleaner_watch(server, flavor.name, state)
+        opened.callback(_stop_watch, watch)
+        label = f"{workload.variation or workload.order} ({workload.order})"
+        host_before = hostload.sample()
+        reporter.run_started(label, workload.queries)
+        started_at = now_iso()
+        interrupted = False
+        sampler.start()
+        watching = watch is not None and watch.start()
+        opened.pop_all()  # the run's finally closes them from here
     try:
         drive.run(state, progress=lambda n: reporter.run_progress(n, sampler.latest_hit_ratio))
     except KeyboardInterrupt:
@@ -285,10 +289,7 @@ def measure(
         cleaner_record = _stop_watch(watch)
         table_reads.finish(server)
         drive.close()
-        try:
-            sampler_conn.close()
-        except Exception:  # noqa: BLE001 - the server may be gone
-            pass
+        _close_quietly(sampler_conn)
     host_after = hostload.sample()
     if state.empty:
         reporter.say(f"warning: {state.empty:,} of {state.queries:,} lookups ({state.empty / state.queries:.1%}) "
@@ -349,6 +350,13 @@ def _cleaner_watch(server: Server, flavor: str, state: DriverState) -> CleanerWa
     except Exception:  # noqa: BLE001 - the run goes on without the record
         return None
     return CleanerWatch(conn, state.current_queries, owned=bool(server.owned))
+
+
+def _close_quietly(conn) -> None:
+    try:
+        conn.close()
+    except Exception:  # noqa: BLE001 - the server may be gone
+        pass
 
 
 def _stop_watch(watch: CleanerWatch | None) -> dict | None:

@@ -193,8 +193,9 @@ def _compare_files(paths, max_regression, fmt, report_path, allow_incomplete=Fal
     if limits and not allow_incomplete:
         check_gateable(sides[0] + sides[1], limits)
     keys = [{r.key for r in side} for side in sides]
-    if not (keys[0] & keys[1]) and not limits:
-        _side_by_side([side[0] for side in sides], list(paths), report_path, fmt)
+    if not (keys[0] & keys[1]) and not limits:  # every run of both sides, each named by its file
+        runs = sides[0] + sides[1]
+        _side_by_side(runs, [r.source for r in runs], report_path, fmt)
         return
     comparison = compare_files(sides[0], sides[1], limits)
     comparison.notes.extend(gate_problems(sides[0] + sides[1], limits))  # ungated or allowed: still said

@@ -74,7 +74,8 @@ class Document(Mapping):
     script written against the files works on the objects unchanged."""
 
     KIND: ClassVar[str] = ""
-    source: ClassVar[Path | None] = None  # the file load() read it from; set per instance
+    # each kind's dataclass has `source`: the file load() read it from (or the runner wrote it to),
+    # per instance and never part of the JSON
 
     @property
     def kind(self) -> str:
@@ -85,7 +86,7 @@ class Document(Mapping):
         this version did not know."""
         out: dict[str, Any] = {"format_version": self.format_version, "kind": self.kind}
         for f in dataclasses.fields(self):
-            if f.name not in ("format_version", "extra"):
+            if f.name not in ("format_version", "extra", "source"):
                 value = getattr(self, f.name)
                 out[f.name] = value.to_dict() if hasattr(value, "to_dict") else value
         out.update(self.extra)
@@ -93,7 +94,7 @@ class Document(Mapping):
 
     @classmethod
     def from_dict(cls, data: dict):
-        names = {f.name for f in dataclasses.fields(cls)} - {"extra"}
+        names = {f.name for f in dataclasses.fields(cls)} - {"extra", "source"}
         known = {k: v for k, v in data.items() if k in names}
         extra = {k: v for k, v in data.items() if k not in names and k != "kind"}
         return cls(**known, extra=extra)
@@ -283,6 +284,7 @@ class RunResult(Document):
     host: dict = field(default_factory=dict)
     prediction: Prediction | None = None
     extra: dict = field(default_factory=dict)
+    source: Path | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if isinstance(self.prediction, dict):
@@ -386,6 +388,7 @@ class SweepResult(Document):
     curves: dict = field(default_factory=dict)  # the model's curve per order
     recommendation: dict = field(default_factory=dict)  # per order: pool_bytes, reason
     extra: dict = field(default_factory=dict)
+    source: Path | None = field(default=None, compare=False, repr=False)
 
     @property
     def has_data(self) -> bool:
@@ -400,6 +403,7 @@ class NativeResult(Document):
     experiment: str = ""
     format_version: int = FORMAT_VERSION
     extra: dict = field(default_factory=dict)
+    source: Path | None = field(default=None, compare=False, repr=False)
 
     @property
     def kind(self) -> str:
