@@ -74,7 +74,7 @@ def prepare_dataset(server: Server, spec: DatasetSpec, reporter: Reporter, count
     conn = server.connect(local_infile=1)
     try:
         room = free_bytes(server.datadir) if server.datadir is not None else None
-        home = getattr(server, "home", None)
+        home = server.home
         # another job's up server is used as it holds it: never seeded into (servers/state.py)
         may_seed = (f"the server from `loadgen up`, kept up by another job ({server.foreign_owner})"
                     if server.foreign_owner else None)

@@ -102,7 +102,7 @@ def pool_unit(flavor: str, pool_bytes: int, chunk_bytes: int | None = None, inst
     """What innodb_buffer_pool_size is rounded to: chunk x instances.
 
     MariaDB 10.11.12+ has no chunks (8 MiB extents); MySQL 8.4 has 128 MiB chunks and, above
-    1 GiB, min(pool / chunk / 2, CPUs / 4) instances within 1..64 (research/innodb.md 2.2).
+    1 GiB, min(pool / chunk / 2, CPUs / 4) instances within 1..64 (docs/innodb.md, "Pool sizes").
     """
     if flavor == "mariadb":
         chunk = chunk_bytes or 8 * MIB

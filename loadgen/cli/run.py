@@ -1,12 +1,11 @@
 """The run family: run, compare, seed, up, status, down."""
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
 
-from ..errors import UsageError
+from ..errors import EXIT_ERROR, UsageError
 from .options import (RichReporter, check_default_out_dir,
                       dataset_options, driver_options, say_trace, server_options, stderr_console,
                       stdout_console, workload_options)
@@ -250,8 +249,8 @@ def status():
 
     server = attach_running(ServerSpec())
     if server is None:
-        click.echo("no server is up (start one with `loadgen up`)")
-        sys.exit(1)
+        click.echo("no server is up (start one with `loadgen up`)")  # an answer, on stdout; exit 1 says it too
+        raise click.exceptions.Exit(EXIT_ERROR)  # through __main__'s map of exits, as every command's
     click.echo(f"up: {server.provider} {server.flavor.name} {server.flavor.version}, "
                f"pool {format_bytes(server.pool_bytes)}, {server.endpoint.describe()}, "
                f"tcp 127.0.0.1:{server.endpoint.port}"

@@ -56,3 +56,15 @@ def test_variations_and_pools_are_parsed_in_one_place_each():
         text = path.read_text()
         if path.name not in ("orders.py", "units.py"):
             assert "variations.split(" not in text and "def parse_pools" not in text, path
+
+
+def test_every_exit_goes_through_the_exit_code_map_and_no_member_is_guessed():
+    """`status` left through sys.exit(1), outside __main__'s map (B11); the core read
+    `getattr(server, "home", None)`, a member the Server interface did not declare (B13)."""
+    from loadgen.servers import Server
+
+    assert Server.home is None
+    for path in (LOADGEN / "cli").glob("*.py"):
+        assert "sys.exit(" not in path.read_text(), path
+    for path in (LOADGEN / "runner.py", LOADGEN / "mixrun.py"):
+        assert 'getattr(server, "home"' not in path.read_text(), path
