@@ -68,3 +68,18 @@ def test_every_exit_goes_through_the_exit_code_map_and_no_member_is_guessed():
         assert "sys.exit(" not in path.read_text(), path
     for path in (LOADGEN / "runner.py", LOADGEN / "mixrun.py"):
         assert 'getattr(server, "home"' not in path.read_text(), path
+
+
+def test_the_advice_declares_the_histogram_predict_reuses_and_leaves_it_out_of_the_json():
+    """Advice.plain_lru_hist was set as an undeclared attribute and read with getattr by the CLI
+    (B7): a rename would have silently made `predict --advise` compute the histogram twice."""
+    import dataclasses
+
+    from loadgen.analysis import advise, model
+    from loadgen.render.report import advice_dict
+
+    assert "plain_lru_hist" in {f.name for f in dataclasses.fields(advise.Advice)}
+    g = model.Geometry(20_000, 165, 2)
+    adv = advise.advise("looped", 10, 2, g, 8 << 20, ram_bytes=1 << 30, exact=True)
+    assert list(adv.plain_lru_hist) == list(model.stack_histogram("looped", 10, 2, g))
+    assert "plain_lru_hist" not in advice_dict(adv) and "estimates" not in advice_dict(adv)
