@@ -157,18 +157,9 @@ def check_connections(server: Server, threads: int) -> None:
                          f"--set max_connections={threads + busy + 11}")
 
 
-def run(
-    server_spec: ServerSpec,
-    dataset_spec: DatasetSpec,
-    workloads: list[Workload],
-    out_paths: list[Path],
-    sample_interval_s: float = 1.0,
-    reporter: Reporter | None = None,
-    driver: str = "auto",
-    threads: int = 1,
-    pipeline: int = 1,
-    predict: Predict | None = None,
-) -> list[RunResult]:
+def run(server_spec: ServerSpec, dataset_spec: DatasetSpec, workloads: list[Workload], out_paths: list[Path],
+        sample_interval_s: float = 1.0, reporter: Reporter | None = None, driver: str = "auto", threads: int = 1,
+        pipeline: int = 1, predict: Predict | None = None) -> list[RunResult]:
     """Provision (or reuse) a server, make the dataset, then run each workload from a cold pool.
 
     driver/threads/pipeline: --driver (native, python, auto), --threads (connections) and
