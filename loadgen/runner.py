@@ -27,7 +27,8 @@ from .workload.orders import Workload
 from .paths import cache_dir, free_bytes
 from .results.documents import Prediction, RunResult, now_iso
 from .results.files import write_json_atomic
-from .measure.cleaner import CleanerWatch
+from .measure.cleaner import stop_watch, watch_cleaner
+from .measure.coldstart import verify_cold
 from .measure.sampler import Sampler, take_snapshot, totals, wait_quiet
 from .servers import RECORDED_VARIABLES, ColdStart, Server, ServerSpec
 from .servers.provision import provisioned
@@ -260,8 +261,8 @@ def measure(
         table_reads = tablestats.TableReads(sampler_conn, info.database, info.table)
         state = DriverState()
         sampler = Sampler(sampler_conn, state.current_queries, sample_interval_s, flavor=flavor.name)
-        watch = _cleaner_watch(server, flavor.name, state)
-        opened.callback(_stop_watch, watch)
+        watch = watch_cleaner(server, flavor.name, state.current_queries)
+        opened.callback(stop_watch, watch)
         label = f"{workload.variation or workload.order} ({workload.order})"
         host_before = hostload.sample()
         reporter.run_started(label, workload.queries)
@@ -277,7 +278,7 @@ def measure(
     finally:
         reporter.run_finished()
         last = sampler.stop(final=True)
-        cleaner_record = _stop_watch(watch)
+        cleaner_record = stop_watch(watch)
         table_reads.finish(server)
         drive.close()
         _close_quietly(sampler_conn)
@@ -331,35 +332,11 @@ def measure(
     return result
 
 
-def _cleaner_watch(server: Server, flavor: str, state: DriverState) -> CleanerWatch | None:
-    """A watch of MySQL's page-cleaner LRU batches on a connection of its own (measure/cleaner.py);
-    None on MariaDB, whose cleaner the model follows without a record, or without a connection."""
-    if flavor != "mysql":
-        return None
-    try:
-        conn = server.connect()
-    except Exception:  # noqa: BLE001 - the run goes on without the record
-        return None
-    return CleanerWatch(conn, state.current_queries, owned=bool(server.owned))
-
-
 def _close_quietly(conn) -> None:
     try:
         conn.close()
     except Exception:  # noqa: BLE001 - the server may be gone
         pass
-
-
-def _stop_watch(watch: CleanerWatch | None) -> dict | None:
-    if watch is None:
-        return None
-    try:
-        return watch.stop()
-    finally:
-        try:
-            watch.conn.close()
-        except Exception:  # noqa: BLE001 - the server may be gone
-            pass
 
 
 # A lost connection is often seen before the engine has marked the container exited (or the
@@ -376,68 +353,6 @@ def _why_gone(server, wait_s: float = GONE_WAIT_S) -> str:
             return ""
         time.sleep(0.2)
     return server.diagnostics()
-
-
-# Data pages a server holds right after it starts, before any query (docs/mysql-lab.md, "Start-up
-# pages"): MySQL 9.7 955-976 (system tablespace, dictionary, undo), MariaDB 10.11 277. The fallback
-# test of a cold pool where the table's own pages cannot be read (no PROCESS privilege).
-STARTUP_PAGES_DATA = {"mysql": 1200, "mariadb": 450}
-# Pages of the table a cold server holds right before the first query: the root read when the
-# driver prepares its statement, and on a server loadgen does not own the two descents that read
-# the table's key range (MIN/MAX) after a restart: at most 2 x height + 2, and never fewer than this.
-COLD_TABLE_PAGES_MAX = 4
-
-
-def cold_table_pages_max(height: int) -> int:
-    return max(COLD_TABLE_PAGES_MAX, 2 * height + 2)
-def verify_cold(cold: ColdStart, status: dict, flavor_name: str, table_pages: dict[str, int] | None = None,
-                height: int = 1) -> dict:
-    """Decide from the pool's contents right before the first query whether the run starts cold;
-    the start method's claim (cold.cold) is never taken for it.
-
-    table_pages: {index: pages} of the indexes the run reads in the pool (tablestats.resident_pages),
-    or None when they could not be read: then a pool holding no more data pages than a freshly
-    started server counts as cold (e.g. a --dsn MySQL right after its restart, whose one-chunk pool
-    no resize can empty).
-
-    Returns the cold_start fields to record: pages_data/pages_free/pages_total before the run, the
-    table's pages in the pool, `cold`, `verified` and `verified_by` (what decided it:
-    table_pages or pages_data) and, when warm, `note` and `fix` (what makes the next start cold).
-    """
-    data = status.get("pages_data")
-    allowance = STARTUP_PAGES_DATA.get(flavor_name, STARTUP_PAGES_DATA["mysql"])
-    resident = sum(table_pages.values()) if table_pages is not None else None
-    most = cold_table_pages_max(height)
-    out = {"pages_data_before": data, "pages_free_before": status.get("pages_free"),
-           "pages_total_before": status.get("pages_total"), "startup_pages_data_max": allowance,
-           "table_pages_before": resident, "table_pages_cold_max": most}
-    claim = cold.note or cold.method
-    fix = cold.fix or ("remove any --set that loads the pool at start-up (innodb_buffer_pool_load_at_startup)"
-                       if cold.method == "restart" else "")
-    if resident is not None:
-        out.update(verified=True, verified_by="table_pages")
-        if resident <= most:
-            out["cold"] = True
-            if not cold.cold:
-                out["note"] = (f"{claim}; but the pool holds {resident} of the table's pages (as a freshly "
-                               "started server does): it starts cold")
-        else:
-            out.update(cold=False, note=f"{claim}; but the pool holds {resident:,} of the table's pages before "
-                                        "the run: it starts warm", fix=fix)
-    elif data is None:
-        out.update(cold=False, verified=False, verified_by=None,
-                   note=f"{claim}; neither the table's pages in the pool nor "
-                        "pages_data could be read: not verified", fix=fix)
-    elif data > allowance:
-        out.update(cold=False, verified=True, verified_by="pages_data",
-                   note=f"{claim}; but the pool holds {data:,} data pages before the run, more than the "
-                        f"{allowance:,} a freshly started {flavor_name} holds: it starts warm", fix=fix)
-    else:
-        out.update(cold=True, verified=True, verified_by="pages_data")
-        if not cold.cold:
-            out["note"] = (f"{claim}; but the pool holds {data:,} data pages, no more than a freshly started "
-                           f"{flavor_name} ({allowance:,}): it starts cold")
-    return out
 
 
 def _warn_if_fits(info: DatasetInfo, status: dict, reporter: Reporter, flavor_name: str = "mariadb",

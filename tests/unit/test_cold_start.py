@@ -3,7 +3,7 @@ start method's claim; a warm run gets no error figure unless what it held was to
 from __future__ import annotations
 
 from loadgen.analysis import sweep
-from loadgen.runner import verify_cold
+from loadgen.measure.coldstart import verify_cold
 from loadgen.servers import ColdStart
 from loadgen.analysis.predict import predict
 from loadgen.results.documents import RunResult
