@@ -30,6 +30,11 @@ class UsageError(LoadgenError):
     exit_code = EXIT_USAGE
 
 
+class SchemaRefused(UsageError):
+    """The server refused a schema file's table (a statement, or a table without a primary key):
+    the dataset it was to hold can never be made, so what was made for it goes (provision.py)."""
+
+
 class ProvisionError(LoadgenError):
     """No server could be started or reached."""
 

@@ -28,7 +28,7 @@ from .paths import cache_dir, free_bytes
 from .results.documents import Prediction, RunResult, now_iso
 from .results.files import write_json_atomic
 from .measure.cleaner import stop_watch, watch_cleaner
-from .measure.coldstart import verify_cold
+from .measure.coldstart import STARTUP_PAGES_DATA, most_data_pages, verify_cold  # noqa: F401 - re-exported
 from .measure.sampler import Sampler, take_snapshot, totals, wait_quiet
 from .servers import RECORDED_VARIABLES, ColdStart, Server, ServerSpec
 from .servers.provision import provisioned
@@ -251,8 +251,12 @@ def measure(
                                                 owned=server.owned and server.foreign_owner is None)
         if table_pages is not None:  # the indexes the run reads (another index's pages spare it nothing)
             table_pages = {k: v for k, v in table_pages.items() if k in ("PRIMARY", info.index)}
-        verdict = verify_cold(cold, before, flavor.name, table_pages, info.height)
-        if not verdict["cold"]:
+        verdict = verify_cold(cold, before, flavor.name, table_pages, info.height,
+                              most_data_pages=most_data_pages(before, variables, flavor.name))
+        if verdict["cold"] is None:
+            reporter.say(f"warning: {verdict['note']}"
+                         + (f"; to verify it, {verdict['fix']}" if verdict.get("fix") else ""))
+        elif not verdict["cold"]:
             reporter.say(f"warning: the run starts warm: {verdict['note']}"
                          + (f"; to start cold, {verdict['fix']}" if verdict.get("fix") else ""))
         elif verdict.get("note"):

@@ -230,14 +230,19 @@ def seed(server_spec, dataset_spec):
 @click.command()
 @server_options
 def up(server_spec):
-    """Start a server and keep it running between commands (`run` uses it while it is up)."""
+    """Start a server and keep it running between commands (`run` uses it while it is up); run
+    again, it reports the running one (exit 0), or says what differs when asked for another."""
     from ..servers.provision import up as core_up
     from ..units import format_bytes
 
     reporter = RichReporter()
     server = core_up(server_spec, reporter.say)
-    click.echo(f"up: {server.provider} {server.flavor.name} {server.flavor.version}, "
-               f"pool {format_bytes(server.pool_bytes)}, {server.endpoint.describe()}")
+    again = getattr(server, "already_up", False)
+    click.echo(f"{'already up' if again else 'up'}: {server.provider} {server.flavor.name} {server.flavor.version}, "
+               f"pool {format_bytes(server.pool_bytes)}, {server.endpoint.describe()}"
+               + (f", tcp 127.0.0.1:{server.endpoint.port} " if again else "")
+               + ("" if not again else f"(reused; kept up by another job: {server.foreign_owner})"
+                  if server.foreign_owner else "(reused; `loadgen down` stops it)"))
 
 
 @click.command()

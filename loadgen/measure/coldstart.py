@@ -1,9 +1,13 @@
-"""Whether a run starts cold, decided from the pool's contents right before its first query
-(verify_cold): the start method's claim (a restart, a resize) is never taken for it."""
+"""Whether a run starts cold, decided from what the pool holds right before its first query.
+
+The start method (a restart, a resize) only claims a cold pool; runner.measure asks verify_cold,
+which reads the table's own pages in the pool where it can, else the pool's data pages against
+what a freshly started server holds, and says so when neither can tell (issue #18).
+"""
 from __future__ import annotations
 
+from ..analysis.pool import pool_model
 from ..servers import ColdStart
-
 
 # Data pages a server holds right after it starts, before any query (docs/mysql-lab.md, "Start-up
 # pages"): MySQL 9.7 955-976 (system tablespace, dictionary, undo), MariaDB 10.11 277. The fallback
@@ -15,10 +19,28 @@ STARTUP_PAGES_DATA = {"mysql": 1200, "mariadb": 450}
 COLD_TABLE_PAGES_MAX = 4
 
 
+# What lets a user without PROCESS have the start verified (INNODB_BUFFER_PAGE_LRU needs it).
+PROCESS_FIX = "GRANT PROCESS ON *.* to the --dsn user (loadgen then counts the table's own pages in the pool)"
+
+
 def cold_table_pages_max(height: int) -> int:
     return max(COLD_TABLE_PAGES_MAX, 2 * height + 2)
+
+
+def most_data_pages(status: dict, variables: dict, flavor_name: str) -> int | None:
+    """The most data pages this pool ever holds: every frame on MySQL, on MariaDB what its page
+    cleaner lets the LRU list reach (256 pages at 8M and 16M, analysis/pool.py)."""
+    total = status.get("pages_total")
+    if not total:
+        return None
+    try:
+        return pool_model(0, variables, flavor_name, total_pages=total).capacity_high
+    except (TypeError, ValueError):  # a variable the server reports oddly: judged as before, never lost
+        return None
+
+
 def verify_cold(cold: ColdStart, status: dict, flavor_name: str, table_pages: dict[str, int] | None = None,
-                height: int = 1) -> dict:
+                height: int = 1, most_data_pages: int | None = None) -> dict:
     """Decide from the pool's contents right before the first query whether the run starts cold;
     the start method's claim (cold.cold) is never taken for it.
 
@@ -27,9 +49,15 @@ def verify_cold(cold: ColdStart, status: dict, flavor_name: str, table_pages: di
     started server counts as cold (e.g. a --dsn MySQL right after its restart, whose one-chunk pool
     no resize can empty).
 
+    most_data_pages: the most data pages the pool can hold (_most_data_pages). When that is no
+    more than a freshly started server holds, pages_data cannot tell a warm pool from a cold one
+    (a SELECT-only user at 8M was always told "cold"): then `cold` is None, not verified, and the
+    note says so (issue #18).
+
     Returns the cold_start fields to record: pages_data/pages_free/pages_total before the run, the
-    table's pages in the pool, `cold`, `verified` and `verified_by` (what decided it:
-    table_pages or pages_data) and, when warm, `note` and `fix` (what makes the next start cold).
+    table's pages in the pool, `cold` (None: cannot be judged), `verified` and `verified_by` (what
+    decided it: table_pages or pages_data) and, when warm or unjudged, `note` and `fix` (what makes
+    the next start cold, or verifiable).
     """
     data = status.get("pages_data")
     allowance = STARTUP_PAGES_DATA.get(flavor_name, STARTUP_PAGES_DATA["mysql"])
@@ -55,6 +83,12 @@ def verify_cold(cold: ColdStart, status: dict, flavor_name: str, table_pages: di
         out.update(cold=False, verified=False, verified_by=None,
                    note=f"{claim}; neither the table's pages in the pool nor "
                         "pages_data could be read: not verified", fix=fix)
+    elif most_data_pages is not None and most_data_pages <= allowance:
+        out.update(cold=None, verified=False, verified_by=None, most_data_pages=most_data_pages,
+                   note=f"whether the run starts cold cannot be judged: the table's pages in the pool could not be "
+                        f"read, and this pool holds at most {most_data_pages:,} data pages, no more than a freshly "
+                        f"started {flavor_name} ({allowance:,}), so its {data:,} say nothing",
+                   fix=PROCESS_FIX)
     elif data > allowance:
         out.update(cold=False, verified=True, verified_by="pages_data",
                    note=f"{claim}; but the pool holds {data:,} data pages before the run, more than the "

@@ -10,6 +10,8 @@ Rules (tests/unit/test_numfmt.py holds every table to them):
   ratios      two decimals and an x: 2.00x
   sizes       binary units (units.format_bytes): 128 MiB, 1.1 GiB
   missing     an en dash: –
+  huge        from 10^15 on (no counter of a run gets there; a hand-edited file may hold 1e300),
+              three significant digits and an exponent: 1.00e+300, +6.08e+299%, 2.71e+20x
 
 Functions return strings and never raise on None, NaN or infinity (a result file's value may be
 null): those print as missing.
@@ -27,15 +29,28 @@ def _ok(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
+# From here on a number is written with an exponent: 1e300 pages read printed 301 digits with
+# thousands separators, one table row 40 lines high (issue #18).
+HUGE = 1e15
+
+
+def _huge(value) -> str:
+    return f"{value:.2e}"
+
+
 def count(value) -> str:
     """32906 -> '32,906' (a float is rounded to the nearest whole number)."""
-    return f"{round(value):,}" if _ok(value) else MISSING
+    if not _ok(value):
+        return MISSING
+    return _huge(value) if abs(value) >= HUGE else f"{round(value):,}"
 
 
 def number(value) -> str:
-    """A measured value: whole above 100, else three significant digits; no exponent."""
+    """A measured value: whole above 100, else three significant digits; no exponent below HUGE."""
     if not _ok(value):
         return MISSING
+    if abs(value) >= HUGE:
+        return _huge(value)
     if value == 0:
         return "0"
     if abs(value) >= 99.95:
@@ -53,6 +68,8 @@ def pct(fraction) -> str:
     if not _ok(fraction):
         return MISSING
     p = fraction * 100
+    if abs(p) >= HUGE:
+        return _huge(p) + "%"
     if 0 < abs(p) < 0.005:
         return "<0.01%"
     if 99.995 <= p < 100:
@@ -62,12 +79,16 @@ def pct(fraction) -> str:
 
 def change(percent) -> str:
     """A change already in percent, signed: 3.237 -> '+3.24%'."""
-    return f"{percent:+.2f}%" if _ok(percent) else MISSING
+    if not _ok(percent):
+        return MISSING
+    return f"{percent:+.2e}%" if abs(percent) >= HUGE else f"{percent:+.2f}%"
 
 
 def times(ratio) -> str:
     """A ratio of two values: 2.0 -> '2.00x'."""
-    return f"{ratio:.2f}x" if _ok(ratio) else MISSING
+    if not _ok(ratio):
+        return MISSING
+    return f"{_huge(ratio)}x" if abs(ratio) >= HUGE else f"{ratio:.2f}x"
 
 
 def seconds(value) -> str:

@@ -112,7 +112,7 @@ def run_rows(result: RunResult) -> list[tuple[str, str]]:
         ("server", server_text(srv)),
         ("buffer pool", f"{nf.size(srv.get('innodb_buffer_pool_size'))} "
                         f"({nf.count(bp.get('pages_total'))} pages), start: {cold.get('method')}, "
-                        + ("cold" if cold.get("cold") else "NOT cold")
+                        + start_text(cold)
                         + (f" ({nf.count(cold.get('pages_data_before'))} data pages"
                            + (f", {nf.count(cold['table_pages_before'])} of the table's,"
                               if cold.get("table_pages_before") is not None else "")
@@ -137,8 +137,21 @@ def run_rows(result: RunResult) -> list[tuple[str, str]]:
         rows.append(("predicted pages read", f"{nf.interval(pred.reads, pred.reads_low, pred.reads_high)} "
                      f"({pred.model}, "
                      + (f"no error figure: {why})" if why and pred.error_pct is None
-                        else f"error {nf.change(pred.error_pct)})")))
+                        else f"error {nf.change(pred.error_pct)}"
+                        + (", the start was not verified cold)" if _unjudged(cold) else ")"))))
     return rows
+
+
+def _unjudged(cold: dict) -> bool:
+    """A start that could not be judged (runner.verify_cold: cold None, pre-#18 files lack the key)."""
+    return "cold" in cold and cold["cold"] is None
+
+
+def start_text(cold: dict) -> str:
+    """cold, NOT cold, or not verified (a pool too small for pages_data to tell, without PROCESS)."""
+    if _unjudged(cold):
+        return "cold not verified"
+    return "cold" if cold.get("cold") else "NOT cold"
 
 
 # -- several runs: the table of `loadgen report` (terminal, markdown, HTML) ------------------------

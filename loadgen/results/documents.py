@@ -68,6 +68,9 @@ COUNTER_PATHS = [*(("buffer_pool", k) for k in ("pages_read", "demand_reads", "r
                  ("result", "elapsed_s"), ("result", "qps"), ("result", "latency_us", "p50"),
                  ("result", "latency_us", "p99")]
 RATIOS = ("hit_ratio", "miss_ratio")
+# InnoDB's counters are unsigned 64-bit: a value above this (1e300 in a hand-edited file) was
+# never measured, and neither were q/s, seconds or microseconds as large.
+COUNTER_MAX = 2 ** 64
 
 
 class Document(Mapping):
@@ -278,9 +281,11 @@ class RunResult(Document):
             if v is None:
                 continue
             ratio = path[-1] in RATIOS
-            ok = isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and 0 <= v
+            ok = (isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+                  and 0 <= v <= COUNTER_MAX)
             if not ok or (ratio and v > 1):
-                out.append((".".join(path), v, "a ratio from 0 to 1" if ratio else "a finite number >= 0"))
+                out.append((".".join(path), v, "a ratio from 0 to 1" if ratio else
+                            "a finite number from 0 to 2^64 (the servers' counters are 64-bit)"))
         return out
 
 

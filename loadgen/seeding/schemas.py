@@ -17,7 +17,7 @@ from pathlib import Path
 
 from .. import db
 from . import ddl
-from ..errors import SeedError, UsageError
+from ..errors import SchemaRefused, SeedError, UsageError
 from ..inputs import SCHEMA_FILE_MAX_BYTES, read_capped
 
 _CREATE = re.compile(r"^\s*CREATE\s+(?:TEMPORARY\s+)?TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?"
@@ -247,8 +247,8 @@ def _statement_error(schema: SchemaFile, st: Statement, exc: BaseException) -> E
     if m:  # the server counts lines from the statement's start
         line = st.line + int(m.group(1)) - 1
     message = message.replace("\r", "").replace("\n", "\\n")  # one line, as every error is
-    return UsageError(f"{schema.path} line {line}: the server refused the statement: {message}",
-                      "fix the schema file")
+    return SchemaRefused(f"{schema.path} line {line}: the server refused the statement: {message}",
+                         "fix the schema file")
 
 
 # -- reflection ----------------------------------------------------------------------------------

@@ -27,7 +27,7 @@ from .. import db
 from . import tablegen
 from .chunks import (chunk_dir, chunk_file, generated_ahead, is_driver_error, load_local, raise_if_not_the_table,
                      seed_error)
-from ..errors import LoadgenError, SeedError, UsageError, WorkloadError
+from ..errors import LoadgenError, SchemaRefused, SeedError, UsageError, WorkloadError
 from .schemas import TableShape, create_tables, queried_table, read_schema_file, reflect
 from ..units import format_bytes
 
@@ -267,7 +267,7 @@ def ensure_seeded(conn, spec, progress=None, free_bytes: int | None = None, home
         create_tables(conn, database, schema)
     shape = reflect(borrow_conn(conn), database, table)
     if not shape.primary_key:
-        raise UsageError(f"{schema.path}: the server made {table} without a primary key",
+        raise SchemaRefused(f"{schema.path}: the server made {table} without a primary key",
                          "declare a PRIMARY KEY in the schema file")
     plan = tablegen.plan(shape.columns, shape.primary_key, spec.rows)
     done = _count(conn, database, table)

@@ -130,6 +130,7 @@ class Server(abc.ABC):
     # the server's own directory on this host (a local server's: datadir, logs, password), named
     # in seeding's errors; None for a server whose files are not ours to see
     home: Path | None = None
+    already_up = False  # `loadgen up` found it running and reused it (provision.up)
 
     @property
     def datadir(self) -> Path | None:
@@ -153,6 +154,12 @@ class Server(abc.ABC):
     def will_query(self, database: str, table: str, rows_per_leaf: float) -> None:
         """The table the runs will query (dsn: restart_cold reads some of it so a shrink evicts)."""
         # a restart empties the pool whatever it held: only dsn, which cannot restart, needs to know
+        return None
+
+    def discard(self) -> None:
+        """After stop(): remove the datadir this dataset was to live in (local: its cache home;
+        docker: its volume), when the dataset can never be made (errors.SchemaRefused). Never on
+        a server loadgen does not own or that `loadgen up` keeps."""
         return None
 
     def alive(self) -> bool:

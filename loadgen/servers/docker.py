@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import os
 import secrets
+import shutil
 import time
 from pathlib import Path
 from typing import Callable
@@ -346,6 +347,16 @@ class DockerServer(Server):
                 self.client.volumes.get(self.volume).remove(force=True)
             except Exception:  # noqa: BLE001 - never created, or already gone
                 pass
+
+    def discard(self) -> None:
+        if self.persist or self.scratch or self.foreign_owner is not None:
+            return  # a scratch volume went with stop()
+        try:
+            self.client.volumes.get(self.volume).remove(force=True)
+        except Exception:  # noqa: BLE001 - never created, or already gone
+            pass
+        if self.secret_dir is not None:
+            shutil.rmtree(self.secret_dir, ignore_errors=True)
 
     def _remove_container(self, graceful: bool) -> None:
         """Stop (cleanly, so a cached datadir needs no crash recovery) and remove; idempotent."""

@@ -14,6 +14,7 @@ from ..db import Endpoint
 from ..errors import ProvisionError, UsageError
 from ..units import format_bytes
 from . import MIN_POOL_BYTES, ColdStart, Server, check_pool_minimum
+from .shield import Insisted, shielded
 
 
 def parse_dsn(dsn: str) -> Endpoint:
@@ -186,7 +187,18 @@ class DsnServer(Server):
         """Set the pool back to `size` and record what it is (pool_bytes_after; None if unknown);
         returns why that failed. A Ctrl-C or SIGTERM that lands between a query and its result
         leaves `conn` out of sync (2014 on every later query): a fresh connection then does it,
-        and the interrupt, not the 2014, is what the caller sees."""
+        and the interrupt, not the 2014, is what the caller sees. A Ctrl-C while this runs waits
+        for it (shield.py); one insisted on stops it, and what to set by hand is said."""
+        try:
+            with shielded(f"giving the server its pool of {format_bytes(size)} back", self.say):
+                return self._set_pool_back(conn, size, details)
+        except Insisted:
+            details["pool_bytes_after"] = None
+            self.say(f"warning: stopped before the server's pool was given back: it may stay smaller; run "
+                     f"SET GLOBAL innodb_buffer_pool_size = {size} on it ({format_bytes(size)}, as it was)")
+            raise
+
+    def _set_pool_back(self, conn, size: int, details: dict) -> str | None:
         why = None
         for fresh in (False, True):
             try:

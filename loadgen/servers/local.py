@@ -365,6 +365,11 @@ class LocalServer(Server):
                 pass
         self._lock.release()
 
+    def discard(self) -> None:
+        if self.persist or self.detach or self.foreign_owner is not None or self.proc is not None:
+            return
+        shutil.rmtree(self.home, ignore_errors=True)
+
     def restart_cold(self) -> ColdStart:
         if self.foreign_owner is not None:
             return lent_start(self)

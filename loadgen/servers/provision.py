@@ -7,7 +7,7 @@ from typing import Callable
 from collections.abc import Iterator
 
 from ..seeding.dataset import DatasetSpec
-from ..errors import ProvisionError, UsageError
+from ..errors import ProvisionError, SchemaRefused, UsageError
 from ..paths import cache_dir, state_dir
 from ..units import format_bytes
 from . import DEFAULT_POOL_BYTES, Server, ServerSpec, state
@@ -232,22 +232,37 @@ def provisioned(spec: ServerSpec, dataset: DatasetSpec | None, say: Say = _quiet
         finally:
             lock.release()
     server = make_server(spec, dataset, say)
+    refused = False
     try:
         server.start()
         say(f"using {summary(server)}")
         yield server
+    except SchemaRefused:
+        refused = True  # the schema file's table can never be made: its datadir is left behind
+        raise
     finally:
         server.stop()
+        if refused:
+            server.discard()
 
 
 def up(spec: ServerSpec, say: Say = _quiet) -> Server:
+    """Start the server `loadgen up` keeps. One already up is returned as it is (its
+    `already_up` set) when it is what spec asks for, so a second `up` never starts another; one
+    that differs is refused with what differs and how to stop it."""
     lock = up_lock()
     lock.acquire(say)
     try:
         if state.load() is not None:
             existing = attach_running(ServerSpec(provider="auto"), lock=lock)
             if existing is not None:
-                raise ProvisionError("a server is already up", "run `loadgen status` to see it or `loadgen down` first")
+                differs = _differences(existing, spec)
+                if differs:
+                    raise ProvisionError(
+                        f"a server is already up ({summary(existing)}), not with {', '.join(differs)}",
+                        "use it as it is (leave those out), or run `loadgen down` first to start another")
+                existing.already_up = True
+                return existing
         server = make_server(spec, None, say, persist=True)
         try:
             server.start()
@@ -258,6 +273,31 @@ def up(spec: ServerSpec, say: Say = _quiet) -> Server:
         return server
     finally:
         lock.release()
+
+
+def _differences(server: Server, spec: ServerSpec) -> list[str]:
+    """What spec asks for that the up server does not have, as the options that asked for it."""
+    out = []
+    if spec.provider not in ("auto", server.provider):
+        out.append(f"--server {spec.provider}")
+    if spec.pool_bytes and spec.pool_bytes != server.pool_bytes:
+        out.append(f"--pool {format_bytes(spec.pool_bytes)}")
+    options = getattr(server, "options", {}) or {}
+    if spec.options and {**options, **spec.options} != options:
+        out.append("--set " + " ".join(f"{k}={v}" for k, v in spec.options.items()))
+    if spec.port and spec.port != server.endpoint.port:
+        out.append(f"--port {spec.port}")
+    if spec.image and spec.image != getattr(server, "image", None):
+        out.append(f"--image {spec.image}")
+    if spec.mysqld:
+        import os
+
+        from .mysqld import find_mysqld
+
+        binary = getattr(server, "binary", None)
+        if binary is None or os.path.realpath(find_mysqld(spec.mysqld)) != os.path.realpath(binary):
+            out.append(f"--mysqld {spec.mysqld}")
+    return out
 
 
 def down(say: Say = _quiet) -> dict | None:

@@ -180,6 +180,50 @@ def test_an_interrupt_while_emptying_the_pool_gives_it_back_and_stays_an_interru
     conn.close()
 
 
+def test_a_second_interrupt_while_the_pool_is_given_back_waits_for_it(fresh_dsn_server, monkeypatch):
+    """Issue #18: the first Ctrl-C lands in the fill scan (as above); a second one while the pool
+    is being grown back used to abort that too, leaving the user's server at loadgen's 64 MiB fill
+    pool. Now the second one waits for the restore, is said, and is still an interrupt."""
+    from loadgen import db
+    from loadgen.servers import dsn as dsn_module
+    from loadgen.servers.dsn import DsnServer
+
+    server = fresh_dsn_server
+    if server.flavor.name != "mariadb" or server.flavor.version_tuple < (10, 11, 12):
+        pytest.skip(f"the fill scan runs on MariaDB 10.11.12+ only, not {server.flavor.version}")
+    conn = server.connect()
+    cur = conn.cursor()
+    cur.execute("CREATE DATABASE intr2")
+    cur.execute("CREATE TABLE intr2.t (id INT PRIMARY KEY)")
+    cur.execute("INSERT INTO intr2.t VALUES (1), (2), (3)")
+    pool_before = int(db.query_value(conn, "SELECT @@GLOBAL.innodb_buffer_pool_size"))
+    real_set_pool, calls = dsn_module._set_pool, []
+
+    def set_pool_interrupted_again(c, pool_bytes, *args, **kwargs):
+        calls.append(pool_bytes)
+        if len(calls) > 1:  # the first grows the pool for the fill scan; the next ones give it back
+            os.kill(os.getpid(), signal.SIGINT)  # the second Ctrl-C, while the restore starts
+        return real_set_pool(c, pool_bytes, *args, **kwargs)
+
+    monkeypatch.setattr(dsn_module, "_set_pool", set_pool_interrupted_again)
+    monkeypatch.setenv("LOADGEN_PASSWORD", server.endpoint.password)
+    said = []
+    dsn = DsnServer(f"mysql://root@127.0.0.1:{server.endpoint.port}/", say=said.append)
+    dsn.start()
+    dsn.will_query("intr2", "t", 100.0)
+    cur.execute("LOCK TABLES intr2.t WRITE")
+    thread = _interrupt_when_waiting(server, "%loadgen_fill%", lambda: cur.execute("UNLOCK TABLES"))
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            dsn.restart_cold()
+    finally:
+        thread.join()
+    assert calls[-1] == pool_before, calls
+    assert int(db.query_value(conn, "SELECT @@GLOBAL.innodb_buffer_pool_size")) == pool_before
+    assert any("giving the server its pool of 16 MiB back" in s for s in said), said
+    conn.close()
+
+
 def _interrupt_when_waiting(server, info_like: str, unlock) -> threading.Thread:
     """A thread that waits for a statement (INFO LIKE info_like) to wait for a lock the test holds,
     sends this process SIGINT (what a SIGTERM is to loadgen) while the main thread is inside the C

@@ -158,8 +158,18 @@ def test_up_status_run_down(mysqld_binary, tmp_path):
         assert "pool 16 MiB" in res.stdout
         status = run_loadgen("status")
         assert status.returncode == 0 and "pool 16 MiB" in status.stdout
+        # a second `up` reuses and reports the running server (it used to be an error, and is
+        # never a second server on a new port); one asking for another pool says how to stop it
+        port = status.stdout.rsplit("tcp 127.0.0.1:", 1)[1].split()[0].rstrip(",")
         again = run_loadgen("up", "--server", "local")
-        assert again.returncode == 1 and "already up" in again.stderr
+        assert again.returncode == 0, again.stderr
+        assert again.stdout.startswith("already up:") and f"tcp 127.0.0.1:{port} " in again.stdout
+        assert len(our_server_pids()) == 1
+        other = run_loadgen("up", "--pool", "32M")
+        assert other.returncode == 1 and "Traceback" not in other.stderr
+        assert "already up" in other.stderr and "not with --pool 32 MiB" in other.stderr
+        assert "loadgen down" in other.stderr
+        assert "pool 16 MiB" in run_loadgen("status").stdout and len(our_server_pids()) == 1
         out = tmp_path / "r.json"
         run = run_loadgen("run", "--variation", "A", "--rows", "50k", "--out", str(out))
         assert run.returncode == 0, run.stderr

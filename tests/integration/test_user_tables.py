@@ -149,6 +149,21 @@ def test_schema_file_with_a_syntax_error_names_its_line_and_leaves_nothing(serve
         conn.close()
 
 
+def test_a_schema_file_the_server_refuses_leaves_no_dataset_directory(mysqld_binary, tmp_path):
+    """Issue #18: a CREATE TABLE the file gate passes but the server refuses (a misspelt type) left
+    its dataset's datadir, 114 MiB, in the cache; it can never be used, so it goes."""
+    import os
+
+    f = tmp_path / "refused_by_server.sql"
+    f.write_text("CREATE TABLE message (id INT PRIMARY KEY, v VARCHARR(20));\n")
+    datasets = Path(os.environ["LOADGEN_CACHE_DIR"]) / "datasets"
+    res = run_loadgen("run", "--schema", str(f), "--server", "local", "--rows", "1k", "--pool", "8M",
+                      "--out", str(tmp_path / "r.json"))
+    one_line_error(res, 2, "line 1: the server refused the statement")
+    left = [d.name for d in datasets.iterdir() if "-refused_by_server-" in d.name] if datasets.exists() else []
+    assert left == [] and not (tmp_path / "r.json").exists()
+
+
 @pytest.mark.parametrize("text,needle", [
     ("-- nothing here\n/* CREATE TABLE t (id INT PRIMARY KEY); */\n", "no CREATE TABLE"),
     ("-- nothing here\nSELECT 1;\n", 'line 2: "SELECT ...": not CREATE TABLE'),
@@ -258,6 +273,28 @@ def test_existing_table_is_measured_and_never_written(server, shop, tmp_path):
     assert db.query_all(shop, "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA='shop' "
                         "ORDER BY 1") == tables_before  # no loadgen_meta, nothing else
     assert "pw-reader" not in res.stdout + res.stderr
+
+
+def test_a_select_only_user_at_a_small_pool_is_told_the_start_cannot_be_judged(server, shop, tmp_path):
+    """Issue #18: without PROCESS the table's pages in the pool cannot be read, and at this 16 MiB
+    pool MariaDB's page cleaner keeps at most 256 data pages, fewer than the ~280 a freshly started
+    server holds: pages_data said "cold" whatever the pool held. Now: not judged, and how to."""
+    from loadgen.render.report import run_rows
+    from loadgen.results.documents import load
+
+    out = tmp_path / "unjudged.json"
+    res = run_loadgen("run", *dsn_args(server, "reader"), "--table", "shop.orders", "--order", "random",
+                      "--stride", "3", "--reps", "1", "--driver", "python", "--out", str(out),
+                      env={"LOADGEN_PASSWORD": "pw-reader"})
+    assert res.returncode == 0, res.stderr[-2000:]
+    cold = json.loads(out.read_text())["server"]["cold_start"]
+    assert cold["cold"] is None and cold["verified"] is False and cold["verified_by"] is None, cold
+    assert cold["table_pages_before"] is None and cold["most_data_pages"] <= cold["startup_pages_data_max"]
+    assert "cannot be judged" in res.stderr and "GRANT PROCESS" in res.stderr
+    assert "it starts cold" not in res.stderr
+    rows = dict(run_rows(load(out)))
+    assert "cold not verified" in rows["buffer pool"]
+    assert "start was not verified cold" in rows["predicted pages read"]
 
 
 @pytest.mark.parametrize("user,table,code,needle", [

@@ -28,8 +28,25 @@ def test_a_pool_that_holds_none_of_the_table_is_cold_whatever_the_method_claimed
 
 
 def test_without_the_tables_pages_a_pool_in_its_start_up_state_is_cold():
-    v = verify_cold(KEPT, MYSQL_AFTER_RESTART, "mysql", None)
+    v = verify_cold(KEPT, {"pages_data": 968, "pages_free": 7224, "pages_total": 8192}, "mysql", None,
+                    most_data_pages=8192)
     assert v["cold"] is True and v["verified_by"] == "pages_data"
+    warm = verify_cold(KEPT, {"pages_data": 5000, "pages_total": 8192}, "mysql", None, most_data_pages=8192)
+    assert warm["cold"] is False and warm["verified_by"] == "pages_data"
+
+
+def test_without_the_tables_pages_a_pool_too_small_to_tell_is_not_judged():
+    """Issue #18: a SELECT-only --dsn user at 8M was always told "cold": 512 frames can never hold
+    more than the ~960 pages a fresh MySQL keeps, warm or not. Now the start is not judged."""
+    full = {"pages_data": 500, "pages_free": 0, "pages_total": 512}
+    v = verify_cold(KEPT, full, "mysql", None, most_data_pages=512)
+    assert v["cold"] is None and v["verified"] is False and v["verified_by"] is None
+    assert "cannot be judged" in v["note"] and "PROCESS" in v["fix"]
+    # MariaDB at 16M: its page cleaner keeps the LRU list at 256 pages or fewer (analysis/pool.py)
+    small = verify_cold(KEPT, {"pages_data": 200, "pages_total": 1014}, "mariadb", None, most_data_pages=256)
+    assert small["cold"] is None
+    # the table's own pages, when they can be read, decide as before
+    assert verify_cold(KEPT, full, "mysql", {"PRIMARY": 1}, height=3, most_data_pages=512)["cold"] is True
 
 
 def test_a_pool_holding_the_table_is_warm_whatever_the_method_claimed_and_names_the_fix():

@@ -154,3 +154,14 @@ def test_counts_compared_base_to_new_are_whole_and_the_gates_line_has_two_decima
         assert main(["compare", str(base), str(new), "--max-regression", "qps=10%"]) == 3
     line = [ln for ln in err.getvalue().splitlines() if ln.startswith("loadgen: regression:")]
     assert line and re.search(r"qps \+30\.77% \(limit 10%\)", line[0]), err.getvalue()
+
+
+@pytest.mark.parametrize("fn,value,text", [
+    (nf.count, 1e300, "1.00e+300"), (nf.count, 999_999_999_999_999, "999,999,999,999,999"),
+    (nf.count, 2 ** 64, "1.84e+19"), (nf.number, 1e300, "1.00e+300"), (nf.number, -3e20, "-3.00e+20"),
+    (nf.change, 6.075e301, "+6.08e+301%"), (nf.change, -2e16, "-2.00e+16%"), (nf.times, 6.1e299, "6.10e+299x"),
+    (nf.pct, 1e298, "1.00e+300%"),
+])
+def test_huge_values_have_an_exponent_not_hundreds_of_digits(fn, value, text):
+    """Issue #18: a counter of 1e300 in a result file printed 301 digits in `report` and `compare`."""
+    assert fn(value) == text

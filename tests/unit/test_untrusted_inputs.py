@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -69,6 +70,9 @@ def one_line(res, code, *needles) -> str:
     ("result__latency_us__p99", [200], "is [200]"),
     ("result__latency_us", "fast", "is 'fast', not an object"),
     ("workload__variation", {"x": 1}, "is {'x': 1}, not a string"),
+    # above any 64-bit counter: it printed 301 digits and passed as a regression (issue #18)
+    ("buffer_pool__pages_read", 1e300, "is 1e+300, not a finite number from 0 to 2^64"),
+    ("result__qps", 2.0 ** 64 + 2.0 ** 20, "is 1.84467440737106e+19"),
 ])
 def test_a_counter_that_is_not_a_finite_number_is_refused_when_read(tmp_path, key, value, shown):
     """load_sides, which every `compare BASE NEW` goes through, before the gate reads a value."""
@@ -269,3 +273,12 @@ def test_root_will_not_write_default_results_where_another_user_pointed(tmp_path
     assert own.parent == tmp_path / "own" and own.exists()
     drop_empty_claims()
     assert not own.exists()
+
+
+def test_report_writes_a_huge_value_with_an_exponent_not_300_digits(tmp_path):
+    """Issue #18: `report` of a file with pages_read 1e300 printed 301 digits (a table row 40 lines
+    high); numfmt writes it as 1.00e+300. (compare refuses such a file, above.)"""
+    f = write(tmp_path / "huge.json", result(buffer_pool__pages_read=1e300, result__qps=1e300))
+    res = loadgen("report", f, env={**os.environ, "COLUMNS": "200"})
+    assert res.returncode == 0, res.stderr
+    assert "1.00e+300" in res.stdout and not re.search(r"\d{20}", res.stdout.replace(",", ""))
