@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import model
-from .predict import forecast_workload, predict
+from .predict import forecast_workload, predict, uses_workload_model
 from ..seeding.dataset import EST_BYTES_PER_ROW, DatasetSpec
 from ..errors import UsageError
 from ..workload.orders import Workload, workload_from_dict
@@ -40,7 +40,7 @@ def knee_pools(rows: int, schema: str, variations: list, shape: dict, lo: int = 
     grid = sorted({int(lo * (hi / lo) ** (i / 23)) >> 23 << 23 for i in range(24)})
     picked, knees = set(), {}
     for order, var in variations:
-        if order not in model.ORDER_CODES:
+        if not uses_workload_model(order):
             continue
         models = [model.pool_model(b) for b in grid]
         est = curve.estimate(curve.workload_source(order, int(shape["stride"]), int(shape["reps"]), g,
