@@ -25,6 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from loadgen.analysis import curve, model
+from loadgen.analysis import lru_reference as ref
 
 POOLS = [int(64 * 256 ** (i / 19)) << 20 for i in range(20)]
 HEADLINE = 128 << 20
@@ -115,7 +116,7 @@ def libcachesim_check() -> None:
 
     g = model.estimate_geometry(2_000_000)
     sizes = model.level_sizes(g)
-    traces = {"looped": [p for p, _ in model._py_trace("looped", 10, 2, g)]}
+    traces = {"looped": [p for p, _ in ref.py_trace("looped", 10, 2, g)]}
     rng, ids, rnd = random.Random(7), list(range(1, g.rows + 1, 10)), []
     for _ in range(2):  # the random order: two passes, each its own permutation
         rng.shuffle(ids)

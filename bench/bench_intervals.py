@@ -76,7 +76,8 @@ def predicted(run: dict, spread: int | None = None, floor_rel: float | None = No
               fit_floor_rel: float | None = None) -> dict | None:
     """The run predicted again, with the interval's constants set as given (None: as they are)."""
     from loadgen.analysis import intervals
-    from loadgen.analysis.keymodel import predict_any
+    from loadgen.analysis.predict import predict
+    from loadgen.results.documents import RunResult
 
     names = ("CAPACITY_SPREAD_PAGES", "FLOOR_REL", "FLOOR_REL_MYSQL", "FIT_FLOOR_REL")
     saved = [getattr(intervals, n) for n in names]
@@ -84,7 +85,8 @@ def predicted(run: dict, spread: int | None = None, floor_rel: float | None = No
         for n, v in zip(names, (spread, floor_rel, floor_rel, fit_floor_rel)):
             if v is not None:
                 setattr(intervals, n, v)
-        return predict_any(run)
+        p = predict(RunResult.from_dict(run))
+        return None if p is None else p.to_dict()
     finally:
         for n, v in zip(names, saved):
             setattr(intervals, n, v)

@@ -5,6 +5,7 @@ Target (issue #5): at least 20M page references per second, so the seed's full c
 """
 import time
 
+from loadgen.analysis import lru_reference as ref
 from loadgen.analysis import model
 
 
@@ -24,7 +25,7 @@ def main() -> None:
     small = model.Geometry(200_000, 1633, 3)
     p = model.PoolModel(1014, 900)
     t = time.perf_counter()
-    model._py_simulate(model._py_trace("looped", 10, 2, small), 900, 1014, 37, 1000, 1 / 15)
+    ref.py_simulate(ref.py_trace("looped", 10, 2, small), 900, 1014, 37, 1000, 1 / 15)
     py = time.perf_counter() - t
     t = time.perf_counter()
     model.simulate("looped", 10, 2, small, p)

@@ -52,7 +52,7 @@ def validate(with_10b: bool) -> None:
             g = model.estimate_geometry(rows)
             pool = model.pool_model(gib << 30)
             exact = model.simulate_detail(order, 10, 2, g, pool)
-            c = scaled.simulate(order, 10, 2, g, [pool])[0]
+            c = scaled.simulate_copies(order, 10, 2, g, [pool])[0]
             say(f"validate {order:11s} {rows:>14,} rows {gib:5d}G: exact {exact[1]:>12,} scaled {c.misses:>12,} "
                 f"({(c.misses - exact[1]) / exact[1]:+.3%}; 1/{c.factor:.0f}{', two copies' if c.two_copies else ''}); "
                 f"read ahead {exact[4]:,} vs {c.read_ahead:,}")

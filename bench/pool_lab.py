@@ -99,7 +99,7 @@ def main() -> None:
         import loadgen.servers.docker as docker_server
 
         docker_server._owner_labels = lambda keep: {"org.loadgen-lab": "1"}
-    from loadgen.analysis import forecast
+    from loadgen.analysis.predict import predict
 
     pools = [parse_size(p) for p in args.pools.split(",")]
     spec = ServerSpec(provider=args.server, pool_bytes=pools[0],
@@ -127,7 +127,7 @@ def main() -> None:
                     order, variation_name = resolve(variation, None)
                     workload = Workload(order, args.rows, variation=variation_name)
                     result = measure(server, info, workload, cold, Path(tmp) / "r.json", 1.0, QuietReporter(),
-                                     driver=args.driver, predict=forecast.predict_result)
+                                     driver=args.driver, predict=predict)
                     after = status(conn)
                 finally:
                     conn.close()

@@ -26,7 +26,7 @@ def main() -> None:
     from loadgen.seeding import tablegen
     from loadgen.seeding.dataset import DatasetSpec
     from loadgen.seeding.schemas import create_tables, queried_table, read_schema_file, reflect
-    from loadgen.seeding.usertable import _borrow, ensure_seeded
+    from loadgen.seeding.usertable import borrow_conn, ensure_seeded
 
     # checked for the database its table is first created in (below); the file names no other
     schema = read_schema_file(Path(args.schema), "seedbench_plan")
@@ -40,7 +40,7 @@ def main() -> None:
         try:
             db.query_all(conn, "CREATE DATABASE seedbench_plan")
             create_tables(conn, "seedbench_plan", schema)
-            shape = reflect(_borrow(conn), "seedbench_plan", table)
+            shape = reflect(borrow_conn(conn), "seedbench_plan", table)
             plan = tablegen.plan(shape.columns, shape.primary_key, args.rows)
             db.query_all(conn, "DROP DATABASE seedbench_plan")
             cols = ", ".join(f"`{c}`" for c in plan.columns)

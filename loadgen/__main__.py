@@ -24,8 +24,10 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write("loadgen: interrupted\n")
         return 130
     try:
-        cli.main(args=argv, prog_name="loadgen", standalone_mode=False)
-        code = errors.EXIT_OK
+        # without standalone mode click hands back the code of a click.exceptions.Exit (`status`
+        # with no server up) instead of raising it
+        returned = cli.main(args=argv, prog_name="loadgen", standalone_mode=False)
+        code = returned if isinstance(returned, int) and not isinstance(returned, bool) else errors.EXIT_OK
     except errors.LoadgenError as exc:
         click.echo(f"loadgen: {exc.label}: {exc}", err=True)
         code = exc.exit_code

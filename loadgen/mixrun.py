@@ -119,7 +119,7 @@ def prepare_tables(server, data: MixDataset, reporter: Reporter) -> dict[str, Ta
     conn = server.connect(local_infile=1)
     try:
         room = free_bytes(server.datadir) if server.datadir is not None else None
-        tables = mixseed.ensure(conn, data, reporter.seed_progress, room, getattr(server, "home", None), reporter.say)
+        tables = mixseed.ensure(conn, data, reporter.seed_progress, room, server.home, reporter.say)
     finally:
         conn.close()
     for t in tables.values():

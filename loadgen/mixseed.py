@@ -140,7 +140,7 @@ def _read_meta(conn, database: str, table: str) -> dict | None:
         return None
 
 
-def _write_meta(conn, database: str, table: str, value: dict) -> None:
+def write_meta(conn, database: str, table: str, value: dict) -> None:
     db.query_all(conn, f"REPLACE INTO `{database}`.loadgen_meta (k, v) VALUES (%s, %s)",
                  (_meta_key(table), json.dumps(value, sort_keys=True)))
 
@@ -188,7 +188,7 @@ def _ensure(conn, data: MixDataset, progress, free_bytes, home, say) -> dict[str
 
 def _ensure_table(conn, data: MixDataset, t: TableSpec, progress, free_bytes, home, say) -> TableInfo:
     from .seeding.dataset import schema_dir, schema_text
-    from .seeding.usertable import _borrow, load
+    from .seeding.usertable import borrow_conn, load
 
     database, name = data.database, t.name
     identity = data.identity(t)
@@ -199,7 +199,7 @@ def _ensure_table(conn, data: MixDataset, t: TableSpec, progress, free_bytes, ho
                         "point loadgen at another database with --database, or drop the table yourself")
     same = meta is not None and all(meta.get(k) == v for k, v in identity.items())
     if exists and same and meta.get("state") == "complete":
-        shape = reflect(_borrow(conn), database, name)
+        shape = reflect(borrow_conn(conn), database, name)
         pk = shape.primary_key[0]
         count, lo, hi = db.query_all(conn, f"SELECT COUNT(*), MIN(`{pk}`), MAX(`{pk}`) FROM `{database}`.`{name}`")[0]
         if (count, lo, hi) == (t.rows, 1, t.rows):
@@ -222,8 +222,8 @@ def _ensure_table(conn, data: MixDataset, t: TableSpec, progress, free_bytes, ho
                              "a mix's tables are created in --database: leave the database out of the file")
         statements = tuple(statements)
         create_tables(conn, database, SchemaFile(path, text, statements, (name,)))
-        _write_meta(conn, database, name, {**identity, "state": "partial"})
-    shape = reflect(_borrow(conn), database, name)
+        write_meta(conn, database, name, {**identity, "state": "partial"})
+    shape = reflect(borrow_conn(conn), database, name)
     if not shape.primary_key:
         raise UsageError(f"{t.schema}: the server made {name} without a primary key", "declare a PRIMARY KEY")
     plan = tablegen.plan(shape.columns, shape.primary_key, t.rows)
@@ -241,7 +241,7 @@ def _ensure_table(conn, data: MixDataset, t: TableSpec, progress, free_bytes, ho
     db.query_all(conn, f"ANALYZE TABLE `{database}`.`{name}`")
     info = _info(conn, t, database, shape, seeded=True)
     info.seed_rows_per_s = round(remaining / elapsed) if elapsed > 0 and remaining > 0 else None
-    _write_meta(conn, database, name, {**identity, "state": "complete"})
+    write_meta(conn, database, name, {**identity, "state": "complete"})
     return info
 
 
@@ -257,17 +257,17 @@ def mark_written(conn, data: MixDataset, tables: list[str]) -> None:
     for name in tables:
         meta = _read_meta(conn, data.database, name)
         if meta is not None:
-            _write_meta(conn, data.database, name, {**meta, "state": "written"})
+            write_meta(conn, data.database, name, {**meta, "state": "written"})
 
 
 # -- geometry ------------------------------------------------------------------------------------
 def _info(conn, t: TableSpec, database: str, shape, seeded: bool, existing: bool = False,
           key_offset: int = 0, rows: int | None = None) -> TableInfo:
-    from .seeding.usertable import _can_read_index_stats, measure_height
+    from .seeding.usertable import can_read_index_stats, measure_height
 
     table = shape.table
     stats: dict[tuple[str, str], int] = {}
-    if _can_read_index_stats(conn):
+    if can_read_index_stats(conn):
         for index, stat, value in db.query_all(
                 conn, "SELECT index_name, stat_name, stat_value FROM mysql.innodb_index_stats WHERE database_name=%s "
                 "AND table_name=%s AND stat_name IN ('n_leaf_pages','size')", (database, table)):
@@ -340,12 +340,12 @@ def inspect_existing(conn, t: TableSpec) -> TableInfo:
     """An existing table (--dsn): readable, InnoDB, an integer key; its key range and geometry.
     Nothing is written."""
     from .seeding.dataset import DatasetSpec
-    from .seeding.usertable import _borrow, inspect_existing as user_inspect
+    from .seeding.usertable import borrow_conn, inspect_existing as user_inspect
 
     database, table = t.database_table
     spec = DatasetSpec(rows=1, schema=t.existing, database=database, seed=0, table=table, existing=True)
     dinfo = user_inspect(conn, spec)  # the read-only checks, one line each
-    shape = reflect(_borrow(conn), database, table)
+    shape = reflect(borrow_conn(conn), database, table)
     lo, hi = db.query_all(conn, f"SELECT MIN(`{shape.primary_key[0]}`), MAX(`{shape.primary_key[0]}`) "
                                 f"FROM `{database}`.`{table}`")[0]
     if not (isinstance(lo, int) and isinstance(hi, int)):

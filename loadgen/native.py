@@ -1,8 +1,18 @@
 """The typed face of the C extension: the ONLY module that imports ``loadgen._native``.
 
-Each function runs one measurement in the calling process, with the GIL released, and returns
-frozen dataclasses. A pass is one timed step: monotonic seconds plus the minor/major page-fault
-deltas of the calling thread (getrusage), plus dTLB load misses when perf exposes them.
+What the C core holds (native/), and what here faces it:
+  lrusim/       InnoDB's LRU kernel, the page cleaner, both read-ahead rules, miniatures, Mattson
+                stacks, the mix kernel: lrusim_innodb, lrusim_curve, lrusim_mix, lrusim_mattson and
+                the constants Python must not restate (lrusim_constants); mixsim.c is the mix
+                kernel's Python glue
+  querydrv.c, pipeline.c, mixdrv.c
+                the query loops of the native drivers: their handles, through extension() (drivers/)
+  rowgen.c, tablegen.c, permute.c, keydist.c
+                fast paths of loops with a pure-Python twin: rowgen_lines, tablegen_lines,
+                permute_fill, keydist_fill, keys_to_pages (None without the extension)
+  memory.c, memcore.c
+                the OS experiments (`loadgen native`): pagez, memset, lazymap, alloc_touch, each a
+                timed pass with its page-fault deltas (getrusage), and dTLB misses where perf has them
 
 Errors from the C side (an ``OSError`` from mmap) become ``LoadgenError`` with a hint.
 
@@ -56,13 +66,45 @@ def _load():
 
 
 @functools.cache
-def optional(name: str):
-    """A function of the extension, or None when the extension (or that function) is missing:
-    for hot loops that have a pure-Python fallback (row generation, permutations)."""
+def _optional(name: str):
+    """A function of the extension, or None when the extension (or that function) is missing."""
     try:
         return getattr(_load(), name, None)
     except Exception:  # noqa: BLE001 - no extension: the caller's Python path does the work
         return None
+
+
+# -- fast paths: C loops with a pure-Python twin, which runs where these give None -----------------
+def rowgen_lines():
+    """native/rowgen.c: the built-in schema's rows as LOAD DATA lines (seeding/dataset.py)."""
+    return _optional("rowgen_lines")
+
+
+def tablegen_lines():
+    """native/tablegen.c: a user table's generated rows as LOAD DATA lines (seeding/tablegen.py)."""
+    return _optional("tablegen_lines")
+
+
+def permute_fill():
+    """native/permute.c: the random order's permutation of the ids, a chunk at a time (orders.py)."""
+    return _optional("permute_fill")
+
+
+def keydist_fill():
+    """native/keydist.c: a key distribution's draws, a chunk at a time (workload/patterns.py)."""
+    return _optional("keydist_fill")
+
+
+def keys_to_pages():
+    """native/keydist.c: each key's root-to-leaf page references (analysis/keymodel.py)."""
+    return _optional("keys_to_pages")
+
+
+def extension():
+    """The extension module itself, for the drivers' query handles (drivers/native.py,
+    drivers/mixnative.py); LoadgenError with how to build it when it is missing."""
+    return _load()
+
 
 def extension_path() -> str:
     """Where the loaded extension lives (shows whether a sanitizer build is in use)."""

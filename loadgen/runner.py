@@ -6,6 +6,7 @@ measured (marked incomplete).
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import platform
@@ -18,6 +19,7 @@ from .analysis.pool import pool_model
 from .seeding import dataset, usertable
 from .measure import hostload, tablestats
 from .seeding.dataset import DatasetInfo, DatasetSpec
+from .seeding.indexmap import CannotModel, IndexMap, read_index_map
 from .drivers.drive import Drive
 from .drivers.python import DriverState
 from .errors import Interrupted, LoadgenError, ResultError, UsageError, WorkloadError
@@ -25,7 +27,7 @@ from .workload.orders import Workload
 from .paths import cache_dir, free_bytes
 from .results.documents import Prediction, RunResult, now_iso
 from .results.files import write_json_atomic
-from .measure.cleaner import CleanerWatch
+from .measure.cleaner import stop_watch, watch_cleaner
 from .measure.coldstart import STARTUP_PAGES_DATA, most_data_pages, verify_cold  # noqa: F401 - re-exported
 from .measure.sampler import Sampler, take_snapshot, totals, wait_quiet
 from .servers import RECORDED_VARIABLES, ColdStart, Server, ServerSpec
@@ -33,9 +35,10 @@ from .servers.provision import provisioned
 from .units import format_bytes
 
 
-# The model's block for a run (analysis.forecast.predict_result): handed in by the caller, so the
-# runner never imports the analysis that sits above it.
-Predict = Callable[[dict], "dict | None"]
+# The model's block for a run (analysis.predict.predict: the run, the Workload it drove, and the
+# secondary index its query read, if any): handed in by the caller, so the runner never imports
+# the analysis that sits above it.
+Predict = Callable[[RunResult, Workload, "IndexMap | None"], "Prediction | None"]
 
 
 class Reporter(Protocol):
@@ -72,7 +75,7 @@ def prepare_dataset(server: Server, spec: DatasetSpec, reporter: Reporter, count
     conn = server.connect(local_infile=1)
     try:
         room = free_bytes(server.datadir) if server.datadir is not None else None
-        home = getattr(server, "home", None)
+        home = server.home
         # another job's up server is used as it holds it: never seeded into (servers/state.py)
         may_seed = (f"the server from `loadgen up`, kept up by another job ({server.foreign_owner})"
                     if server.foreign_owner else None)
@@ -155,11 +158,26 @@ def check_connections(server: Server, threads: int) -> None:
                          f"--set max_connections={threads + busy + 11}")
 
 
-def run(
+def run(server_spec: ServerSpec, dataset_spec: DatasetSpec, workloads: list[Workload], out_paths: list[Path],
+        sample_interval_s: float = 1.0, reporter: Reporter | None = None, driver: str = "auto", threads: int = 1,
+        pipeline: int = 1, predict: Predict | None = None) -> list[RunResult]:
+    """Provision (or reuse) a server, make the dataset, then run each workload from a cold pool.
+
+    driver/threads/pipeline: --driver (native, python, auto), --threads (connections) and
+    --pipeline (queries in flight per connection), see drive.py.
+    predict: fills each result's `prediction` block (None: no prediction).
+    """
+    paths = iter(out_paths)  # run_pools asks once per run, in this order
+    return run_pools(server_spec, dataset_spec, [None], workloads, lambda _pool, _w: next(paths), sample_interval_s,
+                     reporter, driver, threads, pipeline, predict)
+
+
+def run_pools(
     server_spec: ServerSpec,
     dataset_spec: DatasetSpec,
+    pools: list[int | None],
     workloads: list[Workload],
-    out_paths: list[Path],
+    out_for: Callable[[int | None, Workload], Path],
     sample_interval_s: float = 1.0,
     reporter: Reporter | None = None,
     driver: str = "auto",
@@ -167,22 +185,27 @@ def run(
     pipeline: int = 1,
     predict: Predict | None = None,
 ) -> list[RunResult]:
-    """Provision (or reuse) a server, make the dataset, then run each workload from a cold pool.
-
-    driver/threads/pipeline: --driver (native, python, auto), --threads (connections) and
-    --pipeline (queries in flight per connection), see drive.py.
-    predict: fills each result's `prediction` block (None: no prediction).
-    """
+    """The run loop of `run`, `compare` and `sweep`: provision (or reuse) a server, make the
+    dataset, then at each pool in turn (None: the server's own) run each workload from a cold
+    pool, pool by pool. out_for(pool, workload): where that run's file goes, asked right before it
+    starts (default_path claims the name, so never for a run that does not happen)."""
     reporter = reporter or QuietReporter()
     results = []
+    if pools and pools[0] is not None:
+        server_spec = dataclasses.replace(server_spec, pool_bytes=pools[0])
     with provisioned(server_spec, dataset_spec, reporter.say) as server:
         check_connections(server, threads)  # before seeding, which may take minutes
         info = prepare_dataset(server, dataset_spec, reporter, count_after=True)
+        asked = list(workloads)
         workloads = [usertable.retarget(w, info) for w in workloads]
-        for workload, out in zip(workloads, out_paths):
-            cold = server.restart_cold()
-            results.append(measure(server, info, workload, cold, out, sample_interval_s, reporter,
-                                   driver=driver, threads=threads, pipeline=pipeline, predict=predict))
+        for pool in pools:
+            if pool is not None and pool != server.pool_bytes:
+                server.set_pool(pool)
+            for given, workload in zip(asked, workloads):
+                out = out_for(pool, given)
+                cold = server.restart_cold()
+                results.append(measure(server, info, workload, cold, out, sample_interval_s, reporter,
+                                       driver=driver, threads=threads, pipeline=pipeline, predict=predict))
         finish_dataset(server, info, results, reporter)
     return results
 
@@ -211,44 +234,47 @@ def measure(
             reporter.say("note: no prediction: a trace replays its own keys, and this table's keys have gaps")
     drive = Drive(server, info.database, workload, driver, threads, query=info.query, key_offset=info.key_offset,
                   pipeline=pipeline, key_map=key_map)
-    try:
+    # Everything opened from here to the run's own try/finally is closed on every path: an error
+    # or Ctrl-C while the server settles (up to 15 s) once left the driver's connections open (B3).
+    with contextlib.ExitStack() as opened:
+        opened.callback(drive.close)
         sampler_conn = server.connect()
-    except BaseException:
-        drive.close()
-        raise
-    variables = db.global_variables(sampler_conn, RECORDED_VARIABLES)
-    flavor = db.parse_version(variables.get("version", ""), variables.get("version_comment", ""))
-    settle = wait_quiet(sampler_conn)
-    if not settle["quiet"]:
-        reporter.say(f"warning: the server kept reading pages in the background "
-                     f"({settle['pages_read_while_settling']} in {settle['settle_s']} s); they may count as misses")
-    before = take_snapshot(sampler_conn, 0).status
-    table_pages = tablestats.resident_pages(sampler_conn, info.database, info.table, before.get("pages_data"),
-                                            owned=server.owned and server.foreign_owner is None)
-    if table_pages is not None:  # the indexes the run reads (another index's pages spare it nothing)
-        table_pages = {k: v for k, v in table_pages.items() if k in ("PRIMARY", info.index)}
-    verdict = verify_cold(cold, before, flavor.name, table_pages, info.height,
-                          most_data_pages=most_data_pages(before, variables, flavor.name))
-    if verdict["cold"] is None:
-        reporter.say(f"warning: {verdict['note']}"
-                     + (f"; to verify it, {verdict['fix']}" if verdict.get("fix") else ""))
-    elif not verdict["cold"]:
-        reporter.say(f"warning: the run starts warm: {verdict['note']}"
-                     + (f"; to start cold, {verdict['fix']}" if verdict.get("fix") else ""))
-    elif verdict.get("note"):
-        reporter.say(verdict["note"])
-    _warn_if_fits(info, before, reporter, flavor.name, variables)
-    table_reads = tablestats.TableReads(sampler_conn, info.database, info.table)
-    state = DriverState()
-    sampler = Sampler(sampler_conn, state.current_queries, sample_interval_s, flavor=flavor.name)
-    watch = _cleaner_watch(server, flavor.name, state)
-    label = f"{workload.variation or workload.order} ({workload.order})"
-    host_before = hostload.sample()
-    reporter.run_started(label, workload.queries)
-    started_at = now_iso()
-    interrupted = False
-    sampler.start()
-    watching = watch is not None and watch.start()
+        opened.callback(_close_quietly, sampler_conn)
+        variables = db.global_variables(sampler_conn, RECORDED_VARIABLES)
+        flavor = db.parse_version(variables.get("version", ""), variables.get("version_comment", ""))
+        settle = wait_quiet(sampler_conn)
+        if not settle["quiet"]:
+            reporter.say(f"warning: the server kept reading pages in the background "
+                         f"({settle['pages_read_while_settling']} in {settle['settle_s']} s); they may count as misses")
+        before = take_snapshot(sampler_conn, 0).status
+        table_pages = tablestats.resident_pages(sampler_conn, info.database, info.table, before.get("pages_data"),
+                                                owned=server.owned and server.foreign_owner is None)
+        if table_pages is not None:  # the indexes the run reads (another index's pages spare it nothing)
+            table_pages = {k: v for k, v in table_pages.items() if k in ("PRIMARY", info.index)}
+        verdict = verify_cold(cold, before, flavor.name, table_pages, info.height,
+                              most_data_pages=most_data_pages(before, variables, flavor.name))
+        if verdict["cold"] is None:
+            reporter.say(f"warning: {verdict['note']}"
+                         + (f"; to verify it, {verdict['fix']}" if verdict.get("fix") else ""))
+        elif not verdict["cold"]:
+            reporter.say(f"warning: the run starts warm: {verdict['note']}"
+                         + (f"; to start cold, {verdict['fix']}" if verdict.get("fix") else ""))
+        elif verdict.get("note"):
+            reporter.say(verdict["note"])
+        _warn_if_fits(info, before, reporter, flavor.name, variables)
+        table_reads = tablestats.TableReads(sampler_conn, info.database, info.table)
+        state = DriverState()
+        sampler = Sampler(sampler_conn, state.current_queries, sample_interval_s, flavor=flavor.name)
+        watch = watch_cleaner(server, flavor.name, state.current_queries)
+        opened.callback(stop_watch, watch)
+        label = f"{workload.variation or workload.order} ({workload.order})"
+        host_before = hostload.sample()
+        reporter.run_started(label, workload.queries)
+        started_at = now_iso()
+        interrupted = False
+        sampler.start()
+        watching = watch is not None and watch.start()
+        opened.pop_all()  # the run's finally closes them from here
     try:
         drive.run(state, progress=lambda n: reporter.run_progress(n, sampler.latest_hit_ratio))
     except KeyboardInterrupt:
@@ -256,13 +282,10 @@ def measure(
     finally:
         reporter.run_finished()
         last = sampler.stop(final=True)
-        cleaner_record = _stop_watch(watch)
+        cleaner_record = stop_watch(watch)
         table_reads.finish(server)
         drive.close()
-        try:
-            sampler_conn.close()
-        except Exception:  # noqa: BLE001 - the server may be gone
-            pass
+        _close_quietly(sampler_conn)
     host_after = hostload.sample()
     if state.empty:
         reporter.say(f"warning: {state.empty:,} of {state.queries:,} lookups ({state.empty / state.queries:.1%}) "
@@ -295,12 +318,7 @@ def measure(
         reporter.say(f"note: {watch.note}; the prediction places the page cleaner's batch by the model's mean")
     # The model predicts whole workloads; against a partial run's reads it would be off by the
     # part that never ran (841% in the red-team's kill -9), so a partial result carries none.
-    if reason is not None:
-        result.prediction = None
-    elif predict is not None and usertable.reads_secondary(info):  # the model needs the index's contents
-        result.prediction = usertable.secondary_prediction(server, info, workload, result, reporter.say)
-    else:
-        result.prediction = _prediction(result, reporter, predict)
+    result.prediction = None if reason is not None else _prediction(server, info, workload, result, reporter, predict)
     out = write_result(out, result, reporter)
     if interrupted:
         raise Interrupted(f"interrupted after {state.queries:,} of {workload.queries:,} queries",
@@ -318,28 +336,11 @@ def measure(
     return result
 
 
-def _cleaner_watch(server: Server, flavor: str, state: DriverState) -> CleanerWatch | None:
-    """A watch of MySQL's page-cleaner LRU batches on a connection of its own (measure/cleaner.py);
-    None on MariaDB, whose cleaner the model follows without a record, or without a connection."""
-    if flavor != "mysql":
-        return None
+def _close_quietly(conn) -> None:
     try:
-        conn = server.connect()
-    except Exception:  # noqa: BLE001 - the run goes on without the record
-        return None
-    return CleanerWatch(conn, state.current_queries, owned=bool(server.owned))
-
-
-def _stop_watch(watch: CleanerWatch | None) -> dict | None:
-    if watch is None:
-        return None
-    try:
-        return watch.stop()
-    finally:
-        try:
-            watch.conn.close()
-        except Exception:  # noqa: BLE001 - the server may be gone
-            pass
+        conn.close()
+    except Exception:  # noqa: BLE001 - the server may be gone
+        pass
 
 
 # A lost connection is often seen before the engine has marked the container exited (or the
@@ -464,12 +465,23 @@ def _result(server, flavor, variables, cold, info, workload, state, sampler, las
     )
 
 
-def _prediction(result: RunResult, reporter: Reporter, predict: Predict | None) -> Prediction | None:
-    """The model's reads beside the measured ones; a model failure must never cost a measurement."""
+def _prediction(server: Server, info: DatasetInfo, workload: Workload, result: RunResult, reporter: Reporter,
+                predict: Predict | None) -> Prediction | None:
+    """The model's reads beside the measured ones; a model failure must never cost a measurement.
+    A query through a secondary index needs that index's contents, read here from the server."""
     if predict is None:
         return None
     try:
-        return Prediction.from_dict(predict(result.to_dict()))
+        index_map = None
+        if usertable.reads_secondary(info):
+            conn = server.connect()
+            try:
+                index_map = read_index_map(conn, info)
+            finally:
+                conn.close()
+        return predict(result, workload, index_map)
+    except CannotModel as exc:
+        reporter.say(f"note: no prediction for this run: {exc}")
     except Exception as exc:  # noqa: BLE001 - reported, and the result is written without it
         reporter.say(f"warning: no prediction for this run: {exc}")
-        return None
+    return None

@@ -61,3 +61,13 @@ def format_count(n: float) -> str:
         if abs(n) >= scale:
             return f"{n / scale:.3g}{unit}"
     return f"{n:.0f}"
+
+
+def parse_pools(text: str, option: str = "--pools") -> list[int]:
+    """'8M,16M,32M' -> sorted distinct byte counts; a bad item is a one-line usage error naming
+    option (--pools, --curve)."""
+    items = [t.strip() for t in str(text).split(",") if t.strip()]
+    if not items:
+        raise UsageError(f"{option} is empty", f"e.g. {option} 8M,16M,32M")
+    return sorted({parse_size(t, option) for t in items})
+

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass, field
+from typing import Any
 
 from . import curve, intervals, model, scaled
 from ..render import numfmt as nf
@@ -80,8 +81,9 @@ class Advice:
     verdict: str = ""  # "set innodb_buffer_pool_size = X (reads -Y%); beyond Z nothing is gained"
     smoothed: list[tuple[int, int, float]] = field(default_factory=list)  # (pool, simulated reads, se) held up
     estimates: dict = field(default_factory=dict)  # pool bytes -> curve.Estimate, every pool simulated
-    # advise() also sets plain_lru_hist: the workload's plain-LRU stack histogram (an array of
-    # uint64, from the same pass), an attribute and not a field, so asdict() and JSON leave it out
+    # the workload's plain-LRU stack histogram (an array of uint64, from the same pass), which a
+    # forecast reuses; render.report.advice_dict leaves it out of the JSON
+    plain_lru_hist: Any = field(default=None, repr=False, compare=False)
 
 
 def mem_available_bytes(path: str = "/proc/meminfo") -> int | None:
@@ -100,7 +102,7 @@ def pool_unit(flavor: str, pool_bytes: int, chunk_bytes: int | None = None, inst
     """What innodb_buffer_pool_size is rounded to: chunk x instances.
 
     MariaDB 10.11.12+ has no chunks (8 MiB extents); MySQL 8.4 has 128 MiB chunks and, above
-    1 GiB, min(pool / chunk / 2, CPUs / 4) instances within 1..64 (research/innodb.md 2.2).
+    1 GiB, min(pool / chunk / 2, CPUs / 4) instances within 1..64 (docs/innodb.md, "Pool sizes").
     """
     if flavor == "mariadb":
         chunk = chunk_bytes or 8 * MIB
@@ -176,14 +178,13 @@ def assumptions_text(flavor: str, variables: dict, qps: float) -> str:
             f"{v['innodb_read_ahead_threshold']}; each run from a cold pool")
 
 
-def ms_per_read_from(result: dict) -> float | None:
-    """Milliseconds one page read into the pool adds, from a run result: the mean latency above
-    the median (a hit), times queries, over pages read (the quantity the estimates count; on
-    MySQL Innodb_buffer_pool_reads leaves read-ahead out)."""
-    lat = (result.get("result") or {}).get("latency_us") or {}
-    queries = (result.get("result") or {}).get("queries")
-    bp = result.get("buffer_pool") or {}
-    reads = bp.get("pages_read") if bp.get("pages_read") is not None else bp.get("reads")
+def ms_per_read_from(result) -> float | None:
+    """Milliseconds one page read into the pool adds, from a run result (a RunResult): the mean
+    latency above the median (a hit), times queries, over pages read (its headline, the quantity
+    the estimates count; on MySQL Innodb_buffer_pool_reads leaves read-ahead out)."""
+    lat = result.result.get("latency_us") or {}
+    queries = result.result.get("queries")
+    reads, _ = result.headline()
     if not lat.get("mean") or lat.get("p50") is None or not queries or not reads:
         return None
     extra_us = (lat["mean"] - lat["p50"]) * queries / reads

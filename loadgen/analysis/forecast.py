@@ -5,10 +5,8 @@ miniatures where they are accurate enough.
 """
 from __future__ import annotations
 
-from array import array
 from concurrent.futures import ThreadPoolExecutor
 
-from ..measure.cleaner import replay_schedule
 from . import curve as fast
 from . import intervals
 from . import model
@@ -30,12 +28,13 @@ def forecast(order: str, stride: int, reps: int, g: model.Geometry, pool_bytes: 
     known = estimates or {}
     if fast_scaled.is_large(g):  # on a scaled copy (scaled.py): memory does not grow with the table
         fast_scaled.refuse_exact(g, exact)
-        return fast_scaled.forecast(order, stride, reps, g, pool, pool_bytes, others, models, qps, curve_pools, known)
+        return fast_scaled.forecast_scaled(order, stride, reps, g, pool, pool_bytes, others, models, qps, curve_pools,
+                                           known)
     todo = [i for i, p in enumerate(others) if p not in known]
     src = fast.workload_source(order, stride, reps, g, pool.ra_threshold)
     with ThreadPoolExecutor(max_workers=2) as ex:
         hist_f = hist if hasattr(hist, "result") else ex.submit(lambda: hist) if hist is not None else \
-            ex.submit(plain_histogram, order, stride, reps, g)
+            ex.submit(model.stack_histogram, order, stride, reps, g)
         done = known.get(pool_bytes) if total_pages is None else None
         at_f = ex.submit(lambda: ((done.refs, done.reads, done.made_young, 0, done.read_ahead, 0), None)
                          if done is not None and done.exact and not pool.cleaner_depth
@@ -70,14 +69,6 @@ def forecast(order: str, stride: int, reps: int, g: model.Geometry, pool_bytes: 
 
 
 
-def plain_histogram(order: str, stride: int, reps: int, g: model.Geometry) -> array:
-    """model.stack_histogram as an array of uint64, not a list: 817k Python ints for the seed
-    case were a tenth of `predict --advise`'s time, with the collections they set off."""
-    from .. import native
-
-    return array("Q", native.lrusim_mattson(None, model.workload_tuple(order, stride, reps, g), g.n_pages))
-
-
 def plain_lru_misses(hist: list[int], capacities: list[int]) -> dict[int, int]:
     """model.lru_misses for many capacities in one pass over the histogram (a pass per capacity
     was 0.1 s of a 13-point curve on the seed case's 817k-page histogram)."""
@@ -90,34 +81,26 @@ def plain_lru_misses(hist: list[int], capacities: list[int]) -> dict[int, int]:
     return out
 
 
-def predict_result(result: dict) -> dict | None:
-    """The `prediction` block of a result file: the model's reads beside the measured ones."""
-    wl, ds, srv, bp, res = (result.get(k) or {} for k in ("workload", "dataset", "server", "buffer_pool", "result"))
-    if wl.get("order") not in model.ORDER_CODES or not ds.get("leaf_pages"):
-        return None
-    g = model.geometry_of(ds)
-    seen = replay_schedule(bp.get("cleaner_batches")) if (srv.get("flavor") or "mariadb") == "mysql" else None
-    pool = model.pool_model(int(srv.get("innodb_buffer_pool_size") or 0), srv.get("variables") or {},
-                      srv.get("flavor") or "mariadb", float(res.get("qps") or model.DEFAULT_QPS),
-                      total_pages=bp.get("pages_total"), start_pages=bp.get("pages_data_before"), cleaner_seen=seen)
-    (refs, misses, made_young, _, ra_pages, _), bounds = model.simulate_bounded(
-        wl["order"], int(wl["stride"]), int(wl["reps"]), g, pool)
-    hist = model.stack_histogram(wl["order"], int(wl["stride"]), int(wl["reps"]), g)
+def predict_order_run(run, g: model.Geometry, pool: model.PoolModel) -> tuple[model.Prediction, int, dict]:
+    """A measured run of a built-in order (analysis/predict.py chooses): (the model's prediction
+    at the run's pool, its plain-LRU reads, the block's `curve`). Held to the measured reads by
+    the door, as every model's prediction is."""
+    wl, bp = run.workload, run.buffer_pool
+    order, stride, reps = wl["order"], int(wl["stride"]), int(wl["reps"])
+    (refs, misses, made_young, _, ra_pages, _), bounds = model.simulate_bounded(order, stride, reps, g, pool)
+    hist = model.stack_histogram(order, stride, reps, g)
     plain = model.lru_misses(hist, pool.capacity_pages)
-    requests = bp.get("read_requests") or refs
-    p = model.Prediction(model.MODEL, misses, refs, 1.0 - misses / requests if requests else 0.0, plain,
-                   pool.capacity_pages, pool.pool_pages, made_young, pool.qps, read_ahead=ra_pages,
-                   measured_read_ahead=bp.get("read_ahead"), cleaner=model.cleaner_method(pool),
-                   cleaner_low=bounds[0] if bounds else None, cleaner_high=bounds[1] if bounds else None)
+    p = model.Prediction(model.MODEL, misses, refs, 0.0, plain, pool.capacity_pages, pool.pool_pages, made_young,
+                         pool.qps, read_ahead=ra_pages, cleaner=model.cleaner_method(pool),
+                         cleaner_low=bounds[0] if bounds else None, cleaner_high=bounds[1] if bounds else None)
     p.reads_low, p.reads_high = intervals.for_pool(misses, pool, bounds, hist=hist,
                                                    start_measured=bp.get("pages_data_before") is not None)
-    model.hold_to_measured(p, result, plain)  # against the headline: pages read into the pool
-    out = p.to_dict()
-    out["curve"] = result_curve(wl["order"], int(wl["stride"]), int(wl["reps"]), g, pool, srv, misses, refs, hist)
-    for c in out["curve"]:  # the run's own pool: the prediction's interval
-        if c["pool_bytes"] == int(srv.get("innodb_buffer_pool_size") or 0):
+    size = int(run.pool_bytes or 0)
+    curve = result_curve(order, stride, reps, g, pool, run.server, misses, refs, hist)
+    for c in curve:  # the run's own pool: the prediction's interval
+        if c["pool_bytes"] == size:
             c["reads_low"], c["reads_high"] = p.reads_low, p.reads_high
-    return out
+    return p, plain, {"curve": curve}
 
 
 RESULT_CURVE_FACTORS = (0.25, 0.5, 1.0, 2.0, 4.0)

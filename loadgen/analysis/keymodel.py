@@ -42,8 +42,8 @@ from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Iterable
 
 from . import intervals, model
+from .pool import hold_capacity
 from ..errors import UsageError
-from .forecast import predict_result as predict_order_result
 from ..measure.cleaner import replay_schedule
 from ..workload.orders import PATTERN_ORDERS, Workload
 
@@ -59,7 +59,7 @@ def page_trace(keys: Iterable[int], g: model.Geometry, key_min: int = 1) -> tupl
     """(uint32 page references, keys used, keys outside the table) for a key stream."""
     from .. import native
 
-    fill = native.optional("keys_to_pages")
+    fill = native.keys_to_pages()
     pages, used = array("I"), 0
     it = iter(keys)
     geometry = (key_min, g.rows, g.leaf_pages, g.height, g.fanout)
@@ -240,15 +240,7 @@ def simulate_paced(pages: array, used: int, g: model.Geometry, pool: model.PoolM
     return refs - pads, misses, made_young, not_young, read_ahead
 
 
-def plain_lru_histogram(pages: array, g: model.Geometry) -> list[int]:
-    from .. import native
-
-    if not pages:
-        return [0] * (g.n_pages + 1)
-    return array("Q", native.lrusim_mattson(pages, None, g.n_pages)).tolist()
-
-
-def forecast(w: Workload, g: model.Geometry, pool_bytes: int, variables: dict | None = None,
+def forecast_keys(w: Workload, g: model.Geometry, pool_bytes: int, variables: dict | None = None,
              flavor: str = "mariadb", qps: float = model.DEFAULT_QPS, curve_pools: list[int] | None = None,
              total_pages: int | None = None) -> model.Forecast:
     """forecast.forecast for a key stream: the prediction at pool_bytes and the curve."""
@@ -256,7 +248,7 @@ def forecast(w: Workload, g: model.Geometry, pool_bytes: int, variables: dict | 
     pool = model.pool_model(pool_bytes, variables, flavor, qps, total_pages)
     pools = [pool_bytes] + [p for p in (curve_pools or []) if p != pool_bytes]
     models = [pool] + [model.pool_model(p, variables, flavor, qps) for p in pools[1:]]
-    hist = plain_lru_histogram(pages, g)
+    hist = model.stack_histogram_trace(pages, g.n_pages)
     # the asked pool's read-ahead too (MySQL reads ahead on key streams), for the prediction block
     ms_per_ref = (1000.0 / qps) * used / max(1, len(pages))
     with ThreadPoolExecutor(max_workers=max(1, min(len(models), os.cpu_count() or 1))) as ex:
@@ -300,46 +292,18 @@ def check_size(w: Workload, g: model.Geometry) -> None:
                          f"give --queries {MAX_KEY_REFS // g.height:,} or fewer")
 
 
-def workload_of(wl: dict, rows: int) -> Workload | None:
-    """The Workload a result file's workload block describes, for the key orders; else None."""
-    order = wl.get("order")
-    if order not in KEY_ORDERS:
-        return None
-    common = {"stride": int(wl.get("stride") or 10), "reps": int(wl.get("reps") or 2), "seed": int(wl.get("seed") or 1)}
-    if order == "trace":
-        t = wl.get("trace") or {}
-        path = t.get("path") if isinstance(t, dict) else t
-        if not path or not os.path.exists(path):
-            return None
-        return Workload("trace", rows, trace=path, trace_key_min=int(wl.get("trace_key_min") or 1), **common)
-    knobs = {k: wl[k] for k in ("count", "zipf_theta", "zipf_scramble", "hot_fraction", "hot_ops") if k in wl}
-    return Workload(order, rows, **common, **knobs)
-
-
-def predict_result(result: dict) -> dict | None:
-    """The `prediction` block of a result file for a key order (forecast.predict_result's twin)."""
-    wl, ds, srv, bp, res = (result.get(k) or {} for k in ("workload", "dataset", "server", "buffer_pool", "result"))
-    if not ds.get("leaf_pages"):
-        return None
-    g = model.geometry_of(ds)
-    w = workload_of(wl, g.rows)
-    if w is None:
-        return None
+def predict_keys_run(run, w: Workload, g: model.Geometry, pool: model.PoolModel) -> tuple[model.Prediction, int, dict]:
+    """A measured run of a key stream (analysis/predict.py chooses): (the model's prediction at
+    the run's pool, its plain-LRU reads, the block's `note` where read-ahead is left out). The
+    pool holds what the run measured it held (held_pages), and the run's own timeline paces it."""
+    srv, res = run.server, run.result
     done = int(res.get("queries") or w.queries)
     pages, used, _ = page_trace(_first(w.ids(), done), g)
-    pool = model.pool_model(int(srv.get("innodb_buffer_pool_size") or 0), srv.get("variables") or {},
-                            srv.get("flavor") or "mariadb", float(res.get("qps") or model.DEFAULT_QPS),
-                            total_pages=bp.get("pages_total"), start_pages=bp.get("pages_data_before"))
-    held = held_pages(result.get("samples") or [], pool.pool_pages)
-    depth = int((srv.get("variables") or {}).get("innodb_lru_scan_depth") or model.DEFAULTS["innodb_lru_scan_depth"])
-    # the free list swings by scan_depth/2 between samples (MariaDB): within that the formula is
-    # the steadier figure; beyond it the server keeps another reserve (MySQL 9.7: none)
-    if held and abs(held - pool.capacity_pages) > depth / 2:
-        pool = dataclasses.replace(pool, capacity_pages=held)
-    times = query_times_ms(result.get("samples") or [], used)
+    pool = hold_capacity(pool, held_pages(run.samples or [], pool.pool_pages), srv.get("variables"))
+    times = query_times_ms(run.samples or [], used)
     # MySQL: the run's own LRU batches (measure/cleaner.py) replayed where they were seen, as the
-    # built-in orders do (forecast.predict_result); then the cleaner's timing is no range
-    seen = replay_schedule(bp.get("cleaner_batches")) if pool.cleaner_depth else None
+    # built-in orders do (forecast.predict_order_run); then the cleaner's timing is no range
+    seen = replay_schedule(run.buffer_pool.get("cleaner_batches")) if pool.cleaner_depth else None
     refs, misses, made_young, _, read_ahead = simulate_paced(pages, used, g, pool, times, seen)
     bounds = None
     if seen is None:
@@ -347,21 +311,15 @@ def predict_result(result: dict) -> dict | None:
         if not pads and not step:
             padded, step = pages, (1000.0 / pool.qps) * used / max(1, len(pages))
         bounds = cleaner_bounds(padded, g, pool, step)
-    hist = plain_lru_histogram(pages, g)
+    hist = model.stack_histogram_trace(pages, g.n_pages)
     plain = model.lru_misses(hist, pool.capacity_pages)
-    requests = bp.get("read_requests") or refs
-    p = model.Prediction(model.MODEL, misses, refs, 1.0 - misses / requests if requests else 0.0, plain,
-                         pool.capacity_pages, pool.pool_pages, made_young, pool.qps, read_ahead=read_ahead,
-                         measured_read_ahead=bp.get("read_ahead"))
+    p = model.Prediction(model.MODEL, misses, refs, 0.0, plain, pool.capacity_pages, pool.pool_pages, made_young,
+                         pool.qps, read_ahead=read_ahead)
     p.cleaner_low, p.cleaner_high = bounds or (None, None)
     p.cleaner = model.cleaner_method(dataclasses.replace(pool, cleaner_seen=seen))
     p.reads_low, p.reads_high = intervals.for_pool(misses, pool, bounds, hist=hist,
-                                                   start_measured=bp.get("pages_data_before") is not None)
-    model.hold_to_measured(p, result, plain)  # against the headline: pages read into the pool
-    out = p.to_dict()
-    if pool.ra_rule != model.RA_RULE_MYSQL:
-        out["note"] = NOTE_NO_READ_AHEAD
-    return out
+                                                   start_measured=run.buffer_pool.get("pages_data_before") is not None)
+    return p, plain, ({"note": NOTE_NO_READ_AHEAD} if pool.ra_rule != model.RA_RULE_MYSQL else {})
 
 
 def _first(it, n: int):
@@ -369,9 +327,3 @@ def _first(it, n: int):
         if i >= n:
             return
         yield k
-
-
-def predict_any(result: dict) -> dict | None:
-    """A run's prediction for any order: model.py's workload expansion for the orders it knows,
-    the explicit key stream for the rest (random, the distributions, a trace)."""
-    return predict_order_result(result) or predict_result(result)

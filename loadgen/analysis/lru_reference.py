@@ -1,9 +1,9 @@
 """The slow pure-Python references the C kernel (native/lrusim/) is tested against.
 
 Held apart from the simulator because nothing but the tests and the benches runs them:
-_py_trace expands a workload into its page references as native/lrusim/source.c does, _PyLRU is a literal port
+py_trace expands a workload into its page references as native/lrusim/source.c does, PyLRU is a literal port
 of buf0lru.cc's list handling (with both servers' linear read-ahead and the page cleaner's
-batches), _py_stack_histogram is Mattson's stack distances by brute force.
+batches), py_stack_histogram is Mattson's stack distances by brute force.
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from .pool import (LRU_MIN_LEN, MYSQL_CLEANER_PERIOD_MS, NON_OLD_MIN_LEN, OLD_MI
                    FILLER_SLOTS, RA_RULE_MARIADB, RA_RULE_MYSQL, RATIO_DIV, READ_AHEAD_PAGES)
 
 
-def _py_trace(order: str, stride: int, reps: int, g: Geometry, moves: bool = False) -> Iterator[tuple]:
+def py_trace(order: str, stride: int, reps: int, g: Geometry, moves: bool = False) -> Iterator[tuple]:
     """(page, query index) for each page reference; the reference for the C expansion.
 
     With moves, (page, query index, step) triples: a select whose id is the first key of its leaf
@@ -52,7 +52,7 @@ def _py_trace(order: str, stride: int, reps: int, g: Geometry, moves: bool = Fal
             yield leaf, q, False
 
 
-class _PyLRU:
+class PyLRU:
     """A literal port of buf0lru.cc's list handling, with a Python dict-linked list."""
 
     def __init__(self, capacity: int, pool_pages: int, old_pct: float, old_time_ms: float,
@@ -315,22 +315,22 @@ class _PyLRU:
             self._add(k, True)
 
 
-def _py_simulate(trace: Iterable[tuple], capacity: int, pool_pages: int, old_pct: float,
+def py_simulate(trace: Iterable[tuple], capacity: int, pool_pages: int, old_pct: float,
                  old_time_ms: float, ms_per_query: float, ra_threshold: int = 0, ra_area: int = 64,
                  leaf_pages: int = 0, ra_rule: int = RA_RULE_MARIADB, n_pages: int = 0, start_pages: int = 0,
                  start_freed: int = 0, batch: int = 0,
                  tick: tuple = (0, 0.0, MYSQL_CLEANER_PERIOD_MS, 1)) -> tuple[int, int, int, int, int, int]:
     """(refs, misses, made_young, not_young, read_ahead, read_ahead_evicted) of InnoDB's LRU on
-    (page, query index) pairs or (page, query index, step) triples (see _py_trace). n_pages: the
+    (page, query index) pairs or (page, query index, step) triples (see py_trace). n_pages: the
     table's pages (MySQL's read-ahead maps the pages above the leaves, and start-up pages follow)."""
-    lru = _PyLRU(capacity, pool_pages, old_pct, old_time_ms, ra_threshold, ra_area, leaf_pages, ra_rule,
+    lru = PyLRU(capacity, pool_pages, old_pct, old_time_ms, ra_threshold, ra_area, leaf_pages, ra_rule,
                  n_pages, start_pages, start_freed, batch, tick)
     for ref in trace:
         lru.access(ref[0], ref[1] * ms_per_query, len(ref) > 2 and ref[2])
     return lru.refs, lru.misses, lru.made_young, lru.not_young, lru.ra_pages, lru.ra_evicted
 
 
-def _py_stack_histogram(trace: Iterable[int], n_pages: int) -> list[int]:
+def py_stack_histogram(trace: Iterable[int], n_pages: int) -> list[int]:
     """Mattson by brute force: an explicit LRU stack; hist[0] = cold misses, hist[d] = distance d."""
     stack: list[int] = []
     hist = [0] * (n_pages + 1)

@@ -62,7 +62,7 @@ from ..workload.opstream import Generator
 from . import intervals
 from .geometry import DEFAULT_FANOUT, Geometry, leaf_jitter
 from .keymodel import held_pages
-from .pool import DEFAULT_QPS, DEFAULTS, pool_model
+from .pool import hold_capacity, run_pool_model
 
 MODEL = "innodb-lru-mix"
 MOVE, WRITE, OP, NEW = 1, 2, 4, 8  # native/lrusim/mix.h's MIX_* flags
@@ -642,23 +642,18 @@ def scheduled_positions(run: dict, spec: mixspec.MixSpec) -> dict[int, list[int]
 
 def pool_of(run: dict, writes: bool = False):
     """The server's pool (pool.pool_model) for the run; a read-only run's capacity from the data
-    pages it held (keymodel.predict_result's rule). Not a write run's: there the page cleaner's
+    pages it held (pool.hold_capacity). Not a write run's: there the page cleaner's
     LRU batches free frames for dirty pages and the data pages swing (MySQL 9.7, sysbench-oltp-rw
     at 16M: a median of 450 of 1,024; the table then read +40% with it, -5.3% without)."""
     srv, bp, res = (run.get(k) or {} for k in ("server", "buffer_pool", "result"))
-    pool = pool_model(int(srv.get("innodb_buffer_pool_size") or 0), srv.get("variables") or {},
-                      srv.get("flavor") or "mariadb", float(res.get("qps") or DEFAULT_QPS),
-                      total_pages=bp.get("pages_total"), start_pages=bp.get("pages_data_before"))
+    pool = run_pool_model(srv, bp, res.get("qps"))
     if writes and pool.cleaner_depth:
         # MySQL's page cleaner runs its LRU batch every second while the server sees activity
         # (pool.py: a read-only run is none, so one batch); writes are (sysbench-oltp-rw 16M:
         # -5.3% -> +3.0%)
         pool = dataclasses.replace(pool, cleaner_ticks=0)
     held = None if writes else held_pages(run.get("samples") or [], pool.pool_pages)
-    depth = int((srv.get("variables") or {}).get("innodb_lru_scan_depth") or DEFAULTS["innodb_lru_scan_depth"])
-    if held and abs(held - pool.capacity_pages) > depth / 2:  # as keymodel.predict_result
-        pool = dataclasses.replace(pool, capacity_pages=held)
-    return pool
+    return hold_capacity(pool, held, srv.get("variables"))
 
 
 def simulate(trace: Trace, space: Space, pool, leaf_pages: int, span: list | None = None) -> native.MixSim:

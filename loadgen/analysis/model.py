@@ -7,8 +7,9 @@ for every pool size from Mattson stack distances in one pass: the naive baseline
 for the looped order because InnoDB is not a stack algorithm. The rest lives beside it, each part
 changing for its own reason: geometry.py (the table's levels and where its leaves sit), pool.py
 (the server's pool: capacity, the page cleaner, MySQL's start-up pages), predictions.py (the
-result types), lru_reference.py (the slow Python references the kernel is tested against). Every
-name those hold that callers used as model.X is re-exported here, so model.X keeps working.
+result types), lru_reference.py (the slow Python references the kernel is tested against, which
+callers import from there). The public names of the first three are re-exported here, so model.X
+keeps working; no private name is.
 
 The trace: each query descends the primary key, root first, to its leaf (geometry.leaf_of_id).
 
@@ -27,19 +28,19 @@ area of its FIL_PAGE_PREV/NEXT is read whole, pages that are not leaves included
 first extent, the end of the last). On 200k rows it reads 1,600-1,631 of ~1,700 pages ahead, as
 the server did to the page. Its pool differs too (no free reserve, start-up pages, a timed
 cleaner batch): pool.py. The prediction is held to Innodb_pages_read, which counts read-ahead on
-both servers (measured_reads).
+both servers (RunResult.headline).
 """
 from __future__ import annotations
 
 import os
+from array import array
 
 from ..errors import UsageError
 # Geometry and PoolModel are what the simulator takes; the other names are re-exported, as callers
 # and tests reach them as model.X (the modules they live in say why each exists).
 from .geometry import (DEFAULT_FANOUT, ROOT_MAX_POINTERS, ROWS_PER_LEAF, Geometry,  # noqa: F401 - re-exported
-                       _mix64, estimate_geometry, geometry_of, leaf_jitter, leaf_of_id, leaf_phys, leaf_start,
+                       estimate_geometry, geometry_of, leaf_jitter, leaf_of_id, leaf_phys, leaf_start,
                        level_sizes, phys_leaf)
-from .lru_reference import _py_simulate, _py_stack_histogram, _py_trace, _PyLRU  # noqa: F401 - re-exported
 from .pool import (DEFAULT_QPS, DEFAULTS, FILLER_SLOTS, LRU_MIN_LEN, MIN_CAPACITY_PAGES,  # noqa: F401 - re-exported
                    MYSQL_CLEANER_PERIOD_MS, MYSQL_CLEANER_PHASES_MS, MYSQL_CLEANER_TICKS, MYSQL_DEFAULTS,
                    MYSQL_START_PAGES, NON_OLD_MIN_LEN, OLD_MIN_LEN, OLD_TOLERANCE, PAGE_BYTES, RA_RULE_MARIADB,
@@ -179,36 +180,28 @@ def simulate(order: str, stride: int, reps: int, g: Geometry, pool: PoolModel) -
     return simulate_detail(order, stride, reps, g, pool)[:4]
 
 
-def stack_histogram(order: str, stride: int, reps: int, g: Geometry) -> list[int]:
-    from array import array
-
+def stack_histogram(order: str, stride: int, reps: int, g: Geometry) -> array:
+    """Plain LRU's stack-distance histogram of a workload (Mattson, in C): hist[0] the cold misses,
+    hist[d] the references at distance d. An array of uint64, not a list: 817k Python ints for
+    the seed case were a tenth of `predict --advise`'s time, with the collections they set off.
+    The one builder, with stack_histogram_trace for an explicit trace."""
     from .. import native
 
-    raw = native.lrusim_mattson(None, workload_tuple(order, stride, reps, g), g.n_pages)
-    return array("Q", raw).tolist()
+    return array("Q", native.lrusim_mattson(None, workload_tuple(order, stride, reps, g), g.n_pages))
 
 
-def stack_histogram_trace(pages, n_pages: int) -> list[int]:
-    from array import array
-
+def stack_histogram_trace(pages, n_pages: int) -> array:
+    """stack_histogram for an explicit uint32 page trace (all zeros for an empty one)."""
     from .. import native
 
-    raw = native.lrusim_mattson(array("I", pages), None, n_pages)
-    return array("Q", raw).tolist()
+    if not len(pages):
+        return array("Q", bytes(8 * (n_pages + 1)))
+    return array("Q", native.lrusim_mattson(pages if isinstance(pages, array) else array("I", pages), None, n_pages))
 
 
 def lru_misses(hist: list[int], capacity: int) -> int:
     """Plain-LRU misses for a pool of `capacity` pages: cold misses plus distances beyond it."""
     return hist[0] + sum(hist[capacity + 1:])
-
-
-def measured_reads(bp: dict) -> int | None:
-    """Measured reads the model is held to: pages read into the pool (Innodb_pages_read), demand
-    reads and read-ahead together, as the model's reads are. On MariaDB Innodb_buffer_pool_reads is
-    the same number; on MySQL it leaves out linear read-ahead (docs/innodb.md, "Counters"), so it
-    is only the fallback for result files without pages_read.
-    """
-    return bp.get("pages_read") if bp.get("pages_read") is not None else bp.get("reads")
 
 
 # A warm start's error bar: K of the table's pages resident at the start spare the run at most
@@ -217,16 +210,17 @@ def measured_reads(bp: dict) -> int | None:
 WARM_RESIDUE_MAX_SHARE = 0.01
 
 
-def hold_to_measured(p: Prediction, result: dict, plain: int) -> None:
-    """Set p's measured reads and its errors (the model's and plain LRU's) against them.
+def hold_to_measured(p: Prediction, result, plain: int) -> None:
+    """Set p's measured reads (the run's headline, RunResult.headline(): pages read into the pool,
+    read-ahead included, on every server and file version) and its errors (the model's and plain
+    LRU's) against them.
 
     The model predicts a run from a cold pool. A run that started warm read fewer pages than that
     for reasons the model never saw (+3,238% on a warm dsn run), so its error is left out
     (`error_pct` null) and `no_error_reason` says why, unless the table's pages resident at the
     start were too few to matter: then the error stays, and `warm_start` says how many."""
-    bp = result.get("buffer_pool") or {}
-    cold = (result.get("server") or {}).get("cold_start") or {}
-    measured = measured_reads(bp)
+    cold = (result.server or {}).get("cold_start") or {}
+    measured, _ = result.headline()
     if measured is None:
         return
     p.measured_reads = measured
@@ -245,10 +239,11 @@ def hold_to_measured(p: Prediction, result: dict, plain: int) -> None:
         p.plain_lru_error_pct = round((plain - measured) / measured * 100, 2)
 
 
-def started_cold_enough(result: dict) -> bool:
-    """The run started cold, or so nearly (hold_to_measured's rule) that its reads are a cold start's."""
-    cold = (result.get("server") or {}).get("cold_start") or {}
+def started_cold_enough(result) -> bool:
+    """The run (a RunResult) started cold, or so nearly (hold_to_measured's rule) that its reads are
+    a cold start's."""
+    cold = (result.server or {}).get("cold_start") or {}
     if cold.get("cold") is not False:
         return True
-    resident, measured = cold.get("table_pages_before"), measured_reads(result.get("buffer_pool") or {})
+    resident, measured = cold.get("table_pages_before"), result.headline()[0]
     return resident is not None and bool(measured) and resident <= WARM_RESIDUE_MAX_SHARE * measured

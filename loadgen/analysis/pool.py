@@ -214,3 +214,27 @@ def pool_model(pool_bytes: int, variables: dict | None = None, flavor: str = "ma
         ra_threshold=ra,
         ra_area=read_ahead_area(total),
     )
+
+
+def run_pool_model(server: dict, buffer_pool: dict, qps: float | None,
+                   cleaner_seen: tuple | None = None) -> PoolModel:
+    """The pool a measured run had, from its result's blocks: size, variables and flavor as the
+    server reported them, the run's rate, the frames the server had and the data pages it held at
+    the start. Every model of a run (analysis/predict.py, mixmodel.py) starts from this one."""
+    return pool_model(int(server.get("innodb_buffer_pool_size") or 0), server.get("variables") or {},
+                      server.get("flavor") or "mariadb", float(qps or DEFAULT_QPS),
+                      total_pages=buffer_pool.get("pages_total"), start_pages=buffer_pool.get("pages_data_before"),
+                      cleaner_seen=cleaner_seen)
+
+
+def hold_capacity(pool: PoolModel, held: int | None, variables: dict | None) -> PoolModel:
+    """pool with the data pages a run measured it held (keymodel.held_pages) as its capacity,
+    where they differ from the reserve formula by more than the free list's swing: MariaDB's
+    free list swings by scan_depth/2 between samples, within which the formula is the steadier
+    figure; beyond it the server keeps another reserve (MySQL 9.7: none)."""
+    depth = int((variables or {}).get("innodb_lru_scan_depth") or DEFAULTS["innodb_lru_scan_depth"])
+    if held and abs(held - pool.capacity_pages) > depth / 2:
+        import dataclasses
+
+        return dataclasses.replace(pool, capacity_pages=held)
+    return pool

@@ -134,7 +134,7 @@ def _run_copy(order: str, stride: int, reps: int, cg: Geometry, pools: list[Pool
             for e, p in zip(est, pools)]
 
 
-def simulate(order: str, stride: int, reps: int, g: Geometry, pools: list[PoolModel],
+def simulate_copies(order: str, stride: int, reps: int, g: Geometry, pools: list[PoolModel],
              copy_pages: int = COPY_PAGES) -> list[Counts]:
     """Counts for each pool from the scaled copies (module docstring). Each pool shrinks by
     f = min(the table's factor, capacity / (copy_pages / MIN_SCALED_SHARE)), the table with it;
@@ -176,12 +176,12 @@ def estimates(order: str, stride: int, reps: int, g: Geometry, pools: list[PoolM
     """curve.Estimate for each pool (for advise and the curve), with plain LRU's reads beside."""
     from .curve import Estimate
 
-    got = simulate(order, stride, reps, g, pools)
+    got = simulate_copies(order, stride, reps, g, pools)
     return [Estimate(c.misses, SCALED_REL_SE * c.misses, 1.0 / c.factor, False, c.refs, c.read_ahead,
                      c.made_young, plain_lru_reads=c.plain_lru_reads) for c in got]
 
 
-def forecast(order: str, stride: int, reps: int, g: Geometry, pool: PoolModel, pool_bytes: int,
+def forecast_scaled(order: str, stride: int, reps: int, g: Geometry, pool: PoolModel, pool_bytes: int,
              others: list[int], models: list[PoolModel], qps: float, curve_pools: list[int] | None,
              known: dict) -> model.Forecast:
     """forecast.forecast for a large table: every point, the asked pool's too, from the copies."""

@@ -10,29 +10,20 @@ import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import forecast, keymodel, model
+from . import model
+from .predict import forecast_workload, predict, uses_workload_model
 from ..seeding.dataset import EST_BYTES_PER_ROW, DatasetSpec
 from ..errors import UsageError
-from ..workload.orders import Workload, resolve
+from ..workload.orders import Workload, workload_from_dict
 from ..paths import free_bytes
 from ..render import numfmt as nf
 from ..results.documents import RunResult, SweepResult, now_iso
 from ..results.files import write_json_atomic
 from ..servers import ServerSpec
-from ..units import format_bytes, parse_size
+from ..units import format_bytes
 
-SWEEP_KIND = "sweep"
 EST_QPS = 10_000.0  # the slow end of what this Python driver reaches; estimates stay pessimistic
 EST_RESTART_S = 6.0  # a cold restart of a local mariadbd
-
-
-def parse_pools(text: str, option: str = "--pools") -> list[int]:
-    """'8M,16M,32M' -> sorted distinct byte counts; a bad item is a one-line usage error naming option."""
-    items = [t.strip() for t in str(text).split(",") if t.strip()]
-    if not items:
-        raise UsageError(f"{option} is empty", f"e.g. {option} 8M,16M,32M")
-    pools = sorted({parse_size(t, option) for t in items})
-    return pools
 
 
 def knee_pools(rows: int, schema: str, variations: list, shape: dict, lo: int = 8 << 20, hi: int = 16 << 30,
@@ -49,7 +40,7 @@ def knee_pools(rows: int, schema: str, variations: list, shape: dict, lo: int = 
     grid = sorted({int(lo * (hi / lo) ** (i / 23)) >> 23 << 23 for i in range(24)})
     picked, knees = set(), {}
     for order, var in variations:
-        if order not in model.ORDER_CODES:
+        if not uses_workload_model(order):
             continue
         models = [model.pool_model(b) for b in grid]
         est = curve.estimate(curve.workload_source(order, int(shape["stride"]), int(shape["reps"]), g,
@@ -67,29 +58,24 @@ def knee_pools(rows: int, schema: str, variations: list, shape: dict, lo: int = 
     return sorted(picked), knees
 
 
-def parse_variations(text: str) -> list[tuple[str, str | None]]:
-    names = [t.strip() for t in str(text).split(",") if t.strip()]
-    if not names:
-        raise UsageError("--variations is empty", "e.g. --variations A,B")
-    return [resolve(n, None) if n.upper() in ("A", "B") else resolve(None, n) for n in names]
-
-
 @dataclass
-class Estimate:
+class SweepBudget:
+    """What a sweep will cost, estimated before it starts (check_budget)."""
+
     runs: int
     queries: int
     seconds: float
     seed_bytes: int
 
 
-def estimate(pools: list[int], variations: list, rows: int, shape: dict) -> Estimate:
+def budget(pools: list[int], variations: list, rows: int, shape: dict) -> SweepBudget:
     queries_each = [Workload(order, rows, variation=var, **shape).queries for order, var in variations]
     runs = len(pools) * len(variations)
     queries = len(pools) * sum(queries_each)
-    return Estimate(runs, queries, queries / EST_QPS + runs * EST_RESTART_S, rows * EST_BYTES_PER_ROW)
+    return SweepBudget(runs, queries, queries / EST_QPS + runs * EST_RESTART_S, rows * EST_BYTES_PER_ROW)
 
 
-def check_budget(est: Estimate, max_time_s: float, room_bytes: int | None) -> None:
+def check_budget(est: SweepBudget, max_time_s: float, room_bytes: int | None) -> None:
     """Refuse, before anything starts, a sweep larger than the time or disk allows."""
     if est.seconds > max_time_s:
         raise UsageError(
@@ -162,7 +148,7 @@ def point_of(result: RunResult, path: Path) -> dict:
         # cold: what the pool held before the run said (runner.verify_cold); started_cold: cold,
         # or so nearly that the reads are a cold start's (model.started_cold_enough)
         "cold": (result.server.get("cold_start") or {}).get("cold"),
-        "started_cold": model.started_cold_enough(result.to_dict()),
+        "started_cold": model.started_cold_enough(result),
         "result_file": str(path),
     }
 
@@ -170,36 +156,23 @@ def point_of(result: RunResult, path: Path) -> dict:
 def run(server_spec: ServerSpec, dataset_spec: DatasetSpec, pools: list[int], variations: list, shape: dict,
         out_dir: Path, out: Path, tolerance_pct: float, sample_interval_s: float = 1.0, reporter=None,
         curve_pools: list[int] | None = None, drive: dict | None = None) -> SweepResult:
-    """Measure every (pool, variation) from a cold pool on one dataset; write and return the sweep."""
+    """Measure every (pool, variation) from a cold pool on one dataset (the runner's loop,
+    runner.run_pools); write and return the sweep with the model's curves and the recommendation."""
     from .. import runner
     from ..results.files import default_path
-    from ..servers.provision import provisioned
 
-    reporter = reporter or runner.QuietReporter()
-    points, runs = [], []
+    def out_for(pool: int | None, w: Workload) -> Path:
+        return default_path(out_dir, f"sweep-{format_bytes(pool or 0).replace(' ', '')}-{w.variation or w.order}")
+
     started_at = now_iso()
-    spec = dataclasses.replace(server_spec, pool_bytes=pools[0])
-    with provisioned(spec, dataset_spec, reporter.say) as server:
-        runner.check_connections(server, (drive or {}).get("threads", 1))
-        from ..seeding.usertable import retarget  # your own table: the order ranges over its keys
-
-        info = runner.prepare_dataset(server, dataset_spec, reporter, count_after=True)
-        for pool in pools:
-            if pool != server.pool_bytes:
-                server.set_pool(pool)
-            for order, var in variations:
-                workload = retarget(Workload(order, dataset_spec.rows, variation=var, **shape), info)
-                path = default_path(out_dir, f"sweep-{format_bytes(pool).replace(' ', '')}-{var or order}")
-                cold = server.restart_cold()
-                result = runner.measure(server, info, workload, cold, path, sample_interval_s, reporter,
-                                        predict=keymodel.predict_any, **(drive or {}))
-                points.append(point_of(result, result.source or path))
-                runs.append(result)
-        runner.finish_dataset(server, info, runs, reporter)
+    workloads = [Workload(order, dataset_spec.rows, variation=var, **shape) for order, var in variations]
+    runs = runner.run_pools(server_spec, dataset_spec, pools, workloads, out_for, sample_interval_s, reporter,
+                            predict=predict, **(drive or {}))
+    points = [point_of(r, r.source) for r in runs]
     sweep = SweepResult(
         started_at=started_at,
         finished_at=now_iso(),
-        dataset=info.to_dict(),
+        dataset=runs[0].dataset.to_dict() if runs else {},
         workload={"stride": shape["stride"], "reps": shape["reps"]},
         server={k: runs[0].server.get(k) for k in ("provider", "flavor", "version", "variables")} if runs else {},
         pools=pools,
@@ -224,23 +197,15 @@ def curves_for(runs: list[RunResult], pools: list[int]) -> dict:
     """The model's miss-ratio curve (InnoDB LRU and plain LRU) per variation, at the sweep's timing."""
     out = {}
     for r in runs:
-        wl, srv, ds = r.workload, r.server, r.dataset
-        key = r.key
-        if key in out:
+        if r.key in out:
             continue
-        if wl["order"] not in model.ORDER_CODES:
-            w = keymodel.workload_of(wl, int(ds["rows"]))
-            if w is not None:
-                fc = keymodel.forecast(w, model.geometry_of(ds), pools[0], srv.get("variables"),
-                                       srv.get("flavor") or "mariadb", float(r.result.get("qps") or model.DEFAULT_QPS),
-                                       curve_pools=dense_pools(pools))
-                out[key] = [dataclasses.asdict(p) for p in fc.curve]
+        g = model.geometry_of(r.dataset)
+        w = workload_from_dict(r.workload, g.rows)
+        if w is None:  # a trace whose file is gone
             continue
-        fc = forecast.forecast(wl["order"], wl["stride"], wl["reps"], model.geometry_of(ds), pools[0],
-                               srv.get("variables"),
-                            srv.get("flavor") or "mariadb", float(r.result.get("qps") or model.DEFAULT_QPS),
-                            curve_pools=dense_pools(pools))
-        out[key] = [dataclasses.asdict(p) for p in fc.curve]
+        fc = forecast_workload(w, g, pools[0], r.server.get("variables"), r.server.get("flavor") or "mariadb",
+                               float(r.result.get("qps") or model.DEFAULT_QPS), curve_pools=dense_pools(pools))
+        out[r.key] = [dataclasses.asdict(p) for p in fc.curve]
     return out
 
 

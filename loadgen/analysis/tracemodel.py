@@ -324,7 +324,7 @@ def server_tables(conn, names: list[str]) -> dict[str, dict]:
     from .. import db
     from ..mixseed import inspect_existing
     from ..seeding.schemas import reflect
-    from ..seeding.usertable import _borrow, stale_sizes
+    from ..seeding.usertable import borrow_conn, stale_sizes
     from ..workload.mix import TableSpec
 
     out = {}
@@ -338,7 +338,7 @@ def server_tables(conn, names: list[str]) -> dict[str, dict]:
         note = None
         table_rows = int(db.query_value(conn, "SELECT TABLE_ROWS FROM information_schema.TABLES WHERE "
                                               "TABLE_SCHEMA=%s AND TABLE_NAME=%s", (database, table)) or 0)
-        stale = stale_sizes(conn, reflect(_borrow(conn), database, table), max(table_rows, 0), info.leaf_pages)
+        stale = stale_sizes(conn, reflect(borrow_conn(conn), database, table), max(table_rows, 0), info.leaf_pages)
         if stale is not None:
             note = (f"the statistics of {name} look stale: estimated {stale[0]:,} leaf pages from rows x width; "
                     f"run ANALYZE TABLE for the server's own figures")

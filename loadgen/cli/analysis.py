@@ -90,10 +90,10 @@ def predict(ctx, variation, order, pool, dataset_spec, shape, rows_per_leaf, lea
     import json
 
     from ..analysis import forecast, model
-    from ..analysis.sweep import parse_pools
+    from ..analysis.predict import forecast_workload, uses_workload_model
     from ..workload.orders import Workload, resolve
     from ..render.report import CURVE_HEADERS, advice_dict, curve_cells, forecast_rows, rich_table
-    from ..units import parse_count, parse_size
+    from ..units import parse_count, parse_pools, parse_size
 
     order_name, _ = resolve(variation, order, shape["trace"])
     n_rows = dataset_spec.rows
@@ -110,7 +110,7 @@ def predict(ctx, variation, order, pool, dataset_spec, shape, rows_per_leaf, lea
         parse_pools(curve, "--curve") if curve.strip() else []
     workload = Workload(order_name, n_rows, **shape)
     adv = None
-    if order_name not in model.ORDER_CODES:  # random, the key distributions, a trace: explicit keys
+    if not uses_workload_model(order_name):  # random, the key distributions, a trace: explicit keys
         from ..analysis import keymodel
 
         if with_advice:
@@ -119,22 +119,19 @@ def predict(ctx, variation, order, pool, dataset_spec, shape, rows_per_leaf, lea
         keymodel.check_size(workload, g)
         if order_name == "trace":
             say_trace(workload)
-        fc = keymodel.forecast(workload, g, pool_bytes, variables, flavor, qps, curve_pools)
-    else:
-        if with_advice:
-            from ..analysis.advise import advise as make_advice
+    elif with_advice:
+        from ..analysis.advise import advise as make_advice
 
-            adv = make_advice(workload.order, workload.stride, workload.reps, g, pool_bytes, variables=variables,
-                              flavor=flavor, qps=qps, ram_bytes=parse_size(ram, "--ram") if ram else None,
-                              ms_per_read=ms_per_read, exact=exact, extra_pools=curve_pools)
-        # the advice's pass over the workload gave the plain-LRU histogram too
-        fc = forecast.forecast(workload.order, workload.stride, workload.reps, g, pool_bytes, variables, flavor, qps,
-                            curve_pools, exact=exact, estimates=adv.estimates if adv else None,
-                            hist=getattr(adv, "plain_lru_hist", None))
-        if adv is not None:
-            from ..analysis.advise import widen_current
+        adv = make_advice(workload.order, workload.stride, workload.reps, g, pool_bytes, variables=variables,
+                          flavor=flavor, qps=qps, ram_bytes=parse_size(ram, "--ram") if ram else None,
+                          ms_per_read=ms_per_read, exact=exact, extra_pools=curve_pools)
+    # the advice's pass over the workload gave the plain-LRU histogram too
+    fc = forecast_workload(workload, g, pool_bytes, variables, flavor, qps, curve_pools, exact=exact,
+                           estimates=adv.estimates if adv else None, hist=adv.plain_lru_hist if adv else None)
+    if adv is not None:
+        from ..analysis.advise import widen_current
 
-            widen_current(adv, fc.at)
+        widen_current(adv, fc.at)
     if plots_dir is not None:
         from ..render.plots import advice_series, write_curve_plots
 
@@ -248,7 +245,7 @@ def advise(variations, pool, dataset_spec, shape, rows_per_leaf, qps, flavor, se
     from ..analysis import model
     from ..analysis.advise import advise as make_advice
     from ..analysis.advise import ms_per_read_from
-    from ..workload.orders import resolve
+    from ..workload.orders import parse_variations
     from ..render.report import advice_dict
     from ..units import parse_size
 
@@ -271,14 +268,7 @@ def advise(variations, pool, dataset_spec, shape, rows_per_leaf, qps, flavor, se
         raise UsageError(f"--ms-per-read {ms_per_read} must be a finite number above zero")
     g = g or model.estimate_geometry(n_rows, dataset_spec.schema, rows_per_leaf)
     variables = _numeric_settings(settings)
-    orders = []
-    for v in (x.strip() for x in variations.split(",") if x.strip()):
-        name = resolve(v, None)[0] if v.upper() in ("A", "B") else v
-        if name not in model.ORDER_CODES:
-            raise UsageError(f"advise handles A, B and {', '.join(model.ORDER_CODES)}, not {v!r}")
-        orders.append(name)
-    if not orders:
-        raise UsageError("--variations is empty", "e.g. --variations A,B")
+    orders = [o for o, _ in parse_variations(variations, tuple(model.ORDER_CODES), who="advise")]
     pool_bytes = parse_size(pool, "--pool")
     advs = [make_advice(o, n_stride, n_reps, g, pool_bytes, variables=variables, flavor=flavor, qps=qps,
                         ram_bytes=parse_size(ram, "--ram") if ram else None, ms_per_read=ms_per_read,
@@ -342,10 +332,11 @@ def sweep(pools, variations, tolerance, max_time, out, out_dir, workload, set_gr
         return
     from ..analysis import sweep as core
     from ..render.report import SWEEP_HEADERS, recommendation_lines, rich_table, sweep_cells
-    from ..units import format_bytes
+    from ..units import format_bytes, parse_pools
+    from ..workload.orders import parse_variations
     from ..results.files import check_destination, check_directory, default_path
 
-    var_list = [("trace", None)] if shape["trace"] else core.parse_variations(variations)
+    var_list = [("trace", None)] if shape["trace"] else parse_variations(variations)
     if shape["trace"]:
         from ..workload.orders import Workload
 
@@ -357,7 +348,7 @@ def sweep(pools, variations, tolerance, max_time, out, out_dir, workload, set_gr
                                                    for k, v in knees.items())
                                 + ")", highlight=False)
     else:
-        pool_list = core.parse_pools(pools)
+        pool_list = parse_pools(pools)
     try:
         tol = float(str(tolerance).strip().rstrip("%"))
         minutes = float(max_time)
@@ -365,7 +356,7 @@ def sweep(pools, variations, tolerance, max_time, out, out_dir, workload, set_gr
         raise UsageError(f"--tolerance {tolerance!r} / --max-time {max_time!r} must be numbers") from None
     if tol < 0 or minutes <= 0:
         raise UsageError("--tolerance must be >= 0 and --max-time above zero")
-    est = core.estimate(pool_list, var_list, dataset_spec.rows, shape)
+    est = core.budget(pool_list, var_list, dataset_spec.rows, shape)
     core.check_budget(est, minutes * 60, core.free_room(server_spec))
     check_directory(out_dir)
     check_default_out_dir(out_dir)

@@ -44,12 +44,13 @@ def _finish(doc: dict, out: Path | None, render) -> None:
     if not console.is_terminal:
         console = Console(width=120)  # a log or a pipe: do not squeeze the tables to 80 columns
     render(console, doc)
+    chatter = Console(stderr=True)  # warnings and where the file went: stderr, as every command says them
     for warning in doc.get("warnings", []):
-        console.print(f"[yellow]warning:[/] {warning}")
+        chatter.print(f"[yellow]warning:[/] {warning}")
     tlb = doc.get("tlb", {})
     if not tlb.get("supported", True):
-        console.print(f"TLB misses: {tlb.get('reason')}")
-    console.print(f"wrote {path}")
+        chatter.print(f"TLB misses: {tlb.get('reason')}")
+    chatter.print(f"wrote {path}")
 
 
 def _table(title: str, *columns: str):

@@ -1,12 +1,11 @@
 """The run family: run, compare, seed, up, status, down."""
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
 
-from ..errors import UsageError
+from ..errors import EXIT_ERROR, UsageError
 from .options import (RichReporter, check_default_out_dir,
                       dataset_options, driver_options, say_trace, server_options, stderr_console,
                       stdout_console, workload_options)
@@ -38,7 +37,7 @@ def run(variation, order, workload, out, server_spec, dataset_spec, shape, sampl
         run_workload(workload, out, server_spec, dataset_spec, shape, sample_interval_s, drive)
         return
     from .. import runner
-    from ..analysis.keymodel import predict_any
+    from ..analysis.predict import predict
     from ..workload.orders import Workload, resolve
     from ..render.report import rich_table, run_rows
     from ..results.files import check_destination, default_path
@@ -51,7 +50,7 @@ def run(variation, order, workload, out, server_spec, dataset_spec, shape, sampl
     out = check_destination(out) if out else default_path("reports", f"run-{var or order_name}", picked=True)
     with RichReporter() as reporter:
         [result] = runner.run(server_spec, dataset_spec, [workload], [out], sample_interval_s, reporter,
-                              predict=predict_any, **drive)
+                              predict=predict, **drive)
     stdout_console().print(rich_table(["", ""], run_rows(result), title=f"loadgen run: {var or order_name}"))
     reporter.say(f"result written to {result.source or out}")
 
@@ -103,25 +102,22 @@ def compare(files, variations, out_dir, report_path, max_regression, allow_incom
 def _compare_live(variations, out_dir, report_path, server_spec, dataset_spec, shape, sample_interval_s,
                   drive, fmt="table") -> None:
     from .. import runner
-    from ..analysis.keymodel import predict_any
-    from ..workload.orders import Workload, resolve
+    from ..analysis.predict import predict
+    from ..workload.orders import Workload, parse_variations
     from ..results.files import check_destination, check_directory, default_path
 
-    names = [v.strip() for v in variations.split(",") if v.strip()]
-    if len(names) < 2:
+    parsed = parse_variations(variations)  # A, B, or any order name (zipfian, hotspot, ...)
+    if len(parsed) < 2:
         raise UsageError("--variations needs at least two, e.g. A,B")
     check_directory(out_dir)
     check_default_out_dir(out_dir)
     if report_path is not None:
         check_destination(report_path, "--report")
-    workloads = []
-    for name in names:  # A, B, or any order name (zipfian, hotspot, ...)
-        order_name, var = resolve(name, None) if name.upper() in ("A", "B") else resolve(None, name)
-        workloads.append(Workload(order_name, dataset_spec.rows, variation=var, **shape))
+    workloads = [Workload(order_name, dataset_spec.rows, variation=var, **shape) for order_name, var in parsed]
     outs = [default_path(out_dir, f"compare-{w.variation or w.order}") for w in workloads]
     with RichReporter() as reporter:
         results = runner.run(server_spec, dataset_spec, workloads, outs, sample_interval_s, reporter,
-                             predict=predict_any, **drive)
+                             predict=predict, **drive)
     outs = [r.source or path for r, path in zip(results, outs)]
     for path in outs:
         reporter.say(f"result written to {path}")
@@ -196,8 +192,9 @@ def _compare_files(paths, max_regression, fmt, report_path, allow_incomplete=Fal
     if limits and not allow_incomplete:
         check_gateable(sides[0] + sides[1], limits)
     keys = [{r.key for r in side} for side in sides]
-    if not (keys[0] & keys[1]) and not limits:
-        _side_by_side([side[0] for side in sides], list(paths), report_path, fmt)
+    if not (keys[0] & keys[1]) and not limits:  # every run of both sides, each named by its file
+        runs = sides[0] + sides[1]
+        _side_by_side(runs, [r.source for r in runs], report_path, fmt)
         return
     comparison = compare_files(sides[0], sides[1], limits)
     comparison.notes.extend(gate_problems(sides[0] + sides[1], limits))  # ungated or allowed: still said
@@ -292,8 +289,8 @@ def status():
 
     server = attach_running(ServerSpec())
     if server is None:
-        click.echo("no server is up (start one with `loadgen up`)")
-        sys.exit(1)
+        click.echo("no server is up (start one with `loadgen up`)")  # an answer, on stdout; exit 1 says it too
+        raise click.exceptions.Exit(EXIT_ERROR)  # through __main__'s map of exits, as every command's
     click.echo(f"up: {server.provider} {server.flavor.name} {server.flavor.version}, "
                f"pool {format_bytes(server.pool_bytes)}, {server.endpoint.describe()}, "
                f"tcp 127.0.0.1:{server.endpoint.port}"

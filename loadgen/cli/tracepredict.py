@@ -14,7 +14,7 @@ MIN_SPAN_S = 1.0  # a log shorter than this gives no rate: --qps
 def run(trace_path, dsn, schema, rows, pools_text, flavor, variables, qps, qps_given, fmt) -> None:
     """The command's work (loadgen predict --trace with an op trace)."""
     from ..analysis import tracemodel
-    from ..analysis.sweep import parse_pools
+    from ..units import parse_pools
     from ..workload import optrace
 
     meta, count, _ = optrace.read_meta(trace_path)

@@ -29,7 +29,7 @@ CONNECT_TIMEOUT_S = 10
 def _ext():
     from .. import native
 
-    return native._load()
+    return native.extension()
 
 
 def available() -> bool:

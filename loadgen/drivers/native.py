@@ -1,4 +1,4 @@
-"""The native query loop (`--driver native`): the same point selects as driver.py, driven from C.
+"""The native query loop (`--driver native`): the same point selects as drivers/python.py, driven from C.
 
 The loop lives in native/querydrv.c on the MariaDB/MySQL C API: one binary-protocol prepared
 statement (as sysbench's oltp_point_select), every query timed into Histogram.counts in C, the
@@ -47,7 +47,7 @@ FNV_PRIME = 0x100000001B3
 
 
 def _ext():
-    return native._load()
+    return native.extension()
 
 
 def available() -> bool:

@@ -25,7 +25,7 @@ from .. import paths
 from ..errors import LoadgenError
 from ..units import format_bytes
 from . import osmem, owner
-from .zram import _run
+from .zram import run_tool
 
 NAME_PREFIX = "loadgen-swap-"
 # Filesystems where swapon accepts a regular file (the kernel's swap_activate / iomap support).
@@ -148,8 +148,8 @@ class SwapFile:
         finally:
             os.close(fd)
         label = f"loadgen-{os.getpid()}"[:16]
-        _run(["mkswap", "-L", label, str(self.path)], f"format {self.path} as swap")
-        _run(["swapon", "-p", str(self.priority), str(self.path)],
+        run_tool(["mkswap", "-L", label, str(self.path)], f"format {self.path} as swap")
+        run_tool(["swapon", "-p", str(self.priority), str(self.path)],
              f"enable swap on {self.path}")
 
     def is_swap_on(self) -> bool:
@@ -182,7 +182,7 @@ def remove_file(path: Path) -> list[str]:
     errors = []
     if is_active(path):
         try:
-            _run(["swapoff", str(path)], f"disable swap on {path}")
+            run_tool(["swapoff", str(path)], f"disable swap on {path}")
         except LoadgenError as exc:
             errors.append(exc.message)
     if not errors:

@@ -26,7 +26,7 @@ def _helper_env() -> dict:
     return env
 
 
-def _run(argv: list[str], what: str) -> None:
+def run_tool(argv: list[str], what: str) -> None:
     tool = shutil.which(argv[0]) or next(
         (p for p in (f"/usr/sbin/{argv[0]}", f"/sbin/{argv[0]}") if os.path.exists(p)), None)
     if tool is None:
@@ -109,8 +109,8 @@ class ZramSwap:
                 raise LoadgenError(f"{self.device} did not appear after hot_add",
                                    "is devtmpfs mounted on /dev?")
             time.sleep(0.02)
-        _run(["mkswap", "-L", self.label, self.device], f"format {self.device} as swap")
-        _run(["swapon", "-p", str(priority), self.device], f"enable swap on {self.device}")
+        run_tool(["mkswap", "-L", self.label, self.device], f"format {self.device} as swap")
+        run_tool(["swapon", "-p", str(priority), self.device], f"enable swap on {self.device}")
 
     def is_swap_on(self) -> bool:
         return any(e["name"] == self.device for e in osmem.swaps())
@@ -135,7 +135,7 @@ class ZramSwap:
         errors = []
         if self.is_swap_on():
             try:
-                _run(["swapoff", self.device], f"disable swap on {self.device}")
+                run_tool(["swapoff", self.device], f"disable swap on {self.device}")
             except LoadgenError as exc:
                 errors.append(str(exc))
         if self.sysfs.exists():

@@ -170,3 +170,28 @@ def replay_schedule(record: dict | None) -> tuple[tuple[int, int], ...] | None:
         q = (int(b["queries_before"]) + int(b["queries_after"])) // 2
         out.append((q, int(b["pages"])))
     return tuple(sorted(out))
+
+
+def watch_cleaner(server, flavor: str, queries_done: Callable[[], int]) -> CleanerWatch | None:
+    """A watch of MySQL's page-cleaner LRU batches on a connection of its own; None on MariaDB,
+    whose cleaner the model follows without a record, or without a connection."""
+    if flavor != "mysql":
+        return None
+    try:
+        conn = server.connect()
+    except Exception:  # noqa: BLE001 - the run goes on without the record
+        return None
+    return CleanerWatch(conn, queries_done, owned=bool(server.owned))
+
+
+def stop_watch(watch: CleanerWatch | None) -> dict | None:
+    """The watch's record (None without a watch), its connection closed whatever happens."""
+    if watch is None:
+        return None
+    try:
+        return watch.stop()
+    finally:
+        try:
+            watch.conn.close()
+        except Exception:  # noqa: BLE001 - the server may be gone
+            pass

@@ -6,8 +6,8 @@ offers it, a run also records:
     the run (needs performance_schema=ON: MySQL's default, MariaDB's with --set performance_schema=ON);
     with O_DIRECT each page read is one read of 16 KiB, read-ahead included;
   - pages of each of its indexes resident in the pool at the end:
-    information_schema.INNODB_BUFFER_PAGE. Reading it walks the whole pool (~4 us per page,
-    research/innodb.md 1.3) and the manuals warn against it on production, so on a server
+    information_schema.INNODB_BUFFER_PAGE. Reading it walks the whole pool (~4 us per page)
+    and the manuals warn against it on production, so on a server
     loadgen does not own it is read only for pools up to BUFFER_PAGE_MAX_POOL_BYTES;
   - pages of the table in the pool right before the run (resident_pages): what decides whether
     the run starts cold (runner.verify_cold). INNODB_BUFFER_PAGE_LRU walks the LRU list only (the

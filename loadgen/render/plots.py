@@ -10,7 +10,7 @@ import html
 import io
 from pathlib import Path
 
-from ..results.documents import Document, RunResult, SweepResult, load
+from ..results.documents import Document, RunResult, SweepResult, load, pages_read
 from ..units import format_bytes
 
 
@@ -28,9 +28,10 @@ def _label(r: RunResult) -> str:
     return f"{r.key} @ {format_bytes(r.pool_bytes or 0)}"
 
 
-def _pages_read(point: dict):
-    """The headline of a sample or sweep point; format-1 files only had reads (MariaDB: the same)."""
-    return point.get("pages_read") if point.get("pages_read") is not None else point.get("reads")
+def headline_of(point: dict, flavor: str | None):
+    """The headline of a sample or sweep point (results.documents.pages_read, RunResult.headline's
+    rule): format-1 files had only reads, which on MySQL leave read-ahead out."""
+    return pages_read(point, flavor)[0]
 
 
 def plot_time_series(runs: list[RunResult]):
@@ -42,7 +43,7 @@ def plot_time_series(runs: list[RunResult]):
             continue
         t = [x["t_s"] for x in s]
         ax1.plot(t, [(x.get("hit_ratio") or 0) * 100 for x in s], label=_label(r))
-        ax2.plot(t, [_pages_read(x) or 0 for x in s], label=_label(r))
+        ax2.plot(t, [headline_of(x, r.server.get("flavor")) or 0 for x in s], label=_label(r))
     ax1.set_ylabel("hit ratio (%) per interval")
     ax2.set_ylabel("pages read into the pool per interval")
     ax2.set_xlabel("time (s)")
@@ -124,14 +125,14 @@ def sweep_series(sweep: SweepResult) -> list[dict]:
     """plot_curve_band's input from a sweep: its curves, measured points and recommendation."""
     from ..analysis.advise import knee_index
 
-    out = []
+    out, flavor = [], (sweep.server or {}).get("flavor")
     for key in sorted({p["variation"] for p in sweep.points}):
         curve = sorted((c["pool_bytes"], c["reads"], c.get("reads_se") or 0.0)
                        for c in (sweep.curves or {}).get(key) or [])
         k = knee_index([c[0] for c in curve], [c[1] for c in curve])[0] if len(curve) >= 3 else None
         out.append({"key": key, "curve": curve,
-                    "measured": [(p["pool_bytes"], _pages_read(p)) for p in sweep.points
-                                 if p["variation"] == key and _pages_read(p) is not None],
+                    "measured": [(p["pool_bytes"], headline_of(p, flavor)) for p in sweep.points
+                                 if p["variation"] == key and headline_of(p, flavor) is not None],
                     "knee": curve[k][0] if k is not None else None,
                     "current": ((sweep.recommendation or {}).get(key) or {}).get("pool_bytes")})
     return out

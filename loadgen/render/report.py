@@ -8,7 +8,7 @@ import html
 
 from . import numfmt as nf
 from ..results.compare import FileComparison, SideBySide, short_servers
-from ..results.documents import RunResult, SweepResult
+from ..results.documents import RunResult, SweepResult, pages_read
 
 fmt = nf.value  # the formatter of a result file's value by its key (kept for scripts that imported it)
 
@@ -133,8 +133,8 @@ def run_rows(result: RunResult) -> list[tuple[str, str]]:
         rows.append(("host", host_text(result.host)))
     pred = result.prediction
     if pred:
-        why = pred.data.get("no_error_reason")  # a warm start: no error figure (model.hold_to_measured)
-        reads = pred.reads if pred.reads is not None else pred.data.get("pages_read")  # a mix's: pages_read
+        why = pred.no_error_reason  # a warm start: no error figure (model.hold_to_measured)
+        reads = pred.reads if pred.reads is not None else pred.extra.get("pages_read")  # a mix's: pages_read
         rows.append(("predicted pages read", f"{nf.interval(reads, pred.reads_low, pred.reads_high)} "
                      f"({pred.model}, "
                      + (f"no error figure: {why})" if why and pred.error_pct is None
@@ -374,8 +374,9 @@ def advice_lines(adv) -> list[str]:
 def advice_dict(adv) -> dict:
     import dataclasses
 
-    d = dataclasses.asdict(adv)
+    d = dataclasses.asdict(dataclasses.replace(adv, estimates={}, plain_lru_hist=None))
     d.pop("estimates", None)
+    d.pop("plain_lru_hist", None)
     return d
 
 
@@ -385,10 +386,10 @@ SWEEP_HEADERS = ["order", "pool", "pages read", "demand", "read-ahead", "predict
 
 
 def sweep_cells(sweep: SweepResult) -> list[list[str]]:
-    rows = []
+    rows, flavor = [], (sweep.server or {}).get("flavor")  # a v1 point's headline needs it (pages_read)
     for p in sweep.points:
         rows.append([p["variation"], nf.size(p["pool_bytes"]),
-                     nf.count(p.get("pages_read") if p.get("pages_read") is not None else p.get("reads")),
+                     nf.count(pages_read(p, flavor)[0]),
                      nf.count(p.get("demand_reads")), nf.count(p.get("read_ahead")), nf.count(p.get("predicted_reads")),
                      nf.span(p.get("predicted_low"), p.get("predicted_high")), nf.change(p.get("error_pct")),
                      nf.count(p.get("plain_lru_reads")), nf.pct(p.get("miss_ratio")),

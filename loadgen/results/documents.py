@@ -32,6 +32,7 @@ from collections.abc import Iterable
 
 from ..errors import BadValueError, ResultError, VersionError
 from ..inputs import RESULT_FILE_MAX_BYTES, read_capped
+from .blocks import BLOCKS, BufferPoolBlock, DatasetBlock, ResultBlock, ServerBlock, WorkloadBlock
 
 FORMAT_VERSION = 2
 READABLE_VERSIONS = (1, 2)
@@ -77,7 +78,8 @@ class Document(Mapping):
     script written against the files works on the objects unchanged."""
 
     KIND: ClassVar[str] = ""
-    source: ClassVar[Path | None] = None  # the file load() read it from; set per instance
+    # each kind's dataclass has `source`: the file load() read it from (or the runner wrote it to),
+    # per instance and never part of the JSON
 
     @property
     def kind(self) -> str:
@@ -88,7 +90,7 @@ class Document(Mapping):
         this version did not know."""
         out: dict[str, Any] = {"format_version": self.format_version, "kind": self.kind}
         for f in dataclasses.fields(self):
-            if f.name not in ("format_version", "extra"):
+            if f.name not in ("format_version", "extra", "source"):
                 value = getattr(self, f.name)
                 out[f.name] = value.to_dict() if hasattr(value, "to_dict") else value
         out.update(self.extra)
@@ -96,7 +98,7 @@ class Document(Mapping):
 
     @classmethod
     def from_dict(cls, data: dict):
-        names = {f.name for f in dataclasses.fields(cls)} - {"extra"}
+        names = {f.name for f in dataclasses.fields(cls)} - {"extra", "source"}
         known = {k: v for k, v in data.items() if k in names}
         extra = {k: v for k, v in data.items() if k not in names and k != "kind"}
         return cls(**known, extra=extra)
@@ -113,26 +115,69 @@ class Document(Mapping):
 
 @dataclass
 class Prediction:
-    """The `prediction` block of a run: the model's reads beside the measured ones. It keeps the
-    block as the model wrote it (capacity, made_young, qps, ...) and names what readers use."""
+    """What the model says at one pool, the one type for it: a run's `prediction` block (with the
+    run's `curve` and a `note`), `loadgen predict`'s prediction, a forecast's point (Forecast.at).
+    Keys another kind of model writes (the mix model's tables) are kept in `extra`; a block read
+    from a file is written back with its keys in the order it had them, so files do not change."""
 
-    data: dict
-
-    model = property(lambda self: self.data.get("model"))
-    reads = property(lambda self: self.data.get("reads"))
-    read_requests = property(lambda self: self.data.get("read_requests"))
-    plain_lru_reads = property(lambda self: self.data.get("plain_lru_reads"))
-    error_pct = property(lambda self: self.data.get("error_pct"))
-    reads_low = property(lambda self: self.data.get("reads_low"))  # how far reads can be off (analysis/intervals.py)
-    reads_high = property(lambda self: self.data.get("reads_high"))
-    measured_reads = property(lambda self: self.data.get("measured_reads"))
+    model: str | None = None
+    reads: int | None = None
+    read_requests: int | None = None
+    hit_ratio: float | None = None
+    plain_lru_reads: int | None = None
+    capacity_pages: int | None = None
+    pool_pages: int | None = None
+    made_young: int | None = None
+    qps: float | None = None
+    error_pct: float | None = None
+    measured_reads: int | None = None
+    plain_lru_error_pct: float | None = None
+    read_ahead: int | None = None  # pages the model read ahead (included in reads)
+    measured_read_ahead: int | None = None
+    # a run that started warm (model.hold_to_measured): why there is no error figure, or (when the
+    # resident pages were too few to matter) how many there were
+    no_error_reason: str | None = None
+    warm_start: str | None = None
+    # a table past scaled.EXACT_MAX_PAGES: simulated on a copy this many times smaller, the reads
+    # scaled back, with this standard error (1 and 0: simulated exactly; docs/innodb.md, "Large tables")
+    scale: float = 1.0
+    reads_se: float = 0.0
+    # MySQL's timed page cleaner: how the model placed its LRU batch (a run's recorded batches
+    # replayed, or the mean over four phases of one batch), and without a record how far that can
+    # be off: the reads with no batch, one and two at any of the phases (model.simulate_bounded)
+    cleaner: str | None = None
+    cleaner_low: int | None = None
+    cleaner_high: int | None = None
+    # how far the prediction can be off, every known source together (analysis/intervals.py):
+    # low <= reads <= high
+    reads_low: int | None = None
+    reads_high: int | None = None
+    # a run's block only: the model's curve around the run's pool, and what the model left out
+    curve: list | None = None
+    note: str | None = None
+    extra: dict = field(default_factory=dict, repr=False)
+    # the keys of the block it was read from, in their order (None: made here)
+    read_keys: tuple | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def from_dict(cls, data: dict | None) -> Prediction | None:
-        return cls(dict(data)) if data else None
+        if not data:
+            return None
+        names = _PREDICTION_FIELDS
+        return cls(**{k: v for k, v in data.items() if k in names},
+                   extra={k: v for k, v in data.items() if k not in names}, read_keys=tuple(data))
 
     def to_dict(self) -> dict:
-        return dict(self.data)
+        if self.read_keys is not None:
+            return {k: getattr(self, k) if k in _PREDICTION_FIELDS else self.extra[k] for k in self.read_keys
+                    if k in _PREDICTION_FIELDS or k in self.extra}
+        out = {k: getattr(self, k) for k in _PREDICTION_FIELDS if k not in ("curve", "note")}
+        out.update({k: getattr(self, k) for k in ("curve", "note") if getattr(self, k) is not None})
+        out.update(self.extra)
+        return out
+
+
+_PREDICTION_FIELDS = tuple(f.name for f in dataclasses.fields(Prediction) if f.name not in ("extra", "read_keys"))
 
 
 @dataclass(eq=False)
@@ -146,22 +191,27 @@ class RunResult(Document):
     finished_at: str | None = None
     complete: bool = False
     incomplete_reason: str | None = None
-    server: dict = field(default_factory=dict)
-    dataset: dict = field(default_factory=dict)
-    workload: dict = field(default_factory=dict)
-    result: dict = field(default_factory=dict)
-    buffer_pool: dict = field(default_factory=dict)
+    server: ServerBlock = field(default_factory=ServerBlock)
+    dataset: DatasetBlock = field(default_factory=DatasetBlock)
+    workload: WorkloadBlock = field(default_factory=WorkloadBlock)
+    result: ResultBlock = field(default_factory=ResultBlock)
+    buffer_pool: BufferPoolBlock = field(default_factory=BufferPoolBlock)
     samples: list = field(default_factory=list)
     host: dict = field(default_factory=dict)
     prediction: Prediction | None = None
     extra: dict = field(default_factory=dict)
+    source: Path | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if isinstance(self.prediction, dict):
             self.prediction = Prediction.from_dict(self.prediction)
-        for name in ("server", "dataset", "workload", "result", "buffer_pool", "host"):
-            if getattr(self, name) is None:
-                setattr(self, name, {})
+        if self.host is None:
+            self.host = {}
+        for name, block in BLOCKS.items():
+            value = getattr(self, name)
+            if value is None or (isinstance(value, Mapping) and not isinstance(value, block)):
+                setattr(self, name, block(value))
+            # anything else (a number where an object belongs) stays as read: bad_values() names it
 
     @property
     def key(self) -> str:
@@ -197,7 +247,7 @@ class RunResult(Document):
         if hasattr(node, "to_dict"):
             node = node.to_dict()
         for key in rest:
-            if not isinstance(node, dict) or key not in node:
+            if not isinstance(node, Mapping) or key not in node:
                 return None
             node = node[key]
         return node
@@ -216,7 +266,7 @@ class RunResult(Document):
         traceback)."""
         out: list[tuple[str, Any, str]] = []
         for name in ("server", "dataset", "workload", "result", "buffer_pool"):
-            if not isinstance(getattr(self, name), dict):
+            if not isinstance(getattr(self, name), Mapping):
                 out.append((name, getattr(self, name), "an object"))
         for path in (("buffer_pool", "counters"), ("result", "latency_us")):
             node = self.value(path)
@@ -256,6 +306,7 @@ class SweepResult(Document):
     curves: dict = field(default_factory=dict)  # the model's curve per order
     recommendation: dict = field(default_factory=dict)  # per order: pool_bytes, reason
     extra: dict = field(default_factory=dict)
+    source: Path | None = field(default=None, compare=False, repr=False)
 
     @property
     def has_data(self) -> bool:
@@ -270,6 +321,7 @@ class NativeResult(Document):
     experiment: str = ""
     format_version: int = FORMAT_VERSION
     extra: dict = field(default_factory=dict)
+    source: Path | None = field(default=None, compare=False, repr=False)
 
     @property
     def kind(self) -> str:

@@ -22,8 +22,8 @@ from .. import db
 from ..errors import UsageError, WorkloadError
 from . import shapefile, tablegen
 from .schemas import reflect
-from .usertable import (ER_NO_SUCH_TABLE, ER_TABLEACCESS_DENIED, PAGE_BYTES, _borrow, _can_read_index_stats,
-                        _fixed_bytes, stale_sizes)
+from .usertable import (ER_NO_SUCH_TABLE, ER_TABLEACCESS_DENIED, PAGE_BYTES, borrow_conn, can_read_index_stats,
+                        fixed_bytes, stale_sizes)
 
 SEGMENTS = 256  # key-range segments kept per table: where the gaps are, at 1/256 of the range
 SAMPLE_ROWS = 5000  # rows whose column lengths are averaged, in SAMPLE_SLICES slices over the keys
@@ -113,7 +113,7 @@ def table_shape(conn, database: str, name: str) -> dict:
             raise UsageError(f"{database}.{name} does not exist") from None
         raise WorkloadError(f"cannot read {database}.{name}: {db.error_text(exc)}") from None
     create, index_lines, notes = clean_create(create)
-    reflected = reflect(_borrow(conn), database, name)
+    reflected = reflect(borrow_conn(conn), database, name)
     est_rows, avg_row, data_bytes, index_bytes = db.query_all(
         conn, "SELECT TABLE_ROWS, AVG_ROW_LENGTH, DATA_LENGTH, INDEX_LENGTH FROM information_schema.TABLES "
         "WHERE TABLE_SCHEMA=%s AND TABLE_NAME=%s", (database, name))[0]
@@ -122,7 +122,7 @@ def table_shape(conn, database: str, name: str) -> dict:
     key = _key_shape(conn, database, name, pk[0]) if int_key else None
     rows = key["rows"] if key else int(db.query_value(conn, f"SELECT COUNT(*) FROM `{database}`.`{name}`") or 0)
     columns = _columns(conn, database, name, reflected, key)
-    stats = _index_stats(conn, database, name)
+    stats = index_stats(conn, database, name)
     width = {c["name"]: _width(c, col) for c, col in zip(columns, reflected.columns)}
     indexes = {"PRIMARY": {"columns": pk, "unique": True, **stats.get("PRIMARY", {})}}
     for iname, cols in reflected.indexes.items():
@@ -230,7 +230,7 @@ def _columns(conn, database: str, name: str, reflected, key: dict | None) -> lis
     out = []
     by_name = {c.name: i for i, c in enumerate(cols)}
     for c in reflected.columns:
-        fixed = _fixed_bytes(c)
+        fixed = fixed_bytes(c)
         entry = {"name": c.name, "type": c.type_name, "length": c.length, "nullable": c.nullable,
                  "generated": c.generated, "fixed_bytes": fixed, "avg_bytes": fixed, "null_fraction": None}
         if c.name in ranges:
@@ -247,15 +247,15 @@ def _columns(conn, database: str, name: str, reflected, key: dict | None) -> lis
 
 def _width(entry: dict, col) -> float:
     """Bytes a column adds to an index entry: its fixed size, or its average length + 1."""
-    fixed = _fixed_bytes(col)
+    fixed = fixed_bytes(col)
     if fixed is not None:
         return fixed
     return (entry.get("avg_bytes") or 8) + 1
 
 
-def _index_stats(conn, database: str, name: str) -> dict[str, dict]:
+def index_stats(conn, database: str, name: str) -> dict[str, dict]:
     """{index: {leaf_pages, size_pages}} from mysql.innodb_index_stats; {} without access."""
-    if not _can_read_index_stats(conn):
+    if not can_read_index_stats(conn):
         return {}
     out: dict[str, dict] = {}
     for iname, stat, value in db.query_all(

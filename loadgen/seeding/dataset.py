@@ -180,9 +180,9 @@ def chunk_lines(seed: int, first_id: int, last_id: int, native: bool = True) -> 
 
 def _native_rowgen():
     """The C version of this loop, or None without the extension."""
-    from ..native import optional
+    from .. import native
 
-    return optional("rowgen_lines")
+    return native.rowgen_lines()
 
 
 def _chunks(start_id: int, rows: int):
@@ -194,7 +194,7 @@ def _chunks(start_id: int, rows: int):
 
 
 # -- meta ----------------------------------------------------------------------------------------
-def _read_meta(conn, database: str) -> dict[str, str] | None:
+def read_meta(conn, database: str) -> dict[str, str] | None:
     if not db.query_value(
         conn, "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA=%s AND TABLE_NAME='loadgen_meta'",
         (database,),
@@ -210,11 +210,11 @@ def open_meta(conn, database: str, identity: dict[str, str]) -> tuple[dict[str, 
     cur.execute(f"CREATE DATABASE IF NOT EXISTS `{database}`")
     cur.execute(f"CREATE TABLE IF NOT EXISTS `{database}`.loadgen_meta (k VARCHAR(64) PRIMARY KEY, v TEXT)")
     cur.close()
-    meta = _read_meta(conn, database) or {}
+    meta = read_meta(conn, database) or {}
     return meta, all(meta.get(k) == v for k, v in identity.items())
 
 
-def _write_meta(conn, database: str, values: dict) -> None:
+def write_meta(conn, database: str, values: dict) -> None:
     cur = conn.cursor()
     for k, v in values.items():
         cur.execute(f"REPLACE INTO `{database}`.loadgen_meta (k, v) VALUES (%s, %s)", (k, str(v)))
@@ -285,7 +285,7 @@ def _ensure(conn, spec: DatasetSpec, progress: ProgressFn | None, free_bytes: in
     if may_seed is None:
         meta, same = open_meta(conn, database, identity)
     else:  # read only: not even the database or the meta table is created
-        meta = _read_meta(conn, database) or {}
+        meta = read_meta(conn, database) or {}
         same = all(meta.get(k) == v for k, v in identity.items())
     exists = _table_exists(conn, database)
 
@@ -326,7 +326,7 @@ def _ensure(conn, spec: DatasetSpec, progress: ProgressFn | None, free_bytes: in
         # The meta first: a seed interrupted right after CREATE TABLE then resumes, instead of
         # finding a table without meta ("not created by loadgen") on the next run.
         db.query_all(conn, f"DELETE FROM `{database}`.loadgen_meta")
-        _write_meta(conn, database, {**identity, "complete": 0})
+        write_meta(conn, database, {**identity, "complete": 0})
         _create_table(conn, spec)
 
     start_id = (db.query_value(conn, f"SELECT MAX(id) FROM `{database}`.`{TABLE}`") or 0) + 1
@@ -349,7 +349,7 @@ def _ensure(conn, spec: DatasetSpec, progress: ProgressFn | None, free_bytes: in
         raise SeedError(f"seeding ended with {count:,} rows in {database}.{TABLE}, not {spec.rows:,}",
                         "another client may have changed the table; re-run to seed it again")
     checksum = db.query_all(conn, f"CHECKSUM TABLE `{database}`.`{TABLE}`")[0][1]
-    _write_meta(conn, database, {"complete": 1, "height": info.height, "row_count": count, "checksum": checksum})
+    write_meta(conn, database, {"complete": 1, "height": info.height, "row_count": count, "checksum": checksum})
     return info
 
 
@@ -369,7 +369,7 @@ def check_count(conn, info: DatasetInfo) -> None:
     count = db.query_value(conn, f"SELECT COUNT(*) FROM `{info.database}`.`{TABLE}`")
     if count == info.rows:
         return
-    _write_meta(conn, info.database, {"complete": 0, "rows": "changed"})  # not a prefix to resume: seed anew
+    write_meta(conn, info.database, {"complete": 0, "rows": "changed"})  # not a prefix to resume: seed anew
     raise SeedError(f"{info.database}.{TABLE} holds {count:,} rows, not {info.rows:,}: it was changed, and the "
                     "runs measured the changed table (their results are marked incomplete)",
                     "re-run: loadgen seeds the table again")
@@ -499,7 +499,7 @@ def _info(conn, spec: DatasetSpec, meta: dict, seeded: bool) -> DatasetInfo:
     else:
         height = _measured_height(conn, spec, leaf_pages)
         if cached is not None:  # an implausible height cached by an older loadgen: replace it
-            _write_meta(conn, spec.database, {"height": height})
+            write_meta(conn, spec.database, {"height": height})
     return DatasetInfo(
         schema=spec.schema, database=spec.database, table=TABLE, rows=spec.rows, seed=spec.seed,
         schema_hash=spec.schema_hash, table_bytes=int(data_length) + int(index_length),

@@ -26,7 +26,7 @@ from ..errors import SeedError
 from . import ddl, shapefile, tablegen
 from .chunks import chunk_dir
 from .schemas import SchemaFile, Statement, create_tables, reflect
-from .usertable import _borrow, _count, _table_exists, ident, load
+from .usertable import borrow_conn, count_rows, ident, load, table_exists
 
 META_IDENTITY = "shape"
 
@@ -35,30 +35,30 @@ def seed(conn, doc: dict, database: str, seed_value: int = 1, progress=None, say
          home: Path | None = None) -> list[dict]:
     """Create and fill doc's tables in `database`; return the comparison (compare()) per table.
     A database this shape already seeded (loadgen_meta says so, counts agree) is only read back."""
-    from .dataset import open_meta, _write_meta
+    from .dataset import open_meta, write_meta
 
     ident(database, "--database")
     identity = {"schema": f"shape:{shapefile.sha256(doc)[:16]}", "seed": str(seed_value),
                 "generator": f"t{tablegen.GENERATOR_VERSION}"}
     meta, same = open_meta(conn, database, identity)
     names = [t["name"] for t in doc["tables"]]
-    present = [n for n in names if _table_exists(conn, database, n)]
+    present = [n for n in names if table_exists(conn, database, n)]
     if present and not meta:
         raise SeedError(f"{database}.{present[0]} exists but was not created by loadgen",
                         "seed into another database with --database, or drop the table yourself")
     if (same and meta.get("complete") == "1" and len(present) == len(names)
-            and all(_count(conn, database, t["name"]) == t["rows"] for t in doc["tables"])):
+            and all(count_rows(conn, database, t["name"]) == t["rows"] for t in doc["tables"])):
         say(f"{database} already holds this shape's tables: reading them back")
         return [compare(t, measure(conn, database, t)) for t in doc["tables"]]
     for name in reversed(present):
         db.query_all(conn, f"DROP TABLE IF EXISTS `{database}`.`{name}`")
     db.query_all(conn, f"DELETE FROM `{database}`.loadgen_meta")
-    _write_meta(conn, database, {**identity, "complete": 0})
+    write_meta(conn, database, {**identity, "complete": 0})
     out = []
     for t in doc["tables"]:
         _seed_table(conn, t, database, seed_value, progress, say, home)
         out.append(compare(t, measure(conn, database, t)))
-    _write_meta(conn, database, {"complete": 1})
+    write_meta(conn, database, {"complete": 1})
     return out
 
 
@@ -75,7 +75,7 @@ def _seed_table(conn, t: dict, database: str, seed_value: int, progress, say, ho
             raise SeedError(f"the shape's statement for {name} is refused: {exc.why}") from None
     schema = SchemaFile(Path(f"shape:{name}"), create, (Statement(create, 1),), (name,))
     create_tables(conn, database, schema)
-    shape = reflect(_borrow(conn), database, name)
+    shape = reflect(borrow_conn(conn), database, name)
     if not shape.primary_key:
         raise SeedError(f"{name} has no primary key", "loadgen seeds tables in key order")
     plan = tablegen.plan(shape.columns, shape.primary_key, max(1, rows))
@@ -157,15 +157,15 @@ def text_mean(target: float, max_len: int) -> int:
 # -- reading back ------------------------------------------------------------------------------
 def measure(conn, database: str, t: dict) -> dict:
     """The seeded table's figures, read as clone.py reads the source's."""
-    from .clone import _index_stats
+    from .clone import index_stats
 
     name = t["name"]
-    rows = _count(conn, database, name)
+    rows = count_rows(conn, database, name)
     data_bytes, index_bytes = db.query_all(
         conn, "SELECT DATA_LENGTH, INDEX_LENGTH FROM information_schema.TABLES WHERE TABLE_SCHEMA=%s "
         "AND TABLE_NAME=%s", (database, name))[0]
     out = {"rows": rows, "data_bytes": int(data_bytes or 0), "index_bytes": int(index_bytes or 0),
-           "indexes": _index_stats(conn, database, name)}
+           "indexes": index_stats(conn, database, name)}
     pk = (t.get("primary_key") or {}).get("columns") or []
     if len(pk) == 1 and (t.get("primary_key") or {}).get("segments") is not None and rows:
         out["min"], out["max"] = (int(v) for v in db.query_all(

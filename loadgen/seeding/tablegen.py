@@ -218,9 +218,9 @@ def mapped_key(keymap, n: int) -> int:
 
 
 def _native():
-    from ..native import optional
+    from .. import native
 
-    return optional("tablegen_lines")
+    return native.tablegen_lines()
 
 
 def _splitmix(s: list[int]) -> int:

@@ -236,7 +236,7 @@ def ensure_seeded(conn, spec, progress=None, free_bytes: int | None = None, home
                   may_seed: str | None = None):
     """Make spec's schema file's queried table hold exactly spec.rows generated rows: verify,
     resume, or create and seed. Returns a DatasetInfo."""
-    from .dataset import _read_meta, _write_meta, open_meta, refuse_seed
+    from .dataset import read_meta, write_meta, open_meta, refuse_seed
 
     schema = read_schema_file(Path(spec.schema), spec.database)
     table = queried_table(schema, spec.table)
@@ -246,12 +246,12 @@ def ensure_seeded(conn, spec, progress=None, free_bytes: int | None = None, home
     if may_seed is None:
         meta, same = open_meta(conn, database, identity)
     else:  # read only: not even the database or the meta table is created
-        meta = _read_meta(conn, database) or {}
+        meta = read_meta(conn, database) or {}
         same = all(meta.get(k) == v for k, v in identity.items())
-    exists = _table_exists(conn, database, table)
+    exists = table_exists(conn, database, table)
     if exists and same and meta.get("complete") == "1":
-        if _count(conn, database, table) == spec.rows:
-            shape = reflect(_borrow(conn), database, table)
+        if count_rows(conn, database, table) == spec.rows:
+            shape = reflect(borrow_conn(conn), database, table)
             return table_info(conn, spec, shape, seeded=False)
     if may_seed is not None:
         raise refuse_seed(dataclasses.replace(spec, table=table), may_seed,
@@ -263,14 +263,14 @@ def ensure_seeded(conn, spec, progress=None, free_bytes: int | None = None, home
         for name in reversed(schema.tables):  # another file or generator: start over
             db.query_all(conn, f"DROP TABLE IF EXISTS `{database}`.`{name}`")
         db.query_all(conn, f"DELETE FROM `{database}`.loadgen_meta")
-        _write_meta(conn, database, {**identity, "complete": 0})  # first: see dataset._ensure
+        write_meta(conn, database, {**identity, "complete": 0})  # first: see dataset._ensure
         create_tables(conn, database, schema)
-    shape = reflect(_borrow(conn), database, table)
+    shape = reflect(borrow_conn(conn), database, table)
     if not shape.primary_key:
         raise SchemaRefused(f"{schema.path}: the server made {table} without a primary key",
                          "declare a PRIMARY KEY in the schema file")
     plan = tablegen.plan(shape.columns, shape.primary_key, spec.rows)
-    done = _count(conn, database, table)
+    done = count_rows(conn, database, table)
     remaining = spec.rows - done
     if free_bytes is not None and remaining * _row_estimate(plan) > free_bytes:
         raise SeedError(f"seeding {remaining:,} rows needs about {format_bytes(remaining * _row_estimate(plan))}, "
@@ -282,7 +282,7 @@ def ensure_seeded(conn, spec, progress=None, free_bytes: int | None = None, home
     db.query_all(conn, f"ANALYZE TABLE `{database}`.`{table}`")
     info = table_info(conn, spec, shape, seeded=True)
     info.seed_rows_per_s = remaining / elapsed if elapsed > 0 and remaining > 0 else None
-    _write_meta(conn, database, {"complete": 1})
+    write_meta(conn, database, {"complete": 1})
     return info
 
 
@@ -290,13 +290,13 @@ def _row_estimate(plan: tablegen.Plan) -> int:
     return EST_OVERHEAD_PER_ROW + 24 * len(plan.columns)
 
 
-def _table_exists(conn, database: str, table: str) -> bool:
+def table_exists(conn, database: str, table: str) -> bool:
     return bool(db.query_value(
         conn, "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA=%s AND TABLE_NAME=%s",
         (database, table)))
 
 
-def _count(conn, database: str, table: str) -> int:
+def count_rows(conn, database: str, table: str) -> int:
     return int(db.query_value(conn, f"SELECT COUNT(*) FROM `{database}`.`{table}`") or 0)
 
 
@@ -313,7 +313,7 @@ class _Borrowed:
         pass
 
 
-def _borrow(conn):
+def borrow_conn(conn):
     return lambda: _Borrowed(conn)
 
 
@@ -419,7 +419,7 @@ def table_info(conn, spec, shape: TableShape, seeded: bool, existing: bool = Fal
         conn,
         "SELECT stat_name, stat_value FROM mysql.innodb_index_stats WHERE database_name=%s AND table_name=%s "
         "AND index_name='PRIMARY' AND stat_name IN ('n_leaf_pages','size')", (database, table),
-    )) if _can_read_index_stats(conn) else {}
+    )) if can_read_index_stats(conn) else {}
     leaf_pages = int(stats.get("n_leaf_pages", 0)) or max(1, int(data_length or 0) // PAGE_BYTES)
     rows = spec.rows if not existing else int(table_rows or 0)
     table_bytes = int(data_length or 0) + int(index_length or 0)
@@ -457,7 +457,7 @@ _FIXED_BYTES = {"TINYINT": 1, "BOOL": 1, "BOOLEAN": 1, "SMALLINT": 2, "MEDIUMINT
                 "DATETIME": 5, "TIMESTAMP": 4, "ENUM": 1}
 
 
-def _fixed_bytes(col) -> int | None:
+def fixed_bytes(col) -> int | None:
     """Bytes a column takes in every row, or None for a variable (or unknown) width."""
     t = col.type_name
     if t in ("DECIMAL", "NUMERIC"):
@@ -478,7 +478,7 @@ def stale_sizes(conn, shape: TableShape, rows: int, leaf_pages: int) -> tuple[in
     run: a table filled since, or with STATS_AUTO_RECALC=0, shows 1-3 pages for 150,001 rows,
     issue #18 N8); None when the figure is plausible. The width adds the fixed columns' sizes
     and the average length of the variable ones over the first rows."""
-    fixed = {c.name: _fixed_bytes(c) for c in shape.columns}
+    fixed = {c.name: fixed_bytes(c) for c in shape.columns}
     least = RECORD_OVERHEAD_BYTES + sum(b for c in shape.columns if not c.nullable and (b := fixed[c.name]))
     if rows <= 0 or rows * least <= leaf_pages * PAGE_BYTES:
         return None
@@ -524,7 +524,7 @@ def read_keys(conn, database: str, table: str, key: str, estimate: int):
     return out, count, every
 
 
-def _can_read_index_stats(conn) -> bool:
+def can_read_index_stats(conn) -> bool:
     try:
         db.query_all(conn, "SELECT 1 FROM mysql.innodb_index_stats LIMIT 1")
         return True
@@ -585,7 +585,7 @@ def inspect_existing(conn, spec):
                             "AND TABLE_NAME=%s", (database, table))
     if engine is not None and str(engine).lower() != "innodb":
         raise UsageError(f"{database}.{table} is {engine}, not InnoDB: there is no buffer pool to measure")
-    shape = reflect(_borrow(conn), database, table)
+    shape = reflect(borrow_conn(conn), database, table)
     if not shape.primary_key:
         raise UsageError(f"{database}.{table} has no primary key", "loadgen queries tables by key")
     return table_info(conn, spec, shape, seeded=False, existing=True)
@@ -604,31 +604,11 @@ def reads_secondary(info) -> bool:
     return bool(info.query) and info.index not in (None, "PRIMARY")
 
 
-def secondary_prediction(server, info, workload, result, say):
-    """The model's reads for a secondary-index run (analysis/secondary.py), or None with a note
-    saying why the model cannot follow this index."""
-    from ..analysis import secondary
-    from ..results.documents import Prediction
-
-    try:
-        conn = server.connect()
-        try:
-            imap = secondary.read_index_map(conn, info)
-        finally:
-            conn.close()
-        return Prediction.from_dict(secondary.predict(result.to_dict(), imap, workload.ids()))
-    except secondary.CannotModel as exc:
-        say(f"note: no prediction for this run: {exc}")
-    except Exception as exc:  # noqa: BLE001 - a model failure must never cost a measurement
-        say(f"warning: no prediction for this run: {exc}")
-    return None
-
-
 def apply_query(conn, spec, info):
     """A built-in table queried with --query or --key-column: resolve them as for any table."""
     if info.query is not None or not (spec.query or spec.key_column):
         return info
-    shape = reflect(_borrow(conn), info.database, info.table)
+    shape = reflect(borrow_conn(conn), info.database, info.table)
     if spec.query:
         query, key = check_query(spec.query), spec.key_column or shape.primary_key[0]
     else:

@@ -116,7 +116,7 @@ class Server(abc.ABC):
     """A running server we can connect to, and (when it is ours) restart cold.
 
     Every provider (local, docker, dsn) has the same members, so the core never asks which one
-    it holds: pool_bytes, set_pool(), datadir, restart_cold().
+    it holds: pool_bytes, set_pool(), datadir, home, restart_cold().
     """
 
     provider: str = "?"
@@ -127,6 +127,9 @@ class Server(abc.ABC):
     # who keeps it up, when that is another job (state.foreign_owner): used as it is, never
     # restarted, seeded into or stopped by this command
     foreign_owner: str | None = None
+    # the server's own directory on this host (a local server's: datadir, logs, password), named
+    # in seeding's errors; None for a server whose files are not ours to see
+    home: Path | None = None
     already_up = False  # `loadgen up` found it running and reused it (provision.up)
 
     @property

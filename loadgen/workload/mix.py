@@ -322,7 +322,7 @@ def _build(doc: dict, w: _Where, base: Path, defaults: dict) -> MixSpec:
     for s in streams:  # a trace is read through once now: a bad line stops the run before it starts
         rows = next(t.rows for t in tables if t.name == s.table)
         if s.keys.name == "trace" and rows is not None:
-            _check_trace(s, rows, w.fail)
+            check_trace(s, rows, w.fail)
     spec = MixSpec(seed=seed, operations=operations, tables=tables, streams=tuple(streams), source=w.source,
                    description=description)
     check_against_ddl(spec, w)
@@ -494,7 +494,7 @@ def _stream(i: int, s, w: _Where, base: Path, tables: dict[str, TableSpec]) -> S
                       column=column, columns=columns, index=index, length=length, form=form, insert=insert)
 
 
-def _check_trace(s: StreamSpec, rows: int, fail) -> None:
+def check_trace(s: StreamSpec, rows: int, fail) -> None:
     from .trace import scan
 
     try:

@@ -24,7 +24,7 @@ import numpy as np
 from ..errors import UsageError
 from .patterns import KIND_CODES, Pattern
 from .mix import (GOLDEN, GROWING_LATEST_OPS, M64, SPECIAL_ITER, SPECIAL_PCT, SPECIAL_RES, MixSpec, StreamSpec,
-                  _check_trace)
+                  check_trace)
 
 CHUNK_OPS = 65536
 _U53 = float(1 << 53)
@@ -46,7 +46,7 @@ class Chunk:
 
 
 def _splitmix(x: np.ndarray) -> np.ndarray:
-    """splitmix64 of each uint64 (wrapping arithmetic, as patterns._splitmix64)."""
+    """splitmix64 of each uint64 (wrapping arithmetic, as patterns.splitmix64)."""
     with np.errstate(over="ignore"):
         x = x + np.uint64(GOLDEN)
         x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
@@ -66,9 +66,9 @@ def _unit(h: np.ndarray) -> np.ndarray:
 
 
 def _py_splitmix(x: int) -> int:
-    from .patterns import _splitmix64
+    from .patterns import splitmix64
 
-    return _splitmix64(x & M64)
+    return splitmix64(x & M64)
 
 
 def stream_seed(seed: int, name: str, salt: int) -> int:
@@ -110,9 +110,9 @@ class _KeySource:
         return self._trace(n0, m)
 
     def _pattern(self, n0: int, m: int) -> np.ndarray:
-        from .patterns import _native_fill
+        from .patterns import native_fill
 
-        fill = _native_fill() if self.native else None
+        fill = native_fill() if self.native else None
         if fill is None:
             return np.fromiter(self.pattern.keys(n0, n0 + m, native=False), dtype=np.uint64, count=m)
         out = np.empty(m, dtype=np.uint64)
@@ -195,7 +195,7 @@ class Generator:
         self._counts = np.zeros(len(spec.streams), dtype=np.uint64)
         for s in spec.streams:  # --rows may have changed since the file was read: the traces again
             if s.keys.name == "trace" and not s.scheduled:
-                _check_trace(s, int(spec.table(s.table).rows), lambda what, hint=None: UsageError(
+                check_trace(s, int(spec.table(s.table).rows), lambda what, hint=None: UsageError(
                     f"workload {spec.source}: {what}", hint))
 
     def streams_of(self, start: int, stop: int) -> np.ndarray:

@@ -14,6 +14,7 @@ many as the looped order makes (rows/stride * reps). `trace` replays the keys of
 from __future__ import annotations
 
 import itertools
+import os
 from dataclasses import asdict, dataclass
 from collections.abc import Iterator
 
@@ -97,6 +98,26 @@ class Workload:
         return d
 
 
+def workload_from_dict(wl: dict, rows: int | None = None) -> Workload | None:
+    """The Workload a result file's workload block describes, over `rows` keys (the table's, where
+    the caller knows them; else the block's); None where it cannot be rebuilt: an order this
+    version does not know, or a trace whose file is gone. The one place a block becomes a
+    Workload again (the model's door, analysis/predict.py, uses it for files read back)."""
+    order = wl.get("order")
+    if order not in ORDERS:
+        return None
+    rows = int(rows if rows is not None else wl.get("rows") or 0)
+    common = {"stride": int(wl.get("stride") or 10), "reps": int(wl.get("reps") or 2), "seed": int(wl.get("seed") or 1)}
+    if order == "trace":
+        t = wl.get("trace") or {}
+        path = t.get("path") if isinstance(t, dict) else t
+        if not path or not os.path.exists(path):
+            return None
+        return Workload("trace", rows, trace=path, trace_key_min=int(wl.get("trace_key_min") or 1), **common)
+    knobs = {k: wl[k] for k in ("count", "zipf_theta", "zipf_scramble", "hot_fraction", "hot_ops") if k in wl}
+    return Workload(order, rows, **common, **knobs)
+
+
 def resolve(variation: str | None, order: str | None, trace: str | None = None) -> tuple[str, str | None]:
     """--variation A|B, --order NAME or --trace FILE -> (order, variation)."""
     if trace is not None:
@@ -115,6 +136,21 @@ def resolve(variation: str | None, order: str | None, trace: str | None = None) 
             raise UsageError(f"unknown order {order!r}", f"choose one of: {', '.join(ORDERS)}")
         return order, next((k for k, o in VARIATIONS.items() if o == order), None)
     return "interleaved", "A"
+
+
+def parse_variations(text: str, handled: tuple[str, ...] = ORDERS, who: str = "") -> list[tuple[str, str | None]]:
+    """--variations 'A,B,zipfian' -> [(order, variation), ...]: A and B, or orders by name (an order
+    with a letter gets it: looped is B). The one parser of the option (run's compare, sweep,
+    advise); who/handled: a command that takes fewer orders names them in its refusal."""
+    names = [t.strip() for t in str(text).split(",") if t.strip()]
+    if not names:
+        raise UsageError("--variations is empty", "e.g. --variations A,B")
+    out = []
+    for n in names:
+        if who and n.upper() not in VARIATIONS and n not in handled:
+            raise UsageError(f"{who} handles {', '.join([*VARIATIONS, *handled])}, not {n!r}")
+        out.append(resolve(n, None) if n.upper() in VARIATIONS else resolve(None, n))
+    return out
 
 
 def ids(w: Workload, part: int = 0, parts: int = 1) -> Iterator[int]:
@@ -167,9 +203,9 @@ def permuted(base: range, key: int, native: bool = True) -> Iterator[int]:
 
 def _native_permute():
     """The C version of this loop, or None without the extension."""
-    from ..native import optional
+    from .. import native
 
-    return optional("permute_fill")
+    return native.permute_fill()
 
 
 def _feistel(n: int, key: int) -> tuple[int, list[int]]:

@@ -62,7 +62,7 @@ def zeta(n: int, theta: float, exact_terms: int = 10_000) -> float:
     return head + tail
 
 
-def _splitmix64(x: int) -> int:
+def splitmix64(x: int) -> int:
     x = (x + GOLDEN) & M64
     x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & M64
     x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & M64
@@ -137,12 +137,12 @@ class Pattern:
     def key(self, i: int) -> int:
         """Operation i's key, in Python: the reference for native/keydist.c."""
         a, b, items, zetan, theta, hot_n, hot_ops, key_min = self.params()
-        u = (_splitmix64((a + i * GOLDEN) & M64) >> 11) * 2.0 ** -53
+        u = (splitmix64((a + i * GOLDEN) & M64) >> 11) * 2.0 ** -53
         n, kind = self.n, self.kind
         if kind == "uniform":
             k = int(u * n)
         elif kind == "hotspot":
-            v = (_splitmix64((b + i * GOLDEN) & M64) >> 11) * 2.0 ** -53
+            v = (splitmix64((b + i * GOLDEN) & M64) >> 11) * 2.0 ** -53
             cold = n - hot_n
             k = int(v * hot_n) if u < hot_ops or cold == 0 else hot_n + int(v * cold)
         else:
@@ -152,7 +152,7 @@ class Pattern:
 
     def keys(self, start: int, stop: int, native: bool = True) -> Iterator[int]:
         """Keys of operations start..stop-1, in chunks from C when the extension has it."""
-        fill = _native_fill() if native else None
+        fill = native_fill() if native else None
         if fill is None:
             yield from (self.key(i) for i in range(start, stop))
             return
@@ -219,7 +219,7 @@ def _zeta_cached(n: int, theta: float) -> float:
     return _ZETA[key]
 
 
-def _native_fill():
-    from ..native import optional
+def native_fill():
+    from .. import native
 
-    return optional("keydist_fill")
+    return native.keydist_fill()

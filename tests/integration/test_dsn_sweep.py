@@ -103,6 +103,24 @@ def test_a_run_whose_table_stays_in_the_pool_is_recorded_warm_without_an_error_f
     assert "no error figure" in res.stdout and "error –" not in res.stdout
 
 
+def test_a_sweep_says_when_its_pool_was_not_emptied_as_a_run_does(fresh_dsn_server, tmp_path):
+    """The sweep's runs go through the runner's own loop (runner.run_pools): a point whose pool a
+    resize could not empty is said on screen, as `run` says it (the sweep's copy of the loop once
+    dropped the warning: issue #19, B2), recorded warm, and left out of the recommendation."""
+    ep = fresh_dsn_server.endpoint
+    env = {"LOADGEN_PASSWORD": ep.password}
+    dsn = ["--server", "dsn", "--dsn", f"mysql://root@127.0.0.1:{ep.port}/", "--rows", "20k", "--database", "tiny"]
+    assert run_loadgen("seed", *dsn, env=env).returncode == 0
+    out = tmp_path / "sweep.json"
+    res = run_loadgen("sweep", *dsn, "--pools", "16M", "--variations", "B", "--driver", "python", "--out", str(out),
+                      "--out-dir", str(tmp_path / "runs"), env=env)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert "warning: the run starts warm" in res.stderr and "restart the server" in res.stderr
+    [point] = json.loads(out.read_text())["points"]
+    assert point["cold"] is False and point["started_cold"] is False
+    assert json.loads(out.read_text())["recommendation"] == {}
+
+
 def test_a_dsn_table_changed_between_runs_is_counted_after_the_run_and_seeded_again(dsn_server, tmp_path):
     """On a server loadgen does not own, a reused table is checked by its key range before the
     run and counted after it (a scan before would leave it in a pool that may not be emptied):

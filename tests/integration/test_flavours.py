@@ -17,6 +17,7 @@ import signal
 import pytest
 
 from loadgen import db, runner
+from loadgen.measure import coldstart
 from loadgen.seeding import dataset
 from loadgen.results.compare import compare_files, parse_limits
 from loadgen.seeding.dataset import DatasetSpec
@@ -30,7 +31,7 @@ from ..conftest import TEST_ROWS, run_loadgen
 
 # A quarter of the 200k-row table (1,633 leaf pages, 26.6 MiB): where the order matters most.
 POOL_BYTES = 8 << 20
-STARTUP_PAGES = runner.STARTUP_PAGES_DATA
+STARTUP_PAGES = coldstart.STARTUP_PAGES_DATA
 
 
 # The matrix: id -> (flavour, the fixture giving its image (None: the local mariadbd), the release

@@ -179,3 +179,40 @@ def test_auto_without_docker_names_the_local_server_it_runs(mysqld_binary):
     assert f"--server auto: using a local {local.name} {local.version} ({mysqld_binary}), not docker" in said
     assert f"using local {local.name} {local.version}, binary {mysqld_binary}, pool 8 MiB" in said
     assert not our_server_pids()
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+def test_an_interrupt_while_the_server_settles_leaves_no_connection_open(local_server, monkeypatch, tmp_path,
+                                                                         threads):
+    """Ctrl-C (or an error) between opening the driver's connections and the run's own try/finally
+    (the sampler's settle takes up to 15 s) closes them all (issue #19, B3: they were left open)."""
+    import time
+
+    server, info = local_server
+    cold = server.restart_cold()
+    conn = server.connect()
+    try:
+        def open_connections() -> int:
+            return int(db.query_all(conn, "SHOW GLOBAL STATUS LIKE 'Threads_connected'")[0][1])
+
+        before = open_connections()
+        seen = []
+
+        def interrupted(*_args, **_kwargs):
+            seen.append(open_connections())
+            raise KeyboardInterrupt
+
+        monkeypatch.setattr(runner, "wait_quiet", interrupted)
+        # the interrupt is held (as the CLI holds it while it reports): its frames keep every object
+        # alive, so only closing them explicitly closes the connections, not the garbage collector
+        with pytest.raises(KeyboardInterrupt) as held:
+            runner.measure(server, info, Workload("interleaved", TEST_ROWS), cold, tmp_path / "r.json", 0.5,
+                           runner.QuietReporter(), driver="python", threads=threads)
+        assert seen[0] >= before + threads + 1  # the driver's and the sampler's were open
+        deadline = time.monotonic() + 10  # the server counts a closed connection out in its own time
+        while open_connections() > before and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert open_connections() == before, held.traceback[-1]
+        assert not (tmp_path / "r.json").exists()
+    finally:
+        conn.close()

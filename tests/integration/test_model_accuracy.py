@@ -28,6 +28,7 @@ import pytest
 from loadgen.analysis import sweep
 from loadgen.seeding.dataset import DatasetSpec
 from loadgen.servers import ServerSpec
+from loadgen.workload.orders import parse_variations
 
 from ..accuracy import check, sweep_points
 
@@ -43,7 +44,7 @@ def default_sweep(request, tmp_path_factory):
         spec = ServerSpec(provider="local", pool_bytes=POOLS[0], mysqld=request.getfixturevalue("mysqld_binary"))
     else:
         spec = ServerSpec(provider="docker", pool_bytes=POOLS[0], image=request.getfixturevalue("mariadb_trixie_image"))
-    done = sweep.run(spec, DatasetSpec(rows=200_000), POOLS, sweep.parse_variations("A,B"),
+    done = sweep.run(spec, DatasetSpec(rows=200_000), POOLS, parse_variations("A,B"),
                      {"stride": 10, "reps": 2, "seed": 1}, out_dir / "runs", out_dir / "sweep.json", 5.0)
     if request.param != "10.11":
         assert done["server"]["version"].startswith(request.param + "."), done["server"]

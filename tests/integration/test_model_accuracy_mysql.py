@@ -34,6 +34,7 @@ import pytest
 from loadgen.analysis import sweep
 from loadgen.seeding.dataset import DatasetSpec
 from loadgen.servers import ServerSpec
+from loadgen.workload.orders import parse_variations
 
 from ..accuracy import check, result_point
 
@@ -55,7 +56,7 @@ def mysql_sweep(mysql_image, tmp_path_factory):
     owner_labels = docker_server._owner_labels
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(docker_server, "_owner_labels", lambda keep: owner_labels(True))
-        done = sweep.run(spec, DatasetSpec(rows=200_000), POOLS, sweep.parse_variations("A,B"),
+        done = sweep.run(spec, DatasetSpec(rows=200_000), POOLS, parse_variations("A,B"),
                          {"stride": 10, "reps": 2, "seed": 1}, out_dir / "runs", out_dir / "sweep.json", 5.0)
     return [json.loads(Path(p["result_file"]).read_text()) for p in done["points"]]
 

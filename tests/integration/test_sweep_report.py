@@ -12,6 +12,7 @@ import pytest
 from loadgen.analysis import sweep
 from loadgen.seeding.dataset import DatasetSpec
 from loadgen.servers import ServerSpec
+from loadgen.workload.orders import parse_variations
 
 from ..accuracy import check, sweep_points
 
@@ -24,7 +25,7 @@ def small_sweep(mysqld_binary, tmp_path_factory):
     out_dir = tmp_path_factory.mktemp("sweep")
     spec = ServerSpec(provider="local", pool_bytes=POOLS[0], mysqld=mysqld_binary,
                       options={"innodb_read_ahead_threshold": "0", "innodb_lru_scan_depth": "100"})
-    result = sweep.run(spec, DatasetSpec(rows=200_000), POOLS, sweep.parse_variations("A,B"),
+    result = sweep.run(spec, DatasetSpec(rows=200_000), POOLS, parse_variations("A,B"),
                        {"stride": 10, "reps": 2, "seed": 1}, out_dir / "runs", out_dir / "sweep.json", 5.0)
     return result, out_dir
 

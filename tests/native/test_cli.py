@@ -21,7 +21,8 @@ def _doc(tmp_path, *args):
     out = tmp_path / "r.json"
     proc = run_cli(*args, "--out", str(out))
     assert proc.returncode == 0, proc.stderr
-    assert f"wrote {out}" in proc.stdout.replace("\n", "")
+    # where the file went is said on stderr, as every command says it; stdout holds the tables alone
+    assert f"wrote {out}" in proc.stderr.replace("\n", "") and "wrote" not in proc.stdout
     doc = json.loads(out.read_text())
     assert doc["format_version"] == FORMAT_VERSION and doc["kind"].startswith("native.")
     for p in doc["passes"]:

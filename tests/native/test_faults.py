@@ -121,11 +121,11 @@ def test_the_gil_is_released_during_a_measurement():
 
 def test_bad_arguments_raise_not_crash():
     with pytest.raises(ValueError):
-        native._load().memset(0, 1, 0, False)
+        native.extension().memset(0, 1, 0, False)
     with pytest.raises(ValueError):
-        native._load().pagez(0, 1, 4096)
+        native.extension().pagez(0, 1, 4096)
     with pytest.raises(ValueError):
-        native._load().memset(4096, 1, 7, False)
+        native.extension().memset(4096, 1, 7, False)
 
 
 def test_sanitizer_build_is_the_one_loaded_when_asked():

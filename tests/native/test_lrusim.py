@@ -4,6 +4,7 @@ import random
 
 import pytest
 
+from loadgen.analysis import lru_reference as ref
 from loadgen.analysis import model
 
 
@@ -22,7 +23,7 @@ def test_innodb_kernel_equals_reference_on_random_traces(seed):
     pool = model.PoolModel(pool_pages=capacity + rng.choice([0, 50]), capacity_pages=capacity,
                            old_pct=rng.choice([20, 37, 60]), old_time_ms=rng.choice([0, 3, 1000]))
     c = model.simulate_trace(trace, n_pages, pool, ms_per_ref=1.0)
-    py = model._py_simulate(((p, i) for i, p in enumerate(trace)), pool.capacity_pages, pool.pool_pages,
+    py = ref.py_simulate(((p, i) for i, p in enumerate(trace)), pool.capacity_pages, pool.pool_pages,
                             pool.old_pct, pool.old_time_ms, 1.0)
     assert c == py[:4] and py[4:] == (0, 0)  # a bare trace has no read-ahead
     assert c[1] <= len(trace)
@@ -33,7 +34,7 @@ def test_mattson_kernel_equals_brute_force(seed):
     rng = random.Random(100 + seed)
     n_pages = rng.choice([3, 50, 400])
     trace = random_trace(rng, n_pages, rng.randint(1, 5000))  # long enough to compact the Fenwick tree
-    assert model.stack_histogram_trace(trace, n_pages) == model._py_stack_histogram(trace, n_pages)
+    assert list(model.stack_histogram_trace(trace, n_pages)) == ref.py_stack_histogram(trace, n_pages)
 
 
 @pytest.mark.parametrize("order", ["interleaved", "looped", "sequential"])
@@ -41,11 +42,11 @@ def test_workload_expansion_in_c_equals_python_trace(order):
     g = model.Geometry(rows=60_000, leaf_pages=490, height=3, fanout=200)
     pool = model.PoolModel(pool_pages=700, capacity_pages=520, qps=15_000)
     c = model.simulate(order, 7, 3, g, pool)
-    py = model._py_simulate(model._py_trace(order, 7, 3, g), 520, 700, pool.old_pct, pool.old_time_ms,
+    py = ref.py_simulate(ref.py_trace(order, 7, 3, g), 520, 700, pool.old_pct, pool.old_time_ms,
                             1000 / pool.qps)
     assert c == py[:4]
-    trace = [p for p, _ in model._py_trace(order, 7, 3, g)]
-    assert model.stack_histogram(order, 7, 3, g) == model._py_stack_histogram(trace, g.n_pages)
+    trace = [p for p, _ in ref.py_trace(order, 7, 3, g)]
+    assert list(model.stack_histogram(order, 7, 3, g)) == ref.py_stack_histogram(trace, g.n_pages)
 
 
 @pytest.mark.parametrize("order,capacity,area,threshold", [("interleaved", 300, 16, 56), ("looped", 300, 16, 56),
@@ -57,7 +58,7 @@ def test_read_ahead_in_c_equals_python(order, capacity, area, threshold):
     pool = model.PoolModel(pool_pages=capacity + 200, capacity_pages=capacity, qps=20_000,
                            ra_threshold=threshold, ra_area=area)
     c = model.simulate_detail(order, 10, 2, g, pool)
-    py = model._py_simulate(model._py_trace(order, 10, 2, g, moves=True), capacity, capacity + 200, pool.old_pct,
+    py = ref.py_simulate(ref.py_trace(order, 10, 2, g, moves=True), capacity, capacity + 200, pool.old_pct,
                             pool.old_time_ms, 1000 / pool.qps, threshold, area, g.leaf_pages)
     assert c == py
     assert c[4] > 0  # read-ahead fired
@@ -74,7 +75,7 @@ def test_page_cleaner_batches_in_c_equal_python(order, capacity, batch, threshol
     pool = model.PoolModel(pool_pages=capacity + 200, capacity_pages=capacity, qps=20_000,
                            ra_threshold=threshold, ra_area=64, cleaner_batch=batch)
     c = model.simulate_detail(order, 10, 2, g, pool)
-    py = model._py_simulate(model._py_trace(order, 10, 2, g, moves=threshold > 0), pool.capacity_high,
+    py = ref.py_simulate(ref.py_trace(order, 10, 2, g, moves=threshold > 0), pool.capacity_high,
                             capacity + 200, pool.old_pct, pool.old_time_ms, 1000 / pool.qps, threshold, 64,
                             g.leaf_pages, batch=batch)
     assert c == py
@@ -87,7 +88,7 @@ def test_read_ahead_steps_are_the_leaf_boundaries():
     g = model.Geometry(rows=1000, leaf_pages=10, height=2, fanout=300)  # ~100 ids per leaf
     first = model.leaf_start(g, 1)  # 101 +- 2: real leaves do not hold equal rows
     assert abs(first - 101) <= 2 and model.leaf_of_id(g, first) == 1 and model.leaf_of_id(g, first - 1) == 0
-    steps = [(p, q) for p, q, step in model._py_trace("sequential", 1, 1, g, moves=True) if step]
+    steps = [(p, q) for p, q, step in ref.py_trace("sequential", 1, 1, g, moves=True) if step]
     # the last key of leaf 0 reads on to leaf 1; the first key of leaf 1 lands on leaf 0 first:
     # both step to leaf 1 (query index = id - 1)
     assert steps[:2] == [(1, first - 2), (1, first - 1)]
@@ -163,7 +164,7 @@ def test_collapse_on_a_bare_trace_of_repeats():
 
     args = (array("I", trace), None, 900, 560, 600, 37.0, 5.0, 0.25)
     assert native.lrusim_innodb(*args, 0, 64, True) == native.lrusim_innodb(*args, 0, 64, False)
-    py = model._py_simulate(((p, i) for i, p in enumerate(trace)), 560, 600, 37, 5, 0.25)
+    py = ref.py_simulate(((p, i) for i, p in enumerate(trace)), 560, 600, 37, 5, 0.25)
     assert native.lrusim_innodb(*args)[:4] == py[:4]
 
 
@@ -177,7 +178,7 @@ def test_mysql_read_ahead_in_c_equals_python(order, capacity, area, threshold, s
     pool = model.PoolModel(pool_pages=capacity + 200, capacity_pages=capacity, qps=20_000, ra_threshold=threshold,
                            ra_area=area, ra_rule=model.RA_RULE_MYSQL, start_pages=start, start_freed=3)
     c = model.simulate_detail(order, 10, 2, g, pool)
-    py = model._py_simulate(model._py_trace(order, 10, 2, g, moves=True), capacity, capacity + 200, pool.old_pct,
+    py = ref.py_simulate(ref.py_trace(order, 10, 2, g, moves=True), capacity, capacity + 200, pool.old_pct,
                             pool.old_time_ms, 1000 / pool.qps, threshold, area, g.leaf_pages,
                             model.RA_RULE_MYSQL, g.n_pages, start, 3)
     assert c == py
@@ -238,7 +239,7 @@ def test_timed_page_cleaner_in_c_equals_python(order, capacity, depth, phase, ti
                            ra_rule=model.RA_RULE_MYSQL, start_pages=start, cleaner_depth=depth,
                            cleaner_phase_ms=phase, cleaner_ticks=ticks)
     c = model.simulate_detail(order, 10, 2, g, pool)
-    py = model._py_simulate(model._py_trace(order, 10, 2, g, moves=True), capacity, capacity, pool.old_pct,
+    py = ref.py_simulate(ref.py_trace(order, 10, 2, g, moves=True), capacity, capacity, pool.old_pct,
                             pool.old_time_ms, 1000 / pool.qps, 56, 32, g.leaf_pages, model.RA_RULE_MYSQL,
                             g.n_pages, start, 0, 0, pool.tick_args(phase))
     assert c == py
@@ -286,7 +287,7 @@ def test_mysql_read_ahead_on_a_bare_key_trace_equals_python(seed, capacity):
     pages, _, _ = keymodel.page_trace(keys, g)
     c = native.lrusim_innodb(pages, None, g.n_pages, capacity, capacity, 37.0, 1000.0, 0.1, 56, 16, True,
                              model.RA_RULE_MYSQL, 100, 0, 0, 0, 0.0, 1000.0, 1, g.leaf_pages)
-    py = model._py_simulate(((p, i) for i, p in enumerate(pages)), capacity, capacity, 37, 1000.0, 0.1, 56, 16,
+    py = ref.py_simulate(((p, i) for i, p in enumerate(pages)), capacity, capacity, 37, 1000.0, 0.1, 56, 16,
                             g.leaf_pages, model.RA_RULE_MYSQL, g.n_pages, 100)
     assert c == py and c[4] > 0  # hot keys fill whole areas: read-ahead fires, as on MySQL
     with pytest.raises(ValueError):  # MariaDB's trigger needs the leaf steps only a workload has

@@ -15,9 +15,9 @@ T_LONG, T_LONGLONG, T_VARCHAR, T_VAR_STRING = 3, 8, 15, 253
 
 @pytest.fixture(scope="module")
 def parse():
-    from loadgen.native import optional
+    from loadgen import native
 
-    fn = optional("pipeline_parse")
+    fn = getattr(native.extension(), "pipeline_parse", None)
     if fn is None:
         pytest.skip("loadgen._native has no pipeline_parse (built without libmariadb)")
     return fn

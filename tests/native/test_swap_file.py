@@ -121,7 +121,8 @@ def test_auto_falls_back_to_zram_and_says_why(swap_sandbox, tmp_path):
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(out.read_text())
     assert doc["sandbox"]["swap_kind"] == "zram"
-    assert any("zram instead" in w for w in doc["warnings"]) and "zram instead" in " ".join(proc.stdout.split())
+    assert any("zram instead" in w for w in doc["warnings"])
+    assert "zram instead" in " ".join(proc.stderr.split())  # warnings go to stderr
 
 
 def _killed_run(swap: str, env: dict) -> tuple[set, set, list]:
@@ -159,7 +160,7 @@ def _sweeping_run(env: dict, out: Path) -> str:
     proc = run_cli("pagez", "--chunks", "4", "--chunk-size", "4M", "--memory-limit", "32M",
                    "--out", str(out), env=env)
     assert proc.returncode == 0, proc.stderr
-    assert "warning: removed orphaned" in proc.stdout
+    assert "warning: removed orphaned" in proc.stderr  # warnings go to stderr
     return "\n".join(json.loads(out.read_text())["warnings"])
 
 

@@ -6,8 +6,17 @@ from array import array
 import pytest
 
 from loadgen import native
-from loadgen.analysis import forecast, model
+from loadgen.analysis import model
 from loadgen.measure.cleaner import replay_schedule
+from loadgen.analysis.predict import predict
+from loadgen.results.documents import RunResult
+
+
+def predicted(result: dict) -> dict | None:
+    """The door's prediction block for a result given as its JSON."""
+    p = predict(RunResult.from_dict(result))
+    return None if p is None else p.to_dict()
+
 
 # A bare trace of 600 pages read twice, a pool of 1,000: nothing is evicted without a batch, so
 # every batch's evictions show in the second pass's misses page for page. The clock (0.01 ms a
@@ -53,7 +62,7 @@ def test_replay_schedule_places_each_batch_between_its_polls():
 
 
 def mysql_result(batches=None) -> dict:
-    """A MySQL run's result as far as predict_result reads it: 200k rows, B at 16M."""
+    """A MySQL run's result as far as the model reads it: 200k rows, B at 16M."""
     bp = {"pages_total": 1024, "pages_data_before": 970, "pages_read": 3400}
     if batches is not None:
         bp["cleaner_batches"] = {"method": "test", "batches": batches}
@@ -64,9 +73,9 @@ def mysql_result(batches=None) -> dict:
 
 
 def test_a_runs_record_replaces_the_four_phase_mean_and_moves_the_prediction():
-    without = forecast.predict_result(mysql_result())
-    late = forecast.predict_result(mysql_result([{"queries_before": 20000, "queries_after": 20000, "pages": 900}]))
-    early = forecast.predict_result(mysql_result([{"queries_before": 5000, "queries_after": 5000, "pages": 800}]))
+    without = predicted(mysql_result())
+    late = predicted(mysql_result([{"queries_before": 20000, "queries_after": 20000, "pages": 900}]))
+    early = predicted(mysql_result([{"queries_before": 5000, "queries_after": 5000, "pages": 800}]))
     assert "mean over 4 phases" in without["cleaner"] and "replayed" in late["cleaner"]
     # a batch at the loop's turn (query 20,000) evicts what the second pass reads: B at 16M reads
     # hundreds of pages more than with the batch early in the first pass (lab: 2,770..3,449)
@@ -85,7 +94,7 @@ def test_mariadb_keeps_its_model_and_gives_no_cleaner_bounds():
     r = mysql_result([{"queries_before": 20000, "queries_after": 20000, "pages": 900}])
     r["server"]["flavor"] = "mariadb"
     r["buffer_pool"]["pages_total"] = 1014
-    p = forecast.predict_result(r)
+    p = predicted(r)
     assert p["cleaner"] is None and p["cleaner_low"] is None
     assert p["reads_low"] <= p["reads"] <= p["reads_high"]  # the interval without a cleaner range
     pool = model.pool_model(16 << 20, {}, "mariadb")
@@ -93,7 +102,7 @@ def test_mariadb_keeps_its_model_and_gives_no_cleaner_bounds():
 
 
 def key_result(batches=None) -> dict:
-    """A MySQL zipfian run at 16M as keymodel.predict_result reads it (no samples: paced at the qps)."""
+    """A MySQL zipfian run at 16M as the door reads it (no samples: paced at the qps)."""
     r = mysql_result(batches)
     r["workload"] = {"order": "zipfian", "stride": 10, "reps": 2, "seed": 5, "count": 20_000}
     r["result"]["queries"] = 20_000
@@ -103,12 +112,10 @@ def key_result(batches=None) -> dict:
 def test_a_key_streams_record_is_replayed_too_and_narrows_its_interval():
     """Issue #20 item 2: key streams replay the run's recorded batches (keymodel.replay_at_refs) as
     the built-in orders do: no cleaner range, so the interval is the narrower one."""
-    from loadgen.analysis import keymodel
-
-    without = keymodel.predict_result(key_result())
-    none_came = keymodel.predict_result(key_result([]))
-    early = keymodel.predict_result(key_result([{"queries_before": 1000, "queries_after": 1000, "pages": 900}]))
-    late = keymodel.predict_result(key_result([{"queries_before": 15000, "queries_after": 15000, "pages": 900}]))
+    without = predicted(key_result())
+    none_came = predicted(key_result([]))
+    early = predicted(key_result([{"queries_before": 1000, "queries_after": 1000, "pages": 900}]))
+    late = predicted(key_result([{"queries_before": 15000, "queries_after": 15000, "pages": 900}]))
     assert "mean over" in without["cleaner"] and without["cleaner_low"] is not None
     for p in (none_came, early, late):
         assert "replayed" in p["cleaner"] and p["cleaner_low"] is None

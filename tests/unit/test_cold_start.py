@@ -2,9 +2,18 @@
 start method's claim; a warm run gets no error figure unless what it held was too little to matter."""
 from __future__ import annotations
 
-from loadgen.analysis import forecast, sweep
-from loadgen.runner import verify_cold
+from loadgen.analysis import sweep
+from loadgen.measure.coldstart import verify_cold
 from loadgen.servers import ColdStart
+from loadgen.analysis.predict import predict
+from loadgen.results.documents import RunResult
+
+
+def predicted(result: dict) -> dict | None:
+    """The door's prediction block for a result given as its JSON."""
+    p = predict(RunResult.from_dict(result))
+    return None if p is None else p.to_dict()
+
 
 MYSQL_AFTER_RESTART = {"pages_data": 968, "pages_free": 0, "pages_total": 1024}
 KEPT = ColdStart("resize", False, "the server kept its pool at 16 MiB when asked to shrink it to 5 MiB",
@@ -65,20 +74,20 @@ def _result(cold: dict, pages_read: int) -> dict:
 
 
 def test_a_warm_run_gets_its_prediction_without_an_error_figure():
-    pred = forecast.predict_result(_result({"cold": False, "table_pages_before": 165}, pages_read=5))
+    pred = predicted(_result({"cold": False, "table_pages_before": 165}, pages_read=5))
     assert pred["reads"] > 100  # the model's cold-start reads stay visible
     assert pred["error_pct"] is None and pred["plain_lru_error_pct"] is None
     assert "165 of the table's pages" in pred["no_error_reason"]
 
 
 def test_a_warm_run_with_a_negligible_residue_keeps_its_error_and_says_so():
-    pred = forecast.predict_result(_result({"cold": False, "table_pages_before": 2}, pages_read=330))
+    pred = predicted(_result({"cold": False, "table_pages_before": 2}, pages_read=330))
     assert pred["error_pct"] is not None and pred["no_error_reason"] is None
     assert "2 of the table's pages" in pred["warm_start"]
 
 
 def test_a_cold_run_keeps_its_error():
-    pred = forecast.predict_result(_result({"cold": True, "table_pages_before": 0}, pages_read=330))
+    pred = predicted(_result({"cold": True, "table_pages_before": 0}, pages_read=330))
     assert pred["error_pct"] is not None and pred["warm_start"] is None
 
 

@@ -74,3 +74,28 @@ def test_compare_refuses_to_gate_a_v1_mysql_file_with_reads_only():
     # without a limit on misses it only reports (qps is still comparable)
     c = compare_files([v1], [v2], parse_limits(["qps=50%"]))
     assert not c.regressed
+
+
+def test_every_reader_of_a_v1_mysql_file_counts_its_read_ahead_as_compare_does():
+    """One rule (RunResult.headline / documents.pages_read) for the prediction's error, the
+    sweep's table and its plot: they once took `pages_read or reads`, 361 here instead of 2,793."""
+    from loadgen.analysis.predict import predict
+    from loadgen.analysis.sweep import point_of
+    from loadgen.render.plots import sweep_series
+    from loadgen.render.report import sweep_cells
+    from loadgen.results.documents import SweepResult
+
+    bp = {"reads": 361, "read_ahead": 2_432, "read_requests": 123_712, "pages_total": 1024}
+    doc = _run(bp, "mysql", version=1)
+    doc["dataset"].update(leaf_pages=1633, height=3)
+    run = RunResult.from_dict(doc)
+    p = predict(run)
+    assert p.measured_reads == 2_793
+    assert p.error_pct == round((p.reads - 2_793) / 2_793 * 100, 2)
+    point = {k: v for k, v in point_of(run, "v1.json").items() if k != "pages_read"}  # a v1 sweep's point
+    sweep = SweepResult(server={"flavor": "mysql"}, points=[point])
+    assert sweep_cells(sweep)[0][2] == "2,793"
+    assert sweep_series(sweep)[0]["measured"] == [(8 << 20, 2_793)]
+    # demand reads alone cannot tell the headline on MySQL: nothing is plotted or held to it
+    run.buffer_pool.pop("read_ahead")
+    assert predict(run).measured_reads is None

@@ -7,6 +7,15 @@ from pathlib import Path
 import pytest
 
 from loadgen.analysis import advise, forecast, intervals, keymodel, model
+from loadgen.analysis.predict import predict
+from loadgen.results.documents import RunResult
+
+
+def predicted(result: dict) -> dict | None:
+    """The door's prediction block for a result given as its JSON."""
+    p = predict(RunResult.from_dict(result))
+    return None if p is None else p.to_dict()
+
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 G = model.Geometry(200_000, 1633, 3)
@@ -60,7 +69,7 @@ def test_advice_rows_have_low_le_reads_le_high(flavor):
 @pytest.mark.parametrize("name", ["run_A_mariadb.json", "run_B_mariadb.json"])
 def test_a_runs_prediction_has_an_interval_that_holds_its_measured_reads(name):
     result = json.loads((DATA / name).read_text())
-    p = forecast.predict_result(result)
+    p = predicted(result)
     assert p["reads_low"] <= p["reads"] <= p["reads_high"]
     assert p["reads_low"] <= p["measured_reads"] <= p["reads_high"], p
     for c in p["curve"]:
@@ -70,7 +79,7 @@ def test_a_runs_prediction_has_an_interval_that_holds_its_measured_reads(name):
 def test_a_key_streams_prediction_has_an_interval_too():
     result = json.loads((DATA / "run_A_mariadb.json").read_text())
     result["workload"] = {**result["workload"], "order": "random", "seed": 1}
-    p = keymodel.predict_any(result)
+    p = predicted(result)
     assert p["reads_low"] <= p["reads"] <= p["reads_high"]
 
 
@@ -82,13 +91,13 @@ def test_mysql_start_pages_measured_narrow_the_interval():
 def test_a_mysql_key_stream_carries_the_cleaners_range_inside_its_interval():
     from loadgen.workload.orders import Workload
 
-    fc = keymodel.forecast(Workload("random", 200_000, seed=1), G, 16 << 20, flavor="mysql",
+    fc = keymodel.forecast_keys(Workload("random", 200_000, seed=1), G, 16 << 20, flavor="mysql",
                            curve_pools=[8 << 20, 32 << 20])
     assert fc.at.reads_low <= fc.at.reads <= fc.at.reads_high
     for p in fc.curve:
         assert p.reads_low <= p.reads <= p.reads_high, p
     pages, used, _ = keymodel.page_trace(Workload("random", 200_000, seed=1).ids(), G)
-    ms_per_ref = 1000.0 / model.DEFAULT_QPS * used / len(pages)  # as keymodel.forecast paces it
+    ms_per_ref = 1000.0 / model.DEFAULT_QPS * used / len(pages)  # as keymodel.forecast_keys paces it
     lo, hi = keymodel.cleaner_bounds(pages, G, model.pool_model(16 << 20, {}, "mysql"), ms_per_ref)
     assert lo < hi and fc.at.reads_low <= lo and hi <= fc.at.reads_high
 
@@ -109,7 +118,7 @@ def test_compare_says_whether_the_new_pages_read_are_outside_the_base_runs_inter
     from loadgen.results.documents import RunResult
 
     base = json.loads((DATA / "run_B_mariadb.json").read_text())
-    base["prediction"] = forecast.predict_result(base)
+    base["prediction"] = predicted(base)
     lo, hi = base["prediction"]["reads_low"], base["prediction"]["reads_high"]
     same = RunResult.from_dict(base)
     far = RunResult.from_dict({**base, "buffer_pool": {**base["buffer_pool"], "pages_read": hi + 500}})

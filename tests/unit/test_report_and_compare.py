@@ -128,3 +128,19 @@ def test_the_html_page_carries_the_numbers_and_no_test_marker(tmp_path):
     assert "<td>1,646</td>" in text and "<td>98.64%</td>" in text
     assert text.count("data:image/png;base64,") == 2  # the plots are still there
     assert "ran on a busy host" in visible
+
+
+def test_directories_with_no_order_in_common_show_every_file_not_the_first_of_each(tmp_path):
+    """compare base/ new/ where the sides share no order: every run of both sides, each named by its
+    file (issue #19, B10: only the first file of each directory was shown, the rest dropped unsaid)."""
+    base, new = tmp_path / "base", tmp_path / "new"
+    base.mkdir(), new.mkdir()
+    (base / "a.json").write_text(A.read_text())
+    (new / "b.json").write_text(B.read_text())
+    doc = json.loads(B.read_text())
+    doc["workload"].update(order="sequential", variation=None)
+    (new / "s.json").write_text(json.dumps(doc))
+    res = loadgen("compare", base, new, "--format", "json")
+    assert res.returncode == 0, res.stderr
+    assert [(c["key"], c["file"]) for c in json.loads(res.stdout)["columns"]] == [
+        ("A", "a.json"), ("B", "b.json"), ("sequential", "s.json")]

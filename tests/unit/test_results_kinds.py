@@ -82,3 +82,43 @@ def test_writing_to_a_fifo_keeps_the_fifo(tmp_path):
     reader.join(10)
     assert stat.S_ISFIFO(os.stat(fifo).st_mode)
     assert got and '"kind": "run"' in got[0]
+
+
+def test_a_run_file_round_trips_byte_identical_through_its_typed_blocks(tmp_path):
+    """The blocks are types (run.server.flavor, run.buffer_pool.pages_read) over the file's own
+    keys: a file read and written again is the same file, prediction block included."""
+    from pathlib import Path
+
+    from loadgen.results.documents import BufferPoolBlock, Prediction, ServerBlock
+
+    for name in ("run_A_mariadb.json", "run_B_mariadb.json"):
+        src = Path(__file__).resolve().parents[1] / "data" / name
+        run = load(src, kind="run")
+        assert isinstance(run.server, ServerBlock) and isinstance(run.buffer_pool, BufferPoolBlock)
+        assert isinstance(run.prediction, Prediction)
+        assert run.server.flavor == "mariadb" and run.server.pool_bytes == 8 << 20
+        assert run.buffer_pool.pages_read == run["buffer_pool"]["pages_read"] == run.headline()[0]
+        assert run.workload.order in ("interleaved", "looped") and run.dataset.leaf_pages == 1633
+        # the file as loadgen writes it (the test data is indented by hand), then read and written again
+        written = write_json_atomic(tmp_path / f"as-written-{name}", json.loads(src.read_text()))
+        again = write_json_atomic(tmp_path / name, load(written, kind="run"))
+        assert again.read_bytes() == written.read_bytes()
+
+
+def test_where_a_document_came_from_is_its_own_not_its_class_and_never_in_the_json(tmp_path):
+    """Document.source was a ClassVar set per instance (issue #19, B6): dataclasses.replace() and
+    a copy dropped it. It is a field now, left out of the JSON; a file's own "source" key is data."""
+    import dataclasses
+    from pathlib import Path
+
+    src = Path(__file__).resolve().parents[1] / "data" / "run_A_mariadb.json"
+    run = load(src, kind="run")
+    assert run.source == src and "source" not in run.to_dict()
+    assert dataclasses.replace(run, complete=False).source == src
+    assert RunResult().source is None
+    doc = json.loads(src.read_text())
+    doc["source"] = "kept as data"
+    path = tmp_path / "with-source.json"
+    path.write_text(json.dumps(doc))
+    again = load(path, kind="run")
+    assert again.source == path and again.to_dict()["source"] == "kept as data"

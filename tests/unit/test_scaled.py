@@ -48,7 +48,7 @@ def test_scaled_copy_against_the_exact_simulation(order, rows, stride, reps):
     g = model.estimate_geometry(rows)
     table_bytes = g.n_pages * model.PAGE_BYTES
     pools = [model.pool_model(max(8 << 20, int(table_bytes * s) // (8 << 20) * (8 << 20))) for s in SHARES]
-    got = scaled.simulate(order, stride, reps, g, pools, copy_pages=1 << 16)
+    got = scaled.simulate_copies(order, stride, reps, g, pools, copy_pages=1 << 16)
     errors = []
     for pool, c in zip(pools, got):
         refs, misses, *_ = model.simulate_detail(order, stride, reps, g, pool)
@@ -69,7 +69,7 @@ def test_two_copies_extend_a_thrashing_pool_to_the_page():
     g = model.estimate_geometry(100_000_000)
     pool = model.pool_model(64 << 20)
     refs, misses, *_ = model.simulate_detail("looped", 10, 2, g, pool)
-    c = scaled.simulate("looped", 10, 2, g, [pool], copy_pages=1 << 17)[0]
+    c = scaled.simulate_copies("looped", 10, 2, g, [pool], copy_pages=1 << 17)[0]
     assert c.two_copies and c.factor == 1.0
     assert abs(c.misses - misses) <= 1e-4 * misses
 

@@ -45,9 +45,14 @@ def test_a_secondary_prediction_carries_its_interval():
     rows, pk_leaves = 20_000, 160
     imap = _imap({k: [(k * 7919) % rows + 1] for k in range(1, 2001)}, keys=2000, leaf_pages=20,
                  pk_leaves=pk_leaves, rows=rows)
+    from loadgen.analysis.predict import predict
+    from loadgen.results.documents import RunResult
+    from loadgen.workload.orders import Workload
+
     result = {"dataset": {"rows": rows, "leaf_pages": pk_leaves, "height": 2},
               "server": {"flavor": "mariadb", "innodb_buffer_pool_size": 2 << 20, "variables": {}},
-              "buffer_pool": {"pages_read": 1500}, "result": {"qps": 5000.0}}
-    p = secondary.predict(result, imap, iter([(i * 31) % 2000 + 1 for i in range(6000)]))
+              "workload": {"order": "random", "seed": 3, "count": 6000},
+              "buffer_pool": {"pages_read": 1500}, "result": {"qps": 5000.0, "queries": 6000}}
+    p = predict(RunResult.from_dict(result), Workload("random", 2000, seed=3, count=6000), index_map=imap).to_dict()
     assert p["reads_low"] < p["reads"] < p["reads_high"], p
     assert p["measured_reads"] == 1500 and p["error_pct"] is not None
