@@ -1,6 +1,6 @@
 """A workload as a mix of streams over several tables: the file, its checks, and the op stream.
 
-The file (TOML, format 1; docs/workloads.md, /work/notes/mix-design.md) declares tables and
+The file (TOML, format 1; docs/workloads.md, docs/mix-design.md) declares tables and
 streams. A stream is one operation (read, read-secondary, range, scan, update, insert, delete,
 read-modify-write, delete-insert) on one table with a key distribution, and either a share of
 the mix's operations or a schedule (`every_s`, `at_s`: a scan on its own connection).
@@ -10,8 +10,8 @@ any server starts: a file over MAX_FILE_BYTES is refused by its size and never r
 FIFO is refused without being opened for reading, not TOML, unknown keys, tables and ops, shares
 that do not add up, a schedule in the past, a column or index the table's DDL does not have.
 
-The op stream (the contract between the runner and the model) is opstream.py's; ops(), Generator
-and Chunk are reachable from here too (mix.ops(spec, start, stop), as the contract names it).
+The op stream (the contract between the runner and the model) is opstream.py's: it reads this
+module's spec, and this module never imports it (nor presets.py, which builds on parse()).
 """
 from __future__ import annotations
 
@@ -217,7 +217,7 @@ def read_text(path: str | os.PathLike) -> str:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:
         raise UsageError(f"cannot read workload {path}: {exc.strerror}",
-                         "give a workload file (TOML) or a preset: " + _preset_names()) from None
+                         "give a workload file (TOML) you can read, or a preset (docs/workloads.md)") from None
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
@@ -239,12 +239,6 @@ def read_text(path: str | os.PathLike) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError:
         raise UsageError(f"workload {path} is not text (not UTF-8)", "give a TOML file") from None
-
-
-def _preset_names() -> str:
-    from .presets import PRESETS
-
-    return ", ".join(PRESETS)
 
 
 def parse_file(path: str | os.PathLike) -> MixSpec:
@@ -671,22 +665,3 @@ def check_stream(s: StreamSpec, columns, primary_key: list[str], indexes: dict[s
 
 def _index_list(indexes: dict) -> str:
     return ", ".join(f"{n} ({', '.join(c)})" for n, c in indexes.items()) or "none"
-
-
-# -- the op stream lives in opstream.py --------------------------------------------------------
-_OPSTREAM = ("Chunk", "Generator", "CHUNK_OPS", "special_keys", "stream_seed", "op_reference")
-
-
-def ops(spec: MixSpec, start: int, stop: int):
-    """Ops start..stop-1 of the mix (the contract's entry point; opstream.ops)."""
-    from .opstream import ops as _ops
-
-    return _ops(spec, start, stop)
-
-
-def __getattr__(name: str):
-    if name in _OPSTREAM:  # lazily: opstream imports this module
-        from . import opstream
-
-        return getattr(opstream, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

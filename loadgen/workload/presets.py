@@ -24,6 +24,8 @@ the statements' proportions in sysbench's transaction.
 """
 from __future__ import annotations
 
+import os
+
 from ..errors import UsageError
 from .mix import MixSpec, parse
 
@@ -122,4 +124,7 @@ def resolve(workload: str, rows: int | None = None, operations: int | None = Non
     if is_preset(workload):
         spec = load(workload, rows, operations)
         return spec.with_overrides(seed=seed)
+    if not os.path.lexists(workload):  # here, not in mix.py: the presets are this module's
+        raise UsageError(f"cannot read workload {workload}: no such file, and no preset of that name",
+                         f"give a workload file (TOML) or a preset: {', '.join(PRESETS)}")
     return parse_file(workload).with_overrides(seed=seed, operations=operations, rows=rows)

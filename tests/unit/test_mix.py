@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 
 from loadgen.errors import UsageError
-from loadgen.workload import mix, presets
-from loadgen.workload.mix import Generator, parse, parse_file
+from loadgen.workload import opstream, presets
+from loadgen.workload.mix import parse, parse_file
+from loadgen.workload.opstream import Generator
 
 GOOD = """
 format = 1
@@ -239,7 +240,7 @@ def test_op_i_depends_on_seed_and_i_only():
     assert np.array_equal(np.concatenate([p.key for p in parts]), whole.key)
     # the Python reference (no extension) gives the same op
     for i in (0, 17, 9999):
-        assert mix.op_reference(spec, i) == (int(whole.stream[i]), int(whole.key[i]), int(whole.length[i]))
+        assert opstream.op_reference(spec, i) == (int(whole.stream[i]), int(whole.key[i]), int(whole.length[i]))
     # another seed, another mix
     other = Generator(spec.with_overrides(seed=8)).chunk(0, 20_000)
     assert not np.array_equal(other.stream, whole.stream)
@@ -293,7 +294,7 @@ def test_memory_is_one_chunk():
     g = Generator(spec)
     chunks = g.chunks(0, 300_000)
     sizes = {len(next(chunks)) for _ in range(3)}
-    assert sizes == {mix.CHUNK_OPS}
+    assert sizes == {opstream.CHUNK_OPS}
     # 1M ops (u16 + u64 + u32 each: 14 MB as arrays) go through in a few chunks' worth of memory
     tracemalloc.start()
     try:
@@ -302,19 +303,19 @@ def test_memory_is_one_chunk():
     finally:
         tracemalloc.stop()
     assert total == 1_000_000
-    assert peak < 8 * mix.CHUNK_OPS * 14, peak
+    assert peak < 8 * opstream.CHUNK_OPS * 14, peak
 
 
 def test_sysbench_special_keys():
     rows = 100_000
-    k = mix.special_keys(5, 0, 200_000, rows)
+    k = opstream.special_keys(5, 0, 200_000, rows)
     assert k.min() >= 1 and k.max() <= rows
     # 75% of the draws land in the 1% of the keys in the middle (sb_rand_special), the rest is a
     # narrow gaussian around the middle too: almost nothing far from it
     mid = (k >= rows / 2 - rows * 0.005) & (k <= rows / 2 + rows * 0.005 + 1)
     assert 0.74 < mid.mean() < 0.80
     assert (np.abs(k.astype(np.int64) - rows // 2) > rows // 4).mean() < 0.01
-    assert np.array_equal(mix.special_keys(5, 1000, 10, rows), k[1000:1010])
+    assert np.array_equal(opstream.special_keys(5, 1000, 10, rows), k[1000:1010])
 
 
 @pytest.mark.parametrize("name", list(presets.PRESETS))
@@ -441,7 +442,7 @@ def test_special_keys_follow_sysbenchs_own(tmp_path):
                          text=True, timeout=120, cwd=tmp_path).stdout
     theirs = np.sort(np.array([int(w[1:]) for w in out.split() if w[:1] == "k" and w[1:].isdigit()], dtype=float))
     assert theirs.size == 100_000
-    ours = np.sort(mix.special_keys(11, 0, theirs.size, 100_000).astype(float))
+    ours = np.sort(opstream.special_keys(11, 0, theirs.size, 100_000).astype(float))
     grid = np.union1d(theirs, ours)
     d = np.abs(np.searchsorted(theirs, grid, side="right") - np.searchsorted(ours, grid,
                                                                              side="right")).max() / theirs.size
