@@ -50,8 +50,6 @@ the pool's timeline (operations are evenly spaced at the run's mean rate).
 from __future__ import annotations
 
 import dataclasses
-import math
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -60,14 +58,12 @@ from ..errors import UsageError
 from ..workload import mix as mixspec
 from ..workload.opstream import Generator
 from . import intervals
-from .geometry import DEFAULT_FANOUT, Geometry, leaf_jitter
+from .mixpages import (NEW, PRIMARY, WRITE, Refs, Space, Trace, Tree, hcat,
+                       exclusive_cumsum, point_refs, positions, scan_refs, walks)
 from .keymodel import held_pages
 from .pool import hold_capacity, run_pool_model
 
 MODEL = "innodb-lru-mix"
-MOVE, WRITE, OP, NEW = 1, 2, 4, 8  # native/lrusim/mix.h's MIX_* flags
-PRIMARY = "PRIMARY"
-MAX_REFS = 50_000_000  # 5 bytes each, held twice while joined: 500 MB at most
 # Purge runs behind the writes by a lag the model cannot know (it follows the history list and
 # the purge threads' batches); what matters is whether the pages it needs are still in the pool.
 PURGE_LAG_OPS = 1_000
@@ -75,280 +71,7 @@ PURGE_LAG_OPS = 1_000
 # the system tablespace; MySQL 9.7: 128 in each of its 2 undo tablespaces).
 ROLLBACK_SEGMENTS = {"mariadb": 128, "mysql": 256}
 RANGE_PREFETCH = True
-# A full scan reads a leaf's rows over several row_search_mvcc calls (one row, then the fetch
-# cache's 8, per call), each restoring its cursor on the leaf (buf_page_optimistic_get makes the
-# page young when due): the leaf is accessed again right after its first access. That second
-# access is what innodb_old_blocks_time is about: at 0 it moves every scanned leaf to the young
-# list (the scan flushes the hot set), at 1000 ms the leaf stays old (the access is too recent).
-SCAN_RETOUCH = True
 WRITE_LOOKUP_STEPS = True  # measured: ycsb-b 16M -3.9% -> -3.3%
-_STARTS: dict[tuple[int, int], np.ndarray] = {}
-
-
-@dataclass(frozen=True)
-class Tree:
-    """One B-tree in the model's page space: leaves base..base+leaf_pages+grown-1 in key order,
-    then its upper levels (level 1 first), the root last."""
-
-    table: str  # the mix's table name
-    index: str  # PRIMARY or the secondary index's name
-    rows: int  # rows at the start
-    leaf_pages: int  # leaves at the start
-    height: int
-    grown: int = 0  # leaves the run's inserts add at the end
-    base: int = 0
-    fanout: int = DEFAULT_FANOUT
-
-    @property
-    def rows_per_leaf(self) -> float:
-        return max(1.0, self.rows / self.leaf_pages)
-
-    @property
-    def all_leaves(self) -> int:
-        return self.leaf_pages + self.grown
-
-    def level_sizes(self) -> list[int]:
-        """Pages per level above the leaves, level 1 first, the root (1 page) last."""
-        sizes, n = [], self.all_leaves
-        for level in range(1, self.height):
-            n = 1 if level == self.height - 1 else max(1, -(-n // self.fanout))
-            sizes.append(n)
-        return sizes
-
-    @property
-    def n_pages(self) -> int:
-        return self.all_leaves + sum(self.level_sizes())
-
-    def leaf_starts(self) -> np.ndarray:
-        """The first key of each of the start's leaves: near k * rows / L, up to geometry's
-        jitter off (geometry.leaf_start, vectorised; which keys are a leaf's first or last
-        decides which reads step to a neighbour leaf)."""
-        cached = _STARTS.get((self.rows, self.leaf_pages))
-        if cached is not None:
-            return cached
-        k = np.arange(self.leaf_pages, dtype=np.int64)
-        g = Geometry(self.rows, self.leaf_pages, self.height)
-        a = leaf_jitter(g)
-        jitter = (_mix64(k.astype(np.uint64)) % np.uint64(2 * a + 1)).astype(np.int64) - a if a else 0
-        starts = 1 + (2 * k * self.rows + self.leaf_pages) // (2 * self.leaf_pages) + jitter
-        starts[0] = 1
-        if len(_STARTS) > 8:
-            _STARTS.clear()
-        _STARTS[(self.rows, self.leaf_pages)] = starts
-        return starts
-
-    def leaf_of_key(self, key: np.ndarray) -> np.ndarray:
-        """The leaf (index in the tree) of clustered keys: the start's rows on the start's leaves
-        (leaf_starts); keys past them (inserted at the end) on the new leaves."""
-        key = np.asarray(key).astype(np.int64)
-        old = np.searchsorted(self.leaf_starts(), np.clip(key, 1, self.rows), side="right") - 1
-        new = self.leaf_pages + ((key - self.rows - 1) // self.rows_per_leaf).astype(np.int64)
-        return np.where(key <= self.rows, old, np.minimum(new, self.all_leaves - 1))
-
-    def span(self, first_key: np.ndarray, last_key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The leaves a read of keys first..last visits, as (first leaf, last leaf): the descent
-        searches for the key before the first (PAGE_CUR_L: a leaf's first key lands on the leaf
-        before it), and the read goes on to the key after the last (a leaf's last key reads on
-        into the next leaf), as the single-table model's leaf steps (model.py)."""
-        lo = self.leaf_of_key(np.maximum(np.asarray(first_key).astype(np.int64) - 1, 1))
-        hi = self.leaf_of_key(np.asarray(last_key).astype(np.int64) + 1)
-        return lo, hi
-
-    def entry_leaf(self, key: np.ndarray, salt: int = 0) -> np.ndarray:
-        """A secondary index entry's leaf: a hash of the row's key over the index's leaves."""
-        h = _mix64(key.astype(np.uint64) + np.uint64(salt * 0x9E3779B97F4A7C15 & (2**64 - 1)))
-        return (h % np.uint64(self.leaf_pages)).astype(np.int64)
-
-    def path(self, leaf: np.ndarray) -> np.ndarray:
-        """The pages of each leaf's descent, root first: shape (len(leaf), height)."""
-        leaf = np.asarray(leaf, dtype=np.int64)
-        cols = []
-        at, div = self.base + self.all_leaves, 1
-        for size in self.level_sizes():
-            div *= self.fanout
-            cols.append(at + np.minimum(leaf // div, size - 1))
-            at += size
-        cols.reverse()  # root first
-        cols.append(self.base + leaf)
-        return np.stack(cols, axis=1) if len(cols) > 1 else (self.base + leaf)[:, None]
-
-
-def _mix64(x: np.ndarray) -> np.ndarray:
-    x = x.astype(np.uint64)
-    with np.errstate(over="ignore"):
-        x ^= x >> np.uint64(30)
-        x *= np.uint64(0xBF58476D1CE4E5B9)
-        x ^= x >> np.uint64(27)
-        x *= np.uint64(0x94D049BB133111EB)
-        x ^= x >> np.uint64(31)
-    return x
-
-
-def grown_leaves(inserts: int, rows_per_leaf: float) -> int:
-    """Leaves `inserts` rows at the end add: the last leaf is taken as full, so a new leaf every
-    rows-per-leaf inserts, the first at the first insert (ceil(n / rows_per_leaf))."""
-    return math.ceil(inserts / rows_per_leaf) if inserts > 0 else 0
-
-
-class Trace:
-    """References in order: pages (uint32) and flags (uint8), appended op by op in numpy blocks."""
-
-    def __init__(self):
-        self.pages: list[np.ndarray] = []
-        self.flags: list[np.ndarray] = []
-        self.n = 0
-
-    def add(self, pages: np.ndarray, flags: np.ndarray) -> None:
-        self.n += len(pages)
-        if self.n > MAX_REFS:
-            raise UsageError(f"the mix makes over {MAX_REFS:,} page references: too many for the model",
-                             "run fewer operations, or scans over smaller tables")
-        self.pages.append(pages.astype(np.uint32, copy=False))
-        self.flags.append(flags.astype(np.uint8, copy=False))
-
-    def arrays(self) -> tuple[np.ndarray, np.ndarray]:
-        if not self.pages:
-            return np.zeros(0, np.uint32), np.zeros(0, np.uint8)
-        return np.concatenate(self.pages), np.concatenate(self.flags)
-
-
-class Space:
-    """The mix's B-trees in one page space (Tree.base), the first table's clustered index first."""
-
-    def __init__(self, trees: dict[tuple[str, str], Tree], rollback_segments: int = 0):
-        self.trees = trees
-        # after the B-trees: each rollback segment's header page and its cached undo page
-        self.system_base = sum(t.n_pages for t in trees.values())
-        self.rollback_segments = rollback_segments
-        self.n_pages = self.system_base + 2 * rollback_segments
-
-    def rseg_pages(self, txn: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The rollback segment header and undo page write transaction `txn` uses (round robin)."""
-        r = txn.astype(np.int64) % self.rollback_segments
-        return self.system_base + 2 * r, self.system_base + 2 * r + 1
-
-    @classmethod
-    def of(cls, tables: dict[str, dict], inserts: dict[str, int], order: list[str],
-           rollback_segments: int = 0) -> Space:
-        """tables: dataset.tables (rows, leaf_pages, height, indexes {name: {leaf_pages, height}});
-        inserts: each table's inserts in the run; order: the tables, the one at page 0 first."""
-        trees: dict[tuple[str, str], Tree] = {}
-        base = 0
-        for name in order:
-            t = tables[name]
-            rows = max(1, int(t.get("rows") or 1))
-            leaves = max(1, int(t.get("leaf_pages") or 1))
-            clustered = Tree(name, PRIMARY, rows, leaves, max(1, int(t.get("height") or 1)))
-            clustered = dataclasses.replace(clustered, grown=grown_leaves(inserts.get(name, 0),
-                                                                          clustered.rows_per_leaf), base=base)
-            trees[(name, PRIMARY)] = clustered
-            base += clustered.n_pages
-            for iname, ix in sorted((t.get("indexes") or {}).items()):
-                if iname == PRIMARY:
-                    continue
-                il = max(1, int(ix.get("leaf_pages") or 1))
-                # an index entry per row: the inserts add to it at hashed places, its leaves fill
-                # and split there; the model keeps its leaves (their count grows a little)
-                tree = Tree(name, iname, rows, il, max(1, int(ix.get("height") or 1)), base=base)
-                trees[(name, iname)] = tree
-                base += tree.n_pages
-        return cls(trees, rollback_segments)
-
-    def secondaries(self, table: str) -> list[Tree]:
-        return [t for (name, idx), t in self.trees.items() if name == table and idx != PRIMARY]
-
-    def tree_of(self, table: str, index: str | None) -> Tree:
-        return self.trees[(table, index or PRIMARY)]
-
-
-def _first_flags(n: int, height: int, first: bool, write_leaf: bool = False) -> np.ndarray:
-    """Flags of n descents of `height` pages: OP on the first page when `first`, WRITE on the leaf."""
-    f = np.zeros((n, height), dtype=np.uint8)
-    if first:
-        f[:, 0] |= OP
-    if write_leaf:
-        f[:, -1] |= WRITE
-    return f
-
-
-def point_refs(tree: Tree, leaves: np.ndarray, first: bool = True, write: bool = False,
-               new: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Descents to `leaves` as (pages, flags), shape (n, height) each: one op per row when first."""
-    pages = tree.path(leaves)
-    flags = _first_flags(len(leaves), pages.shape[1], first, write)
-    if new is not None:
-        flags[:, -1] |= np.where(new, NEW, 0).astype(np.uint8)
-    return pages, flags
-
-
-@dataclass(frozen=True)
-class Refs:
-    """The references of n ops, op after op: pages and flags flat, widths[i] references of op i."""
-
-    pages: np.ndarray
-    flags: np.ndarray
-    widths: np.ndarray
-
-    @classmethod
-    def block(cls, pages: np.ndarray, flags: np.ndarray) -> Refs:
-        """n ops of as many references each: (n, width) arrays."""
-        n, w = pages.shape
-        return cls(pages.ravel(), flags.ravel(), np.full(n, w, dtype=np.int64))
-
-
-def _exclusive_cumsum(x: np.ndarray) -> np.ndarray:
-    out = np.zeros(len(x), dtype=np.int64)
-    np.cumsum(x[:-1], out=out[1:])
-    return out
-
-
-def positions(starts: np.ndarray, widths: np.ndarray) -> np.ndarray:
-    """Where op i's widths[i] references go, given where its first goes: flat, op after op."""
-    total = int(widths.sum())
-    within = np.arange(total, dtype=np.int64) - np.repeat(_exclusive_cumsum(widths), widths)
-    return np.repeat(starts, widths) + within
-
-
-def hcat(*parts: Refs) -> Refs:
-    """Each op's references of every part, one part after the other (the parts are the same ops)."""
-    widths = sum(p.widths for p in parts)
-    total = int(widths.sum())
-    pages, flags = np.empty(total, dtype=np.int64), np.empty(total, dtype=np.uint8)
-    at = _exclusive_cumsum(widths)
-    for p in parts:
-        idx = positions(at, p.widths)
-        pages[idx] = p.pages
-        flags[idx] = p.flags
-        at = at + p.widths
-    return Refs(pages, flags, widths)
-
-
-def walks(tree: Tree, lo: np.ndarray, hi: np.ndarray, first: bool = True) -> Refs:
-    """Per op, a descent to leaf lo, then each next leaf up to hi (steps: MariaDB's read-ahead trigger)."""
-    p, f = point_refs(tree, lo, first)
-    steps = np.maximum(hi - lo, 0).astype(np.int64)
-    if not steps.any():
-        return Refs.block(p, f)
-    within = np.arange(int(steps.sum()), dtype=np.int64) - np.repeat(_exclusive_cumsum(steps), steps)
-    nxt = tree.base + np.repeat(lo.astype(np.int64), steps) + 1 + within
-    return hcat(Refs.block(p, f), Refs(nxt, np.full(len(nxt), MOVE, dtype=np.uint8), steps))
-
-
-def walk_refs(tree: Tree, first_leaf: int, last_leaf: int, first: bool = True) -> tuple[np.ndarray, np.ndarray]:
-    """One walk (walks): a descent to first_leaf, then each next leaf to last_leaf."""
-    r = walks(tree, np.array([first_leaf], dtype=np.int64), np.array([last_leaf], dtype=np.int64), first)
-    return r.pages, r.flags
-
-
-def scan_refs(tree: Tree, n: int = 1) -> Refs:
-    """n full scans of the tree (each an op): walks from leaf 0 to the last, each leaf accessed
-    again right after its first access (SCAN_RETOUCH; the second access never triggers read-ahead)."""
-    p, f = walk_refs(tree, 0, tree.all_leaves - 1)
-    if SCAN_RETOUCH:
-        h = len(p) - tree.all_leaves  # the descent's pages above leaf 0
-        p = np.concatenate([p[:h], np.stack([p[h:], p[h:]], axis=1).ravel()])
-        f = np.concatenate([f[:h], np.stack([f[h:], np.zeros_like(f[h:])], axis=1).ravel()])
-    return Refs(np.tile(p, n), np.tile(f, n), np.full(n, len(p), dtype=np.int64))
 
 
 class Mapper:
@@ -507,7 +230,7 @@ def build_trace(spec: mixspec.MixSpec, space: Space, scheduled: dict[int, list[i
         for lo, hi in zip(cuts, cuts[1:]):
             for stream in scheduled.get(lo, []):
                 _add_scheduled(trace, mapper, stream)
-            _add_ops(trace, mapper, chunk.stream[lo - chunk.start:hi - chunk.start],
+            add_ops(trace, mapper, chunk.stream[lo - chunk.start:hi - chunk.start],
                      chunk.key[lo - chunk.start:hi - chunk.start], chunk.length[lo - chunk.start:hi - chunk.start],
                      lo)
     for o in at_ops:
@@ -523,7 +246,7 @@ def _add_scheduled(trace: Trace, mapper: Mapper, stream: int) -> None:
     trace.add(r.pages, r.flags)
 
 
-def _add_ops(trace: Trace, mapper: Mapper, stream: np.ndarray, key: np.ndarray, length: np.ndarray,
+def add_ops(trace: Trace, mapper: Mapper, stream: np.ndarray, key: np.ndarray, length: np.ndarray,
              start: int = 0, txn: np.ndarray | None = None) -> None:
     """Ops start.. in sequence order: each stream's references computed at once, then put in
     their ops' places; a write op's undo pages after its own; purge's work for earlier ops
@@ -582,7 +305,7 @@ def _add_ops(trace: Trace, mapper: Mapper, stream: np.ndarray, key: np.ndarray, 
     order_key = np.concatenate([2 * np.arange(n, dtype=np.int64) + 1, 2 * np.maximum(p_at, 0)])
     widths = np.concatenate([op_widths, p_widths])
     order = np.argsort(order_key, kind="stable")
-    starts_sorted = _exclusive_cumsum(widths[order])
+    starts_sorted = exclusive_cumsum(widths[order])
     starts = np.empty_like(starts_sorted)
     starts[order] = starts_sorted
     total = int(widths.sum())
@@ -687,7 +410,7 @@ def predict(run: dict) -> dict | None:
     for i, s in enumerate(spec.streams):
         if s.op == "insert" and not s.scheduled:
             inserts[s.table] = inserts.get(s.table, 0) + int(counts[i])
-    order = _table_order(spec, tables)
+    order = table_order(spec, tables)
     flavor = (run.get("server") or {}).get("flavor") or "mariadb"
     space = Space.of(tables, inserts, order, ROLLBACK_SEGMENTS.get(flavor, 128) if spec.writes else 0)
     columns_of = {(name, iname): list(ix.get("columns") or []) for name, t in tables.items()
@@ -734,7 +457,7 @@ def predict(run: dict) -> dict | None:
     return block
 
 
-def _table_order(spec: mixspec.MixSpec, tables: dict) -> list[str]:
+def table_order(spec: mixspec.MixSpec, tables: dict) -> list[str]:
     """The table at page 0 (the one read-ahead runs on) first: the one with the most range and
     scan ops (else the most ops), then the rest as declared."""
     weight: dict[str, float] = {t.name: 0.0 for t in spec.tables}

@@ -22,7 +22,9 @@ import numpy as np
 
 from ..errors import UsageError
 from ..workload import mix as mixspec
+from ..workload.opstream import Generator
 from . import mixmodel as mm
+from . import mixpages as mp
 from .geometry import ROWS_PER_LEAF, estimate_geometry
 from .pool import pool_model
 
@@ -102,10 +104,10 @@ def scan_ops(spec: mixspec.MixSpec, qps: float) -> dict[int, list[int]]:
     return out
 
 
-def _splice(base_p, base_f, scans: dict[int, list[int]], refs: dict[int, mm.Refs]):
+def _splice(base_p, base_f, scans: dict[int, list[int]], refs: dict[int, mp.Refs]):
     """The mix's trace with each scan's references before the op it starts at; the scans'
     [start, end) reference ranges in the result."""
-    op_at = np.flatnonzero(base_f & mm.OP)
+    op_at = np.flatnonzero(base_f & mp.OP)
     parts_p, parts_f, spans, prev, shift = [], [], [], 0, 0
     for op in sorted(scans):
         pos = int(op_at[op]) if op < len(op_at) else len(base_p)
@@ -126,7 +128,7 @@ def _splice(base_p, base_f, scans: dict[int, list[int]], refs: dict[int, mm.Refs
 
 def _reads(pages, flags, space, pool, leaf_pages: int, upto: int | None = None) -> tuple[int, int]:
     """(pages read, references) of the trace's first `upto` references."""
-    trace = mm.Trace()
+    trace = mp.Trace()
     trace.add(pages[:upto], flags[:upto])
     sim = mm.simulate(trace, space, pool, leaf_pages)
     return int(np.frombuffer(sim.reads, dtype=np.uint32).sum(dtype=np.uint64)) + int(sim.filler_reads), int(sim.refs)
@@ -143,18 +145,18 @@ def advise(spec: mixspec.MixSpec, tables: dict[str, dict], pool_bytes: int, qps:
     if qps <= 0 or not math.isfinite(qps):
         raise UsageError(f"--qps {qps} is not a query rate", "give the mix's operations per second, e.g. 5000")
     scans = scans if scans is not None else scan_ops(spec, qps)
-    counts = mm.Generator(spec).counts_at(spec.operations)
+    counts = Generator(spec).counts_at(spec.operations)
     inserts: dict[str, int] = {}
     for i, s in enumerate(spec.streams):
         if s.op == "insert" and not s.scheduled:
             inserts[s.table] = inserts.get(s.table, 0) + int(counts[i])
-    order = mm._table_order(spec, tables)
-    space = mm.Space.of(tables, inserts, order, mm.ROLLBACK_SEGMENTS.get(flavor, 128) if spec.writes else 0)
+    order = mm.table_order(spec, tables)
+    space = mp.Space.of(tables, inserts, order, mm.ROLLBACK_SEGMENTS.get(flavor, 128) if spec.writes else 0)
     columns_of = {(name, iname): list(ix.get("columns") or []) for name, t in tables.items()
                   for iname, ix in (t.get("indexes") or {}).items()}
     base_p, base_f = mm.build_trace(spec, space, {}, spec.operations, columns_of,
                                     prefetch=mm.RANGE_PREFETCH and flavor == "mariadb").arrays()
-    refs = {i: mm.scan_refs(space.tree_of(spec.streams[i].table, spec.streams[i].index)) for i in spec.scheduled}
+    refs = {i: mp.scan_refs(space.tree_of(spec.streams[i].table, spec.streams[i].index)) for i in spec.scheduled}
     pages, flags, spans = _splice(base_p, base_f, scans, refs)
     leaf_pages = space.tree_of(order[0], None).all_leaves
     # references of the lookups before the first scan: the same in both traces

@@ -29,7 +29,9 @@ import numpy as np
 from ..errors import UsageError
 from ..servers import VARIABLE_RANGES
 from ..workload.mix import MixSpec
+from ..workload.opstream import Generator
 from . import mixmodel as mm
+from . import mixpages as mp
 from . import scanadvice
 
 GRID_VARIABLES = ("innodb_old_blocks_time", "innodb_old_blocks_pct")
@@ -146,23 +148,23 @@ def predicted_after(run: dict, op: int) -> dict:
     tables = (run.get("dataset") or {}).get("tables") or {}
     flavor = (run.get("server") or {}).get("flavor") or "mariadb"
     done = int((run.get("result") or {}).get("ops") or spec.operations)
-    counts = mm.Generator(spec).counts_at(done)
+    counts = Generator(spec).counts_at(done)
     inserts: dict[str, int] = {}
     for i, s in enumerate(spec.streams):
         if s.op == "insert" and not s.scheduled:
             inserts[s.table] = inserts.get(s.table, 0) + int(counts[i])
-    order = mm._table_order(spec, tables)
-    space = mm.Space.of(tables, inserts, order, mm.ROLLBACK_SEGMENTS.get(flavor, 128) if spec.writes else 0)
+    order = mm.table_order(spec, tables)
+    space = mp.Space.of(tables, inserts, order, mm.ROLLBACK_SEGMENTS.get(flavor, 128) if spec.writes else 0)
     columns_of = {(name, iname): list(ix.get("columns") or []) for name, t in tables.items()
                   for iname, ix in (t.get("indexes") or {}).items()}
     base_p, base_f = mm.build_trace(spec, space, {}, done, columns_of,
                                     prefetch=mm.RANGE_PREFETCH and flavor == "mariadb").arrays()
     scans = mm.scheduled_positions(run, spec)
-    refs = {i: mm.scan_refs(space.tree_of(spec.streams[i].table, spec.streams[i].index)) for i in spec.scheduled}
+    refs = {i: mp.scan_refs(space.tree_of(spec.streams[i].table, spec.streams[i].index)) for i in spec.scheduled}
     pages, flags, spans = scanadvice._splice(base_p, base_f, scans, refs)
     pool = mm.pool_of(run, spec.writes)
     leaf_pages = space.tree_of(order[0], None).all_leaves
-    op_at = np.flatnonzero(base_f & mm.OP)
+    op_at = np.flatnonzero(base_f & mp.OP)
     at_base = int(op_at[op]) if op < len(op_at) else len(base_p)
     # the spliced trace's position of the same op: after every scan that went in at or before it
     at_scan = at_base + _shift_before(spans, at_base)

@@ -2,7 +2,7 @@
 their order, to the mix model's page references and pool (mixmodel.py), per table and index.
 
 The adapter makes one mix "stream" per (table, operation, index, updated indexes) and hands
-mixmodel its arrays of stream / key / length, chunk by chunk (mixmodel._add_ops): the same
+mixmodel its arrays of stream / key / length, chunk by chunk (mixmodel.add_ops): the same
 references, read-ahead, undo and purge a mixed run of those operations would make. Keys are
 placed as the mix model places them: a table's keys 1..rows (the captured key less the table's
 lowest key, key_offset) on its leaves in order; inserts past the last key (or AUTO_INCREMENT's)
@@ -20,6 +20,7 @@ import numpy as np
 from ..errors import UsageError
 from ..workload import optrace as ot
 from . import mixmodel as mm
+from . import mixpages as mp
 from .geometry import estimate_geometry
 
 MODEL = "innodb-lru-mix-trace"
@@ -69,20 +70,20 @@ class Mapper(mm.Mapper):
     """mixmodel's Mapper and one op it does not have: an insert of a key inside the table (the
     descent to its leaf, the leaf written, a new entry in each secondary index)."""
 
-    def op_refs(self, stream: int, key: np.ndarray, length: np.ndarray) -> mm.Refs:
+    def op_refs(self, stream: int, key: np.ndarray, length: np.ndarray) -> mp.Refs:
         s = self.spec.streams[stream]
         if s.op != INSERT_AT:
             return super().op_refs(stream, key, length)
         tree = self.space.tree_of(s.table, None)
-        parts = [mm.walks(tree, *tree.span(key, key))]
-        p, f = mm.point_refs(tree, tree.leaf_of_key(key), first=False, write=True)
+        parts = [mp.walks(tree, *tree.span(key, key))]
+        p, f = mp.point_refs(tree, tree.leaf_of_key(key), first=False, write=True)
         ps, fs = [p], [f]
         for sec in self.space.secondaries(s.table):
-            p, f = mm.point_refs(sec, sec.entry_leaf(key, 1), first=False, write=True)
+            p, f = mp.point_refs(sec, sec.entry_leaf(key, 1), first=False, write=True)
             ps.append(p)
             fs.append(f)
-        parts.append(mm.Refs.block(np.hstack(ps), np.hstack(fs)))
-        return mm.hcat(*parts)
+        parts.append(mp.Refs.block(np.hstack(ps), np.hstack(fs)))
+        return mp.hcat(*parts)
 
     def purge_refs(self, stream: int, key: np.ndarray):
         if self.spec.streams[stream].op == INSERT_AT:
@@ -91,7 +92,7 @@ class Mapper(mm.Mapper):
 
 
 def _hash_key(x: np.ndarray, rows: int) -> np.ndarray:
-    return (mm._mix64(x.astype(np.uint64)) % np.uint64(max(rows, 1))).astype(np.int64) + 1
+    return (mp.mix64(x.astype(np.uint64)) % np.uint64(max(rows, 1))).astype(np.int64) + 1
 
 
 class Plan:
@@ -216,7 +217,7 @@ def predict(path, tables: dict[str, dict], pools: list, flavor: str = "mariadb")
                          "check that --dsn is the server the log came from (or --rows for --schema)")
     inserts = {t: plan.appended[t] for t in plan.appended}
     order = _table_order(plan, tables)
-    space = mm.Space.of(tables, inserts, order, mm.ROLLBACK_SEGMENTS.get(flavor, 128) if spec.writes else 0)
+    space = mp.Space.of(tables, inserts, order, mm.ROLLBACK_SEGMENTS.get(flavor, 128) if spec.writes else 0)
     columns_of = {(name, iname): list(ix.get("columns") or []) for name, t in tables.items()
                   for iname, ix in (t.get("indexes") or {}).items()}
     mapper = Mapper(spec, space, columns_of, prefetch=mm.RANGE_PREFETCH and flavor == "mariadb")
@@ -226,10 +227,10 @@ def predict(path, tables: dict[str, dict], pools: list, flavor: str = "mariadb")
             mask = next(k[3] for k, v in plan.ids.items() if v == i)
             mapper.indexed[i] = [space.tree_of(s.table, ix) for j, ix in enumerate(bits)
                                  if mask >> j & 1 and (s.table, ix) in space.trees]
-    trace = mm.Trace()
+    trace = mp.Trace()
     done = 0
     for stream, key, length, txn in chunks:
-        mm._add_ops(trace, mapper, stream, key, length, done, txn)
+        mm.add_ops(trace, mapper, stream, key, length, done, txn)
         done += len(stream)
     first = space.tree_of(order[0], None)
     out = {"model": MODEL, "trace": str(path), "operations": count, "simulated": done,
@@ -241,7 +242,7 @@ def predict(path, tables: dict[str, dict], pools: list, flavor: str = "mariadb")
         per: dict[str, dict] = {}
         for (name, idx), tree in space.trees.items():
             got = int(reads[tree.base:tree.base + tree.n_pages].sum(dtype=np.uint64))
-            if name == order[0] and idx == mm.PRIMARY:
+            if name == order[0] and idx == mp.PRIMARY:
                 got += int(sim.filler_reads)
             t = per.setdefault(name, {"pages_read": 0, "indexes": {}})
             t["pages_read"] += got
@@ -263,7 +264,7 @@ def _bits(meta: dict, table: str) -> list[str]:
 
 def _table_order(plan: Plan, tables: dict) -> list[str]:
     """The table at page 0 (the one whose leaves read-ahead follows) first: the one with the most
-    range and scan operations, else the most operations (as mixmodel._table_order)."""
+    range and scan operations, else the most operations (as mixmodel.table_order)."""
     weight: Counter = Counter()
     for table, op, _, _ in plan.ids:
         weight[table] += 1000 if op in ("range", "scan") else 1

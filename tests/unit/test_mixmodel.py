@@ -10,11 +10,12 @@ import pytest
 
 from loadgen import native
 from loadgen.analysis import mixmodel as mm
+from loadgen.analysis import mixpages as mp
 from loadgen.workload import mix, presets
 
 
-def _tree(rows=10_000, leaves=100, height=2, **kw) -> mm.Tree:
-    return mm.Tree("usertable", mm.PRIMARY, rows, leaves, height, **kw)
+def _tree(rows=10_000, leaves=100, height=2, **kw) -> mp.Tree:
+    return mp.Tree("usertable", mp.PRIMARY, rows, leaves, height, **kw)
 
 
 def _spec(text: str) -> mix.MixSpec:
@@ -23,19 +24,19 @@ def _spec(text: str) -> mix.MixSpec:
 
 def test_scan_references_every_leaf_once_in_order():
     t = _tree(rows=5_000, leaves=40, height=2, base=7)
-    pages, flags = mm.walk_refs(t, 0, t.all_leaves - 1)
+    pages, flags = mp.walk_refs(t, 0, t.all_leaves - 1)
     root = t.base + t.all_leaves  # the root follows the leaves
-    assert pages[0] == root and flags[0] & mm.OP
+    assert pages[0] == root and flags[0] & mp.OP
     leaves = pages[1:]
     assert list(leaves) == list(range(t.base, t.base + 40))
     # every step to the next leaf is one (MariaDB's read-ahead trigger), the first leaf is reached by descent
-    assert not flags[1] & mm.MOVE and all(f & mm.MOVE for f in flags[2:])
-    assert not any(f & mm.WRITE for f in flags)
+    assert not flags[1] & mp.MOVE and all(f & mp.MOVE for f in flags[2:])
+    assert not any(f & mp.WRITE for f in flags)
 
 
 def test_point_read_is_a_root_to_leaf_descent():
     t = _tree(rows=1_000_000, leaves=10_000, height=3)
-    pages, flags = mm.point_refs(t, t.leaf_of_key(np.array([1, 500_000, 1_000_000], dtype=np.uint64)))
+    pages, flags = mp.point_refs(t, t.leaf_of_key(np.array([1, 500_000, 1_000_000], dtype=np.uint64)))
     assert pages.shape == (3, 3)
     sizes = t.level_sizes()
     assert sizes == [math.ceil(10_000 / t.fanout), 1]
@@ -43,7 +44,7 @@ def test_point_read_is_a_root_to_leaf_descent():
     assert all(p[0] == root for p in pages)  # root first
     assert list(pages[:, 2]) == [0, 4_999, 9_999]  # the key's leaf last
     assert all(t.all_leaves <= p[1] < root for p in pages)  # a level-1 page between
-    assert list(flags[:, 0]) == [mm.OP] * 3 and not flags[:, 1:].any()
+    assert list(flags[:, 0]) == [mp.OP] * 3 and not flags[:, 1:].any()
 
 
 def test_insert_stream_grows_ceil_n_over_rows_per_leaf_leaves():
@@ -59,15 +60,15 @@ op = "insert"
 share = 1
 """)
     tables = {"usertable": {"rows": rows, "leaf_pages": leaves, "height": 2, "indexes": {}}}
-    space = mm.Space.of(tables, {"usertable": n}, ["usertable"])
+    space = mp.Space.of(tables, {"usertable": n}, ["usertable"])
     tree = space.tree_of("usertable", None)
     assert tree.grown == math.ceil(n / 100) == 13
     pages, flags = mm.build_trace(spec, space).arrays()
-    leaf_refs = pages[flags & mm.WRITE != 0]
+    leaf_refs = pages[flags & mp.WRITE != 0]
     assert len(leaf_refs) == n  # each insert writes one leaf
     assert sorted(set(leaf_refs)) == list(range(leaves, leaves + 13))  # only new leaves, at the end
     assert np.all(np.diff(leaf_refs.astype(np.int64)) >= 0)  # in key order
-    created = pages[flags & mm.NEW != 0]
+    created = pages[flags & mp.NEW != 0]
     assert list(created) == list(range(leaves, leaves + 13))  # each new leaf created once
 
 
@@ -75,7 +76,7 @@ def test_writes_touch_their_leaf_dirty_and_an_indexed_update_its_index():
     spec = presets.load("sysbench-oltp-rw", rows=20_000, operations=3_000)
     tables = {"sbtest1": {"rows": 20_000, "leaf_pages": 290, "height": 2,
                           "indexes": {"k_1": {"columns": ["k"], "leaf_pages": 25, "height": 2}}}}
-    space = mm.Space.of(tables, {}, ["sbtest1"])
+    space = mp.Space.of(tables, {}, ["sbtest1"])
     columns_of = {("sbtest1", "k_1"): ["k"]}
     mapper = mm.Mapper(spec, space, columns_of)
     by_name = {s.name: i for i, s in enumerate(spec.streams)}
@@ -88,16 +89,16 @@ def test_writes_touch_their_leaf_dirty_and_an_indexed_update_its_index():
 
     r = mapper.op_refs(by_name["non_index_updates"], key, one)
     pages, flags = r.pages, r.flags
-    written = pages[flags & mm.WRITE != 0]
+    written = pages[flags & mp.WRITE != 0]
     assert list(written) == list(prim.leaf_of_key(key))  # the row's leaf, nothing in k_1
     r = mapper.op_refs(by_name["index_updates"], key, one)
     pages, flags = r.pages, r.flags
-    written = pages[flags & mm.WRITE != 0]
+    written = pages[flags & mp.WRITE != 0]
     assert sum(in_k1(p) for p in written) == 4  # k_1's old and new entries' leaves, per op
     assert set(prim.leaf_of_key(key)) <= set(written)
     r = mapper.op_refs(by_name["point_selects"], key, one)
     pages, flags = r.pages, r.flags
-    assert not (flags & mm.WRITE).any() and not any(in_k1(p) for p in pages)
+    assert not (flags & mp.WRITE).any() and not any(in_k1(p) for p in pages)
 
 
 def test_range_walks_the_leaves_its_rows_span():
@@ -114,7 +115,7 @@ length = 250
 keys = "uniform"
 share = 1
 """)
-    space = mm.Space({("usertable", mm.PRIMARY): t})
+    space = mp.Space({("usertable", mp.PRIMARY): t})
     r = mm.Mapper(spec, space).op_refs(0, np.array([150], dtype=np.uint64), np.array([250]))
     pages, flags = r.pages, r.flags
     # rows 150..399, and the row after them (the read stops on it): leaves 1 to the leaf of row
@@ -122,20 +123,20 @@ share = 1
     last = int(np.searchsorted(t.leaf_starts(), 400, side="right")) - 1
     assert last in (3, 4)
     assert list(pages[1:]) == list(range(1, last + 1))
-    assert list(flags[1:] & mm.MOVE) == [0] + [mm.MOVE] * (last - 1)
+    assert list(flags[1:] & mp.MOVE) == [0] + [mp.MOVE] * (last - 1)
 
 
 def test_a_point_read_of_a_leafs_first_or_last_key_steps_to_its_neighbour():
     t = _tree(rows=10_000, leaves=100, height=2)
     starts = t.leaf_starts()
     first_of_5, last_of_5, middle_of_5 = int(starts[5]), int(starts[6]) - 1, int(starts[5]) + 10
-    r = mm.walks(t, *t.span(np.array([first_of_5]), np.array([first_of_5])))
+    r = mp.walks(t, *t.span(np.array([first_of_5]), np.array([first_of_5])))
     pages, flags = r.pages, r.flags
-    assert list(pages[1:]) == [4, 5] and list(flags[1:] & mm.MOVE) == [0, mm.MOVE]  # lands on 4, steps to 5
-    r = mm.walks(t, *t.span(np.array([last_of_5]), np.array([last_of_5])))
+    assert list(pages[1:]) == [4, 5] and list(flags[1:] & mp.MOVE) == [0, mp.MOVE]  # lands on 4, steps to 5
+    r = mp.walks(t, *t.span(np.array([last_of_5]), np.array([last_of_5])))
     pages, flags = r.pages, r.flags
     assert list(pages[1:]) == [5, 6]  # reads on into 6
-    r = mm.walks(t, *t.span(np.array([middle_of_5]), np.array([middle_of_5])))
+    r = mp.walks(t, *t.span(np.array([middle_of_5]), np.array([middle_of_5])))
     pages, flags = r.pages, r.flags
     assert list(pages[1:]) == [5]
 
@@ -145,9 +146,9 @@ def test_kernel_counts_reads_per_page_dirty_evictions_and_creates_without_readin
     # every written page dirty; page 600 created: no read
     n_pages = 601
     pages = np.concatenate([np.arange(300), np.arange(300, 600), [600]]).astype(np.uint32)
-    flags = np.full(len(pages), mm.OP, dtype=np.uint8)
-    flags[:300] |= mm.WRITE
-    flags[-1] |= mm.NEW | mm.WRITE
+    flags = np.full(len(pages), mp.OP, dtype=np.uint8)
+    flags[:300] |= mp.WRITE
+    flags[-1] |= mp.NEW | mp.WRITE
     sim = native.lrusim_mix(pages, flags, n_pages, 0, 200, 200, 37.0, 0.0, 1.0)
     reads = np.frombuffer(sim.reads, dtype=np.uint32)
     assert sim.misses == 600 == reads.sum() and reads[600] == 0
@@ -157,7 +158,7 @@ def test_kernel_counts_reads_per_page_dirty_evictions_and_creates_without_readin
 
 def test_kernel_rejects_a_page_beyond_the_space():
     with pytest.raises(ValueError, match="below n_pages"):
-        native.lrusim_mix(np.array([5], dtype=np.uint32), np.array([mm.OP], dtype=np.uint8), 5, 0, 10, 10, 37.0,
+        native.lrusim_mix(np.array([5], dtype=np.uint32), np.array([mp.OP], dtype=np.uint8), 5, 0, 10, 10, 37.0,
                           0.0, 1.0)
 
 
@@ -203,15 +204,15 @@ def test_purge_revisits_an_index_update_s_old_entry_after_its_lag():
     spec = presets.load("sysbench-oltp-rw", rows=20_000, operations=3 * mm.PURGE_LAG_OPS)
     tables = {"sbtest1": {"rows": 20_000, "leaf_pages": 290, "height": 2,
                           "indexes": {"k_1": {"columns": ["k"], "leaf_pages": 25, "height": 2}}}}
-    space = mm.Space.of(tables, {}, ["sbtest1"], rollback_segments=128)
+    space = mp.Space.of(tables, {}, ["sbtest1"], rollback_segments=128)
     pages, flags = mm.build_trace(spec, space, columns_of={("sbtest1", "k_1"): ["k"]}).arrays()
-    ops = np.cumsum(flags & mm.OP != 0)  # the op each reference belongs to (purge's: the op it runs before)
+    ops = np.cumsum(flags & mp.OP != 0)  # the op each reference belongs to (purge's: the op it runs before)
     k1 = space.tree_of("sbtest1", "k_1")
-    in_k1 = (pages >= k1.base) & (pages < k1.base + k1.n_pages) & (flags & mm.WRITE != 0)
+    in_k1 = (pages >= k1.base) & (pages < k1.base + k1.n_pages) & (flags & mp.WRITE != 0)
     undo = pages >= space.system_base
     # purge's references carry no OP flag and start only after the lag
-    purge_k1 = in_k1 & (flags & mm.OP == 0)
-    first_purge_op = ops[np.nonzero(undo & (flags & mm.WRITE == 0))[0][0]]
+    purge_k1 = in_k1 & (flags & mp.OP == 0)
+    first_purge_op = ops[np.nonzero(undo & (flags & mp.WRITE == 0))[0][0]]
     assert first_purge_op > mm.PURGE_LAG_OPS
     assert purge_k1.any()
     # every undo page is one of the 128 segments' two pages
@@ -236,13 +237,13 @@ op = "scan"
 at_s = 1
 """)
     tables = {"usertable": {"rows": 10_000, "leaf_pages": 700, "height": 2, "indexes": {}}}
-    space = mm.Space.of(tables, {}, ["usertable"])
+    space = mp.Space.of(tables, {}, ["usertable"])
     run = {"result": {"streams": {"nightly": {"executions": [{"ops_before": 400, "ops_after": 420}]}}}}
     assert mm.scheduled_positions(run, spec) == {400: [1]}
     pages, flags = mm.build_trace(spec, space, mm.scheduled_positions(run, spec)).arrays()
-    ops = np.cumsum(flags & mm.OP != 0)
+    ops = np.cumsum(flags & mp.OP != 0)
     # the scan: 699 steps (leaf 0 by descent), each leaf accessed again right after (SCAN_RETOUCH)
-    scan_start = np.nonzero(flags & mm.MOVE)[0]
+    scan_start = np.nonzero(flags & mp.MOVE)[0]
     longest = max(np.split(scan_start, np.nonzero(np.diff(scan_start) > 2)[0] + 1), key=len)
     assert len(longest) == 699 and set(np.diff(longest)) == {2}
     assert list(pages[longest]) == list(range(1, 700))
