@@ -396,6 +396,24 @@ def simulate(trace: Trace, space: Space, pool, leaf_pages: int, span: list | Non
     return native.MixSim(*fields, reads.tobytes())
 
 
+def space_of(spec: mixspec.MixSpec, tables: dict, flavor: str, done: int) -> tuple[Space, list[str]]:
+    """The page space of a mix's first `done` ops (room for the leaves their inserts add, the
+    rollback segments' pages where it writes) and its tables' order (table_order)."""
+    counts = Generator(spec).counts_at(done)
+    inserts: dict[str, int] = {}
+    for i, s in enumerate(spec.streams):
+        if s.op == "insert" and not s.scheduled:
+            inserts[s.table] = inserts.get(s.table, 0) + int(counts[i])
+    order = table_order(spec, tables)
+    return Space.of(tables, inserts, order, ROLLBACK_SEGMENTS.get(flavor, 128) if spec.writes else 0), order
+
+
+def index_columns(tables: dict) -> dict[tuple[str, str], list[str]]:
+    """(table, index) -> the index's columns, from a run's dataset.tables."""
+    return {(name, iname): list(ix.get("columns") or []) for name, t in tables.items()
+            for iname, ix in (t.get("indexes") or {}).items()}
+
+
 def predict(run: dict) -> dict | None:
     """The prediction block of a mixed run (loadgen.mixrun.predict_mix's hook), or None when the
     run has no mix or no table geometry."""
@@ -405,17 +423,9 @@ def predict(run: dict) -> dict | None:
         return None
     spec = spec_of(run)
     done = int((run.get("result") or {}).get("ops") or spec.operations)
-    counts = Generator(spec).counts_at(done)
-    inserts: dict[str, int] = {}
-    for i, s in enumerate(spec.streams):
-        if s.op == "insert" and not s.scheduled:
-            inserts[s.table] = inserts.get(s.table, 0) + int(counts[i])
-    order = table_order(spec, tables)
     flavor = (run.get("server") or {}).get("flavor") or "mariadb"
-    space = Space.of(tables, inserts, order, ROLLBACK_SEGMENTS.get(flavor, 128) if spec.writes else 0)
-    columns_of = {(name, iname): list(ix.get("columns") or []) for name, t in tables.items()
-                  for iname, ix in (t.get("indexes") or {}).items()}
-    trace = build_trace(spec, space, scheduled_positions(run, spec), done, columns_of,
+    space, order = space_of(spec, tables, flavor, done)
+    trace = build_trace(spec, space, scheduled_positions(run, spec), done, index_columns(tables),
                         prefetch=RANGE_PREFETCH and flavor == "mariadb", rsegs_at_start=flavor == "mariadb")
     pool = pool_of(run, spec.writes)
     first = space.tree_of(order[0], None)

@@ -22,7 +22,6 @@ import numpy as np
 
 from ..errors import UsageError
 from ..workload import mix as mixspec
-from ..workload.opstream import Generator
 from . import mixmodel as mm
 from . import mixpages as mp
 from .geometry import ROWS_PER_LEAF, estimate_geometry
@@ -104,7 +103,7 @@ def scan_ops(spec: mixspec.MixSpec, qps: float) -> dict[int, list[int]]:
     return out
 
 
-def _splice(base_p, base_f, scans: dict[int, list[int]], refs: dict[int, mp.Refs]):
+def splice(base_p, base_f, scans: dict[int, list[int]], refs: dict[int, mp.Refs]):
     """The mix's trace with each scan's references before the op it starts at; the scans'
     [start, end) reference ranges in the result."""
     op_at = np.flatnonzero(base_f & mp.OP)
@@ -145,19 +144,11 @@ def advise(spec: mixspec.MixSpec, tables: dict[str, dict], pool_bytes: int, qps:
     if qps <= 0 or not math.isfinite(qps):
         raise UsageError(f"--qps {qps} is not a query rate", "give the mix's operations per second, e.g. 5000")
     scans = scans if scans is not None else scan_ops(spec, qps)
-    counts = Generator(spec).counts_at(spec.operations)
-    inserts: dict[str, int] = {}
-    for i, s in enumerate(spec.streams):
-        if s.op == "insert" and not s.scheduled:
-            inserts[s.table] = inserts.get(s.table, 0) + int(counts[i])
-    order = mm.table_order(spec, tables)
-    space = mp.Space.of(tables, inserts, order, mm.ROLLBACK_SEGMENTS.get(flavor, 128) if spec.writes else 0)
-    columns_of = {(name, iname): list(ix.get("columns") or []) for name, t in tables.items()
-                  for iname, ix in (t.get("indexes") or {}).items()}
-    base_p, base_f = mm.build_trace(spec, space, {}, spec.operations, columns_of,
+    space, order = mm.space_of(spec, tables, flavor, spec.operations)
+    base_p, base_f = mm.build_trace(spec, space, {}, spec.operations, mm.index_columns(tables),
                                     prefetch=mm.RANGE_PREFETCH and flavor == "mariadb").arrays()
     refs = {i: mp.scan_refs(space.tree_of(spec.streams[i].table, spec.streams[i].index)) for i in spec.scheduled}
-    pages, flags, spans = _splice(base_p, base_f, scans, refs)
+    pages, flags, spans = splice(base_p, base_f, scans, refs)
     leaf_pages = space.tree_of(order[0], None).all_leaves
     # references of the lookups before the first scan: the same in both traces
     before_first = spans[0][0]

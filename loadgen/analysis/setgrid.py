@@ -29,7 +29,6 @@ import numpy as np
 from ..errors import UsageError
 from ..servers import VARIABLE_RANGES
 from ..workload.mix import MixSpec
-from ..workload.opstream import Generator
 from . import mixmodel as mm
 from . import mixpages as mp
 from . import scanadvice
@@ -148,20 +147,12 @@ def predicted_after(run: dict, op: int) -> dict:
     tables = (run.get("dataset") or {}).get("tables") or {}
     flavor = (run.get("server") or {}).get("flavor") or "mariadb"
     done = int((run.get("result") or {}).get("ops") or spec.operations)
-    counts = Generator(spec).counts_at(done)
-    inserts: dict[str, int] = {}
-    for i, s in enumerate(spec.streams):
-        if s.op == "insert" and not s.scheduled:
-            inserts[s.table] = inserts.get(s.table, 0) + int(counts[i])
-    order = mm.table_order(spec, tables)
-    space = mp.Space.of(tables, inserts, order, mm.ROLLBACK_SEGMENTS.get(flavor, 128) if spec.writes else 0)
-    columns_of = {(name, iname): list(ix.get("columns") or []) for name, t in tables.items()
-                  for iname, ix in (t.get("indexes") or {}).items()}
-    base_p, base_f = mm.build_trace(spec, space, {}, done, columns_of,
+    space, order = mm.space_of(spec, tables, flavor, done)
+    base_p, base_f = mm.build_trace(spec, space, {}, done, mm.index_columns(tables),
                                     prefetch=mm.RANGE_PREFETCH and flavor == "mariadb").arrays()
     scans = mm.scheduled_positions(run, spec)
     refs = {i: mp.scan_refs(space.tree_of(spec.streams[i].table, spec.streams[i].index)) for i in spec.scheduled}
-    pages, flags, spans = scanadvice._splice(base_p, base_f, scans, refs)
+    pages, flags, spans = scanadvice.splice(base_p, base_f, scans, refs)
     pool = mm.pool_of(run, spec.writes)
     leaf_pages = space.tree_of(order[0], None).all_leaves
     op_at = np.flatnonzero(base_f & mp.OP)

@@ -218,8 +218,7 @@ def predict(path, tables: dict[str, dict], pools: list, flavor: str = "mariadb")
     inserts = {t: plan.appended[t] for t in plan.appended}
     order = _table_order(plan, tables)
     space = mp.Space.of(tables, inserts, order, mm.ROLLBACK_SEGMENTS.get(flavor, 128) if spec.writes else 0)
-    columns_of = {(name, iname): list(ix.get("columns") or []) for name, t in tables.items()
-                  for iname, ix in (t.get("indexes") or {}).items()}
+    columns_of = mm.index_columns(tables)
     mapper = Mapper(spec, space, columns_of, prefetch=mm.RANGE_PREFETCH and flavor == "mariadb")
     for i, s in enumerate(spec.streams):  # an update writes the entries of the indexes it sets
         if s.op == "update":
