@@ -157,14 +157,7 @@ def test_an_interrupt_while_emptying_the_pool_gives_it_back_and_stays_an_interru
     from loadgen.servers.dsn import DsnServer
 
     server = fresh_dsn_server
-    if server.flavor.name != "mariadb" or server.flavor.version_tuple < (10, 11, 12):
-        pytest.skip(f"the fill scan runs on MariaDB 10.11.12+ only, not {server.flavor.version}")
-    conn = server.connect()
-    cur = conn.cursor()
-    cur.execute("CREATE DATABASE intr")
-    cur.execute("CREATE TABLE intr.t (id INT PRIMARY KEY)")
-    cur.execute("INSERT INTO intr.t VALUES (1), (2), (3)")
-    pool_before = int(db.query_value(conn, "SELECT @@GLOBAL.innodb_buffer_pool_size"))
+    conn, cur, pool_before = _server_with_table(server, "intr", "(id INT PRIMARY KEY)", "VALUES (1), (2), (3)")
     monkeypatch.setenv("LOADGEN_PASSWORD", server.endpoint.password)
     dsn = DsnServer(f"mysql://root@127.0.0.1:{server.endpoint.port}/")
     dsn.start()
@@ -189,14 +182,7 @@ def test_a_second_interrupt_while_the_pool_is_given_back_waits_for_it(fresh_dsn_
     from loadgen.servers.dsn import DsnServer
 
     server = fresh_dsn_server
-    if server.flavor.name != "mariadb" or server.flavor.version_tuple < (10, 11, 12):
-        pytest.skip(f"the fill scan runs on MariaDB 10.11.12+ only, not {server.flavor.version}")
-    conn = server.connect()
-    cur = conn.cursor()
-    cur.execute("CREATE DATABASE intr2")
-    cur.execute("CREATE TABLE intr2.t (id INT PRIMARY KEY)")
-    cur.execute("INSERT INTO intr2.t VALUES (1), (2), (3)")
-    pool_before = int(db.query_value(conn, "SELECT @@GLOBAL.innodb_buffer_pool_size"))
+    conn, cur, pool_before = _server_with_table(server, "intr2", "(id INT PRIMARY KEY)", "VALUES (1), (2), (3)")
     real_set_pool, calls = dsn_module._set_pool, []
 
     def set_pool_interrupted_again(c, pool_bytes, *args, **kwargs):
@@ -287,14 +273,8 @@ def test_a_shrink_that_leaves_the_table_in_the_pool_is_tried_again(fresh_dsn_ser
     from loadgen.servers import dsn as dsnmod
 
     server = fresh_dsn_server
-    if server.flavor.name != "mariadb" or server.flavor.version_tuple < (10, 11, 12):
-        pytest.skip(f"the fill scan runs on MariaDB 10.11.12+ only, not {server.flavor.version}")
-    conn = server.connect()
-    cur = conn.cursor()
-    cur.execute("CREATE DATABASE again")
-    cur.execute("CREATE TABLE again.t (id INT PRIMARY KEY, pad CHAR(200))")
-    cur.execute("INSERT INTO again.t SELECT seq, 'x' FROM again.seq_1_to_10000")
-    pool_before = int(db.query_value(conn, "SELECT @@GLOBAL.innodb_buffer_pool_size"))
+    conn, cur, pool_before = _server_with_table(server, "again", "(id INT PRIMARY KEY, pad CHAR(200))",
+                                                "SELECT seq, 'x' FROM again.seq_1_to_10000")
     monkeypatch.setenv("LOADGEN_PASSWORD", server.endpoint.password)
     monkeypatch.setattr(dsnmod, "SHRINK_KEPT_TABLE_PAGES", -1)
     dsn = dsnmod.DsnServer(f"mysql://root@127.0.0.1:{server.endpoint.port}/")
@@ -307,3 +287,18 @@ def test_a_shrink_that_leaves_the_table_in_the_pool_is_tried_again(fresh_dsn_ser
     assert d["table_pages_shrunk"] is not None and d["table_pages_shrunk"] > 0, d
     assert d["pool_bytes_after"] == pool_before == int(db.query_value(conn, "SELECT @@GLOBAL.innodb_buffer_pool_size"))
     conn.close()
+
+
+def _server_with_table(server, database: str, ddl: str, rows_sql: str):
+    """The fresh server's connection, a cursor, and its pool size, after making database.t
+    (the fill scan runs on MariaDB 10.11.12+ only: skipped elsewhere)."""
+    from loadgen import db
+
+    if server.flavor.name != "mariadb" or server.flavor.version_tuple < (10, 11, 12):
+        pytest.skip(f"the fill scan runs on MariaDB 10.11.12+ only, not {server.flavor.version}")
+    conn = server.connect()
+    cur = conn.cursor()
+    cur.execute(f"CREATE DATABASE {database}")
+    cur.execute(f"CREATE TABLE {database}.t {ddl}")
+    cur.execute(f"INSERT INTO {database}.t {rows_sql}")
+    return conn, cur, int(db.query_value(conn, "SELECT @@GLOBAL.innodb_buffer_pool_size"))
