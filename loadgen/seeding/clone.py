@@ -19,11 +19,10 @@ import re
 import time
 
 from .. import db
-from ..errors import UsageError, WorkloadError
+from ..errors import UsageError
 from . import shapefile, tablegen
 from .schemas import reflect
-from .usertable import (ER_NO_SUCH_TABLE, ER_TABLEACCESS_DENIED, PAGE_BYTES, borrow_conn, can_read_index_stats,
-                        fixed_bytes, stale_sizes)
+from .usertable import PAGE_BYTES, borrow_conn, can_read_index_stats, fixed_bytes, raise_unreadable, stale_sizes
 
 SEGMENTS = 256  # key-range segments kept per table: where the gaps are, at 1/256 of the range
 SAMPLE_ROWS = 5000  # rows whose column lengths are averaged, in SAMPLE_SLICES slices over the keys
@@ -104,14 +103,9 @@ def _tables(conn, database: str, wanted: list[str] | None, say=lambda _m: None) 
 def table_shape(conn, database: str, name: str) -> dict:
     try:
         create = db.query_all(conn, f"SHOW CREATE TABLE `{database}`.`{name}`")[0][1]
-    except Exception as exc:  # noqa: BLE001 - classified below
-        code = exc.args[0] if getattr(exc, "args", None) and isinstance(exc.args[0], int) else 0
-        if code in ER_TABLEACCESS_DENIED:
-            raise UsageError(f"the --dsn user cannot read {database}.{name}: {db.error_text(exc)}",
-                             f"GRANT SELECT ON `{database}`.* TO that user (clone-shape only reads)") from None
-        if code == ER_NO_SUCH_TABLE:
-            raise UsageError(f"{database}.{name} does not exist") from None
-        raise WorkloadError(f"cannot read {database}.{name}: {db.error_text(exc)}") from None
+    except Exception as exc:  # noqa: BLE001 - classified by raise_unreadable
+        raise_unreadable(exc, database, name, "clone-shape only reads",
+                         UsageError(f"{database}.{name} does not exist"), denied=UsageError)
     create, index_lines, notes = clean_create(create)
     reflected = reflect(borrow_conn(conn), database, name)
     est_rows, avg_row, data_bytes, index_bytes = db.query_all(

@@ -565,6 +565,19 @@ def measure_height(conn, database: str, table: str, primary_key: list[str]) -> i
 
 
 # -- an existing table ---------------------------------------------------------------------------
+def raise_unreadable(exc: BaseException, database: str, table: str, why_select: str, missing: LoadgenError,
+                     denied: type[LoadgenError] = LoadgenError):
+    """Raise the one-line error for a failed read of database.table: no grant (`denied`, saying
+    what to GRANT), `missing` when the table is not there, else the server's words."""
+    code = exc.args[0] if getattr(exc, "args", None) and isinstance(exc.args[0], int) else 0
+    if code in ER_TABLEACCESS_DENIED:
+        raise denied(f"the --dsn user cannot read {database}.{table}: {db.error_text(exc)}",
+                     f"GRANT SELECT ON `{database}`.* TO that user ({why_select})") from None
+    if code == ER_NO_SUCH_TABLE:
+        raise missing from None
+    raise WorkloadError(f"cannot read {database}.{table}: {db.error_text(exc)}") from None
+
+
 def inspect_existing(conn, spec):
     """DatasetInfo of --table db.tbl, after checking it can be read; nothing is written."""
     database, table = spec.database, spec.table
@@ -572,15 +585,9 @@ def inspect_existing(conn, spec):
     ident(table, "--table table")
     try:
         db.query_all(conn, f"SELECT 1 FROM `{database}`.`{table}` LIMIT 1")
-    except Exception as exc:  # noqa: BLE001 - classified below
-        code = exc.args[0] if getattr(exc, "args", None) and isinstance(exc.args[0], int) else 0
-        if code in ER_TABLEACCESS_DENIED:
-            raise LoadgenError(f"the --dsn user cannot read {database}.{table}: {db.error_text(exc)}",
-                               f"GRANT SELECT ON `{database}`.* TO that user (loadgen only reads)") from None
-        if code == ER_NO_SUCH_TABLE:
-            raise UsageError(f"--table {database}.{table} does not exist on that server",
-                             "check the name (database.table)") from None
-        raise WorkloadError(f"cannot read {database}.{table}: {db.error_text(exc)}") from None
+    except Exception as exc:  # noqa: BLE001 - classified by raise_unreadable
+        raise_unreadable(exc, database, table, "loadgen only reads", UsageError(
+            f"--table {database}.{table} does not exist on that server", "check the name (database.table)"))
     engine = db.query_value(conn, "SELECT ENGINE FROM information_schema.TABLES WHERE TABLE_SCHEMA=%s "
                             "AND TABLE_NAME=%s", (database, table))
     if engine is not None and str(engine).lower() != "innodb":
