@@ -415,7 +415,7 @@ def index_columns(tables: dict) -> dict[tuple[str, str], list[str]]:
 
 
 def predict(run: dict) -> dict | None:
-    """The prediction block of a mixed run (loadgen.mixrun.predict_mix's hook), or None when the
+    """The prediction block of a mixed run (runner/mix.py's `predict`, handed in by the CLI), or None when the
     run has no mix or no table geometry."""
     wl, ds = run.get("workload") or {}, run.get("dataset") or {}
     tables = ds.get("tables") or {}

@@ -6,4 +6,5 @@
   tablegen.py   deterministic rows for any table, from its column types
   chunks.py     the seeding pipeline: the next chunk generated while the server loads one
   usertable.py  your own table: a schema file's table seeded, an existing one inspected, --query
+  mixseed.py    a mix's tables (run --workload): seeded, reused or seeded again, their geometry
 """

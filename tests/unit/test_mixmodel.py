@@ -267,7 +267,7 @@ def test_mariadb_ranges_read_in_fetch_cache_batches():
 
 
 def test_the_mix_tables_show_the_prediction_with_its_interval():
-    from loadgen.mixreport import table_rows
+    from loadgen.render.mixreport import table_rows
     from loadgen.render.report import run_rows
     from loadgen.results.documents import RunResult
 

@@ -22,14 +22,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from . import db
-from .seeding import tablegen
-from .seeding.chunks import chunk_dir
-from .errors import LoadgenError, SeedError, UsageError
-from .seeding.schemas import SchemaFile, create_tables, reflect
-from .units import format_bytes
-from .workload import tabledefs
-from .workload.mix import MixSpec, TableSpec
+from .. import db
+from . import tablegen
+from .chunks import chunk_dir
+from ..errors import LoadgenError, SeedError, UsageError
+from .schemas import SchemaFile, create_tables, reflect
+from ..units import format_bytes
+from ..workload import tabledefs
+from ..workload.mix import MixSpec, TableSpec
 
 META_PREFIX = "mix."
 # On-disk bytes per generated row beyond its columns' widths (record header, page fill, redo and
@@ -58,7 +58,7 @@ class MixDataset:
         return sum(int(t.rows) for t in self.seeded)
 
     def identity(self, t: TableSpec) -> dict:
-        from .seeding.dataset import schema_text
+        from .dataset import schema_text
 
         return {"schema": Path(t.schema).name if "/" in t.schema else t.schema,
                 "schema_hash": hashlib.sha256(_table_sql(schema_text(t.schema), t.name).encode()).hexdigest()[:16],
@@ -161,7 +161,7 @@ def ensure(conn, data: MixDataset, progress=None, free_bytes: int | None = None,
             raise KeyboardInterrupt from None
         raise
     except Exception as exc:  # only the driver's errors become one line
-        from .seeding.chunks import is_driver_error, raise_if_not_the_table
+        from .chunks import is_driver_error, raise_if_not_the_table
 
         if not is_driver_error(exc):
             raise
@@ -187,8 +187,8 @@ def _ensure(conn, data: MixDataset, progress, free_bytes, home, say) -> dict[str
 
 
 def _ensure_table(conn, data: MixDataset, t: TableSpec, progress, free_bytes, home, say) -> TableInfo:
-    from .seeding.dataset import schema_dir, schema_text
-    from .seeding.usertable import borrow_conn, load
+    from .dataset import schema_dir, schema_text
+    from .usertable import borrow_conn, load
 
     database, name = data.database, t.name
     identity = data.identity(t)
@@ -263,7 +263,7 @@ def mark_written(conn, data: MixDataset, tables: list[str]) -> None:
 # -- geometry ------------------------------------------------------------------------------------
 def _info(conn, t: TableSpec, database: str, shape, seeded: bool, existing: bool = False,
           key_offset: int = 0, rows: int | None = None) -> TableInfo:
-    from .seeding.usertable import can_read_index_stats, measure_height
+    from .usertable import can_read_index_stats, measure_height
 
     table = shape.table
     stats: dict[tuple[str, str], int] = {}
@@ -339,8 +339,8 @@ def _secondary_height(conn, database: str, table: str, index: str, cols: list[st
 def inspect_existing(conn, t: TableSpec) -> TableInfo:
     """An existing table (--dsn): readable, InnoDB, an integer key; its key range and geometry.
     Nothing is written."""
-    from .seeding.dataset import DatasetSpec
-    from .seeding.usertable import borrow_conn, inspect_existing as user_inspect
+    from .dataset import DatasetSpec
+    from .usertable import borrow_conn, inspect_existing as user_inspect
 
     database, table = t.database_table
     spec = DatasetSpec(rows=1, schema=t.existing, database=database, seed=0, table=table, existing=True)
