@@ -343,7 +343,9 @@ def spec_of(run: dict) -> mixspec.MixSpec:
     keyless = {"keys", *(f.name for f in dataclasses.fields(mixspec.KeySpec) if f.name != "name")}
     doc["streams"] = [{k: v for k, v in st.items() if k not in keyless} if st.get("op") in ("insert", "scan") else st
                       for st in doc.get("streams") or []]
-    spec = mixspec._build(doc, mixspec._Where(source), _base(source), {})
+    from ..workload.mixfile import from_document
+
+    spec = from_document(doc, source, _base(source))
     return dataclasses.replace(spec, source=source)
 
 

@@ -33,7 +33,8 @@ from ..seeding.mixseed import MixDataset, TableInfo
 from ..paths import free_bytes
 from ..results.documents import Prediction, RunResult, now_iso
 from .single import QuietReporter, Reporter, check_connections, verify_cold, write_result
-from ..measure.sampler import Sampler, enable_flush_metrics, flush_metrics, pool_stats, take_snapshot, totals, wait_quiet
+from ..measure.sampler import (Sampler, enable_flush_metrics, flush_metrics, pool_stats, take_snapshot, totals,
+                               wait_quiet)
 from ..servers import RECORDED_VARIABLES, ServerSpec
 from ..servers.provision import provisioned
 from ..measure.tablestats import TablesReads
