@@ -278,7 +278,8 @@ def dataset_spec_from(rows, schema, table_name=None, existing_table=None, query=
 
     from ..seeding.dataset import DatasetSpec, is_schema_path, schema_text
     from ..units import parse_count
-    from ..seeding.usertable import check_query, ident
+    from ..seeding.usertable import ident
+    from ..seeding.userquery import check_query
 
     if existing_table is None:
         check_database_name(database)

@@ -35,7 +35,6 @@ META_PREFIX = "mix."
 # On-disk bytes per generated row beyond its columns' widths (record header, page fill, redo and
 # undo while loading), for the free-space check before seeding.
 EST_OVERHEAD_PER_ROW = 80
-HEIGHT_SAMPLES = 50
 
 Say = Callable[[str], None]
 
@@ -263,7 +262,8 @@ def mark_written(conn, data: MixDataset, tables: list[str]) -> None:
 # -- geometry ------------------------------------------------------------------------------------
 def _info(conn, t: TableSpec, database: str, shape, seeded: bool, existing: bool = False,
           key_offset: int = 0, rows: int | None = None) -> TableInfo:
-    from .usertable import can_read_index_stats, measure_height
+    from .height import measure_height, secondary_height
+    from .tableinfo import can_read_index_stats
 
     table = shape.table
     stats: dict[tuple[str, str], int] = {}
@@ -290,7 +290,7 @@ def _info(conn, t: TableSpec, database: str, shape, seeded: bool, existing: bool
     )
     for name, cols in shape.indexes.items():
         leaf, size = stats.get((name, "n_leaf_pages")), stats.get((name, "size"))
-        ix = IndexInfo(name, list(cols), leaf, size, _secondary_height(conn, database, table, name, cols))
+        ix = IndexInfo(name, list(cols), leaf, size, secondary_height(conn, database, table, name, cols))
         if leaf is not None and size and leaf * 2 < size:
             # MariaDB 10.11 reported n_leaf_pages 1 for a 30-page secondary index of sbtest1 (20k
             # rows; MySQL 9.7: 31) after ANALYZE: leaves are nearly all of an index's pages, so take
@@ -299,41 +299,6 @@ def _info(conn, t: TableSpec, database: str, shape, seeded: bool, existing: bool
             ix.leaf_pages_source = f"size ({size}); n_leaf_pages said {leaf}"
         info.indexes[name] = ix
     return info
-
-
-def _secondary_height(conn, database: str, table: str, index: str, cols: list[str]) -> int | None:
-    """Page gets of a covering lookup of one existing value through the index (LIMIT 1: one
-    leaf), the least of three rounds over HEIGHT_SAMPLES values: the index's height."""
-    if not cols:
-        return None
-    col = cols[0]
-    try:
-        values = [r[0] for r in db.query_all(conn, f"SELECT `{col}` FROM `{database}`.`{table}` "
-                                                   f"WHERE `{col}` IS NOT NULL LIMIT {HEIGHT_SAMPLES}")]
-        if not values:
-            return None
-        sql = f"SELECT `{col}` FROM `{database}`.`{table}` FORCE INDEX (`{index}`) WHERE `{col}` = %s LIMIT 1"
-        cur = conn.cursor()
-        try:
-            def gets() -> int:
-                cur.execute("SHOW GLOBAL STATUS LIKE 'Innodb_buffer_pool_read_requests'")
-                return int(cur.fetchone()[1])
-
-            for v in values:
-                cur.execute(sql, (v,))
-                cur.fetchall()
-            rounds = []
-            for _ in range(3):
-                before = gets()
-                for v in values:
-                    cur.execute(sql, (v,))
-                    cur.fetchall()
-                rounds.append((gets() - before) / len(values))
-        finally:
-            cur.close()
-        return max(1, int(min(rounds) + 0.2))
-    except Exception:  # noqa: BLE001 - optional: the model can estimate it from the pages
-        return None
 
 
 def inspect_existing(conn, t: TableSpec) -> TableInfo:
