@@ -18,8 +18,7 @@ from collections.abc import Iterator
 
 from .. import db
 from .chatrows import GENERATOR_VERSION, chunk_lines, chunk_ranges
-from .chunks import (chunk_dir, chunk_file, generated_ahead, is_driver_error, load_local, raise_if_not_the_table,
-                     seed_error)
+from .chunks import chunk_dir, chunk_file, generated_ahead, in_one_line, load_local, seed_error
 from ..errors import LoadgenError, SeedError, UsageError
 from .height import height_bounds, measure_id_height, plausible_height
 from ..units import format_bytes
@@ -209,21 +208,14 @@ def ensure(conn, spec: DatasetSpec, progress: ProgressFn | None = None, free_byt
     Returns:
         DatasetInfo with the table's geometry.
     """
-    try:
-        return _ensure(conn, spec, progress, free_bytes, home, say or (lambda _: None), count_after, may_seed)
-    except LoadgenError as exc:
-        if db.interrupted(exc):  # a cleanup's error after Ctrl-C/SIGTERM: it was an interruption
-            raise KeyboardInterrupt from None
-        raise
-    except Exception as exc:
-        if not is_driver_error(exc):
-            raise
-        raise_if_not_the_table(exc, "checking the dataset", "the table is not damaged")
-        text = db.error_text(exc)
+    def damaged(text: str) -> SeedError:
         if home is not None:
-            raise SeedError(f"the cached dataset in {home} is damaged: {text}", f"remove {home} and re-run") from None
-        raise SeedError(f"the table {spec.database}.{TABLE} is damaged: {text}",
-                        f"drop the database {spec.database} and re-run") from None
+            return SeedError(f"the cached dataset in {home} is damaged: {text}", f"remove {home} and re-run")
+        return SeedError(f"the table {spec.database}.{TABLE} is damaged: {text}",
+                         f"drop the database {spec.database} and re-run")
+
+    return in_one_line(lambda: _ensure(conn, spec, progress, free_bytes, home, say or (lambda _: None), count_after,
+                                       may_seed), "checking the dataset", "the table is not damaged", damaged)
 
 
 

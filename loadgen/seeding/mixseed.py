@@ -24,8 +24,8 @@ from typing import Callable
 
 from .. import db
 from . import tablegen
-from .chunks import chunk_dir
-from ..errors import LoadgenError, SeedError, UsageError
+from .chunks import chunk_dir, in_one_line
+from ..errors import SeedError, UsageError
 from .schemas import SchemaFile, create_tables, reflect
 from ..units import format_bytes
 from ..workload import tabledefs
@@ -153,22 +153,11 @@ def ensure(conn, data: MixDataset, progress=None, free_bytes: int | None = None,
            say: Say = lambda _: None) -> dict[str, TableInfo]:
     """Every table of the mix ready to run: seeded, resumed, re-seeded or reused; existing ones
     inspected. Returns {mix table name: TableInfo}. The server's errors become one line."""
-    try:
-        return _ensure(conn, data, progress, free_bytes, home, say)
-    except LoadgenError as exc:
-        if db.interrupted(exc):  # a cleanup's error after Ctrl-C/SIGTERM: it was an interruption
-            raise KeyboardInterrupt from None
-        raise
-    except Exception as exc:  # only the driver's errors become one line
-        from .chunks import is_driver_error, raise_if_not_the_table
-
-        if not is_driver_error(exc):
-            raise
-        # an interrupted seed is never a damaged table (issue #18, N6): the same words as a single table's
-        raise_if_not_the_table(exc, "preparing the mix's tables", "nothing is damaged")
-        text = db.error_text(exc)
-        raise SeedError(f"preparing the mix's tables in {data.database} failed: {text}",
-                        f"drop the database {data.database} (loadgen's own) and re-run") from None
+    # an interrupted seed is never a damaged table (issue #18, N6): the same words as a single table's
+    return in_one_line(lambda: _ensure(conn, data, progress, free_bytes, home, say), "preparing the mix's tables",
+                       "nothing is damaged",
+                       lambda text: SeedError(f"preparing the mix's tables in {data.database} failed: {text}",
+                                              f"drop the database {data.database} (loadgen's own) and re-run"))
 
 
 def _ensure(conn, data: MixDataset, progress, free_bytes, home, say) -> dict[str, TableInfo]:

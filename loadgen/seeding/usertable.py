@@ -25,8 +25,7 @@ from collections.abc import Iterator
 
 from .. import db
 from . import tablegen
-from .chunks import (chunk_dir, chunk_file, generated_ahead, is_driver_error, load_local, raise_if_not_the_table,
-                     seed_error)
+from .chunks import chunk_dir, chunk_file, generated_ahead, in_one_line, load_local, seed_error
 from ..errors import LoadgenError, SchemaRefused, SeedError, UsageError, WorkloadError
 from .schemas import create_tables, queried_table, read_schema_file, reflect
 from .tableinfo import table_info
@@ -60,25 +59,20 @@ def ensure(conn, spec, progress=None, free_bytes: int | None = None, home: Path 
     """dataset.ensure for your own table: seed a schema file's table, or inspect an existing one.
     The server's errors become one-line LoadgenErrors that never advise dropping the user's data.
     may_seed: None, or why this server may not be written to (dataset.ensure)."""
-    try:
+    def failed(text: str) -> LoadgenError:
+        if spec.existing:
+            return WorkloadError(f"cannot read {spec.database}.{spec.table}: {text}",
+                                 "check the table and the user's grants")
+        return SeedError(f"seeding {spec.schema} into {spec.database} failed: {text}",
+                         f"drop the database {spec.database} (loadgen's own) and re-run")
+
+    def prepare():
         if spec.existing:
             return inspect_existing(conn, spec)
         return ensure_seeded(conn, spec, progress, free_bytes, home, may_seed)
-    except LoadgenError as exc:
-        if db.interrupted(exc):  # a cleanup's error after Ctrl-C/SIGTERM: it was an interruption
-            raise KeyboardInterrupt from None
-        raise
-    except Exception as exc:  # only the driver's errors become one line
-        if not is_driver_error(exc):
-            raise
-        raise_if_not_the_table(exc, f"preparing {spec.database}.{spec.table or spec.schema_label}",
-                               "nothing is damaged")
-        text = db.error_text(exc)
-        if spec.existing:
-            raise WorkloadError(f"cannot read {spec.database}.{spec.table}: {text}",
-                                "check the table and the user's grants") from None
-        raise SeedError(f"seeding {spec.schema} into {spec.database} failed: {text}",
-                        f"drop the database {spec.database} (loadgen's own) and re-run") from None
+
+    return in_one_line(prepare, f"preparing {spec.database}.{spec.table or spec.schema_label}", "nothing is damaged",
+                       failed)
 
 
 def ensure_seeded(conn, spec, progress=None, free_bytes: int | None = None, home: Path | None = None,
