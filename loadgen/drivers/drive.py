@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import threading
 import time
+from dataclasses import dataclass
 from typing import Callable
 
 from ..errors import UsageError
@@ -72,19 +73,34 @@ def check_threads(threads: int) -> int:
     return threads
 
 
+@dataclass(frozen=True)
+class DriverChoice:
+    """--driver, --threads and --pipeline resolved and checked (choose()): the only form in which
+    a driver reaches Drive."""
+
+    driver: str  # native or python, never auto
+    threads: int = 1
+    pipeline: int = 1
+
+
+def choose(driver: str | None = "auto", threads: int = 1, pipeline: int = 1) -> DriverChoice:
+    """The one place a --driver name becomes a loop: auto resolved (native when built), --threads
+    and --pipeline checked against it. The runner calls it once, before any server starts."""
+    name = resolve_driver(driver)
+    return DriverChoice(name, check_threads(threads), check_pipeline(pipeline, name))
+
+
 class Drive:
     """The driver's connections, opened before the sampler starts (so a statement that fails to
     prepare stops the run before anything is measured), then run() once, then close()."""
 
-    def __init__(self, server, database: str, workload: Workload, driver: str = "auto", threads: int = 1,
-                 query: str | None = None, key_offset: int = 0, pipeline: int = 1, key_map=None):
-        """query: SQL with one ? bound to each key (--query), None for the built-in point select;
+    def __init__(self, server, database: str, workload: Workload, choice: DriverChoice, query: str | None = None,
+                 key_offset: int = 0, key_map=None):
+        """choice: the loop, connections and queries in flight per connection (choose());
+        query: SQL with one ? bound to each key (--query), None for the built-in point select;
         key_offset: added to the order's ids (a table whose keys start above 1); key_map: or, for
-        a table whose keys have gaps, the keys the ids 1..len stand for (tableinfo.read_keys);
-        pipeline: queries in flight per connection (--pipeline, native only)."""
-        self.driver = resolve_driver(driver)  # the one place a name becomes a loop
-        self.threads = check_threads(threads)
-        self.pipeline = check_pipeline(pipeline, self.driver)
+        a table whose keys have gaps, the keys the ids 1..len stand for (tableinfo.read_keys)."""
+        self.driver, self.threads, self.pipeline = choice.driver, choice.threads, choice.pipeline
         self.workload = workload
         self.key_offset = key_offset
         self.key_map = key_map

@@ -19,7 +19,7 @@ from ..seeding import dataset, usertable
 from ..measure import hostload, tablestats
 from ..seeding.dataset import DatasetInfo, DatasetSpec
 from ..seeding.indexmap import CannotModel, IndexMap, read_index_map
-from ..drivers.drive import Drive
+from ..drivers.drive import Drive, DriverChoice, choose
 from ..drivers.python import DriverState
 from ..errors import Interrupted, LoadgenError, ResultError, UsageError, WorkloadError
 from ..workload.orders import Workload
@@ -190,11 +190,12 @@ def run_pools(
     pool, pool by pool. out_for(pool, workload): where that run's file goes, asked right before it
     starts (default_path claims the name, so never for a run that does not happen)."""
     reporter = reporter or QuietReporter()
+    choice = choose(driver, threads, pipeline)  # a usage error before any server starts
     results = []
     if pools and pools[0] is not None:
         server_spec = dataclasses.replace(server_spec, pool_bytes=pools[0])
     with provisioned(server_spec, dataset_spec, reporter.say) as server:
-        check_connections(server, threads)  # before seeding, which may take minutes
+        check_connections(server, choice.threads)  # before seeding, which may take minutes
         info = prepare_dataset(server, dataset_spec, reporter, count_after=True)
         asked = list(workloads)
         workloads = [usertable.retarget(w, info) for w in workloads]
@@ -204,8 +205,8 @@ def run_pools(
             for given, workload in zip(asked, workloads):
                 out = out_for(pool, given)
                 cold = server.restart_cold()
-                results.append(measure(server, info, workload, cold, out, sample_interval_s, reporter,
-                                       driver=driver, threads=threads, pipeline=pipeline, predict=predict))
+                results.append(measure(server, info, workload, cold, out, sample_interval_s, reporter, choice,
+                                       predict=predict))
         finish_dataset(server, info, results, reporter)
     return results
 
@@ -218,12 +219,11 @@ def measure(
     out: Path,
     sample_interval_s: float,
     reporter: Reporter,
-    driver: str = "auto",
-    threads: int = 1,
-    pipeline: int = 1,
+    choice: DriverChoice,
     predict: Predict | None = None,
 ) -> RunResult:
-    """Drive one workload with the sampler on; write the result; raise if it did not complete."""
+    """Drive one workload with the sampler on (choice: drive.choose()'s loop, connections and
+    pipeline); write the result; raise if it did not complete."""
     key_map = info.key_map
     if workload.order == "trace" and (info.key_offset or key_map is not None):
         # a trace's keys are the table's own, queried as they are (gaps and all)
@@ -232,8 +232,8 @@ def measure(
         if key_map is not None:
             key_map, predict = None, None  # the model places keys by their rank among those that exist
             reporter.say("note: no prediction: a trace replays its own keys, and this table's keys have gaps")
-    drive = Drive(server, info.database, workload, driver, threads, query=info.query, key_offset=info.key_offset,
-                  pipeline=pipeline, key_map=key_map)
+    drive = Drive(server, info.database, workload, choice, query=info.query, key_offset=info.key_offset,
+                  key_map=key_map)
     # Everything opened from here to the run's own try/finally is closed on every path: an error
     # or Ctrl-C while the server settles (up to 15 s) once left the driver's connections open (B3).
     with contextlib.ExitStack() as opened:
