@@ -125,7 +125,7 @@ def splice(base_p, base_f, scans: dict[int, list[int]], refs: dict[int, mp.Refs]
     return np.concatenate(parts_p), np.concatenate(parts_f), spans
 
 
-def _reads(pages, flags, space, pool, leaf_pages: int, upto: int | None = None) -> tuple[int, int]:
+def trace_reads(pages, flags, space, pool, leaf_pages: int, upto: int | None = None) -> tuple[int, int]:
     """(pages read, references) of the trace's first `upto` references."""
     trace = mp.Trace()
     trace.add(pages[:upto], flags[:upto])
@@ -164,13 +164,13 @@ def advise(spec: mixspec.MixSpec, tables: dict[str, dict], pool_bytes: int, qps:
             pool = pool_model(pool_bytes, v, flavor, qps)
             if spec.writes and pool.cleaner_depth:
                 pool = dataclasses.replace(pool, cleaner_ticks=0)  # as mixmodel.pool_of
-            total, _ = _reads(pages, flags, space, pool, leaf_pages)
-            base_total, base_refs = _reads(base_p, base_f, space, pool, leaf_pages)
-            pre, pre_refs = _reads(pages, flags, space, pool, leaf_pages, before_first)
+            total, _ = trace_reads(pages, flags, space, pool, leaf_pages)
+            base_total, base_refs = trace_reads(base_p, base_f, space, pool, leaf_pages)
+            pre, pre_refs = trace_reads(pages, flags, space, pool, leaf_pages, before_first)
             scan_reads = 0
             for lo, hi in spans:
-                scan_reads += _reads(pages, flags, space, pool, leaf_pages, hi)[0] - \
-                    _reads(pages, flags, space, pool, leaf_pages, lo)[0]
+                scan_reads += trace_reads(pages, flags, space, pool, leaf_pages, hi)[0] - \
+                    trace_reads(pages, flags, space, pool, leaf_pages, lo)[0]
             lookups = total - scan_reads
             refs_after = base_refs - pre_refs
             points.append(Point(t_ms, pct, lookups, base_total, scan_reads, refs_after,

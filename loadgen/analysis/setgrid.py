@@ -161,8 +161,8 @@ def predicted_after(run: dict, op: int) -> dict:
     at_scan = at_base + _shift_before(spans, at_base)
     out = {}
     for key, (p, f, at) in {"with_scan": (pages, flags, at_scan), "no_scan": (base_p, base_f, at_base)}.items():
-        total, refs_total = scanadvice._reads(p, f, space, pool, leaf_pages)
-        pre, refs_pre = scanadvice._reads(p, f, space, pool, leaf_pages, at)
+        total, refs_total = scanadvice.trace_reads(p, f, space, pool, leaf_pages)
+        pre, refs_pre = scanadvice.trace_reads(p, f, space, pool, leaf_pages, at)
         out[key] = {"reads": total - pre, "refs": refs_total - refs_pre, "hit_ratio": _hit(total - pre,
                                                                                           refs_total - refs_pre)}
         if key == "no_scan":

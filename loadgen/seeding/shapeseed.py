@@ -142,7 +142,7 @@ def text_mean(target: float, max_len: int) -> int:
     draws = [rnd.getrandbits(64) for _ in range(4096)]
 
     def average(mean: int) -> float:
-        return sum(tablegen._text_len(r, mean, max_len) for r in draws) / len(draws)
+        return sum(tablegen.text_len(r, mean, max_len) for r in draws) / len(draws)
 
     lo, hi = 1, max(1, 4 * max_len)
     while lo < hi:

@@ -231,7 +231,7 @@ def _splitmix(s: list[int]) -> int:
     return z ^ (z >> 31)
 
 
-def _text_len(r: int, mean: int, max_len: int) -> int:
+def text_len(r: int, mean: int, max_len: int) -> int:
     n = 1 + (r & 0xFFFFFFFF) % mean + ((r >> 32) & 0x3FFFFFF) % mean
     if r >> 58 == 0:
         n *= 4
@@ -283,7 +283,7 @@ def _py_lines(p: Plan, pool: bytes, seed: int, first: int, last: int) -> bytes:
                     v += "." + str(r2 % 10 ** c).zfill(c)[-c:] * (c > 0) + "0" * (b - c)
                 values.append(v)
             elif kind == K_TEXT:
-                n_chars = _text_len(r1, b, a)
+                n_chars = text_len(r1, b, a)
                 at = r2 % (len(pool) - a)
                 values.append(text[at:at + n_chars])
             elif kind == K_TIMEPOINT:
@@ -296,7 +296,7 @@ def _py_lines(p: Plan, pool: bytes, seed: int, first: int, last: int) -> bytes:
             elif kind == K_JSON:
                 tag_len = 3 + (r1 >> 20) % 8
                 tag_at = (r1 >> 40) % (len(pool) - 16)
-                note_len = _text_len(r2, b, a)
+                note_len = text_len(r2, b, a)
                 note_at = (r2 >> 24) % (len(pool) - a)
                 values.append(f'{{"n": {n}, "v": {r1 % 100000}, "tag": "{text[tag_at:tag_at + tag_len]}", '
                               f'"note": "{text[note_at:note_at + note_len]}"}}')

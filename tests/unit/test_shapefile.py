@@ -114,7 +114,7 @@ def test_text_lengths_are_calibrated_to_the_sampled_average(target, max_len):
     import random
 
     rnd = random.Random(99)  # other draws than the calibration's
-    got = sum(tablegen._text_len(rnd.getrandbits(64), mean, max_len) for _ in range(20000)) / 20000
+    got = sum(tablegen.text_len(rnd.getrandbits(64), mean, max_len) for _ in range(20000)) / 20000
     assert abs(got - target) / target < 0.03, (mean, got)
 
 
