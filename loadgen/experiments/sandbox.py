@@ -9,18 +9,17 @@ sandbox sweeps the cgroup and swap it left (orphans.py).
 """
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import json
 import os
 import signal
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
 from ..errors import LoadgenError, UsageError
+from ..shield import shielded
 from ..units import format_bytes
 from . import orphans, osmem
 from .memcg import MemoryCgroup
@@ -38,27 +37,6 @@ OOM_RETRIES = 2
 
 class OomKilled(LoadgenError):
     """The child was OOM-killed inside its memory cgroup."""
-
-
-@contextlib.contextmanager
-def deferred_signals():
-    """Hold SIGINT/SIGTERM until the block is done; then raise KeyboardInterrupt if one came."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    pending: list[int] = []
-
-    def _defer(signum, frame):
-        pending.append(signum)
-
-    old = {s: signal.signal(s, _defer) for s in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield
-    finally:
-        for s, handler in old.items():
-            signal.signal(s, handler)
-        if pending:
-            raise KeyboardInterrupt
 
 
 def run_child(calls: list[dict], cgroup: MemoryCgroup | None = None) -> tuple[list[dict], dict]:
@@ -164,16 +142,16 @@ class Sandbox:
 
     def __enter__(self) -> Sandbox:
         try:
-            with deferred_signals():
+            with shielded(hold_max=None):
                 self._setup()
         except BaseException:
-            with deferred_signals():
+            with shielded(hold_max=None):
                 self.close()
             raise
         return self
 
     def __exit__(self, *exc) -> None:
-        with deferred_signals():
+        with shielded(hold_max=None):
             self.close()
 
     def _setup(self) -> None:

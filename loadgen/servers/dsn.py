@@ -14,7 +14,7 @@ from ..db import Endpoint
 from ..errors import ProvisionError, UsageError
 from ..units import format_bytes
 from . import MIN_POOL_BYTES, ColdStart, Server, check_pool_minimum
-from .shield import Insisted, shielded
+from ..shield import Insisted, shielded
 
 
 def parse_dsn(dsn: str) -> Endpoint:
@@ -201,7 +201,7 @@ class DsnServer(Server):
         returns why that failed. A Ctrl-C or SIGTERM that lands between a query and its result
         leaves `conn` out of sync (2014 on every later query): a fresh connection then does it,
         and the interrupt, not the 2014, is what the caller sees. A Ctrl-C while this runs waits
-        for it (shield.py); one insisted on stops it, and what to set by hand is said."""
+        for it (loadgen/shield.py); one insisted on stops it, and what to set by hand is said."""
         try:
             with shielded(f"giving the server its pool of {format_bytes(size)} back", self.say):
                 return self._set_pool_back(conn, size, details)

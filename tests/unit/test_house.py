@@ -17,7 +17,7 @@ PACKAGE = ROOT / "loadgen"
 # __version__) is the ground.
 FLOORS = {
     "loadgen": 0, "errors": 0,
-    "units": 1, "paths": 1,
+    "units": 1, "paths": 1, "shield": 1,
     "numfmt": 2, "inputs": 2, "db": 2, "native": 2,
     "results": 3,
     "seeding": 4, "workload": 4,
