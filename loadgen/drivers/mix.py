@@ -25,7 +25,7 @@ from typing import Callable
 from .. import db
 from ..measure.histogram import Histogram
 from ..workload.statements import Statement
-from .python import close_quietly
+from .python import close_quietly, tick, timed
 
 PROGRESS_EVERY = 1024
 
@@ -89,50 +89,44 @@ class PythonMix:
         import MySQLdb
 
         clock = time.perf_counter_ns
-        started = time.monotonic()
         state.driver = self.name
         texts = {i: [(st, st.reads_rows) for st in plan] for i, plan in self.plans.items()}
         try:
-            for chunk in chunks:
-                streams, keys, lengths = chunk.stream.tolist(), chunk.key.tolist(), chunk.length.tolist()
-                for j, s in enumerate(streams):
-                    raw = keys[j]
-                    key = raw + self.key_offsets.get(s, 0)
-                    end = key + lengths[j] - 1
-                    op = chunk.start + j
-                    conn = self.conns[s]
-                    stats = state.streams[s]
-                    rows = 0
-                    t0 = clock()
-                    try:
-                        for st, reads in texts[s]:
-                            conn.query(st.text(key, end, op, raw))
-                            if reads:
-                                result = conn.store_result()
-                                rows += len(result.fetch_row(0)) if result is not None else 0
-                            else:
-                                rows += max(0, conn.affected_rows())
-                    except (MySQLdb.OperationalError, MySQLdb.InterfaceError, MySQLdb.ProgrammingError,
-                            MySQLdb.IntegrityError, MySQLdb.DataError, MySQLdb.InternalError) as exc:
-                        if db.is_connection_lost(exc) or isinstance(exc, MySQLdb.InterfaceError):
-                            state.error = db.error_text(exc)
-                            return state
-                        stats.errors += 1
-                        stats.first_error = stats.first_error or db.error_text(exc)
-                    stats.histogram.record(clock() - t0)
-                    stats.ops += 1
-                    stats.rows += rows
-                    state.ops = op + 1
-                    if not state.ops % PROGRESS_EVERY:
-                        if progress is not None:
-                            progress(state.ops)
-                        if stop is not None and stop.is_set():
-                            return state
-        except KeyboardInterrupt:
-            state.interrupted = True
-            raise
+            with timed(state):
+                for chunk in chunks:
+                    streams, keys, lengths = chunk.stream.tolist(), chunk.key.tolist(), chunk.length.tolist()
+                    for j, s in enumerate(streams):
+                        raw = keys[j]
+                        key = raw + self.key_offsets.get(s, 0)
+                        end = key + lengths[j] - 1
+                        op = chunk.start + j
+                        conn = self.conns[s]
+                        stats = state.streams[s]
+                        rows = 0
+                        t0 = clock()
+                        try:
+                            for st, reads in texts[s]:
+                                conn.query(st.text(key, end, op, raw))
+                                if reads:
+                                    result = conn.store_result()
+                                    rows += len(result.fetch_row(0)) if result is not None else 0
+                                else:
+                                    rows += max(0, conn.affected_rows())
+                        except (MySQLdb.OperationalError, MySQLdb.InterfaceError, MySQLdb.ProgrammingError,
+                                MySQLdb.IntegrityError, MySQLdb.DataError, MySQLdb.InternalError) as exc:
+                            if db.is_connection_lost(exc) or isinstance(exc, MySQLdb.InterfaceError):
+                                state.error = db.error_text(exc)
+                                return state
+                            stats.errors += 1
+                            stats.first_error = stats.first_error or db.error_text(exc)
+                        stats.histogram.record(clock() - t0)
+                        stats.ops += 1
+                        stats.rows += rows
+                        state.ops = op + 1
+                        if not state.ops % PROGRESS_EVERY:
+                            if tick(progress, stop, state.ops):
+                                return state
         finally:
-            state.elapsed_s += time.monotonic() - started
             if progress is not None:
                 progress(state.ops)
         return state

@@ -9,36 +9,24 @@ errors and latency histogram are kept in C; MixState's live counts read them whi
 from __future__ import annotations
 
 import threading
-import time
 from array import array
 from typing import Callable
 
 import numpy as np
 
+from .. import native
 from ..db import Endpoint
-from ..errors import LoadgenError, ProvisionError, UsageError
+from ..errors import UsageError
 from ..measure.histogram import N_BUCKETS
 from ..workload.statements import Statement
 from .mix import MixState
-from .python import close_quietly
-
-BUDGET_NS = 100_000_000  # control back to Python at least every 0.1 s
-CONNECT_TIMEOUT_S = 10
-
-
-def _ext():
-    from .. import native
-
-    return native.extension()
+from .native import BUDGET_NS, CONNECT_TIMEOUT_S, extension_with, query_error
+from .python import close_quietly, tick, timed
 
 
 def available() -> bool:
     """True when the extension was built with the mix loop (against libmariadb/libmysqlclient)."""
-    try:
-        ext = _ext()
-    except LoadgenError:
-        return False
-    return hasattr(ext, "mix_open") and getattr(ext, "QUERY_BUCKETS", None) == N_BUCKETS
+    return extension_with("mix_open") is not None
 
 
 class NativeMix:
@@ -62,7 +50,7 @@ class NativeMix:
         self.n = max(plans) + 1 if plans else 0
 
     def open(self, server, database: str | None) -> None:
-        self.ext = _ext()
+        self.ext = native.extension()
         endpoint: Endpoint = server.endpoint
         streams = [(i, int(self.key_offsets.get(i, 0)),
                     [(st.sql, bytes(st.params), st.reads_rows) for st in plan]) for i, plan in self.plans.items()]
@@ -72,14 +60,7 @@ class NativeMix:
                 endpoint.password, endpoint.unix_socket, database, CONNECT_TIMEOUT_S, streams,
                 self.one_connection, self.pipeline)
         except self.ext.QueryError as exc:
-            code, message, stage = exc.args
-            text = f"{message} ({code})" if code else message
-            if stage == "connect":
-                from ..db import auth_plugin_hint
-
-                raise ProvisionError(f"cannot connect to {endpoint.describe()}: {text}",
-                                     auth_plugin_hint(Exception(code, message))
-                                     or "check that the server is running and the DSN/credentials are right") from None
+            _, text, stage = query_error(exc, endpoint)
             if stage == "pipeline":
                 raise UsageError(f"cannot pipeline this mix: {text}", "run it without --pipeline") from None
             index = int(stage.partition(":")[2] or 0)
@@ -98,29 +79,24 @@ class NativeMix:
         state.driver = self.name
         state.latency_kind = "pipelined_response" if self.pipeline > 1 else "per_op"
         state.live = self._live
-        started = time.monotonic()
         try:
-            for chunk in chunks:
-                stream = np.ascontiguousarray(chunk.stream, dtype=np.uint16)
-                key = np.ascontiguousarray(chunk.key, dtype=np.uint64)
-                length = np.ascontiguousarray(chunk.length, dtype=np.uint32)
-                pos = 0
-                while pos < len(chunk):
-                    done, err, message = ext.mix_run(handle, stream, key, length, pos, chunk.start, counts, BUDGET_NS)
-                    pos += done
-                    state.ops = chunk.start + pos
-                    if err:
-                        state.error = f"{message} ({err})"
-                        return state
-                    if progress is not None:
-                        progress(state.ops)
-                    if stop is not None and stop.is_set():
-                        return state
-        except KeyboardInterrupt:
-            state.interrupted = True
-            raise
+            with timed(state):
+                for chunk in chunks:
+                    stream = np.ascontiguousarray(chunk.stream, dtype=np.uint16)
+                    key = np.ascontiguousarray(chunk.key, dtype=np.uint64)
+                    length = np.ascontiguousarray(chunk.length, dtype=np.uint32)
+                    pos = 0
+                    while pos < len(chunk):
+                        done, err, message = ext.mix_run(handle, stream, key, length, pos, chunk.start, counts,
+                                                         BUDGET_NS)
+                        pos += done
+                        state.ops = chunk.start + pos
+                        if err:
+                            state.error = f"{message} ({err})"
+                            return state
+                        if tick(progress, stop, state.ops):
+                            return state
         finally:
-            state.elapsed_s += time.monotonic() - started
             state.ops = max(state.ops, ext.mix_count(handle)[0])
             state.live = None
             self._collect(state, counts)

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import itertools
 import threading
-import time
 from array import array
 from typing import Callable
 from collections.abc import Iterable
@@ -35,7 +34,7 @@ from .. import native
 from ..db import Endpoint
 from ..errors import LoadgenError, ProvisionError, WorkloadError
 from ..measure.histogram import N_BUCKETS
-from .python import DriverState, close_quietly
+from .python import DriverState, close_quietly, tick, timed
 
 PREPARED_QUERY = "SELECT alias FROM message WHERE id = ?"
 CHUNK_IDS = 4096
@@ -46,17 +45,35 @@ FNV_OFFSET = 0xCBF29CE484222325
 FNV_PRIME = 0x100000001B3
 
 
-def _ext():
-    return native.extension()
+def extension_with(entry: str):
+    """The extension when it was built with the C loop `entry` (query_open: querydrv.c,
+    mix_open: mixdrv.c) against libmariadb/libmysqlclient, timing into this Histogram's buckets;
+    None otherwise."""
+    try:
+        ext = native.extension()
+    except LoadgenError:
+        return None
+    return ext if hasattr(ext, entry) and getattr(ext, "QUERY_BUCKETS", None) == N_BUCKETS else None
+
+
+def query_error(exc, endpoint: Endpoint) -> tuple[int, str, str]:
+    """A C loop's QueryError as (code, text, stage); one that failed to connect raised as the
+    one-line ProvisionError every C loop gives."""
+    code, message, stage = exc.args
+    text = f"{message} ({code})" if code else message
+    if stage == "connect":
+        from ..db import auth_plugin_hint
+
+        raise ProvisionError(f"cannot connect to {endpoint.describe()}: {text}",
+                             auth_plugin_hint(Exception(code, message))
+                             or ("check that the server is running and the DSN/credentials are right"
+                                 if code != 1045 else "check the user and password")) from None
+    return code, text, stage
 
 
 def available() -> bool:
-    """True when the extension was built against libmariadb/libmysqlclient."""
-    try:
-        ext = _ext()
-    except LoadgenError:
-        return False
-    return hasattr(ext, "query_open") and getattr(ext, "QUERY_BUCKETS", None) == N_BUCKETS
+    """True when the extension was built with the query loop (against libmariadb/libmysqlclient)."""
+    return extension_with("query_open") is not None
 
 
 def row_digest(rows: Iterable[tuple], digest: int = FNV_OFFSET) -> int:
@@ -78,7 +95,7 @@ class NativeQueries:
 
     def __init__(self, endpoint: Endpoint, database: str | None, sql: str = PREPARED_QUERY,
                  verify: bool = False, pipeline: int = 1):
-        self.ext = _ext()
+        self.ext = native.extension()
         if not hasattr(self.ext, "query_open"):
             raise LoadgenError("the native driver is not built into loadgen._native",
                                "install libmariadb-dev and pkg-config, rebuild (pip install -e .), "
@@ -89,15 +106,7 @@ class NativeQueries:
                 endpoint.user, endpoint.password, endpoint.unix_socket, database, sql,
                 CONNECT_TIMEOUT_S, verify, pipeline)
         except self.ext.QueryError as exc:
-            code, message, stage = exc.args
-            text = f"{message} ({code})" if code else message
-            if stage == "connect":
-                from ..db import auth_plugin_hint
-
-                raise ProvisionError(f"cannot connect to {endpoint.describe()}: {text}",
-                                     auth_plugin_hint(Exception(code, message))
-                                     or ("check that the server is running and the DSN/credentials are right"
-                                         if code != 1045 else "check the user and password")) from None
+            code, text, stage = query_error(exc, endpoint)
             if stage == "prepare" and pipeline > 1 and not code:
                 raise WorkloadError(f"cannot pipeline {sql!r}: {text}",
                                     "run without --pipeline") from None
@@ -146,33 +155,27 @@ def run_queries_native(
     t0 = native.query_totals(handle)
     s0 = (state.queries, state.rows, hist.count, hist.total_ns, state.empty)
     it = iter(ids)
-    started = time.monotonic()
     try:
-        while True:
-            chunk = array("Q", itertools.islice(it, CHUNK_IDS))
-            if not chunk:
-                break
-            pos = 0
-            while pos < len(chunk):
-                step = native.query_run(handle, chunk, pos, counts, BUDGET_NS)
-                pos += step.done
-                state.queries += step.done
-                state.rows += step.rows
-                state.empty += step.empty
-                queries.digest = step.digest
-                hist.add_chunk(step.done, step.total_ns, step.min_ns, step.max_ns)
-                if step.err:
-                    state.error, state.error_code = f"{step.message} ({step.err})", step.err
-                    return state
-                if progress is not None:
-                    progress(state.queries)
-                if stop is not None and stop.is_set():
-                    return state
-    except KeyboardInterrupt:
-        state.interrupted = True
-        raise
+        with timed(state):
+            while True:
+                chunk = array("Q", itertools.islice(it, CHUNK_IDS))
+                if not chunk:
+                    break
+                pos = 0
+                while pos < len(chunk):
+                    step = native.query_run(handle, chunk, pos, counts, BUDGET_NS)
+                    pos += step.done
+                    state.queries += step.done
+                    state.rows += step.rows
+                    state.empty += step.empty
+                    queries.digest = step.digest
+                    hist.add_chunk(step.done, step.total_ns, step.min_ns, step.max_ns)
+                    if step.err:
+                        state.error, state.error_code = f"{step.message} ({step.err})", step.err
+                        return state
+                    if tick(progress, stop, state.queries):
+                        return state
     finally:
-        state.elapsed_s += time.monotonic() - started
         state.live = None
         t1 = native.query_totals(handle)
         done = t1.queries - t0.queries
@@ -215,5 +218,5 @@ class NativeLoop:
 def bucket_counts(values_ns: Iterable[int]):
     """Histogram counts of values (ns) as the C loop buckets them (for tests against Python)."""
     counts = array("Q", bytes(8 * N_BUCKETS))
-    _ext().query_buckets(array("Q", values_ns), counts)
+    native.extension().query_buckets(array("Q", values_ns), counts)
     return counts

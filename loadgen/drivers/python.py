@@ -7,11 +7,12 @@ time in the client).
 """
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from dataclasses import dataclass, field
 from typing import Callable
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from .. import db
 from ..measure.histogram import Histogram
@@ -69,26 +70,20 @@ def run_queries(
     n = state.queries
     rows = state.rows
     empty = state.empty
-    started = time.monotonic()
     try:
-        for i in ids:
-            t0 = clock()
-            query(query_format % i)
-            result = store()
-            got = len(result.fetch_row(0)) if result is not None else 0
-            rows += got
-            empty += not got
-            record(clock() - t0)
-            n += 1
-            state.queries = n
-            if not n % PROGRESS_EVERY:
-                if progress is not None:
-                    progress(n)
-                if stop is not None and stop.is_set():
+        with timed(state):
+            for i in ids:
+                t0 = clock()
+                query(query_format % i)
+                result = store()
+                got = len(result.fetch_row(0)) if result is not None else 0
+                rows += got
+                empty += not got
+                record(clock() - t0)
+                n += 1
+                state.queries = n
+                if not n % PROGRESS_EVERY and tick(progress, stop, n):
                     break
-    except KeyboardInterrupt:
-        state.interrupted = True
-        raise
     except MySQLdb.Error as exc:  # the server gone, or refusing the statement: said apart by the code
         state.error = db.error_text(exc)
         code = exc.args[0] if exc.args and isinstance(exc.args[0], int) else None
@@ -97,10 +92,31 @@ def run_queries(
         state.queries = n
         state.rows = rows
         state.empty = empty
-        state.elapsed_s += time.monotonic() - started
         if progress is not None:
             progress(n)
     return state
+
+
+@contextlib.contextmanager
+def timed(state) -> Iterator[None]:
+    """A loop's run, every loop's bookkeeping (a DriverState or a MixState): Ctrl-C marks the state
+    interrupted and goes on up, so callers' cleanup runs; the time it ran is added to
+    state.elapsed_s whatever happens."""
+    started = time.monotonic()
+    try:
+        yield
+    except KeyboardInterrupt:
+        state.interrupted = True
+        raise
+    finally:
+        state.elapsed_s += time.monotonic() - started
+
+
+def tick(progress: Callable[[int], None] | None, stop: threading.Event | None, done: int) -> bool:
+    """Report `done` to progress; True when --threads' stop event is set (the loop stops)."""
+    if progress is not None:
+        progress(done)
+    return stop is not None and stop.is_set()
 
 
 def close_quietly(resource) -> None:

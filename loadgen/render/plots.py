@@ -146,10 +146,14 @@ def advice_series(advs: list) -> list[dict]:
 def write_curve_plots(series: list[dict], directory: Path, title: str) -> list[Path]:
     """curve.png and curve.svg from plot_curve_band."""
     directory.mkdir(parents=True, exist_ok=True)
-    fig = plot_curve_band(series, title)
+    return _save(plot_curve_band(series, title), directory, "curve")
+
+
+def _save(fig, directory: Path, name: str) -> list[Path]:
+    """The figure as NAME.png and NAME.svg in directory, then closed."""
     paths = []
     for ext in ("png", "svg"):
-        path = directory / f"curve.{ext}"
+        path = directory / f"{name}.{ext}"
         fig.savefig(path, format=ext, dpi=110)
         paths.append(path)
     _plt().close(fig)
@@ -188,11 +192,7 @@ def write_plots(results: list[Document], directory: Path) -> list[Path]:
     directory.mkdir(parents=True, exist_ok=True)
     paths = []
     for name, fig in figures(results):
-        for ext in ("png", "svg"):
-            path = directory / f"{name}.{ext}"
-            fig.savefig(path, format=ext, dpi=110)
-            paths.append(path)
-        _plt().close(fig)
+        paths += _save(fig, directory, name)
     return paths
 
 

@@ -90,15 +90,21 @@ def parse(text: str, source: str = "<workload>", base: Path | None = None, defau
     return _build(doc, Where(source), base or Path.cwd(), defaults or {})
 
 
+def _refuse_unknown(given: dict, allowed: set[str], w: Where, before: str, after: str, taker: str) -> None:
+    """The first key of `given` that is not allowed, refused in one line that lists the allowed."""
+    unknown = set(given) - allowed
+    if unknown:
+        raise w.fail(f"{before}unknown key {sorted(unknown)[0]!r}{after}",
+                     f"{taker} takes: {', '.join(sorted(allowed))}")
+
+
 def from_document(doc: dict, source: str, base: Path) -> MixSpec:
     """A spec from an already parsed document (a result file's workload.mix), with the file's checks."""
     return _build(doc, Where(source), base, {})
 
 
 def _build(doc: dict, w: Where, base: Path, defaults: dict) -> MixSpec:
-    unknown = set(doc) - TOP_KEYS
-    if unknown:
-        raise w.fail(f"unknown key {sorted(unknown)[0]!r}", f"the top level takes: {', '.join(sorted(TOP_KEYS))}")
+    _refuse_unknown(doc, TOP_KEYS, w, "", "", "the top level")
     fmt = doc.get("format", defaults.get("format"))
     if fmt is None:
         raise w.fail("no `format`", f"start the file with format = {FORMAT}")
@@ -148,10 +154,7 @@ def _table(name: str, t, w: Where, base: Path) -> TableSpec:
         raise w.fail(f"table name {name!r} is not a plain identifier", "use letters, digits and _ (at most 64)")
     if not isinstance(t, dict):
         raise w.fail(f"[tables.{name}] must be a table of keys (schema, rows)")
-    unknown = set(t) - TABLE_KEYS
-    if unknown:
-        raise w.fail(f"unknown key {sorted(unknown)[0]!r} in [tables.{name}]",
-                     f"a table takes: {', '.join(sorted(TABLE_KEYS))}")
+    _refuse_unknown(t, TABLE_KEYS, w, "", f" in [tables.{name}]", "a table")
     existing = t.get("existing")
     if existing is not None:
         if not isinstance(existing, str) or not re.match(r"^\w{1,64}\.\w{1,64}$", existing):
@@ -202,10 +205,7 @@ def _stream(i: int, s, w: Where, base: Path, tables: dict[str, TableSpec]) -> St
         raise w.fail(f"{where}: name {name!r} is not a name",
                      "letters, digits, _ . - (at most 64), e.g. name = \"read\"")
     where = f"stream {name!r}"
-    unknown = set(s) - STREAM_KEYS
-    if unknown:
-        raise w.fail(f"{where}: unknown key {sorted(unknown)[0]!r}",
-                     f"a stream takes: {', '.join(sorted(STREAM_KEYS))}")
+    _refuse_unknown(s, STREAM_KEYS, w, f"{where}: ", "", "a stream")
     table = s.get("table")
     if table not in tables:
         raise w.fail(f"{where}: unknown table {table!r}",

@@ -32,25 +32,19 @@ from .mixfile import parse
 
 DEFAULT_ROWS = 300_000
 
-_YCSB_TABLE = """format = 1
+# The head of a preset's file: one table of a built-in schema ({operations}, {description} and
+# {rows} are filled in per preset).
+_TABLE = """format = 1
 seed = 1
-operations = {operations}
-description = "{description}"
+operations = {{operations}}
+description = "{{description}}"
 
-[tables.usertable]
-schema = "ycsb"
-rows = {rows}
+[tables.{table}]
+schema = "{schema}"
+rows = {{rows}}
 """
-
-_SBTEST_TABLE = """format = 1
-seed = 1
-operations = {operations}
-description = "{description}"
-
-[tables.sbtest1]
-schema = "sbtest"
-rows = {rows}
-"""
+_YCSB_TABLE = _TABLE.format(table="usertable", schema="ycsb")
+_SBTEST_TABLE = _TABLE.format(table="sbtest1", schema="sbtest")
 
 
 def _stream(name: str, op: str, share: str, keys: str | None, extra: str = "", table: str = "usertable") -> str:

@@ -53,22 +53,28 @@ class DdlShape:
         return next((i for i, cols in self.indexes.items() if cols and cols[0].lower() == column.lower()), None)
 
 
-def _split_top(body: str) -> list[str]:
-    """Comma-separated items of a parenthesised list, commas inside () or quotes left alone."""
-    items, depth, quote, buf = [], 0, None, []
-    for ch in body:
-        if quote:
-            buf.append(ch)
-            if ch == quote:
-                quote = None
+def _depths(text: str, start: int = 0):
+    """(index, character, depth) from `start` on: depth counts the ( ) around the character, None
+    inside a quoted string or name (its quotes too)."""
+    depth, quote = 0, None
+    for i in range(start, len(text)):
+        ch = text[i]
+        if quote or ch in "'\"`":
+            quote = None if ch == quote else quote or ch
+            yield i, ch, None
             continue
-        if ch in "'\"`":
-            quote = ch
-        elif ch == "(":
+        if ch == "(":
             depth += 1
         elif ch == ")":
             depth -= 1
-        elif ch == "," and depth == 0:
+        yield i, ch, depth
+
+
+def _split_top(body: str) -> list[str]:
+    """Comma-separated items of a parenthesised list, commas inside () or quotes left alone."""
+    items, buf = [], []
+    for _, ch, depth in _depths(body):
+        if ch == "," and depth == 0:
             items.append("".join(buf).strip())
             buf = []
             continue
@@ -80,20 +86,9 @@ def _split_top(body: str) -> list[str]:
 
 def _body(sql: str, open_at: int) -> str | None:
     """The text between the '(' at open_at and its matching ')'."""
-    depth, quote = 0, None
-    for i in range(open_at, len(sql)):
-        ch = sql[i]
-        if quote:
-            if ch == quote:
-                quote = None
-        elif ch in "'\"`":
-            quote = ch
-        elif ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-            if depth == 0:
-                return sql[open_at + 1:i]
+    for i, ch, depth in _depths(sql, open_at):
+        if ch == ")" and depth == 0:
+            return sql[open_at + 1:i]
     return None
 
 
