@@ -318,11 +318,11 @@ def offline_tables(meta: dict, rows: dict[str, int], widths: dict[str, dict[str,
 
 
 def server_tables(conn, names: list[str]) -> dict[str, dict]:
-    """Geometry of each table from the server, read only (seeding/mixseed.py inspect_existing: key range,
+    """Geometry of each table from the server, read only (runner/mixseed.py inspect_existing: key range,
     mysql.innodb_index_stats, measured heights), its leaves re-estimated when the statistics
     look stale (seeding/tableinfo.py stale_sizes)."""
     from .. import db
-    from ..seeding.mixseed import inspect_existing
+    from ..runner.mixseed import inspect_existing
     from ..seeding.schemas import reflect
     from ..seeding.tableinfo import stale_sizes
     from ..seeding.usertable import borrow_conn

@@ -26,10 +26,10 @@ from pathlib import Path
 from typing import Callable
 
 from .. import __version__, db
-from ..seeding import mixseed
+from . import mixseed
 from ..errors import Interrupted, UsageError, WorkloadError
 from ..measure.histogram import Histogram
-from ..seeding.mixseed import MixDataset, TableInfo
+from .mixseed import MixDataset, TableInfo
 from ..paths import free_bytes
 from ..results.documents import Prediction, RunResult, now_iso
 from .single import QuietReporter, Reporter, check_connections, verify_cold, write_result

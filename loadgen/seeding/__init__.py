@@ -10,5 +10,4 @@
   userquery.py  --query and --key-column: the statement each access runs, checked; its index
   tableinfo.py  what is read of the queried table before a run: key range, leaves, stale statistics
   height.py     a B-tree's height, measured as page gets per warm select, and its plausible bounds
-  mixseed.py    a mix's tables (run --workload): seeded, reused or seeded again, their geometry
 """

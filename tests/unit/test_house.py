@@ -20,8 +20,8 @@ FLOORS = {
     "units": 1, "paths": 1, "shield": 1,
     "numfmt": 2, "inputs": 2, "db": 2, "native": 2,
     "results": 3,
-    "seeding": 4, "workload": 4,
-    "servers": 5,
+    "seeding": 4,
+    "workload": 5, "servers": 5,
     "measure": 6,
     "drivers": 7,
     "runner": 8,
@@ -30,9 +30,8 @@ FLOORS = {
     "cli": 11,
     "__main__": 12,
 }
-# what is queried and the tables it is queried in: a workload file names its tables' schemas,
-# a mix's tables are seeded from its spec
-SAME_FLOOR = {("seeding", "workload"), ("workload", "seeding")}
+# Packages of one floor that may import each other (none today: a module cycle would still fail).
+SAME_FLOOR: set[tuple[str, str]] = set()
 MAX_PY_LINES, MAX_C_LINES = 500, 700
 # Files over the limit that another branch of this session owns and is cutting (issue #19): named
 # here so that no new one slips in; each must still be over, so the list shrinks as they are cut.

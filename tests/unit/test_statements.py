@@ -6,7 +6,7 @@ import pytest
 
 from loadgen.errors import UsageError
 from loadgen.runner.mix import plan_statements
-from loadgen.seeding.mixseed import IndexInfo, TableInfo
+from loadgen.runner.mixseed import IndexInfo, TableInfo
 from loadgen.workload import presets
 from loadgen.workload.mixfile import parse
 from loadgen.workload.statements import PARAM_END, PARAM_KEY, PARAM_OP, PARAM_RAW, build

@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import Callable
 
 from .. import db
-from . import tablegen
-from .chunks import chunk_dir, in_one_line
+from ..seeding import tablegen
+from ..seeding.chunks import chunk_dir, in_one_line
 from ..errors import SeedError, UsageError
-from .schemas import SchemaFile, create_tables, reflect
+from ..seeding.schemas import SchemaFile, create_tables, reflect
 from ..units import format_bytes
 from ..workload import tabledefs
 from ..workload.mix import MixSpec, TableSpec
@@ -57,7 +57,7 @@ class MixDataset:
         return sum(int(t.rows) for t in self.seeded)
 
     def identity(self, t: TableSpec) -> dict:
-        from .dataset import schema_text
+        from ..seeding.dataset import schema_text
 
         return {"schema": Path(t.schema).name if "/" in t.schema else t.schema,
                 "schema_hash": hashlib.sha256(_table_sql(schema_text(t.schema), t.name).encode()).hexdigest()[:16],
@@ -175,8 +175,8 @@ def _ensure(conn, data: MixDataset, progress, free_bytes, home, say) -> dict[str
 
 
 def _ensure_table(conn, data: MixDataset, t: TableSpec, progress, free_bytes, home, say) -> TableInfo:
-    from .dataset import schema_dir, schema_text
-    from .usertable import borrow_conn, load
+    from ..seeding.dataset import schema_dir, schema_text
+    from ..seeding.usertable import borrow_conn, load
 
     database, name = data.database, t.name
     identity = data.identity(t)
@@ -251,8 +251,8 @@ def mark_written(conn, data: MixDataset, tables: list[str]) -> None:
 # -- geometry ------------------------------------------------------------------------------------
 def _info(conn, t: TableSpec, database: str, shape, seeded: bool, existing: bool = False,
           key_offset: int = 0, rows: int | None = None) -> TableInfo:
-    from .height import measure_height, secondary_height
-    from .tableinfo import can_read_index_stats
+    from ..seeding.height import measure_height, secondary_height
+    from ..seeding.tableinfo import can_read_index_stats
 
     table = shape.table
     stats: dict[tuple[str, str], int] = {}
@@ -293,8 +293,8 @@ def _info(conn, t: TableSpec, database: str, shape, seeded: bool, existing: bool
 def inspect_existing(conn, t: TableSpec) -> TableInfo:
     """An existing table (--dsn): readable, InnoDB, an integer key; its key range and geometry.
     Nothing is written."""
-    from .dataset import DatasetSpec
-    from .usertable import borrow_conn, inspect_existing as user_inspect
+    from ..seeding.dataset import DatasetSpec
+    from ..seeding.usertable import borrow_conn, inspect_existing as user_inspect
 
     database, table = t.database_table
     spec = DatasetSpec(rows=1, schema=t.existing, database=database, seed=0, table=table, existing=True)
