@@ -17,7 +17,7 @@ from loadgen.measure.histogram import N_BUCKETS, Histogram, bucket_index
 from loadgen.workload.orders import Workload
 
 from ..conftest import TEST_ROWS, our_server_pids, require, run_loadgen
-from .test_failures import _start_run, _wait_for_queries, _wait_running, assert_one_line_error
+from .test_failures import _start_run, _wait_for_queries, _wait_running, assert_one_line_error, interrupted_run
 
 from loadgen.drivers import native as driver_native
 
@@ -174,16 +174,6 @@ def test_a_server_killed_mid_run_is_reported_alike_by_both_drivers(mysqld_binary
 
 
 def test_ctrl_c_with_threads_keeps_what_was_measured(mysqld_binary, tmp_path):
-    out = tmp_path / "r.json"
-    proc = _start_run(tmp_path, out, "--threads", "2")
-    _wait_for_queries(proc)
-    _wait_running(proc, 4)
-    proc.send_signal(signal.SIGINT)
-    _, stderr = proc.communicate(timeout=120)
-    assert proc.returncode == 130, stderr
-    assert "Traceback" not in stderr
-    r = json.loads(out.read_text())
-    assert r["complete"] is False and r["incomplete_reason"] == "interrupted"
+    r, _ = interrupted_run(tmp_path, "--threads", "2")
     assert r["result"]["threads"] == 2
-    assert 0 < r["result"]["queries"] < r["workload"]["queries"]
     assert not our_server_pids()

@@ -3,26 +3,12 @@ starts: no server is looked for, none is started (these run without one)."""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import time
 
 import pytest
 
+from .test_cli_misuse import loadgen, one_line
 from .test_mix import BAD, GOOD, _with
-
-
-def loadgen(*args, env=None):
-    return subprocess.run([sys.executable, "-m", "loadgen", *map(str, args)], capture_output=True, text=True,
-                          timeout=120, env={**os.environ, **(env or {})})
-
-
-def one_line(res, code, *needles):
-    assert res.returncode == code, (res.returncode, res.stderr)
-    err = res.stderr.strip()
-    assert "Traceback" not in err and len(err.splitlines()) == 1, err
-    for needle in needles:
-        assert needle in err, err
 
 
 def run_file(tmp_path, text: str):
