@@ -28,7 +28,7 @@ def main() -> None:
 
     from loadgen.seeding.dataset import DatasetSpec
     from loadgen.workload.orders import Workload, resolve
-    from loadgen.drivers.drive import choose
+    from loadgen.drivers.drive import choose_driver
     from loadgen.runner.single import QuietReporter, measure, prepare_dataset
 
     with scratch_server(args.pool << 20) as server, tempfile.TemporaryDirectory() as tmp:
@@ -41,7 +41,7 @@ def main() -> None:
             order, var = resolve(variation, None)
             workload = Workload(order, args.rows, variation=var)
             r = measure(server, info, workload, cold, Path(tmp) / f"{name}.json",
-                        1.0, QuietReporter(), choose("native", pipeline=pipeline))
+                        1.0, QuietReporter(), choose_driver("native", pipeline=pipeline))
             assert r.complete and r.result["rows_returned"] == r.result["queries"]
             return r.buffer_pool["reads"], r.result["qps"]
 

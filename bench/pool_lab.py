@@ -87,7 +87,7 @@ def main() -> None:
     from loadgen.seeding.dataset import DatasetSpec
     from loadgen.db import global_variables
     from loadgen.workload.orders import Workload, resolve
-    from loadgen.drivers.drive import choose
+    from loadgen.drivers.drive import choose_driver
     from loadgen.runner.single import QuietReporter, measure, prepare_dataset
     from loadgen.measure.sampler import wait_quiet
     from loadgen.servers import ServerSpec
@@ -128,7 +128,7 @@ def main() -> None:
                     order, variation_name = resolve(variation, None)
                     workload = Workload(order, args.rows, variation=variation_name)
                     result = measure(server, info, workload, cold, Path(tmp) / "r.json", 1.0, QuietReporter(),
-                                     choose(args.driver), predict=predict)
+                                     choose_driver(args.driver), predict=predict)
                     after = status(conn)
                 finally:
                     conn.close()

@@ -29,7 +29,7 @@ def main() -> None:
 
     from loadgen.seeding.dataset import DatasetSpec
     from loadgen.workload.orders import Workload
-    from loadgen.drivers.drive import choose
+    from loadgen.drivers.drive import choose_driver
     from loadgen.runner.single import QuietReporter, measure, prepare_dataset
     from loadgen.servers import ColdStart
 
@@ -40,7 +40,7 @@ def main() -> None:
 
         def qps(interval_s: float, name: str) -> tuple[float, int]:
             r = measure(server, info, workload, warm, Path(tmp) / f"{name}.json", interval_s, QuietReporter(),
-                        choose(args.driver))
+                        choose_driver(args.driver))
             return r["result"]["qps"], len(r["samples"])
 
         first = qps(OFF_INTERVAL_S, "warmup")  # fills the pool

@@ -382,7 +382,7 @@ def driver_options(f):
                        "(native driver; latency is then per response, not per query).")
     @functools.wraps(f)
     def wrapper(*args, driver, threads, pipeline, **kwargs):
-        # as given: the runner resolves and checks them once (drivers/drive.py choose()) before
+        # as given: the runner resolves and checks them once (drivers/drive.py choose_driver()) before
         # any server starts, and `compare BASE NEW`, which never drives, loads no extension
         kwargs["drive"] = {"driver": driver, "threads": threads, "pipeline": pipeline}
         return f(*args, **kwargs)

@@ -75,7 +75,7 @@ def check_threads(threads: int) -> int:
 
 @dataclass(frozen=True)
 class DriverChoice:
-    """--driver, --threads and --pipeline resolved and checked (choose()): the only form in which
+    """--driver, --threads and --pipeline resolved and checked (choose_driver()): the only form in which
     a driver reaches Drive."""
 
     driver: str  # native or python, never auto
@@ -83,7 +83,7 @@ class DriverChoice:
     pipeline: int = 1
 
 
-def choose(driver: str | None = "auto", threads: int = 1, pipeline: int = 1) -> DriverChoice:
+def choose_driver(driver: str | None = "auto", threads: int = 1, pipeline: int = 1) -> DriverChoice:
     """The one place a --driver name becomes a loop: auto resolved (native when built), --threads
     and --pipeline checked against it. The runner calls it once, before any server starts."""
     name = resolve_driver(driver)
@@ -96,7 +96,7 @@ class Drive:
 
     def __init__(self, server, database: str, workload: Workload, choice: DriverChoice, query: str | None = None,
                  key_offset: int = 0, key_map=None):
-        """choice: the loop, connections and queries in flight per connection (choose());
+        """choice: the loop, connections and queries in flight per connection (choose_driver());
         query: SQL with one ? bound to each key (--query), None for the built-in point select;
         key_offset: added to the order's ids (a table whose keys start above 1); key_map: or, for
         a table whose keys have gaps, the keys the ids 1..len stand for (tableinfo.read_keys)."""

@@ -70,10 +70,10 @@ def run(server_spec: ServerSpec, spec: MixSpec, out: Path, database: str = "chat
 
     pipeline > 1 (native driver): the whole sequence on one connection, that many statements in
     flight (the server runs them in the order sent)."""
-    from ..drivers.drive import choose
+    from ..drivers.drive import choose_driver
 
     reporter = reporter or QuietReporter()
-    driver = resolve_mix_driver(choose(driver, 1, pipeline).driver)
+    driver = resolve_mix_driver(choose_driver(driver, 1, pipeline).driver)
     if pipeline > 1 and driver != "native":
         raise UsageError(f"--pipeline {pipeline} needs the native mix driver, which this loadgen was built without",
                          "install libmariadb-dev and pkg-config and rebuild, or drop --pipeline")

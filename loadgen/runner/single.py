@@ -19,7 +19,7 @@ from ..seeding import dataset, usertable
 from ..measure import hostload, tablestats
 from ..seeding.dataset import DatasetInfo, DatasetSpec
 from ..seeding.indexmap import CannotModel, IndexMap, read_index_map
-from ..drivers.drive import Drive, DriverChoice, choose
+from ..drivers.drive import Drive, DriverChoice, choose_driver
 from ..drivers.python import DriverState
 from ..errors import Interrupted, LoadgenError, ResultError, UsageError, WorkloadError
 from ..workload.orders import Workload
@@ -190,7 +190,7 @@ def run_pools(
     pool, pool by pool. out_for(pool, workload): where that run's file goes, asked right before it
     starts (default_path claims the name, so never for a run that does not happen)."""
     reporter = reporter or QuietReporter()
-    choice = choose(driver, threads, pipeline)  # a usage error before any server starts
+    choice = choose_driver(driver, threads, pipeline)  # a usage error before any server starts
     results = []
     if pools and pools[0] is not None:
         server_spec = dataclasses.replace(server_spec, pool_bytes=pools[0])
@@ -222,7 +222,7 @@ def measure(
     choice: DriverChoice,
     predict: Predict | None = None,
 ) -> RunResult:
-    """Drive one workload with the sampler on (choice: drive.choose()'s loop, connections and
+    """Drive one workload with the sampler on (choice: drive.choose_driver()'s loop, connections and
     pipeline); write the result; raise if it did not complete."""
     key_map = info.key_map
     if workload.order == "trace" and (info.key_offset or key_map is not None):

@@ -10,7 +10,7 @@ import signal
 
 import pytest
 
-from loadgen.drivers.drive import Drive, choose
+from loadgen.drivers.drive import Drive, choose_driver
 from loadgen.drivers.python import DriverState, run_queries
 from loadgen.errors import WorkloadError
 from loadgen.measure.histogram import N_BUCKETS, Histogram, bucket_index
@@ -124,7 +124,7 @@ def test_threads_split_the_ids_and_add_up(local_server, native):
     server, info = local_server
     workload = Workload("interleaved", TEST_ROWS, stride=101, reps=3)
     for driver in ("native", "python"):
-        drive = Drive(server, info.database, workload, choose(driver, threads=3))
+        drive = Drive(server, info.database, workload, choose_driver(driver, threads=3))
         state = DriverState()
         try:
             drive.run(state)

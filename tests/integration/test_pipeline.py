@@ -10,7 +10,7 @@ import signal
 import pytest
 
 from loadgen.drivers import native
-from loadgen.drivers.drive import Drive, choose
+from loadgen.drivers.drive import Drive, choose_driver
 from loadgen.drivers.python import DriverState
 from loadgen.workload.orders import Workload
 
@@ -86,7 +86,7 @@ def test_missing_ids_nulls_and_integers(local_server, need_native):
 def test_threads_with_a_pipeline_add_up(local_server, need_native):
     server, info = local_server
     workload = Workload("interleaved", TEST_ROWS, stride=101, reps=3)
-    drive = Drive(server, info.database, workload, choose("native", threads=2, pipeline=8))
+    drive = Drive(server, info.database, workload, choose_driver("native", threads=2, pipeline=8))
     state = DriverState()
     try:
         drive.run(state)

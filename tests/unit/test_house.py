@@ -205,5 +205,5 @@ def test_the_rules_see_what_they_check():
     """The reader is not blind: it finds known imports, so a pass above means something."""
     assert "loadgen.servers.lrulist" in GRAPH["loadgen.runner.single"]
     assert "loadgen.analysis.mixmodel" in GRAPH["loadgen.cli.mix"]  # a lazy import, inside a function
-    assert {"choose"} <= GRAPH["loadgen.runner.single"]["loadgen.drivers.drive"]
+    assert {"choose_driver"} <= GRAPH["loadgen.runner.single"]["loadgen.drivers.drive"]
     assert FLOORS[_room("loadgen.render.plots")] > FLOORS[_room("loadgen.analysis.advise")]
