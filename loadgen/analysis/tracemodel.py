@@ -124,6 +124,10 @@ class Plan:
     def map(self, a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(stream, key, length, transaction) of a chunk of records, in order; records the model cannot place
         (keys outside the table) are dropped and counted in skipped."""
+        return self.place(a)[:4]
+
+    def place(self, a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """map() and the mask of the chunk's records kept (the replay reads their own values beside)."""
         n = len(a)
         stream = np.full(n, -1, dtype=np.int64)
         key = np.zeros(n, dtype=np.int64)
@@ -141,7 +145,7 @@ class Plan:
         self.skipped["outside the table's keys"] += int((~keep).sum())
         writes = np.isin(kinds, (ot.INSERT, ot.UPDATE, ot.DELETE))
         txn = np.where(writes, a["hi"], 0).astype(np.int64)
-        return stream[keep], key[keep], length[keep], txn[keep]
+        return stream[keep], key[keep], length[keep], txn[keep], keep
 
     def _place(self, r, sel, kind, table, index, rows, off, stream, key, length, flags) -> None:
         hashed = (flags & ot.HASHED) != 0
@@ -206,7 +210,7 @@ def predict(path, tables: dict[str, dict], pools: list, flavor: str = "mariadb")
     """Pages read per table and index and in total at each pool ((bytes, pool.PoolModel) list), with the
     interval (intervals.for_pool); tables: {db.tbl: {rows, leaf_pages, height, key_offset,
     indexes: {name: {leaf_pages, height, columns}}}}."""
-    from .intervals import for_pool
+    from .intervals import for_pool, table_interval
 
     meta, count, _ = ot.read_meta(path)
     plan = Plan(meta, tables)
@@ -249,6 +253,8 @@ def predict(path, tables: dict[str, dict], pools: list, flavor: str = "mariadb")
         system = int(reads[space.system_base:space.n_pages].sum(dtype=np.uint64))
         total = sum(t["pages_read"] for t in per.values()) + system
         low, high = for_pool(total, pool)
+        for t in per.values():  # each table's own interval: the same sources as a mix's tables
+            t["low"], t["high"] = table_interval(t["pages_read"], pool, spec.writes)
         out["pools"].append({"pool_bytes": pool_bytes, "pool_pages": pool.pool_pages,
                              "capacity_pages": pool.capacity_pages, "pages_read": total, "low": low, "high": high,
                              "system_pages_read": system, "read_requests": int(sim.refs),
@@ -317,10 +323,10 @@ def offline_tables(meta: dict, rows: dict[str, int], widths: dict[str, dict[str,
     return out
 
 
-def server_tables(conn, names: list[str]) -> dict[str, dict]:
+def server_tables(conn, names: list[str], infos: dict | None = None) -> dict[str, dict]:
     """Geometry of each table from the server, read only (mixseed.inspect_existing: key range,
-    mysql.innodb_index_stats, measured heights), its leaves re-estimated when the statistics
-    look stale (usertable.stale_sizes)."""
+    mysql.innodb_index_stats, measured heights; infos: those already read), its leaves
+    re-estimated when the statistics look stale (usertable.stale_sizes)."""
     from .. import db
     from ..mixseed import inspect_existing
     from ..seeding.schemas import reflect
@@ -333,7 +339,7 @@ def server_tables(conn, names: list[str]) -> dict[str, dict]:
         if database == "?":
             raise UsageError(f"the log does not say which database {table} is in",
                              "capture with --dsn (the sessions' schema is followed) or qualify the tables")
-        info = inspect_existing(conn, TableSpec(name=name, existing=name))
+        info = (infos or {}).get(name) or inspect_existing(conn, TableSpec(name=name, existing=name))
         d = info.to_dict()
         note = None
         table_rows = int(db.query_value(conn, "SELECT TABLE_ROWS FROM information_schema.TABLES WHERE "
