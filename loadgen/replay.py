@@ -135,6 +135,8 @@ def build(path, meta: dict, geometry: dict[str, dict], infos: dict, source: str)
     counts = np.bincount(stream, minlength=len(plan.streams))
     masks = {v: k[3] for k, v in plan.ids.items()}
     for i, s in enumerate(plan.streams):
+        if not counts[i]:  # made for a chunk's placement and never used (inserts at the end: none)
+            continue
         info = infos[s.table]
         try:
             spec = _stream_spec(s, masks[i], meta, info, int(counts[i]))
