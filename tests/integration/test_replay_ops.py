@@ -159,3 +159,73 @@ def test_a_table_not_on_the_server_is_one_line_before_the_pool_is_touched(mariad
         assert int(db.query_value(conn, "SELECT @@innodb_buffer_pool_size")) == POOL_MIB << 20
     finally:
         conn.close()
+
+
+def _point_trace(path, n: int = 200_000):
+    """n point reads on sbtest1 at keys spread over the table: a replay of a minute or more."""
+    import numpy as np
+
+    from loadgen.workload import optrace as ot
+
+    w = ot.Writer(path)
+    tree = w.tree("sbtest.sbtest1", "PRIMARY")
+    for k in (np.arange(n, dtype=np.int64) * 7919) % ROWS + 1:
+        w.add(ot.POINT, tree, int(k))
+    w.close({"tables": {"sbtest.sbtest1": {"primary_key": ["id"], "indexes": {"k_1": ["k"]}}}, "statements": n})
+    return path
+
+
+@pytest.mark.mysqld
+@pytest.mark.parametrize("when", ["cold start", "replay"])
+def test_ctrl_c_gives_the_pool_back_and_leaves_no_half_made_result(mariadb_sbtest, tmp_path, when):
+    """SIGINT while the pool is shrunk for the cold start (servers/shield.py: the pool is given back
+    first) or while the trace runs: exit 130, the server's pool as it was, and the result file
+    either absent or whole JSON marked incomplete (a partial run, docs/results.md)."""
+    import signal
+    import subprocess
+    import time
+
+    from loadgen import db
+
+    from ..conftest import loadgen_cmd
+
+    server = mariadb_sbtest
+    server.set_pool(POOL_MIB << 20)
+    trace = _point_trace(tmp_path / "points.optrace")
+    dsn, env = _dsn(server)
+    out = tmp_path / "r.json"
+    import os
+
+    proc = subprocess.Popen(loadgen_cmd("run", "--server", "dsn", "--dsn", dsn, "--trace", str(trace), "--out",
+                                        str(out)), env={**os.environ, **env}, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    conn = server.connect()
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None:
+            if when == "cold start":
+                hit = int(db.query_value(conn, "SELECT @@GLOBAL.innodb_buffer_pool_size")) < POOL_MIB << 20
+            else:
+                hit = bool(db.query_value(conn, "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE INFO LIKE "
+                                                "'SELECT * FROM `sbtest`.`sbtest1` WHERE `id` =%%'"))  # the replay's
+            if hit:
+                break
+            time.sleep(0.01)
+        if when == "replay":
+            time.sleep(1.0)  # well inside the run
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 130, err[-2000:]
+        assert "Traceback" not in err, err
+        assert int(db.query_value(conn, "SELECT @@GLOBAL.innodb_buffer_pool_size")) == POOL_MIB << 20, err
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        conn.close()
+    if out.exists():
+        doc = json.loads(out.read_text())
+        assert doc["complete"] is False and doc["incomplete_reason"] == "interrupted", doc["incomplete_reason"]
+        assert 0 < doc["result"]["ops"] < 200_000
+    else:
+        assert when == "cold start", err
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".r.json")]  # no temporary left
