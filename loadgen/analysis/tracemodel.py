@@ -324,13 +324,14 @@ def offline_tables(meta: dict, rows: dict[str, int], widths: dict[str, dict[str,
 
 
 def server_tables(conn, names: list[str], infos: dict | None = None) -> dict[str, dict]:
-    """Geometry of each table from the server, read only (mixseed.inspect_existing: key range,
-    mysql.innodb_index_stats, measured heights; infos: those already read), its leaves
-    re-estimated when the statistics look stale (usertable.stale_sizes)."""
+    """Geometry of each table from the server, read only (seeding/mixseed.py inspect_existing: key range,
+    mysql.innodb_index_stats, measured heights; infos: those already read), its leaves re-estimated
+    when the statistics look stale (seeding/tableinfo.py stale_sizes)."""
     from .. import db
-    from ..mixseed import inspect_existing
+    from ..seeding.mixseed import inspect_existing
     from ..seeding.schemas import reflect
-    from ..seeding.usertable import borrow_conn, stale_sizes
+    from ..seeding.tableinfo import stale_sizes
+    from ..seeding.usertable import borrow_conn
     from ..workload.mix import TableSpec
 
     out = {}
@@ -361,3 +362,38 @@ def pools_of(pool_bytes: list[int], flavor: str, variables: dict, qps: float):
     from .pool import pool_model
 
     return [(b, pool_model(b, variables, flavor, qps)) for b in pool_bytes]
+
+
+class TraceModel:
+    """The model side of a replayed op trace (runner/replay.py's Model): the tables' geometry from
+    the server, the keys placed as predict() places them, and the replay's prediction block."""
+
+    def geometry(self, conn, names: list[str], infos: dict) -> dict[str, dict]:
+        return server_tables(conn, names, infos)
+
+    def plan(self, meta: dict, geometry: dict[str, dict]) -> Plan:
+        return Plan(meta, geometry)
+
+    def predictor(self, path, geometry: dict[str, dict], extra: dict):
+        """The prediction of the trace at the run's pool and rate (as `predict --trace`), as a run's
+        prediction block: per table (and index) and in total, each with its interval; `extra` kept."""
+        def predict_run(run: dict) -> dict:
+            from .pool import DEFAULTS
+
+            srv = run.get("server") or {}
+            flavor = srv.get("flavor") or "mariadb"
+            variables = {k: int(v) for k, v in (srv.get("variables") or {}).items()
+                         if k in DEFAULTS and str(v).isdigit()}
+            qps = float((run.get("result") or {}).get("qps") or 1000.0)  # old_blocks_time: the replay's own rate
+            doc = predict(path, geometry, pools_of([int(srv["innodb_buffer_pool_size"])], flavor, variables, qps),
+                          flavor)
+            p = doc["pools"][0]
+            return {"model": doc["model"], "pages_read": p["pages_read"], "reads_low": p["low"],
+                    "reads_high": p["high"], "system_pages_read": p["system_pages_read"],
+                    "read_requests": p["read_requests"], "hit_ratio": p["hit_ratio"],
+                    "capacity_pages": p["capacity_pages"], "pool_pages": p["pool_pages"], "qps": round(qps, 1),
+                    "operations_simulated": doc["simulated"], **extra,
+                    "tables": {name: {"pages_read": t["pages_read"], "reads_low": t["low"], "reads_high": t["high"],
+                                      "indexes": {i: {"pages_read": n} for i, n in t["indexes"].items()}}
+                               for name, t in p["tables"].items()}}
+        return predict_run

@@ -12,8 +12,9 @@ NOT_WITH_OPTRACE = ("variation", "order", "stride", "reps", "queries", "zipf_the
 
 
 def replay(trace, out, allow_writes, server_spec, sample_interval_s, drive) -> None:
-    from .. import replay as core
-    from ..mixreport import STREAM_HEADERS, TABLE_HEADERS, stream_rows, summary_lines, table_rows
+    from ..analysis.tracemodel import TraceModel
+    from ..render.mixreport import STREAM_HEADERS, TABLE_HEADERS, stream_rows, summary_lines, table_rows
+    from ..runner import replay as core
     from ..render.report import rich_table
     from ..results.files import check_destination, default_path
 
@@ -23,7 +24,8 @@ def replay(trace, out, allow_writes, server_spec, sample_interval_s, drive) -> N
         raise UsageError(f"{flag} does not go with an op trace", "the trace says its tables, keys and order itself")
     out = check_destination(out) if out else default_path("reports", "run-replay", picked=True)
     with RichReporter() as reporter:
-        result, seq = core.run(server_spec, trace, out, allow_writes, sample_interval_s, reporter, drive["driver"])
+        result, seq = core.run(server_spec, trace, out, TraceModel(), allow_writes, sample_interval_s, reporter,
+                               drive["driver"])
     console = stdout_console()
     if not console.is_terminal:  # a log or a pipe: wide enough that no column is cut
         from rich.console import Console

@@ -1,4 +1,4 @@
-"""The replay of an op trace (loadgen/replay.py) without a server: the sequence in the recorded
+"""The replay of an op trace (loadgen/runner/replay.py) without a server: the sequence in the recorded
 order with its transactions, what it cannot run counted by reason, and hostile traces refused
 with one line (exit 2) before anything starts."""
 from __future__ import annotations
@@ -6,9 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from loadgen import replay
+from loadgen.analysis.tracemodel import Plan
+from loadgen.runner import replay
 from loadgen.errors import UsageError
-from loadgen.mixseed import IndexInfo, TableInfo
+from loadgen.seeding.mixseed import IndexInfo, TableInfo
 from loadgen.workload import opcapture, optrace as ot
 
 from ..conftest import run_loadgen
@@ -45,7 +46,7 @@ def test_the_sequence_is_the_recorded_order_with_its_transaction(tmp_path):
     out = _trace(tmp_path)
     meta, kinds = replay.check_trace(out)
     assert kinds == {"point": 1, "update": 1, "delete": 1, "range": 1, "insert": 1} and replay.writes_of(kinds) == 3
-    seq = replay.build(out, meta, _geometry(), _infos(), "trace t")
+    seq = replay.build(out, Plan(meta, _geometry()), _infos(), "trace t")
     # the point, then BEGIN, the update and the delete of one transaction, COMMIT; the range; the
     # AUTO_INCREMENT insert (a transaction of its own: no BEGIN) past the table's last key
     assert _ops(seq) == [("read", 2423), ("begin", 1), ("update", 5), ("delete", 6), ("commit", 1), ("range", 1),
@@ -64,7 +65,7 @@ def test_an_update_of_no_index_sets_a_column_in_none(tmp_path):
     text = LOG.replace("UPDATE sbtest1 SET k=k+1 WHERE id=5", "UPDATE sbtest1 SET c='x' WHERE id=5")
     out = _trace(tmp_path, text)
     meta, _ = replay.check_trace(out)
-    seq = replay.build(out, meta, _geometry(), _infos(), "trace t")
+    seq = replay.build(out, Plan(meta, _geometry()), _infos(), "trace t")
     assert next(s for s in seq.spec.streams if s.op == "update").column == "c"
 
 
@@ -79,7 +80,7 @@ def test_interleaved_transactions_are_cut_and_counted(tmp_path):
                   "\t\t     10 Query\tCOMMIT\n")
     out = _trace(tmp_path, text)
     meta, _ = replay.check_trace(out)
-    seq = replay.build(out, meta, _geometry(), _infos(), "trace t")
+    seq = replay.build(out, Plan(meta, _geometry()), _infos(), "trace t")
     assert _ops(seq)[-12:] == [("begin", 1), ("update", 20), ("commit", 1), ("begin", 1), ("update", 30),
                                ("commit", 1), ("begin", 1), ("update", 21), ("commit", 1), ("begin", 1),
                                ("delete", 31), ("commit", 1)]
@@ -100,14 +101,14 @@ def test_what_cannot_be_replayed_is_counted_by_reason(tmp_path):
     text = LOG + "\t\t     8 Query\tSELECT c FROM sbtest.sbtest1 WHERE id=999999\n"
     out = _trace(tmp_path, text)
     meta, _ = replay.check_trace(out)
-    seq = replay.build(out, meta, _geometry(), _infos(), "trace t")
+    seq = replay.build(out, Plan(meta, _geometry()), _infos(), "trace t")
     assert seq.not_replayed == {"outside the table's keys (not placed by the model either)": 1}
     infos = _infos()
     infos["sbtest.sbtest1"].columns = {"id": "INT", "k": "INT"}  # every column indexed: no update of c
     text = LOG.replace("UPDATE sbtest1 SET k=k+1 WHERE id=5", "UPDATE sbtest1 SET c='x' WHERE id=5")
     out = _trace(tmp_path, text)
     meta, _ = replay.check_trace(out)
-    seq = replay.build(out, meta, _geometry(), infos, "trace t")
+    seq = replay.build(out, Plan(meta, _geometry()), infos, "trace t")
     [(why, n)] = seq.not_replayed.items()
     assert n == 1 and "update" in why and "every column is in an index" in why
     assert "update" not in [s.op for s in seq.spec.streams]

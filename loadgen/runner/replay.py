@@ -1,11 +1,12 @@
 """Replay an op trace (`loadgen run --trace OPTRACE`, workload/optrace.py) on a server's tables,
 in its recorded order, and measure it beside the prediction of the same trace at the same pool.
 
-The trace's operations are placed on the tables as the model places them (tracemodel.Plan: one
-key space per table, keys less the table's lowest, inserts past the end in arrival order), so
-the replay and the prediction see the same keys; each (table, kind, index, indexes set) becomes a
-mix stream with its statement (workload/statements.py) and the whole sequence runs through the
-mix's runner and drivers (mixrun.measure) on one connection: its per-table reads, its cold start,
+The trace's operations are placed on the tables as the model places them (the model's Plan,
+analysis/tracemodel.py, handed in as the prediction is: one key space per table, keys less the
+table's lowest, inserts past the end in arrival order), so the replay and the prediction see the
+same keys; each (table, kind, index, indexes set) becomes a mix stream with its statement
+(workload/statements.py) and the whole sequence runs through the mix's runner and drivers
+(runner/mix.py measure) on one connection: its per-table reads, its cold start,
 its result file. Writes keep their recorded transactions: a transaction of two writes or more is
 wrapped in BEGIN .. COMMIT (a transaction interleaved with another session's on the server is cut
 where the other's writes come in: counted). What the replay cannot run is counted by reason and
@@ -21,12 +22,14 @@ from pathlib import Path
 
 import numpy as np
 
-from . import db
-from .errors import UsageError
-from .workload import optrace as ot
-from .workload.mix import MixSpec, StreamSpec, TableSpec
-from .workload.opstream import CHUNK_OPS, Chunk
-from .workload.statements import Statement
+from typing import Protocol
+
+from .. import db
+from ..errors import UsageError
+from ..workload import optrace as ot
+from ..workload.mix import MixSpec, StreamSpec, TableSpec
+from ..workload.opstream import CHUNK_OPS, Chunk
+from ..workload.statements import Statement
 
 # A trace the replay refuses by its size, before anything starts: the model holds every placed
 # operation in memory (32 bytes each) and the replay runs them on one connection; a capture of
@@ -112,13 +115,21 @@ class Sequence:
                 "cut_transactions": self.cut_transactions, "not_replayed": dict(self.not_replayed)}
 
 
-def build(path, meta: dict, geometry: dict[str, dict], infos: dict, source: str) -> Sequence:
-    """The replay of the trace at `path` over the tables (geometry: tracemodel.server_tables;
-    infos: mixseed.TableInfo by table name, for the statements)."""
-    from .analysis.tracemodel import Plan
-    from .workload import statements
+class Model(Protocol):
+    """What the replay takes from the model (analysis/tracemodel.py's TraceModel): the tables'
+    geometry, the placement of the trace's keys on them, and the prediction of a replayed run."""
 
-    plan = Plan(meta, geometry)
+    def geometry(self, conn, names: list[str], infos: dict) -> dict[str, dict]: ...
+    def plan(self, meta: dict, geometry: dict[str, dict]): ...
+    def predictor(self, path, geometry: dict[str, dict], extra: dict): ...
+
+
+def build(path, plan, infos: dict, source: str) -> Sequence:
+    """The replay of the trace at `path` as `plan` places it (Model.plan: place(chunk), streams,
+    ids, skipped, meta) over the tables (infos: seeding/mixseed.py's TableInfo by table name)."""
+    from ..workload import statements
+
+    meta = plan.meta
     parts = []
     for a in ot.chunks(path):
         stream, key, length, txn, keep = plan.place(a)
@@ -241,16 +252,15 @@ def _transactions(seq: Sequence, txn: np.ndarray, specs: list[StreamSpec], table
     seq.length = np.insert(seq.length, at, 1)
 
 
-def run(server_spec, path, out: Path, allow_writes: bool = False, sample_interval_s: float = 1.0, reporter=None,
-        driver: str = "auto"):
+def run(server_spec, path, out: Path, model: Model, allow_writes: bool = False, sample_interval_s: float = 1.0,
+        reporter=None, driver: str = "auto"):
     """Replay the op trace at `path` from a cold pool on the server's tables; write the result
-    (its prediction beside, per table and in total). Returns (RunResult, Sequence)."""
-    from . import mixrun
-    from .analysis import tracemodel
-    from .drivers.drive import resolve_driver
-    from .mixseed import MixDataset, inspect_existing
-    from .runner import QuietReporter
-    from .servers.provision import provisioned
+    (the model's prediction beside, per table and in total). Returns (RunResult, Sequence)."""
+    from . import mix as mixrun
+    from ..drivers.drive import resolve_driver
+    from ..seeding.mixseed import MixDataset, inspect_existing
+    from ..servers.provision import provisioned
+    from .single import QuietReporter
 
     reporter = reporter or QuietReporter()
     meta, kinds = check_trace(path)  # before any server: a bad trace is exit 2 with nothing started
@@ -266,10 +276,10 @@ def run(server_spec, path, out: Path, allow_writes: bool = False, sample_interva
         try:
             check_tables(conn, names)
             infos = {n: inspect_existing(conn, TableSpec(name=n, existing=n)) for n in names}
-            geometry = tracemodel.server_tables(conn, names, infos)
+            geometry = model.geometry(conn, names, infos)
         finally:
             conn.close()
-        seq = build(path, meta, geometry, infos, f"trace {path}")
+        seq = build(path, model.plan(meta, geometry), infos, f"trace {path}")
         for reason, n in seq.not_replayed.items():
             reporter.say(f"not replayed: {n:,} operations, {reason}")
         if not seq.operations:
@@ -284,30 +294,7 @@ def run(server_spec, path, out: Path, allow_writes: bool = False, sample_interva
             reporter.say(f"warning: the pool was not emptied before this run ({cold.note})")
         data = MixDataset(seq.spec, database=big.database)
         result = mixrun.measure(server, seq.spec, data, infos, seq.plans, cold, out, sample_interval_s, reporter,
-                                driver, _predictor(path, geometry, seq), sequence=seq.chunks(), offsets=seq.offsets)
+                                driver, model.predictor(path, geometry, {"replay": seq.summary()}),
+                                sequence=seq.chunks(), offsets=seq.offsets)
     return result, seq
 
-
-def _predictor(path, geometry: dict, seq: Sequence):
-    """The prediction of the same trace at the run's pool (tracemodel, as `predict --trace`), as a
-    run's prediction block: per table (and index) and in total, each with its interval."""
-    def predict(run: dict) -> dict:
-        from .analysis import tracemodel
-        from .analysis.pool import DEFAULTS
-
-        srv = run.get("server") or {}
-        flavor = srv.get("flavor") or "mariadb"
-        variables = {k: int(v) for k, v in (srv.get("variables") or {}).items()
-                     if k in DEFAULTS and str(v).isdigit()}
-        qps = float((run.get("result") or {}).get("qps") or 1000.0)  # old_blocks_time: the replay's own rate
-        pools = tracemodel.pools_of([int(srv["innodb_buffer_pool_size"])], flavor, variables, qps)
-        doc = tracemodel.predict(path, geometry, pools, flavor)
-        p = doc["pools"][0]
-        return {"model": doc["model"], "pages_read": p["pages_read"], "reads_low": p["low"], "reads_high": p["high"],
-                "system_pages_read": p["system_pages_read"], "read_requests": p["read_requests"],
-                "hit_ratio": p["hit_ratio"], "capacity_pages": p["capacity_pages"], "pool_pages": p["pool_pages"],
-                "qps": round(qps, 1), "operations_simulated": doc["simulated"], "replay": seq.summary(),
-                "tables": {name: {"pages_read": t["pages_read"], "reads_low": t["low"], "reads_high": t["high"],
-                                  "indexes": {i: {"pages_read": n} for i, n in t["indexes"].items()}}
-                           for name, t in p["tables"].items()}}
-    return predict
