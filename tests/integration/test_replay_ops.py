@@ -229,3 +229,40 @@ def test_ctrl_c_gives_the_pool_back_and_leaves_no_half_made_result(mariadb_sbtes
     else:
         assert when == "cold start", err
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".r.json")]  # no temporary left
+
+
+@pytest.mark.mysqld
+def test_writes_are_replayed_in_their_transactions_only_when_allowed(mariadb_sbtest, tmp_path):
+    """sysbench oltp_read_write (BEGIN .. COMMIT around each event's writes): refused on --dsn
+    without --allow-writes (exit 2, nothing run); with it, over the python driver's one
+    connection, every event's writes inside one BEGIN .. COMMIT and none fails. (Last in this
+    file: it changes the tables.)"""
+    server = mariadb_sbtest
+    events = 200
+    log = str(server.files_dir / "general-rw.log")
+    server.restart_cold()
+    _sql(server, f"SET GLOBAL general_log_file = '{log}'", "SET GLOBAL general_log = ON")
+    _sysbench(server, "run", f"--table-size={ROWS}", f"--events={events}", "--time=0", "--threads=1",
+              "--rand-seed=1", script="oltp_read_write", tables=TABLES)
+    _sql(server, "SET GLOBAL general_log = OFF")
+    dsn, env = _dsn(server)
+    trace = tmp_path / "rw.optrace"
+    res = run_loadgen("trace", "capture", "--general-log", log, "--dsn", dsn, "-o", str(trace), env=env)
+    assert res.returncode == 0, res.stderr[-2000:]
+    out = tmp_path / "rw.json"
+    args = ("run", "--server", "dsn", "--dsn", dsn, "--trace", str(trace), "--out", str(out), "--driver", "python")
+    refused = run_loadgen(*args, env=env)
+    assert refused.returncode == 2 and "--allow-writes" in refused.stderr and not out.exists(), refused.stderr
+    res = run_loadgen(*args, "--allow-writes", env=env)
+    assert res.returncode == 0, res.stderr[-3000:]
+    doc = json.loads(out.read_text())
+    streams = doc["result"]["streams"]
+    assert streams["transaction begin"]["ops"] == streams["transaction commit"]["ops"] == events
+    summary = doc["prediction"]["replay"]
+    assert summary["transactions"] == events and summary["cut_transactions"] == 0
+    assert all(s["errors"] == 0 for s in streams.values()), {n: s.get("first_error") for n, s in streams.items()}
+    assert doc["result"]["driver"] == "python" and doc["complete"]
+    ops = {s["op"] for s in streams.values()}
+    assert {"update", "delete", "insert", "read", "range"} <= ops, ops
+    tables = doc["buffer_pool"]["tables"].values()  # the rows the server says each table changed
+    assert sum(t["rows_updated"] for t in tables) >= 2 * events and sum(t["rows_deleted"] for t in tables) >= events
