@@ -38,7 +38,7 @@ MAX_TRACE_BYTES = 1 << 30
 MAX_REPLAY_OPS = 20_000_000
 BEGIN, COMMIT = "transaction begin", "transaction commit"
 # the mix op each placed stream runs (tracemodel's "insert-at": an insert of a key inside the table)
-_OPS = {"read": "read", "read-secondary": "read-secondary", "range": "range", "scan": "scan", "update": "update",
+REPLAYED_OPS = {"read": "read", "read-secondary": "read-secondary", "range": "range", "scan": "scan", "update": "update",
         "delete": "delete", "insert": "insert", "insert-at": "insert"}
 
 
@@ -186,8 +186,11 @@ def build(path, plan, infos: dict, source: str) -> Sequence:
 
 
 def _stream_spec(s, mask: int, meta: dict, info, ops: int) -> StreamSpec:
-    """The mix stream that runs one placed stream's operations on its table."""
-    op = _OPS[s.op]
+    """The mix stream that runs one placed stream's operations on its table (an op the model
+    places and the replay has no statement for is refused here, and counted by the caller)."""
+    op = REPLAYED_OPS.get(s.op)
+    if op is None:
+        raise UsageError(f"the replay has no statement for {s.op} operations")
     kw: dict = {}
     if op == "read-secondary":
         kw["column"] = s.column

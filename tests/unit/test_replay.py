@@ -162,3 +162,15 @@ def test_predict_trace_gives_each_table_its_interval(tmp_path):
     t = doc["pools"][0]["tables"]["sbtest.sbtest1"]
     assert t["low"] <= t["pages_read"] <= t["high"] and t["low"] < t["high"]
     assert np.isfinite(t["low"])
+
+
+def test_an_operation_the_replay_has_no_statement_for_is_counted(tmp_path, monkeypatch):
+    """A kind the model places but the replay cannot run (a new capture kind) is named and
+    counted with its operations, the rest replayed."""
+    monkeypatch.setattr(replay, "REPLAYED_OPS", {k: v for k, v in replay.REPLAYED_OPS.items() if k != "range"})
+    out = _trace(tmp_path)
+    meta, _ = replay.check_trace(out)
+    seq = replay.build(out, Plan(meta, _geometry()), _infos(), "trace t")
+    [(why, n)] = seq.not_replayed.items()
+    assert n == 1 and "no statement for range" in why
+    assert "range" not in [s.op for s in seq.spec.streams] and seq.operations == 6
