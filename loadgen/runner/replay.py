@@ -38,8 +38,8 @@ MAX_TRACE_BYTES = 1 << 30
 MAX_REPLAY_OPS = 20_000_000
 BEGIN, COMMIT = "transaction begin", "transaction commit"
 # the mix op each placed stream runs (tracemodel's "insert-at": an insert of a key inside the table)
-REPLAYED_OPS = {"read": "read", "read-secondary": "read-secondary", "range": "range", "scan": "scan", "update": "update",
-        "delete": "delete", "insert": "insert", "insert-at": "insert"}
+REPLAYED_OPS = {"read": "read", "read-secondary": "read-secondary", "range": "range", "scan": "scan",
+                "update": "update", "delete": "delete", "insert": "insert", "insert-at": "insert"}
 
 
 def check_trace(path) -> tuple[dict, Counter]:
