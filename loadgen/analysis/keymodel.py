@@ -274,8 +274,9 @@ def forecast_keys(w: Workload, g: model.Geometry, pool_bytes: int, variables: di
                                        misses / refs if refs else 0.0, plain / refs if refs else 0.0,
                                        reads_low=None, reads_high=None))
         bounds = cleaner_bounds(pages, g, m, ms_per_ref) if m is pool else None
-        points[-1].reads_low, points[-1].reads_high = intervals.for_pool(misses, m, bounds, hist=hist,
-                                                                         start_measured=total_pages is not None)
+        points[-1].reads_low, points[-1].reads_high = intervals.for_pool(
+            misses, m, bounds, hist=hist, start_measured=total_pages is not None,
+            fitted=w.order in intervals.FITTED_KEY_ORDERS)
     _, misses, made_young, _, read_ahead = sims[0]
     at = model.Prediction(model.MODEL, misses, refs, 1.0 - misses / refs if refs else 0.0, points[0].plain_lru_reads,
                           pool.capacity_pages, pool.pool_pages, made_young, qps, read_ahead=read_ahead,
@@ -331,7 +332,8 @@ def predict_keys_run(run, w: Workload, g: model.Geometry, pool: model.PoolModel)
     p.cleaner_low, p.cleaner_high = bounds or (None, None)
     p.cleaner = model.cleaner_method(dataclasses.replace(pool, cleaner_seen=seen))
     p.reads_low, p.reads_high = intervals.for_pool(misses, pool, bounds, hist=hist,
-                                                   start_measured=run.buffer_pool.get("pages_data_before") is not None)
+                                                   start_measured=run.buffer_pool.get("pages_data_before") is not None,
+                                                   fitted=w.order in intervals.FITTED_KEY_ORDERS)
     return p, plain, ({"note": NOTE_NO_READ_AHEAD} if pool.ra_rule != model.RA_RULE_MYSQL else {})
 
 

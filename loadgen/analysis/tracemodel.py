@@ -248,7 +248,7 @@ def predict(path, tables: dict[str, dict], pools: list, flavor: str = "mariadb")
             t["indexes"][idx] = got
         system = int(reads[space.system_base:space.n_pages].sum(dtype=np.uint64))
         total = sum(t["pages_read"] for t in per.values()) + system
-        low, high = for_pool(total, pool)
+        low, high = for_pool(total, pool, fitted=False)  # no op traces on the grid
         out["pools"].append({"pool_bytes": pool_bytes, "pool_pages": pool.pool_pages,
                              "capacity_pages": pool.capacity_pages, "pages_read": total, "low": low, "high": high,
                              "system_pages_read": system, "read_requests": int(sim.refs),
