@@ -18,15 +18,19 @@ from .. import native
 from ..db import Endpoint
 from ..errors import UsageError
 from ..measure.histogram import N_BUCKETS
-from ..workload.statements import Statement
+from ..workload.statements import PARAM_END, PARAM_KEY, PARAM_OP, PARAM_RAW, Statement
 from .mix import MixState
 from .native import BUDGET_NS, CONNECT_TIMEOUT_S, extension_with, query_error
 from .python import close_quietly, tick, timed
 
 
 def available() -> bool:
-    """True when the extension was built with the mix loop (against libmariadb/libmysqlclient)."""
-    return extension_with("mix_open") is not None
+    """True when the extension was built with the mix loop (against libmariadb/libmysqlclient), and
+    it reads the latency histogram and the statements' parameter codes as this package writes them
+    (the codes belong to workload/statements.py, which the python driver uses without C)."""
+    ext = extension_with("mix_open")
+    codes = (PARAM_KEY, PARAM_END, PARAM_OP, PARAM_RAW)
+    return ext is not None and tuple(getattr(ext, f"MIX_PARAM_{n}", None) for n in ("KEY", "END", "OP", "RAW")) == codes
 
 
 class NativeMix:
