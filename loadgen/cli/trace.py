@@ -89,20 +89,20 @@ def capture(slow_log, general_log, pfs, dsn, schema_file, duration, interval, ta
 
 
 def _capture_ops(slow_log, general_log, dsn, schema_file, out) -> None:
-    from ..workload import opcapture
+    from ..workload import opcapture, tablekeys
 
     if (dsn is None) == (schema_file is None):
         raise UsageError("a whole-server capture needs the tables' keys: give --dsn URL or --schema FILE.sql",
                          "e.g. --dsn mysql://root@127.0.0.1:3306/ (read only), or --table db.tbl for one table")
     if schema_file is not None:
-        schemas = opcapture.schemas_from_file(schema_file)
+        schemas = tablekeys.schemas_from_file(schema_file)
     else:
         from .. import db
         from ..servers.dsn import parse_dsn
 
         conn = db.connect(parse_dsn(dsn))
         try:
-            schemas = opcapture.schemas_from_server(conn)
+            schemas = tablekeys.schemas_from_server(conn)
         finally:
             conn.close()
     cap = opcapture.run(slow_log or general_log, "slow" if slow_log else "general", schemas, out)

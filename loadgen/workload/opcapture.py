@@ -12,9 +12,8 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from ..errors import LoadgenError, UsageError
 from . import capture as logs
-from . import optrace, sqlops
+from . import optrace, sqlops, sqltext, tablekeys
 
 _BEGIN = re.compile(r"^\s*(?:BEGIN(?:\s+WORK)?|START\s+TRANSACTION\b[^;]*)\s*;?\s*$", re.I)
 _END = re.compile(r"^\s*(?:COMMIT|ROLLBACK)\b", re.I)
@@ -54,7 +53,7 @@ class OpCapture:
     def top(self, n: int = TOP_DIGESTS) -> list[dict]:
         return [{"reason": r, "digest": d, "statements": c} for (r, d), c in self.digests.most_common(n)]
 
-    def to_meta(self, tables: dict[str, sqlops.TableDef]) -> dict:
+    def to_meta(self, tables: dict[str, tablekeys.TableDef]) -> dict:
         return {"source": self.source, "lines": self.lines, "statements": self.statements, "no_table": self.no_table,
                 "modelled": self.modelled, "operations": self.ops, "unmodelled": dict(self.unused),
                 "top_unmodelled": self.top(), "span_s": self.span_s, "note": self.note,
@@ -64,7 +63,7 @@ class OpCapture:
 
 def capture(statements: Iterable, cap: OpCapture, classifier: sqlops.Classifier, writer: optrace.Writer) -> dict:
     """Classify and write every statement; returns the tables written ({db.tbl: TableDef})."""
-    used: dict[str, sqlops.TableDef] = {}
+    used: dict[str, tablekeys.TableDef] = {}
     open_txn: dict[str | None, int] = {}  # session -> its transaction's number (BEGIN .. COMMIT)
     txns = 0
     for st in statements:
@@ -107,21 +106,21 @@ def capture(statements: Iterable, cap: OpCapture, classifier: sqlops.Classifier,
 WRITES = (optrace.INSERT, optrace.UPDATE, optrace.DELETE)
 
 
-def _def_of(classifier: sqlops.Classifier, table: str) -> sqlops.TableDef:
+def _def_of(classifier: sqlops.Classifier, table: str) -> tablekeys.TableDef:
     db, _, tbl = table.partition(".")
     return classifier.schemas.find(None if db == "?" else db, tbl)
 
 
 def _unmodelled(cap: OpCapture, reason: str, masked: str) -> None:
     cap.unused[reason] += 1
-    key = (reason, sqlops.digest(masked))
+    key = (reason, sqltext.digest(masked))
     if key in cap.digests or len(cap.digests) < MAX_DIGESTS:
         cap.digests[key] += 1
     else:
         cap.digests[(reason, "(other shapes)")] += 1
 
 
-def run(path, kind: str, schemas: sqlops.Schemas, out) -> OpCapture:
+def run(path, kind: str, schemas: tablekeys.Schemas, out) -> OpCapture:
     """Capture `path` (kind: general | slow) into the op trace `out`."""
     if kind == "general":
         cap = OpCapture("general log", note="the general log lists statements as they arrive (issue order)")
@@ -142,59 +141,3 @@ def run(path, kind: str, schemas: sqlops.Schemas, out) -> OpCapture:
         writer.discard()
         raise
     return cap
-
-
-# -- the tables' keys ----------------------------------------------------------------------------
-def schemas_from_file(path) -> sqlops.Schemas:
-    """Every CREATE TABLE of a .sql file (tables of any database, unless the file names one)."""
-    from pathlib import Path
-
-    from ..seeding.schemas import read_schema_text
-    from .tabledefs import shape, tables
-
-    text = read_schema_text(Path(path))
-    out = {}
-    for name in tables(text):
-        s = shape(text, name)
-        if s is None:
-            raise UsageError(f"--schema {path}: cannot read the CREATE TABLE of {name}",
-                             "give the server with --dsn instead (its SHOW CREATE TABLE is read)")
-        out[(None, name)] = sqlops.TableDef(list(s.columns), list(s.primary_key), dict(s.indexes))
-    if not out:
-        raise UsageError(f"--schema {path} creates no table", "give a .sql file of CREATE TABLE statements")
-    return sqlops.Schemas(out)
-
-
-def schemas_from_server(conn) -> sqlops.Schemas:
-    """The keys of every InnoDB table outside the system schemas (information_schema, read only)."""
-    from .. import db
-
-    system = tuple(sqlops.SYSTEM_SCHEMAS)
-    marks = ", ".join(["%s"] * len(system))
-    try:
-        cols = db.query_all(conn, "SELECT c.TABLE_SCHEMA, c.TABLE_NAME, c.COLUMN_NAME FROM "
-                                  "information_schema.COLUMNS c JOIN information_schema.TABLES t ON "
-                                  "t.TABLE_SCHEMA = c.TABLE_SCHEMA AND t.TABLE_NAME = c.TABLE_NAME WHERE "
-                                  f"t.ENGINE = 'InnoDB' AND c.TABLE_SCHEMA NOT IN ({marks}) "
-                                  "ORDER BY c.TABLE_SCHEMA, c.TABLE_NAME, c.ORDINAL_POSITION", system)
-        stats = db.query_all(conn, "SELECT TABLE_SCHEMA, TABLE_NAME, INDEX_NAME, COLUMN_NAME FROM "
-                                   f"information_schema.STATISTICS WHERE TABLE_SCHEMA NOT IN ({marks}) "
-                                   "ORDER BY TABLE_SCHEMA, TABLE_NAME, INDEX_NAME, SEQ_IN_INDEX", system)
-    except Exception as exc:  # noqa: BLE001 - the server's message is the useful part
-        raise LoadgenError(f"cannot read the tables' keys from the server: {db.error_text(exc)}",
-                           "grant the --dsn user SELECT on the databases (information_schema shows only those)") \
-            from None
-    out: dict[tuple[str | None, str], sqlops.TableDef] = {}
-    for d, t, c in cols:
-        out.setdefault((str(d), str(t)), sqlops.TableDef([], [])).columns.append(str(c))
-    for d, t, ix, c in stats:
-        tdef = out.get((str(d), str(t)))
-        if tdef is None or c is None:
-            continue
-        if str(ix) == "PRIMARY":
-            tdef.primary_key.append(str(c))
-        else:
-            tdef.indexes.setdefault(str(ix), []).append(str(c))
-    if not out:
-        raise UsageError("the server has no InnoDB tables the --dsn user can see", "check the --dsn user's grants")
-    return sqlops.Schemas(out)

@@ -17,11 +17,12 @@ Literals are masked before the shape is read, so keywords inside strings do not 
 """
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass, field
 
 from . import optrace as ot
+from .sqltext import MAX_KEYS_PER_STATEMENT, literal, mask, split_top, tuples, unquote
+from .tablekeys import SYSTEM_SCHEMAS, Schemas, TableDef
 
 REASONS = {
     "join": "joins and several tables in FROM (the inner table's lookups per row are not known)",
@@ -42,12 +43,8 @@ REASONS = {
     "not_a_statement": "log lines that are neither a log header nor a statement",
     "too_many_rows": "statements over MAX_KEYS_PER_STATEMENT keys (IN lists, multi-row INSERTs)",
 }
-SYSTEM_SCHEMAS = {"mysql", "information_schema", "performance_schema", "sys"}
-MAX_KEYS_PER_STATEMENT = 100_000
-I64_MIN, I64_MAX = -(1 << 63), (1 << 63) - 1
 
-_STRING = re.compile(r"'(?:[^'\\]|\\.|'')*'|\"(?:[^\"\\]|\\.|\"\")*\"", re.S)
-_COMMENT = re.compile(r"/\*.*?\*/|(?:--|#)[^\n]*", re.S)
+
 _IDENT = r"(?:`[^`]{1,64}`|[A-Za-z0-9_$]{1,64})"
 _TABLE = rf"(?P<t1>{_IDENT})(?:\s*\.\s*(?P<t2>{_IDENT}))?"
 _TAIL = r"(?:GROUP\s+BY|ORDER\s+BY|LIMIT|FOR\s+UPDATE|FOR\s+SHARE|LOCK\s+IN|HAVING|WINDOW|INTO|PROCEDURE)\b"
@@ -63,6 +60,7 @@ _INSERT = re.compile(rf"^(?:INSERT|REPLACE)\s+(?:(?:LOW_PRIORITY|DELAYED|HIGH_PR
                      rf"(?:INTO\s+)?{_TABLE}\s*(?P<rest>.*)$", re.I | re.S)
 _NO_TABLE = re.compile(r"^(?:BEGIN|COMMIT|ROLLBACK|START\s+TRANSACTION|SET|SHOW|USE|SAVEPOINT|RELEASE|XA|DO|"
                        r"SELECT(?!.*\bFROM\b)|EXPLAIN|DESCRIBE|DESC|HELP|KILL|FLUSH|PING)\b", re.I | re.S)
+
 _COL = r"(?:`?\w+`?\s*\.\s*)?`?(?P<col>\w+)`?"
 _VALUE = r"(?P<val>[-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|\x01\d+\x01|\?|NULL|TRUE|FALSE)"
 _BETWEEN = re.compile(rf"^{_COL}\s+BETWEEN\s+(?P<a>\S+)\s+AND\s+(?P<b>\S+)$", re.I)
@@ -71,37 +69,6 @@ _COMPARE = re.compile(rf"^{_COL}\s*(?P<op><=>|>=|<=|=|>|<)\s*{_VALUE}$", re.I)
 _IN = re.compile(rf"^{_COL}\s+IN\s*\((?P<list>[^()]*)\)$", re.I | re.S)
 _LIMIT = re.compile(r"\bLIMIT\s+(\d+)(?:\s*(?:,|OFFSET)\s*(\d+))?", re.I)
 _ORDER = re.compile(r"\bORDER\s+BY\s+" + _COL + r"(?:\s+(?P<dir>ASC|DESC))?", re.I)
-
-
-@dataclass
-class TableDef:
-    """A table's keys: its primary key, its secondary indexes, its columns in order."""
-
-    columns: list[str]
-    primary_key: list[str]
-    indexes: dict[str, list[str]] = field(default_factory=dict)
-
-    def bits(self) -> list[str]:
-        """The secondary indexes in UPDATE mask order."""
-        return sorted(self.indexes)
-
-    def leading(self, column: str) -> str | None:
-        c = column.lower()
-        return next((i for i in self.bits() if self.indexes[i] and self.indexes[i][0].lower() == c), None)
-
-    def to_dict(self) -> dict:
-        return {"primary_key": self.primary_key, "indexes": {i: self.indexes[i] for i in self.bits()}}
-
-
-class Schemas:
-    """Table definitions by (database, table), lower-cased; database None: any database (a --schema file)."""
-
-    def __init__(self, tables: dict[tuple[str | None, str], TableDef]):
-        self.tables = {(d.lower() if d else None, t.lower()): v for (d, t), v in tables.items()}
-
-    def find(self, database: str | None, table: str) -> TableDef | None:
-        t = table.lower()
-        return self.tables.get((database.lower() if database else None, t)) or self.tables.get((None, t))
 
 
 @dataclass
@@ -119,58 +86,6 @@ class Result:
     reason: str | None  # None: modelled; "none": a statement on no table
     table: str = ""  # db.tbl
     ops: list[Op] = field(default_factory=list)
-
-
-def _unquote(name: str) -> str:
-    return name[1:-1] if name.startswith("`") else name
-
-
-def mask(sql: str) -> tuple[str, list[str]]:
-    """(the statement with comments dropped and each string literal as \\x01N\\x01, the literals)."""
-    strings: list[str] = []
-
-    def keep(m) -> str:
-        strings.append(m.group(0)[1:-1])
-        return f"\x01{len(strings) - 1}\x01"
-
-    out = _STRING.sub(keep, sql)
-    out = _COMMENT.sub(" ", out)
-    return " ".join(out.split()).rstrip(";").strip(), strings
-
-
-def digest(masked: str) -> str:
-    """The statement's shape: literals as ?, at most 160 characters."""
-    d = re.sub(r"\x01\d+\x01", "?", masked)
-    d = re.sub(r"(?<![\w$])[-+]?\d+(?:\.\d+)?(?![\w$])", "?", d)
-    d = re.sub(r"\(\s*\?(?:\s*,\s*\?)+\s*\)", "(?, ...)", d)
-    d = re.sub(r"(?:\(\?, \.\.\.\)\s*,\s*)+\(\?, \.\.\.\)", "(?, ...), ...", d)
-    return d[:160]
-
-
-def key_hash(text: str) -> int:
-    """A non-integer key as a signed 63-bit integer (its place in the table is not known)."""
-    return int.from_bytes(hashlib.blake2b(text.encode("utf-8", "replace"), digest_size=8).digest(), "little") >> 1
-
-
-def _value(val: str, strings: list[str]) -> tuple[str, int | None, int]:
-    """('int'|'hash'|'placeholder'|'null'|'range', key, flags) of a literal."""
-    if val == "?":
-        return "placeholder", None, 0
-    if val.upper() in ("NULL", "TRUE", "FALSE"):
-        return ("null", None, 0) if val.upper() == "NULL" else ("int", int(val.upper() == "TRUE"), 0)
-    if val.startswith("\x01"):
-        text = strings[int(val.strip("\x01"))]
-        if re.fullmatch(r"\s*[-+]?\d{1,19}\s*", text):
-            val = text.strip()
-        else:
-            return "hash", key_hash(text), ot.HASHED
-    if not re.fullmatch(r"[-+]?\d+", val):
-        return "hash", key_hash(val), ot.HASHED  # a decimal: its place is as unknown as a string's
-    digits = val.lstrip("+-").lstrip("0") or "0"
-    if len(digits) > 19:
-        return "range", None, 0
-    k = int(val)
-    return ("int", k, 0) if I64_MIN <= k <= I64_MAX else ("range", None, 0)
 
 
 MAX_SHAPES = 20_000  # statement shapes kept (their results reused); past it each is classified anew
@@ -249,8 +164,8 @@ class Classifier:
 
     def _table(self, m, schema: str | None) -> tuple[str | None, str, TableDef | None, str | None]:
         """(qualified name, the reason it cannot be used or None, its def)."""
-        a, b = _unquote(m.group("t1")), m.group("t2")
-        db, tbl = (a, _unquote(b)) if b else (schema, a)
+        a, b = unquote(m.group("t1")), m.group("t2")
+        db, tbl = (a, unquote(b)) if b else (schema, a)
         if db and db.lower() in SYSTEM_SCHEMAS:
             return None, "", None, "system_table"
         t = self.schemas.find(db, tbl)
@@ -346,7 +261,7 @@ class Classifier:
             return Result("too_many_rows")
         ops = []
         for v in vals:
-            what, key, flags = _value(v, strings)
+            what, key, flags = literal(v, strings)
             if what in ("placeholder", "range"):
                 return Result("placeholder" if what == "placeholder" else "key_out_of_range")
             if what == "null":
@@ -359,7 +274,7 @@ class Classifier:
         for _, op, vals in bounds:
             keys = []
             for v in vals:
-                what, key, _ = _value(v, strings)
+                what, key, _ = literal(v, strings)
                 if what == "placeholder":
                     return Result("placeholder")
                 if what != "int":
@@ -401,7 +316,7 @@ class Classifier:
         extra = 0
         if kind == ot.UPDATE:
             cols = {re.sub(r"^(?:`?\w+`?\s*\.\s*)?`?(\w+)`?.*$", r"\1", a.split("=", 1)[0].strip()).lower()
-                    for a in _split_top(m.group("set"))}
+                    for a in split_top(m.group("set"))}
             if any(c.lower() in cols for c in t.primary_key):
                 return Result("update_of_primary_key")
             for j, ix in enumerate(t.bits()):
@@ -434,7 +349,7 @@ class Classifier:
             inner = rest[1:close]
             if re.match(r"\s*SELECT\b", inner, re.I):
                 return Result("insert_select")
-            cols = [_unquote(c.strip()) for c in inner.split(",")]
+            cols = [unquote(c.strip()) for c in inner.split(",")]
             rest = rest[close + 1:].lstrip()
         if len(t.primary_key) != 1:
             return Result("composite_primary_key")
@@ -443,20 +358,20 @@ class Classifier:
         s = re.match(r"SET\s+(.*)$", rest, re.I | re.S)
         if s:
             assigns = {a.split("=", 1)[0].strip().strip("`").lower(): a.split("=", 1)[1].strip()
-                       for a in _split_top(s.group(1)) if "=" in a}
-            tuples = [[assigns.get(pk, "NULL")]]
+                       for a in split_top(s.group(1)) if "=" in a}
+            rows = [[assigns.get(pk, "NULL")]]
             at = 0
         else:
             v = re.match(r"VALUES?\s*(.*)$", rest, re.I | re.S)
             if not v:
                 return Result("insert_select")
-            tuples = _tuples(v.group(1))
-            if tuples is None:
+            rows = tuples(v.group(1))
+            if rows is None:
                 return Result("too_many_rows")
         ops = []
-        for row in tuples:
+        for row in rows:
             val = row[at] if at is not None and at < len(row) else "NULL"
-            what, key, flags = _value(val, strings) if val.upper() != "DEFAULT" else ("null", None, 0)
+            what, key, flags = literal(val, strings) if val.upper() != "DEFAULT" else ("null", None, 0)
             if what == "placeholder":
                 return Result("placeholder")
             if what == "range":
@@ -468,39 +383,3 @@ class Classifier:
         return Result(None, name, ops)
 
 
-def _split_top(text: str) -> list[str]:
-    """Comma-separated items, commas inside parentheses left alone (strings are masked)."""
-    items, depth, buf = [], 0, []
-    for ch in text:
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        if ch == "," and depth == 0:
-            items.append("".join(buf).strip())
-            buf = []
-        else:
-            buf.append(ch)
-    if buf:
-        items.append("".join(buf).strip())
-    return items
-
-
-def _tuples(text: str) -> list[list[str]] | None:
-    """The value tuples of `(..), (..)` (up to ON DUPLICATE KEY / AS alias), or None past the limit."""
-    out, depth, start = [], 0, None
-    for i, ch in enumerate(text):
-        if ch == "(":
-            depth += 1
-            if depth == 1:
-                start = i + 1
-        elif ch == ")":
-            depth -= 1
-            if depth == 0 and start is not None:
-                out.append(_split_top(text[start:i]))
-                if len(out) > MAX_KEYS_PER_STATEMENT:
-                    return None
-                start = None
-        elif depth == 0 and ch.isalpha():
-            break  # ON DUPLICATE KEY UPDATE ..., AS new
-    return out

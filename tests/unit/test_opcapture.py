@@ -1,4 +1,4 @@
-"""Whole-server capture (workload/sqlops.py, opcapture.py, optrace.py): the statement shapes
+"""Whole-server capture (workload/sqlops.py, sqltext.py, tablekeys.py, opcapture.py, optrace.py): the statement shapes
 sysbench and YCSB-like clients send, what is not modelled, hostile logs, and the trace file."""
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ import pytest
 
 from loadgen.errors import UsageError
 from loadgen.workload import capture as logs
-from loadgen.workload import opcapture, optrace as ot, sqlops
+from loadgen.workload import opcapture, optrace as ot, sqlops, sqltext, tablekeys
 
-SBTEST = sqlops.TableDef(["id", "k", "c", "pad"], ["id"], {"k_1": ["k"]})
-USERS = sqlops.TableDef(["ycsb_key", "field0"], ["ycsb_key"], {})
-SCHEMAS = sqlops.Schemas({("sbtest", "sbtest1"): SBTEST, (None, "usertable"): USERS})
+SBTEST = tablekeys.TableDef(["id", "k", "c", "pad"], ["id"], {"k_1": ["k"]})
+USERS = tablekeys.TableDef(["ycsb_key", "field0"], ["ycsb_key"], {})
+SCHEMAS = tablekeys.Schemas({("sbtest", "sbtest1"): SBTEST, (None, "usertable"): USERS})
 
 
 def classify(sql: str, schema: str | None = "sbtest") -> sqlops.Result:
@@ -48,7 +48,7 @@ def one(sql: str):
 def test_statement_shapes(sql, want):
     got = one(sql)
     if want is None:  # a string key: hashed, flagged
-        assert got[0] == ot.POINT and got[4] == ot.HASHED and got[2] == sqlops.key_hash("user6284781860667377211")
+        assert got[0] == ot.POINT and got[4] == ot.HASHED and got[2] == sqltext.key_hash("user6284781860667377211")
     else:
         assert got == want
 
@@ -81,8 +81,8 @@ def test_what_is_not_modelled_says_why(sql, reason):
 
 
 def test_digest_hides_literals():
-    masked, _ = sqlops.mask("SELECT c FROM t WHERE id IN (1, 2, 3) AND c = 'secret'")
-    assert "secret" not in sqlops.digest(masked) and "1" not in sqlops.digest(masked)
+    masked, _ = sqltext.mask("SELECT c FROM t WHERE id IN (1, 2, 3) AND c = 'secret'")
+    assert "secret" not in sqltext.digest(masked) and "1" not in sqltext.digest(masked)
 
 
 LOG = """/usr/sbin/mariadbd, Version: 10.11.19-MariaDB. started with:
@@ -159,7 +159,7 @@ def test_damaged_traces_are_one_line_errors(tmp_path):
 def test_schema_file_gives_the_keys(tmp_path):
     sql = tmp_path / "s.sql"
     sql.write_text("CREATE TABLE t (id INT NOT NULL, a INT, b CHAR(10), PRIMARY KEY (id), KEY ab (a, b));")
-    s = opcapture.schemas_from_file(sql)
+    s = tablekeys.schemas_from_file(sql)
     t = s.find("anydb", "t")
     assert t.primary_key == ["id"] and t.indexes == {"ab": ["a", "b"]} and t.columns == ["id", "a", "b"]
 
