@@ -21,17 +21,15 @@ import re
 from dataclasses import dataclass, field
 
 from . import optrace as ot
-from .sqltext import MAX_KEYS_PER_STATEMENT, literal, mask, split_top, tuples, unquote
+from .sqltext import MAX_KEYS_PER_STATEMENT, key_tuple, literal, mask, split_top, tuples, unquote
 from .tablekeys import SYSTEM_SCHEMAS, Schemas, TableDef
 
 REASONS = {
     "join": "joins and several tables in FROM (the inner table's lookups per row are not known)",
     "subquery": "subqueries and UNIONs",
     "complex_where": "WHERE with OR / NOT / nested conditions",
-    "range_on_secondary_key": "ranges on a secondary index (where its values lie is not known)",
     "non_integer_range": "ranges with bounds that are not integers",
-    "composite_primary_key": "lookups on a composite primary key",
-    "write_not_by_primary_key": "UPDATE / DELETE not by primary-key equality (ranges, secondary keys, no WHERE)",
+    "write_not_by_key": "UPDATE / DELETE not by a key's equality (ranges, no index, no WHERE: the rows are not known)",
     "update_of_primary_key": "UPDATEs that change the primary key",
     "insert_select": "INSERT ... SELECT and other inserts without VALUES",
     "placeholder": "prepared statements with `?` (their Execute lines carry the values)",
@@ -197,10 +195,14 @@ class Classifier:
                      (limit.group(2) or 0) if limit else 0)
         where = m.group("where")
         if where is None:
-            if limit and (not order or self._is_pk(t, order.group("col"))):
-                desc = bool(order and (order.group("dir") or "").upper() == "DESC")
-                return Result(None, name, [Op(ot.RANGE, ot.PRIMARY, 0, 0, ot.LO_OPEN | ot.HI_OPEN
-                                              | (ot.DESC if desc else 0), min(rows + offset, 2**32 - 1))])
+            desc = ot.DESC if order and (order.group("dir") or "").upper() == "DESC" else 0
+            col = order.group("col").lower() if order else None
+            if limit and (col is None or col == t.primary_key[0].lower()):  # the clustered index's order
+                return Result(None, name, [Op(ot.RANGE, ot.PRIMARY, 0, 0, ot.LO_OPEN | ot.HI_OPEN | desc,
+                                              min(rows + offset, 2**32 - 1))])
+            if limit and t.leading(col):  # ORDER BY an index's column LIMIT n: its first (last) n entries
+                return Result(None, name, [Op(ot.INDEX_RANGE, t.leading(col), 0, 0, ot.LO_OPEN | ot.HI_OPEN | desc,
+                                              min(rows + offset, 2**32 - 1))])
             return Result(None, name, [Op(ot.SCAN, ot.PRIMARY, 0)])
         return self._read(t, name, where, strings, tail, rows + offset if limit else 0, order)
 
@@ -235,26 +237,68 @@ class Classifier:
         conds = self._conditions(where)
         if isinstance(conds, str):
             return Result(conds)
-        pk = t.primary_key
-        if len(pk) > 1 and any(c and c.lower() == pk[0].lower() for c, _, _ in conds):
-            return Result("composite_primary_key")
         eq = [(c, vals) for c, op, vals in conds if c and op in ("=", "<=>", "in")]
-        for col, vals in eq:  # the primary key's equality, then a secondary index's
+        for col, vals in eq:  # the primary key's equality, then a composite key's, then a secondary index's
             if self._is_pk(t, col):
                 return self._points(name, ot.PRIMARY, vals, strings)
+        bounds = [(c, op, vals) for c, op, vals in conds if c and op in (">", ">=", "<", "<=", "between")]
+        if len(t.primary_key) > 1:
+            r = self._composite(t, name, conds, strings, limit, order, ot.POINT)
+            if r is not None:
+                return r
         for col, vals in eq:
             ix = t.leading(col)
-            if ix:
+            if ix and ix in t.unique and len(t.indexes[ix]) == 1:
                 return self._points(name, ix, vals, strings)
-        bounds = [(c, op, vals) for c, op, vals in conds if c and op in (">", ">=", "<", "<=", "between")]
+            if ix:  # a non-unique (or a composite's prefix) equality: the entries with that value
+                return self._equal_entries(name, ix, vals, strings, limit, order)
         pk_bounds = [b for b in bounds if self._is_pk(t, b[0])]
         if pk_bounds:
-            return self._range(name, pk_bounds, strings, limit, order)
-        if any(t.leading(c) for c, _, _ in bounds):
-            return Result("range_on_secondary_key")
+            return self._range(name, ot.PRIMARY, pk_bounds, strings, limit, order)
+        for col, _, _ in bounds:
+            ix = t.leading(col)
+            if ix:
+                return self._range(name, ix, [b for b in bounds if b[0].lower() == col.lower()], strings, limit, order)
         if any(v == "?" for _, _, vals in conds for v in vals):
             return Result("placeholder")
         return Result(None, name, [Op(ot.SCAN, ot.PRIMARY, 0)])
+
+    def _composite(self, t: TableDef, name: str, conds, strings, limit: int, order, kind: int) -> Result | None:
+        """A composite primary key: every column's equality is one row (POINT, or the write `kind`;
+        the row a hash of the values: where it lies is not known); the leading column's equality or
+        bounds are the entries with those values (INDEX_RANGE on PRIMARY); None: neither."""
+        pk = [c.lower() for c in t.primary_key]
+        eq = {c.lower(): vals for c, op, vals in conds if c and op in ("=", "<=>") and c.lower() in pk}
+        if all(c in eq for c in pk):
+            keys = []
+            for c in pk:
+                what, key, _ = literal(eq[c][0], strings)
+                if what in ("placeholder", "range"):
+                    return Result("placeholder" if what == "placeholder" else "key_out_of_range")
+                if what == "null":
+                    return Result(None, name, [])
+                keys.append(key)
+            h = key_tuple(keys)
+            return Result(None, name, [Op(kind, ot.PRIMARY, h, h, ot.HASHED)])
+        if kind != ot.POINT:
+            return None
+        lead = [(c, op, vals) for c, op, vals in conds if c and c.lower() == pk[0]]
+        ins = [vals for _, op, vals in lead if op in ("=", "<=>", "in")]
+        if ins:
+            return self._equal_entries(name, ot.PRIMARY, ins[0], strings, limit, order)
+        bounds = [b for b in lead if b[1] in (">", ">=", "<", "<=", "between")]
+        if bounds:
+            return self._range(name, ot.PRIMARY, bounds, strings, limit, order, kind=ot.INDEX_RANGE)
+        return None
+
+    def _equal_entries(self, name: str, index: str, vals: list[str], strings, limit: int, order) -> Result:
+        """An equality on a non-unique index (or a composite primary key's leading column): per value,
+        the entries holding it (INDEX_RANGE lo = hi = the value; how many: the index's statistics)."""
+        r = self._points(name, index, vals, strings)
+        desc = ot.DESC if order is not None and (order.group("dir") or "").upper() == "DESC" else 0
+        for o in r.ops:
+            o.kind, o.flags, o.extra = ot.INDEX_RANGE, o.flags | desc, min(limit, 2**32 - 1)
+        return r
 
     def _points(self, name: str, index: str, vals: list[str], strings) -> Result:
         if len(vals) > MAX_KEYS_PER_STATEMENT:
@@ -269,7 +313,9 @@ class Classifier:
             ops.append(Op(ot.POINT, index, key, key, flags))
         return Result(None, name, ops)
 
-    def _range(self, name: str, bounds, strings, limit: int, order) -> Result:
+    def _range(self, name: str, index: str, bounds, strings, limit: int, order, kind: int | None = None) -> Result:
+        """A range of the primary key (RANGE), of a secondary index's leading column or a composite
+        primary key's (INDEX_RANGE): its bounds, the LIMIT, the direction."""
         lo, hi, flags = None, None, 0
         for _, op, vals in bounds:
             keys = []
@@ -297,8 +343,9 @@ class Classifier:
             flags |= ot.DESC
         if lo is not None and hi is not None and hi < lo:
             return Result(None, name, [])  # an empty range: the descent reads nothing the model needs
-        return Result(None, name, [Op(ot.RANGE, ot.PRIMARY, lo or 0, hi or 0, flags,
-                                      min(limit, 2**32 - 1))])
+        if kind is None:
+            kind = ot.RANGE if index == ot.PRIMARY else ot.INDEX_RANGE
+        return Result(None, name, [Op(kind, index, lo or 0, hi or 0, flags, min(limit, 2**32 - 1))])
 
     def _write(self, m, masked: str, strings, schema: str | None, kind: int) -> Result:
         if re.search(r"\bSELECT\b", masked, re.I):
@@ -312,7 +359,7 @@ class Classifier:
             return Result(why)
         where = m.group("where")
         if where is None:
-            return Result("write_not_by_primary_key")
+            return Result("write_not_by_key")
         extra = 0
         if kind == ot.UPDATE:
             cols = {re.sub(r"^(?:`?\w+`?\s*\.\s*)?`?(\w+)`?.*$", r"\1", a.split("=", 1)[0].strip()).lower()
@@ -332,8 +379,22 @@ class Classifier:
                     o.kind, o.extra = kind, extra
                 return r
         if len(t.primary_key) > 1:
-            return Result("composite_primary_key")
-        return Result("write_not_by_primary_key")
+            r = self._composite(t, name, conds, strings, 0, None, kind)
+            if r is not None:
+                for o in r.ops:
+                    o.extra = extra
+                return r
+        for col, op, vals in conds:  # by a secondary index's equality: the lookup, then the row it finds
+            ix = t.leading(col) if col and op in ("=", "<=>", "in") else None
+            if ix:
+                r = self._points(name, ix, vals, strings)
+                ops = []
+                for o in r.ops:  # the row: a hash of the value, as the lookup's (one row a value)
+                    ops += [o, Op(kind, ot.PRIMARY, o.lo, o.lo, o.flags | ot.VIA_INDEX, extra)]
+                return Result(r.reason, r.table, ops)
+        if any(v == "?" for _, _, vals in conds for v in vals):
+            return Result("placeholder")
+        return Result("write_not_by_key")
 
     def _insert(self, masked: str, strings, schema: str | None) -> Result:
         m = _INSERT.match(masked)
@@ -351,17 +412,15 @@ class Classifier:
                 return Result("insert_select")
             cols = [unquote(c.strip()) for c in inner.split(",")]
             rest = rest[close + 1:].lstrip()
-        if len(t.primary_key) != 1:
-            return Result("composite_primary_key")
-        pk = t.primary_key[0].lower()
-        at = next((i for i, c in enumerate(cols) if c.lower() == pk), None)
+        pks = [c.lower() for c in t.primary_key]
         s = re.match(r"SET\s+(.*)$", rest, re.I | re.S)
         if s:
             assigns = {a.split("=", 1)[0].strip().strip("`").lower(): a.split("=", 1)[1].strip()
                        for a in split_top(s.group(1)) if "=" in a}
-            rows = [[assigns.get(pk, "NULL")]]
-            at = 0
+            rows = [[assigns.get(c, "NULL") for c in pks]]
+            at = list(range(len(pks)))
         else:
+            at = [next((i for i, c in enumerate(cols) if c.lower() == pk), None) for pk in pks]
             v = re.match(r"VALUES?\s*(.*)$", rest, re.I | re.S)
             if not v:
                 return Result("insert_select")
@@ -370,16 +429,21 @@ class Classifier:
                 return Result("too_many_rows")
         ops = []
         for row in rows:
-            val = row[at] if at is not None and at < len(row) else "NULL"
-            what, key, flags = literal(val, strings) if val.upper() != "DEFAULT" else ("null", None, 0)
-            if what == "placeholder":
-                return Result("placeholder")
-            if what == "range":
-                return Result("key_out_of_range")
-            if what == "null" or (what == "int" and key == 0):
+            keys, hashed = [], 0
+            for a in at:
+                val = row[a] if a is not None and a < len(row) else "NULL"
+                what, key, flags = literal(val, strings) if val.upper() != "DEFAULT" else ("null", None, 0)
+                if what == "placeholder":
+                    return Result("placeholder")
+                if what == "range":
+                    return Result("key_out_of_range")
+                keys.append(None if what == "null" or (what == "int" and key == 0 and len(at) == 1) else key)
+                hashed |= flags
+            if None in keys:  # AUTO_INCREMENT's key (a composite key's: at the end as well)
                 ops.append(Op(ot.INSERT, ot.PRIMARY, 0, 0, ot.AUTO))
+            elif len(keys) > 1:  # a composite key: its row a hash of the values, as its lookups'
+                h = key_tuple(keys)
+                ops.append(Op(ot.INSERT, ot.PRIMARY, h, h, ot.HASHED))
             else:
-                ops.append(Op(ot.INSERT, ot.PRIMARY, key, key, flags))
+                ops.append(Op(ot.INSERT, ot.PRIMARY, keys[0], keys[0], hashed))
         return Result(None, name, ops)
-
-

@@ -46,6 +46,11 @@ def key_hash(text: str) -> int:
     return int.from_bytes(hashlib.blake2b(text.encode("utf-8", "replace"), digest_size=8).digest(), "little") >> 1
 
 
+def key_tuple(keys: list[int]) -> int:
+    """A composite key's values as one 63-bit key (a hash: the row's place is not known)."""
+    return key_hash(",".join(str(k) for k in keys))
+
+
 def literal(val: str, strings: list[str]) -> tuple[str, int | None, int]:
     """('int'|'hash'|'placeholder'|'null'|'range', key, flags) of a literal."""
     if val == "?":

@@ -16,6 +16,7 @@ class TableDef:
     columns: list[str]
     primary_key: list[str]
     indexes: dict[str, list[str]] = field(default_factory=dict)
+    unique: set[str] = field(default_factory=set)  # secondary indexes that are UNIQUE: an equality is one row
 
     def bits(self) -> list[str]:
         """The secondary indexes in UPDATE mask order."""
@@ -26,7 +27,8 @@ class TableDef:
         return next((i for i in self.bits() if self.indexes[i] and self.indexes[i][0].lower() == c), None)
 
     def to_dict(self) -> dict:
-        return {"primary_key": self.primary_key, "indexes": {i: self.indexes[i] for i in self.bits()}}
+        return {"primary_key": self.primary_key, "indexes": {i: self.indexes[i] for i in self.bits()},
+                "unique": sorted(self.unique)}
 
 
 class Schemas:
@@ -54,7 +56,7 @@ def schemas_from_file(path) -> Schemas:
         if s is None:
             raise UsageError(f"--schema {path}: cannot read the CREATE TABLE of {name}",
                              "give the server with --dsn instead (its SHOW CREATE TABLE is read)")
-        out[(None, name)] = TableDef(list(s.columns), list(s.primary_key), dict(s.indexes))
+        out[(None, name)] = TableDef(list(s.columns), list(s.primary_key), dict(s.indexes), set(s.unique))
     if not out:
         raise UsageError(f"--schema {path} creates no table", "give a .sql file of CREATE TABLE statements")
     return Schemas(out)
@@ -72,7 +74,7 @@ def schemas_from_server(conn) -> Schemas:
                                   "t.TABLE_SCHEMA = c.TABLE_SCHEMA AND t.TABLE_NAME = c.TABLE_NAME WHERE "
                                   f"t.ENGINE = 'InnoDB' AND c.TABLE_SCHEMA NOT IN ({marks}) "
                                   "ORDER BY c.TABLE_SCHEMA, c.TABLE_NAME, c.ORDINAL_POSITION", system)
-        stats = db.query_all(conn, "SELECT TABLE_SCHEMA, TABLE_NAME, INDEX_NAME, COLUMN_NAME FROM "
+        stats = db.query_all(conn, "SELECT TABLE_SCHEMA, TABLE_NAME, INDEX_NAME, COLUMN_NAME, NON_UNIQUE FROM "
                                    f"information_schema.STATISTICS WHERE TABLE_SCHEMA NOT IN ({marks}) "
                                    "ORDER BY TABLE_SCHEMA, TABLE_NAME, INDEX_NAME, SEQ_IN_INDEX", system)
     except Exception as exc:  # noqa: BLE001 - the server's message is the useful part
@@ -82,7 +84,7 @@ def schemas_from_server(conn) -> Schemas:
     out: dict[tuple[str | None, str], TableDef] = {}
     for d, t, c in cols:
         out.setdefault((str(d), str(t)), TableDef([], [])).columns.append(str(c))
-    for d, t, ix, c in stats:
+    for d, t, ix, c, non_unique in stats:
         tdef = out.get((str(d), str(t)))
         if tdef is None or c is None:
             continue
@@ -90,6 +92,8 @@ def schemas_from_server(conn) -> Schemas:
             tdef.primary_key.append(str(c))
         else:
             tdef.indexes.setdefault(str(ix), []).append(str(c))
+            if not int(non_unique):
+                tdef.unique.add(str(ix))
     if not out:
         raise UsageError("the server has no InnoDB tables the --dsn user can see", "check the --dsn user's grants")
     return Schemas(out)

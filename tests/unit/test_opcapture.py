@@ -11,7 +11,13 @@ from loadgen.workload import opcapture, optrace as ot, sqlops, sqltext, tablekey
 
 SBTEST = tablekeys.TableDef(["id", "k", "c", "pad"], ["id"], {"k_1": ["k"]})
 USERS = tablekeys.TableDef(["ycsb_key", "field0"], ["ycsb_key"], {})
-SCHEMAS = tablekeys.Schemas({("sbtest", "sbtest1"): SBTEST, (None, "usertable"): USERS})
+# an ORM's shapes: a composite primary key, a unique and a composite secondary index
+ITEMS = tablekeys.TableDef(["order_id", "line", "sku", "qty"], ["order_id", "line"], {"sku": ["sku"]})
+USERS2 = tablekeys.TableDef(["id", "email", "org", "created"], ["id"],
+                            {"email": ["email"], "org_created": ["org", "created"], "created": ["created"]},
+                            {"email"})
+SCHEMAS = tablekeys.Schemas({("sbtest", "sbtest1"): SBTEST, (None, "usertable"): USERS, (None, "items"): ITEMS,
+                             (None, "users"): USERS2})
 
 
 def classify(sql: str, schema: str | None = "sbtest") -> sqlops.Result:
@@ -35,7 +41,7 @@ def one(sql: str):
     ("SELECT DISTINCT c FROM sbtest1 WHERE id BETWEEN 5 AND 104 ORDER BY c", (ot.RANGE, "PRIMARY", 5, 104, 0, 0)),
     ("SELECT * FROM sbtest1 WHERE id > 10 AND id <= 20", (ot.RANGE, "PRIMARY", 11, 20, 0, 0)),
     ("SELECT * FROM sbtest1 WHERE id >= 100 ORDER BY id LIMIT 10", (ot.RANGE, "PRIMARY", 100, 0, ot.HI_OPEN, 10)),
-    ("SELECT * FROM sbtest1 WHERE k = 5", (ot.POINT, "k_1", 5, 5, 0, 0)),
+    ("SELECT * FROM sbtest1 WHERE k = 5", (ot.INDEX_RANGE, "k_1", 5, 5, 0, 0)),
     ("SELECT * FROM sbtest1", (ot.SCAN, "PRIMARY", 0, None, 0, 0)),
     ("SELECT COUNT(*) FROM sbtest1 WHERE c LIKE '%FROM x WHERE id=1%'", (ot.SCAN, "PRIMARY", 0, None, 0, 0)),
     ("UPDATE sbtest1 SET k=k+1 WHERE id=2490", (ot.UPDATE, "PRIMARY", 2490, 2490, 0, 1)),
@@ -53,6 +59,49 @@ def test_statement_shapes(sql, want):
         assert got == want
 
 
+H = sqltext.key_tuple
+
+
+@pytest.mark.parametrize("sql,want", [
+    # a secondary range, bounds and LIMIT, read downwards
+    ("SELECT * FROM sbtest1 WHERE k BETWEEN 10 AND 20", [(ot.INDEX_RANGE, "k_1", 10, 20, 0, 0)]),
+    ("SELECT id FROM users WHERE created >= 100 ORDER BY created DESC LIMIT 5",
+     [(ot.INDEX_RANGE, "created", 100, 0, ot.HI_OPEN | ot.DESC, 5)]),
+    ("SELECT * FROM users ORDER BY created DESC LIMIT 10",
+     [(ot.INDEX_RANGE, "created", 0, None, ot.LO_OPEN | ot.HI_OPEN | ot.DESC, 10)]),
+    # a unique index's equality is one row; a composite index's prefix the entries with the value
+    ("SELECT * FROM users WHERE email = 'a@b'", [(ot.POINT, "email", sqltext.key_hash("a@b"), None, ot.HASHED, 0)]),
+    ("SELECT * FROM users WHERE org = 7 ORDER BY created DESC LIMIT 20",
+     [(ot.INDEX_RANGE, "org_created", 7, None, ot.DESC, 20)]),
+    # a composite primary key: every column's equality one row (a hash), the prefix a range of it
+    ("SELECT qty FROM items WHERE order_id = 5 AND line = 2", [(ot.POINT, "PRIMARY", H([5, 2]), None, ot.HASHED, 0)]),
+    ("SELECT qty FROM items WHERE line = 2 AND order_id = 5", [(ot.POINT, "PRIMARY", H([5, 2]), None, ot.HASHED, 0)]),
+    ("SELECT * FROM items WHERE order_id = 5", [(ot.INDEX_RANGE, "PRIMARY", 5, None, 0, 0)]),
+    ("SELECT * FROM items WHERE order_id IN (5, 6)", [(ot.INDEX_RANGE, "PRIMARY", 5, None, 0, 0),
+                                                       (ot.INDEX_RANGE, "PRIMARY", 6, None, 0, 0)]),
+    ("SELECT * FROM items WHERE order_id BETWEEN 5 AND 9", [(ot.INDEX_RANGE, "PRIMARY", 5, 9, 0, 0)]),
+    ("UPDATE items SET qty = 3 WHERE order_id = 5 AND line = 1",
+     [(ot.UPDATE, "PRIMARY", H([5, 1]), None, ot.HASHED, 0)]),
+    ("DELETE FROM items WHERE order_id = 5 AND line = 1", [(ot.DELETE, "PRIMARY", H([5, 1]), None, ot.HASHED, 0)]),
+    ("INSERT INTO items (order_id, line, sku, qty) VALUES (5, 1, 'a', 1), (5, 2, 'b', 1)",
+     [(ot.INSERT, "PRIMARY", H([5, 1]), None, ot.HASHED, 0), (ot.INSERT, "PRIMARY", H([5, 2]), None, ot.HASHED, 0)]),
+    # a write by a secondary key: the lookup, then the row it found (VIA_INDEX, the same value)
+    ("UPDATE sbtest1 SET c = 'x' WHERE k = 5", [(ot.POINT, "k_1", 5, None, 0, 0),
+                                                (ot.UPDATE, "PRIMARY", 5, None, ot.VIA_INDEX, 0)]),
+    ("DELETE FROM users WHERE email = 'a@b'", [(ot.POINT, "email", sqltext.key_hash("a@b"), None, ot.HASHED, 0),
+                                               (ot.DELETE, "PRIMARY", sqltext.key_hash("a@b"), None,
+                                                ot.HASHED | ot.VIA_INDEX, 0)]),
+    ("UPDATE users SET org = 3 WHERE email = 'a@b'", [(ot.POINT, "email", sqltext.key_hash("a@b"), None, ot.HASHED, 0),
+                                                      (ot.UPDATE, "PRIMARY", sqltext.key_hash("a@b"), None,
+                                                       ot.HASHED | ot.VIA_INDEX, 4)]),  # org_created: bit 2
+])
+def test_secondary_ranges_composite_keys_and_writes_by_index(sql, want):
+    r = classify(sql, "sbtest" if "sbtest1" in sql else None)
+    assert r.reason is None, (sql, r.reason)
+    got = [(o.kind, o.index, o.lo, o.hi if o.hi != o.lo else None, o.flags, o.extra) for o in r.ops]
+    assert got == want
+
+
 def test_several_keys_and_rows():
     assert [o.lo for o in classify("SELECT c FROM sbtest1 WHERE id IN (1, 2, 3)").ops] == [1, 2, 3]
     r = classify("INSERT INTO sbtest1 VALUES (1, 2, 'a', 'b'), (2, 3, 'c', 'd'), (NULL, 4, 'e', 'f')")
@@ -63,9 +112,11 @@ def test_several_keys_and_rows():
     ("SELECT * FROM sbtest1 a JOIN sbtest1 b ON a.id = b.k WHERE a.id = 1", "join"),
     ("SELECT * FROM sbtest1 WHERE id = 1 OR id = 2", "complex_where"),
     ("SELECT * FROM sbtest1 WHERE id IN (SELECT k FROM sbtest1)", "subquery"),
-    ("SELECT * FROM sbtest1 WHERE k BETWEEN 1 AND 5", "range_on_secondary_key"),
-    ("UPDATE sbtest1 SET c = 'x' WHERE k = 5", "write_not_by_primary_key"),
-    ("DELETE FROM sbtest1", "write_not_by_primary_key"),
+    ("UPDATE sbtest1 SET c = 'x' WHERE k > 5", "write_not_by_key"),
+    ("UPDATE sbtest1 SET c = 'x' WHERE c = 'y'", "write_not_by_key"),
+    ("DELETE FROM sbtest1", "write_not_by_key"),
+    ("DELETE FROM items WHERE order_id = 5", "write_not_by_key"),
+    ("SELECT * FROM sbtest1 WHERE k BETWEEN 'a' AND 'b'", "non_integer_range"),
     ("UPDATE sbtest1 SET id = 5 WHERE id = 4", "update_of_primary_key"),
     ("INSERT INTO sbtest1 SELECT * FROM sbtest1", "insert_select"),
     ("SELECT c FROM sbtest1 WHERE id=?", "placeholder"),
@@ -116,7 +167,8 @@ def test_general_log_to_trace_and_back(tmp_path):
     assert list(a["kind"]) == [ot.POINT, ot.UPDATE, ot.DELETE, ot.RANGE, ot.INSERT]
     # the two writes of one BEGIN..COMMIT share a transaction; the autocommit insert has its own
     assert a["hi"][1] == a["hi"][2] != a["hi"][4]
-    assert meta["tables"]["sbtest.sbtest1"] == {"primary_key": ["id"], "indexes": {"k_1": ["k"]}}
+    assert meta["tables"]["sbtest.sbtest1"] == {"primary_key": ["id"], "indexes": {"k_1": ["k"]}, "unique": []}
+    assert (meta["version"], meta["minor"]) == (ot.VERSION, ot.MINOR)
 
 
 def test_hostile_logs_are_counted_never_a_traceback(tmp_path, monkeypatch):
@@ -167,17 +219,17 @@ def test_schema_file_gives_the_keys(tmp_path):
 def test_the_trace_predicted_per_table_and_index(tmp_path):
     """The adapter (analysis/tracemodel.py) over the mix model: per-index reads add up, the
     update of k reaches k_1, the AUTO_INCREMENT insert grows the table, keys past it are skipped."""
-    from loadgen.analysis import tracemodel
+    from loadgen.analysis import tracegeometry, tracemodel
 
     log = tmp_path / "general.log"
     log.write_text(LOG + "\t\t     8 Query\tSELECT c FROM sbtest.sbtest1 WHERE id=999999\n")
     out = tmp_path / "t.optrace"
     opcapture.run(log, "general", SCHEMAS, out)
     meta, _, _ = ot.read_meta(out)
-    tables = tracemodel.offline_tables(meta, {"*": 10_000}, {"sbtest1": {"id": 4, "k": 4, "c": 120, "pad": 60}})
+    tables = tracegeometry.offline_tables(meta, {"*": 10_000}, {"sbtest1": {"id": 4, "k": 4, "c": 120, "pad": 60}})
     t = tables["sbtest.sbtest1"]
     assert 100 <= t["leaf_pages"] <= 250 and t["indexes"]["k_1"]["columns"] == ["k"]  # ~73 rows a leaf
-    doc = tracemodel.predict(out, tables, tracemodel.pools_of([8 << 20, 64 << 20], "mariadb", {}, 1000.0))
+    doc = tracemodel.predict(out, tables, tracegeometry.pools_of([8 << 20, 64 << 20], "mariadb", {}, 1000.0))
     assert doc["skipped"] == {"outside the table's keys": 1} and doc["simulated"] == 5
     assert doc["operations_by_kind"] == {"read": 1, "update": 1, "delete": 1, "range": 1, "insert": 1}
     for p in doc["pools"]:
@@ -187,7 +239,7 @@ def test_the_trace_predicted_per_table_and_index(tmp_path):
         assert p["pages_read"] == tt["pages_read"] + p["system_pages_read"]
         assert p["low"] <= p["pages_read"] <= p["high"]
     with pytest.raises(UsageError, match="no --rows"):
-        tracemodel.offline_tables(meta, {}, {})
+        tracegeometry.offline_tables(meta, {}, {})
 
 
 def test_the_three_commands_without_a_server(tmp_path):
@@ -236,3 +288,45 @@ def test_shapes_reused_give_what_classifying_gives():
     for sql in statements * 2:
         assert c.classify(sql, "sbtest")[0] == sqlops.Classifier(SCHEMAS).classify(sql, "sbtest")[0], sql
     assert len(c.shapes) >= 4
+
+
+def test_index_ranges_and_writes_by_index_predicted(tmp_path):
+    """INDEX_RANGE (a secondary range, a non-unique equality, a composite key's prefix) and a write
+    found through an index reach the pages they should: the range's secondary leaves and the rows'
+    clustered leaves; a wider range reads more; the write by index writes the row the lookup found."""
+    from loadgen.analysis import tracegeometry, tracemodel
+
+    def predict(statements: list[str]) -> dict:
+        log = tmp_path / "g.log"
+        log.write_text(LOG.split("261125 18:22:28")[0] + "261125 18:22:28\t     9 Connect\troot@h on shop using TCP\n"
+                       + "".join(f"\t\t     9 Query\t{q}\n" for q in statements))
+        out = tmp_path / "i.optrace"
+        opcapture.run(log, "general", SCHEMAS, out)
+        meta, _, _ = ot.read_meta(out)
+        tables = tracegeometry.offline_tables(meta, {"*": 50_000}, {})
+        for t in tables.values():  # the leading columns' values as the server would give them
+            t["indexes"].get("created", {}).update(values=[1, 50_000], distinct=50_000)
+            t["indexes"].get("org_created", {}).update(values=[1, 500], distinct=500)
+            if "sku" in t["indexes"]:  # items: 10,000 orders of 5 lines
+                t.update(values=[1, 10_000], distinct=10_000)
+        return tracemodel.predict(out, tables, tracegeometry.pools_of([64 << 20], "mariadb", {}, 1000.0))
+
+    narrow = predict(["SELECT * FROM users WHERE created BETWEEN 100 AND 199"])
+    wide = predict(["SELECT * FROM users WHERE created BETWEEN 100 AND 4099"])
+    assert narrow["operations_by_kind"] == {"range-secondary": 1}
+    n, w = narrow["pools"][0]["tables"]["shop.users"], wide["pools"][0]["tables"]["shop.users"]
+    assert 0 < n["indexes"]["created"] < w["indexes"]["created"]
+    # 100 rows in a random order over ~333 leaves: ~86 leaves; 4,000 rows: nearly all of them
+    assert 60 <= n["indexes"]["PRIMARY"] <= 110 and w["indexes"]["PRIMARY"] > 3 * n["indexes"]["PRIMARY"]
+    # a non-unique equality of a composite index: 100 entries a value (50,000 rows / 500 values)
+    org = predict(["SELECT * FROM users WHERE org = 7"])
+    assert org["operations_by_kind"] == {"range-secondary": 1} and org["pools"][0]["tables"]["shop.users"][
+        "indexes"]["PRIMARY"] > 50
+    # a composite primary key's prefix: a range of the clustered index (5 rows a value: one or two leaves)
+    items = predict(["SELECT * FROM items WHERE order_id = 77"])
+    assert items["operations_by_kind"] == {"range": 1}
+    assert items["pools"][0]["tables"]["shop.items"]["indexes"]["PRIMARY"] <= 2 + 3
+    # a write by a unique secondary key: the index's lookup and the row's leaf, written
+    upd = predict(["UPDATE users SET org = 3 WHERE email = 'a@b'"])
+    assert upd["operations_by_kind"] == {"read-secondary": 1, "update": 1}
+    assert upd["pools"][0]["tables"]["shop.users"]["indexes"]["org_created"] > 0  # the index its column is in
