@@ -94,18 +94,26 @@ def _capture_ops(slow_log, general_log, dsn, schema_file, out) -> None:
     if (dsn is None) == (schema_file is None):
         raise UsageError("a whole-server capture needs the tables' keys: give --dsn URL or --schema FILE.sql",
                          "e.g. --dsn mysql://root@127.0.0.1:3306/ (read only), or --table db.tbl for one table")
+    conn = None
     if schema_file is not None:
         schemas = tablekeys.schemas_from_file(schema_file)
     else:
         from .. import db
         from ..servers.dsn import parse_dsn
 
-        conn = db.connect(parse_dsn(dsn))
-        try:
+        # one statement a call: a log's text EXPLAINed can never carry a second one
+        conn = db.connect(parse_dsn(dsn), multi_statements=False)
+    try:
+        explain = None
+        if conn is not None:
+            from ..workload import joinops
+
             schemas = tablekeys.schemas_from_server(conn)
-        finally:
+            explain = joinops.explainer(conn)
+        cap = opcapture.run(slow_log or general_log, "slow" if slow_log else "general", schemas, out, explain)
+    finally:
+        if conn is not None:
             conn.close()
-    cap = opcapture.run(slow_log or general_log, "slow" if slow_log else "general", schemas, out)
     err = stderr_console()
     err.print(f"[dim]{cap.source}: {cap.lines:,} lines, {cap.statements:,} statements ({cap.no_table:,} on no table), "
               f"{cap.modelled:,} of {cap.on_tables:,} on tables modelled ({cap.modelled_pct:.1f}%), "

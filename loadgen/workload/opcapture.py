@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from . import capture as logs
-from . import optrace, sqlops, sqltext, tablekeys
+from . import joinops, optrace, sqlops, sqltext, tablekeys
 
 _BEGIN = re.compile(r"^\s*(?:BEGIN(?:\s+WORK)?|START\s+TRANSACTION\b[^;]*)\s*;?\s*$", re.I)
 _END = re.compile(r"^\s*(?:COMMIT|ROLLBACK)\b", re.I)
@@ -61,8 +61,10 @@ class OpCapture:
                 "operations_by_table": dict(self.by_table)}
 
 
-def capture(statements: Iterable, cap: OpCapture, classifier: sqlops.Classifier, writer: optrace.Writer) -> dict:
-    """Classify and write every statement; returns the tables written ({db.tbl: TableDef})."""
+def capture(statements: Iterable, cap: OpCapture, classifier: sqlops.Classifier, writer: optrace.Writer,
+            joins: joinops.Joins | None = None) -> dict:
+    """Classify and write every statement (joins through `joins`: EXPLAIN on the server); returns
+    the tables written ({db.tbl: TableDef})."""
     used: dict[str, tablekeys.TableDef] = {}
     open_txn: dict[str | None, int] = {}  # session -> its transaction's number (BEGIN .. COMMIT)
     txns = 0
@@ -74,6 +76,8 @@ def capture(statements: Iterable, cap: OpCapture, classifier: sqlops.Classifier,
             cap.no_table += 1
             continue
         res, masked = classifier.classify(st.sql, st.schema)
+        if res.reason == "join" and joins is not None and masked[:6].upper() == "SELECT":
+            res = joins.classify(st.sql, masked, sqltext.mask(st.sql)[1], st.schema, sqltext.digest(masked))
         if res.reason == "none":
             cap.no_table += 1
             if _BEGIN.match(st.sql):
@@ -88,18 +92,19 @@ def capture(statements: Iterable, cap: OpCapture, classifier: sqlops.Classifier,
         cap.modelled += 1
         if not res.ops:
             continue
-        if res.table not in used:
-            used[res.table] = _def_of(classifier, res.table)
         txn = open_txn.get(st.thread)
-        if txn is None and res.ops[0].kind in WRITES:  # autocommit: the statement is its transaction
+        if txn is None and any(o.kind in WRITES for o in res.ops):  # autocommit: the statement is its transaction
             txns += 1
             txn = txns
         for op in res.ops:
+            table = op.table or res.table
+            if table not in used:
+                used[table] = _def_of(classifier, table)
             # a write's hi is its transaction's number (optrace's layout)
             hi = txn if op.kind in WRITES else op.hi
-            writer.add(op.kind, writer.tree(res.table, op.index), op.lo, hi, op.flags, op.extra)
+            writer.add(op.kind, writer.tree(table, op.index), op.lo, hi, op.flags, op.extra)
+            cap.by_table[table] += 1
         cap.ops += len(res.ops)
-        cap.by_table[res.table] += len(res.ops)
     return used
 
 
@@ -120,8 +125,9 @@ def _unmodelled(cap: OpCapture, reason: str, masked: str) -> None:
         cap.digests[(reason, "(other shapes)")] += 1
 
 
-def run(path, kind: str, schemas: tablekeys.Schemas, out) -> OpCapture:
-    """Capture `path` (kind: general | slow) into the op trace `out`."""
+def run(path, kind: str, schemas: tablekeys.Schemas, out, explain=None) -> OpCapture:
+    """Capture `path` (kind: general | slow) into the op trace `out`; explain: joinops.explainer
+    of the live server (joins are "needs_explain" without it)."""
     if kind == "general":
         cap = OpCapture("general log", note="the general log lists statements as they arrive (issue order)")
     else:
@@ -132,7 +138,8 @@ def run(path, kind: str, schemas: tablekeys.Schemas, out) -> OpCapture:
     statements = (logs.general_log_statements if kind == "general" else logs.slow_log_statements)(lines, counts)
     writer = optrace.Writer(out)
     try:
-        used = capture(statements, cap, sqlops.Classifier(schemas), writer)
+        classifier = sqlops.Classifier(schemas)
+        used = capture(statements, cap, classifier, writer, joinops.Joins(classifier, explain))
         cap.lines, cap.statements = counts.lines, counts.statements
         for reason, n in counts.unused.items():  # lines the readers could not use
             cap.unused[reason] += n

@@ -25,7 +25,11 @@ from .sqltext import MAX_KEYS_PER_STATEMENT, key_tuple, literal, mask, split_top
 from .tablekeys import SYSTEM_SCHEMAS, Schemas, TableDef
 
 REASONS = {
-    "join": "joins and several tables in FROM (the inner table's lookups per row are not known)",
+    "join": "joins whose FROM clause this reader cannot take apart",
+    "needs_explain": "joins: needs --dsn for EXPLAIN (which table drives, through which index)",
+    "explain_failed": "joins the server would not EXPLAIN (a table gone, no grant)",
+    "join_unknown_table": "joins through a derived table or a table the schema does not have",
+    "join_inner_access": "joins whose inner table is read by a range or index merge per row",
     "subquery": "subqueries and UNIONs",
     "complex_where": "WHERE with OR / NOT / nested conditions",
     "non_integer_range": "ranges with bounds that are not integers",
@@ -77,6 +81,7 @@ class Op:
     hi: int | None = None
     flags: int = 0
     extra: int = 0
+    table: str | None = None  # db.tbl when not the Result's (a join's inner tables)
 
 
 @dataclass
@@ -160,16 +165,27 @@ class Classifier:
             return Result("none"), masked
         return Result("other_statement"), masked
 
+    def table_def(self, db: str | None, tbl: str) -> tuple[str | None, TableDef | None, str | None]:
+        """(db.tbl, its keys, None) or (None, None, the reason it cannot be used)."""
+        if db and db.lower() in SYSTEM_SCHEMAS:
+            return None, None, "system_table"
+        t = self.schemas.find(db, tbl)
+        if t is None:
+            return None, None, "unknown_table"
+        return f"{db or '?'}.{tbl}", t, None
+
+    def table_read(self, t: TableDef, name: str, where: str, strings: list[str]) -> Result:
+        """A read of one table by a conjunction of its own conditions (a join's driving table)."""
+        if not where.strip():
+            return Result(None, name, [Op(ot.SCAN, ot.PRIMARY, 0)])
+        return self._read(t, name, where, strings, "", 0, None)
+
     def _table(self, m, schema: str | None) -> tuple[str | None, str, TableDef | None, str | None]:
         """(qualified name, the reason it cannot be used or None, its def)."""
         a, b = unquote(m.group("t1")), m.group("t2")
         db, tbl = (a, unquote(b)) if b else (schema, a)
-        if db and db.lower() in SYSTEM_SCHEMAS:
-            return None, "", None, "system_table"
-        t = self.schemas.find(db, tbl)
-        if t is None:
-            return None, "", None, "unknown_table"
-        return f"{db or '?'}.{tbl}", tbl, t, None
+        name, t, why = self.table_def(db, tbl)
+        return name, tbl, t, why
 
     def _select(self, masked: str, strings: list[str], schema: str | None) -> Result:
         if len(re.findall(r"\bSELECT\b", masked, re.I)) > 1 or re.search(r"\bUNION\b", masked, re.I):
