@@ -80,8 +80,10 @@ class Mapper(mm.Mapper):
         parts = [mp.walks(tree, *tree.span(key, key))]
         p, f = mp.point_refs(tree, tree.leaf_of_key(key), first=False, write=True)
         ps, fs = [p], [f]
-        for sec in self.space.secondaries(s.table):
-            p, f = mp.point_refs(sec, sec.entry_leaf(key, 1), first=False, write=True)
+        for sec in self.space.secondaries(s.table):  # length: the insert's ordinal (Plan._place): rows
+            # inserted at one place (a composite key's leading value) are entries of their own
+            entry = key.astype(np.int64) + (length.astype(np.int64) << 40)
+            p, f = mp.point_refs(sec, sec.entry_leaf(entry, 1), first=False, write=True)
             ps.append(p)
             fs.append(f)
         parts.append(mp.Refs.block(np.hstack(ps), np.hstack(fs)))
@@ -125,6 +127,7 @@ class Plan:
         self.skipped: Counter = Counter()
         self.ops: Counter = Counter()
         self.appended: Counter = Counter()  # inserts at each table's end so far
+        self.inserted_at = 0  # inserts inside a table so far
 
     def stream(self, table: str, op: str, index: str | None = None, mask: int = 0) -> int:
         k = (table, op, index, mask)
@@ -173,6 +176,9 @@ class Plan:
             self.ops["read-secondary"] += len(sel)
             return
         if kind == ot.INSERT:
+            values = self.tables[table].get("values")  # a composite key: lo is its leading column's value
+            if values:
+                lo = np.where(hashed, lo, self._position(r["lo"], values, rows))
             at_end = ((flags & ot.AUTO) != 0) | (~hashed & (lo > rows))
             n_end = int(at_end.sum())
             end_keys = rows + self.appended[table] + 1 + np.arange(n_end, dtype=np.int64)
@@ -182,6 +188,9 @@ class Plan:
             inside = ~at_end & (lo >= 1)
             stream[sel[inside]] = self.stream(table, INSERT_AT)
             key[sel[inside]] = lo[inside]
+            n_in = int(inside.sum())
+            length[sel[inside]] = self.inserted_at + 1 + np.arange(n_in, dtype=np.int64)  # ordinals (Mapper)
+            self.inserted_at += n_in
             self.ops["insert"] += int(at_end.sum() + inside.sum())
             return
         if kind == ot.RANGE:
@@ -215,6 +224,14 @@ class Plan:
             stream[sel[ok]] = self.stream(table, _OPS[kind])
         key[sel[ok]] = lo[ok]
         self.ops[_OPS[kind]] += int(ok.sum())
+
+    @staticmethod
+    def _position(v: np.ndarray, values: list, rows: int) -> np.ndarray:
+        """Where a leading column's value lies among the rows (past the highest: after the last)."""
+        vmin, vmax = values
+        span = float(max(1, vmax - vmin + 1))
+        at = 1 + np.floor((v.astype(np.float64) - vmin) * rows / span).astype(np.int64)
+        return np.where(v > vmax, rows + 1, np.maximum(at, 1))
 
     def _index_range(self, r, sel, table, index, rows, stream, key, length, flags) -> None:
         """The entries of an index whose leading column's values lie in lo..hi: placed by where the
@@ -275,7 +292,9 @@ def predict(path, tables: dict[str, dict], pools: list, flavor: str = "mariadb")
     order = _table_order(plan, tables)
     space = mp.Space.of(tables, inserts, order, mm.ROLLBACK_SEGMENTS.get(flavor, 128) if spec.writes else 0)
     columns_of = mm.index_columns(tables)
-    mapper = Mapper(spec, space, columns_of, prefetch=mm.RANGE_PREFETCH and flavor == "mariadb")
+    # a restarted MariaDB reads its rollback segments' pages while it starts (mixmodel.add_ops)
+    mapper = Mapper(spec, space, columns_of, prefetch=mm.RANGE_PREFETCH and flavor == "mariadb",
+                    rsegs_at_start=flavor == "mariadb")
     for i, s in enumerate(spec.streams):  # an update writes the entries of the indexes it sets
         if s.op == "update":
             bits = _bits(meta, s.table)

@@ -178,7 +178,7 @@ class Joins:
         """The conjuncts of WHERE on this table alone (`alias.col op literal`, qualifier dropped;
         unqualified ones when it is the only table): what its own access reads."""
         keep = []
-        for part in re.split(r"\bAND\b", re.sub(r"\bBETWEEN\s+(\S+)\s+AND\b", r"BETWEEN \1 \x04", where, flags=re.I),
+        for part in re.split(r"\bAND\b", re.sub(r"\bBETWEEN\s+(\S+)\s+AND\b", "BETWEEN \\1 \x04", where, flags=re.I),
                              flags=re.I):
             part = part.replace("\x04", "AND").strip()
             q = _QUALIFIED.match(part)

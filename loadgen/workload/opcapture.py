@@ -140,9 +140,12 @@ def run(path, kind: str, schemas: tablekeys.Schemas, out, explain=None) -> OpCap
     try:
         classifier = sqlops.Classifier(schemas)
         used = capture(statements, cap, classifier, writer, joinops.Joins(classifier, explain))
+        seen = cap.no_table + cap.modelled + sum(cap.unused.values())
         cap.lines, cap.statements = counts.lines, counts.statements
         for reason, n in counts.unused.items():  # lines the readers could not use
             cap.unused[reason] += n
+        # the readers keep `USE db` to themselves (it sets the session's schema): on no table
+        cap.no_table += max(0, counts.statements - seen - sum(counts.unused.values()))
         writer.close(cap.to_meta(used))
     except BaseException:
         writer.discard()

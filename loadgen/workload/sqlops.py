@@ -445,7 +445,7 @@ class Classifier:
                 return Result("too_many_rows")
         ops = []
         for row in rows:
-            keys, hashed = [], 0
+            keys, hashed, lead_int = [], 0, False
             for a in at:
                 val = row[a] if a is not None and a < len(row) else "NULL"
                 what, key, flags = literal(val, strings) if val.upper() != "DEFAULT" else ("null", None, 0)
@@ -455,9 +455,12 @@ class Classifier:
                     return Result("key_out_of_range")
                 keys.append(None if what == "null" or (what == "int" and key == 0 and len(at) == 1) else key)
                 hashed |= flags
+                lead_int = lead_int or (len(keys) == 1 and what == "int")
             if None in keys:  # AUTO_INCREMENT's key (a composite key's: at the end as well)
                 ops.append(Op(ot.INSERT, ot.PRIMARY, 0, 0, ot.AUTO))
-            elif len(keys) > 1:  # a composite key: its row a hash of the values, as its lookups'
+            elif len(keys) > 1 and lead_int:  # a composite key: placed by its leading column's value
+                ops.append(Op(ot.INSERT, ot.PRIMARY, keys[0], keys[0], 0))
+            elif len(keys) > 1:  # ... or, not an integer, by a hash of the values
                 h = key_tuple(keys)
                 ops.append(Op(ot.INSERT, ot.PRIMARY, h, h, ot.HASHED))
             else:

@@ -1,0 +1,144 @@
+"""A hand-written application's traffic (tests/integration/shopapp.py: joins, secondary ranges and
+non-unique equalities, a composite primary key, writes by a secondary key), captured from the
+general log with `trace capture --dsn` (EXPLAIN for the joins), predicted with `predict --trace
+--dsn` and held to the pages the server read during the original run (Innodb_pages_read from a
+cold pool: a restart), on MariaDB 10.11 (local) and MySQL 9.7 (docker), at two pools.
+
+Measured: docs/capture.md, "Validation: an application's traffic". The bounds are the measured
+errors with the server's own spread between runs (tests/accuracy.py).
+"""
+from __future__ import annotations
+
+import io
+import json
+import tarfile
+
+import pytest
+
+from ..accuracy import Point, check
+from ..conftest import run_loadgen
+from . import shopapp
+
+CUSTOMERS = 20_000  # 60,000 orders, 180,000 items: ~2,500 pages of data
+REQUESTS = 3_000
+# (pool MiB, bound %): 16M reads most of what it touches, 64M holds the tables
+CASES = [(16, 10.0), (64, 10.0)]
+
+
+def _sql(server, *statements: str) -> None:
+    conn = server.connect()
+    try:
+        cur = conn.cursor()
+        for s in statements:
+            cur.execute(s)
+            if cur.description:
+                cur.fetchall()
+    finally:
+        conn.close()
+
+
+def _pages_read(server) -> int:
+    conn = server.connect()
+    try:
+        cur = conn.cursor()
+        cur.execute("SHOW GLOBAL STATUS LIKE 'Innodb_pages_read'")
+        return int(cur.fetchone()[1])
+    finally:
+        conn.close()
+
+
+@pytest.fixture(scope="module")
+def shop_mariadb(mysqld_binary, session_dir):
+    from loadgen.servers.local import LocalServer
+
+    server = LocalServer(session_dir / "shop-server", 16 << 20, mysqld=mysqld_binary)
+    server.start()
+    try:
+        conn = server.connect()
+        shopapp.seed(conn, CUSTOMERS)
+        conn.close()
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def shop_mysql(mysql_image):
+    from loadgen.servers import ServerSpec
+    from loadgen.servers.docker import DockerServer
+
+    server = DockerServer(ServerSpec(provider="docker", image=mysql_image, pool_bytes=16 << 20))
+    server.start()
+    try:
+        conn = server.connect()
+        shopapp.seed(conn, CUSTOMERS)
+        conn.close()
+        yield server
+    finally:
+        server.stop()
+
+
+def measure(server, pool_mib: int, tmp_path, seed: int = 1) -> tuple[int, dict, str]:
+    """(pages the application read from a cold pool, the prediction, capture's stderr)."""
+    docker = server.provider == "docker"
+    log = f"/tmp/shop-{pool_mib}-{seed}.log" if docker else str(server.files_dir / f"shop-{pool_mib}-{seed}.log")
+    conn = server.connect()
+    try:
+        first_new = shopapp.next_order(conn)  # before the log: not part of the traffic
+    finally:
+        conn.close()
+    server.set_pool(pool_mib << 20)
+    server.restart_cold()
+    before = _pages_read(server)
+    _sql(server, f"SET GLOBAL general_log_file = '{log}'", "SET GLOBAL general_log = ON")
+    conn = server.connect()
+    try:
+        shopapp.run(conn, CUSTOMERS, REQUESTS, seed, first_new)
+    finally:
+        conn.close()
+    _sql(server, "SET GLOBAL general_log = OFF")
+    measured = _pages_read(server) - before
+    if docker:
+        stream, _ = server.container.get_archive(log)
+        with tarfile.open(fileobj=io.BytesIO(b"".join(stream))) as tar:
+            local = tmp_path / "shop.log"
+            local.write_bytes(tar.extractfile(tar.getmembers()[0]).read())
+        log = str(local)
+    ep = server.endpoint
+    dsn, env = f"mysql://root@127.0.0.1:{ep.port}/", {"LOADGEN_PASSWORD": ep.password}
+    trace = tmp_path / "shop.optrace"
+    res = run_loadgen("trace", "capture", "--general-log", log, "--dsn", dsn, "-o", str(trace), env=env)
+    assert res.returncode == 0, res.stderr[-2000:]
+    pred = run_loadgen("predict", "--trace", str(trace), "--dsn", dsn, "--pool", f"{pool_mib}M", "--format", "json",
+                       env=env)
+    assert pred.returncode == 0, pred.stderr[-2000:]
+    return measured, json.loads(pred.stdout), res.stderr
+
+
+def _check(server, pool_mib: int, bound_pct: float, tmp_path) -> None:
+    measured, doc, said = measure(server, pool_mib, tmp_path)
+    print(said)
+    cap = doc["capture"]
+    on_tables = cap["statements"] - cap["no_table"]
+    # every statement of the application is modelled: joins through EXPLAIN, the rest from the text
+    assert cap["modelled"] == on_tables > REQUESTS, (cap, said)
+    kinds = doc["operations_by_kind"]
+    assert {"range", "range-secondary", "read-secondary", "read", "update", "insert"} <= set(kinds), kinds
+    p = doc["pools"][0]
+    assert set(p["tables"]) == {"shop.customers", "shop.orders", "shop.order_items"}
+    figures = f"{server.provider} {pool_mib}M: the server read {measured:,}, predicted {p['pages_read']:,}"
+    print(figures)
+    assert measured > 300, figures  # the run really read from disk
+    check([Point(figures, measured, p["pages_read"], p["low"], p["high"], bound_pct / 100)])
+
+
+@pytest.mark.mysqld
+@pytest.mark.parametrize("pool_mib,bound_pct", CASES)
+def test_app_traffic_captured_and_predicted_mariadb(shop_mariadb, tmp_path, pool_mib, bound_pct):
+    _check(shop_mariadb, pool_mib, bound_pct, tmp_path)
+
+
+@pytest.mark.docker
+@pytest.mark.parametrize("pool_mib,bound_pct", CASES)
+def test_app_traffic_captured_and_predicted_mysql(shop_mysql, tmp_path, pool_mib, bound_pct):
+    _check(shop_mysql, pool_mib, bound_pct, tmp_path)
