@@ -47,7 +47,8 @@ def seed(conn, customers: int, database: str = "shop") -> None:
                         [(i, rnd.randrange(1, customers + 1), placed[i - 1], 1, rnd.randrange(100, 10**5), "n" * 120)
                          for i in ids])
         cur.executemany("INSERT INTO order_items VALUES (%s, %s, %s, %s, %s, %s)",
-                        [(i, line, rnd.randrange(1, SKUS + 1), 1, 100, "p") for i in ids for line in range(1, LINES + 1)])
+                        [(i, line, rnd.randrange(1, SKUS + 1), 1, 100, "p")
+                         for i in ids for line in range(1, LINES + 1)])
     conn.commit()
     for t in ("customers", "orders", "order_items"):
         cur.execute(f"ANALYZE TABLE {t}")
