@@ -260,6 +260,8 @@ class Plan:
         first = np.clip(first, 1, rows)
         n = np.minimum(n, rows - first + 1)
         limit = r["extra"].astype(np.int64)
+        known = ((flags & ot.ROWS) != 0) & inside  # the server's estimate of the rows (EXPLAIN)
+        n = np.where(known, np.minimum(limit, rows - first + 1), n)
         cut = (limit > 0) & (n > limit)
         first = np.where(cut & ((flags & ot.DESC) != 0), first + n - limit, first)
         n = np.where(cut, limit, n)

@@ -44,6 +44,7 @@ class Step:
     access: str  # const, system, eq_ref, ref, range, index, ALL, ...
     key: str | None
     rows: float  # rows x filtered / 100: what the next table is joined with, per row before
+    examined: float = 0.0  # rows: what its access reads
 
 
 def explainer(conn) -> Callable[[str, str | None], list[Step] | str]:
@@ -73,8 +74,9 @@ def explainer(conn) -> Callable[[str, str | None], list[Step] | str]:
             if str(r.get("select_type") or "SIMPLE").upper() != "SIMPLE" or r.get("table") is None:
                 return "subquery"
             filtered = float(r.get("filtered") or 100.0)
+            rows = max(0.0, float(r.get("rows") or 1))
             steps.append(Step(str(r["table"]), str(r.get("type") or "ALL"), r.get("key") and str(r["key"]),
-                              max(0.0, float(r.get("rows") or 1) * filtered / 100.0)))
+                              rows * filtered / 100.0, rows))
         return steps or "explain_failed"
 
     return explain
@@ -107,6 +109,21 @@ class Joins:
         if isinstance(plan, str):
             return Result(plan)
         return self._ops(plan, aliases, m.group("where") or "", strings)
+
+    def range_rows(self, sql: str, masked: str, schema: str | None, shape: str) -> int | None:
+        """Rows a one-table range on an index reads, from the server's EXPLAIN of the first
+        statement of its shape (the optimiser's index dives: where the values lie is the data's,
+        not an even spread between the column's ends); None without a server or an answer."""
+        if self.explain is None or ";" in masked:
+            return None
+        plan = self.plans.get((shape, schema))
+        if plan is None:
+            plan = self.explain(sql, schema)
+            if len(self.plans) < MAX_PLANS:
+                self.plans[(shape, schema)] = plan
+        if isinstance(plan, str) or len(plan) != 1 or plan[0].access not in ("range", "ref", "index"):
+            return None
+        return max(1, int(round(plan[0].examined)))
 
     def _aliases(self, frm: str, schema: str | None) -> dict[str, tuple[str, object]] | str:
         """alias (and table name) -> (db.tbl, TableDef), or a reason."""

@@ -78,6 +78,8 @@ def capture(statements: Iterable, cap: OpCapture, classifier: sqlops.Classifier,
         res, masked = classifier.classify(st.sql, st.schema)
         if res.reason == "join" and joins is not None and masked[:6].upper() == "SELECT":
             res = joins.classify(st.sql, masked, sqltext.mask(st.sql)[1], st.schema, sqltext.digest(masked))
+        if joins is not None and res.reason is None:
+            _range_rows(res, joins, st, masked)
         if res.reason == "none":
             cap.no_table += 1
             if _BEGIN.match(st.sql):
@@ -109,6 +111,21 @@ def capture(statements: Iterable, cap: OpCapture, classifier: sqlops.Classifier,
 
 
 WRITES = (optrace.INSERT, optrace.UPDATE, optrace.DELETE)
+
+
+def _range_rows(res: sqlops.Result, joins: joinops.Joins, st, masked: str) -> None:
+    """An index range (not an equality: its rows are the index statistics' rows a value) takes
+    the rows the server's EXPLAIN estimates for its shape (the ROWS flag), LIMIT applied."""
+    ranges = [o for o in res.ops if o.kind == optrace.INDEX_RANGE and not o.flags & optrace.HASHED
+              and (o.lo != o.hi or o.flags & (optrace.LO_OPEN | optrace.HI_OPEN))]
+    if not ranges or res.ops[0].table is not None:  # a join's ops: its plan is the join's
+        return
+    rows = joins.range_rows(st.sql, masked, st.schema, sqltext.digest(masked))
+    if rows is None:
+        return
+    for o in ranges:
+        o.extra = min(o.extra, rows) if o.extra else rows
+        o.flags |= optrace.ROWS
 
 
 def _def_of(classifier: sqlops.Classifier, table: str) -> tablekeys.TableDef:

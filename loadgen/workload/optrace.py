@@ -20,7 +20,9 @@ Layout (little endian), version 1:
                       upper bound: from the table's first key / to its last), DESC (read from
                       the upper end: ORDER BY key DESC LIMIT n); since 1.1 VIA_INDEX (an
                       UPDATE/DELETE whose row was found through a secondary index: the record
-                      before it is that lookup, lo is the index's value, the row a hash of it)
+                      before it is that lookup, lo is the index's value, the row a hash of it);
+                      ROWS (INDEX_RANGE: extra is the rows it reads, the server's EXPLAIN
+                      estimate for the statement's shape, LIMIT applied)
            tree   u2  position in meta["trees"]: {"table": "db.tbl", "index": "PRIMARY" | name}
            extra  u4  UPDATE: bit j = the table's j-th secondary index (meta["tables"][t]
                       ["indexes"], sorted by name) has a column the statement sets;
@@ -34,7 +36,7 @@ A statement reading several keys (IN lists, multi-row INSERT) is several records
 Fixed width so that a chunk is one read and one numpy.frombuffer; written atomically.
 
 Versions: the header's version is the format's major (1); meta["minor"] its additions, each a new
-kind or flag a reader of the same major may meet (absent: 0). 1.1 added INDEX_RANGE and VIA_INDEX.
+kind or flag a reader of the same major may meet (absent: 0). 1.1 added INDEX_RANGE, VIA_INDEX, ROWS.
 A reader dispatches by kind: chunks() refuses a kind it does not know (KIND_NAMES), so a trace
 from a newer loadgen is a one-line error, never misread.
 """
@@ -52,14 +54,14 @@ from ..errors import LoadgenError, UsageError
 
 MAGIC = b"LGOPTRC\x00"
 VERSION = 1
-MINOR = 1  # 1.1: INDEX_RANGE, VIA_INDEX
+MINOR = 1  # 1.1: INDEX_RANGE, VIA_INDEX, ROWS
 HEADER = struct.Struct("<8sIIQ")
 RECORD = np.dtype([("kind", "u1"), ("flags", "u1"), ("tree", "<u2"), ("extra", "<u4"), ("lo", "<i8"),
                    ("hi", "<i8")])
 POINT, RANGE, SCAN, INSERT, UPDATE, DELETE, INDEX_RANGE = 1, 2, 3, 4, 5, 6, 7
 KIND_NAMES = {POINT: "point", RANGE: "range", SCAN: "scan", INSERT: "insert", UPDATE: "update", DELETE: "delete",
               INDEX_RANGE: "index-range"}
-HASHED, AUTO, LO_OPEN, HI_OPEN, DESC, VIA_INDEX = 1, 2, 4, 8, 16, 32
+HASHED, AUTO, LO_OPEN, HI_OPEN, DESC, VIA_INDEX, ROWS = 1, 2, 4, 8, 16, 32, 64
 CHUNK_RECORDS = 65536
 MAX_META_BYTES = 16 << 20
 PRIMARY = "PRIMARY"
