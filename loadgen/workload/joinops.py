@@ -50,7 +50,11 @@ class Step:
 def explainer(conn) -> Callable[[str, str | None], list[Step] | str]:
     """EXPLAIN of a statement on the live server: its steps, or a reason. Read only: a READ ONLY
     transaction, one statement per call (the text is checked to hold no second statement)."""
+    from .. import db
+
     cur_schema: list[str | None] = [None]
+    # MySQL 9 writes EXPLAIN as a tree unless asked for the table (explain_format); MariaDB has no FORMAT=TRADITIONAL
+    head = "EXPLAIN FORMAT=TRADITIONAL " if db.server_flavor(conn).name == "mysql" else "EXPLAIN "
 
     def explain(sql: str, schema: str | None) -> list[Step] | str:
         cur = conn.cursor()
@@ -60,7 +64,7 @@ def explainer(conn) -> Callable[[str, str | None], list[Step] | str]:
                 cur_schema[0] = schema
             cur.execute("START TRANSACTION READ ONLY")
             try:
-                cur.execute("EXPLAIN " + sql)
+                cur.execute(head + sql)
                 names = [d[0].lower() for d in cur.description]
                 rows = [dict(zip(names, r)) for r in cur.fetchall()]
             finally:
@@ -69,8 +73,12 @@ def explainer(conn) -> Callable[[str, str | None], list[Step] | str]:
             return "explain_failed"
         finally:
             cur.close()
+        rows = [{k: v.decode("utf-8", "replace") if isinstance(v, bytes) else v for k, v in r.items()}
+                for r in rows]  # MySQL's EXPLAIN columns come back as bytes
         steps = []
         for r in rows:
+            if r.get("table") is None and re.search(r"no matching row|Impossible", str(r.get("extra") or ""), re.I):
+                return "explain_empty"  # this statement's keys match nothing: the next of its shape is asked
             if str(r.get("select_type") or "SIMPLE").upper() != "SIMPLE" or r.get("table") is None:
                 return "subquery"
             filtered = float(r.get("filtered") or 100.0)
@@ -101,11 +109,7 @@ class Joins:
         aliases = self._aliases(m.group("from"), schema)
         if isinstance(aliases, str):
             return Result(aliases)
-        plan = self.plans.get((shape, schema))
-        if plan is None:
-            plan = self.explain(sql, schema)
-            if len(self.plans) < MAX_PLANS:
-                self.plans[(shape, schema)] = plan
+        plan = self._plan(sql, schema, shape)
         if isinstance(plan, str):
             return Result(plan)
         return self._ops(plan, aliases, m.group("where") or "", strings)
@@ -116,14 +120,19 @@ class Joins:
         not an even spread between the column's ends); None without a server or an answer."""
         if self.explain is None or ";" in masked:
             return None
-        plan = self.plans.get((shape, schema))
-        if plan is None:
-            plan = self.explain(sql, schema)
-            if len(self.plans) < MAX_PLANS:
-                self.plans[(shape, schema)] = plan
+        plan = self._plan(sql, schema, shape)
         if isinstance(plan, str) or len(plan) != 1 or plan[0].access not in ("range", "ref", "index"):
             return None
         return max(1, int(round(plan[0].examined)))
+
+    def _plan(self, sql: str, schema: str | None, shape: str) -> list[Step] | str:
+        """EXPLAIN once per shape (and schema); a plan for keys that match nothing is not kept."""
+        plan = self.plans.get((shape, schema))
+        if plan is None:
+            plan = self.explain(sql, schema)
+            if len(self.plans) < MAX_PLANS and plan != "explain_empty":
+                self.plans[(shape, schema)] = plan
+        return plan
 
     def _aliases(self, frm: str, schema: str | None) -> dict[str, tuple[str, object]] | str:
         """alias (and table name) -> (db.tbl, TableDef), or a reason."""
