@@ -32,6 +32,8 @@ class OpCapture:
     unused: Counter = field(default_factory=Counter)
     digests: Counter = field(default_factory=Counter)  # (reason, digest) -> statements
     by_table: Counter = field(default_factory=Counter)
+    rows_examined: int = 0  # the server's count over the statements on tables (slow log, performance_schema)
+    rows_examined_modelled: int = 0
     first_ts: float | None = None
     last_ts: float | None = None
     note: str = ""
@@ -50,12 +52,19 @@ class OpCapture:
             return None
         return max(0.0, self.last_ts - self.first_ts)
 
+    @property
+    def rows_modelled_pct(self) -> float | None:
+        """Share of the rows the server examined that modelled statements examined; None when the
+        source does not say (a general log)."""
+        return 100.0 * self.rows_examined_modelled / self.rows_examined if self.rows_examined else None
+
     def top(self, n: int = TOP_DIGESTS) -> list[dict]:
         return [{"reason": r, "digest": d, "statements": c} for (r, d), c in self.digests.most_common(n)]
 
     def to_meta(self, tables: dict[str, tablekeys.TableDef]) -> dict:
         return {"source": self.source, "lines": self.lines, "statements": self.statements, "no_table": self.no_table,
                 "modelled": self.modelled, "operations": self.ops, "unmodelled": dict(self.unused),
+                "rows_examined": self.rows_examined, "rows_examined_modelled": self.rows_examined_modelled,
                 "top_unmodelled": self.top(), "span_s": self.span_s, "note": self.note,
                 "tables": {name: t.to_dict() for name, t in sorted(tables.items())},
                 "operations_by_table": dict(self.by_table)}
@@ -88,10 +97,12 @@ def capture(statements: Iterable, cap: OpCapture, classifier: sqlops.Classifier,
             elif _END.match(st.sql):
                 open_txn.pop(st.thread, None)
             continue
+        cap.rows_examined += st.rows_examined or 0
         if res.reason is not None:
             _unmodelled(cap, res.reason, masked)
             continue
         cap.modelled += 1
+        cap.rows_examined_modelled += st.rows_examined or 0
         if not res.ops:
             continue
         txn = open_txn.get(st.thread)
@@ -142,17 +153,32 @@ def _unmodelled(cap: OpCapture, reason: str, masked: str) -> None:
         cap.digests[(reason, "(other shapes)")] += 1
 
 
+NOTES = {
+    "general": "the general log lists statements as they arrive (issue order)",
+    "slow": "the slow log lists statements as they finish: with several sessions that is not quite the order "
+            "they were issued",
+    "performance_schema": "statements in start order within a poll; the history ring keeps "
+                          "performance_schema_events_statements_history_long_size rows (statements beyond it "
+                          "between polls are lost) and each text up to performance_schema_max_sql_text_length "
+                          "(a longer one is cut: its IN list or VALUES short); the binary protocol's executes "
+                          "have no text and no values (counted: execute_without_text)",
+}
+
+
 def run(path, kind: str, schemas: tablekeys.Schemas, out, explain=None) -> OpCapture:
-    """Capture `path` (kind: general | slow) into the op trace `out`; explain: joinops.explainer
-    of the live server (joins are "needs_explain" without it)."""
-    if kind == "general":
-        cap = OpCapture("general log", note="the general log lists statements as they arrive (issue order)")
-    else:
-        cap = OpCapture("slow log", note="the slow log lists statements as they finish: with several sessions "
-                                         "that is not quite the order they were issued")
-    counts = logs.Capture(cap.source)
+    """Capture the log `path` (kind: general | slow) into the op trace `out`; explain:
+    joinops.explainer of the live server (joins are "needs_explain" without it)."""
+    counts = logs.Capture(kind)
     lines = logs.read_lines(path)
     statements = (logs.general_log_statements if kind == "general" else logs.slow_log_statements)(lines, counts)
+    return run_statements(statements, counts, kind, schemas, out, explain)
+
+
+def run_statements(statements: Iterable, counts: logs.Capture, kind: str, schemas: tablekeys.Schemas, out,
+                   explain=None) -> OpCapture:
+    """Capture statements (a log reader's, or capture.pfs_statements) counted in `counts` (kind:
+    general | slow | performance_schema) into the op trace `out`."""
+    cap = OpCapture({"general": "general log", "slow": "slow log"}.get(kind, kind), note=NOTES[kind])
     writer = optrace.Writer(out)
     try:
         classifier = sqlops.Classifier(schemas)

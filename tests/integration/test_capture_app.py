@@ -11,12 +11,17 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import subprocess
 import tarfile
+import time
 
 import pytest
 
 from ..accuracy import Point, check
-from ..conftest import run_loadgen
+from ..conftest import loadgen_cmd, run_loadgen
+from loadgen.workload import optrace
+
 from . import shopapp
 
 CUSTOMERS = 20_000  # 60,000 orders, 180,000 items: ~2,500 pages of data
@@ -147,3 +152,39 @@ def test_app_traffic_captured_and_predicted_mariadb(shop_mariadb, tmp_path, pool
 @pytest.mark.parametrize("pool_mib,bound_pct", MYSQL)
 def test_app_traffic_captured_and_predicted_mysql(shop_mysql, tmp_path, pool_mib, bound_pct):
     _check(shop_mysql, pool_mib, bound_pct, tmp_path)
+
+
+@pytest.mark.docker
+def test_app_traffic_captured_from_performance_schema_mysql(shop_mysql, tmp_path):
+    """`trace capture --performance-schema --dsn` polls the statement history while the application
+    runs: its statements on tables are modelled (joins through EXPLAIN) and the share of the rows
+    the server examined is printed (performance_schema counts them; a general log does not)."""
+    _sql(shop_mysql, "UPDATE performance_schema.setup_consumers SET ENABLED = 'YES' WHERE NAME IN "
+                     "('events_statements_current', 'events_statements_history_long')")
+    ep = shop_mysql.endpoint
+    trace = tmp_path / "pfs.optrace"
+    proc = subprocess.Popen(loadgen_cmd("trace", "capture", "--performance-schema", "--dsn",
+                                        f"mysql://root@127.0.0.1:{ep.port}/", "--duration", "12", "--interval", "0.2",
+                                        "-o", str(trace)),
+                            env={**os.environ, "LOADGEN_PASSWORD": ep.password}, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(4)  # connected and polling
+        conn = shop_mysql.connect()
+        try:
+            sent = shopapp.run(conn, CUSTOMERS, 300, 5, shopapp.next_order(conn))
+        finally:
+            conn.close()
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, err[-2000:]
+    print(err)
+    meta, count, _ = optrace.read_meta(trace)
+    on_tables = meta["statements"] - meta["no_table"]
+    # the application's statements on tables, all modelled (none lost between polls at this rate)
+    assert meta["modelled"] == on_tables >= 300 and sent > on_tables and count > on_tables
+    assert meta["source"] == "performance_schema" and 0 < meta["rows_examined_modelled"] == meta["rows_examined"]
+    assert "rows examined (the server's count)" in err and "(100.0%)" in err
