@@ -109,6 +109,8 @@ class Joins:
         aliases = self._aliases(m.group("from"), schema)
         if isinstance(aliases, str):
             return Result(aliases)
+        if re.search(r"\b(?:OR|XOR)\b|\|\|", m.group("where") or "", re.I):
+            return Result("complex_where")  # before the server is asked
         plan = self._plan(sql, schema, shape)
         if isinstance(plan, str):
             return Result(plan)
@@ -153,8 +155,6 @@ class Joins:
         return out
 
     def _ops(self, plan: list[Step], aliases: dict, where: str, strings: list[str]) -> Result:
-        if re.search(r"\b(?:OR|XOR)\b|\|\|", where, re.I):
-            return Result("complex_where")
         self.n += 1
         ops: list[Op] = []
         before = 1.0  # rows the tables so far give

@@ -333,3 +333,84 @@ def test_index_ranges_and_writes_by_index_predicted(tmp_path):
     upd = predict(["UPDATE users SET org = 3 WHERE email = 'a@b'"])
     assert upd["operations_by_kind"] == {"read-secondary": 1, "update": 1}
     assert upd["pools"][0]["tables"]["shop.users"]["indexes"]["org_created"] > 0  # the index its column is in
+
+
+def _joins(plan):
+    """joinops.Joins over SCHEMAS with an EXPLAIN that answers `plan` (steps or a reason) and
+    records what it was asked: the classification's own logic (the server's EXPLAIN is exercised
+    in tests/integration/test_capture_app.py on MariaDB and MySQL)."""
+    from loadgen.workload import joinops
+
+    asked = []
+
+    def explain(sql, schema):
+        asked.append(sql)
+        return plan(sql) if callable(plan) else plan
+
+    return joinops.Joins(sqlops.Classifier(SCHEMAS), explain), asked
+
+
+def _join(j, sql, schema="shop"):
+    masked, strings = sqltext.mask(sql)
+    return j.classify(sql, masked, strings, schema, sqltext.digest(masked))
+
+
+def test_joins_from_explain():
+    from loadgen.workload.joinops import Step
+
+    plan = [Step("u", "const", "PRIMARY", 1.0, 1.0), Step("i", "ref", "PRIMARY", 5.0, 5.0)]
+    j, asked = _joins(plan)
+    r = _join(j, "SELECT u.email, i.qty FROM users u JOIN items i ON i.order_id = u.id WHERE u.id = 42")
+    assert r.reason is None
+    # the driving table's own condition; one lookup of the inner key per driving row, at a hashed row
+    assert [(o.table, o.kind, o.index, o.lo) for o in r.ops][0] == ("shop.users", ot.POINT, "PRIMARY", 42)
+    assert [(o.table, o.kind, o.index, o.flags) for o in r.ops[1:]] == [("shop.items", ot.INDEX_RANGE, "PRIMARY",
+                                                                         ot.HASHED)]
+    # cached per shape: another key, no second EXPLAIN; a different inner key each statement
+    r2 = _join(j, "SELECT u.email, i.qty FROM users u JOIN items i ON i.order_id = u.id WHERE u.id = 43")
+    assert len(asked) == 1 and r2.ops[0].lo == 43 and r2.ops[1].lo != r.ops[1].lo
+    # a driving IN list of three: three inner lookups; an inner ALL (hash join): one scan of it
+    j, _ = _joins([Step("u", "range", "PRIMARY", 3.0, 3.0), Step("i", "ALL", None, 900.0, 900.0)])
+    r = _join(j, "SELECT * FROM users u, items i WHERE u.id IN (1, 2, 3) AND i.sku = u.org")
+    assert [(o.kind, o.table) for o in r.ops] == [(ot.POINT, "shop.users")] * 3 + [(ot.SCAN, "shop.items")]
+
+
+def test_joins_that_cannot_be_modelled_say_why_and_never_reach_the_server():
+    from loadgen.workload.joinops import Step
+
+    j, asked = _joins([Step("u", "const", "PRIMARY", 1.0, 1.0)])
+    for sql, reason in [
+        ("SELECT * FROM users u JOIN items i ON i.order_id = u.id WHERE u.id = 1; DROP TABLE users", "other_statement"),
+        ("SELECT * FROM users u JOIN `items``; DROP TABLE x` i ON 1 WHERE u.id = 1", "other_statement"),
+        ("SELECT * FROM users u JOIN `items`` OR 1=1 --` i ON 1 WHERE u.id = 1", "join"),  # not taken apart
+        ("SELECT * FROM users u JOIN (SELECT * FROM items) i ON i.order_id = u.id", "subquery"),
+        ("SELECT * FROM users u JOIN mysql.user m ON m.User = u.email", "system_table"),
+        ("SELECT * FROM users u JOIN items i ON i.order_id = u.id WHERE u.id = 1 OR u.id = 2", "complex_where"),
+    ]:
+        assert _join(j, sql).reason == reason, sql
+    assert asked == [], asked
+    # without a server: counted as needing EXPLAIN
+    from loadgen.workload import joinops
+
+    none = joinops.Joins(sqlops.Classifier(SCHEMAS), None)
+    assert _join(none, "SELECT * FROM users u JOIN items i ON i.order_id = u.id WHERE u.id = 1").reason == \
+        "needs_explain"
+    # a plan of keys that match nothing is asked again for the next statement of the shape
+    j, asked = _joins(lambda sql: "explain_empty" if "= 1" in sql else [Step("u", "const", "PRIMARY", 1.0, 1.0),
+                                                                       Step("i", "ref", "PRIMARY", 3.0, 3.0)])
+    assert _join(j, "SELECT * FROM users u JOIN items i ON i.order_id = u.id WHERE u.id = 1").reason == \
+        "explain_empty"
+    assert _join(j, "SELECT * FROM users u JOIN items i ON i.order_id = u.id WHERE u.id = 2").reason is None
+    assert len(asked) == 2
+
+
+def test_slow_log_rows_examined_are_counted(tmp_path):
+    log = tmp_path / "slow.log"
+    log.write_text("# Time: 2026-11-29T01:00:00\n# User@Host: app[app] @ localhost []\n# Schema: sbtest\n"
+                   "# Query_time: 0.001  Lock_time: 0.0 Rows_sent: 1  Rows_examined: 7\n"
+                   "SET timestamp=1764378000;\nSELECT c FROM sbtest1 WHERE id=5;\n"
+                   "# Query_time: 0.001  Lock_time: 0.0 Rows_sent: 1  Rows_examined: 93\n"
+                   "SET timestamp=1764378001;\nSELECT * FROM sbtest1 WHERE c = 'x' OR pad = 'y';\n")
+    cap = opcapture.run(log, "slow", SCHEMAS, tmp_path / "s.optrace")
+    assert (cap.modelled, cap.rows_examined, cap.rows_examined_modelled) == (1, 100, 7)
+    assert cap.rows_modelled_pct == 7.0
