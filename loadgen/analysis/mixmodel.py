@@ -343,7 +343,9 @@ def spec_of(run: dict) -> mixspec.MixSpec:
     keyless = {"keys", *(f.name for f in dataclasses.fields(mixspec.KeySpec) if f.name != "name")}
     doc["streams"] = [{k: v for k, v in st.items() if k not in keyless} if st.get("op") in ("insert", "scan") else st
                       for st in doc.get("streams") or []]
-    spec = mixspec._build(doc, mixspec._Where(source), _base(source), {})
+    from ..workload.mixfile import from_document
+
+    spec = from_document(doc, source, _base(source))
     return dataclasses.replace(spec, source=source)
 
 
@@ -415,7 +417,7 @@ def index_columns(tables: dict) -> dict[tuple[str, str], list[str]]:
 
 
 def predict(run: dict) -> dict | None:
-    """The prediction block of a mixed run (loadgen.mixrun.predict_mix's hook), or None when the
+    """The prediction block of a mixed run (runner/mix.py's `predict`, handed in by the CLI), or None when the
     run has no mix or no table geometry."""
     wl, ds = run.get("workload") or {}, run.get("dataset") or {}
     tables = ds.get("tables") or {}
