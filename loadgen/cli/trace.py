@@ -221,8 +221,9 @@ def _op_info(file) -> None:
             per[(t["table"], t["index"], optrace.KIND_NAMES[int(code) % 256])] += int(n)
     out = stdout_console()
     st = int(meta.get("statements") or 0) - int(meta.get("no_table") or 0)
-    out.print(f"{file}: op trace v{optrace.VERSION}, {count:,} operations from {meta.get('source')}; "
-              f"{meta.get('modelled', 0):,} of {st:,} statements on tables modelled", highlight=False)
+    out.print(f"{file}: op trace v{optrace.VERSION}.{meta.get('minor', 0)}, {count:,} operations from "
+              f"{meta.get('source')}; {meta.get('modelled', 0):,} of {st:,} statements on tables modelled",
+              highlight=False)
     for (table, index, kind), n in sorted(per.items()):
         out.print(f"  {table} {index} {kind}: {n:,}", highlight=False)
     for reason, n in sorted((meta.get("unmodelled") or {}).items(), key=lambda kv: -kv[1]):

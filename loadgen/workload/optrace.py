@@ -37,8 +37,8 @@ Fixed width so that a chunk is one read and one numpy.frombuffer; written atomic
 
 Versions: the header's version is the format's major (1); meta["minor"] its additions, each a new
 kind or flag a reader of the same major may meet (absent: 0). 1.1 added INDEX_RANGE, VIA_INDEX, ROWS.
-A reader dispatches by kind: chunks() refuses a kind it does not know (KIND_NAMES), so a trace
-from a newer loadgen is a one-line error, never misread.
+A reader dispatches by kind; read_meta() refuses a minor above its own and chunks() a kind it does
+not know (KIND_NAMES), so a trace from a newer loadgen is a one-line error, never misread.
 """
 from __future__ import annotations
 
@@ -177,6 +177,10 @@ def read_meta(path) -> tuple[dict, int, int]:
             raise ValueError
     except (ValueError, KeyError, TypeError, UnicodeDecodeError):
         raise _fail(path, "its header is damaged") from None
+    minor = meta.get("minor", 0)
+    if not isinstance(minor, int) or minor > MINOR:  # a newer flag would be misread: refused
+        raise OpTraceError(f"op trace {path}: format {VERSION}.{minor}, this loadgen reads {VERSION}.0 .. "
+                           f"{VERSION}.{MINOR}", "predict it with the loadgen that wrote it, or a newer one")
     start = HEADER.size + meta_bytes
     if size != start + count * RECORD.itemsize:
         raise _fail(path, f"truncated: the header says {count:,} operations, the file holds "

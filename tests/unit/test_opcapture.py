@@ -209,6 +209,23 @@ def test_damaged_traces_are_one_line_errors(tmp_path):
 
     with pytest.raises(keytrace.TraceError, match="op trace"):
         list(keytrace.chunks(out))
+    # a 1.0 trace (no minor) still reads; a newer minor is refused, not misread
+    import json
+    import struct
+
+    meta, count, start = ot.read_meta(out)
+    body = data[start:]
+
+    def with_meta(m: dict) -> bytes:
+        blob = json.dumps(m).encode()
+        return struct.pack("<8sIIQ", ot.MAGIC, ot.VERSION, len(blob), count) + blob + body
+
+    old = {k: v for k, v in meta.items() if k != "minor"}
+    (tmp_path / "v10").write_bytes(with_meta(old))
+    assert sum(len(a) for a in ot.chunks(tmp_path / "v10")) == count
+    (tmp_path / "v19").write_bytes(with_meta({**meta, "minor": ot.MINOR + 8}))
+    with pytest.raises(ot.OpTraceError, match=r"format 1\.9"):
+        ot.read_meta(tmp_path / "v19")
 
 
 def test_schema_file_gives_the_keys(tmp_path):
