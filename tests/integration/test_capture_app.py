@@ -26,13 +26,14 @@ from . import shopapp
 
 CUSTOMERS = 20_000  # 60,000 orders, 180,000 items: ~2,500 pages of data
 REQUESTS = 3_000
-# (pool MiB, bound %): 16M reads most of what it touches, 64M holds the tables. MariaDB 16M: the
-# server read 16,251 .. 19,323 in five runs of the same traffic (a fresh seed reads more),
-# predicted 17,339 .. 17,482: -10.3% .. +5.2%, held to 12%; 64M: +0.5%, +0.6%, +0.7% (three runs)
-MARIADB = [(16, 12.0), (64, 5.0)]
-# MySQL 9.7 64M: +0.8% (1,792 read); at 16M the model is under by 31-36% (orders and customers
-# read about twice what it predicts, docs/capture.md): not held
-MYSQL = [(64, 5.0)]
+# (pool MiB, bound %, interval widened by %): 16M reads most of what it touches, 64M holds the
+# tables. MariaDB 16M: the server read 16,251 .. 19,323 in six runs of the same traffic (a fresh
+# seed reads more), predicted 17,339 .. 17,482: -10.3% .. +5.2%, held to 12%, the interval (+-3.4%)
+# widened by the server's own spread (8%); 64M: +0.5% .. +0.7% (four runs)
+MARIADB = [(16, 12.0, 8.0), (64, 5.0, 0.0)]
+# MySQL 9.7 64M: +1.2%, -0.8% (1,784 and 1,817 read); at 16M the model is under by 22-36% (orders
+# and customers read about twice what it predicts, docs/capture.md): not held
+MYSQL = [(64, 5.0, 0.0)]
 
 
 def _sql(server, *statements: str) -> None:
@@ -125,7 +126,7 @@ def measure(server, pool_mib: int, tmp_path, seed: int = 1) -> tuple[int, dict, 
     return measured, json.loads(pred.stdout), res.stderr
 
 
-def _check(server, pool_mib: int, bound_pct: float, tmp_path) -> None:
+def _check(server, pool_mib: int, bound_pct: float, widen_pct: float, tmp_path) -> None:
     measured, doc, said = measure(server, pool_mib, tmp_path)
     print(said)
     cap = doc["capture"]
@@ -139,19 +140,19 @@ def _check(server, pool_mib: int, bound_pct: float, tmp_path) -> None:
     figures = f"{server.provider} {pool_mib}M: the server read {measured:,}, predicted {p['pages_read']:,}"
     print(figures)
     assert measured > 300, figures  # the run really read from disk
-    check([Point(figures, measured, p["pages_read"], p["low"], p["high"], bound_pct / 100)])
+    check([Point(figures, measured, p["pages_read"], p["low"], p["high"], bound_pct / 100, widen_pct / 100)])
 
 
 @pytest.mark.mysqld
-@pytest.mark.parametrize("pool_mib,bound_pct", MARIADB)
-def test_app_traffic_captured_and_predicted_mariadb(shop_mariadb, tmp_path, pool_mib, bound_pct):
-    _check(shop_mariadb, pool_mib, bound_pct, tmp_path)
+@pytest.mark.parametrize("pool_mib,bound_pct,widen_pct", MARIADB)
+def test_app_traffic_captured_and_predicted_mariadb(shop_mariadb, tmp_path, pool_mib, bound_pct, widen_pct):
+    _check(shop_mariadb, pool_mib, bound_pct, widen_pct, tmp_path)
 
 
 @pytest.mark.docker
-@pytest.mark.parametrize("pool_mib,bound_pct", MYSQL)
-def test_app_traffic_captured_and_predicted_mysql(shop_mysql, tmp_path, pool_mib, bound_pct):
-    _check(shop_mysql, pool_mib, bound_pct, tmp_path)
+@pytest.mark.parametrize("pool_mib,bound_pct,widen_pct", MYSQL)
+def test_app_traffic_captured_and_predicted_mysql(shop_mysql, tmp_path, pool_mib, bound_pct, widen_pct):
+    _check(shop_mysql, pool_mib, bound_pct, widen_pct, tmp_path)
 
 
 @pytest.mark.docker
@@ -188,3 +189,26 @@ def test_app_traffic_captured_from_performance_schema_mysql(shop_mysql, tmp_path
     assert meta["modelled"] == on_tables >= 300 and sent > on_tables and count > on_tables
     assert meta["source"] == "performance_schema" and 0 < meta["rows_examined_modelled"] == meta["rows_examined"]
     assert "rows examined (the server's count)" in err and "(100.0%)" in err
+
+
+@pytest.mark.mysqld
+def test_explain_on_the_server_is_read_only_and_one_statement(shop_mariadb):
+    """The capture's EXPLAIN (joinops.explainer) on a real server: a join's plan in EXPLAIN's order;
+    an executable comment, a second statement or a write are never run."""
+    from loadgen import db
+    from loadgen.workload import joinops
+
+    conn = db.connect(shop_mariadb.endpoint, multi_statements=False)
+    try:
+        explain = joinops.explainer(conn)
+        plan = explain("SELECT o.total, i.qty FROM orders o JOIN order_items i ON i.order_id = o.id WHERE o.id = 7",
+                       "shop")
+        assert [(s.alias, s.access, s.key) for s in plan] == [("o", "const", "PRIMARY"), ("i", "ref", "PRIMARY")]
+        assert explain("SELECT * FROM orders /*!50000 WHERE id = 1 */", "shop") == "other_statement"
+        assert explain("SELECT * FROM orders; DELETE FROM orders", "shop") == "explain_failed"
+        # EXPLAIN of a write inside the read-only transaction: refused or only explained, nothing changes
+        before = db.query_value(conn, "SELECT COUNT(*) FROM shop.orders")
+        explain("DELETE FROM orders WHERE id < 100", "shop")
+        assert db.query_value(conn, "SELECT COUNT(*) FROM shop.orders") == before
+    finally:
+        conn.close()
