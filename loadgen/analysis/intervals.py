@@ -123,16 +123,21 @@ def covers(low: int | None, high: int | None, measured: int | None) -> bool | No
 WRITE_SPREAD_REL = 0.05
 
 
-def for_mix(block: dict, pool, cleaner_rel: tuple[float, float] | None = None, writes: bool = False) -> None:
-    """Set reads_low/high on a mixed run's prediction block (mixmodel.predict) and on each of its
-    tables: read-ahead jitter where it is on, the calibrated floor, the write-side guesses for a
-    mix that writes, and MySQL's cleaner range (the phases' fewest and most misses, as a share of
-    their mean: cleaner_rel) scaled to each part. Start-up pages are the run's own (pool_of)."""
-    def one(reads: int) -> tuple[int, int]:
-        env = (round(reads * cleaner_rel[0]), round(reads * cleaner_rel[1])) if cleaner_rel else None
-        swing = WRITE_SPREAD_REL * reads if writes else 0.0
-        return interval(reads, env, read_ahead=pool.ra_threshold > 0, swing_reads=swing, floor_rel=floor_of(pool))
+def table_interval(reads: int, pool, writes: bool = False,
+                   cleaner_rel: tuple[float, float] | None = None) -> tuple[int, int]:
+    """(low, high) of one part of a mix or an op trace (a table, or the total): read-ahead jitter
+    where it is on, the calibrated floor, the write-side guesses when it writes, and MySQL's
+    cleaner range (the phases' fewest and most misses, as a share of their mean: cleaner_rel)
+    scaled to the part."""
+    env = (round(reads * cleaner_rel[0]), round(reads * cleaner_rel[1])) if cleaner_rel else None
+    swing = WRITE_SPREAD_REL * reads if writes else 0.0
+    return interval(reads, env, read_ahead=pool.ra_threshold > 0, swing_reads=swing, floor_rel=floor_of(pool))
 
-    block["reads_low"], block["reads_high"] = one(int(block.get("pages_read") or 0))
+
+def for_mix(block: dict, pool, cleaner_rel: tuple[float, float] | None = None, writes: bool = False) -> None:
+    """Set reads_low/high (table_interval) on a mixed run's prediction block (mixmodel.predict)
+    and on each of its tables. Start-up pages are the run's own (pool_of)."""
+    block["reads_low"], block["reads_high"] = table_interval(int(block.get("pages_read") or 0), pool, writes,
+                                                             cleaner_rel)
     for t in (block.get("tables") or {}).values():
-        t["reads_low"], t["reads_high"] = one(int(t.get("pages_read") or 0))
+        t["reads_low"], t["reads_high"] = table_interval(int(t.get("pages_read") or 0), pool, writes, cleaner_rel)

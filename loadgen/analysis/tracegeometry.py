@@ -52,10 +52,10 @@ def offline_tables(meta: dict, rows: dict[str, int], widths: dict[str, dict[str,
     return out
 
 
-def server_tables(conn, names: list[str]) -> dict[str, dict]:
+def server_tables(conn, names: list[str], infos: dict | None = None) -> dict[str, dict]:
     """Geometry of each table from the server, read only (seeding/mixseed.py inspect_existing: key range,
-    mysql.innodb_index_stats, measured heights), its leaves re-estimated when the statistics
-    look stale (seeding/tableinfo.py stale_sizes)."""
+    mysql.innodb_index_stats, measured heights; infos: those already read), its leaves re-estimated
+    when the statistics look stale (seeding/tableinfo.py stale_sizes)."""
     from .. import db
     from ..seeding.mixseed import inspect_existing
     from ..seeding.schemas import reflect
@@ -69,7 +69,7 @@ def server_tables(conn, names: list[str]) -> dict[str, dict]:
         if database == "?":
             raise UsageError(f"the log does not say which database {table} is in",
                              "capture with --dsn (the sessions' schema is followed) or qualify the tables")
-        info = inspect_existing(conn, TableSpec(name=name, existing=name))
+        info = (infos or {}).get(name) or inspect_existing(conn, TableSpec(name=name, existing=name))
         d = info.to_dict()
         note = None
         table_rows = int(db.query_value(conn, "SELECT TABLE_ROWS FROM information_schema.TABLES WHERE "
