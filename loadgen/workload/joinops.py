@@ -119,6 +119,14 @@ class Joins:
             return Result(plan)
         return self._ops(plan, aliases, m.group("where") or "", strings)
 
+    def chosen(self, sql: str, masked: str, schema: str | None, shape: str) -> Step | None:
+        """The server's access to a one-table statement whose conditions could use several
+        indexes (EXPLAIN once per shape); None without a server or an answer."""
+        if self.explain is None or ";" in masked:
+            return None
+        plan = self._plan(sql, schema, shape)
+        return plan[0] if not isinstance(plan, str) and len(plan) == 1 else None
+
     def range_rows(self, sql: str, masked: str, schema: str | None, shape: str) -> int | None:
         """Rows a one-table range on an index reads, from the server's EXPLAIN of the first
         statement of its shape (the optimiser's index dives: where the values lie is the data's,

@@ -88,6 +88,7 @@ def capture(statements: Iterable, cap: OpCapture, classifier: sqlops.Classifier,
         if res.reason == "join" and joins is not None and masked[:6].upper() == "SELECT":
             res = joins.classify(st.sql, masked, sqltext.mask(st.sql)[1], st.schema, sqltext.digest(masked))
         if joins is not None and res.reason is None:
+            res = _server_choice(res, classifier, joins, st, masked)
             _range_rows(res, joins, st, masked)
         if res.reason == "none":
             cap.no_table += 1
@@ -122,6 +123,25 @@ def capture(statements: Iterable, cap: OpCapture, classifier: sqlops.Classifier,
 
 
 WRITES = (optrace.INSERT, optrace.UPDATE, optrace.DELETE)
+
+
+def _server_choice(res: sqlops.Result, classifier: sqlops.Classifier, joins: joinops.Joins, st,
+                   masked: str) -> sqlops.Result:
+    """A SELECT whose conditions could be read through several indexes: the one the server's
+    EXPLAIN chose (a full scan when it scans), else the classifier's own order."""
+    if res.choices < 2 or masked[:6].upper() != "SELECT" or (res.ops and res.ops[0].table is not None):
+        return res
+    step = joins.chosen(st.sql, masked, st.schema, sqltext.digest(masked))
+    if step is None:
+        return res
+    if step.access == "ALL":
+        return sqlops.Result(None, res.table, [sqlops.Op(optrace.SCAN, optrace.PRIMARY, 0)], res.choices)
+    if step.access == "index" and step.key:
+        return sqlops.Result(None, res.table, [sqlops.Op(optrace.SCAN, step.key, 0)], res.choices)
+    if not step.key:
+        return res
+    chosen, _ = classifier.classify(st.sql, st.schema, prefer=step.key)
+    return chosen if chosen.reason is None else res
 
 
 def _range_rows(res: sqlops.Result, joins: joinops.Joins, st, masked: str) -> None:

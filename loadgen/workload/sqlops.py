@@ -90,6 +90,7 @@ class Result:
     reason: str | None  # None: modelled; "none": a statement on no table
     table: str = ""  # db.tbl
     ops: list[Op] = field(default_factory=list)
+    choices: int = 0  # indexes its conditions could be read through (over 1: EXPLAIN says which)
 
 
 MAX_SHAPES = 20_000  # statement shapes kept (their results reused); past it each is classified anew
@@ -117,7 +118,7 @@ def _with_numbers(tmpl: Result, nums: list[int], check: bool = False) -> Result 
         if check and (o.flags & ot.HASHED or (o.kind == ot.RANGE and o.extra)):
             return None  # a hashed key or a LIMIT: their values are not sentinels
         ops.append(Op(o.kind, o.index, vals[0], vals[1], o.flags, o.extra))
-    return Result(tmpl.reason, tmpl.table, ops)
+    return Result(tmpl.reason, tmpl.table, ops, tmpl.choices)
 
 
 class Classifier:
@@ -125,11 +126,13 @@ class Classifier:
         self.schemas = schemas
         self.shapes: dict[tuple, Result] = {}
 
-    def classify(self, sql: str, schema: str | None) -> tuple[Result, str]:
+    def classify(self, sql: str, schema: str | None, prefer: str | None = None) -> tuple[Result, str]:
         """(the result, the masked statement for digests). Statements of one shape (numbers aside)
         are classified once: the shape's result is kept with its numbers as sentinels and reused
         with the next statement's numbers, when that gives exactly what classifying it gives."""
         masked, strings = mask(sql)
+        if prefer is not None:  # the server's choice of index (EXPLAIN): not a shape's
+            return self._classify(masked, strings, schema, prefer), masked
         nums = _NUMBER.findall(masked)
         shape = (_NUMBER.sub("\x03", masked), schema, len(strings))
         cached = self.shapes.get(shape)
@@ -144,18 +147,19 @@ class Classifier:
                 self.shapes[shape] = tmpl
         return res, masked
 
-    def _classify(self, masked: str, strings: list[str], schema: str | None) -> Result:
-        res, _ = self._classify_masked(masked, strings, schema)
+    def _classify(self, masked: str, strings: list[str], schema: str | None, prefer: str | None = None) -> Result:
+        res, _ = self._classify_masked(masked, strings, schema, prefer)
         return res
 
-    def _classify_masked(self, masked: str, strings: list[str], schema: str | None) -> tuple[Result, str]:
+    def _classify_masked(self, masked: str, strings: list[str], schema: str | None,
+                         prefer: str | None = None) -> tuple[Result, str]:
         if not masked:
             return Result("none"), masked
         word = masked.split(None, 1)[0].upper()
         if word in ("SELECT", "WITH", "(") or masked.startswith("("):
             if _NO_TABLE.match(masked):
                 return Result("none"), masked
-            return self._select(masked, strings, schema), masked
+            return self._select(masked, strings, schema, prefer), masked
         if word in ("INSERT", "REPLACE"):
             return self._insert(masked, strings, schema), masked
         if word == "UPDATE":
@@ -188,7 +192,7 @@ class Classifier:
         name, t, why = self.table_def(db, tbl)
         return name, tbl, t, why
 
-    def _select(self, masked: str, strings: list[str], schema: str | None) -> Result:
+    def _select(self, masked: str, strings: list[str], schema: str | None, prefer: str | None = None) -> Result:
         if len(re.findall(r"\bSELECT\b", masked, re.I)) > 1 or re.search(r"\bUNION\b", masked, re.I):
             return Result("subquery")
         m = _SELECT.match(masked)
@@ -221,7 +225,7 @@ class Classifier:
                 return Result(None, name, [Op(ot.INDEX_RANGE, t.leading(col), 0, 0, ot.LO_OPEN | ot.HI_OPEN | desc,
                                               min(rows + offset, 2**32 - 1))])
             return Result(None, name, [Op(ot.SCAN, ot.PRIMARY, 0)])
-        return self._read(t, name, where, strings, tail, rows + offset if limit else 0, order)
+        return self._read(t, name, where, strings, tail, rows + offset if limit else 0, order, prefer)
 
     @staticmethod
     def _is_pk(t: TableDef, col: str) -> bool:
@@ -250,31 +254,57 @@ class Classifier:
                 out.append((None, "other", []))  # a filter on no key (LIKE, a function): the server filters rows
         return out
 
-    def _read(self, t: TableDef, name: str, where: str, strings, tail: str, limit: int, order) -> Result:
+    def _read(self, t: TableDef, name: str, where: str, strings, tail: str, limit: int, order,
+              prefer: str | None = None) -> Result:
         conds = self._conditions(where)
         if isinstance(conds, str):
             return Result(conds)
+        paths = self._paths(t, conds)
+        r = self._read_by(t, name, conds, strings, limit, order, prefer if prefer in paths else None)
+        r.choices = len(paths)
+        return r
+
+    @staticmethod
+    def _paths(t: TableDef, conds) -> list[str]:
+        """The indexes the conditions could be read through (PRIMARY for its leading column)."""
+        out: list[str] = []
+        for c, op, _ in conds:
+            if not c or op == "other":
+                continue
+            ix = ot.PRIMARY if c.lower() == t.primary_key[0].lower() else t.leading(c)
+            if ix and ix not in out:
+                out.append(ix)
+        return out
+
+    def _read_by(self, t: TableDef, name: str, conds, strings, limit: int, order, prefer: str | None) -> Result:
+        """The access path InnoDB's optimiser takes for these shapes (the module's docstring), or
+        the one through `prefer` (the index the server's EXPLAIN chose)."""
+        def keep(ix: str) -> bool:
+            return prefer is None or ix == prefer
+
         eq = [(c, vals) for c, op, vals in conds if c and op in ("=", "<=>", "in")]
         for col, vals in eq:  # the primary key's equality, then a composite key's, then a secondary index's
-            if self._is_pk(t, col):
+            if self._is_pk(t, col) and keep(ot.PRIMARY):
                 return self._points(name, ot.PRIMARY, vals, strings)
         bounds = [(c, op, vals) for c, op, vals in conds if c and op in (">", ">=", "<", "<=", "between")]
-        if len(t.primary_key) > 1:
+        if len(t.primary_key) > 1 and keep(ot.PRIMARY):
             r = self._composite(t, name, conds, strings, limit, order, ot.POINT)
             if r is not None:
                 return r
         for col, vals in eq:
             ix = t.leading(col)
+            if ix and not keep(ix):
+                continue
             if ix and ix in t.unique and len(t.indexes[ix]) == 1:
                 return self._points(name, ix, vals, strings)
             if ix:  # a non-unique (or a composite's prefix) equality: the entries with that value
                 return self._equal_entries(name, ix, vals, strings, limit, order)
         pk_bounds = [b for b in bounds if self._is_pk(t, b[0])]
-        if pk_bounds:
+        if pk_bounds and keep(ot.PRIMARY):
             return self._range(name, ot.PRIMARY, pk_bounds, strings, limit, order)
         for col, _, _ in bounds:
             ix = t.leading(col)
-            if ix:
+            if ix and keep(ix):
                 return self._range(name, ix, [b for b in bounds if b[0].lower() == col.lower()], strings, limit, order)
         if any(v == "?" for _, _, vals in conds for v in vals):
             return Result("placeholder")

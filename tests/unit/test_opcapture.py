@@ -431,3 +431,27 @@ def test_slow_log_rows_examined_are_counted(tmp_path):
     cap = opcapture.run(log, "slow", SCHEMAS, tmp_path / "s.optrace")
     assert (cap.modelled, cap.rows_examined, cap.rows_examined_modelled) == (1, 100, 7)
     assert cap.rows_modelled_pct == 7.0
+
+
+def test_several_usable_indexes_take_the_servers_choice(tmp_path):
+    """A SELECT whose conditions two indexes could serve: the classifier's order without a server,
+    EXPLAIN's key (or its full scan) with one; one EXPLAIN per shape."""
+    from loadgen.workload.joinops import Step
+
+    sql = "SELECT id FROM users WHERE org = 7 AND created BETWEEN 10 AND 20"
+    r = classify(sql, None)
+    assert r.choices == 2 and [(o.kind, o.index) for o in r.ops] == [(ot.INDEX_RANGE, "org_created")]
+    assert [(o.kind, o.index, o.lo, o.hi) for o in sqlops.Classifier(SCHEMAS).classify(sql, None, "created")[0].ops] \
+        == [(ot.INDEX_RANGE, "created", 10, 20)]
+    for step, want in [(Step("users", "range", "created", 11.0, 11.0), [(ot.INDEX_RANGE, "created")]),
+                       (Step("users", "ALL", None, 50.0, 50.0), [(ot.SCAN, "PRIMARY")])]:
+        log = tmp_path / "g.log"
+        log.write_text(LOG.split("261125 18:22:28")[0] + "261125 18:22:28\t     9 Connect\troot@h on shop using TCP\n"
+                       + f"\t\t     9 Query\t{sql}\n\t\t     9 Query\t{sql.replace('7', '8')}\n")
+        asked = []
+        out = tmp_path / "c.optrace"
+        opcapture.run(log, "general", SCHEMAS, out, lambda q, s, step=step: asked.append(q) or [step])
+        a = np.concatenate(list(ot.chunks(out)))
+        meta, _, _ = ot.read_meta(out)
+        got = [(int(k), meta["trees"][int(t)]["index"]) for k, t in zip(a["kind"], a["tree"])]
+        assert got == want * 2 and len(asked) == 1, (got, asked)
