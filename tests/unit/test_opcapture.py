@@ -450,7 +450,7 @@ def test_several_usable_indexes_take_the_servers_choice(tmp_path):
                        + f"\t\t     9 Query\t{sql}\n\t\t     9 Query\t{sql.replace('7', '8')}\n")
         asked = []
         out = tmp_path / "c.optrace"
-        opcapture.run(log, "general", SCHEMAS, out, lambda q, s, step=step: asked.append(q) or [step])
+        opcapture.run(log, "general", SCHEMAS, out, lambda q, s, step=step, asked=asked: asked.append(q) or [step])
         a = np.concatenate(list(ot.chunks(out)))
         meta, _, _ = ot.read_meta(out)
         got = [(int(k), meta["trees"][int(t)]["index"]) for k, t in zip(a["kind"], a["tree"])]
