@@ -331,7 +331,7 @@ def predict(path, tables: dict[str, dict], pools: list, flavor: str = "mariadb")
             t["indexes"][idx] = got
         system = int(reads[space.system_base:space.n_pages].sum(dtype=np.uint64))
         total = sum(t["pages_read"] for t in per.values()) + system
-        low, high = for_pool(total, pool)
+        low, high = for_pool(total, pool, fitted=False)  # no op traces on the grid
         for t in per.values():  # each table's own interval: the same sources as a mix's tables
             t["low"], t["high"] = table_interval(t["pages_read"], pool, spec.writes)
         out["pools"].append({"pool_bytes": pool_bytes, "pool_pages": pool.pool_pages,
