@@ -58,18 +58,17 @@ from ..errors import UsageError
 from ..workload import mix as mixspec
 from ..workload.opstream import Generator
 from . import intervals
-from .mixpages import (NEW, PRIMARY, WRITE, Refs, Space, Trace, Tree, hcat,
+from .mixpages import (PRIMARY, Refs, Space, Trace, Tree, hcat,
                        exclusive_cumsum, point_refs, positions, scan_refs, walks)
 from .keymodel import held_pages
 from .pool import hold_capacity, run_pool_model
+from .undomodel import (ROLLBACK_SEGMENTS, TEMP_RSEGS, forecast_txns_per_undo_page, undo_refs, undo_txns_per_page,
+                        without_rseg_pages, write_txns)
 
 MODEL = "innodb-lru-mix"
 # Purge runs behind the writes by a lag the model cannot know (it follows the history list and
 # the purge threads' batches); what matters is whether the pages it needs are still in the pool.
 PURGE_LAG_OPS = 1_000
-# Rollback segments write transactions take in turn (MariaDB 10.11: innodb_undo_logs 128 in
-# the system tablespace; MySQL 9.7: 128 in each of its 2 undo tablespaces).
-ROLLBACK_SEGMENTS = {"mariadb": 128, "mysql": 256}
 RANGE_PREFETCH = True
 WRITE_LOOKUP_STEPS = True  # measured: ycsb-b 16M -3.9% -> -3.3%
 
@@ -261,22 +260,26 @@ def add_ops(trace: Trace, mapper: Mapper, stream: np.ndarray, key: np.ndarray, l
     writes = np.array([spec.streams[i].writes for i in range(len(spec.streams))], dtype=bool)[stream]
     if space.rollback_segments and writes.any():
         w_at = np.nonzero(writes)[0]
+        rounds = [w_at]
         if txn is None:
-            txn = mapper.txns + np.arange(len(w_at), dtype=np.int64)
-            mapper.txns += len(w_at)
-        else:
-            txn = txn[w_at].astype(np.int64)
-        hdr, undo = space.rseg_pages(txn)
-        # the transaction writes its undo record and, at commit, the segment header's history
-        rflags = np.full((len(w_at), 2), WRITE, np.uint8)
-        if mapper.rsegs_at_start:
-            # MariaDB reads each rollback segment's header and cached undo page at start-up
-            # (trx_rseg_array_init, before the run's cold baseline): their first use reads nothing
-            # (sysbench-oltp-rw at 64M, three runs: ibdata1 read 1 page, the model 256 without this)
-            rflags[txn < space.rollback_segments] |= NEW
-        done.append((w_at, Refs.block(np.stack([undo, hdr], axis=1), rflags)))
-        # purge reads the undo record back, then does its work in the B-trees
-        purge = [(w_at, Refs.block(undo[:, None], np.zeros((len(w_at), 1), np.uint8)))]
+            # a delete-insert is two autocommit statements: the insert is a transaction of its own
+            # (sysbench-oltp-rw: purge_undo_pages 23,531 for 17,647 write ops, 23,529 statements)
+            twice = np.array([s.op == "delete-insert" for s in spec.streams], dtype=bool)[stream[w_at]]
+            if twice.any():
+                rounds.append(w_at[twice])
+        purge = []
+        if txn is None:  # numbered in op order (a delete-insert's insert right after its delete)
+            at = np.concatenate(rounds)
+            nth = np.empty(len(at), np.int64)
+            nth[np.lexsort((np.repeat(np.arange(len(rounds)), [len(r) for r in rounds]), at))] = np.arange(len(at))
+            numbers = np.split(mapper.txns + nth, np.cumsum([len(r) for r in rounds])[:-1])
+            mapper.txns += len(at)
+        for j, r_at in enumerate(rounds):
+            t = numbers[j] if txn is None else txn[r_at].astype(np.int64)
+            done.append((r_at, undo_refs(space, t, mapper.rsegs_at_start)))
+            # purge reads the undo log back
+            purge.append((r_at, Refs.block(space.rseg_pages(t)[1][:, None], np.zeros((len(r_at), 1), np.uint8))))
+        # then does its work in the B-trees
         for i in np.unique(stream[w_at]):
             where = np.nonzero(stream == i)[0]
             r = mapper.purge_refs(int(i), key[where])
@@ -396,16 +399,23 @@ def simulate(trace: Trace, space: Space, pool, leaf_pages: int, span: list | Non
     return native.MixSim(*fields, reads.tobytes())
 
 
-def space_of(spec: mixspec.MixSpec, tables: dict, flavor: str, done: int) -> tuple[Space, list[str]]:
+def space_of(spec: mixspec.MixSpec, tables: dict, flavor: str, done: int,
+             txns_per_undo_page: float | None = None) -> tuple[Space, list[str]]:
     """The page space of a mix's first `done` ops (room for the leaves their inserts add, the
-    rollback segments' pages where it writes) and its tables' order (table_order)."""
+    rollback segments' and undo pages where it writes) and its tables' order (table_order).
+    txns_per_undo_page: a run's own (undo_txns_per_page); None: the forecast's
+    (UNDO_TXNS_PER_PAGE)."""
     counts = Generator(spec).counts_at(done)
     inserts: dict[str, int] = {}
     for i, s in enumerate(spec.streams):
         if s.op == "insert" and not s.scheduled:
             inserts[s.table] = inserts.get(s.table, 0) + int(counts[i])
     order = table_order(spec, tables)
-    return Space.of(tables, inserts, order, ROLLBACK_SEGMENTS.get(flavor, 128) if spec.writes else 0), order
+    if not spec.writes:
+        return Space.of(tables, inserts, order), order
+    per_page = forecast_txns_per_undo_page(spec, flavor) if txns_per_undo_page is None else txns_per_undo_page
+    return Space.of(tables, inserts, order, ROLLBACK_SEGMENTS.get(flavor, 128), per_page,
+                    write_txns(spec, counts), TEMP_RSEGS.get(flavor, 0)), order
 
 
 def index_columns(tables: dict) -> dict[tuple[str, str], list[str]]:
@@ -425,9 +435,12 @@ def predict(run: dict) -> dict | None:
     done = int((run.get("result") or {}).get("ops") or spec.operations)
     flavor = (run.get("server") or {}).get("flavor") or "mariadb"
     space, order = space_of(spec, tables, flavor, done)
+    measured_per_page = undo_txns_per_page(run, space, spec, done) if spec.writes else None
+    if measured_per_page is not None:  # the run's own undo growth (the forecast's where it has none)
+        space, order = space_of(spec, tables, flavor, done, measured_per_page)
     trace = build_trace(spec, space, scheduled_positions(run, spec), done, index_columns(tables),
-                        prefetch=RANGE_PREFETCH and flavor == "mariadb", rsegs_at_start=flavor == "mariadb")
-    pool = pool_of(run, spec.writes)
+                        prefetch=RANGE_PREFETCH and flavor == "mariadb", rsegs_at_start=True)
+    pool = without_rseg_pages(pool_of(run, spec.writes), space)
     first = space.tree_of(order[0], None)
     span: list = []
     sim = simulate(trace, space, pool, first.all_leaves, span)

@@ -22,6 +22,7 @@ from ..workload import optrace as ot
 from . import mixmodel as mm
 from . import mixpages as mp
 from .geometry import estimate_geometry
+from .undomodel import ROLLBACK_SEGMENTS
 
 MODEL = "innodb-lru-mix-trace"
 # mix op of each trace kind (INSERT: "insert" at the end, INSERT_AT inside the table)
@@ -217,7 +218,7 @@ def predict(path, tables: dict[str, dict], pools: list, flavor: str = "mariadb")
                          "check that --dsn is the server the log came from (or --rows for --schema)")
     inserts = {t: plan.appended[t] for t in plan.appended}
     order = _table_order(plan, tables)
-    space = mp.Space.of(tables, inserts, order, mm.ROLLBACK_SEGMENTS.get(flavor, 128) if spec.writes else 0)
+    space = mp.Space.of(tables, inserts, order, ROLLBACK_SEGMENTS.get(flavor, 128) if spec.writes else 0)
     columns_of = mm.index_columns(tables)
     mapper = Mapper(spec, space, columns_of, prefetch=mm.RANGE_PREFETCH and flavor == "mariadb")
     for i, s in enumerate(spec.streams):  # an update writes the entries of the indexes it sets

@@ -1,0 +1,127 @@
+"""The undo side of a mix's writes (docs/workloads.md, "What is predicted"): the rollback
+segments' pages, the undo pages a run's logs fill and the new ones they take, and MySQL's
+temporary tablespace pages, as page references for the mix model (mixmodel.add_ops).
+
+Each autocommit write transaction takes the next rollback segment in turn and appends its undo
+log to the segment's cached undo page; at commit it writes the segment header (the history
+list). A page takes logs until it is 3/4 full (TRX_UNDO_PAGE_REUSE_LIMIT); then, and on
+MariaDB also once purge has passed a cached segment (it frees it), the segment's next log takes
+a new page: created (buf_page_create), not read. How many logs a page takes comes from a run's
+own pages_created where there is one (undo_txns_per_page), else from UNDO_TXNS_PER_PAGE, measured
+per server and op (forecast_txns_per_undo_page). The rollback segments' header and first undo
+page are read at start-up on both servers, so their first use reads nothing and they already
+hold frames among the run's start-up pages (without_rseg_pages).
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from ..workload import mix as mixspec
+from ..workload.opstream import Generator
+from .mixpages import NEW, WRITE, Refs, Space
+
+# Rollback segments write transactions take in turn (MariaDB 10.11: innodb_undo_logs 128 in
+# the system tablespace; MySQL 9.7: 128 in each of its 2 undo tablespaces).
+ROLLBACK_SEGMENTS = {"mariadb": 128, "mysql": 256}
+# MySQL 9.7 reads pages of its global temporary tablespace (ibtmp1) in a small pool in proportion
+# to the write transactions: about one per two (16M: ycsb-a 7,838 for 15,032 updates,
+# sysbench-oltp-rw 12,399 for 23,529 transactions), none where the pool holds them (64M). ibtmp1
+# holds only the rollback segments of temporary tables (the manual, "Temporary Tablespaces"):
+# the optimizer's on-disk temporary tables (sysbench's DISTINCT and ORDER BY ranges) go to the
+# session temporary tablespaces (#innodb_temp/temp_N.ibt), from which no run read a page, and
+# ycsb-a has none and reads ibtmp1 at the same rate. So these are its rollback segments' pages,
+# touched by durable transactions for a reason the model does not know: every second write
+# transaction touches one of TEMP_RSEGS header pages in turn (created at start-up, so the first
+# touch reads nothing).
+TEMP_RSEGS = {"mysql": 128}
+TEMP_TOUCH_EVERY = 2
+# Undo logs one undo page takes before the next log needs a new page, per write op, without a run
+# (a run's own: undo_txns_per_page, from its pages_created). Measured at 16M, 300k rows, 100k
+# ops (ycsb-a at 100k rows, 30k ops on MySQL; bench/README.md, "The mix model per preset").
+UNDO_TXNS_PER_PAGE = {
+    # MariaDB frees a cached undo segment once purge has passed it, so a segment's next log takes
+    # a new page every few transactions: 16M, ycsb-a 6.3 (49,660 updates, 7,848 pages created),
+    # sysbench-oltp-rw 2.9 (its deletes and inserts ~1.9 with the updates at 6.3). In a pool that
+    # holds them the freed pages are created again in their frames, which pages_created does not
+    # count (64M: 88), and nothing is read either way.
+    "mariadb": {"update": 6.3, "read-modify-write": 6.3, "delete": 1.9, "delete-insert": 1.9, "insert": 1.9},
+    # MySQL 9.7 keeps them: 16M ycsb-a 33 (15,032 updates, 454 created), sysbench-oltp-rw 45
+    # (23,529 transactions, 526 created: its deletes and inserts ~69)
+    "mysql": {"update": 33.0, "read-modify-write": 33.0, "delete": 69.0, "delete-insert": 69.0, "insert": 69.0},
+}
+def undo_refs(space: Space, txn: np.ndarray, rsegs_at_start: bool) -> Refs:
+    """Each write transaction's undo page (its log appended) and, at commit, its rollback
+    segment's header (the history list), both written."""
+    hdr, undo, first_log = space.rseg_pages(txn)
+    flags = np.full((len(txn), 2), WRITE, np.uint8)
+    fresh = txn < space.rollback_segments
+    # a new undo page (the segment's previous one is past its reuse limit, or purge freed it) is
+    # created, not read
+    flags[first_log & ~fresh, 0] |= NEW
+    if rsegs_at_start:
+        # Both servers read each rollback segment's header and cached undo page at start-up
+        # (trx_rseg_array_init / trx_rseg_mem_create, before the run's cold baseline): their
+        # first use reads nothing (sysbench-oltp-rw at 64M: MariaDB read 1 page of ibdata1 in
+        # three runs, the model 256 without this; MySQL 9.7 read 103 of its undo files, the
+        # model 512)
+        flags[fresh] |= NEW
+    refs = Refs.block(np.stack([undo, hdr], axis=1), flags)
+    if not space.temp_rsegs:
+        return refs
+    touch = txn % TEMP_TOUCH_EVERY == TEMP_TOUCH_EVERY - 1
+    nth = txn // TEMP_TOUCH_EVERY
+    temp = space.temp_base + nth % space.temp_rsegs
+    tflags = np.where(nth < space.temp_rsegs, NEW, 0).astype(np.uint8)
+    widths = refs.widths + touch
+    pages = np.zeros(int(widths.sum()), np.uint32)
+    fl = np.zeros(len(pages), np.uint8)
+    ends = np.cumsum(widths)
+    body = np.ones(len(pages), bool)
+    body[ends[touch] - 1] = False
+    pages[body], fl[body] = refs.pages, refs.flags
+    pages[~body], fl[~body] = temp[touch], tflags[touch]
+    return Refs(pages, fl, widths)
+
+
+def without_rseg_pages(pool, space: Space):
+    """The pool with the rollback segments' pages (read or created at start-up, first used with
+    NEW: _undo_refs) taken out of its start-up pages, which counted them already."""
+    held = 2 * space.rollback_segments + space.temp_rsegs
+    if not held or not pool.start_pages:
+        return pool
+    return dataclasses.replace(pool, start_pages=max(0, pool.start_pages - held))
+
+
+def write_txns(spec: mixspec.MixSpec, counts) -> int:
+    """The write transactions of ops with these per-stream counts (each autocommit write one, a
+    delete-insert two)."""
+    return sum(int(c) * (2 if s.op == "delete-insert" else 1)
+               for s, c in zip(spec.streams, counts) if s.writes and not s.scheduled)
+
+
+def forecast_txns_per_undo_page(spec: mixspec.MixSpec, flavor: str) -> float:
+    """Undo logs a page takes, without a run: the share-weighted mean of each write op's
+    (UNDO_TXNS_PER_PAGE, measured per server)."""
+    table = UNDO_TXNS_PER_PAGE.get(flavor, UNDO_TXNS_PER_PAGE["mariadb"])
+    ws = [(s.share or 0.0, table.get(s.op, table["update"])) for s in spec.streams if s.writes and not s.scheduled]
+    total = sum(w for w, _ in ws)
+    if not total or any(t <= 0 for _, t in ws):
+        return 0.0
+    # pages, not logs, add up: the mean of 1/T weighted by share
+    return total / sum(w / t for w, t in ws)
+
+
+def undo_txns_per_page(run: dict, space: Space, spec: mixspec.MixSpec, done: int) -> float | None:
+    """A run's own undo logs per undo page: its write transactions over the pages it created
+    (buffer_pool.flush.pages_created, INNODB_METRICS buffer_pages_created) less the leaves its
+    inserts added (the model's grown leaves); None where the run did not record them."""
+    created = ((run.get("buffer_pool") or {}).get("flush") or {}).get("pages_created")
+    if created is None:
+        return None
+    undo = int(created) - sum(t.grown for t in space.trees.values())
+    txns = write_txns(spec, Generator(spec).counts_at(done))
+    if txns <= 0:
+        return None
+    return txns / max(undo, 1)
