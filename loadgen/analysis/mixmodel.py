@@ -414,8 +414,13 @@ def space_of(spec: mixspec.MixSpec, tables: dict, flavor: str, done: int,
     if not spec.writes:
         return Space.of(tables, inserts, order), order
     per_page = forecast_txns_per_undo_page(spec, flavor) if txns_per_undo_page is None else txns_per_undo_page
-    return Space.of(tables, inserts, order, ROLLBACK_SEGMENTS.get(flavor, 128), per_page,
-                    write_txns(spec, counts), TEMP_RSEGS.get(flavor, 0)), order
+    rsegs = ROLLBACK_SEGMENTS.get(flavor, 128)
+    txns = write_txns(spec, counts)
+    # a segment's pages in use: the one it writes, the ones purge has yet to pass (PURGE_LAG_OPS
+    # behind: that many ops' write transactions, spread over the segments), the one it just passed
+    behind = PURGE_LAG_OPS * txns / max(done, 1) / rsegs
+    live = 2 + int(behind / per_page) if per_page else 1
+    return Space.of(tables, inserts, order, rsegs, per_page, live, TEMP_RSEGS.get(flavor, 0)), order
 
 
 def index_columns(tables: dict) -> dict[tuple[str, str], list[str]]:
@@ -424,9 +429,10 @@ def index_columns(tables: dict) -> dict[tuple[str, str], list[str]]:
             for iname, ix in (t.get("indexes") or {}).items()}
 
 
-def predict(run: dict) -> dict | None:
+def predict(run: dict, own_undo: bool = True) -> dict | None:
     """The prediction block of a mixed run (loadgen.mixrun.predict_mix's hook), or None when the
-    run has no mix or no table geometry."""
+    run has no mix or no table geometry. own_undo: the undo pages' growth from the run's own
+    pages_created where it has them (False: the forecast's, undomodel.UNDO_TXNS_PER_PAGE)."""
     wl, ds = run.get("workload") or {}, run.get("dataset") or {}
     tables = ds.get("tables") or {}
     if wl.get("kind") != "mix" or not tables or any(not t.get("leaf_pages") for t in tables.values()):
@@ -435,7 +441,7 @@ def predict(run: dict) -> dict | None:
     done = int((run.get("result") or {}).get("ops") or spec.operations)
     flavor = (run.get("server") or {}).get("flavor") or "mariadb"
     space, order = space_of(spec, tables, flavor, done)
-    measured_per_page = undo_txns_per_page(run, space, spec, done) if spec.writes else None
+    measured_per_page = undo_txns_per_page(run, space, spec, done) if spec.writes and own_undo else None
     if measured_per_page is not None:  # the run's own undo growth (the forecast's where it has none)
         space, order = space_of(spec, tables, flavor, done, measured_per_page)
     trace = build_trace(spec, space, scheduled_positions(run, spec), done, index_columns(tables),

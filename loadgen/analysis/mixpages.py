@@ -159,22 +159,22 @@ class Space:
     """The mix's B-trees in one page space (Tree.base), the first table's clustered index first."""
 
     def __init__(self, trees: dict[tuple[str, str], Tree], rollback_segments: int = 0,
-                 txns_per_undo_page: float = 0.0, write_txns: int = 0, temp_rsegs: int = 0):
+                 txns_per_undo_page: float = 0.0, live_pages: int = 1, temp_rsegs: int = 0):
         self.trees = trees
         # after the B-trees: each rollback segment's header page, then the undo pages
         self.system_base = sum(t.n_pages for t in trees.values())
         self.rollback_segments = rollback_segments
         # An autocommit write appends its undo log to its segment's cached undo page until the
-        # page is 3/4 full (TRX_UNDO_PAGE_REUSE_LIMIT), then the next one takes a new page
-        # (created: buf_page_create, no read). txns_per_undo_page: how many logs a page takes
-        # (0: one page per segment for ever, the model before undo growth).
+        # page is 3/4 full (TRX_UNDO_PAGE_REUSE_LIMIT) or purge freed it (MariaDB), then the next
+        # one takes a new page (created: buf_page_create, no read). txns_per_undo_page: how many
+        # logs a page takes (0: one page per segment for ever). Purge frees the pages behind it
+        # and the tablespace hands them out again: a segment has live_pages pages in turn.
         self.txns_per_undo_page = float(txns_per_undo_page or 0.0)
-        per_rseg = -(-int(write_txns) // rollback_segments) if rollback_segments else 0
-        self.undo_generations = (1 + int(per_rseg / self.txns_per_undo_page)) if self.txns_per_undo_page else 1
+        self.live_pages = max(1, int(live_pages)) if self.txns_per_undo_page else 1
         self.undo_base = self.system_base + rollback_segments
         # MySQL's temporary tablespace (ibtmp1): its rollback segments' header pages, last
         self.temp_rsegs = temp_rsegs
-        self.temp_base = self.undo_base + rollback_segments * self.undo_generations
+        self.temp_base = self.undo_base + rollback_segments * self.live_pages
         self.n_pages = self.temp_base + temp_rsegs
 
     def rseg_pages(self, txn: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -184,17 +184,18 @@ class Space:
         r = txn.astype(np.int64) % self.rollback_segments
         k = txn.astype(np.int64) // self.rollback_segments  # the segment's k-th transaction
         if self.txns_per_undo_page:
-            gen = np.minimum((k / self.txns_per_undo_page).astype(np.int64), self.undo_generations - 1)
+            gen = (k / self.txns_per_undo_page).astype(np.int64)
             prev = np.where(k > 0, ((k - 1) / self.txns_per_undo_page).astype(np.int64), -1)
             first = gen != prev
         else:
             gen = np.zeros_like(k)
             first = k == 0
+        gen %= self.live_pages
         return self.system_base + r, self.undo_base + gen * self.rollback_segments + r, first
 
     @classmethod
     def of(cls, tables: dict[str, dict], inserts: dict[str, int], order: list[str],
-           rollback_segments: int = 0, txns_per_undo_page: float = 0.0, write_txns: int = 0,
+           rollback_segments: int = 0, txns_per_undo_page: float = 0.0, live_pages: int = 1,
            temp_rsegs: int = 0) -> Space:
         """tables: dataset.tables (rows, leaf_pages, height, indexes {name: {leaf_pages, height}});
         inserts: each table's inserts in the run; order: the tables, the one at page 0 first."""
@@ -218,7 +219,7 @@ class Space:
                 tree = Tree(name, iname, rows, il, max(1, int(ix.get("height") or 1)), base=base)
                 trees[(name, iname)] = tree
                 base += tree.n_pages
-        return cls(trees, rollback_segments, txns_per_undo_page, write_txns, temp_rsegs)
+        return cls(trees, rollback_segments, txns_per_undo_page, live_pages, temp_rsegs)
 
     def secondaries(self, table: str) -> list[Tree]:
         return [t for (name, idx), t in self.trees.items() if name == table and idx != PRIMARY]
