@@ -31,21 +31,21 @@ leaves from the one holding the key before its first to the one holding the key 
 (the PAGE_CUR_L descent and the read on to the next record, as the single-table model's leaf
 steps): 2 of usertable's 14 rows per leaf step to a neighbour leaf.
 
-Writes in small pools also read the undo log back: each write transaction (autocommit) takes the
-next rollback segment in turn (128 on MariaDB 10.11, in ibdata1) and writes its undo record on
-the segment's cached undo page and its header at commit: those 256 pages take frames and are
-read again once evicted (MariaDB reads them at start-up, so their first use reads nothing).
-Purge follows PURGE_LAG_OPS operations later: it reads the undo record
-and removes the index entries the write delete-marked (looking the row up in the clustered index
-first). These are counted apart (system_pages_read) and in the total, which the runner holds to
-the pool's Innodb_pages_read.
+Writes in small pools also read the undo log back: each write transaction (autocommit; a
+delete-insert is two) takes the next rollback segment in turn and writes its undo log and the
+segment header (undomodel.py: the segments' pages, the new undo pages a segment takes as its
+logs fill them or purge frees them, MySQL's ibtmp1 pages). Purge follows PURGE_LAG_OPS
+operations later: it reads the undo log and removes the index entries the write delete-marked
+(looking the row up in the clustered index first). These are counted apart (system_pages_read)
+and in the total, which the runner holds to the pool's Innodb_pages_read.
 
 Not modelled: flush-list flushing (dirty_evictions counts pages evicted while dirty, as if only
 LRU flushing wrote them back); purge's real lag (assumed); page splits at random keys (inserts
-go at the end only); the change buffer (off by default on both servers); the undo log's growth
-past one page per segment, the history list's own pages and the doublewrite buffer; the pages
-the server's threads read (statistics, the dictionary) beyond the start-up pages pool.py knows;
-the pool's timeline (operations are evenly spaced at the run's mean rate).
+go at the end only); the change buffer (off by default on both servers); the segment inode and
+file-space pages undo segments touch, the history list's walk by purge's truncation and the
+doublewrite buffer; the pages the server's threads read (statistics, the dictionary) beyond the
+start-up pages pool.py knows; the pool's timeline (operations are evenly spaced at the run's
+mean rate).
 """
 from __future__ import annotations
 
