@@ -1,0 +1,106 @@
+"""The undo side of the mix model (loadgen/analysis/undomodel.py): the rollback segments' pages, the
+new undo pages a segment's logs take, MySQL's ibtmp1 pages, and where the logs-per-page figure
+comes from (a run's pages_created, else the forecast's table)."""
+from __future__ import annotations
+
+import numpy as np
+
+from loadgen.analysis import mixmodel as mm
+from loadgen.analysis import mixpages as mp
+from loadgen.analysis import undomodel as um
+from loadgen.analysis.pool import PoolModel
+from loadgen.workload import presets
+from loadgen.workload.opstream import Generator
+
+TABLES = {"usertable": {"database": "chat", "table": "usertable", "rows": 20_000, "leaf_pages": 1_430, "height": 2,
+                        "indexes": {}}}
+
+
+def _space(rsegs=4, per_page=2.0, live=2, temp=0):
+    tree = mp.Tree("usertable", mp.PRIMARY, 20_000, 1_430, 2)
+    return mp.Space({("usertable", mp.PRIMARY): tree}, rsegs, per_page, live, temp)
+
+
+def test_a_segment_takes_a_new_undo_page_every_per_page_logs_in_its_live_pages():
+    space = _space(rsegs=4, per_page=2.0, live=2)
+    txn = np.arange(24, dtype=np.int64)
+    hdr, undo, first = space.rseg_pages(txn)
+    assert (hdr == space.system_base + txn % 4).all()
+    assert ((undo >= space.undo_base) & (undo < space.temp_base)).all() and space.temp_base == space.n_pages
+    k = txn // 4  # each segment's k-th log
+    assert (first == (k % 2 == 0)).all()  # a new page every 2 logs
+    # the segment's pages in turn: 2 live ones, so its 1st and 3rd page are the same page number
+    seg0 = undo[txn % 4 == 0]
+    assert seg0[0] == seg0[1] != seg0[2] == seg0[3] and seg0[4] == seg0[0]
+    assert len(set(undo.tolist())) == 4 * 2
+
+
+def test_without_growth_a_segment_keeps_one_undo_page():
+    space = _space(per_page=0.0)
+    _, undo, first = space.rseg_pages(np.arange(12, dtype=np.int64))
+    assert len(set(undo.tolist())) == 4 and first.sum() == 4
+
+
+def test_undo_refs_create_new_pages_and_skip_start_up_reads():
+    space = _space(rsegs=4, per_page=2.0, live=2)
+    txn = np.arange(12, dtype=np.int64)
+    r = um.undo_refs(space, txn, rsegs_at_start=False)
+    flags = r.flags.reshape(-1, 2)
+    assert (r.widths == 2).all() and (flags & mp.WRITE).all()
+    _, _, first = space.rseg_pages(txn)
+    # a later page's first log creates it (no read); the segment's first page is read at first use
+    assert ((flags[:, 0] & mp.NEW) > 0).tolist() == (first & (txn >= 4)).tolist()
+    started = um.undo_refs(space, txn, rsegs_at_start=True).flags.reshape(-1, 2)
+    assert (started[:4] & mp.NEW).all() and not (started[4:, 1] & mp.NEW).any()
+
+
+def test_mysql_touches_a_temporary_rollback_segment_page_every_second_write():
+    space = _space(rsegs=4, per_page=0.0, temp=3)
+    txn = np.arange(10, dtype=np.int64)
+    r = um.undo_refs(space, txn, rsegs_at_start=True)
+    assert r.widths.tolist() == [2, 3] * 5
+    temp = r.pages[r.pages >= space.temp_base]
+    assert len(temp) == 5 and (temp < space.n_pages).all()
+    assert temp.tolist() == [space.temp_base + i % 3 for i in range(5)]
+
+
+def test_logs_per_page_come_from_the_runs_pages_created_less_its_new_leaves():
+    spec = presets.load("sysbench-oltp-rw", rows=20_000, operations=17_000)
+    counts = Generator(spec).counts_at(17_000)
+    txns = um.write_txns(spec, counts)
+    di = [i for i, s in enumerate(spec.streams) if s.op == "delete-insert"]
+    writes = sum(int(c) for s, c in zip(spec.streams, counts) if s.writes)
+    assert txns == writes + int(counts[di[0]])  # a delete-insert is two transactions
+    space = _space()
+    run = {"buffer_pool": {"flush": {"pages_created": 1_000}}}
+    assert abs(um.undo_txns_per_page(run, space, spec, 17_000) - txns / 1_000) < 1e-9
+    assert um.undo_txns_per_page({"buffer_pool": {}}, space, spec, 17_000) is None
+    # the forecast: the share-weighted pages of its write ops, between their per-op figures
+    t = um.forecast_txns_per_undo_page(spec, "mariadb")
+    table = um.UNDO_TXNS_PER_PAGE["mariadb"]
+    assert table["delete-insert"] <= t <= table["update"]
+
+
+def test_the_start_up_pages_give_up_the_frames_the_rollback_segments_hold():
+    space = _space(rsegs=128, temp=128)
+    pool = PoolModel(pool_pages=1024, capacity_pages=1024, start_pages=975)
+    assert um.without_rseg_pages(pool, space).start_pages == 975 - 2 * 128 - 128
+    assert um.without_rseg_pages(PoolModel(pool_pages=1024, capacity_pages=1024), space).start_pages == 0
+
+
+def test_a_runs_own_pages_created_change_the_undo_pages_not_the_tables_alone():
+    """The prediction with the run's pages_created against the forecast's: both carry the undo
+    pages; a run that created a page per log reads fewer undo pages back than one that created
+    none beyond its segments' own (created pages are not read)."""
+    spec = presets.load("ycsb-a", rows=20_000, operations=8_000)
+    base = {"workload": {"kind": "mix", "mix": spec.to_dict()}, "dataset": {"database": "chat", "tables": TABLES},
+            "server": {"flavor": "mariadb", "innodb_buffer_pool_size": 8 << 20, "variables": {}},
+            "result": {"ops": 8_000, "qps": 3_000.0}, "samples": []}
+    writes = um.write_txns(spec, Generator(spec).counts_at(8_000))
+    many = mm.predict({**base, "buffer_pool": {"flush": {"pages_created": writes}}})
+    few = mm.predict({**base, "buffer_pool": {"flush": {"pages_created": 0}}})
+    forecast = mm.predict({**base, "buffer_pool": {"flush": {"pages_created": writes}}}, own_undo=False)
+    assert many["system_pages_read"] < few["system_pages_read"]
+    assert forecast["system_pages_read"] > 0
+    for p in (many, few, forecast):
+        assert p["pages_read"] == p["tables"]["chat.usertable"]["pages_read"] + p["system_pages_read"]
