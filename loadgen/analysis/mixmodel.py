@@ -62,8 +62,9 @@ from .mixpages import (PRIMARY, Refs, Space, Trace, Tree, hcat,
                        exclusive_cumsum, point_refs, positions, scan_refs, walks)
 from .keymodel import held_pages
 from .pool import hold_capacity, run_pool_model
-from .undomodel import (ROLLBACK_SEGMENTS, TEMP_RSEGS, forecast_txns_per_undo_page, undo_refs, undo_txns_per_page,
-                        without_rseg_pages, write_txns)
+from .undomodel import (ROLLBACK_SEGMENTS, TEMP_RSEGS, UNDO_FILES, forecast_txns_per_undo_page, undo_refs,
+                        undo_txns_per_page, without_rseg_pages, write_txns)
+from .undomodel import purge_refs as undo_purge_refs
 
 MODEL = "innodb-lru-mix"
 # Purge runs behind the writes by a lag the model cannot know (it follows the history list and
@@ -278,7 +279,7 @@ def add_ops(trace: Trace, mapper: Mapper, stream: np.ndarray, key: np.ndarray, l
             t = numbers[j] if txn is None else txn[r_at].astype(np.int64)
             done.append((r_at, undo_refs(space, t, mapper.rsegs_at_start)))
             # purge reads the undo log back
-            purge.append((r_at, Refs.block(space.rseg_pages(t)[1][:, None], np.zeros((len(r_at), 1), np.uint8))))
+            purge.append((r_at, undo_purge_refs(space, t)))
         # then does its work in the B-trees
         for i in np.unique(stream[w_at]):
             where = np.nonzero(stream == i)[0]
@@ -420,7 +421,8 @@ def space_of(spec: mixspec.MixSpec, tables: dict, flavor: str, done: int,
     # behind: that many ops' write transactions, spread over the segments), the one it just passed
     behind = PURGE_LAG_OPS * txns / max(done, 1) / rsegs
     live = 2 + int(behind / per_page) if per_page else 1
-    return Space.of(tables, inserts, order, rsegs, per_page, live, TEMP_RSEGS.get(flavor, 0)), order
+    return Space.of(tables, inserts, order, rsegs, per_page, live, TEMP_RSEGS.get(flavor, 0),
+                    UNDO_FILES.get(flavor, 1)), order
 
 
 def index_columns(tables: dict) -> dict[tuple[str, str], list[str]]:

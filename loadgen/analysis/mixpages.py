@@ -159,7 +159,8 @@ class Space:
     """The mix's B-trees in one page space (Tree.base), the first table's clustered index first."""
 
     def __init__(self, trees: dict[tuple[str, str], Tree], rollback_segments: int = 0,
-                 txns_per_undo_page: float = 0.0, live_pages: int = 1, temp_rsegs: int = 0):
+                 txns_per_undo_page: float = 0.0, live_pages: int = 1, temp_rsegs: int = 0,
+                 undo_files: int = 1):
         self.trees = trees
         # after the B-trees: each rollback segment's header page, then the undo pages
         self.system_base = sum(t.n_pages for t in trees.values())
@@ -175,7 +176,16 @@ class Space:
         # MySQL's temporary tablespace (ibtmp1): its rollback segments' header pages, last
         self.temp_rsegs = temp_rsegs
         self.temp_base = self.undo_base + rollback_segments * self.live_pages
-        self.n_pages = self.temp_base + temp_rsegs
+        # each undo tablespace's file-space header and segment inode page, which creating and
+        # freeing an undo segment change (fseg_create, fseg_free_step): segments in turn per file
+        self.undo_files = max(1, int(undo_files)) if rollback_segments else 0
+        self.file_base = self.temp_base + temp_rsegs
+        self.n_pages = self.file_base + 2 * self.undo_files
+
+    def file_pages(self, txn: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The file-space header and inode page of the undo tablespace txn's segment is in."""
+        f = (txn.astype(np.int64) % self.rollback_segments) % self.undo_files
+        return self.file_base + 2 * f, self.file_base + 2 * f + 1
 
     def rseg_pages(self, txn: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The rollback segment header and undo page write transaction `txn` uses (segments in
@@ -196,7 +206,7 @@ class Space:
     @classmethod
     def of(cls, tables: dict[str, dict], inserts: dict[str, int], order: list[str],
            rollback_segments: int = 0, txns_per_undo_page: float = 0.0, live_pages: int = 1,
-           temp_rsegs: int = 0) -> Space:
+           temp_rsegs: int = 0, undo_files: int = 1) -> Space:
         """tables: dataset.tables (rows, leaf_pages, height, indexes {name: {leaf_pages, height}});
         inserts: each table's inserts in the run; order: the tables, the one at page 0 first."""
         trees: dict[tuple[str, str], Tree] = {}
@@ -219,7 +229,7 @@ class Space:
                 tree = Tree(name, iname, rows, il, max(1, int(ix.get("height") or 1)), base=base)
                 trees[(name, iname)] = tree
                 base += tree.n_pages
-        return cls(trees, rollback_segments, txns_per_undo_page, live_pages, temp_rsegs)
+        return cls(trees, rollback_segments, txns_per_undo_page, live_pages, temp_rsegs, undo_files)
 
     def secondaries(self, table: str) -> list[Tree]:
         return [t for (name, idx), t in self.trees.items() if name == table and idx != PRIMARY]

@@ -36,6 +36,8 @@ ROLLBACK_SEGMENTS = {"mariadb": 128, "mysql": 256}
 # transaction touches one of TEMP_RSEGS header pages in turn (created at start-up, so the first
 # touch reads nothing).
 TEMP_RSEGS = {"mysql": 128}
+# The tablespaces the rollback segments are in (MariaDB: ibdata1; MySQL 9.7: undo_001, undo_002)
+UNDO_FILES = {"mariadb": 1, "mysql": 2}
 TEMP_TOUCH_EVERY = 2
 # Undo logs one undo page takes before the next log needs a new page, per write op, without a run
 # (a run's own: undo_txns_per_page, from its pages_created). Measured at 16M, 300k rows, 100k
@@ -68,21 +70,45 @@ def undo_refs(space: Space, txn: np.ndarray, rsegs_at_start: bool) -> Refs:
         # model 512)
         flags[fresh] |= NEW
     refs = Refs.block(np.stack([undo, hdr], axis=1), flags)
+    # a new segment (its page created) changes its tablespace's header and inode page
+    created = first_log & ~fresh
+    fsp, inode = space.file_pages(txn)
+    refs = append_refs(refs, created, np.stack([fsp, inode], axis=1), np.full((len(txn), 2), WRITE, np.uint8))
     if not space.temp_rsegs:
         return refs
     touch = txn % TEMP_TOUCH_EVERY == TEMP_TOUCH_EVERY - 1
     nth = txn // TEMP_TOUCH_EVERY
     temp = space.temp_base + nth % space.temp_rsegs
     tflags = np.where(nth < space.temp_rsegs, NEW, 0).astype(np.uint8)
-    widths = refs.widths + touch
-    pages = np.zeros(int(widths.sum()), np.uint32)
-    fl = np.zeros(len(pages), np.uint8)
-    ends = np.cumsum(widths)
-    body = np.ones(len(pages), bool)
-    body[ends[touch] - 1] = False
-    pages[body], fl[body] = refs.pages, refs.flags
-    pages[~body], fl[~body] = temp[touch], tflags[touch]
-    return Refs(pages, fl, widths)
+    return append_refs(refs, touch, temp[:, None], tflags[:, None])
+
+
+def purge_refs(space: Space, txn: np.ndarray) -> Refs:
+    """What purge reads for each transaction's undo log: its undo page, and where the log was a
+    segment's first on a new page, the tablespace header and inode page the previous page's
+    freeing changes (fseg_free_step)."""
+    _, undo, first_log = space.rseg_pages(txn)
+    refs = Refs.block(undo[:, None], np.zeros((len(txn), 1), np.uint8))
+    fsp, inode = space.file_pages(txn)
+    freed = first_log & (txn >= space.rollback_segments)
+    return append_refs(refs, freed, np.stack([fsp, inode], axis=1), np.full((len(txn), 2), WRITE, np.uint8))
+
+
+def append_refs(refs: Refs, mask: np.ndarray, pages: np.ndarray, flags: np.ndarray) -> Refs:
+    """refs (one op a row) with pages[i] (a row of references) after op i's own where mask[i]."""
+    if not mask.any():
+        return refs
+    extra = pages.shape[1]
+    widths = refs.widths + extra * mask
+    total = int(widths.sum())
+    out_p, out_f = np.zeros(total, np.uint32), np.zeros(total, np.uint8)
+    starts = np.cumsum(widths) - widths
+    body = np.ones(total, bool)
+    tail_at = (starts[mask] + refs.widths[mask])[:, None] + np.arange(extra)
+    body[tail_at.ravel()] = False
+    out_p[body], out_f[body] = refs.pages, refs.flags
+    out_p[~body], out_f[~body] = pages[mask].ravel(), flags[mask].ravel()
+    return Refs(out_p, out_f, widths)
 
 
 def without_rseg_pages(pool, space: Space):

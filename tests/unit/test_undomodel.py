@@ -26,7 +26,8 @@ def test_a_segment_takes_a_new_undo_page_every_per_page_logs_in_its_live_pages()
     txn = np.arange(24, dtype=np.int64)
     hdr, undo, first = space.rseg_pages(txn)
     assert (hdr == space.system_base + txn % 4).all()
-    assert ((undo >= space.undo_base) & (undo < space.temp_base)).all() and space.temp_base == space.n_pages
+    assert ((undo >= space.undo_base) & (undo < space.temp_base)).all()
+    assert space.temp_base == space.file_base == space.n_pages - 2  # one tablespace's header and inode page
     k = txn // 4  # each segment's k-th log
     assert (first == (k % 2 == 0)).all()  # a new page every 2 logs
     # the segment's pages in turn: 2 live ones, so its 1st and 3rd page are the same page number
@@ -45,21 +46,29 @@ def test_undo_refs_create_new_pages_and_skip_start_up_reads():
     space = _space(rsegs=4, per_page=2.0, live=2)
     txn = np.arange(12, dtype=np.int64)
     r = um.undo_refs(space, txn, rsegs_at_start=False)
-    flags = r.flags.reshape(-1, 2)
-    assert (r.widths == 2).all() and (flags & mp.WRITE).all()
     _, _, first = space.rseg_pages(txn)
+    created = first & (txn >= 4)
+    # a created page's segment also changes its tablespace's header and inode page
+    assert r.widths.tolist() == (2 + 2 * created).tolist() and (r.flags & mp.WRITE).all()
+    starts = np.cumsum(r.widths) - r.widths
+    undo_flags = r.flags[starts]
     # a later page's first log creates it (no read); the segment's first page is read at first use
-    assert ((flags[:, 0] & mp.NEW) > 0).tolist() == (first & (txn >= 4)).tolist()
-    started = um.undo_refs(space, txn, rsegs_at_start=True).flags.reshape(-1, 2)
-    assert (started[:4] & mp.NEW).all() and not (started[4:, 1] & mp.NEW).any()
+    assert ((undo_flags & mp.NEW) > 0).tolist() == created.tolist()
+    assert set(r.pages[starts[created] + 2].tolist()) == {space.file_base}
+    started = um.undo_refs(space, txn, rsegs_at_start=True)
+    s0 = (np.cumsum(started.widths) - started.widths)[:4]
+    assert (started.flags[s0] & mp.NEW).all() and (started.flags[s0 + 1] & mp.NEW).all()
+    # purge reads the undo page, and where a new page began, the freeing's header and inode page
+    pr = um.purge_refs(space, txn)
+    assert pr.widths.tolist() == (1 + 2 * created).tolist()
 
 
 def test_mysql_touches_a_temporary_rollback_segment_page_every_second_write():
     space = _space(rsegs=4, per_page=0.0, temp=3)
     txn = np.arange(10, dtype=np.int64)
     r = um.undo_refs(space, txn, rsegs_at_start=True)
-    assert r.widths.tolist() == [2, 3] * 5
-    temp = r.pages[r.pages >= space.temp_base]
+    assert r.widths.tolist() == [2, 3] * 5  # no segment takes a new page here
+    temp = r.pages[(r.pages >= space.temp_base) & (r.pages < space.file_base)]
     assert len(temp) == 5 and (temp < space.n_pages).all()
     assert temp.tolist() == [space.temp_base + i % 3 for i in range(5)]
 
