@@ -60,7 +60,7 @@ def main() -> None:
     args = ap.parse_args()
 
     from loadgen.seeding.dataset import DatasetSpec
-    from loadgen.runner import QuietReporter, prepare_dataset
+    from loadgen.runner.single import QuietReporter, prepare_dataset
     from loadgen.servers import ServerSpec
     from loadgen.servers.docker import DockerServer
 

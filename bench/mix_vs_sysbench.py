@@ -50,7 +50,8 @@ def run_sysbench(base: list[str], seconds: float, skip_trx: bool) -> tuple[float
 
 
 def loadgen_plans(server, rows: int, driver: str):
-    from loadgen import mixrun, mixseed
+    from loadgen.runner import mix as mixrun
+    from loadgen.seeding import mixseed
     from loadgen.workload import presets
     from loadgen.workload.mix import TableSpec
 

@@ -28,7 +28,7 @@ def main() -> None:
 
     from loadgen.seeding.dataset import DatasetSpec
     from loadgen.workload.orders import Workload, resolve
-    from loadgen.runner import QuietReporter, measure, prepare_dataset
+    from loadgen.runner.single import QuietReporter, measure, prepare_dataset
 
     with scratch_server(args.pool << 20) as server, tempfile.TemporaryDirectory() as tmp:
         info = prepare_dataset(server, DatasetSpec(rows=args.rows), QuietReporter())

@@ -87,7 +87,7 @@ def main() -> None:
     from loadgen.seeding.dataset import DatasetSpec
     from loadgen.db import global_variables
     from loadgen.workload.orders import Workload, resolve
-    from loadgen.runner import QuietReporter, measure, prepare_dataset
+    from loadgen.runner.single import QuietReporter, measure, prepare_dataset
     from loadgen.measure.sampler import wait_quiet
     from loadgen.servers import ServerSpec
     from loadgen.servers.provision import provisioned

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Target 3: qps with the 1 s buffer-pool sampler on, against off.
 
-Both sides are `loadgen run`'s own measure() (runner.py) on one server with the dataset fully
+Both sides are `loadgen run`'s own measure() (loadgen/runner/single.py) on one server with the dataset fully
 cached, the same workload, alternating which goes first. "Off" is an interval longer than the
 run: the sampler then takes only its baseline and its final snapshot. The last line is the
 ratio qps(on) / qps(off).
@@ -29,7 +29,7 @@ def main() -> None:
 
     from loadgen.seeding.dataset import DatasetSpec
     from loadgen.workload.orders import Workload
-    from loadgen.runner import QuietReporter, measure, prepare_dataset
+    from loadgen.runner.single import QuietReporter, measure, prepare_dataset
     from loadgen.servers import ColdStart
 
     workload = Workload("random", args.rows, stride=1, reps=args.reps)

@@ -21,10 +21,10 @@ LOAD_SQL = ("LOAD DATA {local}INFILE %s INTO TABLE `{db}`.message FIELDS TERMINA
 
 
 def write_rows(path: Path, rows: int, seed: int) -> None:
-    from loadgen.seeding.dataset import _chunks, chunk_lines
+    from loadgen.seeding.chatrows import chunk_lines, chunk_ranges
 
     with open(path, "wb") as f:
-        for first, last in _chunks(1, rows):
+        for first, last in chunk_ranges(1, rows):
             f.write(chunk_lines(seed, first, last))
 
 

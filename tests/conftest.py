@@ -52,7 +52,7 @@ def session_dir() -> Path:
 def local_server(mysqld_binary, session_dir):
     """One real mariadbd (8 MiB pool) holding the 200k-row dataset, for the whole session."""
     from loadgen.seeding.dataset import DatasetSpec
-    from loadgen.runner import QuietReporter, prepare_dataset
+    from loadgen.runner.single import QuietReporter, prepare_dataset
     from loadgen.servers.local import LocalServer
 
     server = LocalServer(session_dir / "shared-server", TEST_POOL, mysqld=mysqld_binary)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import curve, intervals, model, scaled
-from ..render import numfmt as nf
+from .. import numfmt as nf
 from ..errors import UsageError
 from ..units import format_bytes
 

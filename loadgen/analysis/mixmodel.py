@@ -58,8 +58,7 @@ from ..errors import UsageError
 from ..workload import mix as mixspec
 from ..workload.opstream import Generator
 from . import intervals
-from .mixpages import (PRIMARY, Refs, Space, Trace, Tree, hcat,
-                       exclusive_cumsum, point_refs, positions, scan_refs, walks)
+from .mixpages import PRIMARY, Refs, Space, Trace, Tree, exclusive_cumsum, hcat, point_refs, positions, scan_refs, walks
 from .keymodel import held_pages
 from .pool import hold_capacity, run_pool_model
 from .undomodel import (ROLLBACK_SEGMENTS, TEMP_RSEGS, UNDO_FILES, forecast_txns_per_undo_page, undo_refs,
@@ -347,7 +346,9 @@ def spec_of(run: dict) -> mixspec.MixSpec:
     keyless = {"keys", *(f.name for f in dataclasses.fields(mixspec.KeySpec) if f.name != "name")}
     doc["streams"] = [{k: v for k, v in st.items() if k not in keyless} if st.get("op") in ("insert", "scan") else st
                       for st in doc.get("streams") or []]
-    spec = mixspec._build(doc, mixspec._Where(source), _base(source), {})
+    from ..workload.mixfile import from_document
+
+    spec = from_document(doc, source, _base(source))
     return dataclasses.replace(spec, source=source)
 
 
@@ -432,9 +433,9 @@ def index_columns(tables: dict) -> dict[tuple[str, str], list[str]]:
 
 
 def predict(run: dict, own_undo: bool = True) -> dict | None:
-    """The prediction block of a mixed run (loadgen.mixrun.predict_mix's hook), or None when the
-    run has no mix or no table geometry. own_undo: the undo pages' growth from the run's own
-    pages_created where it has them (False: the forecast's, undomodel.UNDO_TXNS_PER_PAGE)."""
+    """The prediction block of a mixed run (runner/mix.py's `predict`, handed in by the CLI), or
+    None when the run has no mix or no table geometry. own_undo: the undo pages' growth from the
+    run's own pages_created where it has them (False: the forecast's, undomodel.UNDO_TXNS_PER_PAGE)."""
     wl, ds = run.get("workload") or {}, run.get("dataset") or {}
     tables = ds.get("tables") or {}
     if wl.get("kind") != "mix" or not tables or any(not t.get("leaf_pages") for t in tables.values()):

@@ -31,12 +31,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .. import native
+from ..servers.lrulist import (LRU_MIN_LEN, LRU_SCAN_DEPTH_DEFAULT, MIN_CAPACITY_PAGES,  # noqa: F401 - model's names
+                               RESERVE_PER_SCAN_DEPTH, SMALL_POOL_HIGH_PAGES, SMALL_POOL_LOW_PAGES, capacity_pages,
+                               lru_list)
 
 DEFAULT_QPS = 15_000.0  # what this project's Python driver reaches; old_blocks_time needs a clock
-DEFAULTS = {"innodb_old_blocks_pct": 37, "innodb_old_blocks_time": 1000, "innodb_lru_scan_depth": 1536,
-            "innodb_read_ahead_threshold": 56}
+DEFAULTS = {"innodb_old_blocks_pct": 37, "innodb_old_blocks_time": 1000,
+            "innodb_lru_scan_depth": LRU_SCAN_DEPTH_DEFAULT["mariadb"], "innodb_read_ahead_threshold": 56}
 # MySQL 8.0-9.x (lab: 9.7.4): page cleaner's scan depth, and the start-up pages it holds
-MYSQL_DEFAULTS = {"innodb_lru_scan_depth": 1024}
+MYSQL_DEFAULTS = {"innodb_lru_scan_depth": LRU_SCAN_DEPTH_DEFAULT["mysql"]}
 MYSQL_START_PAGES = 960  # pages_data before the first query at 32M/64M: 955-976
 # MySQL's page cleaner runs an LRU batch on its ~1 s tick only while the server sees activity
 # (srv_check_activity); a read-only run is none, so one batch landed, in the run's first second
@@ -47,29 +50,18 @@ MYSQL_CLEANER_TICKS = 1
 MYSQL_CLEANER_PHASES_MS = (125.0, 375.0, 625.0, 875.0)
 READ_AHEAD_PAGES = 64  # BUF_READ_AHEAD_PAGES: one extent
 READ_AHEAD_PORTION = 32  # BUF_READ_AHEAD_PORTION: the area is at most 1/32 of the pool
-# The page cleaner's free reserve. MariaDB 10.11's page cleaner evicts from the LRU tail when the
-# free list falls below innodb_lru_scan_depth/2 and refills it to innodb_lru_scan_depth, so the
-# free list swings between the two: on average 0.75 * scan depth (sampled every 0.2 s at 32M and
-# the default 1536: free 800..1550, data pages 480..1220). Held to measurements: 100 -> 3990 of
-# 4056 data pages, 8044 of 8112, 16165 of 16224 (lab); 1536 at 32M -> looped 2,710..2,715 reads
-# (native driver, 6 runs), which 0.75 predicts within 1.5% and the earlier fit 0.87 missed by 5.7%.
-# When the reserve exceeds the pool, 143..252 data pages stayed resident (8M and 16M at 1536).
-RESERVE_PER_SCAN_DEPTH = 0.75
-# MariaDB, pool - scan depth <= 256: the LRU list swings between these (fitted, docs/innodb.md)
-SMALL_POOL_HIGH_PAGES, SMALL_POOL_LOW_PAGES = 256, 32
-MIN_CAPACITY_PAGES = 192
+# The page cleaner's free reserve and the LRU list it leaves: servers/lrulist.py (the runner and
+# the cold-start check read it too).
 PAGE_BYTES = 16384
 # The kernel's constants (native/lrusim/), read from the extension so that they cannot drift from
 # it: whose read-ahead trigger (ra_rule), the slots for the non-leaf pages MySQL's read-ahead reads
 # (first and last extent), and buf0lru.cc's list constants, which the reference simulator
-# (lru_reference.py) uses too. LRU_MIN_LEN (BUF_LRU_MIN_LEN): the page cleaner's LRU batch leaves
-# at least this many pages.
+# (lru_reference.py) uses too (BUF_LRU_MIN_LEN: servers/lrulist.py, LRU_MIN_LEN).
 _KERNEL = native.lrusim_constants()
 RA_RULE_MARIADB, RA_RULE_MYSQL = _KERNEL.ra_rule_mariadb, _KERNEL.ra_rule_mysql
 FILLER_SLOTS = _KERNEL.filler_slots
 OLD_MIN_LEN, OLD_TOLERANCE, NON_OLD_MIN_LEN, RATIO_DIV = (_KERNEL.old_min_len, _KERNEL.old_tolerance,
                                                           _KERNEL.non_old_min_len, _KERNEL.ratio_div)
-LRU_MIN_LEN = _KERNEL.lru_min_len
 
 
 @dataclass(frozen=True)
@@ -133,12 +125,6 @@ def pool_pages(pool_bytes: int, flavor: str = "mariadb") -> int:
     return extents * 507 + (rest - 5 if rest > 5 else 0)
 
 
-def capacity_pages(total_pages: int, lru_scan_depth: int) -> int:
-    """Data pages the pool holds: the page cleaner keeps most of lru_scan_depth pages free."""
-    reserve = round(RESERVE_PER_SCAN_DEPTH * lru_scan_depth)
-    return max(min(total_pages, MIN_CAPACITY_PAGES), total_pages - reserve)
-
-
 def read_ahead_area(total_pages: int) -> int:
     """buf_pool.read_ahead_area: min(64, pages/32 rounded up to a power of two).
 
@@ -182,27 +168,22 @@ def pool_model(pool_bytes: int, variables: dict | None = None, flavor: str = "ma
                          ra_area=read_ahead_area(total), ra_rule=RA_RULE_MYSQL,
                          start_pages=mysql_start_pages(total, scan_depth, start_pages),
                          cleaner_depth=scan_depth, cleaner_seen=cleaner_seen)
+    # MariaDB: the LRU list the page cleaner leaves (servers/lrulist.py); a pool too small for
+    # the free target holds no start-up pages. Batches of depth/2 hold where the list then falls
+    # under the old-list minimum too (32M at 1536: data pages sampled 431-1,258, the batch's
+    # 493-1,260), and there they matter most: each batch that takes the list under
+    # BUF_LRU_OLD_MIN_LEN dissolves the old sublist, so hot pages hit again within
+    # innodb_old_blocks_time are made young on the way, as the server does (sysbench pareto, 1M
+    # rows, 32M: 516 made young; a steady list made 1 and over-predicted by 17%).
+    lru = lru_list(total, scan_depth, flavor)
     if total - scan_depth <= LRU_MIN_LEN:
-        # The free target is out of reach: the page cleaner, woken whenever fewer than depth/2
-        # frames are free, keeps the LRU list at BUF_LRU_MIN_LEN or under; sampled every 0.2 s at
-        # 8M and 16M with the default 1536 it swung between 28 and 255 pages. The model lets it
-        # grow to 256 and empties it to SMALL_POOL_LOW_PAGES (fitted on zipfian, hotspot and a
-        # trace at 8M/16M: docs/innodb.md, "The page cleaner").
-        batch = SMALL_POOL_HIGH_PAGES - SMALL_POOL_LOW_PAGES + 1
-        return PoolModel(pool_pages=total, capacity_pages=SMALL_POOL_HIGH_PAGES - batch // 2, cleaner_batch=batch,
+        return PoolModel(pool_pages=total, capacity_pages=lru.pages, cleaner_batch=lru.batch,
                          old_pct=float(v["innodb_old_blocks_pct"]), old_time_ms=float(v["innodb_old_blocks_time"]),
                          qps=qps, ra_threshold=ra, ra_area=read_ahead_area(total))
-    # MariaDB's page cleaner keeps the free list between depth/2 and depth: batches of depth/2.
-    # That holds where the list then falls under the old-list minimum too (32M at 1536: data
-    # pages sampled 431-1,258, the batch's 493-1,260), and there it matters most: each batch that
-    # takes the list under BUF_LRU_OLD_MIN_LEN dissolves the old sublist, so hot pages hit again
-    # within innodb_old_blocks_time are made young on the way, as the server does (sysbench
-    # pareto, 1M rows, 32M: 516 made young; a steady list made 1 and over-predicted by 17%).
-    batch = scan_depth // 2
     return PoolModel(
         pool_pages=total,
-        capacity_pages=capacity_pages(total, scan_depth),
-        cleaner_batch=batch,
+        capacity_pages=lru.pages,
+        cleaner_batch=lru.batch,
         # a measured run's start-up pages (MariaDB holds 277-285 after a restart, none after a
         # resize): they hold frames at the LRU tail until a batch evicts them. sysbench special,
         # 200k rows, 32M, the same 20,000 keys: 1,405 pages read after a restart, 1,049 after a

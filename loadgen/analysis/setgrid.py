@@ -323,7 +323,7 @@ def run(server_spec, spec: MixSpec, grid: list[dict[str, int]], out_dir, databas
     the points, the advice over them and the rankings."""
     from pathlib import Path
 
-    from .. import mixrun
+    from ..runner import mix as mixrun
 
     check_workload(spec)
     points, runs = [], []
@@ -335,7 +335,8 @@ def run(server_spec, spec: MixSpec, grid: list[dict[str, int]], out_dir, databas
         if reporter is not None:
             reporter.say(f"setting {tag}: {out}")
         result = mixrun.run(server, spec, out, database=database, data_seed=data_seed,
-                            sample_interval_s=sample_interval_s, reporter=reporter, driver=driver).to_dict()
+                            sample_interval_s=sample_interval_s, reporter=reporter, driver=driver,
+                            predict=mm.predict).to_dict()
         base = None
         if baseline:
             base_out = Path(out_dir) / f"grid-{tag}-no-scan.json"

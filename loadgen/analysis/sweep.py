@@ -16,7 +16,7 @@ from ..seeding.dataset import EST_BYTES_PER_ROW, DatasetSpec
 from ..errors import UsageError
 from ..workload.orders import Workload, workload_from_dict
 from ..paths import free_bytes
-from ..render import numfmt as nf
+from .. import numfmt as nf
 from ..results.documents import RunResult, SweepResult, now_iso
 from ..results.files import write_json_atomic
 from ..servers import ServerSpec
@@ -145,7 +145,7 @@ def point_of(result: RunResult, path: Path) -> dict:
         "predicted_high": pred.get("reads_high"),
         "plain_lru_reads": pred.get("plain_lru_reads"),
         "error_pct": pred.get("error_pct"),
-        # cold: what the pool held before the run said (runner.verify_cold); started_cold: cold,
+        # cold: what the pool held before the run said (runner/single.py verify_cold); started_cold: cold,
         # or so nearly that the reads are a cold start's (model.started_cold_enough)
         "cold": (result.server.get("cold_start") or {}).get("cold"),
         "started_cold": model.started_cold_enough(result),
@@ -157,8 +157,8 @@ def run(server_spec: ServerSpec, dataset_spec: DatasetSpec, pools: list[int], va
         out_dir: Path, out: Path, tolerance_pct: float, sample_interval_s: float = 1.0, reporter=None,
         curve_pools: list[int] | None = None, drive: dict | None = None) -> SweepResult:
     """Measure every (pool, variation) from a cold pool on one dataset (the runner's loop,
-    runner.run_pools); write and return the sweep with the model's curves and the recommendation."""
-    from .. import runner
+    runner/single.py run_pools); write and return the sweep with the model's curves and the recommendation."""
+    from ..runner import single
     from ..results.files import default_path
 
     def out_for(pool: int | None, w: Workload) -> Path:
@@ -166,7 +166,7 @@ def run(server_spec: ServerSpec, dataset_spec: DatasetSpec, pools: list[int], va
 
     started_at = now_iso()
     workloads = [Workload(order, dataset_spec.rows, variation=var, **shape) for order, var in variations]
-    runs = runner.run_pools(server_spec, dataset_spec, pools, workloads, out_for, sample_interval_s, reporter,
+    runs = single.run_pools(server_spec, dataset_spec, pools, workloads, out_for, sample_interval_s, reporter,
                             predict=predict, **(drive or {}))
     points = [point_of(r, r.source) for r in runs]
     sweep = SweepResult(

@@ -319,13 +319,14 @@ def offline_tables(meta: dict, rows: dict[str, int], widths: dict[str, dict[str,
 
 
 def server_tables(conn, names: list[str]) -> dict[str, dict]:
-    """Geometry of each table from the server, read only (mixseed.inspect_existing: key range,
+    """Geometry of each table from the server, read only (seeding/mixseed.py inspect_existing: key range,
     mysql.innodb_index_stats, measured heights), its leaves re-estimated when the statistics
-    look stale (usertable.stale_sizes)."""
+    look stale (seeding/tableinfo.py stale_sizes)."""
     from .. import db
-    from ..mixseed import inspect_existing
+    from ..seeding.mixseed import inspect_existing
     from ..seeding.schemas import reflect
-    from ..seeding.usertable import borrow_conn, stale_sizes
+    from ..seeding.tableinfo import stale_sizes
+    from ..seeding.usertable import borrow_conn
     from ..workload.mix import TableSpec
 
     out = {}

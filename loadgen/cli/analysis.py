@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from ..errors import ResultError, UsageError
+from ..seeding.height import MAX_HEIGHT
 from ..servers import VARIABLE_RANGES
 from .options import (RichReporter, check_default_out_dir,
                       dataset_options, driver_options, say_trace, server_options, settings_option,
@@ -15,7 +16,6 @@ from .options import (RichReporter, check_default_out_dir,
 
 # The variables the model reads, with the ranges the server accepts (MariaDB 10.11 system variables).
 MODEL_VARIABLES = VARIABLE_RANGES  # the model reads these and no other
-MAX_HEIGHT = 15  # deeper than any real InnoDB B-tree; the simulator's limit too
 
 flavor_option = click.option(
     "--flavor", type=click.Choice(["mariadb", "mysql"]), default="mariadb", show_default=True,

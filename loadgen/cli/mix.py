@@ -20,8 +20,9 @@ def given(name: str) -> bool:
 
 
 def run_workload(workload: str, out, server_spec, dataset_spec, shape, sample_interval_s, drive) -> None:
-    from .. import mixrun
-    from ..mixreport import STREAM_HEADERS, TABLE_HEADERS, stream_rows, summary_lines, table_rows
+    from ..analysis.mixmodel import predict
+    from ..runner import mix as mixrun
+    from ..render.mixreport import STREAM_HEADERS, TABLE_HEADERS, stream_rows, summary_lines, table_rows
     from ..render.report import rich_table
     from ..results.files import check_destination, default_path
     from ..workload.presets import resolve
@@ -37,7 +38,7 @@ def run_workload(workload: str, out, server_spec, dataset_spec, shape, sample_in
     with RichReporter() as reporter:
         result = mixrun.run(server_spec, spec, out, database=dataset_spec.database, data_seed=dataset_spec.seed,
                             sample_interval_s=sample_interval_s, reporter=reporter, driver=drive["driver"],
-                            pipeline=drive["pipeline"])
+                            pipeline=drive["pipeline"], predict=predict)
     console = stdout_console()
     if not console.is_terminal:  # a log or a pipe: wide enough that no column is cut
         from rich.console import Console

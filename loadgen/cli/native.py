@@ -65,13 +65,13 @@ def _table(title: str, *columns: str):
 # the tables' numbers as every table writes them (numfmt.py): seconds and rates to three
 # significant digits, counts whole with thousands separators
 def _s(x: float | None) -> str:
-    from ..render.numfmt import number
+    from ..numfmt import number
 
     return number(x)
 
 
 def _n(x: float | None) -> str:
-    from ..render.numfmt import count
+    from ..numfmt import count
 
     return count(x)
 
@@ -243,7 +243,7 @@ def _render_lazymap(console, doc):
         key = (p["run"], p["size"])
         if p["kind"] == "fresh":
             fresh_total[key] = total
-        from ..render.numfmt import MISSING, times
+        from ..numfmt import MISSING, times
 
         speedup = (times(fresh_total[key] / total)
                    if p["kind"] != "fresh" and key in fresh_total and total else MISSING)

@@ -70,7 +70,7 @@ class RichReporter:
 
     def _line(self, what: str, done: int, total: int, unit: str, started: float, first: int, extra: str = "") -> None:
         """One plain progress line: what, done of total, the rate since the start, the ETA."""
-        from ..render.numfmt import count, number, pct
+        from ..numfmt import count, number, pct
 
         elapsed = self.clock() - started
         rate = (done - first) / elapsed if elapsed > 0 else 0.0
@@ -122,7 +122,7 @@ class RichReporter:
             self._task = self._progress.add_task(label, total=total, qps="", hit="")
 
     def run_progress(self, done: int, hit_ratio: float | None) -> None:
-        from ..render.numfmt import pct
+        from ..numfmt import pct
 
         if self._task is None:
             return
@@ -139,7 +139,7 @@ class RichReporter:
 
     def run_finished(self) -> None:
         if self.plain and self._task is not None:
-            from ..render.numfmt import count, number, seconds
+            from ..numfmt import count, number, seconds
 
             elapsed = self.clock() - self._run_started
             self.console.print(f"{self._label}: {count(self._done)} of {count(self._total)} queries in "
@@ -278,7 +278,8 @@ def dataset_spec_from(rows, schema, table_name=None, existing_table=None, query=
 
     from ..seeding.dataset import DatasetSpec, is_schema_path, schema_text
     from ..units import parse_count
-    from ..seeding.usertable import check_query, ident
+    from ..seeding.usertable import ident
+    from ..seeding.userquery import check_query
 
     if existing_table is None:
         check_database_name(database)

@@ -36,7 +36,7 @@ def run(variation, order, workload, out, server_spec, dataset_spec, shape, sampl
 
         run_workload(workload, out, server_spec, dataset_spec, shape, sample_interval_s, drive)
         return
-    from .. import runner
+    from ..runner import single
     from ..analysis.predict import predict
     from ..workload.orders import Workload, resolve
     from ..render.report import rich_table, run_rows
@@ -49,7 +49,7 @@ def run(variation, order, workload, out, server_spec, dataset_spec, shape, sampl
     # a destination that cannot be written fails here, not after the run (the measurement is the cost)
     out = check_destination(out) if out else default_path("reports", f"run-{var or order_name}", picked=True)
     with RichReporter() as reporter:
-        [result] = runner.run(server_spec, dataset_spec, [workload], [out], sample_interval_s, reporter,
+        [result] = single.run(server_spec, dataset_spec, [workload], [out], sample_interval_s, reporter,
                               predict=predict, **drive)
     stdout_console().print(rich_table(["", ""], run_rows(result), title=f"loadgen run: {var or order_name}"))
     reporter.say(f"result written to {result.source or out}")
@@ -101,7 +101,7 @@ def compare(files, variations, out_dir, report_path, max_regression, allow_incom
 
 def _compare_live(variations, out_dir, report_path, server_spec, dataset_spec, shape, sample_interval_s,
                   drive, fmt="table") -> None:
-    from .. import runner
+    from ..runner import single
     from ..analysis.predict import predict
     from ..workload.orders import Workload, parse_variations
     from ..results.files import check_destination, check_directory, default_path
@@ -116,7 +116,7 @@ def _compare_live(variations, out_dir, report_path, server_spec, dataset_spec, s
     workloads = [Workload(order_name, dataset_spec.rows, variation=var, **shape) for order_name, var in parsed]
     outs = [default_path(out_dir, f"compare-{w.variation or w.order}") for w in workloads]
     with RichReporter() as reporter:
-        results = runner.run(server_spec, dataset_spec, workloads, outs, sample_interval_s, reporter,
+        results = single.run(server_spec, dataset_spec, workloads, outs, sample_interval_s, reporter,
                              predict=predict, **drive)
     outs = [r.source or path for r, path in zip(results, outs)]
     for path in outs:
@@ -172,7 +172,7 @@ def _compare_files(paths, max_regression, fmt, report_path, allow_incomplete=Fal
 
     from ..results.compare import check_gateable, compare_files, gate_problems, parse_limits
     from ..errors import GateError, RegressionError, VersionError
-    from ..render import numfmt as nf
+    from .. import numfmt as nf
     from ..render.report import COMPARE_HEADERS, comparison_cells, comparison_markdown, rich_table
     from ..results.documents import load, load_sides
     from ..results.files import write_text_atomic
@@ -227,14 +227,14 @@ def seed(ctx, shape_file, server_spec, dataset_spec):
 
     Example: loadgen seed --rows 4M; loadgen seed --shape shop.json --server dsn --dsn mysql://root@host/
     """
-    from .. import runner
+    from ..runner import single
     from ..servers.provision import provisioned
 
     if shape_file is not None:
         _seed_shape(ctx, shape_file, server_spec, dataset_spec)
         return
     with RichReporter() as reporter, provisioned(server_spec, dataset_spec, reporter.say) as server:
-        runner.prepare_dataset(server, dataset_spec, reporter)
+        single.prepare_dataset(server, dataset_spec, reporter)
 
 
 def _seed_shape(ctx, shape_file, server_spec, dataset_spec) -> None:

@@ -80,7 +80,7 @@ class Drive:
                  query: str | None = None, key_offset: int = 0, pipeline: int = 1, key_map=None):
         """query: SQL with one ? bound to each key (--query), None for the built-in point select;
         key_offset: added to the order's ids (a table whose keys start above 1); key_map: or, for
-        a table whose keys have gaps, the keys the ids 1..len stand for (usertable.read_keys);
+        a table whose keys have gaps, the keys the ids 1..len stand for (tableinfo.read_keys);
         pipeline: queries in flight per connection (--pipeline, native only)."""
         self.driver = resolve_driver(driver)  # the one place a name becomes a loop
         self.threads = check_threads(threads)

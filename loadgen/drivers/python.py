@@ -120,7 +120,7 @@ class PythonLoop:
 
     def __init__(self, query: str | None = None) -> None:
         """query: SQL with one ? (--query), sent as text with the key formatted in."""
-        from ..seeding.usertable import text_format
+        from ..seeding.userquery import text_format
 
         self.conn = None
         self.query_format = text_format(query) if query else QUERY

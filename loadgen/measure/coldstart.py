@@ -6,8 +6,8 @@ what a freshly started server holds, and says so when neither can tell (issue #1
 """
 from __future__ import annotations
 
-from ..analysis.pool import pool_model
 from ..servers import ColdStart
+from ..servers.lrulist import lru_list, scan_depth_of
 
 # Data pages a server holds right after it starts, before any query (docs/mysql-lab.md, "Start-up
 # pages"): MySQL 9.7 955-976 (system tablespace, dictionary, undo), MariaDB 10.11 277. The fallback
@@ -29,12 +29,12 @@ def cold_table_pages_max(height: int) -> int:
 
 def most_data_pages(status: dict, variables: dict, flavor_name: str) -> int | None:
     """The most data pages this pool ever holds: every frame on MySQL, on MariaDB what its page
-    cleaner lets the LRU list reach (256 pages at 8M and 16M, analysis/pool.py)."""
+    cleaner lets the LRU list reach (256 pages at 8M and 16M, servers/lrulist.py)."""
     total = status.get("pages_total")
     if not total:
         return None
     try:
-        return pool_model(0, variables, flavor_name, total_pages=total).capacity_high
+        return lru_list(total, scan_depth_of(variables, flavor_name), flavor_name).high
     except (TypeError, ValueError):  # a variable the server reports oddly: judged as before, never lost
         return None
 

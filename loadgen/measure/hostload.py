@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..render import numfmt as nf
+from .. import numfmt as nf
 
 BUSY_STEAL = 0.05  # of all CPU time during the run
 # /proc/stat's cpu line, in order (proc(5)); guest time is already inside user and nice

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import html
 
-from . import numfmt as nf
+from .. import numfmt as nf
 from ..results.compare import FileComparison, SideBySide, short_servers
 from ..results.documents import RunResult, SweepResult, pages_read
 

@@ -5,7 +5,7 @@ import math
 from dataclasses import dataclass
 
 from ..errors import GateError, ResultError, UsageError
-from ..render import numfmt as nf
+from .. import numfmt as nf
 from .documents import RunResult, check_values
 
 # (key, label, where in the result, lower_is_better)

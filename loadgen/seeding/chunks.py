@@ -15,11 +15,11 @@ import queue
 import tempfile
 import threading
 from pathlib import Path
-from typing import TypeVar
+from typing import Callable, TypeVar
 from collections.abc import Iterable, Iterator
 
 from .. import db
-from ..errors import SeedError, WorkloadError
+from ..errors import LoadgenError, SeedError, WorkloadError
 
 T = TypeVar("T")
 # Chunk files carry loadgen's pid in their name, so a later seed can tell a dead process's file.
@@ -178,3 +178,21 @@ def raise_if_not_the_table(exc: BaseException, doing: str, unharmed: str) -> Non
         raise WorkloadError(f"lost the server while {doing}: {text}", "check the server; re-run to resume") from None
     if db.is_out_of_sync(exc):
         raise WorkloadError(f"the connection got out of step while {doing}: {text}", f"re-run; {unharmed}") from None
+
+
+def in_one_line(prepare: Callable[[], T], doing: str, unharmed: str, word: Callable[[str], LoadgenError]) -> T:
+    """prepare() (a table made ready: seeded, resumed or inspected) with the server's errors as
+    one line: an interruption stays one (a cleanup's error after Ctrl-C/SIGTERM too), the errors
+    that say nothing about the table are raise_if_not_the_table's, and any other driver error is
+    word(the server's text). loadgen's own errors pass as they are."""
+    try:
+        return prepare()
+    except LoadgenError as exc:
+        if db.interrupted(exc):
+            raise KeyboardInterrupt from None
+        raise
+    except Exception as exc:  # only the driver's errors become one line
+        if not is_driver_error(exc):
+            raise
+        raise_if_not_the_table(exc, doing, unharmed)
+        raise word(db.error_text(exc)) from None

@@ -22,7 +22,8 @@ from .. import db
 from ..errors import UsageError
 from . import shapefile, tablegen
 from .schemas import reflect
-from .usertable import PAGE_BYTES, borrow_conn, can_read_index_stats, fixed_bytes, raise_unreadable, stale_sizes
+from .tableinfo import PAGE_BYTES, can_read_index_stats, fixed_bytes, stale_sizes
+from .usertable import borrow_conn, raise_unreadable
 
 SEGMENTS = 256  # key-range segments kept per table: where the gaps are, at 1/256 of the range
 SAMPLE_ROWS = 5000  # rows whose column lengths are averaged, in SAMPLE_SLICES slices over the keys

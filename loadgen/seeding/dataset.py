@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import random
 import re
 import time
 from dataclasses import dataclass, fields
@@ -18,22 +17,18 @@ from typing import Callable
 from collections.abc import Iterator
 
 from .. import db
-from .chunks import (chunk_dir, chunk_file, generated_ahead, is_driver_error, load_local, raise_if_not_the_table,
-                     seed_error)
+from .chatrows import GENERATOR_VERSION, chunk_lines, chunk_ranges
+from .chunks import chunk_dir, chunk_file, generated_ahead, in_one_line, load_local, seed_error
 from ..errors import LoadgenError, SeedError, UsageError
+from .height import height_bounds, measure_id_height, plausible_height
 from ..units import format_bytes
 
 # Bump when the row generator changes: a cached dataset from another generator is not reused.
-GENERATOR_VERSION = 1
-CHUNK_ROWS = 50_000
 TABLE = "message"
 # What a row costs on disk, for the free-space estimate made before seeding: ~140 B/row of data
 # pages plus redo/undo/temporary overhead while loading.
 EST_BYTES_PER_ROW = 190
-BASE_EPOCH_S = 1_700_000_000  # 2023-11-14: created_at grows ~3 s per id from here
 
-_LETTERS = bytes((97 + b % 26) for b in range(256))
-_TEXT = bytes((32 if b % 6 == 0 else 97 + b % 26) for b in range(256))  # letters and spaces
 
 
 @dataclass(frozen=True)
@@ -106,7 +101,7 @@ class DatasetInfo:
     existing: bool = False  # --table: a table loadgen did not create and never writes
     # The server's sizes could not hold the rows (stale statistics): what was estimated instead.
     stats_note: str | None = None
-    # A table whose keys have gaps (usertable.read_keys): the keys the order's ids 1..rows stand
+    # A table whose keys have gaps (tableinfo.read_keys): the keys the order's ids 1..rows stand
     # for, in key order, and how they were read: {key_span, keys, every} (every k-th key kept).
     key_map: object = None  # array('Q'); not in the result file
     key_gaps: dict | None = None
@@ -145,52 +140,6 @@ def schema_text(name: str) -> str:
     if not path.is_file():
         raise UsageError(f"unknown schema {name!r}", f"choose one of: {', '.join(available_schemas())}")
     return path.read_text()
-
-
-# -- rows ----------------------------------------------------------------------------------------
-def chunk_lines(seed: int, first_id: int, last_id: int, native: bool = True) -> bytes:
-    """Tab-separated rows for ids first_id..last_id, deterministic in (seed, chunk start).
-
-    Columns: id, channel_id, author_id, alias, body, created_at as unix seconds (the LOAD DATA
-    statement converts it in UTC, so the table does not depend on the server's time zone).
-    The per-row loop runs in C (native/rowgen.c, the same bytes ~7x faster) when the extension
-    has it and `native` is true; the Python loop below is the reference and the fallback.
-    """
-    rng = random.Random(f"loadgen:{GENERATOR_VERSION}:{seed}:{first_id}")
-    letters = rng.randbytes(4200).translate(_LETTERS)
-    text = rng.randbytes(8300).translate(_TEXT)
-    rowgen = _native_rowgen() if native else None
-    if rowgen is not None:
-        return rowgen(rng.getstate()[1], letters, text, first_id, last_id, BASE_EPOCH_S)
-    letters, text = letters.decode("ascii"), text.decode("ascii")
-    bits = rng.getrandbits
-    out = []
-    append = out.append
-    for i in range(first_id, last_id + 1):
-        r = bits(64)
-        alias_at = (r >> 32) & 0xFFF
-        body_at = (r >> 44) & 0x1FFF
-        append(
-            f"{i}\t{(r & 0x3FF) + 1}\t{((r >> 10) & 0xFFFFF) + 1}\t"
-            f"{letters[alias_at:alias_at + 8 + ((r >> 30) & 3) * 2 + ((r >> 57) & 1)]}\t"
-            f"{text[body_at:body_at + 60 + ((r >> 58) % 25)]}\t{BASE_EPOCH_S + 3 * i + ((r >> 62) & 3)}\n"
-        )
-    return "".join(out).encode("ascii")
-
-
-def _native_rowgen():
-    """The C version of this loop, or None without the extension."""
-    from .. import native
-
-    return native.rowgen_lines()
-
-
-def _chunks(start_id: int, rows: int):
-    """(first, last) id ranges aligned on CHUNK_ROWS, starting with the chunk holding start_id."""
-    first = ((start_id - 1) // CHUNK_ROWS) * CHUNK_ROWS + 1
-    while first <= rows:
-        yield first, min(first + CHUNK_ROWS - 1, rows)
-        first += CHUNK_ROWS
 
 
 # -- meta ----------------------------------------------------------------------------------------
@@ -259,21 +208,14 @@ def ensure(conn, spec: DatasetSpec, progress: ProgressFn | None = None, free_byt
     Returns:
         DatasetInfo with the table's geometry.
     """
-    try:
-        return _ensure(conn, spec, progress, free_bytes, home, say or (lambda _: None), count_after, may_seed)
-    except LoadgenError as exc:
-        if db.interrupted(exc):  # a cleanup's error after Ctrl-C/SIGTERM: it was an interruption
-            raise KeyboardInterrupt from None
-        raise
-    except Exception as exc:
-        if not is_driver_error(exc):
-            raise
-        raise_if_not_the_table(exc, "checking the dataset", "the table is not damaged")
-        text = db.error_text(exc)
+    def damaged(text: str) -> SeedError:
         if home is not None:
-            raise SeedError(f"the cached dataset in {home} is damaged: {text}", f"remove {home} and re-run") from None
-        raise SeedError(f"the table {spec.database}.{TABLE} is damaged: {text}",
-                        f"drop the database {spec.database} and re-run") from None
+            return SeedError(f"the cached dataset in {home} is damaged: {text}", f"remove {home} and re-run")
+        return SeedError(f"the table {spec.database}.{TABLE} is damaged: {text}",
+                         f"drop the database {spec.database} and re-run")
+
+    return in_one_line(lambda: _ensure(conn, spec, progress, free_bytes, home, say or (lambda _: None), count_after,
+                                       may_seed), "checking the dataset", "the table is not damaged", damaged)
 
 
 
@@ -432,7 +374,7 @@ def _load(conn, spec: DatasetSpec, start_id: int, progress: ProgressFn | None, t
 
 def _chunk_data(spec: DatasetSpec, start_id: int) -> Iterator[tuple[int, bytes]]:
     """(last id, rows) of each chunk from the one holding start_id on."""
-    for first, last in _chunks(start_id, spec.rows):
+    for first, last in chunk_ranges(start_id, spec.rows):
         data = chunk_lines(spec.seed, first, last)
         if first < start_id:  # resuming inside a chunk: drop the rows already there
             data = b"\n".join(data.split(b"\n")[start_id - first:])
@@ -508,70 +450,17 @@ def _info(conn, spec: DatasetSpec, meta: dict, seeded: bool) -> DatasetInfo:
     )
 
 
-# Children per internal page of a primary key: ~1,000 for a BIGINT key in a full 16 KiB page;
-# the bounds leave room for half-full pages and wider keys.
-FANOUT_RANGE = (30, 1200)
-MAX_HEIGHT = 15
-
-
-def height_bounds(leaf_pages: int, rows: int) -> tuple[int, int]:
-    """The B-tree heights possible for this many leaf pages (as the index statistics count them,
-    which can be stale for a small table) and rows (each leaf holds at least one). Lenient by
-    design: it catches other clients' page gets counted in (a height of 75 for 3), not noise."""
-    def height(pages: int, fanout: int) -> int:
-        pages, levels = max(1, pages), 1
-        while pages > 1:
-            pages, levels = -(-pages // fanout), levels + 1
-        return levels
-
-    lo = max(1, height(leaf_pages, FANOUT_RANGE[1]) - 1)
-    hi = min(MAX_HEIGHT, height(max(leaf_pages, rows), FANOUT_RANGE[0]))
-    return lo, max(lo, hi)
-
-
-def plausible_height(height: int, leaf_pages: int, rows: int) -> bool:
-    lo, hi = height_bounds(leaf_pages, rows)
-    return lo <= height <= hi
-
-
 def _measured_height(conn, spec: DatasetSpec, leaf_pages: int, attempts: int = 6) -> int:
-    """measure_height, refused when it cannot be right (other clients' page gets counted in:
+    """measure_id_height, refused when it cannot be right (other clients' page gets counted in:
     once cached, a wrong height spoils every later prediction). Background work (purge,
     statistics) only adds page gets, so a retry after a pause can only come out lower."""
     height = 0
     for attempt in range(attempts):
         if attempt:
             time.sleep(0.25 * attempt)  # let a burst of background page gets pass
-        height = measure_height(conn, spec)
+        height = measure_id_height(conn, spec.database, TABLE, spec.rows)
         if plausible_height(height, leaf_pages, spec.rows):
             return height
     lo, hi = height_bounds(leaf_pages, spec.rows)
     raise SeedError(f"measured a B-tree height of {height} for {spec.rows:,} rows in {leaf_pages:,} leaf pages "
                     f"(expected {lo}..{hi})", "another client is probably busy on this server; re-run when it is idle")
-
-
-def measure_height(conn, spec: DatasetSpec, samples: int = 50) -> int:
-    """B-tree height of the primary key = page gets per warm point select (AHI is off).
-
-    The ids are touched once to warm them, then selected again between two reads of
-    Innodb_buffer_pool_read_requests; background threads add a few gets, so round down.
-    """
-    step = max(1, spec.rows // samples)
-    ids = list(range(1, spec.rows + 1, step))[:samples]
-    cur = conn.cursor()
-    sql = f"SELECT alias FROM `{spec.database}`.`{TABLE}` WHERE id = %s"
-    for i in ids:
-        cur.execute(sql, (i,))
-        cur.fetchall()
-    before = _read_requests(cur)
-    for i in ids:
-        cur.execute(sql, (i,))
-        cur.fetchall()
-    after = _read_requests(cur)
-    cur.close()
-    return max(1, int((after - before) / len(ids) + 0.2))
-
-
-def _read_requests(cur) -> int:
-    cur.execute("SHOW GLOBAL STATUS LIKE 'Innodb_buffer_pool_read_requests'")
-    return int(cur.fetchone()[1])

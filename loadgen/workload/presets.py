@@ -27,7 +27,8 @@ from __future__ import annotations
 import os
 
 from ..errors import UsageError
-from .mix import MixSpec, parse
+from .mix import MixSpec
+from .mixfile import parse
 
 DEFAULT_ROWS = 300_000
 
@@ -119,12 +120,12 @@ def load(name: str, rows: int | None = None, operations: int | None = None) -> M
 
 def resolve(workload: str, rows: int | None = None, operations: int | None = None, seed: int | None = None) -> MixSpec:
     """--workload NAME|FILE with --rows, --queries and --seed over what it says."""
-    from .mix import parse_file
+    from .mixfile import parse_file
 
     if is_preset(workload):
         spec = load(workload, rows, operations)
         return spec.with_overrides(seed=seed)
-    if not os.path.lexists(workload):  # here, not in mix.py: the presets are this module's
+    if not os.path.lexists(workload):  # here, not in mixfile.py: the presets are this module's
         raise UsageError(f"cannot read workload {workload}: no such file, and no preset of that name",
                          f"give a workload file (TOML) or a preset: {', '.join(PRESETS)}")
     return parse_file(workload).with_overrides(seed=seed, operations=operations, rows=rows)

@@ -3,6 +3,8 @@
  */
 #include "collapse.h"
 
+#include "access.h"
+
 static inline int aged(const lru_t *m, uint32_t p, uint64_t q) {
     return (double)q * m->ms_per_query - m->access_ms[p] >= m->old_time_ms;
 }

@@ -1,11 +1,9 @@
 /*
- * InnoDB's LRU list (innodb_lru.h): the old/young boundary, adding and removing pages, the
- * make-young rules, and one page access.
+ * InnoDB's LRU list (innodb_lru.h): the old/young boundary, adding, removing and evicting pages,
+ * and the make-young rule. It calls nothing of the cleaner or read-ahead: those act on the list
+ * (cleaner.c, readahead.c) and an access brings them together (access.c).
  */
 #include "innodb_lru.h"
-
-#include "cleaner.h"
-#include "readahead.h"
 
 static void set_old_all(lru_t *m, uint8_t v) {
     for (uint32_t p = m->head; p != NIL; p = m->next[p])
@@ -154,7 +152,7 @@ void add_block(lru_t *m, uint32_t p, int old) { /* buf_LRU_add_block_low */
     }
 }
 
-static int too_old(lru_t *m, uint32_t p, double now_ms) { /* buf_page_peek_if_too_old */
+int too_old(lru_t *m, uint32_t p, double now_ms) { /* buf_page_peek_if_too_old */
     if (m->freed_page_clock == 0)
         return 0; /* warm-up: nothing was evicted yet, nothing moves */
     if (m->old_time_ms > 0 && m->old[p]) {
@@ -176,40 +174,4 @@ void evict_tail(lru_t *m) {
     m->access_ms[victim] = -1;
     m->freed_page_clock++;
     m->wclock += weight(m, victim);
-}
-
-void lru_read(lru_t *m, uint32_t p) {
-    m->misses++;
-    m->nmiss[p]++;
-    make_room(m, weight(m, p));
-    m->resident[p] = 1;
-    m->access_ms[p] = -1;
-    add_block(m, p, 1);
-}
-
-void lru_access(lru_t *m, uint32_t p, double now_ms, int move) {
-    cleaner_due(m, now_ms);
-    int first = !m->resident[p] || m->access_ms[p] < 0;
-    m->refs++;
-    m->touched[p] = 1;
-    if (m->resident[p]) {
-        if (too_old(m, p, now_ms)) {
-            if (m->old[p])
-                m->made_young++;
-            remove_block(m, p);
-            add_block(m, p, 0);
-        }
-    } else {
-        lru_read(m, p);
-    }
-    if (m->access_ms[p] < 0)
-        m->access_ms[p] = now_ms;
-    if (first && m->ra_threshold) {
-        if (m->ra_rule == RA_RULE_MYSQL) {
-            if (p < m->leaf_pages)
-                read_ahead_mysql(m, p);
-        } else if (move) {
-            read_ahead_mariadb(m, p);
-        }
-    }
 }

@@ -14,8 +14,10 @@
  * of data pages the pool holds, `pool_pages` the pool size used by the young-drift rule.
  *
  * lru_t is one simulated pool: the list, the counters, and the state of the parts that act on
- * it, each in its own file: the page cleaner (cleaner.c), linear read-ahead (readahead.c), the
- * collapse of repeated queries (collapse.c), miniatures (miniature.c); pool.c sets one up.
+ * it, each in its own file: the page cleaner (cleaner.c), linear read-ahead (readahead.c), one
+ * page access and read (access.c), the collapse of repeated queries (collapse.c), miniatures
+ * (miniature.c); pool.c sets one up. This file is the bottom of the kernel's calls: it calls none
+ * of them.
  */
 #ifndef LOADGEN_LRUSIM_INNODB_LRU_H
 #define LOADGEN_LRUSIM_INNODB_LRU_H
@@ -109,12 +111,8 @@ void remove_block(lru_t *m, uint32_t p);       /* buf_LRU_remove_block */
 void add_block(lru_t *m, uint32_t p, int old); /* buf_LRU_add_block_low: old != 0, at the old sublist's head */
 void evict_tail(lru_t *m);                     /* buf_LRU_free_page on the LRU tail */
 
-/* Read page p into the old sublist, without an access time (a miss, or a page read ahead). */
-void lru_read(lru_t *m, uint32_t p);
-
-/* One reference to page p at now_ms (buf_page_get_gen): a hit moves it as the rules say, a miss
- * reads it into the old sublist (the page cleaner freeing a frame first), and a first access may
- * trigger linear read-ahead (move: the reference is a step to the next leaf, MariaDB's trigger). */
-void lru_access(lru_t *m, uint32_t p, double now_ms, int move);
+/* A hit on resident page p at now_ms should move it to the head (buf_page_peek_if_too_old); an
+ * old page that waits for innodb_old_blocks_time counts in not_young. */
+int too_old(lru_t *m, uint32_t p, double now_ms);
 
 #endif /* LOADGEN_LRUSIM_INNODB_LRU_H */

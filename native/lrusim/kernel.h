@@ -7,9 +7,10 @@
  * One concept a file:
  *   source     trace sources: a workload or a bare trace, as runs of identical queries
  *   layout.h   where a table's leaves sit on physical pages (64-page extents)
- *   innodb_lru InnoDB's LRU list (buf0lru.cc): the old sublist, the make-young rules, an access
+ *   innodb_lru InnoDB's LRU list (buf0lru.cc): the old sublist, the make-young rules, eviction
  *   cleaner    the page cleaner: MariaDB's batches, MySQL's timed LRU batch
- *   readahead  linear read-ahead: MariaDB's trigger and MySQL's
+ *   readahead  linear read-ahead: MariaDB's trigger and MySQL's, naming the pages to read
+ *   access     one page access and one page read: the three above brought together
  *   collapse   replaying a run of identical queries without all its references
  *   miniature  a sample of the extents standing for the whole table
  *   pool       one simulated pool: configuration, set-up, feeding runs (lrusim_innodb)

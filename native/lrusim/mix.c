@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "access.h"
 #include "pool.h"
 
 int lrusim_mix(const uint32_t *pages, const uint8_t *flags, uint64_t n, const sim_cfg_t *c, const lru_params_t *p,

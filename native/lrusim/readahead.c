@@ -1,14 +1,15 @@
 /*
- * Linear read-ahead (readahead.h): MariaDB's trigger on leaf steps, MySQL's on any first access.
+ * Linear read-ahead (readahead.h): MariaDB's trigger on leaf steps, MySQL's on any first access;
+ * each names the pages to read.
  */
 #include "readahead.h"
 
 #include "miniature.h"
 
-void read_ahead_mariadb(lru_t *m, uint32_t p) {
+int read_ahead_mariadb(const lru_t *m, uint32_t p, uint32_t pages[EXTENT_PAGES]) {
     uint64_t area = m->ra_area, high = sim_leaf_phys(m, p);
     if (high % area != area - 1 || p == 0 || p + 1 >= m->leaf_pages)
-        return; /* not the last page of its area; FIL_PAGE_PREV/NEXT is FIL_NULL */
+        return 0; /* not the last page of its area; FIL_PAGE_PREV/NEXT is FIL_NULL */
     uint64_t budget = EXTENT_PAGES - m->ra_threshold;
     if (budget > area)
         budget = area;
@@ -23,20 +24,15 @@ void read_ahead_mariadb(lru_t *m, uint32_t p) {
             prev = m->access_ms[k];
         }
         if (fail && !--budget)
-            return;
+            return 0;
     }
-    if (m->promote)
-        m->n_burst = 0;
-    for (uint64_t page = high + 1; page <= high + area; page++) {
+    int n = 0;
+    for (uint64_t page = high + 1; page <= high + area; page++) { /* the next area's leaves */
         int64_t k = sim_phys_leaf(m, page);
-        if (k < 0 || m->resident[k])
-            continue;
-        m->ra_pages++;
-        lru_read(m, (uint32_t)k); /* a leaf: weight 1 */
-        if (m->promote)
-            m->burst[m->n_burst++] = (uint32_t)k;
+        if (k >= 0)
+            pages[n++] = (uint32_t)k;
     }
-    m->n_burst = -1;
+    return n;
 }
 
 /* The simulated page on physical page `page` for MySQL's read-ahead (in a miniature, `page` is
@@ -80,11 +76,11 @@ static int64_t sim_page_at(const lru_t *m, uint64_t page) {
  * FIL_PAGE_NEXT (last page) or FIL_PAGE_PREV (first page) must name a page at a border of its own
  * area, which must lie inside the file; then every page of that area not in the pool is read
  * (except ibuf bitmap pages), leaves or not. */
-void read_ahead_mysql(lru_t *m, uint32_t p) {
+int read_ahead_mysql(const lru_t *m, uint32_t p, uint32_t pages[EXTENT_PAGES]) {
     uint64_t area = m->ra_area, page = sim_leaf_phys(m, p);
     uint64_t low = page / area * area, high = low + area;
     if (page != low && page != high - 1)
-        return;
+        return 0;
     int asc = page == high - 1 ? 1 : -1;
     uint64_t threshold = EXTENT_PAGES - m->ra_threshold, fails = 0;
     if (threshold > area)
@@ -106,31 +102,31 @@ void read_ahead_mysql(lru_t *m, uint32_t p) {
             have_pred = 1;
         }
         if (fails > threshold)
-            return;
+            return 0;
     }
     uint64_t next;
     if (page == low && p + 1 < m->leaf_pages && sim_leaf_phys(m, p + 1) == page + 1) {
         if (p == 0)
-            return; /* FIL_PAGE_PREV is FIL_NULL */
+            return 0; /* FIL_PAGE_PREV is FIL_NULL */
         next = sim_leaf_phys(m, p - 1);
     } else if (page == high - 1 && p > 0 && sim_leaf_phys(m, p - 1) == page - 1) {
         if (p + 1 >= m->leaf_pages)
-            return; /* FIL_PAGE_NEXT is FIL_NULL */
+            return 0; /* FIL_PAGE_NEXT is FIL_NULL */
         next = sim_leaf_phys(m, p + 1);
     } else {
-        return;
+        return 0;
     }
     low = next / area * area;
     high = low + area;
     if ((next != low && next != high - 1) || high > m->space_end)
-        return;
+        return 0;
+    int n = 0;
     for (uint64_t i = low; i < high; i++) {
         if (!m->mini && i % XDES_PAGES == 1)
             continue; /* an ibuf bitmap page */
         int64_t k = sim_page_at(m, i);
-        if (k >= 0 && !m->resident[k]) {
-            m->ra_pages++;
-            lru_read(m, (uint32_t)k);
-        }
+        if (k >= 0)
+            pages[n++] = (uint32_t)k;
     }
+    return n;
 }

@@ -235,7 +235,7 @@ def test_mariadb_11_8_model_within_5_percent_for_zipfian_hotspot_and_a_trace(mar
 
 
 def test_a_general_log_capture_replays_the_same_order(mysqld_binary, tmp_path, log_dir):
-    from loadgen import runner
+    from loadgen.runner import single as runner
 
     log = log_dir / "general.log"
     spec = ServerSpec(provider="local", pool_bytes=POOLS[1], mysqld=mysqld_binary,

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from loadgen.seeding import dataset
+from loadgen.seeding import chatrows
 from loadgen import db
-from loadgen.seeding.dataset import DatasetSpec, chunk_lines, ensure
+from loadgen.seeding.chatrows import chunk_lines
+from loadgen.seeding.dataset import DatasetSpec, ensure
 
 pytestmark = pytest.mark.mysqld
 
@@ -14,7 +15,7 @@ ROWS = 120_000  # three chunks, the last one partial
 
 
 def _native_rowgen_or_skip():
-    if dataset._native_rowgen() is None:
+    if chatrows.native_rowgen() is None:
         pytest.skip("loadgen._native has no rowgen_lines")
 
 
@@ -32,7 +33,7 @@ def test_fast_and_plain_seeding_give_the_same_table_checksum(local_server, monke
     plain = server.connect(local_infile=0)  # no LOCAL INFILE: ensure() falls back to INSERTs
     try:
         ensure(fast, DatasetSpec(rows=ROWS, database="seed_fast"))
-        monkeypatch.setattr(dataset, "_native_rowgen", lambda: None)  # the Python generator
+        monkeypatch.setattr(chatrows, "native_rowgen", lambda: None)  # the Python generator
         ensure(plain, DatasetSpec(rows=ROWS, database="seed_plain"))
         used = {name: dict((k, int(v)) for k, v in db.query_all(c, "SHOW SESSION STATUS WHERE Variable_name "
                                                                    "IN ('Com_load', 'Com_insert')"))

@@ -516,12 +516,12 @@ def test_lookups_that_find_no_row_are_counted_and_said(server, gapped, driver, t
 def test_the_keys_of_a_huge_table_are_sampled_in_the_same_one_pass(server, gapped, monkeypatch):
     """Past KEY_MAP_MAX keys every k-th key is kept, k doubled while reading when the row estimate
     was low: the kept keys are still every k-th key of the table, in order."""
-    from loadgen.seeding import usertable
+    from loadgen.seeding import tableinfo
 
-    monkeypatch.setattr(usertable, "KEY_MAP_MAX", 1000)
+    monkeypatch.setattr(tableinfo, "KEY_MAP_MAX", 1000)
     conn = server.connect()
     try:
-        keys, count, every = usertable.read_keys(conn, "shop", "gapped", "id", estimate=100)
+        keys, count, every = tableinfo.read_keys(conn, "shop", "gapped", "id", estimate=100)
     finally:
         conn.close()
     assert count == 60_000 and len(keys) <= 1000 and every in (64, 128)

@@ -115,7 +115,7 @@ class _Said:
 def _fits_warnings(leaf_pages: int, status: dict, flavor: str) -> list[str]:
     from types import SimpleNamespace
 
-    from loadgen.runner import _warn_if_fits
+    from loadgen.runner.single import _warn_if_fits
 
     said = _Said()
     _warn_if_fits(SimpleNamespace(leaf_pages=leaf_pages, table_bytes=leaf_pages * 16384), status, said,

@@ -2,7 +2,7 @@
 (issue #11 D3: two runs on one server cached a height of 75 for a 3-level tree)."""
 import pytest
 
-from loadgen.seeding.dataset import plausible_height
+from loadgen.seeding.height import plausible_height
 
 
 @pytest.mark.parametrize("height,leaf_pages,rows", [

@@ -24,14 +24,13 @@ def calls(path: Path) -> set[str]:
             if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)}
 
 
-def test_seeding_never_imports_analysis_and_the_runner_only_the_pools_facts():
-    """The layers: seeding/ (floor 5) hands the model what it needs (seeding/indexmap.py) and
-    never reaches up into analysis/ (usertable.py once imported analysis/secondary.py to
-    predict); the runner takes the model injected, importing only the pool's facts its "the
-    table fits" warning needs (analysis/pool.py)."""
-    for path in [*(LOADGEN / "seeding").glob("*.py"), LOADGEN / "runner.py"]:
-        allowed = {"analysis.pool", "analysis.pool.pool_model"} if path.name == "runner.py" else set()
-        bad = {m for m in imports(path) if "analysis" in m} - allowed
+def test_seeding_and_the_runner_never_import_analysis():
+    """seeding/ hands the model what it needs (seeding/indexmap.py) and never reaches up into
+    analysis/ (usertable.py once imported analysis/secondary.py to predict); the runner takes the
+    model injected (`predict`, single and mix alike) and reads the LRU list its "the table fits"
+    warning needs from servers/lrulist.py, below both."""
+    for path in [*(LOADGEN / "seeding").glob("*.py"), *(LOADGEN / "runner").glob("*.py")]:
+        bad = {m for m in imports(path) if "analysis" in m}
         assert not bad, f"{path.name} imports {bad}"
 
 
@@ -66,7 +65,7 @@ def test_every_exit_goes_through_the_exit_code_map_and_no_member_is_guessed():
     assert Server.home is None
     for path in (LOADGEN / "cli").glob("*.py"):
         assert "sys.exit(" not in path.read_text(), path
-    for path in (LOADGEN / "runner.py", LOADGEN / "mixrun.py"):
+    for path in (LOADGEN / "runner" / "single.py", LOADGEN / "runner" / "mix.py"):
         assert 'getattr(server, "home"' not in path.read_text(), path
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from loadgen.errors import UsageError
 from loadgen.workload import opstream, presets
-from loadgen.workload.mix import parse, parse_file
+from loadgen.workload.mixfile import parse, parse_file
 from loadgen.workload.opstream import Generator
 
 GOOD = """

@@ -11,7 +11,7 @@ import pytest
 from loadgen import native
 from loadgen.analysis import mixmodel as mm
 from loadgen.analysis import mixpages as mp
-from loadgen.workload import mix, presets
+from loadgen.workload import mix, mixfile, presets
 
 
 def _tree(rows=10_000, leaves=100, height=2, **kw) -> mp.Tree:
@@ -19,7 +19,7 @@ def _tree(rows=10_000, leaves=100, height=2, **kw) -> mp.Tree:
 
 
 def _spec(text: str) -> mix.MixSpec:
-    return mix.parse("format = 1\nseed = 3\n" + text, "<test>")
+    return mixfile.parse("format = 1\nseed = 3\n" + text, "<test>")
 
 
 def test_scan_references_every_leaf_once_in_order():
@@ -268,7 +268,7 @@ def test_mariadb_ranges_read_in_fetch_cache_batches():
 
 
 def test_the_mix_tables_show_the_prediction_with_its_interval():
-    from loadgen.mixreport import table_rows
+    from loadgen.render.mixreport import table_rows
     from loadgen.render.report import run_rows
     from loadgen.results.documents import RunResult
 

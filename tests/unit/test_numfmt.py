@@ -1,4 +1,4 @@
-"""Issue #18 (12): one number formatter (loadgen/render/numfmt.py) behind every table, in the terminal,
+"""Issue #18 (12): one number formatter (loadgen/numfmt.py) behind every table, in the terminal,
 markdown and HTML. The tables are built from two real result files (tests/data, a 200k-row A and
 B on MariaDB 10.11 at 8 MiB) and the model's own output, and every number in every cell is held
 to the rules: percentages with two decimals, ratios as 2.00x, counts with thousands separators,
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from loadgen.render import numfmt as nf
+from loadgen import numfmt as nf
 from loadgen.results.documents import RunResult, SweepResult
 
 DATA = Path(__file__).resolve().parents[1] / "data"

@@ -9,7 +9,7 @@ import pytest
 
 from loadgen.analysis import scanadvice as sa
 from loadgen.errors import UsageError
-from loadgen.workload import mix
+from loadgen.workload import mix, mixfile
 
 from ..conftest import run_loadgen
 
@@ -40,7 +40,7 @@ at_s = 5
 
 
 def _spec(text: str = WORKLOAD) -> mix.MixSpec:
-    return mix.parse(text, "<test>")
+    return mixfile.parse(text, "<test>")
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ import pytest
 
 from loadgen.errors import UsageError
 from loadgen.seeding.schemas import queried_table, read_schema_file, split_statements
-from loadgen.seeding.usertable import check_query, text_format
+from loadgen.seeding.userquery import check_query, text_format
 
 
 def test_statements_keep_their_first_line_and_ignore_semicolons_in_quotes_and_comments():

@@ -8,7 +8,7 @@ import pytest
 
 from loadgen.analysis import setgrid
 from loadgen.errors import UsageError
-from loadgen.workload import mix
+from loadgen.workload import mixfile
 from loadgen.workload.opstream import Generator
 
 from ..conftest import run_loadgen
@@ -70,7 +70,7 @@ def test_a_bad_grid_is_one_usage_error(items, fixed, says):
 
 
 def test_the_mix_without_its_scans_sends_the_same_op_sequence():
-    spec = mix.parse(WORKLOAD, "<test>")
+    spec = mixfile.parse(WORKLOAD, "<test>")
     bare = setgrid.without_scans(spec)
     assert [s.name for s in bare.streams] == ["lookups", "more"] and not bare.scheduled
     a, b = Generator(spec).chunk(0, 20_000), Generator(bare).chunk(0, 20_000)
@@ -81,7 +81,7 @@ def test_the_mix_without_its_scans_sends_the_same_op_sequence():
 
 def test_a_grid_needs_a_scheduled_scan():
     with pytest.raises(UsageError, match="no scheduled scan"):
-        setgrid.check_workload(setgrid.without_scans(mix.parse(WORKLOAD, "<test>")))
+        setgrid.check_workload(setgrid.without_scans(mixfile.parse(WORKLOAD, "<test>")))
 
 
 def _run(samples, ops_before=1_000, ops_after=1_500):

@@ -1,14 +1,14 @@
 """Each stream's SQL (loadgen/workload/statements.py) from its op and its table as the server
-made it, and the check of a stream against those columns (mixrun.plan_statements)."""
+made it, and the check of a stream against those columns (runner/mix.py plan_statements)."""
 from __future__ import annotations
 
 import pytest
 
 from loadgen.errors import UsageError
-from loadgen.mixrun import plan_statements
-from loadgen.mixseed import IndexInfo, TableInfo
+from loadgen.runner.mix import plan_statements
+from loadgen.seeding.mixseed import IndexInfo, TableInfo
 from loadgen.workload import presets
-from loadgen.workload.mix import parse
+from loadgen.workload.mixfile import parse
 from loadgen.workload.statements import PARAM_END, PARAM_KEY, PARAM_OP, PARAM_RAW, build
 
 

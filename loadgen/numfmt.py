@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 
-from ..units import format_bytes
+from .units import format_bytes
 
 MISSING = "–"
 

@@ -3,9 +3,9 @@ flushing, the scheduled streams' executions. Built once; the CLI renders them (r
 """
 from __future__ import annotations
 
-from .render import numfmt as nf
-from .render.report import fmt
-from .results.documents import RunResult
+from .. import numfmt as nf
+from .report import fmt
+from ..results.documents import RunResult
 
 STREAM_HEADERS = ["stream", "op", "table", "ops", "ops/s", "p50 µs", "p99 µs", "max µs", "rows", "errors"]
 TABLE_HEADERS = ["table", "pages read", "predicted", "error", "resident at end", "rows inserted", "rows updated",

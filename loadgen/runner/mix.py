@@ -2,7 +2,7 @@
 check the streams against them, start cold, drive the op sequence and the scheduled streams,
 sample, write the result.
 
-Beside runner.py (one table, one order), with the same guarantees: every check is made before
+Beside single.py (one table, one order), with the same guarantees: every check is made before
 anything is measured, the result is written atomically before an error is raised, so a run
 that was interrupted or lost its server keeps what it measured (marked incomplete).
 
@@ -14,7 +14,8 @@ What a mixed run records (/work/notes/mix-design.md, docs/workloads.md):
   (buffer_pool.flush, INNODB_METRICS), pages_dirty per sample, rows changed, and
   buffer_pool.tables["db.table"]: pages read from its .ibd, resident pages per index at the end;
   samples[i].streams: each stream's ops so far;
-  prediction: what the model says (predict_mix, the model side's hook), with its errors.
+  prediction: what the model says (`predict`, handed in by the caller: analysis/mixmodel.py's
+  predict), with its errors.
 """
 from __future__ import annotations
 
@@ -24,41 +25,34 @@ import platform
 from pathlib import Path
 from typing import Callable
 
-from . import __version__, db, mixseed
-from .errors import Interrupted, UsageError, WorkloadError
-from .measure.histogram import Histogram
-from .mixseed import MixDataset, TableInfo
-from .paths import free_bytes
-from .results.documents import Prediction, RunResult, now_iso
-from .runner import QuietReporter, Reporter, check_connections, verify_cold, write_result
-from .measure.sampler import Sampler, enable_flush_metrics, flush_metrics, pool_stats, take_snapshot, totals, wait_quiet
-from .servers import RECORDED_VARIABLES, ServerSpec
-from .servers.provision import provisioned
-from .measure.tablestats import TablesReads
-from .units import format_bytes
-from .workload import mix, opstream, statements
-from .workload.mix import MixSpec
+from .. import __version__, db
+from ..seeding import mixseed
+from ..errors import Interrupted, UsageError, WorkloadError
+from ..measure.histogram import Histogram
+from ..seeding.mixseed import MixDataset, TableInfo
+from ..paths import free_bytes
+from ..results.documents import Prediction, RunResult, now_iso
+from .single import QuietReporter, Reporter, check_connections, verify_cold, write_result
+from ..measure.sampler import (Sampler, enable_flush_metrics, flush_metrics, pool_stats, take_snapshot, totals,
+                               wait_quiet)
+from ..servers import RECORDED_VARIABLES, ServerSpec
+from ..servers.provision import provisioned
+from ..measure.tablestats import TablesReads
+from ..units import format_bytes
+from ..workload import mix, opstream, statements
+from ..workload.mix import MixSpec
 
 # Variables a mixed run records beyond every run's: what decides when dirty pages are written.
 MIX_VARIABLES = ["innodb_flush_log_at_trx_commit", "innodb_max_dirty_pages_pct", "innodb_max_dirty_pages_pct_lwm",
                  "innodb_io_capacity", "innodb_flush_neighbors", "innodb_log_file_size", "innodb_redo_log_capacity",
                  "performance_schema"]
 
+# The model's prediction for a mixed run (analysis/mixmodel.py predict), handed in by the caller
+# so that the runner never imports the analysis above it: takes the run's result document, returns
+# None (no model for it) or {"model": ..., "pages_read": total, "tables": {"db.table":
+# {"pages_read": n, "indexes": {...}}}, "dirty_evictions": n, ...}; the runner adds the errors
+# against the measured pages.
 Predict = Callable[[dict], "dict | None"]
-
-
-def predict_mix(run: dict) -> dict | None:
-    """The model's prediction for a mixed run (the model side's hook, analysis/mixmodel.py).
-
-    Takes the run's result document; returns None (no model yet) or
-    {"model": ..., "pages_read": total, "tables": {"db.table": {"pages_read": n, "indexes": {...}}},
-     "dirty_evictions": n, ...}; the runner adds the errors against the measured pages.
-    """
-    try:
-        from .analysis import mixmodel  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    return mixmodel.predict(run)
 
 
 def mix_settings(spec: ServerSpec) -> ServerSpec:
@@ -71,12 +65,12 @@ def mix_settings(spec: ServerSpec) -> ServerSpec:
 
 def run(server_spec: ServerSpec, spec: MixSpec, out: Path, database: str = "chat", data_seed: int = 1,
         sample_interval_s: float = 1.0, reporter: Reporter | None = None, driver: str = "auto",
-        predict: Predict | None = predict_mix, pipeline: int = 1) -> RunResult:
+        predict: Predict | None = None, pipeline: int = 1) -> RunResult:
     """Provision (or reuse) a server, make the mix's tables, then run the mix from a cold pool.
 
     pipeline > 1 (native driver): the whole sequence on one connection, that many statements in
     flight (the server runs them in the order sent)."""
-    from .drivers.drive import resolve_driver
+    from ..drivers.drive import resolve_driver
 
     reporter = reporter or QuietReporter()
     driver = resolve_mix_driver(resolve_driver(driver))
@@ -108,7 +102,7 @@ def run(server_spec: ServerSpec, spec: MixSpec, out: Path, database: str = "chat
 def resolve_mix_driver(name: str) -> str:
     """native when the extension has the mix loop (native/mixdrv.c), else python."""
     if name == "native":
-        from .drivers.mixnative import available
+        from ..drivers.mixnative import available
 
         if not available():
             return "python"
@@ -165,12 +159,12 @@ def measure(server, spec: MixSpec, data: MixDataset, tables: dict[str, TableInfo
             sample_interval_s: float, reporter: Reporter, driver: str, predict: Predict | None,
             pipeline: int = 1) -> RunResult:
     """Drive the mix with the sampler on; write the result; raise if it did not complete."""
-    from .drivers.mix import MixState, PythonMix, Scheduler, StreamStats
+    from ..drivers.mix import MixState, PythonMix, Scheduler, StreamStats
 
     offsets = {i: tables[s.table].key_offset for i, s in enumerate(spec.streams)}
     mixed = {i: plans[i] for i in spec.mixed}
     if driver == "native":
-        from .drivers.mixnative import NativeMix
+        from ..drivers.mixnative import NativeMix
 
         loop = NativeMix(mixed, offsets, pipeline=pipeline)
     else:

@@ -14,25 +14,25 @@ import time
 from pathlib import Path
 from typing import Callable, Protocol
 
-from . import __version__, db
-from .analysis.pool import pool_model
-from .seeding import dataset, usertable
-from .measure import hostload, tablestats
-from .seeding.dataset import DatasetInfo, DatasetSpec
-from .seeding.indexmap import CannotModel, IndexMap, read_index_map
-from .drivers.drive import Drive
-from .drivers.python import DriverState
-from .errors import Interrupted, LoadgenError, ResultError, UsageError, WorkloadError
-from .workload.orders import Workload
-from .paths import cache_dir, free_bytes
-from .results.documents import Prediction, RunResult, now_iso
-from .results.files import write_json_atomic
-from .measure.cleaner import stop_watch, watch_cleaner
-from .measure.coldstart import STARTUP_PAGES_DATA, most_data_pages, verify_cold  # noqa: F401 - re-exported
-from .measure.sampler import Sampler, take_snapshot, totals, wait_quiet
-from .servers import RECORDED_VARIABLES, ColdStart, Server, ServerSpec
-from .servers.provision import provisioned
-from .units import format_bytes
+from .. import __version__, db
+from ..seeding import dataset, usertable
+from ..measure import hostload, tablestats
+from ..seeding.dataset import DatasetInfo, DatasetSpec
+from ..seeding.indexmap import CannotModel, IndexMap, read_index_map
+from ..drivers.drive import Drive
+from ..drivers.python import DriverState
+from ..errors import Interrupted, LoadgenError, ResultError, UsageError, WorkloadError
+from ..workload.orders import Workload
+from ..paths import cache_dir, free_bytes
+from ..results.documents import Prediction, RunResult, now_iso
+from ..results.files import write_json_atomic
+from ..measure.cleaner import stop_watch, watch_cleaner
+from ..measure.coldstart import STARTUP_PAGES_DATA, most_data_pages, verify_cold  # noqa: F401 - re-exported
+from ..measure.sampler import Sampler, take_snapshot, totals, wait_quiet
+from ..servers import RECORDED_VARIABLES, ColdStart, Server, ServerSpec
+from ..servers.lrulist import lru_list, scan_depth_of
+from ..servers.provision import provisioned
+from ..units import format_bytes
 
 
 # The model's block for a run (analysis.predict.predict: the run, the Workload it drove, and the
@@ -363,7 +363,7 @@ def _warn_if_fits(info: DatasetInfo, status: dict, reporter: Reporter, flavor_na
                   variables: dict | None = None) -> None:
     """Warn when the table fits the pool's usable frames: the pages it has minus what the server
     already holds (MySQL keeps ~960 pages from start-up, docs/mysql-lab.md), and on MariaDB no
-    more than the LRU list its page cleaner keeps on average (analysis/pool.py: 144 pages at 8 and
+    more than the LRU list its page cleaner keeps on average (servers/lrulist.py: 144 pages at 8 and
     16 MiB, where it swings between 32 and 256: an 817-page table said to fit in 984 frames read
     16,627 pages, and a 164-page one in 376 frames read 246)."""
     total, held = status.get("pages_total"), status.get("pages_data") or 0
@@ -373,7 +373,7 @@ def _warn_if_fits(info: DatasetInfo, status: dict, reporter: Reporter, flavor_na
     usable = max(0, total - held)
     why = f"{total:,} minus {held:,} the server holds"
     if flavor_name == "mariadb":
-        listed = pool_model(0, variables, flavor_name, total_pages=total).capacity_pages
+        listed = lru_list(total, scan_depth_of(variables, flavor_name), flavor_name).pages
         if listed < usable:
             usable, why = listed, f"of {total:,}: the page cleaner keeps the rest free"
     if pages <= usable:

@@ -22,20 +22,19 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from . import db
-from .seeding import tablegen
-from .seeding.chunks import chunk_dir
-from .errors import LoadgenError, SeedError, UsageError
-from .seeding.schemas import SchemaFile, create_tables, reflect
-from .units import format_bytes
-from .workload import tabledefs
-from .workload.mix import MixSpec, TableSpec
+from .. import db
+from . import tablegen
+from .chunks import chunk_dir, in_one_line
+from ..errors import SeedError, UsageError
+from .schemas import SchemaFile, create_tables, reflect
+from ..units import format_bytes
+from ..workload import tabledefs
+from ..workload.mix import MixSpec, TableSpec
 
 META_PREFIX = "mix."
 # On-disk bytes per generated row beyond its columns' widths (record header, page fill, redo and
 # undo while loading), for the free-space check before seeding.
 EST_OVERHEAD_PER_ROW = 80
-HEIGHT_SAMPLES = 50
 
 Say = Callable[[str], None]
 
@@ -58,7 +57,7 @@ class MixDataset:
         return sum(int(t.rows) for t in self.seeded)
 
     def identity(self, t: TableSpec) -> dict:
-        from .seeding.dataset import schema_text
+        from .dataset import schema_text
 
         return {"schema": Path(t.schema).name if "/" in t.schema else t.schema,
                 "schema_hash": hashlib.sha256(_table_sql(schema_text(t.schema), t.name).encode()).hexdigest()[:16],
@@ -154,22 +153,11 @@ def ensure(conn, data: MixDataset, progress=None, free_bytes: int | None = None,
            say: Say = lambda _: None) -> dict[str, TableInfo]:
     """Every table of the mix ready to run: seeded, resumed, re-seeded or reused; existing ones
     inspected. Returns {mix table name: TableInfo}. The server's errors become one line."""
-    try:
-        return _ensure(conn, data, progress, free_bytes, home, say)
-    except LoadgenError as exc:
-        if db.interrupted(exc):  # a cleanup's error after Ctrl-C/SIGTERM: it was an interruption
-            raise KeyboardInterrupt from None
-        raise
-    except Exception as exc:  # only the driver's errors become one line
-        from .seeding.chunks import is_driver_error, raise_if_not_the_table
-
-        if not is_driver_error(exc):
-            raise
-        # an interrupted seed is never a damaged table (issue #18, N6): the same words as a single table's
-        raise_if_not_the_table(exc, "preparing the mix's tables", "nothing is damaged")
-        text = db.error_text(exc)
-        raise SeedError(f"preparing the mix's tables in {data.database} failed: {text}",
-                        f"drop the database {data.database} (loadgen's own) and re-run") from None
+    # an interrupted seed is never a damaged table (issue #18, N6): the same words as a single table's
+    return in_one_line(lambda: _ensure(conn, data, progress, free_bytes, home, say), "preparing the mix's tables",
+                       "nothing is damaged",
+                       lambda text: SeedError(f"preparing the mix's tables in {data.database} failed: {text}",
+                                              f"drop the database {data.database} (loadgen's own) and re-run"))
 
 
 def _ensure(conn, data: MixDataset, progress, free_bytes, home, say) -> dict[str, TableInfo]:
@@ -187,8 +175,8 @@ def _ensure(conn, data: MixDataset, progress, free_bytes, home, say) -> dict[str
 
 
 def _ensure_table(conn, data: MixDataset, t: TableSpec, progress, free_bytes, home, say) -> TableInfo:
-    from .seeding.dataset import schema_dir, schema_text
-    from .seeding.usertable import borrow_conn, load
+    from .dataset import schema_dir, schema_text
+    from .usertable import borrow_conn, load
 
     database, name = data.database, t.name
     identity = data.identity(t)
@@ -263,7 +251,8 @@ def mark_written(conn, data: MixDataset, tables: list[str]) -> None:
 # -- geometry ------------------------------------------------------------------------------------
 def _info(conn, t: TableSpec, database: str, shape, seeded: bool, existing: bool = False,
           key_offset: int = 0, rows: int | None = None) -> TableInfo:
-    from .seeding.usertable import can_read_index_stats, measure_height
+    from .height import measure_height, secondary_height
+    from .tableinfo import can_read_index_stats
 
     table = shape.table
     stats: dict[tuple[str, str], int] = {}
@@ -290,7 +279,7 @@ def _info(conn, t: TableSpec, database: str, shape, seeded: bool, existing: bool
     )
     for name, cols in shape.indexes.items():
         leaf, size = stats.get((name, "n_leaf_pages")), stats.get((name, "size"))
-        ix = IndexInfo(name, list(cols), leaf, size, _secondary_height(conn, database, table, name, cols))
+        ix = IndexInfo(name, list(cols), leaf, size, secondary_height(conn, database, table, name, cols))
         if leaf is not None and size and leaf * 2 < size:
             # MariaDB 10.11 reported n_leaf_pages 1 for a 30-page secondary index of sbtest1 (20k
             # rows; MySQL 9.7: 31) after ANALYZE: leaves are nearly all of an index's pages, so take
@@ -301,46 +290,11 @@ def _info(conn, t: TableSpec, database: str, shape, seeded: bool, existing: bool
     return info
 
 
-def _secondary_height(conn, database: str, table: str, index: str, cols: list[str]) -> int | None:
-    """Page gets of a covering lookup of one existing value through the index (LIMIT 1: one
-    leaf), the least of three rounds over HEIGHT_SAMPLES values: the index's height."""
-    if not cols:
-        return None
-    col = cols[0]
-    try:
-        values = [r[0] for r in db.query_all(conn, f"SELECT `{col}` FROM `{database}`.`{table}` "
-                                                   f"WHERE `{col}` IS NOT NULL LIMIT {HEIGHT_SAMPLES}")]
-        if not values:
-            return None
-        sql = f"SELECT `{col}` FROM `{database}`.`{table}` FORCE INDEX (`{index}`) WHERE `{col}` = %s LIMIT 1"
-        cur = conn.cursor()
-        try:
-            def gets() -> int:
-                cur.execute("SHOW GLOBAL STATUS LIKE 'Innodb_buffer_pool_read_requests'")
-                return int(cur.fetchone()[1])
-
-            for v in values:
-                cur.execute(sql, (v,))
-                cur.fetchall()
-            rounds = []
-            for _ in range(3):
-                before = gets()
-                for v in values:
-                    cur.execute(sql, (v,))
-                    cur.fetchall()
-                rounds.append((gets() - before) / len(values))
-        finally:
-            cur.close()
-        return max(1, int(min(rounds) + 0.2))
-    except Exception:  # noqa: BLE001 - optional: the model can estimate it from the pages
-        return None
-
-
 def inspect_existing(conn, t: TableSpec) -> TableInfo:
     """An existing table (--dsn): readable, InnoDB, an integer key; its key range and geometry.
     Nothing is written."""
-    from .seeding.dataset import DatasetSpec
-    from .seeding.usertable import borrow_conn, inspect_existing as user_inspect
+    from .dataset import DatasetSpec
+    from .usertable import borrow_conn, inspect_existing as user_inspect
 
     database, table = t.database_table
     spec = DatasetSpec(rows=1, schema=t.existing, database=database, seed=0, table=table, existing=True)
