@@ -117,7 +117,7 @@ def covers(low: int | None, high: int | None, measured: int | None) -> bool | No
     return low <= measured <= high
 
 
-# The mix model's guesses on writes (mixmodel.PURGE_LAG_OPS, where a secondary entry lies, the
+# The mix model's guesses on writes (undomodel.PURGE_LAG_OPS, where a secondary entry lies, the
 # undo pages): sysbench-oltp-rw on MariaDB 10.11, 100k rows at 16M, read +4.9% .. +5.9% against
 # the model in three runs (tests/integration/test_mix_prediction.py). Added in quadrature.
 WRITE_SPREAD_REL = 0.05

@@ -61,14 +61,11 @@ from . import intervals
 from .mixpages import PRIMARY, Refs, Space, Trace, Tree, exclusive_cumsum, hcat, point_refs, positions, scan_refs, walks
 from .keymodel import held_pages
 from .pool import hold_capacity, run_pool_model
-from .undomodel import (ROLLBACK_SEGMENTS, TEMP_RSEGS, UNDO_FILES, forecast_txns_per_undo_page, undo_refs,
-                        undo_txns_per_page, without_rseg_pages, write_txns)
+from .undomodel import (PURGE_LAG_OPS, ROLLBACK_SEGMENTS, TEMP_RSEGS, UNDO_FILES, forecast_txns_per_undo_page,
+                        undo_refs, undo_txns_per_page, without_rseg_pages, write_txns)
 from .undomodel import purge_refs as undo_purge_refs
 
 MODEL = "innodb-lru-mix"
-# Purge runs behind the writes by a lag the model cannot know (it follows the history list and
-# the purge threads' batches); what matters is whether the pages it needs are still in the pool.
-PURGE_LAG_OPS = 1_000
 RANGE_PREFETCH = True
 WRITE_LOOKUP_STEPS = True  # measured: ycsb-b 16M -3.9% -> -3.3%
 

@@ -39,20 +39,23 @@ TEMP_RSEGS = {"mysql": 128}
 # The tablespaces the rollback segments are in (MariaDB: ibdata1; MySQL 9.7: undo_001, undo_002)
 UNDO_FILES = {"mariadb": 1, "mysql": 2}
 TEMP_TOUCH_EVERY = 2
-# Undo logs one undo page takes before the next log needs a new page, per write op, without a run
-# (a run's own: undo_txns_per_page, from its pages_created). Measured at 16M, 300k rows, 100k
-# ops (ycsb-a at 100k rows, 30k ops on MySQL; bench/README.md, "The mix model per preset").
+# Purge runs behind the writes by a lag the model cannot know (it follows the history list and
+# the purge threads' batches); what matters is whether the pages it needs are still in the pool.
+PURGE_LAG_OPS = 1_000
+# Undo logs one undo page takes before the next log needs a new page, without a run (a run's
+# own: undo_txns_per_page, from its pages_created). MariaDB frees a cached undo segment once
+# purge has passed it, so a segment takes a new page about every time purge has caught up with
+# it: 1 + the segment's transactions within the purge lag (forecast_txns_per_undo_page). At 16M,
+# 300k rows, 100k ops: ycsb-a 4.2 and 6.3 measured (1 + 3.9 forecast), sysbench-oltp-rw 2.9
+# (2.8), ycsb-b 1.03 (1.4). Where the pool holds the freed pages they are created again in
+# their frames, which pages_created does not count (sysbench-oltp-rw at 64M: 88), and nothing is
+# read either way. MySQL 9.7 keeps them until they fill: 16M ycsb-a 33 (15,032 updates, 454
+# pages created; 42 at 300k rows), sysbench-oltp-rw 45 (its deletes and inserts ~69).
 UNDO_TXNS_PER_PAGE = {
-    # MariaDB frees a cached undo segment once purge has passed it, so a segment's next log takes
-    # a new page every few transactions: 16M, ycsb-a 6.3 (49,660 updates, 7,848 pages created),
-    # sysbench-oltp-rw 2.9 (its deletes and inserts ~1.9 with the updates at 6.3). In a pool that
-    # holds them the freed pages are created again in their frames, which pages_created does not
-    # count (64M: 88), and nothing is read either way.
-    "mariadb": {"update": 6.3, "read-modify-write": 6.3, "delete": 1.9, "delete-insert": 1.9, "insert": 1.9},
-    # MySQL 9.7 keeps them: 16M ycsb-a 33 (15,032 updates, 454 created), sysbench-oltp-rw 45
-    # (23,529 transactions, 526 created: its deletes and inserts ~69)
     "mysql": {"update": 33.0, "read-modify-write": 33.0, "delete": 69.0, "delete-insert": 69.0, "insert": 69.0},
 }
+
+
 def undo_refs(space: Space, txn: np.ndarray, rsegs_at_start: bool) -> Refs:
     """Each write transaction's undo page (its log appended) and, at commit, its rollback
     segment's header (the history list), both written."""
@@ -128,15 +131,19 @@ def write_txns(spec: mixspec.MixSpec, counts) -> int:
 
 
 def forecast_txns_per_undo_page(spec: mixspec.MixSpec, flavor: str) -> float:
-    """Undo logs a page takes, without a run: the share-weighted mean of each write op's
-    (UNDO_TXNS_PER_PAGE, measured per server)."""
-    table = UNDO_TXNS_PER_PAGE.get(flavor, UNDO_TXNS_PER_PAGE["mariadb"])
-    ws = [(s.share or 0.0, table.get(s.op, table["update"])) for s in spec.streams if s.writes and not s.scheduled]
-    total = sum(w for w, _ in ws)
-    if not total or any(t <= 0 for _, t in ws):
+    """Undo logs a page takes, without a run: MariaDB's 1 + each segment's write transactions
+    within PURGE_LAG_OPS; MySQL's the share-weighted UNDO_TXNS_PER_PAGE of its write ops."""
+    ws = [s for s in spec.streams if s.writes and not s.scheduled]
+    total = sum(s.share or 0.0 for s in spec.streams if not s.scheduled)
+    if not ws or not total:
         return 0.0
+    if flavor not in UNDO_TXNS_PER_PAGE:
+        txns_per_op = sum((s.share or 0.0) * (2 if s.op == "delete-insert" else 1) for s in ws) / total
+        return 1.0 + PURGE_LAG_OPS * txns_per_op / ROLLBACK_SEGMENTS.get(flavor, 128)
+    table = UNDO_TXNS_PER_PAGE[flavor]
+    pairs = [(s.share or 0.0, table.get(s.op, table["update"])) for s in ws]
     # pages, not logs, add up: the mean of 1/T weighted by share
-    return total / sum(w / t for w, t in ws)
+    return sum(w for w, _ in pairs) / sum(w / t for w, t in pairs)
 
 
 def undo_txns_per_page(run: dict, space: Space, spec: mixspec.MixSpec, done: int) -> float | None:

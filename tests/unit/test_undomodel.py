@@ -84,10 +84,13 @@ def test_logs_per_page_come_from_the_runs_pages_created_less_its_new_leaves():
     run = {"buffer_pool": {"flush": {"pages_created": 1_000}}}
     assert abs(um.undo_txns_per_page(run, space, spec, 17_000) - txns / 1_000) < 1e-9
     assert um.undo_txns_per_page({"buffer_pool": {}}, space, spec, 17_000) is None
-    # the forecast: the share-weighted pages of its write ops, between their per-op figures
+    # the forecast: MariaDB's 1 + a segment's transactions within the purge lag (sysbench: 4 of
+    # every 17 statements write, a delete-insert twice), MySQL's between its ops' per-page figures
     t = um.forecast_txns_per_undo_page(spec, "mariadb")
-    table = um.UNDO_TXNS_PER_PAGE["mariadb"]
-    assert table["delete-insert"] <= t <= table["update"]
+    assert abs(t - (1 + um.PURGE_LAG_OPS * (4 / 17) / 128)) < 1e-6
+    table = um.UNDO_TXNS_PER_PAGE["mysql"]
+    assert table["update"] <= um.forecast_txns_per_undo_page(spec, "mysql") <= table["delete-insert"]
+    assert um.forecast_txns_per_undo_page(presets.load("ycsb-c", rows=1000), "mariadb") == 0.0
 
 
 def test_the_start_up_pages_give_up_the_frames_the_rollback_segments_hold():
