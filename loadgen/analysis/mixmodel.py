@@ -61,8 +61,8 @@ from . import intervals
 from .mixpages import PRIMARY, Refs, Space, Trace, Tree, exclusive_cumsum, hcat, point_refs, positions, scan_refs, walks
 from .keymodel import held_pages
 from .pool import hold_capacity, run_pool_model
-from .undomodel import (PURGE_LAG_OPS, ROLLBACK_SEGMENTS, TEMP_RSEGS, UNDO_FILES, forecast_txns_per_undo_page,
-                        undo_refs, undo_txns_per_page, without_rseg_pages, write_txns)
+from .undomodel import (INSERT_HISTORY, PURGE_LAG_OPS, ROLLBACK_SEGMENTS, TEMP_RSEGS, UNDO_FILES,
+                        forecast_txns_per_undo_page, undo_refs, undo_txns_per_page, without_rseg_pages, write_txns)
 from .undomodel import purge_refs as undo_purge_refs
 
 MODEL = "innodb-lru-mix"
@@ -273,9 +273,12 @@ def add_ops(trace: Trace, mapper: Mapper, stream: np.ndarray, key: np.ndarray, l
             mapper.txns += len(at)
         for j, r_at in enumerate(rounds):
             t = numbers[j] if txn is None else txn[r_at].astype(np.int64)
-            done.append((r_at, undo_refs(space, t, mapper.rsegs_at_start)))
-            # purge reads the undo log back
-            purge.append((r_at, undo_purge_refs(space, t)))
+            # an insert (a delete-insert's second transaction) whose log is freed at commit
+            plain = np.full(len(r_at), j == 1) | np.array([s.op == "insert" for s in spec.streams])[stream[r_at]]
+            plain &= not space.insert_history
+            done.append((r_at, undo_refs(space, t, mapper.rsegs_at_start, plain)))
+            if (~plain).any():  # purge reads the undo log back
+                purge.append((r_at[~plain], undo_purge_refs(space, t[~plain])))
         # then does its work in the B-trees
         for i in np.unique(stream[w_at]):
             where = np.nonzero(stream == i)[0]
@@ -420,7 +423,7 @@ def space_of(spec: mixspec.MixSpec, tables: dict, flavor: str, done: int,
     behind = PURGE_LAG_OPS * txns / max(done, 1) / rsegs
     live = 2 + int(behind / per_page) if per_page else 1
     return Space.of(tables, inserts, order, rsegs, per_page, live, TEMP_RSEGS.get(flavor, 0),
-                    UNDO_FILES.get(flavor, 1)), order
+                    UNDO_FILES.get(flavor, 1), INSERT_HISTORY.get(flavor, True)), order
 
 
 def index_columns(tables: dict) -> dict[tuple[str, str], list[str]]:

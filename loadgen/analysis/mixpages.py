@@ -160,7 +160,7 @@ class Space:
 
     def __init__(self, trees: dict[tuple[str, str], Tree], rollback_segments: int = 0,
                  txns_per_undo_page: float = 0.0, live_pages: int = 1, temp_rsegs: int = 0,
-                 undo_files: int = 1):
+                 undo_files: int = 1, insert_history: bool = True):
         self.trees = trees
         # after the B-trees: each rollback segment's header page, then the undo pages
         self.system_base = sum(t.n_pages for t in trees.values())
@@ -179,6 +179,7 @@ class Space:
         # each undo tablespace's file-space header and segment inode page, which creating and
         # freeing an undo segment change (fseg_create, fseg_free_step): segments in turn per file
         self.undo_files = max(1, int(undo_files)) if rollback_segments else 0
+        self.insert_history = insert_history  # an insert's undo log goes to purge (MariaDB)
         self.file_base = self.temp_base + temp_rsegs
         self.n_pages = self.file_base + 2 * self.undo_files
 
@@ -206,7 +207,7 @@ class Space:
     @classmethod
     def of(cls, tables: dict[str, dict], inserts: dict[str, int], order: list[str],
            rollback_segments: int = 0, txns_per_undo_page: float = 0.0, live_pages: int = 1,
-           temp_rsegs: int = 0, undo_files: int = 1) -> Space:
+           temp_rsegs: int = 0, undo_files: int = 1, insert_history: bool = True) -> Space:
         """tables: dataset.tables (rows, leaf_pages, height, indexes {name: {leaf_pages, height}});
         inserts: each table's inserts in the run; order: the tables, the one at page 0 first."""
         trees: dict[tuple[str, str], Tree] = {}
@@ -229,7 +230,7 @@ class Space:
                 tree = Tree(name, iname, rows, il, max(1, int(ix.get("height") or 1)), base=base)
                 trees[(name, iname)] = tree
                 base += tree.n_pages
-        return cls(trees, rollback_segments, txns_per_undo_page, live_pages, temp_rsegs, undo_files)
+        return cls(trees, rollback_segments, txns_per_undo_page, live_pages, temp_rsegs, undo_files, insert_history)
 
     def secondaries(self, table: str) -> list[Tree]:
         return [t for (name, idx), t in self.trees.items() if name == table and idx != PRIMARY]

@@ -116,3 +116,25 @@ def test_a_runs_own_pages_created_change_the_undo_pages_not_the_tables_alone():
     assert forecast["system_pages_read"] > 0
     for p in (many, few, forecast):
         assert p["pages_read"] == p["tables"]["chat.usertable"]["pages_read"] + p["system_pages_read"]
+
+
+def test_a_mysql_insert_writes_its_undo_page_only():
+    """MySQL frees an insert's undo log at commit (undomodel.INSERT_HISTORY): no segment header,
+    no temporary rollback segment page, nothing for purge; MariaDB's goes to purge."""
+    space = _space(rsegs=4, per_page=0.0, temp=3)
+    txn = np.arange(8, dtype=np.int64)
+    plain = np.array([True, False] * 4)
+    r = um.undo_refs(space, txn, rsegs_at_start=True, plain=plain)
+    # inserts: the undo page only; the others: undo page and header, every second one a temp page
+    assert r.widths.tolist() == [1, 3, 1, 3, 1, 3, 1, 3]
+    _, undo, _ = space.rseg_pages(txn)
+    starts = np.cumsum(r.widths) - r.widths
+    assert (r.pages[starts] == undo).all()
+    for flavor, purged in (("mariadb", True), ("mysql", False)):
+        spec = presets.load("ycsb-d", rows=20_000, operations=4_000)
+        tables = {"usertable": {**TABLES["usertable"]}}
+        sp, _ = mm.space_of(spec, tables, flavor, 4_000)
+        assert sp.insert_history is purged
+        pages, flags = mm.build_trace(spec, sp, {}, 4_000).arrays()
+        undo_reads_by_purge = ((pages >= sp.undo_base) & (pages < sp.temp_base) & (flags == 0)).sum()
+        assert bool(undo_reads_by_purge > 0) is purged
