@@ -26,15 +26,15 @@ from .mixpages import NEW, WRITE, Refs, Space
 # the system tablespace; MySQL 9.7: 128 in each of its 2 undo tablespaces).
 ROLLBACK_SEGMENTS = {"mariadb": 128, "mysql": 256}
 # MySQL 9.7 reads pages of its global temporary tablespace (ibtmp1) in a small pool in proportion
-# to the write transactions: about one per two (16M: ycsb-a 7,838 for 15,032 updates,
-# sysbench-oltp-rw 12,399 for 23,529 transactions), none where the pool holds them (64M). ibtmp1
-# holds only the rollback segments of temporary tables (the manual, "Temporary Tablespaces"):
-# the optimizer's on-disk temporary tables (sysbench's DISTINCT and ORDER BY ranges) go to the
-# session temporary tablespaces (#innodb_temp/temp_N.ibt), from which no run read a page, and
-# ycsb-a has none and reads ibtmp1 at the same rate. So these are its rollback segments' pages,
-# touched by durable transactions for a reason the model does not know: every second write
-# transaction touches one of TEMP_RSEGS header pages in turn (created at start-up, so the first
-# touch reads nothing).
+# to its updates and deletes: 0.53-0.85 per transaction at 16M (ycsb-a 28,561 for 49,660,
+# sysbench-oltp-rw 12,399 for 23,481 statements), none for inserts (ycsb-d) and none where the
+# pool holds them (64M). ibtmp1 holds only the rollback segments of temporary tables (the
+# manual, "Temporary Tablespaces"): the optimizer's on-disk temporary tables (sysbench's DISTINCT
+# and ORDER BY ranges) go to the session temporary tablespaces (#innodb_temp/temp_N.ibt), from
+# which no run read a page, and ycsb-a has none and reads ibtmp1 at the same rate. So these are
+# its rollback segments' pages, touched for a reason the model does not know: every second
+# write transaction but an insert touches one of TEMP_RSEGS header pages in turn (created at
+# start-up, so the first touch reads nothing).
 TEMP_RSEGS = {"mysql": 128}
 # The tablespaces the rollback segments are in (MariaDB: ibdata1; MySQL 9.7: undo_001, undo_002)
 UNDO_FILES = {"mariadb": 1, "mysql": 2}
