@@ -16,6 +16,8 @@
  */
 #include "keydist.h"
 
+#include "lrusim/source.h"
+
 #include <math.h>
 #include <stdint.h>
 
@@ -137,9 +139,12 @@ error:
     return py_result;
 }
 
-/* Pages are numbered as in lrusim/source.c: leaves 0..L-1, then each level above, the root last. A key
- * outside [key_min, key_min + rows) is skipped (the caller counts them). Writes at most
- * pages.len / 4 references and stops before a key that would not fit whole. */
+/* Pages are numbered as in lrusim/source.c: leaves 0..L-1, then each level above, the root last. Each
+ * key is its root-to-leaf descent, the leaves placed and stepped as the built-in orders' (lrusim/source.c,
+ * source_point_leaves): a select on a leaf's first or last key reads the neighbouring leaf too, so a
+ * query is height or height + 1 references, the root first. A key outside [key_min, key_min + rows)
+ * is skipped. Writes at most pages.len / 4 references and stops before a key that would not fit whole;
+ * returns (references written, keys read, keys in range: the queries written). */
 PyObject *loadgen_keys_to_pages(PyObject *self, PyObject *args) {
     Py_buffer keys = {0}, pages = {0};
     unsigned long long key_min, rows, leaf_pages, fanout;
@@ -149,39 +154,50 @@ PyObject *loadgen_keys_to_pages(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "y*w*(KKKiK):keys_to_pages", &keys, &pages, &key_min, &rows, &leaf_pages, &height,
                           &fanout))
         return NULL;
-    if (keys.len % 8 != 0 || pages.len % 4 != 0 || rows < 1 || leaf_pages < 1 || height < 1 || height > 16 ||
+    if (keys.len % 8 != 0 || pages.len % 4 != 0 || rows < 1 || leaf_pages < 1 || height < 1 || height > MAX_HEIGHT ||
         fanout < 2) {
-        PyErr_SetString(PyExc_ValueError, "keys of 8 bytes, pages of 4, rows/leaf_pages >= 1, height 1..16");
+        PyErr_SetString(PyExc_ValueError, "keys of 8 bytes, pages of 4, rows/leaf_pages >= 1, height 1..15");
         goto error;
     }
-    uint32_t base[16] = {0};
-    uint64_t total = leaf_pages, below = leaf_pages;
+    /* the table as a workload source sees it: its layout, leaf starts and steps (order and ids unused) */
+    workload_t wl = {ORDER_SEQUENTIAL, rows, 1, 1, leaf_pages, height, fanout, 1};
+    uint64_t n_pages = leaf_pages, below = leaf_pages;
     for (int lvl = 1; lvl < height; lvl++) {
-        base[lvl] = (uint32_t)total;
         below = lvl == height - 1 ? 1 : (below + fanout - 1) / fanout;
-        total += below;
+        n_pages += below;
+    }
+    source_t src;
+    char err[128];
+    if (n_pages >= NIL || source_init_workload(&src, &wl, n_pages, err, sizeof err) != 0) {
+        PyErr_SetString(PyExc_ValueError, n_pages >= NIL ? "the table has too many pages for 32-bit references" : err);
+        goto error;
     }
     const uint64_t *key = (const uint64_t *)keys.buf;
     uint32_t *dst = (uint32_t *)pages.buf;
-    Py_ssize_t n_keys = keys.len / 8, room = pages.len / 4, w = 0, used = 0;
+    Py_ssize_t n_keys = keys.len / 8, room = pages.len / 4, w = 0, used = 0, descents = 0;
 
     Py_BEGIN_ALLOW_THREADS
-    for (; used < n_keys && w + height <= room; used++) {
+    for (; used < n_keys; used++) {
         uint64_t k = key[used];
         if (k < key_min || k - key_min >= rows)
             continue;
-        uint64_t leaf = (uint64_t)(((unsigned __int128)(k - key_min) * leaf_pages) / rows);
-        uint64_t idx[16];
-        idx[0] = leaf;
+        uint64_t first, second, idx[MAX_HEIGHT + 1];
+        idx[0] = source_point_leaves(&src, 1 + (k - key_min), &first, &second);
+        if (w + height + (second != first) > room)
+            break;
+        /* the levels above the key's own leaf, root first, as a descent (source.c's path) */
         for (int lvl = 1; lvl < height; lvl++)
             idx[lvl] = lvl == height - 1 ? 0 : idx[lvl - 1] / fanout;
-        for (int lvl = height - 1; lvl >= 1; lvl--) /* root first, as a descent */
-            dst[w++] = base[lvl] + (uint32_t)idx[lvl];
-        dst[w++] = (uint32_t)leaf;
+        for (int lvl = height - 1; lvl >= 1; lvl--)
+            dst[w++] = src.level_base[lvl] + (uint32_t)idx[lvl];
+        dst[w++] = (uint32_t)first;
+        if (second != first)
+            dst[w++] = (uint32_t)second;
+        descents++;
     }
     Py_END_ALLOW_THREADS
 
-    py_result = Py_BuildValue("(nn)", w, used);
+    py_result = Py_BuildValue("(nnn)", w, used, descents);
 error:
     PyBuffer_Release(&keys);
     PyBuffer_Release(&pages);

@@ -16,7 +16,9 @@ PyObject *loadgen_keys_to_pages(PyObject *self, PyObject *args);
      "hot_ops, key_min)) -> count: out[j] = the key of operation start + j"},            \
     {"keys_to_pages", loadgen_keys_to_pages, METH_VARARGS,                               \
      "keys_to_pages(keys, pages, (key_min, rows, leaf_pages, height, fanout)) -> "       \
-     "(refs written, keys used): root-to-leaf page references of each key in range"},
+     "(refs written, keys read, queries written): each key in range's root-to-leaf "    \
+     "references, with the step to a neighbouring leaf where it is a leaf's first or "  \
+     "last key"},
 /* clang-format on */
 
 #endif /* LOADGEN_KEYDIST_H */

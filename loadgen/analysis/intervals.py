@@ -18,10 +18,11 @@ error the model knows it cannot see, each as pages:
   - sampling: miniatures and scaled copies carry a standard error; the interval spans +-2 SE.
   - a mix's writes (for_mix): the mix model's guesses on purge lag and secondary entries.
   - a calibrated floor, per server: a relative margin fitted on measured runs
-    (bench/bench_intervals.py) for what none of the above names. Where the pool holds every page
-    the workload touches (start-up pages left aside) nothing is evicted and every read is a first
-    touch, which the model counts exactly: measured runs there were within 0.2%, so the floor is
-    FIT_FLOOR_REL.
+    (bench/bench_intervals.py) for what none of the above names, on the workloads those runs
+    hold (the built-in orders, FITTED_KEY_ORDERS); others keep the wider floors of before.
+    Where the pool holds every page the workload touches (start-up pages left aside) nothing is
+    evicted and every read is a first touch, which the model counts exactly: measured runs there
+    were within 0.2%, so the floor is FIT_FLOOR_REL.
 The named sources are independent, so their widths add in quadrature; the cleaner's range is an
 envelope the point may sit anywhere in, so the margin is added outside it.
 """
@@ -31,16 +32,28 @@ import math
 
 # Fitted by bench/bench_intervals.py on the validation grid (docs/sizing.md, "How far a prediction
 # can be off"): per server, the smallest relative margin that, with the named sources, covers at
-# least 95% of its measured runs. MariaDB's scans and key streams were within 3.8%; MySQL's
-# scans off by up to 4.6% and its key streams by up to 6.2% with its cleaner's batches replayed,
-# so one floor for both either under-covered MySQL or over-widened MariaDB.
-FLOOR_REL = 0.034  # MariaDB 10.11 and 11.8 (and any caller that names no server)
-FLOOR_REL_MYSQL = 0.046
+# least 95% of its measured runs. The grid holds the built-in orders (A/B) and the random and
+# zipfian key streams on the seeded table: MariaDB's within 2.1% (its scans within 0.8%, the key
+# streams' misses covered by the pages-held spread), MySQL's off by up to 4.6% (A on 1M rows at
+# 8M/16M: a burst of reads the queries do not make, docs/mysql-lab.md; 3.8% covers 95.2% of its
+# 84 runs), so one floor for both either under-covered MySQL or over-widened MariaDB. MariaDB's
+# fit said 0.8%; it is 2.0%: the grid ran each cell at one rate, and B at 32M reads 2,710 at
+# 30K q/s but 2,852 at 12K (+1.4% .. -3.6% against the model, test_model_accuracy.py), which
+# 0.8% would leave far out; 2.0% holds +1.4% and puts -3.6% within the 2x tests/accuracy.py
+# allows, at a grid median width of 5.0%.
+FLOOR_REL = 0.020  # MariaDB 10.11 and 11.8 (and any caller that names no server)
+FLOOR_REL_MYSQL = 0.038
+# What the grid does not hold (mixes, secondary keys, captured traces, the hotspot and latest
+# streams) keeps the floors of the calibration before the key streams' leaf steps, when one
+# floor had to cover all the single-table runs: narrowing them needs runs of their own.
+UNFITTED_FLOOR_REL = 0.034
+UNFITTED_FLOOR_REL_MYSQL = 0.046
 FIT_FLOOR_REL = 0.005
 SE_MULT = 2.0  # +-2 standard errors: ~95% of a normal sampling error
 READ_AHEAD_JITTER_PAGES = 16  # A/B at 200k rows: within 9 pages where the pool holds the table
 START_PAGES_SPREAD = 20  # MySQL's start-up pages: 955-976 seen at 32M/64M (pool.MYSQL_START_PAGES)
-CAPACITY_SPREAD_PAGES = 0  # fitted with FLOOR_REL (bench/bench_intervals.py)
+# fitted with FLOOR_REL (bench/bench_intervals.py): 0 left MariaDB's key streams 81% covered
+CAPACITY_SPREAD_PAGES = 16
 
 
 def margin_pages(reads: float, se: float = 0.0, read_ahead: bool = False, swing_reads: float = 0.0,
@@ -68,11 +81,11 @@ def interval(reads: int, cleaner: tuple[int, int] | None = None, se: float = 0.0
 
 def for_pool(reads: int, pool, cleaner: tuple[int, int] | None = None, se: float = 0.0,
              start_measured: bool = False, hist=None, floor_rel: float | None = None,
-             spread_pages: int | None = None) -> tuple[int, int]:
+             spread_pages: int | None = None, fitted: bool = True) -> tuple[int, int]:
     """interval() with the sources a pool model (pool.PoolModel) implies: read-ahead when it is on,
     the pages held uncertain by spread_pages (default CAPACITY_SPREAD_PAGES; its cost in reads from
     hist, the plain-LRU stack histogram; none without it), start-up pages on MySQL unless a run
-    measured them."""
+    measured them. fitted: the workload is one the grid's floors were fitted on (floor_of)."""
     from .pool import RA_RULE_MYSQL
 
     mysql = pool.ra_rule == RA_RULE_MYSQL
@@ -81,16 +94,25 @@ def for_pool(reads: int, pool, cleaner: tuple[int, int] | None = None, se: float
     if floor_rel is None and hist is not None and fits(hist, pool.capacity_pages - pool.start_pages):
         floor_rel = FIT_FLOOR_REL
     elif floor_rel is None:
-        floor_rel = floor_of(pool)
+        floor_rel = floor_of(pool, fitted)
     return interval(reads, cleaner, se, read_ahead=pool.ra_threshold > 0, swing_reads=swing,
                     start_unknown=mysql and not start_measured and bool(pool.start_pages), floor_rel=floor_rel)
 
 
-def floor_of(pool) -> float:
-    """The calibrated floor for a pool model's server (read at call time: the bench refits it)."""
+def floor_of(pool, fitted: bool = True) -> float:
+    """The calibrated floor for a pool model's server (read at call time: the bench refits it);
+    fitted=False: a workload the grid does not hold (UNFITTED_FLOOR_REL*)."""
     from .pool import RA_RULE_MYSQL
 
-    return FLOOR_REL_MYSQL if pool.ra_rule == RA_RULE_MYSQL else FLOOR_REL
+    mysql = pool.ra_rule == RA_RULE_MYSQL
+    if not fitted:
+        return UNFITTED_FLOOR_REL_MYSQL if mysql else UNFITTED_FLOOR_REL
+    return FLOOR_REL_MYSQL if mysql else FLOOR_REL
+
+
+# The key streams the grid holds (bench/bench_intervals.py); the built-in orders' model (A, B and
+# sequential, A's one pass) is fitted too, the other streams and captured traces are not.
+FITTED_KEY_ORDERS = ("random", "zipfian")
 
 
 def fits(hist, capacity: int) -> bool:
@@ -128,17 +150,24 @@ WRITE_SPREAD_REL = 0.05
 UNDO_SPREAD_REL = 0.30
 
 
-def for_mix(block: dict, pool, cleaner_rel: tuple[float, float] | None = None, writes: bool = False) -> None:
-    """Set reads_low/high on a mixed run's prediction block (mixmodel.predict) and on each of its
-    tables: read-ahead jitter where it is on, the calibrated floor, the write-side guesses for a
-    mix that writes, and MySQL's cleaner range (the phases' fewest and most misses, as a share of
-    their mean: cleaner_rel) scaled to each part. Start-up pages are the run's own (pool_of)."""
-    def one(reads: int, undo: int = 0) -> tuple[int, int]:
-        env = (round(reads * cleaner_rel[0]), round(reads * cleaner_rel[1])) if cleaner_rel else None
-        swing = math.hypot(WRITE_SPREAD_REL * reads, UNDO_SPREAD_REL * undo) if writes else 0.0
-        return interval(reads, env, read_ahead=pool.ra_threshold > 0, swing_reads=swing, floor_rel=floor_of(pool))
+def table_interval(reads: int, pool, writes: bool = False,
+                   cleaner_rel: tuple[float, float] | None = None, undo: int = 0) -> tuple[int, int]:
+    """(low, high) of one part of a mix or an op trace (a table, or the total): read-ahead jitter
+    where it is on, the calibrated floor, the write-side guesses when it writes (and the undo
+    side's, UNDO_SPREAD_REL of its `undo` pages), and MySQL's cleaner range (the phases' fewest
+    and most misses, as a share of their mean: cleaner_rel) scaled to the part."""
+    env = (round(reads * cleaner_rel[0]), round(reads * cleaner_rel[1])) if cleaner_rel else None
+    swing = math.hypot(WRITE_SPREAD_REL * reads, UNDO_SPREAD_REL * undo) if writes else 0.0
+    # no mixes or op traces on the grid the floors were fitted on: the wider ones (floor_of)
+    return interval(reads, env, read_ahead=pool.ra_threshold > 0, swing_reads=swing,
+                    floor_rel=floor_of(pool, fitted=False))
 
-    block["reads_low"], block["reads_high"] = one(int(block.get("pages_read") or 0),
-                                                  int(block.get("system_pages_read") or 0))
+
+def for_mix(block: dict, pool, cleaner_rel: tuple[float, float] | None = None, writes: bool = False) -> None:
+    """Set reads_low/high (table_interval) on a mixed run's prediction block (mixmodel.predict)
+    and on each of its tables; the total's with its undo pages (system_pages_read). Start-up
+    pages are the run's own (pool_of)."""
+    block["reads_low"], block["reads_high"] = table_interval(int(block.get("pages_read") or 0), pool, writes,
+                                                             cleaner_rel, int(block.get("system_pages_read") or 0))
     for t in (block.get("tables") or {}).values():
-        t["reads_low"], t["reads_high"] = one(int(t.get("pages_read") or 0))
+        t["reads_low"], t["reads_high"] = table_interval(int(t.get("pages_read") or 0), pool, writes, cleaner_rel)

@@ -1,18 +1,23 @@
 """The model from an explicit key stream: key distributions (zipfian, hotspot, latest, uniform)
 and replayed traces, which model.py's workload tuples cannot describe.
 
-Each key becomes its root-to-leaf descent, the leaf from the geometry as model.py places it
-(leaf = (key - 1) * L // rows: the table is loaded in primary-key order), the levels above it
-shared and so hot. The page references go to the same InnoDB LRU kernel (native/lrusim/) in
-its explicit-trace mode, so these predictions use exactly the LRU rules the built-in orders use.
+Each key becomes its root-to-leaf descent, the leaf placed as the built-in orders place it
+(geometry.leaf_start: near (key - 1) * L / rows, the table loaded in primary-key order, up to 2
+keys off as real leaves hold 121-125 rows), the levels above it shared and so hot. A key that is
+its leaf's first or last key also reads the neighbouring leaf, as the built-in orders' selects do
+(native/lrusim/source.c, source_point_leaves): the PAGE_CUR_L descent lands on the previous leaf
+and steps on, the read of the last key goes on to the next leaf. That is ~2 queries in 122 (656
+steps per 40,000 random queries); left out, the model was 460-840 pages short at 8M/16M on both
+servers, where MariaDB counted 562-666 read requests more than the descents alone
+(docs/sizing.md). The page references go to the same InnoDB LRU kernel (native/lrusim/) in its
+explicit-trace mode, so these predictions use exactly the LRU rules the built-in orders use.
 
 Linear read-ahead: MySQL 8.0-9.x checks it on the first access of every page, so it runs on key
 streams too (measured: 36-47 pages read ahead for zipfian at 8M, 437-538 for hotspot, whose hot
 keys fill whole areas; docs/mysql-lab.md) and the model simulates it on MySQL. MariaDB 10.11
-checks it only when a select steps to the next leaf, which these traces do not hold: left out
-there (measured: none read ahead), and a trace that does scan in key order is predicted without
-it and says so in the prediction's note. Also left out: the extra leaf a lookup on the first key
-of a leaf reads (model.py adds it only for read-ahead's trigger).
+checks it only when a select steps to the next leaf: left out there (measured: none read ahead
+for these streams, whose steps land on areas read out of order), and a trace that does scan in
+key order is predicted without it and says so in the prediction's note.
 
 MySQL's start-up pages (pages_data_before of a run) and its page cleaner's timed LRU batch
 (model.PoolModel.cleaner_depth; the mean over its phases) are simulated as for the built-in
@@ -21,7 +26,8 @@ orders.
 For a measured run the pool's capacity is what it held (held_pages), not the reserve formula.
 
 The page trace is built in C from chunks of keys; it holds 4 bytes per page reference
-(height references per query), the one thing here that grows with the number of queries.
+(height references per query, one more on a leaf's edge), the one thing here that grows with the
+number of queries.
 
 Time: innodb_old_blocks_time works in real time, and a measured run's rate is anything but
 constant (a cold pool is slow, a shared machine slower still: 300 to 3,300 queries/s within one
@@ -42,6 +48,7 @@ from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Iterable
 
 from . import intervals, model
+from .lru_reference import py_point_pages
 from .pool import hold_capacity
 from ..errors import UsageError
 from ..measure.cleaner import replay_schedule
@@ -56,7 +63,9 @@ NOTE_NO_READ_AHEAD = "linear read-ahead is not modelled for key streams"
 
 
 def page_trace(keys: Iterable[int], g: model.Geometry, key_min: int = 1) -> tuple[array, int, int]:
-    """(uint32 page references, keys used, keys outside the table) for a key stream."""
+    """(uint32 page references, keys used, keys outside the table) for a key stream: each key's
+    descent, root first, with the step to the neighbouring leaf where the key is a leaf's first or
+    last key (query_starts finds each query's first reference)."""
     from .. import native
 
     fill = native.keys_to_pages()
@@ -74,10 +83,10 @@ def page_trace(keys: Iterable[int], g: model.Geometry, key_min: int = 1) -> tupl
             break
         seen += len(chunk)
         if fill is not None:
-            out = array("I", bytes(4 * g.height * len(chunk)))
-            written, _ = fill(chunk, out, geometry)
+            out = array("I", bytes(4 * (g.height + 1) * len(chunk)))
+            written, _, queries = fill(chunk, out, geometry)
             pages.extend(out[:written])
-            used += written // g.height
+            used += queries
         else:
             for k in chunk:
                 if key_min <= k < key_min + g.rows:
@@ -87,14 +96,20 @@ def page_trace(keys: Iterable[int], g: model.Geometry, key_min: int = 1) -> tupl
 
 
 def _descent(offset: int, g: model.Geometry) -> list[int]:
-    """Root-to-leaf pages of the key at `offset` from the first key: the reference for C."""
-    sizes = model.level_sizes(g)
-    bases = [sum(sizes[:i]) for i in range(len(sizes))]
-    leaf = offset * g.leaf_pages // g.rows
-    idx = [leaf]
-    for level in range(1, g.height):
-        idx.append(0 if level == g.height - 1 else idx[-1] // g.fanout)
-    return [bases[level] + idx[level] for level in range(g.height - 1, 0, -1)] + [leaf]
+    """The pages a point select on the key at `offset` from the first key reads: the reference for
+    C (the built-in orders' leaf placement and steps, lru_reference.py_point_pages)."""
+    return [p for p, _ in py_point_pages(g, offset + 1)]
+
+
+def query_starts(pages: array, used: int, g: model.Geometry):
+    """Each query's first reference index in a page trace of `used` queries (page_trace's: every
+    descent starts at the root; a one-page table's queries are one reference each), or None where
+    the trace is not such a trace (a padded one)."""
+    import numpy as np
+
+    a = np.frombuffer(pages, dtype=np.uint32)
+    starts = np.flatnonzero(a == g.n_pages - 1) if g.height > 1 else np.arange(len(a))
+    return starts if len(starts) == used else None
 
 
 def simulate_pages(pages: array, queries: int, g: model.Geometry, pool: model.PoolModel) -> tuple[int, int, int, int]:
@@ -118,7 +133,7 @@ def _kernel(pages: array, g: model.Geometry, pool: model.PoolModel, ms_per_ref: 
     from .. import native
 
     # MySQL checks linear read-ahead on every first access of a page, which a key stream has too
-    # (MariaDB only on a select's step to the next leaf, which these traces do not hold)
+    # (MariaDB only on a select's step to the next leaf: not simulated for key streams, see above)
     ra = pool.ra_threshold if pool.ra_rule == model.RA_RULE_MYSQL else 0
     # a bare trace's clock ticks per reference: the kernel replays a record by reference index
     pool = (dataclasses.replace(pool, cleaner_seen=seen_refs) if seen_refs is not None
@@ -202,10 +217,11 @@ def paced(pages: array, used: int, g: model.Geometry, times_ms, starts: list | N
     `starts`, a list, gets each query's first reference index in the padded trace."""
     import numpy as np
 
-    h = g.height
     factor = min(PAD_FACTOR, MAX_PACED_REFS // max(1, len(pages)) - 1)
-    if times_ms is None or used == 0 or len(pages) != used * h or factor < 1:
+    own = query_starts(pages, used, g) if times_ms is not None and used and factor >= 1 else None
+    if own is None:
         return pages, 0, 0.0
+    lens = np.diff(np.append(own, len(pages)))  # height, or height + 1 with a leaf step
     times = np.asarray(times_ms[:used], dtype=float)
     if len(times) < used:
         times = np.concatenate((times, np.full(used - len(times), times[-1] if len(times) else 0.0)))
@@ -214,13 +230,10 @@ def paced(pages: array, used: int, g: model.Geometry, times_ms, starts: list | N
     # the run's mean rate keep their time
     ms_per_ref = span / (len(pages) * (factor + 1))
     ideal = np.floor((times - times[0]) / ms_per_ref).astype(np.int64)
-    q = np.arange(used, dtype=np.int64)
-    start = np.maximum.accumulate(ideal - q * h) + q * h  # start_q >= start_{q-1} + h
+    start = np.maximum.accumulate(ideal - own) + own  # start_q >= start_{q-1} + its references
     root = g.n_pages - 1
-    out = np.full(int(start[-1]) + h, root, dtype=np.uint32)
-    src = np.frombuffer(pages, dtype=np.uint32).reshape(used, h)
-    for j in range(h):
-        out[start + j] = src[:, j]
+    out = np.full(int(start[-1] + lens[-1]), root, dtype=np.uint32)
+    out[np.arange(len(pages)) + np.repeat(start - own, lens)] = np.frombuffer(pages, dtype=np.uint32)
     if starts is not None:
         starts[:] = [start]
     return array("I", out.tobytes()), len(out) - len(pages), ms_per_ref
@@ -261,8 +274,9 @@ def forecast_keys(w: Workload, g: model.Geometry, pool_bytes: int, variables: di
                                        misses / refs if refs else 0.0, plain / refs if refs else 0.0,
                                        reads_low=None, reads_high=None))
         bounds = cleaner_bounds(pages, g, m, ms_per_ref) if m is pool else None
-        points[-1].reads_low, points[-1].reads_high = intervals.for_pool(misses, m, bounds, hist=hist,
-                                                                         start_measured=total_pages is not None)
+        points[-1].reads_low, points[-1].reads_high = intervals.for_pool(
+            misses, m, bounds, hist=hist, start_measured=total_pages is not None,
+            fitted=w.order in intervals.FITTED_KEY_ORDERS)
     _, misses, made_young, _, read_ahead = sims[0]
     at = model.Prediction(model.MODEL, misses, refs, 1.0 - misses / refs if refs else 0.0, points[0].plain_lru_reads,
                           pool.capacity_pages, pool.pool_pages, made_young, qps, read_ahead=read_ahead,
@@ -318,7 +332,8 @@ def predict_keys_run(run, w: Workload, g: model.Geometry, pool: model.PoolModel)
     p.cleaner_low, p.cleaner_high = bounds or (None, None)
     p.cleaner = model.cleaner_method(dataclasses.replace(pool, cleaner_seen=seen))
     p.reads_low, p.reads_high = intervals.for_pool(misses, pool, bounds, hist=hist,
-                                                   start_measured=run.buffer_pool.get("pages_data_before") is not None)
+                                                   start_measured=run.buffer_pool.get("pages_data_before") is not None,
+                                                   fitted=w.order in intervals.FITTED_KEY_ORDERS)
     return p, plain, ({"note": NOTE_NO_READ_AHEAD} if pool.ra_rule != model.RA_RULE_MYSQL else {})
 
 

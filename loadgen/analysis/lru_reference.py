@@ -21,8 +21,6 @@ def py_trace(order: str, stride: int, reps: int, g: Geometry, moves: bool = Fals
     reads the previous leaf first (the PAGE_CUR_L descent), one whose id is the last key reads on
     to the next leaf; the leaf stepped to is marked (step=True).
     """
-    sizes = level_sizes(g)
-    bases = [sum(sizes[:i]) for i in range(len(sizes))]
     ids = range(1, g.rows + 1, stride)
     if order == "interleaved":
         stream = (i for i in ids for _ in range(reps))
@@ -31,25 +29,27 @@ def py_trace(order: str, stride: int, reps: int, g: Geometry, moves: bool = Fals
     else:
         stream = iter(ids)
     for q, i in enumerate(stream):
-        leaf = leaf_of_id(g, i)
-        idx = [leaf]
-        for level in range(1, g.height):
-            idx.append(0 if level == g.height - 1 else idx[-1] // g.fanout)
-        if not moves:
-            for level in range(g.height - 1, 0, -1):
-                yield bases[level] + idx[level], q
-            yield leaf, q
-            continue
-        for level in range(g.height - 1, 0, -1):
-            yield bases[level] + idx[level], q, False
-        if leaf > 0 and i >= 2 and leaf_of_id(g, i - 1) != leaf:
-            yield leaf - 1, q, False
-            yield leaf, q, True
-        elif leaf + 1 < g.leaf_pages and i < g.rows and leaf_of_id(g, i + 1) != leaf:
-            yield leaf, q, False
-            yield leaf + 1, q, True
-        else:
-            yield leaf, q, False
+        for page, step in py_point_pages(g, i, moves):
+            yield (page, q, step) if moves else (page, q)
+
+
+def py_point_pages(g: Geometry, i: int, moves: bool = True) -> list[tuple[int, bool]]:
+    """(page, step) of a point select on id i, root first: with moves, the step to the neighbouring
+    leaf where i is its leaf's first key (the previous leaf, then its own) or last (its own, then
+    the next); the leaf stepped to is marked. The reference for source.c's source_next and
+    source_point_leaves (a key stream's trace, native/keydist.c)."""
+    sizes = level_sizes(g)
+    bases = [sum(sizes[:k]) for k in range(len(sizes))]
+    leaf = leaf_of_id(g, i)
+    idx = [leaf]
+    for level in range(1, g.height):
+        idx.append(0 if level == g.height - 1 else idx[-1] // g.fanout)
+    out = [(bases[level] + idx[level], False) for level in range(g.height - 1, 0, -1)]
+    if moves and leaf > 0 and i >= 2 and leaf_of_id(g, i - 1) != leaf:
+        return out + [(leaf - 1, False), (leaf, True)]
+    if moves and leaf + 1 < g.leaf_pages and i < g.rows and leaf_of_id(g, i + 1) != leaf:
+        return out + [(leaf, False), (leaf + 1, True)]
+    return out + [(leaf, False)]
 
 
 class PyLRU:

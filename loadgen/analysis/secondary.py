@@ -88,5 +88,6 @@ def predict_secondary(imap: IndexMap, g: model.Geometry, pool: model.PoolModel,
     p = model.Prediction(f"{model.MODEL}+secondary", misses, refs, 0.0, plain, pool.capacity_pages, pool.pool_pages,
                          made_young, pool.qps, read_ahead=0)
     # how far it can be off (analysis/intervals.py), with the run's own start-up pages when it has them
-    p.reads_low, p.reads_high = intervals.for_pool(misses, pool, hist=hist, start_measured=start_measured)
+    p.reads_low, p.reads_high = intervals.for_pool(misses, pool, hist=hist, start_measured=start_measured,
+                                                   fitted=False)  # no secondary-key runs on the grid
     return p, plain, {}

@@ -125,6 +125,10 @@ class Plan:
     def map(self, a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(stream, key, length, transaction) of a chunk of records, in order; records the model cannot place
         (keys outside the table) are dropped and counted in skipped."""
+        return self.place(a)[:4]
+
+    def place(self, a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """map() and the mask of the chunk's records kept (the replay reads their own values beside)."""
         n = len(a)
         stream = np.full(n, -1, dtype=np.int64)
         key = np.zeros(n, dtype=np.int64)
@@ -142,7 +146,7 @@ class Plan:
         self.skipped["outside the table's keys"] += int((~keep).sum())
         writes = np.isin(kinds, (ot.INSERT, ot.UPDATE, ot.DELETE))
         txn = np.where(writes, a["hi"], 0).astype(np.int64)
-        return stream[keep], key[keep], length[keep], txn[keep]
+        return stream[keep], key[keep], length[keep], txn[keep], keep
 
     def _place(self, r, sel, kind, table, index, rows, off, stream, key, length, flags) -> None:
         hashed = (flags & ot.HASHED) != 0
@@ -207,7 +211,7 @@ def predict(path, tables: dict[str, dict], pools: list, flavor: str = "mariadb")
     """Pages read per table and index and in total at each pool ((bytes, pool.PoolModel) list), with the
     interval (intervals.for_pool); tables: {db.tbl: {rows, leaf_pages, height, key_offset,
     indexes: {name: {leaf_pages, height, columns}}}}."""
-    from .intervals import for_pool
+    from .intervals import for_pool, table_interval
 
     meta, count, _ = ot.read_meta(path)
     plan = Plan(meta, tables)
@@ -249,7 +253,9 @@ def predict(path, tables: dict[str, dict], pools: list, flavor: str = "mariadb")
             t["indexes"][idx] = got
         system = int(reads[space.system_base:space.n_pages].sum(dtype=np.uint64))
         total = sum(t["pages_read"] for t in per.values()) + system
-        low, high = for_pool(total, pool)
+        low, high = for_pool(total, pool, fitted=False)  # no op traces on the grid
+        for t in per.values():  # each table's own interval: the same sources as a mix's tables
+            t["low"], t["high"] = table_interval(t["pages_read"], pool, spec.writes)
         out["pools"].append({"pool_bytes": pool_bytes, "pool_pages": pool.pool_pages,
                              "capacity_pages": pool.capacity_pages, "pages_read": total, "low": low, "high": high,
                              "system_pages_read": system, "read_requests": int(sim.refs),
@@ -318,10 +324,10 @@ def offline_tables(meta: dict, rows: dict[str, int], widths: dict[str, dict[str,
     return out
 
 
-def server_tables(conn, names: list[str]) -> dict[str, dict]:
+def server_tables(conn, names: list[str], infos: dict | None = None) -> dict[str, dict]:
     """Geometry of each table from the server, read only (seeding/mixseed.py inspect_existing: key range,
-    mysql.innodb_index_stats, measured heights), its leaves re-estimated when the statistics
-    look stale (seeding/tableinfo.py stale_sizes)."""
+    mysql.innodb_index_stats, measured heights; infos: those already read), its leaves re-estimated
+    when the statistics look stale (seeding/tableinfo.py stale_sizes)."""
     from .. import db
     from ..seeding.mixseed import inspect_existing
     from ..seeding.schemas import reflect
@@ -335,7 +341,7 @@ def server_tables(conn, names: list[str]) -> dict[str, dict]:
         if database == "?":
             raise UsageError(f"the log does not say which database {table} is in",
                              "capture with --dsn (the sessions' schema is followed) or qualify the tables")
-        info = inspect_existing(conn, TableSpec(name=name, existing=name))
+        info = (infos or {}).get(name) or inspect_existing(conn, TableSpec(name=name, existing=name))
         d = info.to_dict()
         note = None
         table_rows = int(db.query_value(conn, "SELECT TABLE_ROWS FROM information_schema.TABLES WHERE "
@@ -357,3 +363,38 @@ def pools_of(pool_bytes: list[int], flavor: str, variables: dict, qps: float):
     from .pool import pool_model
 
     return [(b, pool_model(b, variables, flavor, qps)) for b in pool_bytes]
+
+
+class TraceModel:
+    """The model side of a replayed op trace (runner/replay.py's Model): the tables' geometry from
+    the server, the keys placed as predict() places them, and the replay's prediction block."""
+
+    def geometry(self, conn, names: list[str], infos: dict) -> dict[str, dict]:
+        return server_tables(conn, names, infos)
+
+    def plan(self, meta: dict, geometry: dict[str, dict]) -> Plan:
+        return Plan(meta, geometry)
+
+    def predictor(self, path, geometry: dict[str, dict], extra: dict):
+        """The prediction of the trace at the run's pool and rate (as `predict --trace`), as a run's
+        prediction block: per table (and index) and in total, each with its interval; `extra` kept."""
+        def predict_run(run: dict) -> dict:
+            from .pool import DEFAULTS
+
+            srv = run.get("server") or {}
+            flavor = srv.get("flavor") or "mariadb"
+            variables = {k: int(v) for k, v in (srv.get("variables") or {}).items()
+                         if k in DEFAULTS and str(v).isdigit()}
+            qps = float((run.get("result") or {}).get("qps") or 1000.0)  # old_blocks_time: the replay's own rate
+            doc = predict(path, geometry, pools_of([int(srv["innodb_buffer_pool_size"])], flavor, variables, qps),
+                          flavor)
+            p = doc["pools"][0]
+            return {"model": doc["model"], "pages_read": p["pages_read"], "reads_low": p["low"],
+                    "reads_high": p["high"], "system_pages_read": p["system_pages_read"],
+                    "read_requests": p["read_requests"], "hit_ratio": p["hit_ratio"],
+                    "capacity_pages": p["capacity_pages"], "pool_pages": p["pool_pages"], "qps": round(qps, 1),
+                    "operations_simulated": doc["simulated"], **extra,
+                    "tables": {name: {"pages_read": t["pages_read"], "reads_low": t["low"], "reads_high": t["high"],
+                                      "indexes": {i: {"pages_read": n} for i, n in t["indexes"].items()}}
+                               for name, t in p["tables"].items()}}
+        return predict_run

@@ -335,7 +335,8 @@ def shape_options(f):
     @click.option("--hot-ops", type=float, default=0.8, show_default=True,
                   help="--order hotspot: the fraction of the operations that go to the hot keys.")
     @click.option("--trace", "trace_path", default=None, metavar="FILE",
-                  help="Query the keys of FILE in its order (text, one per line, or `loadgen trace capture`).")
+                  help="Query the keys of FILE in its order (text, one per line, or `loadgen trace capture`); "
+                       "run: an op trace (capture without --table) is replayed on its own tables.")
     @functools.wraps(f)
     def wrapper(*args, stride, reps, order_seed, queries, zipf_theta, zipf_scramble, hot_fraction, hot_ops,
                 trace_path, **kwargs):

@@ -22,15 +22,29 @@ from .options import (RichReporter, check_default_out_dir,
                    "ycsb-a .. ycsb-f, sysbench-oltp-ro, sysbench-oltp-rw.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Result file. [default: reports/run-<order>-<time>.json]")
+@click.option("--allow-writes", is_flag=True,
+              help="--trace OPTRACE on --server dsn: replay the trace's inserts, updates and deletes on that server.")
 @server_options
 @dataset_options
 @workload_options
 @driver_options
-def run(variation, order, workload, out, server_spec, dataset_spec, shape, sample_interval_s, drive):
-    """Run one access order (or a --workload mix) against a cold buffer pool and write a result file.
+def run(variation, order, workload, out, allow_writes, server_spec, dataset_spec, shape, sample_interval_s, drive):
+    """Run one access order (or a --workload mix, or a whole server's op trace) against a cold buffer
+    pool and write a result file.
 
-    Example: loadgen run --variation B --pool 128M; loadgen run --workload ycsb-e --pool 16M --rows 300k
+    Example: loadgen run --variation B --pool 128M; loadgen run --workload ycsb-e --pool 16M --rows 300k;
+    loadgen run --server dsn --dsn URL --trace server.optrace
     """
+    if shape["trace"] is not None and workload is None:
+        from ..workload.optrace import is_op_trace
+
+        if is_op_trace(shape["trace"]):
+            from .replay import replay
+
+            replay(shape["trace"], out, allow_writes, server_spec, sample_interval_s, drive)
+            return
+    if allow_writes:
+        raise UsageError("--allow-writes goes with --trace OPTRACE (a whole server's op trace)")
     if workload is not None:
         from .mix import run_workload
 

@@ -87,6 +87,7 @@ def _print(doc: dict, meta: dict) -> None:
     rows = []
     for name in sorted(pools[0]["tables"]):
         rows.append([name] + [f"{p['tables'][name]['pages_read']:,}" for p in pools])
+        rows.append(["  interval"] + [f"{p['tables'][name]['low']:,}..{p['tables'][name]['high']:,}" for p in pools])
         for idx in sorted(pools[0]["tables"][name]["indexes"]):
             rows.append([f"  {idx}"] + [f"{p['tables'][name]['indexes'][idx]:,}" for p in pools])
     rows.append(["undo (system)"] + [f"{p['system_pages_read']:,}" for p in pools])

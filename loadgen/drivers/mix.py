@@ -70,19 +70,25 @@ class PythonMix:
 
     name = "python"
 
-    def __init__(self, plans: dict[int, list[Statement]], key_offsets: dict[int, int]):
+    def __init__(self, plans: dict[int, list[Statement]], key_offsets: dict[int, int], one_connection: bool = False):
         """plans: the statements of each stream of the sequence (index into spec.streams);
-        key_offsets: added to each stream's keys (an existing table whose keys start above 1)."""
+        key_offsets: added to each stream's keys (an existing table whose keys start above 1);
+        one_connection: every stream on one connection (a replayed trace's transactions)."""
         self.plans = plans
         self.key_offsets = key_offsets
+        self.one_connection = one_connection
         self.conns: dict[int, object] = {}
 
     def open(self, server, database: str | None) -> None:
+        shared = None
         for i, plan in self.plans.items():
-            conn = server.connect(database)
+            if self.one_connection:
+                shared = shared or server.connect(database)
+            conn = shared or server.connect(database)
             self.conns[i] = conn
             for st in plan:  # a statement the table cannot run fails here, before anything is measured
-                _explain(conn, st)
+                if st.explain:
+                    _explain(conn, st)
 
     def run(self, chunks, state: MixState, progress: Callable[[int], None] | None = None,
             stop: threading.Event | None = None) -> MixState:
@@ -139,7 +145,7 @@ class PythonMix:
 
     def close(self) -> None:
         conns, self.conns = self.conns, {}
-        for conn in conns.values():
+        for conn in {id(c): c for c in conns.values()}.values():
             close_quietly(conn)
 
 

@@ -157,19 +157,26 @@ def plan_statements(spec: MixSpec, tables: dict[str, TableInfo]) -> dict[int, li
 
 def measure(server, spec: MixSpec, data: MixDataset, tables: dict[str, TableInfo], plans, cold, out: Path,
             sample_interval_s: float, reporter: Reporter, driver: str, predict: Predict | None,
-            pipeline: int = 1) -> RunResult:
-    """Drive the mix with the sampler on; write the result; raise if it did not complete."""
+            pipeline: int = 1, sequence=None, offsets: dict[int, int] | None = None) -> RunResult:
+    """Drive the mix with the sampler on; write the result; raise if it did not complete.
+
+    sequence: the op chunks to run instead of the spec's generated ones, all on one connection
+    (a replayed op trace, runner/replay.py: its order and transactions as recorded); offsets:
+    each stream's key offset, when not its table's."""
     from ..drivers.mix import MixState, PythonMix, Scheduler, StreamStats
 
-    offsets = {i: tables[s.table].key_offset for i, s in enumerate(spec.streams)}
+    if offsets is None:
+        offsets = {i: tables[s.table].key_offset for i, s in enumerate(spec.streams)}
     mixed = {i: plans[i] for i in spec.mixed}
+    one = sequence is not None
     if driver == "native":
         from ..drivers.mixnative import NativeMix
 
-        loop = NativeMix(mixed, offsets, pipeline=pipeline)
+        loop = NativeMix(mixed, offsets, one_connection=one, pipeline=pipeline)
     else:
-        loop = PythonMix(mixed, offsets)
-    gen = opstream.Generator(spec)  # its checks (a trace's keys against the table) before any connection
+        loop = PythonMix(mixed, offsets, one_connection=one)
+    # the generator's checks (a trace's keys against the table) before any connection
+    chunks = sequence if one else opstream.Generator(spec).chunks()
     schedulers: list[Scheduler] = []
     state = MixState(streams=[StreamStats() for _ in spec.streams])
     sampler_conn = None
@@ -210,7 +217,7 @@ def measure(server, spec: MixSpec, data: MixDataset, tables: dict[str, TableInfo
     for sch in schedulers:
         sch.start(sampler.baseline.t_s)
     try:
-        loop.run(gen.chunks(), state, progress=lambda n: reporter.run_progress(n, sampler.latest_hit_ratio))
+        loop.run(chunks, state, progress=lambda n: reporter.run_progress(n, sampler.latest_hit_ratio))
     except KeyboardInterrupt:
         interrupted = True
     finally:

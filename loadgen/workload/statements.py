@@ -45,6 +45,7 @@ class Statement:
     sql: str
     params: tuple[int, ...]  # PARAM_* per placeholder, in order
     reads_rows: bool  # a SELECT: its rows are counted; else the rows it changed
+    explain: bool = True  # checked with EXPLAIN before the run (BEGIN and COMMIT are not)
 
     def text(self, key: int, end: int, op: int, raw: int | None = None) -> str:
         """The statement with its integers in (the python driver's text protocol)."""

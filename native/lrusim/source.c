@@ -63,6 +63,27 @@ static uint64_t leaf_of(const source_t *s, uint64_t id) {
     return k;
 }
 
+/* The leaves a point select on `id` (on `leaf`, whose first id is start, the next leaf's next_start)
+ * reads, in order: the first key of a leaf lands on the previous leaf's supremum (the PAGE_CUR_L
+ * descent) and steps on to its own, the last key reads on to the next leaf; *first == *second
+ * where it reads one leaf. (With starts strictly increasing, leaf_of(id - 1) != leaf is
+ * id == start, and leaf_of(id + 1) != leaf is id + 1 == next_start.) */
+static void point_leaves(const source_t *s, uint64_t id, uint64_t leaf, uint64_t start, uint64_t next_start,
+                         uint64_t *first, uint64_t *second) {
+    *first = *second = leaf;
+    if (leaf > 0 && id >= 2 && (s->cursor ? id == start : leaf_of(s, id - 1) != leaf))
+        *first = leaf - 1;
+    else if (leaf + 1 < s->leaf_pages && id < s->rows &&
+             (s->cursor ? id + 1 == next_start : leaf_of(s, id + 1) != leaf))
+        *second = leaf + 1;
+}
+
+uint64_t source_point_leaves(const source_t *s, uint64_t id, uint64_t *first, uint64_t *second) {
+    uint64_t leaf = leaf_of(s, id);
+    point_leaves(s, id, leaf, leaf_start(s, leaf), leaf_start(s, leaf + 1), first, second);
+    return leaf;
+}
+
 /* x / stride: the seed's stride 10 as a constant divisor (a multiply, not a division) */
 static inline uint64_t div_stride(const source_t *s, uint64_t x) {
     return s->stride == 10 ? x / 10 : s->stride == 1 ? x : x / s->stride;
@@ -131,13 +152,8 @@ int source_next(source_t *s, run_t *r) {
         r->pages[n++] = s->path[i];
     }
     uint64_t first = leaf, second = leaf;
-    /* (with starts strictly increasing, leaf_of(id - 1) != leaf is id == start, and
-     * leaf_of(id + 1) != leaf is id + 1 == next_start) */
-    if (s->moves && leaf > 0 && id >= 2 && (s->cursor ? id == start : leaf_of(s, id - 1) != leaf))
-        first = leaf - 1; /* first key of the leaf: lands on the previous leaf's supremum */
-    else if (s->moves && leaf + 1 < s->leaf_pages && id < s->rows &&
-             (s->cursor ? id + 1 == next_start : leaf_of(s, id + 1) != leaf))
-        second = leaf + 1; /* last key of the leaf: reads on to the next one */
+    if (s->moves)
+        point_leaves(s, id, leaf, start, next_start, &first, &second);
     r->stepped = -1;
     if (second != first)
         r->stepped = (int8_t)(first == leaf ? n + 1 : n);

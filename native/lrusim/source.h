@@ -93,4 +93,11 @@ int source_init_trace(source_t *s, const uint32_t *trace, uint64_t len, uint64_t
 /* The next run into r; 0 at the end. */
 int source_next(source_t *s, run_t *r);
 
+/* The leaves a point select on id (1..rows) of s's table reads, in the order it reads them, as
+ * source_next places them with moves: *first == *second where the select reads one leaf, else
+ * the step to the neighbouring leaf (a leaf's first key: the previous leaf, then its own; its
+ * last key: its own, then the next). Returns the id's own leaf, whose upper path the descent
+ * takes. For explicit key streams (native/keydist.c). */
+uint64_t source_point_leaves(const source_t *s, uint64_t id, uint64_t *first, uint64_t *second);
+
 #endif /* LOADGEN_LRUSIM_SOURCE_H */

@@ -1,6 +1,6 @@
 """Issue #10's accuracy target on a real MySQL 9.7 (the `loadgen/mysql:9.7` image, `--server
 docker`, server defaults: linear read-ahead on at threshold 56, innodb_lru_scan_depth 1024): the
-model's pages read within 3% (5% for A and 8% for B at 16M and 32M) of the measured
+model's pages read within 3% (5% for A at 32M, 8% for B at 16M and 32M) of the measured
 Innodb_pages_read, demand reads and read-ahead together, for both orders at 8M, 16M, 32M and
 64M on 200k rows (1,633 leaf pages, 1,700 pages:
 8M holds a quarter of the table, 16M 60%, 32M all of it but not beside the ~960 pages MySQL keeps
@@ -20,8 +20,12 @@ run now records the batches the server ran (buffer_pool.cleaner_batches, INNODB_
 every 20 ms) and its prediction replays them, with the run's own start-up pages: all eight points
 within 0.9% in this test's run; B at 16M within 4.0% in five runs of the CLI on a busy host (8 of
 10 A/B runs within 3%; docs/innodb.md has the table), but B at -4.6% (16M) and +5.6% (32M) in
-CI runs beside other work. All eight points: 3% at 8M and 64M; at 16M and 32M 5% for A (2.95% seen)
-and 8% for B, short of issue #20's 3%.
+CI runs beside other work. Issue #20's 3% at 16M: five CLI runs of each order on a shared host
+(docs/data/intervals-mysql-defaults.json, 200k rows, 16M, batches replayed) came out A -1.68% ..
++0.00%, B -1.50% .. +0.04%, every one inside its interval, so A at 16M is held to 3% like 8M and
+64M; B at 16M is not yet: this test's sweep once predicted it +10.9% (3,062 against 2,762 read)
+where the CLI runs' prediction was 2,758-2,786, so it keeps 8%; 32M (not re-measured) keeps 5%
+for A (2.95% seen) and 8% for B.
 
 Needs the docker engine and the MySQL image (found or built by test_docker_mysql's fixture); with
 LOADGEN_REQUIRE_DOCKER=1 either missing fails these tests.
@@ -69,15 +73,17 @@ def test_mysql_prediction_within_its_bound_and_interval(mysql_sweep):
         assert r["server"]["flavor"] == "mysql"
         assert pred["measured_reads"] == bp["pages_read"]  # held to pages read, not Innodb_buffer_pool_reads
         v, mib = r["workload"]["variation"], r["server"]["innodb_buffer_pool_size"] >> 20
-        # 3% at 8M and 64M, both orders; at 16M and 32M the page cleaner's batches decide what the
-        # second pass finds. Replayed from the run's record, B came out within 4.0% in ten runs on a
-        # quiet host, but -4.6% (16M) and +5.6% (32M) in CI runs beside other work: held to 8%
-        # there, short of issue #20's 3% (what a batch evicts is not all the model knows:
-        # docs/innodb.md); A to 5% (2.95% at most seen).
-        bound = 0.03 if mib in (8, 64) else 0.05 if v == "A" else 0.08
-        # The interval (replayed batches: no cleaner range, so only the calibrated margin, about
-        # 4.2% either side) is known to be too narrow for B at 16M/32M beside other work (the
-        # -4.6% and +5.6% above): widened there by 2% of the estimate.
+        # 3% at 8M and 64M, both orders, and A at 16M (five CLI runs within 1.7%, and 0.00% in this
+        # test's sweep; docs/data/intervals-mysql-defaults.json). B at 16M: five CLI runs within
+        # 1.5% with the batches replayed, but this test's sweep once predicted 3,062 against 2,762
+        # read (+10.9%; the CLI runs' prediction was 2,758-2,786, with ~259 start-up pages held;
+        # the prediction grows with them, the reads do not: docs/mysql-lab.md): held to 8% as
+        # before, short of issue #20's 3%. At 32M the page cleaner's batches decide what the
+        # second pass finds: B +5.6% in a CI run, 8%; A 5% (2.95% at most seen).
+        bound = 0.03 if mib in (8, 64) or (mib, v) == (16, "A") else 0.05 if v == "A" else 0.08
+        # The interval (replayed batches: no cleaner range, so only the calibrated margin) is known
+        # to be too narrow for B at 16M/32M beside other work (the +10.9% and +5.6% above):
+        # widened there by 2% of the estimate.
         widen = 0.02 if v == "B" and mib in (16, 32) else 0.0
         points.append(result_point(r, f"{v} at {mib}M", bound, widen))
     # with the misses a 95% interval makes (tests/accuracy.py): MySQL scans were covered 92-96%

@@ -141,10 +141,29 @@ def test_a_scaled_copys_prediction_spans_its_standard_error():
 
 
 def test_the_calibrated_floor_is_the_servers_own():
-    """bench_intervals --fit per server: MySQL's larger errors (scans to 4.6%, key streams to 6.2%)
+    """bench_intervals --fit per server: MySQL's larger errors (scans to 4.6%, key streams to 3.8%)
     widen only MySQL's intervals."""
     maria, mysql = model.pool_model(16 << 20, {}, "mariadb"), model.pool_model(16 << 20, {}, "mysql")
     assert intervals.floor_of(maria) == intervals.FLOOR_REL < intervals.FLOOR_REL_MYSQL == intervals.floor_of(mysql)
     w_maria = width(intervals.for_pool(10_000, maria, start_measured=True))
     w_mysql = width(intervals.for_pool(10_000, mysql, start_measured=True))
     assert w_mysql > w_maria
+
+
+def test_workloads_the_grid_does_not_hold_keep_the_wider_floor(monkeypatch):
+    """The floors are fitted on A/B and the random and zipfian key streams; a hotspot stream (like
+    a captured trace, mixes and secondary keys) keeps the wider floors of before, on either server:
+    with those set to 50%, only the hotspot stream's interval reaches that far."""
+    from loadgen.workload.orders import Workload
+
+    monkeypatch.setattr(intervals, "UNFITTED_FLOOR_REL", 0.5)
+    monkeypatch.setattr(intervals, "UNFITTED_FLOOR_REL_MYSQL", 0.5)
+    for flavor in ("mariadb", "mysql"):
+        pool = model.pool_model(16 << 20, {}, flavor)
+        assert intervals.floor_of(pool, fitted=False) == 0.5 > intervals.floor_of(pool)
+        for order, wide in (("zipfian", False), ("hotspot", True)):
+            at = keymodel.forecast_keys(Workload(order, 200_000, count=20_000, seed=1), G, 16 << 20,
+                                        flavor=flavor).at
+            assert (at.reads_high - at.reads >= 0.5 * at.reads) == wide, (flavor, order, at)
+        at = forecast.forecast("looped", 10, 2, G, 16 << 20, flavor=flavor).at
+        assert at.reads_high - at.reads < 0.5 * at.reads, (flavor, at)

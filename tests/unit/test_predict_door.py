@@ -31,7 +31,9 @@ def test_built_in_orders_get_the_workload_models_curve_and_exact_reads():
 
 def test_key_streams_get_the_key_model_and_say_read_ahead_is_left_out_on_mariadb():
     p = predict(run("run_A_mariadb.json", order="random", rows=200_000, stride=10, reps=2, seed=1, count=40_000))
-    assert p.reads == 37209 and p.curve is None
+    # the kernel's exact count: 37,209 before the key streams' leaf steps (688 selects on a leaf's first
+    # or last key read the neighbouring leaf too; at this pool most of those are reads)
+    assert p.reads == 37920 and p.curve is None
     assert p.note == "linear read-ahead is not modelled for key streams"
     assert not uses_workload_model("random") and uses_workload_model("looped")
 

@@ -1,0 +1,268 @@
+"""capture -> predict -> replay of traffic loadgen did not write (issue #22 item 2, the replay):
+sysbench's oltp_read_only on its own two tables from a cold pool (a restart), the general log
+captured whole (`trace capture --dsn`), predicted (`predict --trace --dsn`), then replayed with
+`run --server dsn --trace` from a cold pool: the replay reads what sysbench read (within 5%) and
+the prediction of the replay, in its result, is held to the replay (tests/accuracy.py, 5%).
+MariaDB 10.11 local and MySQL 9.7 in docker; figures in docs/capture.md ("Validation").
+"""
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import tarfile
+
+import pytest
+
+from ..accuracy import Point, check
+from ..conftest import require, run_loadgen
+from .test_foreign_traffic import _pages_read, _sql, _sysbench
+
+ROWS = 50_000  # 686 leaves a table: two do not fit 16M
+TABLES = 2
+EVENTS = 1_000
+POOL_MIB = 16
+BOUND_PCT = 5.0
+
+
+@pytest.fixture(scope="module")
+def mariadb_sbtest(mysqld_binary, session_dir):
+    """A mariadbd of our own with performance_schema (each table's reads), sysbench's two tables."""
+    from loadgen.servers.local import LocalServer
+
+    if shutil.which("sysbench") is None:
+        require("LOADGEN_REQUIRE_MYSQLD", "no sysbench", "install it (make deps)")
+    server = LocalServer(session_dir / "replay-server", POOL_MIB << 20, mysqld=mysqld_binary,
+                         options={"performance_schema": "ON"})
+    server.start()
+    try:
+        _prepare(server)
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def mysql_sbtest(mysql_image):
+    from loadgen.servers import ServerSpec
+    from loadgen.servers.docker import DockerServer
+
+    if shutil.which("sysbench") is None:
+        require("LOADGEN_REQUIRE_DOCKER", "no sysbench", "install it (make deps)")
+    server = DockerServer(ServerSpec(provider="docker", image=mysql_image, pool_bytes=POOL_MIB << 20))
+    server.start()
+    try:
+        _prepare(server)
+        yield server
+    finally:
+        server.stop()
+
+
+def _prepare(server) -> None:
+    _sql(server, "CREATE DATABASE sbtest")
+    _sysbench(server, "prepare", f"--table-size={ROWS}", script="oltp_read_only", tables=TABLES)
+    _sql(server, *(f"ANALYZE TABLE sbtest.sbtest{i}" for i in range(1, TABLES + 1)))
+
+
+def _dsn(server) -> tuple[str, dict]:
+    ep = server.endpoint  # after a restart: a local server may come back on another port
+    return f"mysql://root@127.0.0.1:{ep.port}/", {"LOADGEN_PASSWORD": ep.password}
+
+
+def _capture(server, tmp_path) -> tuple[int, object]:
+    """(pages sysbench read from a cold pool, the op trace of its general log)."""
+    docker = server.provider == "docker"
+    log = "/tmp/general-replay.log" if docker else str(server.files_dir / "general-replay.log")
+    server.set_pool(POOL_MIB << 20)
+    server.restart_cold()
+    before = _pages_read(server)
+    _sql(server, f"SET GLOBAL general_log_file = '{log}'", "SET GLOBAL general_log = ON")
+    _sysbench(server, "run", f"--table-size={ROWS}", f"--events={EVENTS}", "--time=0", "--threads=1",
+              "--rand-seed=1", "--rand-type=uniform", script="oltp_read_only", tables=TABLES)
+    _sql(server, "SET GLOBAL general_log = OFF")
+    original = _pages_read(server) - before
+    if docker:
+        stream, _ = server.container.get_archive(log)
+        with tarfile.open(fileobj=io.BytesIO(b"".join(stream))) as tar:
+            local = tmp_path / "general.log"
+            local.write_bytes(tar.extractfile(tar.getmembers()[0]).read())
+        log = str(local)
+    dsn, env = _dsn(server)
+    trace = tmp_path / "sysbench.optrace"
+    res = run_loadgen("trace", "capture", "--general-log", log, "--dsn", dsn, "-o", str(trace), env=env)
+    assert res.returncode == 0, res.stderr[-2000:]
+    return original, trace
+
+
+def _check(server, tmp_path) -> None:
+    original, trace = _capture(server, tmp_path)
+    dsn, env = _dsn(server)
+    pred = run_loadgen("predict", "--trace", str(trace), "--dsn", dsn, "--pool", f"{POOL_MIB}M", "--format", "json",
+                       env=env)
+    assert pred.returncode == 0, pred.stderr[-2000:]
+    predicted = json.loads(pred.stdout)["pools"][0]
+    for t in predicted["tables"].values():
+        assert t["low"] <= t["pages_read"] <= t["high"], t
+    server.restart_cold()  # as the other dsn replays: a restart, then the replay's own resize
+    dsn, env = _dsn(server)
+    out = tmp_path / "replay.json"
+    res = run_loadgen("run", "--server", "dsn", "--dsn", dsn, "--trace", str(trace), "--out", str(out), env=env)
+    assert res.returncode == 0, res.stderr[-3000:]
+    assert "tables: pages read, replayed and predicted" in res.stdout and "sbtest.sbtest2" in res.stdout
+    doc = json.loads(out.read_text())
+    assert doc["complete"] and doc["workload"]["queries"] == EVENTS * 14  # oltp_read_only: 14 statements an event
+    replayed = doc["buffer_pool"]["pages_read"]
+    p = doc["prediction"]
+    figures = (f"{server.flavor.name} at {POOL_MIB}M: sysbench read {original:,}, the replay {replayed:,}, "
+               f"predicted {p['pages_read']:,} (predict --trace {predicted['pages_read']:,})")
+    print(figures)
+    assert original > 1_000, figures  # the run really read from disk
+    assert abs(replayed - original) <= original * BOUND_PCT / 100, figures
+    # each table's pages read from its file, the prediction beside it with its error
+    for name in (f"sbtest.sbtest{i}" for i in range(1, TABLES + 1)):
+        got = doc["buffer_pool"]["tables"][name]["file_pages_read"]
+        assert got > 0 and p["tables"][name]["measured_pages_read"] == got, (name, p["tables"][name])
+        assert p["tables"][name]["reads_low"] <= p["tables"][name]["pages_read"] <= p["tables"][name]["reads_high"]
+    assert p["replay"]["not_replayed"] == {} and p["error_pct"] is not None
+    check([Point(f"{figures}: the replay", replayed, p["pages_read"], p["reads_low"], p["reads_high"],
+                 BOUND_PCT / 100)])
+
+
+@pytest.mark.mysqld
+def test_sysbench_captured_predicted_and_replayed_on_mariadb(mariadb_sbtest, tmp_path):
+    _check(mariadb_sbtest, tmp_path)
+
+
+@pytest.mark.docker
+def test_sysbench_captured_predicted_and_replayed_on_mysql(mysql_sbtest, tmp_path):
+    _check(mysql_sbtest, tmp_path)
+
+
+@pytest.mark.mysqld
+def test_a_table_not_on_the_server_is_one_line_before_the_pool_is_touched(mariadb_sbtest, tmp_path):
+    """A trace naming a table the server does not have: exit 2, one line, the pool as it was."""
+    from loadgen.workload import optrace as ot
+
+    w = ot.Writer(tmp_path / "other.optrace")
+    w.add(ot.POINT, w.tree("sbtest.sbtest9", "PRIMARY"), 5)
+    w.add(ot.POINT, w.tree("sbtest.sbtest1", "PRIMARY"), 5)
+    w.close({"tables": {}, "statements": 2})
+    dsn, env = _dsn(mariadb_sbtest)
+    res = run_loadgen("run", "--server", "dsn", "--dsn", dsn, "--trace", str(tmp_path / "other.optrace"),
+                      "--out", str(tmp_path / "r.json"), env=env)
+    assert res.returncode == 2 and "sbtest.sbtest9" in res.stderr and "Traceback" not in res.stderr, res.stderr
+    assert not (tmp_path / "r.json").exists()
+    conn = mariadb_sbtest.connect()
+    try:
+        from loadgen import db
+
+        assert int(db.query_value(conn, "SELECT @@innodb_buffer_pool_size")) == POOL_MIB << 20
+    finally:
+        conn.close()
+
+
+def _point_trace(path, n: int = 200_000):
+    """n point reads on sbtest1 at keys spread over the table: a replay of a minute or more."""
+    import numpy as np
+
+    from loadgen.workload import optrace as ot
+
+    w = ot.Writer(path)
+    tree = w.tree("sbtest.sbtest1", "PRIMARY")
+    for k in (np.arange(n, dtype=np.int64) * 7919) % ROWS + 1:
+        w.add(ot.POINT, tree, int(k))
+    w.close({"tables": {"sbtest.sbtest1": {"primary_key": ["id"], "indexes": {"k_1": ["k"]}}}, "statements": n})
+    return path
+
+
+@pytest.mark.mysqld
+@pytest.mark.parametrize("when", ["cold start", "replay"])
+def test_ctrl_c_gives_the_pool_back_and_leaves_no_half_made_result(mariadb_sbtest, tmp_path, when):
+    """SIGINT while the pool is shrunk for the cold start (servers/shield.py: the pool is given back
+    first) or while the trace runs: exit 130, the server's pool as it was, and the result file
+    either absent or whole JSON marked incomplete (a partial run, docs/results.md)."""
+    import signal
+    import subprocess
+    import time
+
+    from loadgen import db
+
+    from ..conftest import loadgen_cmd
+
+    server = mariadb_sbtest
+    server.set_pool(POOL_MIB << 20)
+    trace = _point_trace(tmp_path / "points.optrace")
+    dsn, env = _dsn(server)
+    out = tmp_path / "r.json"
+    import os
+
+    proc = subprocess.Popen(loadgen_cmd("run", "--server", "dsn", "--dsn", dsn, "--trace", str(trace), "--out",
+                                        str(out)), env={**os.environ, **env}, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    conn = server.connect()
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None:
+            if when == "cold start":
+                hit = int(db.query_value(conn, "SELECT @@GLOBAL.innodb_buffer_pool_size")) < POOL_MIB << 20
+            else:
+                hit = bool(db.query_value(conn, "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE INFO LIKE "
+                                                "'SELECT * FROM `sbtest`.`sbtest1` WHERE `id` =%%'"))  # the replay's
+            if hit:
+                break
+            time.sleep(0.01)
+        if when == "replay":
+            time.sleep(1.0)  # well inside the run
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 130, err[-2000:]
+        assert "Traceback" not in err, err
+        assert int(db.query_value(conn, "SELECT @@GLOBAL.innodb_buffer_pool_size")) == POOL_MIB << 20, err
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        conn.close()
+    if out.exists():
+        doc = json.loads(out.read_text())
+        assert doc["complete"] is False and doc["incomplete_reason"] == "interrupted", doc["incomplete_reason"]
+        assert 0 < doc["result"]["ops"] < 200_000
+    else:
+        assert when == "cold start", err
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".r.json")]  # no temporary left
+
+
+@pytest.mark.mysqld
+def test_writes_are_replayed_in_their_transactions_only_when_allowed(mariadb_sbtest, tmp_path):
+    """sysbench oltp_read_write (BEGIN .. COMMIT around each event's writes): refused on --dsn
+    without --allow-writes (exit 2, nothing run); with it, over the python driver's one
+    connection, every event's writes inside one BEGIN .. COMMIT and none fails. (Last in this
+    file: it changes the tables.)"""
+    server = mariadb_sbtest
+    events = 200
+    log = str(server.files_dir / "general-rw.log")
+    server.restart_cold()
+    _sql(server, f"SET GLOBAL general_log_file = '{log}'", "SET GLOBAL general_log = ON")
+    _sysbench(server, "run", f"--table-size={ROWS}", f"--events={events}", "--time=0", "--threads=1",
+              "--rand-seed=1", script="oltp_read_write", tables=TABLES)
+    _sql(server, "SET GLOBAL general_log = OFF")
+    dsn, env = _dsn(server)
+    trace = tmp_path / "rw.optrace"
+    res = run_loadgen("trace", "capture", "--general-log", log, "--dsn", dsn, "-o", str(trace), env=env)
+    assert res.returncode == 0, res.stderr[-2000:]
+    out = tmp_path / "rw.json"
+    args = ("run", "--server", "dsn", "--dsn", dsn, "--trace", str(trace), "--out", str(out), "--driver", "python")
+    refused = run_loadgen(*args, env=env)
+    assert refused.returncode == 2 and "--allow-writes" in refused.stderr and not out.exists(), refused.stderr
+    res = run_loadgen(*args, "--allow-writes", env=env)
+    assert res.returncode == 0, res.stderr[-3000:]
+    doc = json.loads(out.read_text())
+    streams = doc["result"]["streams"]
+    assert streams["transaction begin"]["ops"] == streams["transaction commit"]["ops"] == events
+    summary = doc["prediction"]["replay"]
+    assert summary["transactions"] == events and summary["cut_transactions"] == 0
+    assert all(s["errors"] == 0 for s in streams.values()), {n: s.get("first_error") for n, s in streams.items()}
+    assert doc["result"]["driver"] == "python" and doc["complete"]
+    ops = {s["op"] for s in streams.values()}
+    assert {"update", "delete", "insert", "read", "range"} <= ops, ops
+    tables = doc["buffer_pool"]["tables"].values()  # the rows the server says each table changed
+    assert sum(t["rows_updated"] for t in tables) >= 2 * events and sum(t["rows_deleted"] for t in tables) >= events

@@ -1,0 +1,176 @@
+"""The replay of an op trace (loadgen/runner/replay.py) without a server: the sequence in the recorded
+order with its transactions, what it cannot run counted by reason, and hostile traces refused
+with one line (exit 2) before anything starts."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from loadgen.analysis.tracemodel import Plan
+from loadgen.runner import replay
+from loadgen.errors import UsageError
+from loadgen.seeding.mixseed import IndexInfo, TableInfo
+from loadgen.workload import opcapture, optrace as ot
+
+from ..conftest import run_loadgen
+from .test_opcapture import LOG, SCHEMAS
+
+ROWS = 10_000
+
+
+def _infos() -> dict:
+    return {"sbtest.sbtest1": TableInfo(
+        name="sbtest.sbtest1", database="sbtest", table="sbtest1", rows=ROWS, key_column="id", key_offset=0,
+        existing=True, leaf_pages=140, height=2, columns={"id": "INT", "k": "INT", "c": "CHAR", "pad": "CHAR"},
+        column_lengths={"c": 120, "pad": 60}, primary_key=["id"], indexes={"k_1": IndexInfo("k_1", ["k"], 20)})}
+
+
+def _geometry() -> dict:
+    return {"sbtest.sbtest1": {"rows": ROWS, "leaf_pages": 140, "height": 2, "key_offset": 0,
+                               "indexes": {"k_1": {"leaf_pages": 20, "height": 2, "columns": ["k"]}}}}
+
+
+def _trace(tmp_path, text: str = LOG):
+    log = tmp_path / "general.log"
+    log.write_text(text)
+    out = tmp_path / "t.optrace"
+    opcapture.run(log, "general", SCHEMAS, out)
+    return out
+
+
+def _ops(seq) -> list[tuple[str, int]]:
+    return [(seq.spec.streams[s].op, int(k)) for s, k in zip(seq.stream, seq.key)]
+
+
+def test_the_sequence_is_the_recorded_order_with_its_transaction(tmp_path):
+    out = _trace(tmp_path)
+    meta, kinds = replay.check_trace(out)
+    assert kinds == {"point": 1, "update": 1, "delete": 1, "range": 1, "insert": 1} and replay.writes_of(kinds) == 3
+    seq = replay.build(out, Plan(meta, _geometry()), _infos(), "trace t")
+    # the point, then BEGIN, the update and the delete of one transaction, COMMIT; the range; the
+    # AUTO_INCREMENT insert (a transaction of its own: no BEGIN) past the table's last key
+    assert _ops(seq) == [("read", 2423), ("begin", 1), ("update", 5), ("delete", 6), ("commit", 1), ("range", 1),
+                         ("insert", ROWS + 1)]
+    assert seq.transactions == 1 and seq.cut_transactions == 0 and not seq.not_replayed
+    assert seq.length[seq.stream == next(i for i, s in enumerate(seq.spec.streams) if s.op == "range")][0] == 10
+    update = next(s for s in seq.spec.streams if s.op == "update")
+    assert update.column == "k"  # k=k+1 set k_1's column: the replay sets it too
+    assert [st.sql for st in seq.plans[next(i for i, s in enumerate(seq.spec.streams) if s.op == "begin")]] == \
+        ["BEGIN"]
+    assert abs(sum(s.share for s in seq.spec.streams) - 1.0) < 1e-9
+    assert sum(len(c) for c in seq.chunks()) == seq.operations == seq.spec.operations == 7
+
+
+def test_an_update_of_no_index_sets_a_column_in_none(tmp_path):
+    text = LOG.replace("UPDATE sbtest1 SET k=k+1 WHERE id=5", "UPDATE sbtest1 SET c='x' WHERE id=5")
+    out = _trace(tmp_path, text)
+    meta, _ = replay.check_trace(out)
+    seq = replay.build(out, Plan(meta, _geometry()), _infos(), "trace t")
+    assert next(s for s in seq.spec.streams if s.op == "update").column == "c"
+
+
+def test_interleaved_transactions_are_cut_and_counted(tmp_path):
+    """Two sessions' transactions whose writes interleave: on one connection each run of one
+    transaction's writes is its own BEGIN..COMMIT, and the cut is counted."""
+    text = LOG + ("\t\t     9 Query\tBEGIN\n\t\t     10 Query\tBEGIN\n"
+                  "\t\t     9 Query\tUPDATE sbtest.sbtest1 SET c='a' WHERE id=20\n"
+                  "\t\t     10 Query\tUPDATE sbtest.sbtest1 SET c='a' WHERE id=30\n"
+                  "\t\t     9 Query\tUPDATE sbtest.sbtest1 SET c='b' WHERE id=21\n"
+                  "\t\t     9 Query\tCOMMIT\n\t\t     10 Query\tDELETE FROM sbtest.sbtest1 WHERE id=31\n"
+                  "\t\t     10 Query\tCOMMIT\n")
+    out = _trace(tmp_path, text)
+    meta, _ = replay.check_trace(out)
+    seq = replay.build(out, Plan(meta, _geometry()), _infos(), "trace t")
+    assert _ops(seq)[-12:] == [("begin", 1), ("update", 20), ("commit", 1), ("begin", 1), ("update", 30),
+                               ("commit", 1), ("begin", 1), ("update", 21), ("commit", 1), ("begin", 1),
+                               ("delete", 31), ("commit", 1)]
+    ops = _ops(seq)
+    assert ops.count(("begin", 1)) == ops.count(("commit", 1)) == seq.transactions == 5
+    assert seq.cut_transactions == 2
+    # every BEGIN is closed before the next one
+    depth = 0
+    for op, _ in ops:
+        depth += {"begin": 1, "commit": -1}.get(op, 0)
+        assert depth in (0, 1)
+    assert depth == 0
+
+
+def test_what_cannot_be_replayed_is_counted_by_reason(tmp_path):
+    """A key outside the table (not placed by the model either) and an index the table does not
+    have are named with their counts, never dropped silently."""
+    text = LOG + "\t\t     8 Query\tSELECT c FROM sbtest.sbtest1 WHERE id=999999\n"
+    out = _trace(tmp_path, text)
+    meta, _ = replay.check_trace(out)
+    seq = replay.build(out, Plan(meta, _geometry()), _infos(), "trace t")
+    assert seq.not_replayed == {"outside the table's keys (not placed by the model either)": 1}
+    infos = _infos()
+    infos["sbtest.sbtest1"].columns = {"id": "INT", "k": "INT"}  # every column indexed: no update of c
+    text = LOG.replace("UPDATE sbtest1 SET k=k+1 WHERE id=5", "UPDATE sbtest1 SET c='x' WHERE id=5")
+    out = _trace(tmp_path, text)
+    meta, _ = replay.check_trace(out)
+    seq = replay.build(out, Plan(meta, _geometry()), infos, "trace t")
+    [(why, n)] = seq.not_replayed.items()
+    assert n == 1 and "update" in why and "every column is in an index" in why
+    assert "update" not in [s.op for s in seq.spec.streams]
+
+
+def test_hostile_traces_are_one_line_exit_2_before_anything_starts(tmp_path):
+    """Malformed, damaged, 10 GB (a sparse file: refused by its size, never read), writes on a
+    --dsn server without --allow-writes: one line, exit 2; the --dsn is never dialled (port 9
+    answers nothing)."""
+    good = _trace(tmp_path)
+    data = good.read_bytes()
+    cases = {}
+    (tmp_path / "garbage.optrace").write_bytes(ot.MAGIC + b"\xff" * 200)
+    cases["garbage.optrace"] = "op trace"
+    (tmp_path / "cut.optrace").write_bytes(data[:-7])
+    cases["cut.optrace"] = "truncated"
+    kind = bytearray(data)
+    kind[len(data) - ot.RECORD.itemsize] = 99  # the last record's kind: none the format has
+    (tmp_path / "kind.optrace").write_bytes(bytes(kind))
+    cases["kind.optrace"] = "kind"
+    with open(tmp_path / "huge.optrace", "wb") as f:
+        f.write(data[:64])
+        f.truncate(10 << 30)
+    cases["huge.optrace"] = "10.0 GiB"
+    dsn = ["--server", "dsn", "--dsn", "mysql://loadgen@127.0.0.1:9/"]
+    for name, said in cases.items():
+        res = run_loadgen("run", *dsn, "--trace", str(tmp_path / name), "--out", str(tmp_path / "r.json"))
+        assert res.returncode == 2 and said in res.stderr, (name, res.stderr)
+        assert "Traceback" not in res.stderr and len(res.stderr.strip().splitlines()) == 1, res.stderr
+    res = run_loadgen("run", *dsn, "--trace", str(good), "--out", str(tmp_path / "r.json"))
+    assert res.returncode == 2 and "--allow-writes" in res.stderr and "3 inserts" in res.stderr, res.stderr
+    res = run_loadgen("run", *dsn, "--trace", str(good), "--order", "random")
+    assert res.returncode == 2 and "--order does not go with an op trace" in res.stderr, res.stderr
+    res = run_loadgen("run", "--variation", "A", "--allow-writes")
+    assert res.returncode == 2 and "--allow-writes goes with --trace" in res.stderr, res.stderr
+    assert not (tmp_path / "r.json").exists()
+
+
+def test_the_size_caps_are_checked_before_the_records(tmp_path, monkeypatch):
+    out = _trace(tmp_path)
+    monkeypatch.setattr(replay, "MAX_REPLAY_OPS", 4)
+    with pytest.raises(UsageError, match="holds 5 operations"):
+        replay.check_trace(out)
+
+
+def test_predict_trace_gives_each_table_its_interval(tmp_path):
+    from loadgen.analysis import tracemodel
+
+    out = _trace(tmp_path)
+    doc = tracemodel.predict(out, _geometry(), tracemodel.pools_of([8 << 20], "mariadb", {}, 1000.0))
+    t = doc["pools"][0]["tables"]["sbtest.sbtest1"]
+    assert t["low"] <= t["pages_read"] <= t["high"] and t["low"] < t["high"]
+    assert np.isfinite(t["low"])
+
+
+def test_an_operation_the_replay_has_no_statement_for_is_counted(tmp_path, monkeypatch):
+    """A kind the model places but the replay cannot run (a new capture kind) is named and
+    counted with its operations, the rest replayed."""
+    monkeypatch.setattr(replay, "REPLAYED_OPS", {k: v for k, v in replay.REPLAYED_OPS.items() if k != "range"})
+    out = _trace(tmp_path)
+    meta, _ = replay.check_trace(out)
+    seq = replay.build(out, Plan(meta, _geometry()), _infos(), "trace t")
+    [(why, n)] = seq.not_replayed.items()
+    assert n == 1 and "no statement for range" in why
+    assert "range" not in [s.op for s in seq.spec.streams] and seq.operations == 6
