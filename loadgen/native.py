@@ -5,8 +5,9 @@ What the C core holds (native/), and what here faces it:
                 stacks, the mix kernel: lrusim_innodb, lrusim_curve, lrusim_mix, lrusim_mattson and
                 the constants Python must not restate (lrusim_constants); mixsim.c is the mix
                 kernel's Python glue
-  querydrv.c, pipeline.c, mixdrv.c
-                the query loops of the native drivers: their handles, through extension() (drivers/)
+  querydrv.c, pipeline.c, mixdrv.c (mixconn.c, mixpipe.c; wire.c, plreader.c)
+                the query loops of the native drivers: their handles, through extension() (drivers/);
+                pipeline_max_depth (--pipeline's bound)
   rowgen.c, tablegen.c, permute.c, keydist.c
                 fast paths of loops with a pure-Python twin: rowgen_lines, tablegen_lines,
                 permute_fill, keydist_fill, keys_to_pages (None without the extension)
@@ -104,6 +105,12 @@ def extension():
     """The extension module itself, for the drivers' query handles (drivers/native.py,
     drivers/mixnative.py); LoadgenError with how to build it when it is missing."""
     return _load()
+
+
+def pipeline_max_depth() -> int:
+    """The most statements the pipelined drivers keep in flight on one connection (--pipeline's
+    upper bound): native/pipeline.h's PL_MAX_DEPTH, exported as PIPELINE_MAX_DEPTH."""
+    return _load().PIPELINE_MAX_DEPTH
 
 
 def extension_path() -> str:
@@ -364,6 +371,24 @@ def lrusim_curve(trace, workload: tuple | None, n_pages: int, leaf_pages: int, o
     histogram of the trace without leaf steps."""
     return _load().lrusim_curve(trace, workload, n_pages, leaf_pages, old_pct, old_time_ms, ms_per_query,
                                 ra_threshold, pools, ra_rule, plain_lru)
+
+
+class MixFlags(NamedTuple):
+    """The flag bits of a mix trace's references (native/lrusim/mix.h MIX_*, lrusim_mix's flags):
+    a step to the next leaf, a write, an operation's first reference, a page the operation
+    creates."""
+
+    move: int
+    write: int
+    op: int
+    new: int
+
+
+@functools.cache
+def mix_flags() -> MixFlags:
+    """The mix kernel's flag bits, read from the extension (module constants MIX_<NAME>)."""
+    ext = _load()
+    return MixFlags(*(getattr(ext, f"MIX_{name.upper()}") for name in MixFlags._fields))
 
 
 class MixSim(NamedTuple):

@@ -5,8 +5,10 @@
  * experiments (memory.c over memcore.c), the buffer-pool simulator (lrusim.c
  * over the kernel in lrusim/), the key distributions (keydist.c), the seeding
  * row generator (rowgen.c) and the user tables' one (tablegen.c), the random
- * order's permutation (permute.c), and the native query driver (querydrv.c,
- * pipeline.c). loadgen/native.py is its only door.
+ * order's permutation (permute.c), the native query driver (querydrv.c,
+ * pipeline.c) and the mix's (mixdrv.c over mixconn.c and mixpipe.c; both
+ * pipelined loops over wire.c and plreader.c). loadgen/native.py is its only
+ * door.
  *
  * To add a topic: write native/<topic>.c and native/<topic>.h (declaring a
  * LOADGEN_<TOPIC>_METHODS macro and, if it needs constants, an exec
@@ -58,6 +60,10 @@ static int loadgen_native_exec(PyObject *module) {
     if (loadgen_querydrv_exec(module) < 0)
         return -1;
     if (loadgen_pipeline_exec(module) < 0)
+        return -1;
+    if (loadgen_mixsim_exec(module) < 0)
+        return -1;
+    if (loadgen_mixdrv_exec(module) < 0)
         return -1;
     loadgen_debug("module executed");
     return 0;

@@ -1,9 +1,13 @@
-/* Python bindings for the native driver of a mix (mixdrv.c): several connections, one per
- * stream, each with its prepared statements, run in the op sequence's order. */
+/* Python bindings for the native driver of a mix (mixdrv.c over mixconn.c and mixpipe.c): several
+ * connections, one per stream, each with its prepared statements, run in the op sequence's order. */
 #ifndef LOADGEN_MIXDRV_H
 #define LOADGEN_MIXDRV_H
 
 #include "native.h"
+
+/* The parameter codes (MIX_PARAM_KEY, _END, _OP, _RAW: mixconn.h) as module constants, which
+ * loadgen/drivers/mixnative.py checks against workload/statements.py's before it uses the driver. */
+int loadgen_mixdrv_exec(PyObject *module);
 
 #ifdef LOADGEN_HAVE_MYSQL
 PyObject *loadgen_mix_open(PyObject *self, PyObject *args);

@@ -71,3 +71,12 @@ PyObject *loadgen_lrusim_mix(PyObject *self, PyObject *args) {
                          (unsigned long long)out.dirty_evicted, (unsigned long long)out.dirty_at_end,
                          (unsigned long long)out.filler_reads, per_page);
 }
+
+int loadgen_mixsim_exec(PyObject *module) {
+    if (PyModule_AddIntConstant(module, "MIX_MOVE", MIX_MOVE) < 0 ||
+        PyModule_AddIntConstant(module, "MIX_WRITE", MIX_WRITE) < 0 ||
+        PyModule_AddIntConstant(module, "MIX_OP", MIX_OP) < 0 ||
+        PyModule_AddIntConstant(module, "MIX_NEW", MIX_NEW) < 0)
+        return -1;
+    return 0;
+}

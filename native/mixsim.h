@@ -10,6 +10,9 @@
 
 PyObject *loadgen_lrusim_mix(PyObject *self, PyObject *args);
 
+/* The flag bits of a reference (MIX_MOVE, MIX_WRITE, MIX_OP, MIX_NEW) as module constants. */
+int loadgen_mixsim_exec(PyObject *module);
+
 /* clang-format off */
 #define LOADGEN_MIXSIM_METHODS                                                                                \
     {"lrusim_mix", loadgen_lrusim_mix, METH_VARARGS,                                                          \

@@ -1,7 +1,7 @@
 /*
  * pipeline: `--pipeline N` for the native driver. libmariadb connects and prepares the statement;
- * then COM_STMT_EXECUTE packets go back to back on the connection's own socket, up to N in
- * flight, and a small reader (pl_read) takes the responses apart in order. See pipeline.c.
+ * then COM_STMT_EXECUTE packets go back to back on the connection's own socket (wire.h), up to N
+ * in flight, and the reader (plreader.h) takes the responses apart in order. See pipeline.c.
  */
 #ifndef LOADGEN_PIPELINE_H
 #define LOADGEN_PIPELINE_H
@@ -11,35 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PL_MAX_COLUMNS 16
-#define PL_MESSAGE_BYTES 512
+#include "plreader.h"
 
-/* The wire-protocol reader: fed whole packets, keeps its place between calls. */
-typedef struct {
-    int deprecate_eof;             /* CLIENT_DEPRECATE_EOF negotiated: OK ends a result set */
-    int verify;                    /* fold every value into digest */
-    unsigned columns;              /* from COM_STMT_PREPARE */
-    uint8_t types[PL_MAX_COLUMNS]; /* MYSQL_TYPE_* of each result column */
-    uint8_t is_unsigned[PL_MAX_COLUMNS];
-    uint64_t digest; /* FNV-1a as querydrv.c's verify mode computes it */
-    /* where the current response stands */
-    int phase;
-    unsigned defs_left;
-    uint8_t seq; /* sequence id the next packet must carry */
-    uint64_t rows;
-} pl_reader_t;
-
-typedef struct {
-    uint64_t rows;
-    unsigned err; /* server error number, 0 for success */
-    char message[PL_MESSAGE_BYTES];
-} pl_response_t;
-
-void pl_reader_init(pl_reader_t *r, int deprecate_eof, int verify, unsigned columns, const uint8_t *types,
-                    const uint8_t *is_unsigned);
-/* 1: a response is complete (in *resp); 0: needs more bytes; -1: protocol error (resp->message).
- * *used is the bytes of whole packets consumed, in every case. */
-int pl_read(pl_reader_t *r, const uint8_t *buf, size_t len, size_t *used, pl_response_t *resp);
+#define PL_MAX_DEPTH 4096 /* statements in flight at most (PIPELINE_MAX_DEPTH to Python; mixdrv.c's too) */
 
 int loadgen_pipeline_exec(PyObject *module);
 

@@ -13,10 +13,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import native
 from ..errors import UsageError
 from .geometry import DEFAULT_FANOUT, Geometry, leaf_jitter
 
-MOVE, WRITE, OP, NEW = 1, 2, 4, 8  # native/lrusim/mix.h's MIX_* flags
+MOVE, WRITE, OP, NEW = native.mix_flags()  # a reference's flags for the kernel (native/lrusim/mix.h)
 PRIMARY = "PRIMARY"
 MAX_REFS = 50_000_000  # 5 bytes each, held twice while joined: 500 MB at most
 # A full scan reads a leaf's rows over several row_search_mvcc calls (one row, then the fetch

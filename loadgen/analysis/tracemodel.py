@@ -21,13 +21,13 @@ from ..errors import UsageError
 from ..workload import optrace as ot
 from . import mixmodel as mm
 from . import mixpages as mp
-from .geometry import estimate_geometry
 from .undomodel import ROLLBACK_SEGMENTS
 
 MODEL = "innodb-lru-mix-trace"
 # mix op of each trace kind (INSERT: "insert" at the end, INSERT_AT inside the table)
 _OPS = {ot.POINT: "read", ot.RANGE: "range", ot.SCAN: "scan", ot.UPDATE: "update", ot.DELETE: "delete"}
 INSERT_AT = "insert-at"
+RANGE_SECONDARY = "range-secondary"  # a secondary index's entries, then each one's row
 I64_MAX = (1 << 63) - 1
 
 
@@ -73,18 +73,35 @@ class Mapper(mm.Mapper):
 
     def op_refs(self, stream: int, key: np.ndarray, length: np.ndarray) -> mp.Refs:
         s = self.spec.streams[stream]
+        if s.op == RANGE_SECONDARY:
+            return self._secondary_range(s, key, length)
         if s.op != INSERT_AT:
             return super().op_refs(stream, key, length)
         tree = self.space.tree_of(s.table, None)
         parts = [mp.walks(tree, *tree.span(key, key))]
         p, f = mp.point_refs(tree, tree.leaf_of_key(key), first=False, write=True)
         ps, fs = [p], [f]
-        for sec in self.space.secondaries(s.table):
-            p, f = mp.point_refs(sec, sec.entry_leaf(key, 1), first=False, write=True)
+        for sec in self.space.secondaries(s.table):  # length: the insert's ordinal (Plan._place): rows
+            # inserted at one place (a composite key's leading value) are entries of their own
+            entry = key.astype(np.int64) + (length.astype(np.int64) << 40)
+            p, f = mp.point_refs(sec, sec.entry_leaf(entry, 1), first=False, write=True)
             ps.append(p)
             fs.append(f)
         parts.append(mp.Refs.block(np.hstack(ps), np.hstack(fs)))
         return mp.hcat(*parts)
+
+    def _secondary_range(self, s, key: np.ndarray, length: np.ndarray) -> mp.Refs:
+        """The index's entries key..key+length-1 (a walk over its leaves), then each entry's row in
+        the clustered index: a row chosen by a hash of the entry's place (an index's order is not
+        the table's)."""
+        sec, tree = self.space.tree_of(s.table, s.index), self.space.tree_of(s.table, None)
+        length = length.astype(np.int64)
+        walk = mp.walks(sec, *sec.span(key, key.astype(np.int64) + length - 1))
+        entries = mp.positions(key.astype(np.int64), length)
+        rowkeys = (mp.mix64(entries.astype(np.uint64) ^ np.uint64(0x5BD1E995)) % np.uint64(tree.rows)).astype(
+            np.int64) + 1
+        p, f = mp.point_refs(tree, tree.leaf_of_key(rowkeys), first=False)
+        return mp.hcat(walk, mp.Refs(p.ravel(), f.ravel(), length * p.shape[1]))
 
     def purge_refs(self, stream: int, key: np.ndarray):
         if self.spec.streams[stream].op == INSERT_AT:
@@ -111,6 +128,7 @@ class Plan:
         self.skipped: Counter = Counter()
         self.ops: Counter = Counter()
         self.appended: Counter = Counter()  # inserts at each table's end so far
+        self.inserted_at = 0  # inserts inside a table so far
 
     def stream(self, table: str, op: str, index: str | None = None, mask: int = 0) -> int:
         k = (table, op, index, mask)
@@ -149,7 +167,10 @@ class Plan:
         return stream[keep], key[keep], length[keep], txn[keep], keep
 
     def _place(self, r, sel, kind, table, index, rows, off, stream, key, length, flags) -> None:
-        hashed = (flags & ot.HASHED) != 0
+        if kind == ot.INDEX_RANGE:
+            return self._index_range(r, sel, table, index, rows, stream, key, length, flags)
+        # a write found through a secondary index: the row its lookup (the record before) chose
+        hashed = (flags & (ot.HASHED | ot.VIA_INDEX)) != 0
         lo = np.where(hashed, _hash_key(r["lo"], rows), r["lo"].astype(np.int64) - off)
         if kind == ot.POINT and index != ot.PRIMARY:
             if index not in self.tables[table]["indexes"]:
@@ -160,6 +181,9 @@ class Plan:
             self.ops["read-secondary"] += len(sel)
             return
         if kind == ot.INSERT:
+            values = self.tables[table].get("values")  # a composite key: lo is its leading column's value
+            if values:
+                lo = np.where(hashed, lo, self._position(r["lo"], values, rows))
             at_end = ((flags & ot.AUTO) != 0) | (~hashed & (lo > rows))
             n_end = int(at_end.sum())
             end_keys = rows + self.appended[table] + 1 + np.arange(n_end, dtype=np.int64)
@@ -169,6 +193,9 @@ class Plan:
             inside = ~at_end & (lo >= 1)
             stream[sel[inside]] = self.stream(table, INSERT_AT)
             key[sel[inside]] = lo[inside]
+            n_in = int(inside.sum())
+            length[sel[inside]] = self.inserted_at + 1 + np.arange(n_in, dtype=np.int64)  # ordinals (Mapper)
+            self.inserted_at += n_in
             self.ops["insert"] += int(at_end.sum() + inside.sum())
             return
         if kind == ot.RANGE:
@@ -203,6 +230,54 @@ class Plan:
         key[sel[ok]] = lo[ok]
         self.ops[_OPS[kind]] += int(ok.sum())
 
+    @staticmethod
+    def _position(v: np.ndarray, values: list, rows: int) -> np.ndarray:
+        """Where a leading column's value lies among the rows (past the highest: after the last)."""
+        vmin, vmax = values
+        span = float(max(1, vmax - vmin + 1))
+        at = 1 + np.floor((v.astype(np.float64) - vmin) * rows / span).astype(np.int64)
+        return np.where(v > vmax, rows + 1, np.maximum(at, 1))
+
+    def _index_range(self, r, sel, table, index, rows, stream, key, length, flags) -> None:
+        """The entries of an index whose leading column's values lie in lo..hi: placed by where the
+        values lie between the column's lowest and highest (tracegeometry.leading_values; without
+        them 1..rows), a value's entries rows / distinct values (an equality at least that many; a
+        hashed value: that many from a row its hash picks); cut by the LIMIT from either end."""
+        g = self.tables[table] if index == ot.PRIMARY else self.tables[table]["indexes"].get(index)
+        if g is None:
+            self.skipped[f"index {index} not on the server"] += len(sel)
+            return
+        vmin, vmax = g.get("values") or (1, rows)
+        span = float(max(1, vmax - vmin + 1))
+        per_value = max(1, round(rows / max(1, min(int(g.get("distinct") or span), rows))))
+        lo_open, hi_open = (flags & ot.LO_OPEN) != 0, (flags & ot.HI_OPEN) != 0
+        a = np.where(lo_open, vmin, r["lo"].astype(np.float64))
+        b = np.where(hi_open, vmax, r["hi"].astype(np.float64))
+        inside = (b >= vmin) & (a <= vmax) & (b >= a)
+        first = 1 + np.floor((np.clip(a, vmin, vmax + 1) - vmin) * rows / span).astype(np.int64)
+        last = np.floor((np.clip(b, vmin - 1, vmax) - vmin + 1) * rows / span).astype(np.int64)
+        n = last - first + 1
+        equal = ~lo_open & ~hi_open & (r["lo"] == r["hi"])
+        n = np.where(equal & inside, np.maximum(n, per_value), n)
+        hashed = (flags & ot.HASHED) != 0
+        first = np.where(hashed, _hash_key(r["lo"], rows), first)
+        n = np.where(hashed, per_value, np.where(inside, n, 0))
+        first = np.clip(first, 1, rows)
+        n = np.minimum(n, rows - first + 1)
+        limit = r["extra"].astype(np.int64)
+        known = ((flags & ot.ROWS) != 0) & inside  # the server's estimate of the rows (EXPLAIN)
+        n = np.where(known, np.minimum(limit, rows - first + 1), n)
+        cut = (limit > 0) & (n > limit)
+        first = np.where(cut & ((flags & ot.DESC) != 0), first + n - limit, first)
+        n = np.where(cut, limit, n)
+        ok = n >= 1
+        op = "range" if index == ot.PRIMARY else RANGE_SECONDARY
+        stream[sel[ok]] = self.stream(table, op, None if index == ot.PRIMARY else index)
+        key[sel[ok]] = first[ok]
+        length[sel[ok]] = n[ok]
+        self.ops[op] += int(ok.sum())
+        self.skipped["empty ranges"] += int((~ok).sum())
+
     def spec(self) -> Spec:
         return Spec(tuple(self.streams), tuple(_Table(t) for t in self.tables))
 
@@ -224,7 +299,11 @@ def predict(path, tables: dict[str, dict], pools: list, flavor: str = "mariadb")
     order = _table_order(plan, tables)
     space = mp.Space.of(tables, inserts, order, ROLLBACK_SEGMENTS.get(flavor, 128) if spec.writes else 0)
     columns_of = mm.index_columns(tables)
-    mapper = Mapper(spec, space, columns_of, prefetch=mm.RANGE_PREFETCH and flavor == "mariadb")
+    # a restarted server reads its rollback segments' pages while it starts (mixmodel.add_ops): the
+    # shop application at 64M read no undo page during its run (MySQL 9.7: undo_001/002 in
+    # performance_schema.file_summary_by_instance, MariaDB: every page read was a table's)
+    mapper = Mapper(spec, space, columns_of, prefetch=mm.RANGE_PREFETCH and flavor == "mariadb",
+                    rsegs_at_start=True)
     for i, s in enumerate(spec.streams):  # an update writes the entries of the indexes it sets
         if s.op == "update":
             bits = _bits(meta, s.table)
@@ -273,96 +352,8 @@ def _table_order(plan: Plan, tables: dict) -> list[str]:
     range and scan operations, else the most operations (as mixmodel.table_order)."""
     weight: Counter = Counter()
     for table, op, _, _ in plan.ids:
-        weight[table] += 1000 if op in ("range", "scan") else 1
+        weight[table] += 1000 if op in ("range", "scan", RANGE_SECONDARY) else 1
     return sorted(tables, key=lambda t: -weight.get(t, 0))
-
-
-# -- geometry ------------------------------------------------------------------------------------
-LEAF_BYTES = 16384 * 15 / 16  # a leaf filled in key order
-SECONDARY_FILL = 0.7  # a secondary index filled at random keys
-_TYPE_BYTES = {"TINYINT": 1, "SMALLINT": 2, "MEDIUMINT": 3, "INT": 4, "INTEGER": 4, "BIGINT": 8, "FLOAT": 4,
-               "DOUBLE": 8, "DECIMAL": 8, "DATE": 3, "TIME": 3, "DATETIME": 5, "TIMESTAMP": 4, "YEAR": 1,
-               "ENUM": 1, "BOOL": 1, "BOOLEAN": 1}
-VARIABLE_BYTES = 32  # a column whose length the DDL does not give (TEXT kept off the page, VARCHAR)
-
-
-def column_bytes(text: str, table: str) -> dict[str, int]:
-    """Bytes of each column of `table` from its CREATE TABLE (CHAR(n) -> n; an estimate)."""
-    import re
-
-    from .. workload.tabledefs import shape
-
-    s = shape(text, table)
-    out = {}
-    for col, word in (s.columns.items() if s else []):
-        m = re.search(rf"`?{re.escape(col)}`?\s+{word}\s*\((\d+)", text, re.I)
-        n = int(m.group(1)) if m and word in ("CHAR", "VARCHAR", "BINARY", "VARBINARY") else None
-        out[col] = min(n, 768) if n else _TYPE_BYTES.get(word, VARIABLE_BYTES)
-    return out
-
-
-def offline_tables(meta: dict, rows: dict[str, int], widths: dict[str, dict[str, int]]) -> dict[str, dict]:
-    """Geometry without a server: each table's rows (--rows), leaves from its row width."""
-    out = {}
-    for name, t in (meta.get("tables") or {}).items():
-        tbl = name.partition(".")[2]
-        n = rows.get(name) or rows.get(tbl) or rows.get("*")
-        if not n:
-            raise UsageError(f"no --rows for {name}", "give --rows N (every table) or --rows db.tbl=N,db.tbl2=M")
-        w = widths.get(tbl.lower()) or {}
-        pk = t.get("primary_key") or []
-        pk_bytes = sum(w.get(c, 8) for c in pk) or 8
-        row = 18 + sum(w.values()) + (len(w) + 7) // 8 if w else 100
-        g = estimate_geometry(n, rows_per_leaf=max(1.0, LEAF_BYTES / row))
-        ixs = {}
-        for iname, cols in (t.get("indexes") or {}).items():
-            entry = 13 + pk_bytes + sum(w.get(c, 8) for c in cols)
-            gi = estimate_geometry(n, rows_per_leaf=max(1.0, 16384 * SECONDARY_FILL / entry))
-            ixs[iname] = {"leaf_pages": gi.leaf_pages, "height": gi.height, "columns": list(cols)}
-        out[name] = {"rows": n, "leaf_pages": g.leaf_pages, "height": g.height, "key_offset": 0, "indexes": ixs,
-                     "source": "estimated from --rows and the schema's column widths"}
-    return out
-
-
-def server_tables(conn, names: list[str], infos: dict | None = None) -> dict[str, dict]:
-    """Geometry of each table from the server, read only (seeding/mixseed.py inspect_existing: key range,
-    mysql.innodb_index_stats, measured heights; infos: those already read), its leaves re-estimated
-    when the statistics look stale (seeding/tableinfo.py stale_sizes)."""
-    from .. import db
-    from ..seeding.mixseed import inspect_existing
-    from ..seeding.schemas import reflect
-    from ..seeding.tableinfo import stale_sizes
-    from ..seeding.usertable import borrow_conn
-    from ..workload.mix import TableSpec
-
-    out = {}
-    for name in names:
-        database, _, table = name.partition(".")
-        if database == "?":
-            raise UsageError(f"the log does not say which database {table} is in",
-                             "capture with --dsn (the sessions' schema is followed) or qualify the tables")
-        info = (infos or {}).get(name) or inspect_existing(conn, TableSpec(name=name, existing=name))
-        d = info.to_dict()
-        note = None
-        table_rows = int(db.query_value(conn, "SELECT TABLE_ROWS FROM information_schema.TABLES WHERE "
-                                              "TABLE_SCHEMA=%s AND TABLE_NAME=%s", (database, table)) or 0)
-        stale = stale_sizes(conn, reflect(borrow_conn(conn), database, table), max(table_rows, 0), info.leaf_pages)
-        if stale is not None:
-            note = (f"the statistics of {name} look stale: estimated {stale[0]:,} leaf pages from rows x width; "
-                    f"run ANALYZE TABLE for the server's own figures")
-            d["leaf_pages"] = stale[0]
-        out[name] = {"rows": d["rows"], "leaf_pages": max(1, int(d["leaf_pages"])), "height": max(1, int(d["height"])),
-                     "key_offset": int(d["key_offset"]), "stats_note": note, "indexes": {
-                         i: {"leaf_pages": max(1, int(ix["leaf_pages"] or ix["pages"] or 1)),
-                             "height": int(ix["height"] or max(1, int(d["height"]) - 1)), "columns": ix["columns"]}
-                         for i, ix in d["indexes"].items()}}
-    return out
-
-
-def pools_of(pool_bytes: list[int], flavor: str, variables: dict, qps: float):
-    from .pool import pool_model
-
-    return [(b, pool_model(b, variables, flavor, qps)) for b in pool_bytes]
 
 
 class TraceModel:
@@ -370,6 +361,8 @@ class TraceModel:
     the server, the keys placed as predict() places them, and the replay's prediction block."""
 
     def geometry(self, conn, names: list[str], infos: dict) -> dict[str, dict]:
+        from .tracegeometry import server_tables
+
         return server_tables(conn, names, infos)
 
     def plan(self, meta: dict, geometry: dict[str, dict]) -> Plan:
@@ -380,6 +373,7 @@ class TraceModel:
         prediction block: per table (and index) and in total, each with its interval; `extra` kept."""
         def predict_run(run: dict) -> dict:
             from .pool import DEFAULTS
+            from .tracegeometry import pools_of
 
             srv = run.get("server") or {}
             flavor = srv.get("flavor") or "mariadb"

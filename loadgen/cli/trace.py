@@ -20,8 +20,8 @@ def trace() -> None:
               help="A slow log written with long_query_time=0 (statements in the order they finished).")
 @click.option("--general-log", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="A general log (statements in the order they arrived).")
-@click.option("--from-performance-schema", "pfs", is_flag=True,
-              help="Poll performance_schema.events_statements_history_long on --dsn.")
+@click.option("--performance-schema", "--from-performance-schema", "pfs", is_flag=True,
+              help="Poll performance_schema.events_statements_history_long on --dsn (for --duration).")
 @click.option("--dsn", default=None, metavar="URL",
               help="The live server: polled with --from-performance-schema; without --table, where the tables' "
                    "primary keys and indexes are read (information_schema, read only).")
@@ -55,12 +55,14 @@ def capture(slow_log, general_log, pfs, dsn, schema_file, duration, interval, ta
     sources = [s for s in (slow_log, general_log, pfs or None) if s]
     if len(sources) != 1:
         raise UsageError("give one source",
-                         "--slow-log FILE, --general-log FILE or --from-performance-schema --dsn URL")
+                         "--slow-log FILE, --general-log FILE or --performance-schema --dsn URL")
     if table is None:
-        if pfs:
-            raise UsageError("--from-performance-schema captures one --table",
-                             "capture the whole server from its general log (--general-log) or slow log")
-        return _capture_ops(slow_log, general_log, dsn, schema_file, out)
+        if pfs and (not dsn or schema_file is not None):
+            raise UsageError("--performance-schema polls the server: give --dsn URL (not --schema)",
+                             "e.g. --performance-schema --dsn mysql://reader@127.0.0.1:3306/ --duration 600")
+        if pfs and (duration <= 0 or interval <= 0):
+            raise UsageError("--duration and --interval must be above zero")
+        return _capture_ops(slow_log, general_log, dsn, schema_file, out, (duration, interval) if pfs else None)
     if schema_file is not None:
         raise UsageError("--schema goes with a whole-server capture (without --table)")
     matcher = core.Matcher(table, key_column)
@@ -88,28 +90,53 @@ def capture(slow_log, general_log, pfs, dsn, schema_file, duration, interval, ta
     _report(cap, out)
 
 
-def _capture_ops(slow_log, general_log, dsn, schema_file, out) -> None:
-    from ..workload import opcapture
+def _capture_ops(slow_log, general_log, dsn, schema_file, out, poll=None) -> None:
+    from ..workload import opcapture, tablekeys
 
     if (dsn is None) == (schema_file is None):
         raise UsageError("a whole-server capture needs the tables' keys: give --dsn URL or --schema FILE.sql",
                          "e.g. --dsn mysql://root@127.0.0.1:3306/ (read only), or --table db.tbl for one table")
+    conn = None
     if schema_file is not None:
-        schemas = opcapture.schemas_from_file(schema_file)
+        schemas = tablekeys.schemas_from_file(schema_file)
     else:
         from .. import db
         from ..servers.dsn import parse_dsn
 
-        conn = db.connect(parse_dsn(dsn))
-        try:
-            schemas = opcapture.schemas_from_server(conn)
-        finally:
+        # one statement a call: a log's text EXPLAINed can never carry a second one
+        conn = db.connect(parse_dsn(dsn), multi_statements=False)
+    try:
+        explain = None
+        if conn is not None:
+            from ..workload import joinops
+
+            schemas = tablekeys.schemas_from_server(conn)
+            explain = joinops.explainer(conn)
+        if poll is not None:  # performance_schema, on a connection of its own (EXPLAIN has this one)
+            from .. import db
+            from ..servers.dsn import parse_dsn
+            from ..workload import capture as core
+
+            endpoint = parse_dsn(dsn)
+            counts = core.Capture("performance_schema")
+            statements = _until_interrupted(core.pfs_statements(lambda: db.connect(endpoint), counts, *poll,
+                                                                  backlog=False))
+            cap = opcapture.run_statements(statements, counts, "performance_schema", schemas, out, explain)
+        else:
+            cap = opcapture.run(slow_log or general_log, "slow" if slow_log else "general", schemas, out, explain)
+    finally:
+        if conn is not None:
             conn.close()
-    cap = opcapture.run(slow_log or general_log, "slow" if slow_log else "general", schemas, out)
     err = stderr_console()
     err.print(f"[dim]{cap.source}: {cap.lines:,} lines, {cap.statements:,} statements ({cap.no_table:,} on no table), "
               f"{cap.modelled:,} of {cap.on_tables:,} on tables modelled ({cap.modelled_pct:.1f}%), "
               f"{cap.ops:,} operations written to {out}[/]", highlight=False)
+    if cap.rows_modelled_pct is not None:
+        err.print(f"[dim]rows examined (the server's count): {cap.rows_examined_modelled:,} of {cap.rows_examined:,} "
+                  f"by modelled statements ({cap.rows_modelled_pct:.1f}%)[/]", highlight=False)
+    else:
+        err.print("[dim]rows examined: not in a general log (a slow log or performance_schema gives them)[/]",
+                  highlight=False)
     for name, n in cap.by_table.most_common(10):
         err.print(f"[dim]  {name}: {n:,} operations[/]", highlight=False)
     from ..workload import sqlops
@@ -194,8 +221,9 @@ def _op_info(file) -> None:
             per[(t["table"], t["index"], optrace.KIND_NAMES[int(code) % 256])] += int(n)
     out = stdout_console()
     st = int(meta.get("statements") or 0) - int(meta.get("no_table") or 0)
-    out.print(f"{file}: op trace v{optrace.VERSION}, {count:,} operations from {meta.get('source')}; "
-              f"{meta.get('modelled', 0):,} of {st:,} statements on tables modelled", highlight=False)
+    out.print(f"{file}: op trace v{optrace.VERSION}.{meta.get('minor', 0)}, {count:,} operations from "
+              f"{meta.get('source')}; {meta.get('modelled', 0):,} of {st:,} statements on tables modelled",
+              highlight=False)
     for (table, index, kind), n in sorted(per.items()):
         out.print(f"  {table} {index} {kind}: {n:,}", highlight=False)
     for reason, n in sorted((meta.get("unmodelled") or {}).items(), key=lambda kv: -kv[1]):

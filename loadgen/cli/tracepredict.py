@@ -13,7 +13,7 @@ MIN_SPAN_S = 1.0  # a log shorter than this gives no rate: --qps
 
 def run(trace_path, dsn, schema, rows, pools_text, flavor, variables, qps, qps_given, fmt) -> None:
     """The command's work (loadgen predict --trace with an op trace)."""
-    from ..analysis import tracemodel
+    from ..analysis import tracegeometry, tracemodel
     from ..units import parse_pools
     from ..workload import optrace
 
@@ -27,7 +27,7 @@ def run(trace_path, dsn, schema, rows, pools_text, flavor, variables, qps, qps_g
 
         conn = db.connect(parse_dsn(dsn))
         try:
-            tables = tracemodel.server_tables(conn, names)
+            tables = tracegeometry.server_tables(conn, names)
             flavor = _flavor(conn) if flavor is None else flavor
             variables = {**_variables(conn), **variables}
         finally:
@@ -36,14 +36,14 @@ def run(trace_path, dsn, schema, rows, pools_text, flavor, variables, qps, qps_g
             if t.get("stats_note"):
                 err.print(f"[yellow]{t['stats_note']}[/]", highlight=False)
     elif schema:
-        from ..analysis.tracemodel import column_bytes
+        from ..analysis.tracegeometry import column_bytes
         from ..seeding.schemas import read_schema_text
 
         if not rows:
             raise UsageError("--schema needs --rows (rows in each table)", "e.g. --schema shop.sql --rows 2M")
         text = read_schema_text(schema)
         widths = {n.partition(".")[2].lower(): column_bytes(text, n.partition(".")[2]) for n in names}
-        tables = tracemodel.offline_tables(meta, {"*": rows}, widths)
+        tables = tracegeometry.offline_tables(meta, {"*": rows}, widths)
     else:
         raise UsageError("predicting an op trace needs the tables' sizes",
                          "give --dsn URL (the server the log came from) or --schema FILE.sql --rows N")
@@ -52,7 +52,7 @@ def run(trace_path, dsn, schema, rows, pools_text, flavor, variables, qps, qps_g
     on_tables = int(meta.get("statements") or 0) - int(meta.get("no_table") or 0)
     if not qps_given and span and span >= MIN_SPAN_S and on_tables:
         qps = on_tables / span  # innodb_old_blocks_time is real time: the log's own rate
-    pools = tracemodel.pools_of(pool_bytes, flavor, variables, qps)
+    pools = tracegeometry.pools_of(pool_bytes, flavor, variables, qps)
     doc = tracemodel.predict(trace_path, tables, pools, flavor)
     doc.update({"flavor": flavor, "qps": round(qps, 1), "tables": tables,
                 "capture": {k: meta.get(k) for k in ("source", "statements", "no_table", "modelled", "unmodelled",

@@ -17,6 +17,7 @@ import threading
 import time
 from typing import Callable
 
+from .. import native
 from ..errors import UsageError
 from ..workload.orders import Workload
 from . import QueryLoop
@@ -46,10 +47,9 @@ def resolve_driver(name: str | None) -> str:
 
 
 def check_pipeline(pipeline: int, driver: str) -> int:
-    from .native import MAX_PIPELINE
-
-    if not 1 <= pipeline <= MAX_PIPELINE:
-        raise UsageError(f"--pipeline {pipeline} must be 1 to {MAX_PIPELINE}",
+    top = native.pipeline_max_depth()
+    if not 1 <= pipeline <= top:
+        raise UsageError(f"--pipeline {pipeline} must be 1 to {top}",
                          "use 1 (one query at a time) or e.g. --pipeline 16")
     if pipeline > 1 and driver != "native":
         raise UsageError(f"--pipeline {pipeline} needs the native driver",

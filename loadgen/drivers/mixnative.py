@@ -18,7 +18,7 @@ import numpy as np
 from ..db import Endpoint
 from ..errors import LoadgenError, ProvisionError, UsageError
 from ..measure.histogram import N_BUCKETS
-from ..workload.statements import Statement
+from ..workload.statements import PARAM_END, PARAM_KEY, PARAM_OP, PARAM_RAW, Statement
 from .mix import MixState
 from .python import close_quietly
 
@@ -33,12 +33,16 @@ def _ext():
 
 
 def available() -> bool:
-    """True when the extension was built with the mix loop (against libmariadb/libmysqlclient)."""
+    """True when the extension was built with the mix loop (against libmariadb/libmysqlclient), and
+    it reads the latency histogram and the statements' parameter codes as this package writes them
+    (the codes belong to workload/statements.py, which the python driver uses without C)."""
     try:
         ext = _ext()
     except LoadgenError:
         return False
-    return hasattr(ext, "mix_open") and getattr(ext, "QUERY_BUCKETS", None) == N_BUCKETS
+    codes = (PARAM_KEY, PARAM_END, PARAM_OP, PARAM_RAW)
+    return (hasattr(ext, "mix_open") and getattr(ext, "QUERY_BUCKETS", None) == N_BUCKETS
+            and tuple(getattr(ext, f"MIX_PARAM_{n}", None) for n in ("KEY", "END", "OP", "RAW")) == codes)
 
 
 class NativeMix:

@@ -41,7 +41,6 @@ PREPARED_QUERY = "SELECT alias FROM message WHERE id = ?"
 CHUNK_IDS = 4096
 BUDGET_NS = 100_000_000  # hand control back to Python at least every 0.1 s
 CONNECT_TIMEOUT_S = 10
-MAX_PIPELINE = 4096  # native/pipeline.c's PL_MAX_DEPTH
 FNV_OFFSET = 0xCBF29CE484222325
 FNV_PRIME = 0x100000001B3
 

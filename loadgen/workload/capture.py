@@ -106,6 +106,7 @@ def _key(text: str) -> int | None:
 
 # -- slow log ------------------------------------------------------------------------------------
 _SCHEMA = re.compile(r"\bSchema:\s*(\S*)")
+_EXAMINED = re.compile(r"\bRows_examined:\s*(\d+)")
 _USE = re.compile(r"^use\s+`?([\w$]+)`?\s*;\s*$", re.I)
 _SET_TS = re.compile(r"^SET\s+timestamp\s*=\s*(\d+(?:\.\d+)?)\s*;\s*$", re.I)
 _PREAMBLE = re.compile(r"^(\S*(mysqld|mariadbd)\S*, Version: |Tcp port: |Time\s+Id\s+Command\s+Argument)", re.I)
@@ -124,6 +125,7 @@ class Statement:
     schema: str | None
     ts: float | None  # seconds (the log's clock) when the log says, else None
     thread: str | None = None  # the session (general log: its Id)
+    rows_examined: int | None = None  # the server's count (slow log, performance_schema), else None
 
 
 def slow_log_keys(lines: Iterable[str], m: Matcher, cap: Capture) -> Iterator[int]:
@@ -168,7 +170,7 @@ class _Parts:
 
 def slow_log_statements(lines: Iterable[str], cap: Capture) -> Iterator[Statement]:
     """Statements of a slow log, in the log's (finish) order; each counted in cap.statements."""
-    schema, ts = None, None
+    schema, ts, examined = None, None, None
     stmt = _Parts()
 
     def flush():
@@ -180,7 +182,7 @@ def slow_log_statements(lines: Iterable[str], cap: Capture) -> Iterator[Statemen
         if done.too_long:
             cap.unused["too_long"] += 1
             return None
-        return Statement("query", " ".join(done.parts), schema, ts)
+        return Statement("query", " ".join(done.parts), schema, ts, rows_examined=examined)
 
     for line in lines:
         cap.lines += 1
@@ -195,6 +197,9 @@ def slow_log_statements(lines: Iterable[str], cap: Capture) -> Iterator[Statemen
             s = _SCHEMA.search(line)
             if s:
                 schema = s.group(1) or schema
+            e = _EXAMINED.search(line)
+            if e:
+                examined = int(e.group(1))
             continue
         if _PREAMBLE.match(line):
             continue
@@ -342,7 +347,7 @@ def read_lines(path) -> Iterator[str]:
 
 
 # -- performance_schema --------------------------------------------------------------------------
-PFS_QUERY = ("SELECT THREAD_ID, EVENT_ID, CURRENT_SCHEMA, SQL_TEXT, EVENT_NAME FROM "
+PFS_QUERY = ("SELECT THREAD_ID, EVENT_ID, CURRENT_SCHEMA, SQL_TEXT, EVENT_NAME, ROWS_EXAMINED FROM "
              "performance_schema.events_statements_history_long "
              "WHERE SQL_TEXT IS NOT NULL OR EVENT_NAME = 'statement/com/Execute' "
              "ORDER BY TIMER_START, THREAD_ID, EVENT_ID")
@@ -353,20 +358,32 @@ RECONNECT_S = 30.0
 
 def pfs_keys(connect: Callable[[], object], m: Matcher, cap: Capture, duration_s: float, interval_s: float = 0.5,
              should_stop: Callable[[], bool] | None = None) -> Iterator[int]:
+    """The keys of the statements pfs_statements() reads."""
+    for st in pfs_statements(connect, cap, duration_s, interval_s, should_stop):
+        what, key = m.match(st.sql, st.schema)
+        if key is None:
+            cap.unused[what] += 1
+        else:
+            yield key
+
+
+def pfs_statements(connect: Callable[[], object], cap: Capture, duration_s: float, interval_s: float = 0.5,
+                   should_stop: Callable[[], bool] | None = None, backlog: bool = True) -> Iterator[Statement]:
     """Poll events_statements_history_long for duration_s; each (thread, event) once, in start
     order within a poll. The table is a ring (performance_schema_events_statements_history_long_size
     rows): statements that come and go between two polls are lost; poll often or size it up.
     EVENT_ID counts every event of a thread (stages, waits), so its gaps say nothing.
 
     A server that goes away (a restart) is reconnected for up to RECONNECT_S; its statements in
-    between are lost and the reconnects are counted (cap.unused["reconnects"])."""
+    between are lost and the reconnects are counted (cap.unused["reconnects"]). backlog=False: the
+    statements the ring holds from before the first poll are not part of the capture."""
     import MySQLdb
 
     deadline = time.monotonic() + duration_s
     conn = connect()
     while True:
         try:
-            yield from _pfs_poll(conn, m, cap, deadline, interval_s, should_stop)
+            yield from _pfs_poll(conn, cap, deadline, interval_s, should_stop, backlog)
             return
         except MySQLdb.OperationalError as exc:
             if exc.args and exc.args[0] not in (2006, 2013):
@@ -386,7 +403,8 @@ def _reconnect(connect, until: float):
     return None
 
 
-def _pfs_poll(conn, m: Matcher, cap: Capture, deadline: float, interval_s: float, should_stop) -> Iterator[int]:
+def _pfs_poll(conn, cap: Capture, deadline: float, interval_s: float, should_stop,
+              backlog: bool = True) -> Iterator[Statement]:
     cur = conn.cursor()
     try:
         # history_long is filled only when events_statements_current is on as well
@@ -410,20 +428,22 @@ def _pfs_poll(conn, m: Matcher, cap: Capture, deadline: float, interval_s: float
     own = r[0] if r else None
     while True:
         cur.execute(PFS_QUERY)
-        for thread, event, schema, sql, _name in cur.fetchall():
+        for thread, event, schema, sql, _name, examined in cur.fetchall():
             if thread == own or event <= last.get(thread, 0):
                 continue
             last[thread] = event
+            if not backlog:
+                continue  # the first poll: what ran before the capture began
             cap.statements += 1
             if sql is None:  # a binary-protocol execute: the history keeps no text, no values
                 cap.unused["execute_without_text"] += 1
                 continue
-            text = sql.decode() if isinstance(sql, bytes) else sql
-            what, key = m.match(text, schema)
-            if key is None:
-                cap.unused[what] += 1
-            else:
-                yield key
+            text = sql.decode("utf-8", "replace") if isinstance(sql, bytes) else sql
+            if isinstance(schema, bytes):
+                schema = schema.decode("utf-8", "replace")
+            yield Statement("query", text, schema, None, str(thread),
+                            int(examined) if examined is not None else None)
+        backlog = True
         if time.monotonic() >= deadline or (should_stop and should_stop()):
             return
         time.sleep(interval_s)

@@ -11,15 +11,22 @@ Layout (little endian), version 1:
            counts ("statements", "modelled", "unmodelled" by reason, "top_unmodelled" digests),
            "span_s" (seconds the log covers) and "source".
   records  `records` fixed records of RECORD (24 bytes), one per operation, in arrival order:
-           kind   u1  POINT, RANGE, SCAN, INSERT, UPDATE, DELETE
+           kind   u1  POINT, RANGE, SCAN, INSERT, UPDATE, DELETE; since 1.1 INDEX_RANGE (the
+                      entries of an index whose leading column's values lie in lo..hi: a range
+                      or a non-unique equality on a secondary index, each entry's row read from
+                      the clustered index; a prefix of a composite primary key)
            flags  u1  HASHED (lo is a hash of a non-integer key), AUTO (an insert whose key the
                       server picks: AUTO_INCREMENT), LO_OPEN / HI_OPEN (the range has no lower /
                       upper bound: from the table's first key / to its last), DESC (read from
-                      the upper end: ORDER BY key DESC LIMIT n)
+                      the upper end: ORDER BY key DESC LIMIT n); since 1.1 VIA_INDEX (an
+                      UPDATE/DELETE whose row was found through a secondary index: the record
+                      before it is that lookup, lo is the index's value, the row a hash of it);
+                      ROWS (INDEX_RANGE: extra is the rows it reads, the server's EXPLAIN
+                      estimate for the statement's shape, LIMIT applied)
            tree   u2  position in meta["trees"]: {"table": "db.tbl", "index": "PRIMARY" | name}
            extra  u4  UPDATE: bit j = the table's j-th secondary index (meta["tables"][t]
                       ["indexes"], sorted by name) has a column the statement sets;
-                      RANGE: at most this many rows (LIMIT), 0 = no limit
+                      RANGE, INDEX_RANGE: at most this many rows (LIMIT), 0 = no limit
            lo     i8  the key (POINT: of `tree`, a secondary index's value when tree is one),
                       the range's first key
            hi     i8  the range's last key (POINT: = lo); INSERT, UPDATE, DELETE: the number of
@@ -27,6 +34,11 @@ Layout (little endian), version 1:
                       COMMIT share it; an autocommit statement has its own)
 A statement reading several keys (IN lists, multi-row INSERT) is several records.
 Fixed width so that a chunk is one read and one numpy.frombuffer; written atomically.
+
+Versions: the header's version is the format's major (1); meta["minor"] its additions, each a new
+kind or flag a reader of the same major may meet (absent: 0). 1.1 added INDEX_RANGE, VIA_INDEX, ROWS.
+A reader dispatches by kind; read_meta() refuses a minor above its own and chunks() a kind it does
+not know (KIND_NAMES), so a trace from a newer loadgen is a one-line error, never misread.
 """
 from __future__ import annotations
 
@@ -42,12 +54,14 @@ from ..errors import LoadgenError, UsageError
 
 MAGIC = b"LGOPTRC\x00"
 VERSION = 1
+MINOR = 1  # 1.1: INDEX_RANGE, VIA_INDEX, ROWS
 HEADER = struct.Struct("<8sIIQ")
 RECORD = np.dtype([("kind", "u1"), ("flags", "u1"), ("tree", "<u2"), ("extra", "<u4"), ("lo", "<i8"),
                    ("hi", "<i8")])
-POINT, RANGE, SCAN, INSERT, UPDATE, DELETE = 1, 2, 3, 4, 5, 6
-KIND_NAMES = {POINT: "point", RANGE: "range", SCAN: "scan", INSERT: "insert", UPDATE: "update", DELETE: "delete"}
-HASHED, AUTO, LO_OPEN, HI_OPEN, DESC = 1, 2, 4, 8, 16
+POINT, RANGE, SCAN, INSERT, UPDATE, DELETE, INDEX_RANGE = 1, 2, 3, 4, 5, 6, 7
+KIND_NAMES = {POINT: "point", RANGE: "range", SCAN: "scan", INSERT: "insert", UPDATE: "update", DELETE: "delete",
+              INDEX_RANGE: "index-range"}
+HASHED, AUTO, LO_OPEN, HI_OPEN, DESC, VIA_INDEX, ROWS = 1, 2, 4, 8, 16, 32, 64
 CHUNK_RECORDS = 65536
 MAX_META_BYTES = 16 << 20
 PRIMARY = "PRIMARY"
@@ -109,7 +123,7 @@ class Writer:
             self._flush()
             self._f.close()
             trees = sorted(self.trees.items(), key=lambda kv: kv[1])
-            meta = {"format": "loadgen op trace", "version": VERSION, **meta,
+            meta = {"format": "loadgen op trace", "version": VERSION, "minor": MINOR, **meta,
                     "trees": [{"table": t, "index": i} for (t, i), _ in trees]}
             blob = json.dumps(meta, sort_keys=True).encode()
             with open(tmp, "wb") as out, open(self.body, "rb") as body:
@@ -148,7 +162,7 @@ def read_meta(path) -> tuple[dict, int, int]:
                 raise _fail(path, "not an op trace")
             _, version, meta_bytes, count = HEADER.unpack(raw)
             if version != VERSION:
-                raise _fail(path, f"format version {version}, this loadgen reads {VERSION}")
+                raise _fail(path, f"format version {version}, this loadgen reads {VERSION}.0 .. {VERSION}.{MINOR}")
             if meta_bytes > MAX_META_BYTES:
                 raise _fail(path, f"a header of {meta_bytes:,} bytes")
             blob = f.read(meta_bytes)
@@ -163,6 +177,10 @@ def read_meta(path) -> tuple[dict, int, int]:
             raise ValueError
     except (ValueError, KeyError, TypeError, UnicodeDecodeError):
         raise _fail(path, "its header is damaged") from None
+    minor = meta.get("minor", 0)
+    if not isinstance(minor, int) or minor > MINOR:  # a newer flag would be misread: refused
+        raise OpTraceError(f"op trace {path}: format {VERSION}.{minor}, this loadgen reads {VERSION}.0 .. "
+                           f"{VERSION}.{MINOR}", "predict it with the loadgen that wrote it, or a newer one")
     start = HEADER.size + meta_bytes
     if size != start + count * RECORD.itemsize:
         raise _fail(path, f"truncated: the header says {count:,} operations, the file holds "

@@ -17,20 +17,24 @@ Literals are masked before the shape is read, so keywords inside strings do not 
 """
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass, field
 
 from . import optrace as ot
+from .sqltext import MAX_KEYS_PER_STATEMENT, key_tuple, literal, mask, split_top, tuples, unquote
+from .tablekeys import SYSTEM_SCHEMAS, Schemas, TableDef
 
 REASONS = {
-    "join": "joins and several tables in FROM (the inner table's lookups per row are not known)",
+    "join": "joins whose FROM clause this reader cannot take apart",
+    "needs_explain": "joins: needs --dsn for EXPLAIN (which table drives, through which index)",
+    "explain_failed": "joins the server would not EXPLAIN (a table gone, no grant)",
+    "explain_empty": "joins whose keys matched no row (EXPLAIN has no plan for them)",
+    "join_unknown_table": "joins through a derived table or a table the schema does not have",
+    "join_inner_access": "joins whose inner table is read by a range or index merge per row",
     "subquery": "subqueries and UNIONs",
     "complex_where": "WHERE with OR / NOT / nested conditions",
-    "range_on_secondary_key": "ranges on a secondary index (where its values lie is not known)",
     "non_integer_range": "ranges with bounds that are not integers",
-    "composite_primary_key": "lookups on a composite primary key",
-    "write_not_by_primary_key": "UPDATE / DELETE not by primary-key equality (ranges, secondary keys, no WHERE)",
+    "write_not_by_key": "UPDATE / DELETE not by a key's equality (ranges, no index, no WHERE: the rows are not known)",
     "update_of_primary_key": "UPDATEs that change the primary key",
     "insert_select": "INSERT ... SELECT and other inserts without VALUES",
     "placeholder": "prepared statements with `?` (their Execute lines carry the values)",
@@ -42,12 +46,8 @@ REASONS = {
     "not_a_statement": "log lines that are neither a log header nor a statement",
     "too_many_rows": "statements over MAX_KEYS_PER_STATEMENT keys (IN lists, multi-row INSERTs)",
 }
-SYSTEM_SCHEMAS = {"mysql", "information_schema", "performance_schema", "sys"}
-MAX_KEYS_PER_STATEMENT = 100_000
-I64_MIN, I64_MAX = -(1 << 63), (1 << 63) - 1
 
-_STRING = re.compile(r"'(?:[^'\\]|\\.|'')*'|\"(?:[^\"\\]|\\.|\"\")*\"", re.S)
-_COMMENT = re.compile(r"/\*.*?\*/|(?:--|#)[^\n]*", re.S)
+
 _IDENT = r"(?:`[^`]{1,64}`|[A-Za-z0-9_$]{1,64})"
 _TABLE = rf"(?P<t1>{_IDENT})(?:\s*\.\s*(?P<t2>{_IDENT}))?"
 _TAIL = r"(?:GROUP\s+BY|ORDER\s+BY|LIMIT|FOR\s+UPDATE|FOR\s+SHARE|LOCK\s+IN|HAVING|WINDOW|INTO|PROCEDURE)\b"
@@ -63,6 +63,7 @@ _INSERT = re.compile(rf"^(?:INSERT|REPLACE)\s+(?:(?:LOW_PRIORITY|DELAYED|HIGH_PR
                      rf"(?:INTO\s+)?{_TABLE}\s*(?P<rest>.*)$", re.I | re.S)
 _NO_TABLE = re.compile(r"^(?:BEGIN|COMMIT|ROLLBACK|START\s+TRANSACTION|SET|SHOW|USE|SAVEPOINT|RELEASE|XA|DO|"
                        r"SELECT(?!.*\bFROM\b)|EXPLAIN|DESCRIBE|DESC|HELP|KILL|FLUSH|PING)\b", re.I | re.S)
+
 _COL = r"(?:`?\w+`?\s*\.\s*)?`?(?P<col>\w+)`?"
 _VALUE = r"(?P<val>[-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|\x01\d+\x01|\?|NULL|TRUE|FALSE)"
 _BETWEEN = re.compile(rf"^{_COL}\s+BETWEEN\s+(?P<a>\S+)\s+AND\s+(?P<b>\S+)$", re.I)
@@ -74,37 +75,6 @@ _ORDER = re.compile(r"\bORDER\s+BY\s+" + _COL + r"(?:\s+(?P<dir>ASC|DESC))?", re
 
 
 @dataclass
-class TableDef:
-    """A table's keys: its primary key, its secondary indexes, its columns in order."""
-
-    columns: list[str]
-    primary_key: list[str]
-    indexes: dict[str, list[str]] = field(default_factory=dict)
-
-    def bits(self) -> list[str]:
-        """The secondary indexes in UPDATE mask order."""
-        return sorted(self.indexes)
-
-    def leading(self, column: str) -> str | None:
-        c = column.lower()
-        return next((i for i in self.bits() if self.indexes[i] and self.indexes[i][0].lower() == c), None)
-
-    def to_dict(self) -> dict:
-        return {"primary_key": self.primary_key, "indexes": {i: self.indexes[i] for i in self.bits()}}
-
-
-class Schemas:
-    """Table definitions by (database, table), lower-cased; database None: any database (a --schema file)."""
-
-    def __init__(self, tables: dict[tuple[str | None, str], TableDef]):
-        self.tables = {(d.lower() if d else None, t.lower()): v for (d, t), v in tables.items()}
-
-    def find(self, database: str | None, table: str) -> TableDef | None:
-        t = table.lower()
-        return self.tables.get((database.lower() if database else None, t)) or self.tables.get((None, t))
-
-
-@dataclass
 class Op:
     kind: int
     index: str
@@ -112,6 +82,7 @@ class Op:
     hi: int | None = None
     flags: int = 0
     extra: int = 0
+    table: str | None = None  # db.tbl when not the Result's (a join's inner tables)
 
 
 @dataclass
@@ -119,58 +90,7 @@ class Result:
     reason: str | None  # None: modelled; "none": a statement on no table
     table: str = ""  # db.tbl
     ops: list[Op] = field(default_factory=list)
-
-
-def _unquote(name: str) -> str:
-    return name[1:-1] if name.startswith("`") else name
-
-
-def mask(sql: str) -> tuple[str, list[str]]:
-    """(the statement with comments dropped and each string literal as \\x01N\\x01, the literals)."""
-    strings: list[str] = []
-
-    def keep(m) -> str:
-        strings.append(m.group(0)[1:-1])
-        return f"\x01{len(strings) - 1}\x01"
-
-    out = _STRING.sub(keep, sql)
-    out = _COMMENT.sub(" ", out)
-    return " ".join(out.split()).rstrip(";").strip(), strings
-
-
-def digest(masked: str) -> str:
-    """The statement's shape: literals as ?, at most 160 characters."""
-    d = re.sub(r"\x01\d+\x01", "?", masked)
-    d = re.sub(r"(?<![\w$])[-+]?\d+(?:\.\d+)?(?![\w$])", "?", d)
-    d = re.sub(r"\(\s*\?(?:\s*,\s*\?)+\s*\)", "(?, ...)", d)
-    d = re.sub(r"(?:\(\?, \.\.\.\)\s*,\s*)+\(\?, \.\.\.\)", "(?, ...), ...", d)
-    return d[:160]
-
-
-def key_hash(text: str) -> int:
-    """A non-integer key as a signed 63-bit integer (its place in the table is not known)."""
-    return int.from_bytes(hashlib.blake2b(text.encode("utf-8", "replace"), digest_size=8).digest(), "little") >> 1
-
-
-def _value(val: str, strings: list[str]) -> tuple[str, int | None, int]:
-    """('int'|'hash'|'placeholder'|'null'|'range', key, flags) of a literal."""
-    if val == "?":
-        return "placeholder", None, 0
-    if val.upper() in ("NULL", "TRUE", "FALSE"):
-        return ("null", None, 0) if val.upper() == "NULL" else ("int", int(val.upper() == "TRUE"), 0)
-    if val.startswith("\x01"):
-        text = strings[int(val.strip("\x01"))]
-        if re.fullmatch(r"\s*[-+]?\d{1,19}\s*", text):
-            val = text.strip()
-        else:
-            return "hash", key_hash(text), ot.HASHED
-    if not re.fullmatch(r"[-+]?\d+", val):
-        return "hash", key_hash(val), ot.HASHED  # a decimal: its place is as unknown as a string's
-    digits = val.lstrip("+-").lstrip("0") or "0"
-    if len(digits) > 19:
-        return "range", None, 0
-    k = int(val)
-    return ("int", k, 0) if I64_MIN <= k <= I64_MAX else ("range", None, 0)
+    choices: int = 0  # indexes its conditions could be read through (over 1: EXPLAIN says which)
 
 
 MAX_SHAPES = 20_000  # statement shapes kept (their results reused); past it each is classified anew
@@ -198,7 +118,7 @@ def _with_numbers(tmpl: Result, nums: list[int], check: bool = False) -> Result 
         if check and (o.flags & ot.HASHED or (o.kind == ot.RANGE and o.extra)):
             return None  # a hashed key or a LIMIT: their values are not sentinels
         ops.append(Op(o.kind, o.index, vals[0], vals[1], o.flags, o.extra))
-    return Result(tmpl.reason, tmpl.table, ops)
+    return Result(tmpl.reason, tmpl.table, ops, tmpl.choices)
 
 
 class Classifier:
@@ -206,11 +126,13 @@ class Classifier:
         self.schemas = schemas
         self.shapes: dict[tuple, Result] = {}
 
-    def classify(self, sql: str, schema: str | None) -> tuple[Result, str]:
+    def classify(self, sql: str, schema: str | None, prefer: str | None = None) -> tuple[Result, str]:
         """(the result, the masked statement for digests). Statements of one shape (numbers aside)
         are classified once: the shape's result is kept with its numbers as sentinels and reused
         with the next statement's numbers, when that gives exactly what classifying it gives."""
         masked, strings = mask(sql)
+        if prefer is not None:  # the server's choice of index (EXPLAIN): not a shape's
+            return self._classify(masked, strings, schema, prefer), masked
         nums = _NUMBER.findall(masked)
         shape = (_NUMBER.sub("\x03", masked), schema, len(strings))
         cached = self.shapes.get(shape)
@@ -225,18 +147,19 @@ class Classifier:
                 self.shapes[shape] = tmpl
         return res, masked
 
-    def _classify(self, masked: str, strings: list[str], schema: str | None) -> Result:
-        res, _ = self._classify_masked(masked, strings, schema)
+    def _classify(self, masked: str, strings: list[str], schema: str | None, prefer: str | None = None) -> Result:
+        res, _ = self._classify_masked(masked, strings, schema, prefer)
         return res
 
-    def _classify_masked(self, masked: str, strings: list[str], schema: str | None) -> tuple[Result, str]:
+    def _classify_masked(self, masked: str, strings: list[str], schema: str | None,
+                         prefer: str | None = None) -> tuple[Result, str]:
         if not masked:
             return Result("none"), masked
         word = masked.split(None, 1)[0].upper()
         if word in ("SELECT", "WITH", "(") or masked.startswith("("):
             if _NO_TABLE.match(masked):
                 return Result("none"), masked
-            return self._select(masked, strings, schema), masked
+            return self._select(masked, strings, schema, prefer), masked
         if word in ("INSERT", "REPLACE"):
             return self._insert(masked, strings, schema), masked
         if word == "UPDATE":
@@ -247,18 +170,29 @@ class Classifier:
             return Result("none"), masked
         return Result("other_statement"), masked
 
-    def _table(self, m, schema: str | None) -> tuple[str | None, str, TableDef | None, str | None]:
-        """(qualified name, the reason it cannot be used or None, its def)."""
-        a, b = _unquote(m.group("t1")), m.group("t2")
-        db, tbl = (a, _unquote(b)) if b else (schema, a)
+    def table_def(self, db: str | None, tbl: str) -> tuple[str | None, TableDef | None, str | None]:
+        """(db.tbl, its keys, None) or (None, None, the reason it cannot be used)."""
         if db and db.lower() in SYSTEM_SCHEMAS:
-            return None, "", None, "system_table"
+            return None, None, "system_table"
         t = self.schemas.find(db, tbl)
         if t is None:
-            return None, "", None, "unknown_table"
-        return f"{db or '?'}.{tbl}", tbl, t, None
+            return None, None, "unknown_table"
+        return f"{db or '?'}.{tbl}", t, None
 
-    def _select(self, masked: str, strings: list[str], schema: str | None) -> Result:
+    def table_read(self, t: TableDef, name: str, where: str, strings: list[str]) -> Result:
+        """A read of one table by a conjunction of its own conditions (a join's driving table)."""
+        if not where.strip():
+            return Result(None, name, [Op(ot.SCAN, ot.PRIMARY, 0)])
+        return self._read(t, name, where, strings, "", 0, None)
+
+    def _table(self, m, schema: str | None) -> tuple[str | None, str, TableDef | None, str | None]:
+        """(qualified name, the reason it cannot be used or None, its def)."""
+        a, b = unquote(m.group("t1")), m.group("t2")
+        db, tbl = (a, unquote(b)) if b else (schema, a)
+        name, t, why = self.table_def(db, tbl)
+        return name, tbl, t, why
+
+    def _select(self, masked: str, strings: list[str], schema: str | None, prefer: str | None = None) -> Result:
         if len(re.findall(r"\bSELECT\b", masked, re.I)) > 1 or re.search(r"\bUNION\b", masked, re.I):
             return Result("subquery")
         m = _SELECT.match(masked)
@@ -282,12 +216,16 @@ class Classifier:
                      (limit.group(2) or 0) if limit else 0)
         where = m.group("where")
         if where is None:
-            if limit and (not order or self._is_pk(t, order.group("col"))):
-                desc = bool(order and (order.group("dir") or "").upper() == "DESC")
-                return Result(None, name, [Op(ot.RANGE, ot.PRIMARY, 0, 0, ot.LO_OPEN | ot.HI_OPEN
-                                              | (ot.DESC if desc else 0), min(rows + offset, 2**32 - 1))])
+            desc = ot.DESC if order and (order.group("dir") or "").upper() == "DESC" else 0
+            col = order.group("col").lower() if order else None
+            if limit and (col is None or col == t.primary_key[0].lower()):  # the clustered index's order
+                return Result(None, name, [Op(ot.RANGE, ot.PRIMARY, 0, 0, ot.LO_OPEN | ot.HI_OPEN | desc,
+                                              min(rows + offset, 2**32 - 1))])
+            if limit and t.leading(col):  # ORDER BY an index's column LIMIT n: its first (last) n entries
+                return Result(None, name, [Op(ot.INDEX_RANGE, t.leading(col), 0, 0, ot.LO_OPEN | ot.HI_OPEN | desc,
+                                              min(rows + offset, 2**32 - 1))])
             return Result(None, name, [Op(ot.SCAN, ot.PRIMARY, 0)])
-        return self._read(t, name, where, strings, tail, rows + offset if limit else 0, order)
+        return self._read(t, name, where, strings, tail, rows + offset if limit else 0, order, prefer)
 
     @staticmethod
     def _is_pk(t: TableDef, col: str) -> bool:
@@ -316,37 +254,105 @@ class Classifier:
                 out.append((None, "other", []))  # a filter on no key (LIKE, a function): the server filters rows
         return out
 
-    def _read(self, t: TableDef, name: str, where: str, strings, tail: str, limit: int, order) -> Result:
+    def _read(self, t: TableDef, name: str, where: str, strings, tail: str, limit: int, order,
+              prefer: str | None = None) -> Result:
         conds = self._conditions(where)
         if isinstance(conds, str):
             return Result(conds)
-        pk = t.primary_key
-        if len(pk) > 1 and any(c and c.lower() == pk[0].lower() for c, _, _ in conds):
-            return Result("composite_primary_key")
+        paths = self._paths(t, conds)
+        r = self._read_by(t, name, conds, strings, limit, order, prefer if prefer in paths else None)
+        r.choices = len(paths)
+        return r
+
+    @staticmethod
+    def _paths(t: TableDef, conds) -> list[str]:
+        """The indexes the conditions could be read through (PRIMARY for its leading column)."""
+        out: list[str] = []
+        for c, op, _ in conds:
+            if not c or op == "other":
+                continue
+            ix = ot.PRIMARY if c.lower() == t.primary_key[0].lower() else t.leading(c)
+            if ix and ix not in out:
+                out.append(ix)
+        return out
+
+    def _read_by(self, t: TableDef, name: str, conds, strings, limit: int, order, prefer: str | None) -> Result:
+        """The access path InnoDB's optimiser takes for these shapes (the module's docstring), or
+        the one through `prefer` (the index the server's EXPLAIN chose)."""
+        def keep(ix: str) -> bool:
+            return prefer is None or ix == prefer
+
         eq = [(c, vals) for c, op, vals in conds if c and op in ("=", "<=>", "in")]
-        for col, vals in eq:  # the primary key's equality, then a secondary index's
-            if self._is_pk(t, col):
+        for col, vals in eq:  # the primary key's equality, then a composite key's, then a secondary index's
+            if self._is_pk(t, col) and keep(ot.PRIMARY):
                 return self._points(name, ot.PRIMARY, vals, strings)
+        bounds = [(c, op, vals) for c, op, vals in conds if c and op in (">", ">=", "<", "<=", "between")]
+        if len(t.primary_key) > 1 and keep(ot.PRIMARY):
+            r = self._composite(t, name, conds, strings, limit, order, ot.POINT)
+            if r is not None:
+                return r
         for col, vals in eq:
             ix = t.leading(col)
-            if ix:
+            if ix and not keep(ix):
+                continue
+            if ix and ix in t.unique and len(t.indexes[ix]) == 1:
                 return self._points(name, ix, vals, strings)
-        bounds = [(c, op, vals) for c, op, vals in conds if c and op in (">", ">=", "<", "<=", "between")]
+            if ix:  # a non-unique (or a composite's prefix) equality: the entries with that value
+                return self._equal_entries(name, ix, vals, strings, limit, order)
         pk_bounds = [b for b in bounds if self._is_pk(t, b[0])]
-        if pk_bounds:
-            return self._range(name, pk_bounds, strings, limit, order)
-        if any(t.leading(c) for c, _, _ in bounds):
-            return Result("range_on_secondary_key")
+        if pk_bounds and keep(ot.PRIMARY):
+            return self._range(name, ot.PRIMARY, pk_bounds, strings, limit, order)
+        for col, _, _ in bounds:
+            ix = t.leading(col)
+            if ix and keep(ix):
+                return self._range(name, ix, [b for b in bounds if b[0].lower() == col.lower()], strings, limit, order)
         if any(v == "?" for _, _, vals in conds for v in vals):
             return Result("placeholder")
         return Result(None, name, [Op(ot.SCAN, ot.PRIMARY, 0)])
+
+    def _composite(self, t: TableDef, name: str, conds, strings, limit: int, order, kind: int) -> Result | None:
+        """A composite primary key: every column's equality is one row (POINT, or the write `kind`;
+        the row a hash of the values: where it lies is not known); the leading column's equality or
+        bounds are the entries with those values (INDEX_RANGE on PRIMARY); None: neither."""
+        pk = [c.lower() for c in t.primary_key]
+        eq = {c.lower(): vals for c, op, vals in conds if c and op in ("=", "<=>") and c.lower() in pk}
+        if all(c in eq for c in pk):
+            keys = []
+            for c in pk:
+                what, key, _ = literal(eq[c][0], strings)
+                if what in ("placeholder", "range"):
+                    return Result("placeholder" if what == "placeholder" else "key_out_of_range")
+                if what == "null":
+                    return Result(None, name, [])
+                keys.append(key)
+            h = key_tuple(keys)
+            return Result(None, name, [Op(kind, ot.PRIMARY, h, h, ot.HASHED)])
+        if kind != ot.POINT:
+            return None
+        lead = [(c, op, vals) for c, op, vals in conds if c and c.lower() == pk[0]]
+        ins = [vals for _, op, vals in lead if op in ("=", "<=>", "in")]
+        if ins:
+            return self._equal_entries(name, ot.PRIMARY, ins[0], strings, limit, order)
+        bounds = [b for b in lead if b[1] in (">", ">=", "<", "<=", "between")]
+        if bounds:
+            return self._range(name, ot.PRIMARY, bounds, strings, limit, order, kind=ot.INDEX_RANGE)
+        return None
+
+    def _equal_entries(self, name: str, index: str, vals: list[str], strings, limit: int, order) -> Result:
+        """An equality on a non-unique index (or a composite primary key's leading column): per value,
+        the entries holding it (INDEX_RANGE lo = hi = the value; how many: the index's statistics)."""
+        r = self._points(name, index, vals, strings)
+        desc = ot.DESC if order is not None and (order.group("dir") or "").upper() == "DESC" else 0
+        for o in r.ops:
+            o.kind, o.flags, o.extra = ot.INDEX_RANGE, o.flags | desc, min(limit, 2**32 - 1)
+        return r
 
     def _points(self, name: str, index: str, vals: list[str], strings) -> Result:
         if len(vals) > MAX_KEYS_PER_STATEMENT:
             return Result("too_many_rows")
         ops = []
         for v in vals:
-            what, key, flags = _value(v, strings)
+            what, key, flags = literal(v, strings)
             if what in ("placeholder", "range"):
                 return Result("placeholder" if what == "placeholder" else "key_out_of_range")
             if what == "null":
@@ -354,12 +360,14 @@ class Classifier:
             ops.append(Op(ot.POINT, index, key, key, flags))
         return Result(None, name, ops)
 
-    def _range(self, name: str, bounds, strings, limit: int, order) -> Result:
+    def _range(self, name: str, index: str, bounds, strings, limit: int, order, kind: int | None = None) -> Result:
+        """A range of the primary key (RANGE), of a secondary index's leading column or a composite
+        primary key's (INDEX_RANGE): its bounds, the LIMIT, the direction."""
         lo, hi, flags = None, None, 0
         for _, op, vals in bounds:
             keys = []
             for v in vals:
-                what, key, _ = _value(v, strings)
+                what, key, _ = literal(v, strings)
                 if what == "placeholder":
                     return Result("placeholder")
                 if what != "int":
@@ -382,8 +390,9 @@ class Classifier:
             flags |= ot.DESC
         if lo is not None and hi is not None and hi < lo:
             return Result(None, name, [])  # an empty range: the descent reads nothing the model needs
-        return Result(None, name, [Op(ot.RANGE, ot.PRIMARY, lo or 0, hi or 0, flags,
-                                      min(limit, 2**32 - 1))])
+        if kind is None:
+            kind = ot.RANGE if index == ot.PRIMARY else ot.INDEX_RANGE
+        return Result(None, name, [Op(kind, index, lo or 0, hi or 0, flags, min(limit, 2**32 - 1))])
 
     def _write(self, m, masked: str, strings, schema: str | None, kind: int) -> Result:
         if re.search(r"\bSELECT\b", masked, re.I):
@@ -397,11 +406,11 @@ class Classifier:
             return Result(why)
         where = m.group("where")
         if where is None:
-            return Result("write_not_by_primary_key")
+            return Result("write_not_by_key")
         extra = 0
         if kind == ot.UPDATE:
             cols = {re.sub(r"^(?:`?\w+`?\s*\.\s*)?`?(\w+)`?.*$", r"\1", a.split("=", 1)[0].strip()).lower()
-                    for a in _split_top(m.group("set"))}
+                    for a in split_top(m.group("set"))}
             if any(c.lower() in cols for c in t.primary_key):
                 return Result("update_of_primary_key")
             for j, ix in enumerate(t.bits()):
@@ -417,8 +426,22 @@ class Classifier:
                     o.kind, o.extra = kind, extra
                 return r
         if len(t.primary_key) > 1:
-            return Result("composite_primary_key")
-        return Result("write_not_by_primary_key")
+            r = self._composite(t, name, conds, strings, 0, None, kind)
+            if r is not None:
+                for o in r.ops:
+                    o.extra = extra
+                return r
+        for col, op, vals in conds:  # by a secondary index's equality: the lookup, then the row it finds
+            ix = t.leading(col) if col and op in ("=", "<=>", "in") else None
+            if ix:
+                r = self._points(name, ix, vals, strings)
+                ops = []
+                for o in r.ops:  # the row: a hash of the value, as the lookup's (one row a value)
+                    ops += [o, Op(kind, ot.PRIMARY, o.lo, o.lo, o.flags | ot.VIA_INDEX, extra)]
+                return Result(r.reason, r.table, ops)
+        if any(v == "?" for _, _, vals in conds for v in vals):
+            return Result("placeholder")
+        return Result("write_not_by_key")
 
     def _insert(self, masked: str, strings, schema: str | None) -> Result:
         m = _INSERT.match(masked)
@@ -434,73 +457,43 @@ class Classifier:
             inner = rest[1:close]
             if re.match(r"\s*SELECT\b", inner, re.I):
                 return Result("insert_select")
-            cols = [_unquote(c.strip()) for c in inner.split(",")]
+            cols = [unquote(c.strip()) for c in inner.split(",")]
             rest = rest[close + 1:].lstrip()
-        if len(t.primary_key) != 1:
-            return Result("composite_primary_key")
-        pk = t.primary_key[0].lower()
-        at = next((i for i, c in enumerate(cols) if c.lower() == pk), None)
+        pks = [c.lower() for c in t.primary_key]
         s = re.match(r"SET\s+(.*)$", rest, re.I | re.S)
         if s:
             assigns = {a.split("=", 1)[0].strip().strip("`").lower(): a.split("=", 1)[1].strip()
-                       for a in _split_top(s.group(1)) if "=" in a}
-            tuples = [[assigns.get(pk, "NULL")]]
-            at = 0
+                       for a in split_top(s.group(1)) if "=" in a}
+            rows = [[assigns.get(c, "NULL") for c in pks]]
+            at = list(range(len(pks)))
         else:
+            at = [next((i for i, c in enumerate(cols) if c.lower() == pk), None) for pk in pks]
             v = re.match(r"VALUES?\s*(.*)$", rest, re.I | re.S)
             if not v:
                 return Result("insert_select")
-            tuples = _tuples(v.group(1))
-            if tuples is None:
+            rows = tuples(v.group(1))
+            if rows is None:
                 return Result("too_many_rows")
         ops = []
-        for row in tuples:
-            val = row[at] if at is not None and at < len(row) else "NULL"
-            what, key, flags = _value(val, strings) if val.upper() != "DEFAULT" else ("null", None, 0)
-            if what == "placeholder":
-                return Result("placeholder")
-            if what == "range":
-                return Result("key_out_of_range")
-            if what == "null" or (what == "int" and key == 0):
+        for row in rows:
+            keys, hashed, lead_int = [], 0, False
+            for a in at:
+                val = row[a] if a is not None and a < len(row) else "NULL"
+                what, key, flags = literal(val, strings) if val.upper() != "DEFAULT" else ("null", None, 0)
+                if what == "placeholder":
+                    return Result("placeholder")
+                if what == "range":
+                    return Result("key_out_of_range")
+                keys.append(None if what == "null" or (what == "int" and key == 0 and len(at) == 1) else key)
+                hashed |= flags
+                lead_int = lead_int or (len(keys) == 1 and what == "int")
+            if None in keys:  # AUTO_INCREMENT's key (a composite key's: at the end as well)
                 ops.append(Op(ot.INSERT, ot.PRIMARY, 0, 0, ot.AUTO))
+            elif len(keys) > 1 and lead_int:  # a composite key: placed by its leading column's value
+                ops.append(Op(ot.INSERT, ot.PRIMARY, keys[0], keys[0], 0))
+            elif len(keys) > 1:  # ... or, not an integer, by a hash of the values
+                h = key_tuple(keys)
+                ops.append(Op(ot.INSERT, ot.PRIMARY, h, h, ot.HASHED))
             else:
-                ops.append(Op(ot.INSERT, ot.PRIMARY, key, key, flags))
+                ops.append(Op(ot.INSERT, ot.PRIMARY, keys[0], keys[0], hashed))
         return Result(None, name, ops)
-
-
-def _split_top(text: str) -> list[str]:
-    """Comma-separated items, commas inside parentheses left alone (strings are masked)."""
-    items, depth, buf = [], 0, []
-    for ch in text:
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        if ch == "," and depth == 0:
-            items.append("".join(buf).strip())
-            buf = []
-        else:
-            buf.append(ch)
-    if buf:
-        items.append("".join(buf).strip())
-    return items
-
-
-def _tuples(text: str) -> list[list[str]] | None:
-    """The value tuples of `(..), (..)` (up to ON DUPLICATE KEY / AS alias), or None past the limit."""
-    out, depth, start = [], 0, None
-    for i, ch in enumerate(text):
-        if ch == "(":
-            depth += 1
-            if depth == 1:
-                start = i + 1
-        elif ch == ")":
-            depth -= 1
-            if depth == 0 and start is not None:
-                out.append(_split_top(text[start:i]))
-                if len(out) > MAX_KEYS_PER_STATEMENT:
-                    return None
-                start = None
-        elif depth == 0 and ch.isalpha():
-            break  # ON DUPLICATE KEY UPDATE ..., AS new
-    return out

@@ -36,6 +36,7 @@ class DdlShape:
     columns: dict[str, str] = field(default_factory=dict)  # name -> upper-case type word
     primary_key: list[str] = field(default_factory=list)
     indexes: dict[str, list[str]] = field(default_factory=dict)  # secondary index -> its columns
+    unique: set[str] = field(default_factory=set)  # the secondary indexes declared UNIQUE
 
     def column(self, name: str) -> str | None:
         """The column's name as declared, or None."""
@@ -126,6 +127,8 @@ def shape(sql_text: str, table: str) -> DdlShape | None:
             elif i := _INDEX_CLAUSE.match(item):
                 name = i.group(2) or (_names(i.group(3)) or ["?"])[0]
                 out.indexes[name] = _names(i.group(3))
+                if i.group(1).upper().startswith("UNIQUE"):
+                    out.unique.add(name)
             elif _OTHER_CLAUSE.match(item):
                 continue
             elif c := _COLUMN.match(item):
@@ -134,6 +137,7 @@ def shape(sql_text: str, table: str) -> DdlShape | None:
                     out.primary_key = [c.group(1)]
                 elif re.search(r"\bUNIQUE\b", item, re.IGNORECASE):
                     out.indexes[c.group(1)] = [c.group(1)]
+                    out.unique.add(c.group(1))
             else:
                 return None
     if out is None:
@@ -142,6 +146,8 @@ def shape(sql_text: str, table: str) -> DdlShape | None:
         m = _CREATE_INDEX.match(st.sql)
         if m and m.group(3).lower() == table.lower():
             out.indexes[m.group(1)] = _names(m.group(4))
+            if re.match(r"\s*CREATE\s+UNIQUE\b", st.sql, re.IGNORECASE):
+                out.unique.add(m.group(1))
     return out
 
 

@@ -1,4 +1,4 @@
-"""Whole-server capture (workload/sqlops.py, opcapture.py, optrace.py): the statement shapes
+"""Whole-server capture (workload/sqlops.py, sqltext.py, tablekeys.py, opcapture.py, optrace.py): the statement shapes
 sysbench and YCSB-like clients send, what is not modelled, hostile logs, and the trace file."""
 from __future__ import annotations
 
@@ -7,11 +7,17 @@ import pytest
 
 from loadgen.errors import UsageError
 from loadgen.workload import capture as logs
-from loadgen.workload import opcapture, optrace as ot, sqlops
+from loadgen.workload import opcapture, optrace as ot, sqlops, sqltext, tablekeys
 
-SBTEST = sqlops.TableDef(["id", "k", "c", "pad"], ["id"], {"k_1": ["k"]})
-USERS = sqlops.TableDef(["ycsb_key", "field0"], ["ycsb_key"], {})
-SCHEMAS = sqlops.Schemas({("sbtest", "sbtest1"): SBTEST, (None, "usertable"): USERS})
+SBTEST = tablekeys.TableDef(["id", "k", "c", "pad"], ["id"], {"k_1": ["k"]})
+USERS = tablekeys.TableDef(["ycsb_key", "field0"], ["ycsb_key"], {})
+# an ORM's shapes: a composite primary key, a unique and a composite secondary index
+ITEMS = tablekeys.TableDef(["order_id", "line", "sku", "qty"], ["order_id", "line"], {"sku": ["sku"]})
+USERS2 = tablekeys.TableDef(["id", "email", "org", "created"], ["id"],
+                            {"email": ["email"], "org_created": ["org", "created"], "created": ["created"]},
+                            {"email"})
+SCHEMAS = tablekeys.Schemas({("sbtest", "sbtest1"): SBTEST, (None, "usertable"): USERS, (None, "items"): ITEMS,
+                             (None, "users"): USERS2})
 
 
 def classify(sql: str, schema: str | None = "sbtest") -> sqlops.Result:
@@ -35,7 +41,7 @@ def one(sql: str):
     ("SELECT DISTINCT c FROM sbtest1 WHERE id BETWEEN 5 AND 104 ORDER BY c", (ot.RANGE, "PRIMARY", 5, 104, 0, 0)),
     ("SELECT * FROM sbtest1 WHERE id > 10 AND id <= 20", (ot.RANGE, "PRIMARY", 11, 20, 0, 0)),
     ("SELECT * FROM sbtest1 WHERE id >= 100 ORDER BY id LIMIT 10", (ot.RANGE, "PRIMARY", 100, 0, ot.HI_OPEN, 10)),
-    ("SELECT * FROM sbtest1 WHERE k = 5", (ot.POINT, "k_1", 5, 5, 0, 0)),
+    ("SELECT * FROM sbtest1 WHERE k = 5", (ot.INDEX_RANGE, "k_1", 5, 5, 0, 0)),
     ("SELECT * FROM sbtest1", (ot.SCAN, "PRIMARY", 0, None, 0, 0)),
     ("SELECT COUNT(*) FROM sbtest1 WHERE c LIKE '%FROM x WHERE id=1%'", (ot.SCAN, "PRIMARY", 0, None, 0, 0)),
     ("UPDATE sbtest1 SET k=k+1 WHERE id=2490", (ot.UPDATE, "PRIMARY", 2490, 2490, 0, 1)),
@@ -48,9 +54,54 @@ def one(sql: str):
 def test_statement_shapes(sql, want):
     got = one(sql)
     if want is None:  # a string key: hashed, flagged
-        assert got[0] == ot.POINT and got[4] == ot.HASHED and got[2] == sqlops.key_hash("user6284781860667377211")
+        assert got[0] == ot.POINT and got[4] == ot.HASHED and got[2] == sqltext.key_hash("user6284781860667377211")
     else:
         assert got == want
+
+
+H = sqltext.key_tuple
+
+
+@pytest.mark.parametrize("sql,want", [
+    # a secondary range, bounds and LIMIT, read downwards
+    ("SELECT * FROM sbtest1 WHERE k BETWEEN 10 AND 20", [(ot.INDEX_RANGE, "k_1", 10, 20, 0, 0)]),
+    ("SELECT id FROM users WHERE created >= 100 ORDER BY created DESC LIMIT 5",
+     [(ot.INDEX_RANGE, "created", 100, 0, ot.HI_OPEN | ot.DESC, 5)]),
+    ("SELECT * FROM users ORDER BY created DESC LIMIT 10",
+     [(ot.INDEX_RANGE, "created", 0, None, ot.LO_OPEN | ot.HI_OPEN | ot.DESC, 10)]),
+    # a unique index's equality is one row; a composite index's prefix the entries with the value
+    ("SELECT * FROM users WHERE email = 'a@b'", [(ot.POINT, "email", sqltext.key_hash("a@b"), None, ot.HASHED, 0)]),
+    ("SELECT * FROM users WHERE org = 7 ORDER BY created DESC LIMIT 20",
+     [(ot.INDEX_RANGE, "org_created", 7, None, ot.DESC, 20)]),
+    # a composite primary key: every column's equality one row (a hash), the prefix a range of it
+    ("SELECT qty FROM items WHERE order_id = 5 AND line = 2", [(ot.POINT, "PRIMARY", H([5, 2]), None, ot.HASHED, 0)]),
+    ("SELECT qty FROM items WHERE line = 2 AND order_id = 5", [(ot.POINT, "PRIMARY", H([5, 2]), None, ot.HASHED, 0)]),
+    ("SELECT * FROM items WHERE order_id = 5", [(ot.INDEX_RANGE, "PRIMARY", 5, None, 0, 0)]),
+    ("SELECT * FROM items WHERE order_id IN (5, 6)", [(ot.INDEX_RANGE, "PRIMARY", 5, None, 0, 0),
+                                                       (ot.INDEX_RANGE, "PRIMARY", 6, None, 0, 0)]),
+    ("SELECT * FROM items WHERE order_id BETWEEN 5 AND 9", [(ot.INDEX_RANGE, "PRIMARY", 5, 9, 0, 0)]),
+    ("UPDATE items SET qty = 3 WHERE order_id = 5 AND line = 1",
+     [(ot.UPDATE, "PRIMARY", H([5, 1]), None, ot.HASHED, 0)]),
+    ("DELETE FROM items WHERE order_id = 5 AND line = 1", [(ot.DELETE, "PRIMARY", H([5, 1]), None, ot.HASHED, 0)]),
+    ("INSERT INTO items (order_id, line, sku, qty) VALUES (5, 1, 'a', 1), (5, 2, 'b', 1)",
+     [(ot.INSERT, "PRIMARY", 5, None, 0, 0), (ot.INSERT, "PRIMARY", 5, None, 0, 0)]),  # by the leading value
+    ("INSERT INTO items (order_id, line, sku, qty) VALUES ('x5', 1, 'a', 1)",
+     [(ot.INSERT, "PRIMARY", H([sqltext.key_hash("x5"), 1]), None, ot.HASHED, 0)]),
+    # a write by a secondary key: the lookup, then the row it found (VIA_INDEX, the same value)
+    ("UPDATE sbtest1 SET c = 'x' WHERE k = 5", [(ot.POINT, "k_1", 5, None, 0, 0),
+                                                (ot.UPDATE, "PRIMARY", 5, None, ot.VIA_INDEX, 0)]),
+    ("DELETE FROM users WHERE email = 'a@b'", [(ot.POINT, "email", sqltext.key_hash("a@b"), None, ot.HASHED, 0),
+                                               (ot.DELETE, "PRIMARY", sqltext.key_hash("a@b"), None,
+                                                ot.HASHED | ot.VIA_INDEX, 0)]),
+    ("UPDATE users SET org = 3 WHERE email = 'a@b'", [(ot.POINT, "email", sqltext.key_hash("a@b"), None, ot.HASHED, 0),
+                                                      (ot.UPDATE, "PRIMARY", sqltext.key_hash("a@b"), None,
+                                                       ot.HASHED | ot.VIA_INDEX, 4)]),  # org_created: bit 2
+])
+def test_secondary_ranges_composite_keys_and_writes_by_index(sql, want):
+    r = classify(sql, "sbtest" if "sbtest1" in sql else None)
+    assert r.reason is None, (sql, r.reason)
+    got = [(o.kind, o.index, o.lo, o.hi if o.hi != o.lo else None, o.flags, o.extra) for o in r.ops]
+    assert got == want
 
 
 def test_several_keys_and_rows():
@@ -63,9 +114,11 @@ def test_several_keys_and_rows():
     ("SELECT * FROM sbtest1 a JOIN sbtest1 b ON a.id = b.k WHERE a.id = 1", "join"),
     ("SELECT * FROM sbtest1 WHERE id = 1 OR id = 2", "complex_where"),
     ("SELECT * FROM sbtest1 WHERE id IN (SELECT k FROM sbtest1)", "subquery"),
-    ("SELECT * FROM sbtest1 WHERE k BETWEEN 1 AND 5", "range_on_secondary_key"),
-    ("UPDATE sbtest1 SET c = 'x' WHERE k = 5", "write_not_by_primary_key"),
-    ("DELETE FROM sbtest1", "write_not_by_primary_key"),
+    ("UPDATE sbtest1 SET c = 'x' WHERE k > 5", "write_not_by_key"),
+    ("UPDATE sbtest1 SET c = 'x' WHERE c = 'y'", "write_not_by_key"),
+    ("DELETE FROM sbtest1", "write_not_by_key"),
+    ("DELETE FROM items WHERE order_id = 5", "write_not_by_key"),
+    ("SELECT * FROM sbtest1 WHERE k BETWEEN 'a' AND 'b'", "non_integer_range"),
     ("UPDATE sbtest1 SET id = 5 WHERE id = 4", "update_of_primary_key"),
     ("INSERT INTO sbtest1 SELECT * FROM sbtest1", "insert_select"),
     ("SELECT c FROM sbtest1 WHERE id=?", "placeholder"),
@@ -81,8 +134,8 @@ def test_what_is_not_modelled_says_why(sql, reason):
 
 
 def test_digest_hides_literals():
-    masked, _ = sqlops.mask("SELECT c FROM t WHERE id IN (1, 2, 3) AND c = 'secret'")
-    assert "secret" not in sqlops.digest(masked) and "1" not in sqlops.digest(masked)
+    masked, _ = sqltext.mask("SELECT c FROM t WHERE id IN (1, 2, 3) AND c = 'secret'")
+    assert "secret" not in sqltext.digest(masked) and "1" not in sqltext.digest(masked)
 
 
 LOG = """/usr/sbin/mariadbd, Version: 10.11.19-MariaDB. started with:
@@ -107,8 +160,9 @@ def test_general_log_to_trace_and_back(tmp_path):
     log.write_text(LOG)
     out = tmp_path / "t.optrace"
     cap = opcapture.run(log, "general", SCHEMAS, out)
-    assert cap.modelled == 5 and cap.unused == {"join": 1} and cap.span_s == 2.0
-    assert cap.top()[0]["reason"] == "join"
+    # the join is counted, not dropped: without a server there is no EXPLAIN
+    assert cap.modelled == 5 and cap.unused == {"needs_explain": 1} and cap.span_s == 2.0
+    assert cap.top()[0]["reason"] == "needs_explain"
     meta, count, _ = ot.read_meta(out)
     assert count == 5 and meta["trees"] == [{"table": "sbtest.sbtest1", "index": "PRIMARY"}]
     a = np.concatenate(list(ot.chunks(out)))
@@ -116,7 +170,8 @@ def test_general_log_to_trace_and_back(tmp_path):
     assert list(a["kind"]) == [ot.POINT, ot.UPDATE, ot.DELETE, ot.RANGE, ot.INSERT]
     # the two writes of one BEGIN..COMMIT share a transaction; the autocommit insert has its own
     assert a["hi"][1] == a["hi"][2] != a["hi"][4]
-    assert meta["tables"]["sbtest.sbtest1"] == {"primary_key": ["id"], "indexes": {"k_1": ["k"]}}
+    assert meta["tables"]["sbtest.sbtest1"] == {"primary_key": ["id"], "indexes": {"k_1": ["k"]}, "unique": []}
+    assert (meta["version"], meta["minor"]) == (ot.VERSION, ot.MINOR)
 
 
 def test_hostile_logs_are_counted_never_a_traceback(tmp_path, monkeypatch):
@@ -154,12 +209,29 @@ def test_damaged_traces_are_one_line_errors(tmp_path):
 
     with pytest.raises(keytrace.TraceError, match="op trace"):
         list(keytrace.chunks(out))
+    # a 1.0 trace (no minor) still reads; a newer minor is refused, not misread
+    import json
+    import struct
+
+    meta, count, start = ot.read_meta(out)
+    body = data[start:]
+
+    def with_meta(m: dict) -> bytes:
+        blob = json.dumps(m).encode()
+        return struct.pack("<8sIIQ", ot.MAGIC, ot.VERSION, len(blob), count) + blob + body
+
+    old = {k: v for k, v in meta.items() if k != "minor"}
+    (tmp_path / "v10").write_bytes(with_meta(old))
+    assert sum(len(a) for a in ot.chunks(tmp_path / "v10")) == count
+    (tmp_path / "v19").write_bytes(with_meta({**meta, "minor": ot.MINOR + 8}))
+    with pytest.raises(ot.OpTraceError, match=r"format 1\.9"):
+        ot.read_meta(tmp_path / "v19")
 
 
 def test_schema_file_gives_the_keys(tmp_path):
     sql = tmp_path / "s.sql"
     sql.write_text("CREATE TABLE t (id INT NOT NULL, a INT, b CHAR(10), PRIMARY KEY (id), KEY ab (a, b));")
-    s = opcapture.schemas_from_file(sql)
+    s = tablekeys.schemas_from_file(sql)
     t = s.find("anydb", "t")
     assert t.primary_key == ["id"] and t.indexes == {"ab": ["a", "b"]} and t.columns == ["id", "a", "b"]
 
@@ -167,17 +239,17 @@ def test_schema_file_gives_the_keys(tmp_path):
 def test_the_trace_predicted_per_table_and_index(tmp_path):
     """The adapter (analysis/tracemodel.py) over the mix model: per-index reads add up, the
     update of k reaches k_1, the AUTO_INCREMENT insert grows the table, keys past it are skipped."""
-    from loadgen.analysis import tracemodel
+    from loadgen.analysis import tracegeometry, tracemodel
 
     log = tmp_path / "general.log"
     log.write_text(LOG + "\t\t     8 Query\tSELECT c FROM sbtest.sbtest1 WHERE id=999999\n")
     out = tmp_path / "t.optrace"
     opcapture.run(log, "general", SCHEMAS, out)
     meta, _, _ = ot.read_meta(out)
-    tables = tracemodel.offline_tables(meta, {"*": 10_000}, {"sbtest1": {"id": 4, "k": 4, "c": 120, "pad": 60}})
+    tables = tracegeometry.offline_tables(meta, {"*": 10_000}, {"sbtest1": {"id": 4, "k": 4, "c": 120, "pad": 60}})
     t = tables["sbtest.sbtest1"]
     assert 100 <= t["leaf_pages"] <= 250 and t["indexes"]["k_1"]["columns"] == ["k"]  # ~73 rows a leaf
-    doc = tracemodel.predict(out, tables, tracemodel.pools_of([8 << 20, 64 << 20], "mariadb", {}, 1000.0))
+    doc = tracemodel.predict(out, tables, tracegeometry.pools_of([8 << 20, 64 << 20], "mariadb", {}, 1000.0))
     assert doc["skipped"] == {"outside the table's keys": 1} and doc["simulated"] == 5
     assert doc["operations_by_kind"] == {"read": 1, "update": 1, "delete": 1, "range": 1, "insert": 1}
     for p in doc["pools"]:
@@ -187,7 +259,7 @@ def test_the_trace_predicted_per_table_and_index(tmp_path):
         assert p["pages_read"] == tt["pages_read"] + p["system_pages_read"]
         assert p["low"] <= p["pages_read"] <= p["high"]
     with pytest.raises(UsageError, match="no --rows"):
-        tracemodel.offline_tables(meta, {}, {})
+        tracegeometry.offline_tables(meta, {}, {})
 
 
 def test_the_three_commands_without_a_server(tmp_path):
@@ -236,3 +308,150 @@ def test_shapes_reused_give_what_classifying_gives():
     for sql in statements * 2:
         assert c.classify(sql, "sbtest")[0] == sqlops.Classifier(SCHEMAS).classify(sql, "sbtest")[0], sql
     assert len(c.shapes) >= 4
+
+
+def test_index_ranges_and_writes_by_index_predicted(tmp_path):
+    """INDEX_RANGE (a secondary range, a non-unique equality, a composite key's prefix) and a write
+    found through an index reach the pages they should: the range's secondary leaves and the rows'
+    clustered leaves; a wider range reads more; the write by index writes the row the lookup found."""
+    from loadgen.analysis import tracegeometry, tracemodel
+
+    def predict(statements: list[str]) -> dict:
+        log = tmp_path / "g.log"
+        log.write_text(LOG.split("261125 18:22:28")[0] + "261125 18:22:28\t     9 Connect\troot@h on shop using TCP\n"
+                       + "".join(f"\t\t     9 Query\t{q}\n" for q in statements))
+        out = tmp_path / "i.optrace"
+        opcapture.run(log, "general", SCHEMAS, out)
+        meta, _, _ = ot.read_meta(out)
+        tables = tracegeometry.offline_tables(meta, {"*": 50_000}, {})
+        for t in tables.values():  # the leading columns' values as the server would give them
+            t["indexes"].get("created", {}).update(values=[1, 50_000], distinct=50_000)
+            t["indexes"].get("org_created", {}).update(values=[1, 500], distinct=500)
+            if "sku" in t["indexes"]:  # items: 10,000 orders of 5 lines
+                t.update(values=[1, 10_000], distinct=10_000)
+        return tracemodel.predict(out, tables, tracegeometry.pools_of([64 << 20], "mariadb", {}, 1000.0))
+
+    narrow = predict(["SELECT * FROM users WHERE created BETWEEN 100 AND 199"])
+    wide = predict(["SELECT * FROM users WHERE created BETWEEN 100 AND 4099"])
+    assert narrow["operations_by_kind"] == {"range-secondary": 1}
+    n, w = narrow["pools"][0]["tables"]["shop.users"], wide["pools"][0]["tables"]["shop.users"]
+    assert 0 < n["indexes"]["created"] < w["indexes"]["created"]
+    # 100 rows in a random order over ~333 leaves: ~86 leaves; 4,000 rows: nearly all of them
+    assert 60 <= n["indexes"]["PRIMARY"] <= 110 and w["indexes"]["PRIMARY"] > 3 * n["indexes"]["PRIMARY"]
+    # a non-unique equality of a composite index: 100 entries a value (50,000 rows / 500 values)
+    org = predict(["SELECT * FROM users WHERE org = 7"])
+    assert org["operations_by_kind"] == {"range-secondary": 1} and org["pools"][0]["tables"]["shop.users"][
+        "indexes"]["PRIMARY"] > 50
+    # a composite primary key's prefix: a range of the clustered index (5 rows a value: one or two leaves)
+    items = predict(["SELECT * FROM items WHERE order_id = 77"])
+    assert items["operations_by_kind"] == {"range": 1}
+    assert items["pools"][0]["tables"]["shop.items"]["indexes"]["PRIMARY"] <= 2 + 3
+    # a write by a unique secondary key: the index's lookup and the row's leaf, written
+    upd = predict(["UPDATE users SET org = 3 WHERE email = 'a@b'"])
+    assert upd["operations_by_kind"] == {"read-secondary": 1, "update": 1}
+    assert upd["pools"][0]["tables"]["shop.users"]["indexes"]["org_created"] > 0  # the index its column is in
+
+
+def _joins(plan):
+    """joinops.Joins over SCHEMAS with an EXPLAIN that answers `plan` (steps or a reason) and
+    records what it was asked: the classification's own logic (the server's EXPLAIN is exercised
+    in tests/integration/test_capture_app.py on MariaDB and MySQL)."""
+    from loadgen.workload import joinops
+
+    asked = []
+
+    def explain(sql, schema):
+        asked.append(sql)
+        return plan(sql) if callable(plan) else plan
+
+    return joinops.Joins(sqlops.Classifier(SCHEMAS), explain), asked
+
+
+def _join(j, sql, schema="shop"):
+    masked, strings = sqltext.mask(sql)
+    return j.classify(sql, masked, strings, schema, sqltext.digest(masked))
+
+
+def test_joins_from_explain():
+    from loadgen.workload.joinops import Step
+
+    plan = [Step("u", "const", "PRIMARY", 1.0, 1.0), Step("i", "ref", "PRIMARY", 5.0, 5.0)]
+    j, asked = _joins(plan)
+    r = _join(j, "SELECT u.email, i.qty FROM users u JOIN items i ON i.order_id = u.id WHERE u.id = 42")
+    assert r.reason is None
+    # the driving table's own condition; one lookup of the inner key per driving row, at a hashed row
+    assert [(o.table, o.kind, o.index, o.lo) for o in r.ops][0] == ("shop.users", ot.POINT, "PRIMARY", 42)
+    assert [(o.table, o.kind, o.index, o.flags) for o in r.ops[1:]] == [("shop.items", ot.INDEX_RANGE, "PRIMARY",
+                                                                         ot.HASHED)]
+    # cached per shape: another key, no second EXPLAIN; a different inner key each statement
+    r2 = _join(j, "SELECT u.email, i.qty FROM users u JOIN items i ON i.order_id = u.id WHERE u.id = 43")
+    assert len(asked) == 1 and r2.ops[0].lo == 43 and r2.ops[1].lo != r.ops[1].lo
+    # a driving IN list of three: three inner lookups; an inner ALL (hash join): one scan of it
+    j, _ = _joins([Step("u", "range", "PRIMARY", 3.0, 3.0), Step("i", "ALL", None, 900.0, 900.0)])
+    r = _join(j, "SELECT * FROM users u, items i WHERE u.id IN (1, 2, 3) AND i.sku = u.org")
+    assert [(o.kind, o.table) for o in r.ops] == [(ot.POINT, "shop.users")] * 3 + [(ot.SCAN, "shop.items")]
+
+
+def test_joins_that_cannot_be_modelled_say_why_and_never_reach_the_server():
+    from loadgen.workload.joinops import Step
+
+    j, asked = _joins([Step("u", "const", "PRIMARY", 1.0, 1.0)])
+    for sql, reason in [
+        ("SELECT * FROM users u JOIN items i ON i.order_id = u.id WHERE u.id = 1; DROP TABLE users", "other_statement"),
+        ("SELECT * FROM users u JOIN `items``; DROP TABLE x` i ON 1 WHERE u.id = 1", "other_statement"),
+        ("SELECT * FROM users u JOIN `items`` OR 1=1 --` i ON 1 WHERE u.id = 1", "join"),  # not taken apart
+        ("SELECT * FROM users u JOIN (SELECT * FROM items) i ON i.order_id = u.id", "subquery"),
+        ("SELECT * FROM users u JOIN mysql.user m ON m.User = u.email", "system_table"),
+        ("SELECT * FROM users u JOIN items i ON i.order_id = u.id WHERE u.id = 1 OR u.id = 2", "complex_where"),
+    ]:
+        assert _join(j, sql).reason == reason, sql
+    assert asked == [], asked
+    # without a server: counted as needing EXPLAIN
+    from loadgen.workload import joinops
+
+    none = joinops.Joins(sqlops.Classifier(SCHEMAS), None)
+    assert _join(none, "SELECT * FROM users u JOIN items i ON i.order_id = u.id WHERE u.id = 1").reason == \
+        "needs_explain"
+    # a plan of keys that match nothing is asked again for the next statement of the shape
+    j, asked = _joins(lambda sql: "explain_empty" if "= 1" in sql else [Step("u", "const", "PRIMARY", 1.0, 1.0),
+                                                                       Step("i", "ref", "PRIMARY", 3.0, 3.0)])
+    assert _join(j, "SELECT * FROM users u JOIN items i ON i.order_id = u.id WHERE u.id = 1").reason == \
+        "explain_empty"
+    assert _join(j, "SELECT * FROM users u JOIN items i ON i.order_id = u.id WHERE u.id = 2").reason is None
+    assert len(asked) == 2
+
+
+def test_slow_log_rows_examined_are_counted(tmp_path):
+    log = tmp_path / "slow.log"
+    log.write_text("# Time: 2026-11-29T01:00:00\n# User@Host: app[app] @ localhost []\n# Schema: sbtest\n"
+                   "# Query_time: 0.001  Lock_time: 0.0 Rows_sent: 1  Rows_examined: 7\n"
+                   "SET timestamp=1764378000;\nSELECT c FROM sbtest1 WHERE id=5;\n"
+                   "# Query_time: 0.001  Lock_time: 0.0 Rows_sent: 1  Rows_examined: 93\n"
+                   "SET timestamp=1764378001;\nSELECT * FROM sbtest1 WHERE c = 'x' OR pad = 'y';\n")
+    cap = opcapture.run(log, "slow", SCHEMAS, tmp_path / "s.optrace")
+    assert (cap.modelled, cap.rows_examined, cap.rows_examined_modelled) == (1, 100, 7)
+    assert cap.rows_modelled_pct == 7.0
+
+
+def test_several_usable_indexes_take_the_servers_choice(tmp_path):
+    """A SELECT whose conditions two indexes could serve: the classifier's order without a server,
+    EXPLAIN's key (or its full scan) with one; one EXPLAIN per shape."""
+    from loadgen.workload.joinops import Step
+
+    sql = "SELECT id FROM users WHERE org = 7 AND created BETWEEN 10 AND 20"
+    r = classify(sql, None)
+    assert r.choices == 2 and [(o.kind, o.index) for o in r.ops] == [(ot.INDEX_RANGE, "org_created")]
+    assert [(o.kind, o.index, o.lo, o.hi) for o in sqlops.Classifier(SCHEMAS).classify(sql, None, "created")[0].ops] \
+        == [(ot.INDEX_RANGE, "created", 10, 20)]
+    for step, want in [(Step("users", "range", "created", 11.0, 11.0), [(ot.INDEX_RANGE, "created")]),
+                       (Step("users", "ALL", None, 50.0, 50.0), [(ot.SCAN, "PRIMARY")])]:
+        log = tmp_path / "g.log"
+        log.write_text(LOG.split("261125 18:22:28")[0] + "261125 18:22:28\t     9 Connect\troot@h on shop using TCP\n"
+                       + f"\t\t     9 Query\t{sql}\n\t\t     9 Query\t{sql.replace('7', '8')}\n")
+        asked = []
+        out = tmp_path / "c.optrace"
+        opcapture.run(log, "general", SCHEMAS, out, lambda q, s, step=step, asked=asked: asked.append(q) or [step])
+        a = np.concatenate(list(ot.chunks(out)))
+        meta, _, _ = ot.read_meta(out)
+        got = [(int(k), meta["trees"][int(t)]["index"]) for k, t in zip(a["kind"], a["tree"])]
+        assert got == want * 2 and len(asked) == 1, (got, asked)

@@ -155,10 +155,10 @@ def test_the_size_caps_are_checked_before_the_records(tmp_path, monkeypatch):
 
 
 def test_predict_trace_gives_each_table_its_interval(tmp_path):
-    from loadgen.analysis import tracemodel
+    from loadgen.analysis import tracegeometry, tracemodel
 
     out = _trace(tmp_path)
-    doc = tracemodel.predict(out, _geometry(), tracemodel.pools_of([8 << 20], "mariadb", {}, 1000.0))
+    doc = tracemodel.predict(out, _geometry(), tracegeometry.pools_of([8 << 20], "mariadb", {}, 1000.0))
     t = doc["pools"][0]["tables"]["sbtest.sbtest1"]
     assert t["low"] <= t["pages_read"] <= t["high"] and t["low"] < t["high"]
     assert np.isfinite(t["low"])

@@ -1,0 +1,214 @@
+"""A hand-written application's traffic (tests/integration/shopapp.py: joins, secondary ranges and
+non-unique equalities, a composite primary key, writes by a secondary key), captured from the
+general log with `trace capture --dsn` (EXPLAIN for the joins), predicted with `predict --trace
+--dsn` and held to the pages the server read during the original run (Innodb_pages_read from a
+cold pool: a restart), on MariaDB 10.11 (local) and MySQL 9.7 (docker), at two pools.
+
+Measured: docs/capture.md, "Validation: an application's traffic". The bounds are the measured
+errors with the server's own spread between runs (tests/accuracy.py).
+"""
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import tarfile
+import time
+
+import pytest
+
+from ..accuracy import Point, check
+from ..conftest import loadgen_cmd, run_loadgen
+from loadgen.workload import optrace
+
+from . import shopapp
+
+CUSTOMERS = 20_000  # 60,000 orders, 180,000 items: ~2,500 pages of data
+REQUESTS = 3_000
+# (pool MiB, bound %, interval widened by %): 16M reads most of what it touches, 64M holds the
+# tables. MariaDB 16M: the server read 16,251 .. 19,323 in eleven runs of the same traffic (a fresh
+# seed reads more), predicted 17,339 .. 17,482: -10.3% .. +5.2%, held to 12%, the interval (+-3.4%)
+# widened by the server's own spread (8%); 64M: +0.5% .. +0.7% (eight runs)
+MARIADB = [(16, 12.0, 8.0), (64, 5.0, 0.0)]
+# MySQL 9.7 64M: -0.8% .. +3.4% (1,744 .. 1,817 read, five runs); at 16M the model is under by 22-36% (orders
+# and customers read about twice what it predicts, docs/capture.md): not held
+MYSQL = [(64, 5.0, 0.0)]
+
+
+def _sql(server, *statements: str) -> None:
+    conn = server.connect()
+    try:
+        cur = conn.cursor()
+        for s in statements:
+            cur.execute(s)
+            if cur.description:
+                cur.fetchall()
+    finally:
+        conn.close()
+
+
+def _pages_read(server) -> int:
+    conn = server.connect()
+    try:
+        cur = conn.cursor()
+        cur.execute("SHOW GLOBAL STATUS LIKE 'Innodb_pages_read'")
+        return int(cur.fetchone()[1])
+    finally:
+        conn.close()
+
+
+@pytest.fixture(scope="module")
+def shop_mariadb(mysqld_binary, session_dir):
+    from loadgen.servers.local import LocalServer
+
+    server = LocalServer(session_dir / "shop-server", 16 << 20, mysqld=mysqld_binary)
+    server.start()
+    try:
+        conn = server.connect()
+        shopapp.seed(conn, CUSTOMERS)
+        conn.close()
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def shop_mysql(mysql_image):
+    from loadgen.servers import ServerSpec
+    from loadgen.servers.docker import DockerServer
+
+    server = DockerServer(ServerSpec(provider="docker", image=mysql_image, pool_bytes=16 << 20))
+    server.start()
+    try:
+        conn = server.connect()
+        shopapp.seed(conn, CUSTOMERS)
+        conn.close()
+        yield server
+    finally:
+        server.stop()
+
+
+def measure(server, pool_mib: int, tmp_path, seed: int = 1) -> tuple[int, dict, str]:
+    """(pages the application read from a cold pool, the prediction, capture's stderr)."""
+    docker = server.provider == "docker"
+    log = f"/tmp/shop-{pool_mib}-{seed}.log" if docker else str(server.files_dir / f"shop-{pool_mib}-{seed}.log")
+    conn = server.connect()
+    try:
+        first_new = shopapp.next_order(conn)  # before the log: not part of the traffic
+    finally:
+        conn.close()
+    server.set_pool(pool_mib << 20)
+    server.restart_cold()
+    before = _pages_read(server)
+    _sql(server, f"SET GLOBAL general_log_file = '{log}'", "SET GLOBAL general_log = ON")
+    conn = server.connect()
+    try:
+        shopapp.run(conn, CUSTOMERS, REQUESTS, seed, first_new)
+    finally:
+        conn.close()
+    _sql(server, "SET GLOBAL general_log = OFF")
+    measured = _pages_read(server) - before
+    if docker:
+        stream, _ = server.container.get_archive(log)
+        with tarfile.open(fileobj=io.BytesIO(b"".join(stream))) as tar:
+            local = tmp_path / "shop.log"
+            local.write_bytes(tar.extractfile(tar.getmembers()[0]).read())
+        log = str(local)
+    ep = server.endpoint
+    dsn, env = f"mysql://root@127.0.0.1:{ep.port}/", {"LOADGEN_PASSWORD": ep.password}
+    trace = tmp_path / "shop.optrace"
+    res = run_loadgen("trace", "capture", "--general-log", log, "--dsn", dsn, "-o", str(trace), env=env)
+    assert res.returncode == 0, res.stderr[-2000:]
+    pred = run_loadgen("predict", "--trace", str(trace), "--dsn", dsn, "--pool", f"{pool_mib}M", "--format", "json",
+                       env=env)
+    assert pred.returncode == 0, pred.stderr[-2000:]
+    return measured, json.loads(pred.stdout), res.stderr
+
+
+def _check(server, pool_mib: int, bound_pct: float, widen_pct: float, tmp_path) -> None:
+    measured, doc, said = measure(server, pool_mib, tmp_path)
+    print(said)
+    cap = doc["capture"]
+    on_tables = cap["statements"] - cap["no_table"]
+    # every statement of the application is modelled: joins through EXPLAIN, the rest from the text
+    assert cap["modelled"] == on_tables > REQUESTS, (cap, said)
+    kinds = doc["operations_by_kind"]
+    assert {"range", "range-secondary", "read-secondary", "read", "update", "insert"} <= set(kinds), kinds
+    p = doc["pools"][0]
+    assert set(p["tables"]) == {"shop.customers", "shop.orders", "shop.order_items"}
+    figures = f"{server.provider} {pool_mib}M: the server read {measured:,}, predicted {p['pages_read']:,}"
+    print(figures)
+    assert measured > 300, figures  # the run really read from disk
+    check([Point(figures, measured, p["pages_read"], p["low"], p["high"], bound_pct / 100, widen_pct / 100)])
+
+
+@pytest.mark.mysqld
+@pytest.mark.parametrize("pool_mib,bound_pct,widen_pct", MARIADB)
+def test_app_traffic_captured_and_predicted_mariadb(shop_mariadb, tmp_path, pool_mib, bound_pct, widen_pct):
+    _check(shop_mariadb, pool_mib, bound_pct, widen_pct, tmp_path)
+
+
+@pytest.mark.docker
+@pytest.mark.parametrize("pool_mib,bound_pct,widen_pct", MYSQL)
+def test_app_traffic_captured_and_predicted_mysql(shop_mysql, tmp_path, pool_mib, bound_pct, widen_pct):
+    _check(shop_mysql, pool_mib, bound_pct, widen_pct, tmp_path)
+
+
+@pytest.mark.docker
+def test_app_traffic_captured_from_performance_schema_mysql(shop_mysql, tmp_path):
+    """`trace capture --performance-schema --dsn` polls the statement history while the application
+    runs: its statements on tables are modelled (joins through EXPLAIN) and the share of the rows
+    the server examined is printed (performance_schema counts them; a general log does not)."""
+    _sql(shop_mysql, "UPDATE performance_schema.setup_consumers SET ENABLED = 'YES' WHERE NAME IN "
+                     "('events_statements_current', 'events_statements_history_long')")
+    ep = shop_mysql.endpoint
+    trace = tmp_path / "pfs.optrace"
+    proc = subprocess.Popen(loadgen_cmd("trace", "capture", "--performance-schema", "--dsn",
+                                        f"mysql://root@127.0.0.1:{ep.port}/", "--duration", "12", "--interval", "0.2",
+                                        "-o", str(trace)),
+                            env={**os.environ, "LOADGEN_PASSWORD": ep.password}, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(4)  # connected and polling
+        conn = shop_mysql.connect()
+        try:
+            sent = shopapp.run(conn, CUSTOMERS, 300, 5, shopapp.next_order(conn))
+        finally:
+            conn.close()
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, err[-2000:]
+    print(err)
+    meta, count, _ = optrace.read_meta(trace)
+    on_tables = meta["statements"] - meta["no_table"]
+    # the application's statements on tables, all modelled (none lost between polls at this rate)
+    assert meta["modelled"] == on_tables >= 300 and sent > on_tables and count > on_tables
+    assert meta["source"] == "performance_schema" and 0 < meta["rows_examined_modelled"] == meta["rows_examined"]
+    assert "rows examined (the server's count)" in err and "(100.0%)" in err
+
+
+@pytest.mark.mysqld
+def test_explain_on_the_server_is_read_only_and_one_statement(shop_mariadb):
+    """The capture's EXPLAIN (joinops.explainer) on a real server: a join's plan in EXPLAIN's order;
+    an executable comment, a second statement or a write are never run."""
+    from loadgen import db
+    from loadgen.workload import joinops
+
+    conn = db.connect(shop_mariadb.endpoint, multi_statements=False)
+    try:
+        explain = joinops.explainer(conn)
+        plan = explain("SELECT o.total, i.qty FROM orders o JOIN order_items i ON i.order_id = o.id WHERE o.id = 7",
+                       "shop")
+        assert [(s.alias, s.access, s.key) for s in plan] == [("o", "const", "PRIMARY"), ("i", "ref", "PRIMARY")]
+        assert explain("SELECT * FROM orders /*!50000 WHERE id = 1 */", "shop") == "other_statement"
+        assert explain("SELECT * FROM orders; DELETE FROM orders", "shop") == "explain_failed"
+        # EXPLAIN of a write inside the read-only transaction: refused or only explained, nothing changes
+        before = db.query_value(conn, "SELECT COUNT(*) FROM shop.orders")
+        explain("DELETE FROM orders WHERE id < 100", "shop")
+        assert db.query_value(conn, "SELECT COUNT(*) FROM shop.orders") == before
+    finally:
+        conn.close()
