@@ -146,8 +146,10 @@ WRITE_SPREAD_REL = 0.05
 # The undo side's pages (the prediction's system_pages_read: undomodel.py) against the server's
 # other files' reads, in a 16M pool (bench/README.md, "The mix model per preset"): -22% and +6%
 # on MariaDB (sysbench-oltp-rw, ycsb-a), -21% and -27% on MySQL: the system pages the model does
-# not follow. Added to the total's margin, in quadrature.
-UNDO_SPREAD_REL = 0.30
+# not follow. Added to the total's margin, in quadrature; 0.40 holds the CI test's seven runs of
+# sysbench-oltp-rw at 300k rows (the pool's reads -8.5% .. -14.2%) but one, and 52 of the 57
+# preset runs (the misses: 16M cells where writes are rare, -13..-20%).
+UNDO_SPREAD_REL = 0.40
 
 
 def table_interval(reads: int, pool, writes: bool = False,
