@@ -28,6 +28,7 @@ def pct(pred: int, meas: int) -> str:
 def row(path: str) -> str:
     run = json.loads(Path(path).read_text())
     p = mixmodel.predict(run)
+    fc = mixmodel.predict(run, own_undo=False)
     bp = run["buffer_pool"]
     srv = run["server"]
     name = run["workload"]["name"].removeprefix("preset ")
@@ -40,14 +41,16 @@ def row(path: str) -> str:
         flushed = (bp.get("flush") or {}).get("lru_batch_flushed")
     return (f"| {srv['flavor']} {srv.get('version', '')} | {name} | {pool} | {t['pages_read']:,} | {meas:,} | "
             f"{pct(t['pages_read'], meas)} | {p['system_pages_read']:,} | {undo:,} | {p['pages_read']:,} | "
-            f"{bp['pages_read']:,} | {pct(p['pages_read'], bp['pages_read'])} | {p['dirty_evictions']:,} | "
+            f"{bp['pages_read']:,} | {pct(p['pages_read'], bp['pages_read'])} | "
+            f"{pct(fc['pages_read'], bp['pages_read'])} | "
+            f"{p['dirty_evictions']:,} | "
             f"{flushed if flushed is not None else '–':,} |")
 
 
 def main(paths: list[str]) -> None:
     print("| server | preset | pool | table predicted | table measured | error | undo predicted | other files measured "
-          "| all predicted | all measured | error | dirty evicted (model) | LRU flushed (server) |")
-    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "| all predicted | all measured | error | all, forecast | dirty evicted (model) | LRU flushed (server) |")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for path in paths:
         print(row(path))
 

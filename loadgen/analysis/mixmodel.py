@@ -31,21 +31,21 @@ leaves from the one holding the key before its first to the one holding the key 
 (the PAGE_CUR_L descent and the read on to the next record, as the single-table model's leaf
 steps): 2 of usertable's 14 rows per leaf step to a neighbour leaf.
 
-Writes in small pools also read the undo log back: each write transaction (autocommit) takes the
-next rollback segment in turn (128 on MariaDB 10.11, in ibdata1) and writes its undo record on
-the segment's cached undo page and its header at commit: those 256 pages take frames and are
-read again once evicted (MariaDB reads them at start-up, so their first use reads nothing).
-Purge follows PURGE_LAG_OPS operations later: it reads the undo record
-and removes the index entries the write delete-marked (looking the row up in the clustered index
-first). These are counted apart (system_pages_read) and in the total, which the runner holds to
-the pool's Innodb_pages_read.
+Writes in small pools also read the undo log back: each write transaction (autocommit; a
+delete-insert is two) takes the next rollback segment in turn and writes its undo log and the
+segment header (undomodel.py: the segments' pages, the new undo pages a segment takes as its
+logs fill them or purge frees them, MySQL's ibtmp1 pages). Purge follows PURGE_LAG_OPS
+operations later: it reads the undo log and removes the index entries the write delete-marked
+(looking the row up in the clustered index first). These are counted apart (system_pages_read)
+and in the total, which the runner holds to the pool's Innodb_pages_read.
 
 Not modelled: flush-list flushing (dirty_evictions counts pages evicted while dirty, as if only
 LRU flushing wrote them back); purge's real lag (assumed); page splits at random keys (inserts
-go at the end only); the change buffer (off by default on both servers); the undo log's growth
-past one page per segment, the history list's own pages and the doublewrite buffer; the pages
-the server's threads read (statistics, the dictionary) beyond the start-up pages pool.py knows;
-the pool's timeline (operations are evenly spaced at the run's mean rate).
+go at the end only); the change buffer (off by default on both servers); the segment inode and
+file-space pages undo segments touch, the history list's walk by purge's truncation and the
+doublewrite buffer; the pages the server's threads read (statistics, the dictionary) beyond the
+start-up pages pool.py knows; the pool's timeline (operations are evenly spaced at the run's
+mean rate).
 """
 from __future__ import annotations
 
@@ -58,18 +58,14 @@ from ..errors import UsageError
 from ..workload import mix as mixspec
 from ..workload.opstream import Generator
 from . import intervals
-from .mixpages import (NEW, PRIMARY, WRITE, Refs, Space, Trace, Tree, hcat,
-                       exclusive_cumsum, point_refs, positions, scan_refs, walks)
+from .mixpages import PRIMARY, Refs, Space, Trace, Tree, exclusive_cumsum, hcat, point_refs, positions, scan_refs, walks
 from .keymodel import held_pages
 from .pool import hold_capacity, run_pool_model
+from .undomodel import (INSERT_HISTORY, PURGE_LAG_OPS, ROLLBACK_SEGMENTS, TEMP_RSEGS, UNDO_FILES,
+                        forecast_txns_per_undo_page, undo_refs, undo_txns_per_page, without_rseg_pages, write_txns)
+from .undomodel import purge_refs as undo_purge_refs
 
 MODEL = "innodb-lru-mix"
-# Purge runs behind the writes by a lag the model cannot know (it follows the history list and
-# the purge threads' batches); what matters is whether the pages it needs are still in the pool.
-PURGE_LAG_OPS = 1_000
-# Rollback segments write transactions take in turn (MariaDB 10.11: innodb_undo_logs 128 in
-# the system tablespace; MySQL 9.7: 128 in each of its 2 undo tablespaces).
-ROLLBACK_SEGMENTS = {"mariadb": 128, "mysql": 256}
 RANGE_PREFETCH = True
 WRITE_LOOKUP_STEPS = True  # measured: ycsb-b 16M -3.9% -> -3.3%
 
@@ -261,22 +257,29 @@ def add_ops(trace: Trace, mapper: Mapper, stream: np.ndarray, key: np.ndarray, l
     writes = np.array([spec.streams[i].writes for i in range(len(spec.streams))], dtype=bool)[stream]
     if space.rollback_segments and writes.any():
         w_at = np.nonzero(writes)[0]
+        rounds = [w_at]
         if txn is None:
-            txn = mapper.txns + np.arange(len(w_at), dtype=np.int64)
-            mapper.txns += len(w_at)
-        else:
-            txn = txn[w_at].astype(np.int64)
-        hdr, undo = space.rseg_pages(txn)
-        # the transaction writes its undo record and, at commit, the segment header's history
-        rflags = np.full((len(w_at), 2), WRITE, np.uint8)
-        if mapper.rsegs_at_start:
-            # MariaDB reads each rollback segment's header and cached undo page at start-up
-            # (trx_rseg_array_init, before the run's cold baseline): their first use reads nothing
-            # (sysbench-oltp-rw at 64M, three runs: ibdata1 read 1 page, the model 256 without this)
-            rflags[txn < space.rollback_segments] |= NEW
-        done.append((w_at, Refs.block(np.stack([undo, hdr], axis=1), rflags)))
-        # purge reads the undo record back, then does its work in the B-trees
-        purge = [(w_at, Refs.block(undo[:, None], np.zeros((len(w_at), 1), np.uint8)))]
+            # a delete-insert is two autocommit statements: the insert is a transaction of its own
+            # (sysbench-oltp-rw: purge_undo_pages 23,531 for 17,647 write ops, 23,529 statements)
+            twice = np.array([s.op == "delete-insert" for s in spec.streams], dtype=bool)[stream[w_at]]
+            if twice.any():
+                rounds.append(w_at[twice])
+        purge = []
+        if txn is None:  # numbered in op order (a delete-insert's insert right after its delete)
+            at = np.concatenate(rounds)
+            nth = np.empty(len(at), np.int64)
+            nth[np.lexsort((np.repeat(np.arange(len(rounds)), [len(r) for r in rounds]), at))] = np.arange(len(at))
+            numbers = np.split(mapper.txns + nth, np.cumsum([len(r) for r in rounds])[:-1])
+            mapper.txns += len(at)
+        for j, r_at in enumerate(rounds):
+            t = numbers[j] if txn is None else txn[r_at].astype(np.int64)
+            # an insert (a delete-insert's second transaction) whose log is freed at commit
+            plain = np.full(len(r_at), j == 1) | np.array([s.op == "insert" for s in spec.streams])[stream[r_at]]
+            plain &= not space.insert_history
+            done.append((r_at, undo_refs(space, t, mapper.rsegs_at_start, plain)))
+            if (~plain).any():  # purge reads the undo log back
+                purge.append((r_at[~plain], undo_purge_refs(space, t[~plain])))
+        # then does its work in the B-trees
         for i in np.unique(stream[w_at]):
             where = np.nonzero(stream == i)[0]
             r = mapper.purge_refs(int(i), key[where])
@@ -398,16 +401,29 @@ def simulate(trace: Trace, space: Space, pool, leaf_pages: int, span: list | Non
     return native.MixSim(*fields, reads.tobytes())
 
 
-def space_of(spec: mixspec.MixSpec, tables: dict, flavor: str, done: int) -> tuple[Space, list[str]]:
+def space_of(spec: mixspec.MixSpec, tables: dict, flavor: str, done: int,
+             txns_per_undo_page: float | None = None) -> tuple[Space, list[str]]:
     """The page space of a mix's first `done` ops (room for the leaves their inserts add, the
-    rollback segments' pages where it writes) and its tables' order (table_order)."""
+    rollback segments' and undo pages where it writes) and its tables' order (table_order).
+    txns_per_undo_page: a run's own (undo_txns_per_page); None: the forecast's
+    (UNDO_TXNS_PER_PAGE)."""
     counts = Generator(spec).counts_at(done)
     inserts: dict[str, int] = {}
     for i, s in enumerate(spec.streams):
         if s.op == "insert" and not s.scheduled:
             inserts[s.table] = inserts.get(s.table, 0) + int(counts[i])
     order = table_order(spec, tables)
-    return Space.of(tables, inserts, order, ROLLBACK_SEGMENTS.get(flavor, 128) if spec.writes else 0), order
+    if not spec.writes:
+        return Space.of(tables, inserts, order), order
+    per_page = forecast_txns_per_undo_page(spec, flavor) if txns_per_undo_page is None else txns_per_undo_page
+    rsegs = ROLLBACK_SEGMENTS.get(flavor, 128)
+    txns = write_txns(spec, counts)
+    # a segment's pages in use: the one it writes, the ones purge has yet to pass (PURGE_LAG_OPS
+    # behind: that many ops' write transactions, spread over the segments), the one it just passed
+    behind = PURGE_LAG_OPS * txns / max(done, 1) / rsegs
+    live = 2 + int(behind / per_page) if per_page else 1
+    return Space.of(tables, inserts, order, rsegs, per_page, live, TEMP_RSEGS.get(flavor, 0),
+                    UNDO_FILES.get(flavor, 1), INSERT_HISTORY.get(flavor, True)), order
 
 
 def index_columns(tables: dict) -> dict[tuple[str, str], list[str]]:
@@ -416,9 +432,10 @@ def index_columns(tables: dict) -> dict[tuple[str, str], list[str]]:
             for iname, ix in (t.get("indexes") or {}).items()}
 
 
-def predict(run: dict) -> dict | None:
-    """The prediction block of a mixed run (runner/mix.py's `predict`, handed in by the CLI), or None when the
-    run has no mix or no table geometry."""
+def predict(run: dict, own_undo: bool = True) -> dict | None:
+    """The prediction block of a mixed run (runner/mix.py's `predict`, handed in by the CLI), or
+    None when the run has no mix or no table geometry. own_undo: the undo pages' growth from the
+    run's own pages_created where it has them (False: the forecast's, undomodel.UNDO_TXNS_PER_PAGE)."""
     wl, ds = run.get("workload") or {}, run.get("dataset") or {}
     tables = ds.get("tables") or {}
     if wl.get("kind") != "mix" or not tables or any(not t.get("leaf_pages") for t in tables.values()):
@@ -427,9 +444,12 @@ def predict(run: dict) -> dict | None:
     done = int((run.get("result") or {}).get("ops") or spec.operations)
     flavor = (run.get("server") or {}).get("flavor") or "mariadb"
     space, order = space_of(spec, tables, flavor, done)
+    measured_per_page = undo_txns_per_page(run, space, spec, done) if spec.writes and own_undo else None
+    if measured_per_page is not None:  # the run's own undo growth (the forecast's where it has none)
+        space, order = space_of(spec, tables, flavor, done, measured_per_page)
     trace = build_trace(spec, space, scheduled_positions(run, spec), done, index_columns(tables),
-                        prefetch=RANGE_PREFETCH and flavor == "mariadb", rsegs_at_start=flavor == "mariadb")
-    pool = pool_of(run, spec.writes)
+                        prefetch=RANGE_PREFETCH and flavor == "mariadb", rsegs_at_start=True)
+    pool = without_rseg_pages(pool_of(run, spec.writes), space)
     first = space.tree_of(order[0], None)
     span: list = []
     sim = simulate(trace, space, pool, first.all_leaves, span)

@@ -159,21 +159,56 @@ class Trace:
 class Space:
     """The mix's B-trees in one page space (Tree.base), the first table's clustered index first."""
 
-    def __init__(self, trees: dict[tuple[str, str], Tree], rollback_segments: int = 0):
+    def __init__(self, trees: dict[tuple[str, str], Tree], rollback_segments: int = 0,
+                 txns_per_undo_page: float = 0.0, live_pages: int = 1, temp_rsegs: int = 0,
+                 undo_files: int = 1, insert_history: bool = True):
         self.trees = trees
-        # after the B-trees: each rollback segment's header page and its cached undo page
+        # after the B-trees: each rollback segment's header page, then the undo pages
         self.system_base = sum(t.n_pages for t in trees.values())
         self.rollback_segments = rollback_segments
-        self.n_pages = self.system_base + 2 * rollback_segments
+        # An autocommit write appends its undo log to its segment's cached undo page until the
+        # page is 3/4 full (TRX_UNDO_PAGE_REUSE_LIMIT) or purge freed it (MariaDB), then the next
+        # one takes a new page (created: buf_page_create, no read). txns_per_undo_page: how many
+        # logs a page takes (0: one page per segment for ever). Purge frees the pages behind it
+        # and the tablespace hands them out again: a segment has live_pages pages in turn.
+        self.txns_per_undo_page = float(txns_per_undo_page or 0.0)
+        self.live_pages = max(1, int(live_pages)) if self.txns_per_undo_page else 1
+        self.undo_base = self.system_base + rollback_segments
+        # MySQL's temporary tablespace (ibtmp1): its rollback segments' header pages, last
+        self.temp_rsegs = temp_rsegs
+        self.temp_base = self.undo_base + rollback_segments * self.live_pages
+        # each undo tablespace's file-space header and segment inode page, which creating and
+        # freeing an undo segment change (fseg_create, fseg_free_step): segments in turn per file
+        self.undo_files = max(1, int(undo_files)) if rollback_segments else 0
+        self.insert_history = insert_history  # an insert's undo log goes to purge (MariaDB)
+        self.file_base = self.temp_base + temp_rsegs
+        self.n_pages = self.file_base + 2 * self.undo_files
 
-    def rseg_pages(self, txn: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The rollback segment header and undo page write transaction `txn` uses (round robin)."""
+    def file_pages(self, txn: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The file-space header and inode page of the undo tablespace txn's segment is in."""
+        f = (txn.astype(np.int64) % self.rollback_segments) % self.undo_files
+        return self.file_base + 2 * f, self.file_base + 2 * f + 1
+
+    def rseg_pages(self, txn: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The rollback segment header and undo page write transaction `txn` uses (segments in
+        turn), and whether it is the undo page's first log (its generation's first; the first
+        generation is the segment's cached page from before the run)."""
         r = txn.astype(np.int64) % self.rollback_segments
-        return self.system_base + 2 * r, self.system_base + 2 * r + 1
+        k = txn.astype(np.int64) // self.rollback_segments  # the segment's k-th transaction
+        if self.txns_per_undo_page:
+            gen = (k / self.txns_per_undo_page).astype(np.int64)
+            prev = np.where(k > 0, ((k - 1) / self.txns_per_undo_page).astype(np.int64), -1)
+            first = gen != prev
+        else:
+            gen = np.zeros_like(k)
+            first = k == 0
+        gen %= self.live_pages
+        return self.system_base + r, self.undo_base + gen * self.rollback_segments + r, first
 
     @classmethod
     def of(cls, tables: dict[str, dict], inserts: dict[str, int], order: list[str],
-           rollback_segments: int = 0) -> Space:
+           rollback_segments: int = 0, txns_per_undo_page: float = 0.0, live_pages: int = 1,
+           temp_rsegs: int = 0, undo_files: int = 1, insert_history: bool = True) -> Space:
         """tables: dataset.tables (rows, leaf_pages, height, indexes {name: {leaf_pages, height}});
         inserts: each table's inserts in the run; order: the tables, the one at page 0 first."""
         trees: dict[tuple[str, str], Tree] = {}
@@ -196,7 +231,7 @@ class Space:
                 tree = Tree(name, iname, rows, il, max(1, int(ix.get("height") or 1)), base=base)
                 trees[(name, iname)] = tree
                 base += tree.n_pages
-        return cls(trees, rollback_segments)
+        return cls(trees, rollback_segments, txns_per_undo_page, live_pages, temp_rsegs, undo_files, insert_history)
 
     def secondaries(self, table: str) -> list[Tree]:
         return [t for (name, idx), t in self.trees.items() if name == table and idx != PRIMARY]

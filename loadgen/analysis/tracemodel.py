@@ -21,6 +21,7 @@ from ..errors import UsageError
 from ..workload import optrace as ot
 from . import mixmodel as mm
 from . import mixpages as mp
+from .undomodel import ROLLBACK_SEGMENTS
 
 MODEL = "innodb-lru-mix-trace"
 # mix op of each trace kind (INSERT: "insert" at the end, INSERT_AT inside the table)
@@ -296,7 +297,7 @@ def predict(path, tables: dict[str, dict], pools: list, flavor: str = "mariadb")
                          "check that --dsn is the server the log came from (or --rows for --schema)")
     inserts = {t: plan.appended[t] for t in plan.appended}
     order = _table_order(plan, tables)
-    space = mp.Space.of(tables, inserts, order, mm.ROLLBACK_SEGMENTS.get(flavor, 128) if spec.writes else 0)
+    space = mp.Space.of(tables, inserts, order, ROLLBACK_SEGMENTS.get(flavor, 128) if spec.writes else 0)
     columns_of = mm.index_columns(tables)
     # a restarted server reads its rollback segments' pages while it starts (mixmodel.add_ops): the
     # shop application at 64M read no undo page during its run (MySQL 9.7: undo_001/002 in

@@ -1,0 +1,170 @@
+"""The undo side of a mix's writes (docs/workloads.md, "What is predicted"): the rollback
+segments' pages, the undo pages a run's logs fill and the new ones they take, and MySQL's
+temporary tablespace pages, as page references for the mix model (mixmodel.add_ops).
+
+Each autocommit write transaction takes the next rollback segment in turn and appends its undo
+log to the segment's cached undo page; at commit it writes the segment header (the history
+list). A page takes logs until it is 3/4 full (TRX_UNDO_PAGE_REUSE_LIMIT); then, and on
+MariaDB also once purge has passed a cached segment (it frees it), the segment's next log takes
+a new page: created (buf_page_create), not read. How many logs a page takes comes from a run's
+own pages_created where there is one (undo_txns_per_page), else from UNDO_TXNS_PER_PAGE, measured
+per server and op (forecast_txns_per_undo_page). The rollback segments' header and first undo
+page are read at start-up on both servers, so their first use reads nothing and they already
+hold frames among the run's start-up pages (without_rseg_pages).
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from ..workload import mix as mixspec
+from ..workload.opstream import Generator
+from .mixpages import NEW, WRITE, Refs, Space
+
+# Rollback segments write transactions take in turn (MariaDB 10.11: innodb_undo_logs 128 in
+# the system tablespace; MySQL 9.7: 128 in each of its 2 undo tablespaces).
+ROLLBACK_SEGMENTS = {"mariadb": 128, "mysql": 256}
+# MySQL 9.7 reads pages of its global temporary tablespace (ibtmp1) in a small pool in proportion
+# to its updates and deletes: 0.53-0.85 per transaction at 16M (ycsb-a 28,561 for 49,660,
+# sysbench-oltp-rw 12,399 for 23,481 statements), none for inserts (ycsb-d) and none where the
+# pool holds them (64M). ibtmp1 holds only the rollback segments of temporary tables (the
+# manual, "Temporary Tablespaces"): the optimizer's on-disk temporary tables (sysbench's DISTINCT
+# and ORDER BY ranges) go to the session temporary tablespaces (#innodb_temp/temp_N.ibt), from
+# which no run read a page, and ycsb-a has none and reads ibtmp1 at the same rate. So these are
+# its rollback segments' pages, touched for a reason the model does not know: every second
+# write transaction but an insert touches one of TEMP_RSEGS header pages in turn (created at
+# start-up, so the first touch reads nothing).
+TEMP_RSEGS = {"mysql": 128}
+# The tablespaces the rollback segments are in (MariaDB: ibdata1; MySQL 9.7: undo_001, undo_002)
+UNDO_FILES = {"mariadb": 1, "mysql": 2}
+# Whether an insert's undo log goes to the history (MariaDB 10.3+: purge resets the inserted
+# rows' DB_TRX_ID) or is freed at commit (MySQL 9.7). MySQL ycsb-d at 16M: 5,095 undo log pages
+# read for 5,097 inserts and nothing else of the undo tablespaces or ibtmp1 (its 128 start-up
+# pages once): an insert there writes its undo page only, touches no segment header, no
+# temporary rollback segment, and purge never reads it.
+INSERT_HISTORY = {"mariadb": True, "mysql": False}
+TEMP_TOUCH_EVERY = 2
+# Purge runs behind the writes by a lag the model cannot know (it follows the history list and
+# the purge threads' batches); what matters is whether the pages it needs are still in the pool.
+PURGE_LAG_OPS = 1_000
+# Undo logs one undo page takes before the next log needs a new page, without a run (a run's
+# own: undo_txns_per_page, from its pages_created). MariaDB frees a cached undo segment once
+# purge has passed it, so a segment takes a new page about every time purge has caught up with
+# it: 1 + the segment's transactions within the purge lag (forecast_txns_per_undo_page). At 16M,
+# 300k rows, 100k ops: ycsb-a 4.2 and 6.3 measured (1 + 3.9 forecast), sysbench-oltp-rw 2.9
+# (2.8), ycsb-b 1.03 (1.4). Where the pool holds the freed pages they are created again in
+# their frames, which pages_created does not count (sysbench-oltp-rw at 64M: 88), and nothing is
+# read either way. MySQL 9.7 keeps them until they fill: 16M ycsb-a 33 (15,032 updates, 454
+# pages created; 42 at 300k rows), sysbench-oltp-rw 45 (its deletes and inserts ~69).
+UNDO_TXNS_PER_PAGE = {
+    "mysql": {"update": 33.0, "read-modify-write": 33.0, "delete": 69.0, "delete-insert": 69.0, "insert": 69.0},
+}
+
+
+def undo_refs(space: Space, txn: np.ndarray, rsegs_at_start: bool, plain: np.ndarray | None = None) -> Refs:
+    """Each write transaction's undo page (its log appended) and, at commit, its rollback
+    segment's header (the history list), both written. plain: the transactions whose log is
+    freed at commit (MySQL's inserts: INSERT_HISTORY), which write their undo page only."""
+    plain = np.zeros(len(txn), bool) if plain is None else plain
+    hdr, undo, first_log = space.rseg_pages(txn)
+    flags = np.full((len(txn), 2), WRITE, np.uint8)
+    fresh = txn < space.rollback_segments
+    # a new undo page (the segment's previous one is past its reuse limit, or purge freed it) is
+    # created, not read
+    flags[first_log & ~fresh, 0] |= NEW
+    if rsegs_at_start:
+        # Both servers read each rollback segment's header and cached undo page at start-up
+        # (trx_rseg_array_init / trx_rseg_mem_create, before the run's cold baseline): their
+        # first use reads nothing (sysbench-oltp-rw at 64M: MariaDB read 1 page of ibdata1 in
+        # three runs, the model 256 without this; MySQL 9.7 read 103 of its undo files, the
+        # model 512)
+        flags[fresh] |= NEW
+    keep = np.ones((len(txn), 2), bool)
+    keep[plain, 1] = False
+    refs = Refs(np.stack([undo, hdr], axis=1)[keep].astype(np.uint32), flags[keep], keep.sum(axis=1).astype(np.int64))
+    # a new segment (its page created) changes its tablespace's header and inode page
+    created = first_log & ~fresh
+    fsp, inode = space.file_pages(txn)
+    refs = append_refs(refs, created, np.stack([fsp, inode], axis=1), np.full((len(txn), 2), WRITE, np.uint8))
+    if not space.temp_rsegs:
+        return refs
+    touch = (txn % TEMP_TOUCH_EVERY == TEMP_TOUCH_EVERY - 1) & ~plain
+    nth = txn // TEMP_TOUCH_EVERY
+    temp = space.temp_base + nth % space.temp_rsegs
+    tflags = np.where(nth < space.temp_rsegs, NEW, 0).astype(np.uint8)
+    return append_refs(refs, touch, temp[:, None], tflags[:, None])
+
+
+def purge_refs(space: Space, txn: np.ndarray) -> Refs:
+    """What purge reads for each transaction's undo log: its undo page, and where the log was a
+    segment's first on a new page, the tablespace header and inode page the previous page's
+    freeing changes (fseg_free_step)."""
+    _, undo, first_log = space.rseg_pages(txn)
+    refs = Refs.block(undo[:, None], np.zeros((len(txn), 1), np.uint8))
+    fsp, inode = space.file_pages(txn)
+    freed = first_log & (txn >= space.rollback_segments)
+    return append_refs(refs, freed, np.stack([fsp, inode], axis=1), np.full((len(txn), 2), WRITE, np.uint8))
+
+
+def append_refs(refs: Refs, mask: np.ndarray, pages: np.ndarray, flags: np.ndarray) -> Refs:
+    """refs (one op a row) with pages[i] (a row of references) after op i's own where mask[i]."""
+    if not mask.any():
+        return refs
+    extra = pages.shape[1]
+    widths = refs.widths + extra * mask
+    total = int(widths.sum())
+    out_p, out_f = np.zeros(total, np.uint32), np.zeros(total, np.uint8)
+    starts = np.cumsum(widths) - widths
+    body = np.ones(total, bool)
+    tail_at = (starts[mask] + refs.widths[mask])[:, None] + np.arange(extra)
+    body[tail_at.ravel()] = False
+    out_p[body], out_f[body] = refs.pages, refs.flags
+    out_p[~body], out_f[~body] = pages[mask].ravel(), flags[mask].ravel()
+    return Refs(out_p, out_f, widths)
+
+
+def without_rseg_pages(pool, space: Space):
+    """The pool with the rollback segments' pages (read or created at start-up, first used with
+    NEW: _undo_refs) taken out of its start-up pages, which counted them already."""
+    held = 2 * space.rollback_segments + space.temp_rsegs
+    if not held or not pool.start_pages:
+        return pool
+    return dataclasses.replace(pool, start_pages=max(0, pool.start_pages - held))
+
+
+def write_txns(spec: mixspec.MixSpec, counts) -> int:
+    """The write transactions of ops with these per-stream counts (each autocommit write one, a
+    delete-insert two)."""
+    return sum(int(c) * (2 if s.op == "delete-insert" else 1)
+               for s, c in zip(spec.streams, counts) if s.writes and not s.scheduled)
+
+
+def forecast_txns_per_undo_page(spec: mixspec.MixSpec, flavor: str) -> float:
+    """Undo logs a page takes, without a run: MariaDB's 1 + each segment's write transactions
+    within PURGE_LAG_OPS; MySQL's the share-weighted UNDO_TXNS_PER_PAGE of its write ops."""
+    ws = [s for s in spec.streams if s.writes and not s.scheduled]
+    total = sum(s.share or 0.0 for s in spec.streams if not s.scheduled)
+    if not ws or not total:
+        return 0.0
+    if flavor not in UNDO_TXNS_PER_PAGE:
+        txns_per_op = sum((s.share or 0.0) * (2 if s.op == "delete-insert" else 1) for s in ws) / total
+        return 1.0 + PURGE_LAG_OPS * txns_per_op / ROLLBACK_SEGMENTS.get(flavor, 128)
+    table = UNDO_TXNS_PER_PAGE[flavor]
+    pairs = [(s.share or 0.0, table.get(s.op, table["update"])) for s in ws]
+    # pages, not logs, add up: the mean of 1/T weighted by share
+    return sum(w for w, _ in pairs) / sum(w / t for w, t in pairs)
+
+
+def undo_txns_per_page(run: dict, space: Space, spec: mixspec.MixSpec, done: int) -> float | None:
+    """A run's own undo logs per undo page: its write transactions over the pages it created
+    (buffer_pool.flush.pages_created, INNODB_METRICS buffer_pages_created) less the leaves its
+    inserts added (the model's grown leaves); None where the run did not record them."""
+    created = ((run.get("buffer_pool") or {}).get("flush") or {}).get("pages_created")
+    if created is None:
+        return None
+    undo = int(created) - sum(t.grown for t in space.trees.values())
+    txns = write_txns(spec, Generator(spec).counts_at(done))
+    if txns <= 0:
+        return None
+    return txns / max(undo, 1)

@@ -1,0 +1,140 @@
+"""The undo side of the mix model (loadgen/analysis/undomodel.py): the rollback segments' pages, the
+new undo pages a segment's logs take, MySQL's ibtmp1 pages, and where the logs-per-page figure
+comes from (a run's pages_created, else the forecast's table)."""
+from __future__ import annotations
+
+import numpy as np
+
+from loadgen.analysis import mixmodel as mm
+from loadgen.analysis import mixpages as mp
+from loadgen.analysis import undomodel as um
+from loadgen.analysis.pool import PoolModel
+from loadgen.workload import presets
+from loadgen.workload.opstream import Generator
+
+TABLES = {"usertable": {"database": "chat", "table": "usertable", "rows": 20_000, "leaf_pages": 1_430, "height": 2,
+                        "indexes": {}}}
+
+
+def _space(rsegs=4, per_page=2.0, live=2, temp=0):
+    tree = mp.Tree("usertable", mp.PRIMARY, 20_000, 1_430, 2)
+    return mp.Space({("usertable", mp.PRIMARY): tree}, rsegs, per_page, live, temp)
+
+
+def test_a_segment_takes_a_new_undo_page_every_per_page_logs_in_its_live_pages():
+    space = _space(rsegs=4, per_page=2.0, live=2)
+    txn = np.arange(24, dtype=np.int64)
+    hdr, undo, first = space.rseg_pages(txn)
+    assert (hdr == space.system_base + txn % 4).all()
+    assert ((undo >= space.undo_base) & (undo < space.temp_base)).all()
+    assert space.temp_base == space.file_base == space.n_pages - 2  # one tablespace's header and inode page
+    k = txn // 4  # each segment's k-th log
+    assert (first == (k % 2 == 0)).all()  # a new page every 2 logs
+    # the segment's pages in turn: 2 live ones, so its 1st and 3rd page are the same page number
+    seg0 = undo[txn % 4 == 0]
+    assert seg0[0] == seg0[1] != seg0[2] == seg0[3] and seg0[4] == seg0[0]
+    assert len(set(undo.tolist())) == 4 * 2
+
+
+def test_without_growth_a_segment_keeps_one_undo_page():
+    space = _space(per_page=0.0)
+    _, undo, first = space.rseg_pages(np.arange(12, dtype=np.int64))
+    assert len(set(undo.tolist())) == 4 and first.sum() == 4
+
+
+def test_undo_refs_create_new_pages_and_skip_start_up_reads():
+    space = _space(rsegs=4, per_page=2.0, live=2)
+    txn = np.arange(12, dtype=np.int64)
+    r = um.undo_refs(space, txn, rsegs_at_start=False)
+    _, _, first = space.rseg_pages(txn)
+    created = first & (txn >= 4)
+    # a created page's segment also changes its tablespace's header and inode page
+    assert r.widths.tolist() == (2 + 2 * created).tolist() and (r.flags & mp.WRITE).all()
+    starts = np.cumsum(r.widths) - r.widths
+    undo_flags = r.flags[starts]
+    # a later page's first log creates it (no read); the segment's first page is read at first use
+    assert ((undo_flags & mp.NEW) > 0).tolist() == created.tolist()
+    assert set(r.pages[starts[created] + 2].tolist()) == {space.file_base}
+    started = um.undo_refs(space, txn, rsegs_at_start=True)
+    s0 = (np.cumsum(started.widths) - started.widths)[:4]
+    assert (started.flags[s0] & mp.NEW).all() and (started.flags[s0 + 1] & mp.NEW).all()
+    # purge reads the undo page, and where a new page began, the freeing's header and inode page
+    pr = um.purge_refs(space, txn)
+    assert pr.widths.tolist() == (1 + 2 * created).tolist()
+
+
+def test_mysql_touches_a_temporary_rollback_segment_page_every_second_write():
+    space = _space(rsegs=4, per_page=0.0, temp=3)
+    txn = np.arange(10, dtype=np.int64)
+    r = um.undo_refs(space, txn, rsegs_at_start=True)
+    assert r.widths.tolist() == [2, 3] * 5  # no segment takes a new page here
+    temp = r.pages[(r.pages >= space.temp_base) & (r.pages < space.file_base)]
+    assert len(temp) == 5 and (temp < space.n_pages).all()
+    assert temp.tolist() == [space.temp_base + i % 3 for i in range(5)]
+
+
+def test_logs_per_page_come_from_the_runs_pages_created_less_its_new_leaves():
+    spec = presets.load("sysbench-oltp-rw", rows=20_000, operations=17_000)
+    counts = Generator(spec).counts_at(17_000)
+    txns = um.write_txns(spec, counts)
+    di = [i for i, s in enumerate(spec.streams) if s.op == "delete-insert"]
+    writes = sum(int(c) for s, c in zip(spec.streams, counts) if s.writes)
+    assert txns == writes + int(counts[di[0]])  # a delete-insert is two transactions
+    space = _space()
+    run = {"buffer_pool": {"flush": {"pages_created": 1_000}}}
+    assert abs(um.undo_txns_per_page(run, space, spec, 17_000) - txns / 1_000) < 1e-9
+    assert um.undo_txns_per_page({"buffer_pool": {}}, space, spec, 17_000) is None
+    # the forecast: MariaDB's 1 + a segment's transactions within the purge lag (sysbench: 4 of
+    # every 17 statements write, a delete-insert twice), MySQL's between its ops' per-page figures
+    t = um.forecast_txns_per_undo_page(spec, "mariadb")
+    assert abs(t - (1 + um.PURGE_LAG_OPS * (4 / 17) / 128)) < 1e-6
+    table = um.UNDO_TXNS_PER_PAGE["mysql"]
+    assert table["update"] <= um.forecast_txns_per_undo_page(spec, "mysql") <= table["delete-insert"]
+    assert um.forecast_txns_per_undo_page(presets.load("ycsb-c", rows=1000), "mariadb") == 0.0
+
+
+def test_the_start_up_pages_give_up_the_frames_the_rollback_segments_hold():
+    space = _space(rsegs=128, temp=128)
+    pool = PoolModel(pool_pages=1024, capacity_pages=1024, start_pages=975)
+    assert um.without_rseg_pages(pool, space).start_pages == 975 - 2 * 128 - 128
+    assert um.without_rseg_pages(PoolModel(pool_pages=1024, capacity_pages=1024), space).start_pages == 0
+
+
+def test_a_runs_own_pages_created_change_the_undo_pages_not_the_tables_alone():
+    """The prediction with the run's pages_created against the forecast's: both carry the undo
+    pages; a run that created a page per log reads fewer undo pages back than one that created
+    none beyond its segments' own (created pages are not read)."""
+    spec = presets.load("ycsb-a", rows=20_000, operations=8_000)
+    base = {"workload": {"kind": "mix", "mix": spec.to_dict()}, "dataset": {"database": "chat", "tables": TABLES},
+            "server": {"flavor": "mariadb", "innodb_buffer_pool_size": 8 << 20, "variables": {}},
+            "result": {"ops": 8_000, "qps": 3_000.0}, "samples": []}
+    writes = um.write_txns(spec, Generator(spec).counts_at(8_000))
+    many = mm.predict({**base, "buffer_pool": {"flush": {"pages_created": writes}}})
+    few = mm.predict({**base, "buffer_pool": {"flush": {"pages_created": 0}}})
+    forecast = mm.predict({**base, "buffer_pool": {"flush": {"pages_created": writes}}}, own_undo=False)
+    assert many["system_pages_read"] < few["system_pages_read"]
+    assert forecast["system_pages_read"] > 0
+    for p in (many, few, forecast):
+        assert p["pages_read"] == p["tables"]["chat.usertable"]["pages_read"] + p["system_pages_read"]
+
+
+def test_a_mysql_insert_writes_its_undo_page_only():
+    """MySQL frees an insert's undo log at commit (undomodel.INSERT_HISTORY): no segment header,
+    no temporary rollback segment page, nothing for purge; MariaDB's goes to purge."""
+    space = _space(rsegs=4, per_page=0.0, temp=3)
+    txn = np.arange(8, dtype=np.int64)
+    plain = np.array([True, False] * 4)
+    r = um.undo_refs(space, txn, rsegs_at_start=True, plain=plain)
+    # inserts: the undo page only; the others: undo page and header, every second one a temp page
+    assert r.widths.tolist() == [1, 3, 1, 3, 1, 3, 1, 3]
+    _, undo, _ = space.rseg_pages(txn)
+    starts = np.cumsum(r.widths) - r.widths
+    assert (r.pages[starts] == undo).all()
+    for flavor, purged in (("mariadb", True), ("mysql", False)):
+        spec = presets.load("ycsb-d", rows=20_000, operations=4_000)
+        tables = {"usertable": {**TABLES["usertable"]}}
+        sp, _ = mm.space_of(spec, tables, flavor, 4_000)
+        assert sp.insert_history is purged
+        pages, flags = mm.build_trace(spec, sp, {}, 4_000).arrays()
+        undo_reads_by_purge = ((pages >= sp.undo_base) & (pages < sp.temp_base) & (flags == 0)).sum()
+        assert bool(undo_reads_by_purge > 0) is purged
