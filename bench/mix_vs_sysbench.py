@@ -58,7 +58,7 @@ def loadgen_plans(server, rows: int, driver: str):
     spec = presets.load("sysbench-oltp-ro", rows=rows, operations=10 ** 9)
     conn = server.connect()
     try:
-        info = mixseed.inspect_existing(conn, TableSpec(name="sbtest1", existing="sbtest.sbtest1"))
+        info = mixseed.inspect_table(conn, TableSpec(name="sbtest1", existing="sbtest.sbtest1"))
     finally:
         conn.close()
     spec = spec.with_rows({"sbtest1": info.rows})

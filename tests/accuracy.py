@@ -99,7 +99,7 @@ def _rule(value) -> Callable:
 
 
 def sweep_points(points: list[dict], bound_rel, widen_rel=0.0) -> list[Point]:
-    """Points of sweep.point_of dicts, keyed (variation, pool MiB); bound_rel and widen_rel are a
+    """Points of sweep.sweep_point dicts, keyed (variation, pool MiB); bound_rel and widen_rel are a
     float or a function of that key."""
     bound, widen = _rule(bound_rel), _rule(widen_rel)
     out = []

@@ -58,7 +58,7 @@ class Point:
         return 100.0 * (self.hit_ratio_after_no_scan - self.hit_ratio_after)
 
 
-def offline_tables(spec: mixspec.MixSpec, rows_per_leaf: float | None = None) -> dict[str, dict]:
+def offline_mix_tables(spec: mixspec.MixSpec, rows_per_leaf: float | None = None) -> dict[str, dict]:
     """dataset.tables as a run would record them, without a server: leaf pages from the measured
     rows per leaf of the built-in schemas (secondary indexes are left out: the advice is about
     the clustered index a scan walks and the lookups on it)."""

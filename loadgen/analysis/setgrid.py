@@ -219,7 +219,7 @@ class GridPoint:
         return " ".join(f"{k.replace('innodb_old_blocks_', '')}={v}" for k, v in self.setting.items())
 
 
-def point_of(run: dict, setting: dict[str, int], result_file: str, baseline: dict | None = None) -> GridPoint:
+def grid_point(run: dict, setting: dict[str, int], result_file: str, baseline: dict | None = None) -> GridPoint:
     """A setting's figures from its run's result document (and its baseline run's, if any)."""
     ex = [int(e.get("ops_before") or 0) for s in ((run.get("result") or {}).get("streams") or {}).values()
           for e in s.get("executions") or []]
@@ -344,7 +344,7 @@ def run(server_spec, spec: MixSpec, grid: list[dict[str, int]], out_dir, databas
                               sample_interval_s=sample_interval_s, reporter=reporter, driver=driver,
                               predict=None).to_dict()
         runs.append(result)
-        points.append(point_of(result, setting, str(out), base))
+        points.append(grid_point(result, setting, str(out), base))
     advice = advice_for(points, runs)
     return {"kind": "set-grid", "workload": spec.source, "points": points, "advice": advice,
             "summary": summary(points, advice)}

@@ -124,7 +124,7 @@ def recommend(points: list[dict], tolerance_pct: float) -> dict:
     return out
 
 
-def point_of(result: RunResult, path: Path) -> dict:
+def sweep_point(result: RunResult, path: Path) -> dict:
     bp = result.buffer_pool
     pred = result.prediction.to_dict() if result.prediction else {}
     return {
@@ -168,7 +168,7 @@ def run(server_spec: ServerSpec, dataset_spec: DatasetSpec, pools: list[int], va
     workloads = [Workload(order, dataset_spec.rows, variation=var, **shape) for order, var in variations]
     runs = single.run_pools(server_spec, dataset_spec, pools, workloads, out_for, sample_interval_s, reporter,
                             predict=predict, **(drive or {}))
-    points = [point_of(r, r.source) for r in runs]
+    points = [sweep_point(r, r.source) for r in runs]
     sweep = SweepResult(
         started_at=started_at,
         finished_at=now_iso(),

@@ -29,7 +29,7 @@ def column_bytes(text: str, table: str) -> dict[str, int]:
     return out
 
 
-def offline_tables(meta: dict, rows: dict[str, int], widths: dict[str, dict[str, int]]) -> dict[str, dict]:
+def offline_geometry(meta: dict, rows: dict[str, int], widths: dict[str, dict[str, int]]) -> dict[str, dict]:
     """Geometry without a server: each table's rows (--rows), leaves from its row width."""
     out = {}
     for name, t in (meta.get("tables") or {}).items():
@@ -53,11 +53,11 @@ def offline_tables(meta: dict, rows: dict[str, int], widths: dict[str, dict[str,
 
 
 def server_tables(conn, names: list[str], infos: dict | None = None) -> dict[str, dict]:
-    """Geometry of each table from the server, read only (runner/mixseed.py inspect_existing: key range,
+    """Geometry of each table from the server, read only (runner/mixseed.py inspect_table: key range,
     mysql.innodb_index_stats, measured heights; infos: those already read), its leaves re-estimated
     when the statistics look stale (seeding/tableinfo.py stale_sizes)."""
     from .. import db
-    from ..runner.mixseed import inspect_existing
+    from ..runner.mixseed import inspect_table
     from ..seeding.schemas import reflect
     from ..seeding.tableinfo import stale_sizes
     from ..seeding.usertable import borrow_conn
@@ -69,7 +69,7 @@ def server_tables(conn, names: list[str], infos: dict | None = None) -> dict[str
         if database == "?":
             raise UsageError(f"the log does not say which database {table} is in",
                              "capture with --dsn (the sessions' schema is followed) or qualify the tables")
-        info = (infos or {}).get(name) or inspect_existing(conn, TableSpec(name=name, existing=name))
+        info = (infos or {}).get(name) or inspect_table(conn, TableSpec(name=name, existing=name))
         d = info.to_dict()
         note = None
         table_rows = int(db.query_value(conn, "SELECT TABLE_ROWS FROM information_schema.TABLES WHERE "

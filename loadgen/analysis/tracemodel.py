@@ -67,7 +67,7 @@ class Spec:
         return any(s.writes for s in self.streams)
 
 
-class Mapper(mm.Mapper):
+class TraceMapper(mm.Mapper):
     """mixmodel's Mapper and one op it does not have: an insert of a key inside the table (the
     descent to its leaf, the leaf written, a new entry in each secondary index)."""
 
@@ -81,7 +81,7 @@ class Mapper(mm.Mapper):
         parts = [mp.walks(tree, *tree.span(key, key))]
         p, f = mp.point_refs(tree, tree.leaf_of_key(key), first=False, write=True)
         ps, fs = [p], [f]
-        for sec in self.space.secondaries(s.table):  # length: the insert's ordinal (Plan._place): rows
+        for sec in self.space.secondaries(s.table):  # length: the insert's ordinal (TracePlan._place): rows
             # inserted at one place (a composite key's leading value) are entries of their own
             entry = key.astype(np.int64) + (length.astype(np.int64) << 40)
             p, f = mp.point_refs(sec, sec.entry_leaf(entry, 1), first=False, write=True)
@@ -113,7 +113,7 @@ def _hash_key(x: np.ndarray, rows: int) -> np.ndarray:
     return (mp.mix64(x.astype(np.uint64)) % np.uint64(max(rows, 1))).astype(np.int64) + 1
 
 
-class Plan:
+class TracePlan:
     """The streams and the key placement of a trace over the tables' geometry."""
 
     def __init__(self, meta: dict, tables: dict[str, dict]):
@@ -288,8 +288,8 @@ def predict(path, tables: dict[str, dict], pools: list, flavor: str = "mariadb")
     indexes: {name: {leaf_pages, height, columns}}}}."""
     from .intervals import for_pool, table_interval
 
-    meta, count, _ = ot.read_meta(path)
-    plan = Plan(meta, tables)
+    meta, count, _ = ot.read_header(path)
+    plan = TracePlan(meta, tables)
     chunks = [plan.map(a) for a in ot.chunks(path)]  # placed once: the inserts' keys are counted here
     spec = plan.spec()
     if not spec.streams:
@@ -302,7 +302,7 @@ def predict(path, tables: dict[str, dict], pools: list, flavor: str = "mariadb")
     # a restarted server reads its rollback segments' pages while it starts (mixmodel.add_ops): the
     # shop application at 64M read no undo page during its run (MySQL 9.7: undo_001/002 in
     # performance_schema.file_summary_by_instance, MariaDB: every page read was a table's)
-    mapper = Mapper(spec, space, columns_of, prefetch=mm.RANGE_PREFETCH and flavor == "mariadb",
+    mapper = TraceMapper(spec, space, columns_of, prefetch=mm.RANGE_PREFETCH and flavor == "mariadb",
                     rsegs_at_start=True)
     for i, s in enumerate(spec.streams):  # an update writes the entries of the indexes it sets
         if s.op == "update":
@@ -347,7 +347,7 @@ def _bits(meta: dict, table: str) -> list[str]:
     return sorted(((meta.get("tables") or {}).get(table) or {}).get("indexes") or {})
 
 
-def _table_order(plan: Plan, tables: dict) -> list[str]:
+def _table_order(plan: TracePlan, tables: dict) -> list[str]:
     """The table at page 0 (the one whose leaves read-ahead follows) first: the one with the most
     range and scan operations, else the most operations (as mixmodel.table_order)."""
     weight: Counter = Counter()
@@ -365,8 +365,8 @@ class TraceModel:
 
         return server_tables(conn, names, infos)
 
-    def plan(self, meta: dict, geometry: dict[str, dict]) -> Plan:
-        return Plan(meta, geometry)
+    def plan(self, meta: dict, geometry: dict[str, dict]) -> TracePlan:
+        return TracePlan(meta, geometry)
 
     def predictor(self, path, geometry: dict[str, dict], extra: dict):
         """The prediction of the trace at the run's pool and rate (as `predict --trace`), as a run's

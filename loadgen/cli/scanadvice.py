@@ -47,7 +47,7 @@ def scan_advice(workload: str | None, result_file, pool: str | None, qps: float,
             scans = mixmodel.scheduled_positions(run, spec) or None
             spec = spec.with_overrides(operations=int((run.get("result") or {}).get("ops") or spec.operations))
     else:
-        tables = scanadvice.offline_tables(spec, rows_per_leaf)
+        tables = scanadvice.offline_mix_tables(spec, rows_per_leaf)
     advice = scanadvice.advise(spec, tables, pool_bytes, qps, flavor, variables, scans=scans)
     advice["qps_source"] = qps_source
     if fmt == "json":

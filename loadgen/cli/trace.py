@@ -212,7 +212,7 @@ def _op_info(file) -> None:
 
     from ..workload import optrace
 
-    meta, count, _ = optrace.read_meta(file)
+    meta, count, _ = optrace.read_header(file)
     per: Counter = Counter()
     for a in optrace.chunks(file):
         codes, counts = np.unique(a["tree"].astype(np.int64) * 256 + a["kind"], return_counts=True)

@@ -17,7 +17,7 @@ def run(trace_path, dsn, schema, rows, pools_text, flavor, variables, qps, qps_g
     from ..units import parse_pools
     from ..workload import optrace
 
-    meta, count, _ = optrace.read_meta(trace_path)
+    meta, count, _ = optrace.read_header(trace_path)
     names = sorted({t["table"] for t in meta["trees"]})
     pool_bytes = parse_pools(pools_text, "--pool")
     err = stderr_console()
@@ -43,7 +43,7 @@ def run(trace_path, dsn, schema, rows, pools_text, flavor, variables, qps, qps_g
             raise UsageError("--schema needs --rows (rows in each table)", "e.g. --schema shop.sql --rows 2M")
         text = read_schema_text(schema)
         widths = {n.partition(".")[2].lower(): column_bytes(text, n.partition(".")[2]) for n in names}
-        tables = tracegeometry.offline_tables(meta, {"*": rows}, widths)
+        tables = tracegeometry.offline_geometry(meta, {"*": rows}, widths)
     else:
         raise UsageError("predicting an op trace needs the tables' sizes",
                          "give --dsn URL (the server the log came from) or --schema FILE.sql --rows N")

@@ -41,7 +41,7 @@ class MetricRow:
 
 
 @dataclass
-class Column:
+class CompareColumn:
     """One run of a side-by-side comparison: what ran, where, and which file holds it."""
 
     key: str  # the variation (A, B) or the order
@@ -63,7 +63,7 @@ class Ratio:
 
 @dataclass
 class SideBySide:
-    columns: list[Column]
+    columns: list[CompareColumn]
     ratios: list[Ratio]
     rows: list[MetricRow]
     notes: list[str]
@@ -114,7 +114,7 @@ def side_by_side(results: list[RunResult], files: list | None = None) -> SideByS
             raise ResultError(f"{names} measured different things ({'; '.join(hard)})",
                               "compare runs of the same rows, stride, reps and pool size")
     files = list(files) if files is not None else [getattr(r, "source", None) for r in results]
-    columns = [Column(r.key, r.workload.get("order"), server_label(r), _name(f), str(f) if f else None)
+    columns = [CompareColumn(r.key, r.workload.get("order"), server_label(r), _name(f), str(f) if f else None)
                for r, f in zip(results, files)]
     ratios, notes = [], []
     for server in dict.fromkeys(c.server for c in columns):

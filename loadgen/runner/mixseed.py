@@ -139,7 +139,7 @@ def _read_meta(conn, database: str, table: str) -> dict | None:
         return None
 
 
-def write_meta(conn, database: str, table: str, value: dict) -> None:
+def write_table_meta(conn, database: str, table: str, value: dict) -> None:
     db.query_all(conn, f"REPLACE INTO `{database}`.loadgen_meta (k, v) VALUES (%s, %s)",
                  (_meta_key(table), json.dumps(value, sort_keys=True)))
 
@@ -168,7 +168,7 @@ def _ensure(conn, data: MixDataset, progress, free_bytes, home, say) -> dict[str
         db.query_all(conn, f"CREATE TABLE IF NOT EXISTS `{database}`.loadgen_meta (k VARCHAR(64) PRIMARY KEY, v TEXT)")
     for t in data.spec.tables:
         if t.existing:
-            out[t.name] = inspect_existing(conn, t)
+            out[t.name] = inspect_table(conn, t)
         else:
             out[t.name] = _ensure_table(conn, data, t, progress, free_bytes, home, say)
     return out
@@ -210,7 +210,7 @@ def _ensure_table(conn, data: MixDataset, t: TableSpec, progress, free_bytes, ho
                              "a mix's tables are created in --database: leave the database out of the file")
         statements = tuple(statements)
         create_tables(conn, database, SchemaFile(path, text, statements, (name,)))
-        write_meta(conn, database, name, {**identity, "state": "partial"})
+        write_table_meta(conn, database, name, {**identity, "state": "partial"})
     shape = reflect(borrow_conn(conn), database, name)
     if not shape.primary_key:
         raise UsageError(f"{t.schema}: the server made {name} without a primary key", "declare a PRIMARY KEY")
@@ -229,7 +229,7 @@ def _ensure_table(conn, data: MixDataset, t: TableSpec, progress, free_bytes, ho
     db.query_all(conn, f"ANALYZE TABLE `{database}`.`{name}`")
     info = _info(conn, t, database, shape, seeded=True)
     info.seed_rows_per_s = round(remaining / elapsed) if elapsed > 0 and remaining > 0 else None
-    write_meta(conn, database, name, {**identity, "state": "complete"})
+    write_table_meta(conn, database, name, {**identity, "state": "complete"})
     return info
 
 
@@ -245,7 +245,7 @@ def mark_written(conn, data: MixDataset, tables: list[str]) -> None:
     for name in tables:
         meta = _read_meta(conn, data.database, name)
         if meta is not None:
-            write_meta(conn, data.database, name, {**meta, "state": "written"})
+            write_table_meta(conn, data.database, name, {**meta, "state": "written"})
 
 
 # -- geometry ------------------------------------------------------------------------------------
@@ -290,7 +290,7 @@ def _info(conn, t: TableSpec, database: str, shape, seeded: bool, existing: bool
     return info
 
 
-def inspect_existing(conn, t: TableSpec) -> TableInfo:
+def inspect_table(conn, t: TableSpec) -> TableInfo:
     """An existing table (--dsn): readable, InnoDB, an integer key; its key range and geometry.
     Nothing is written."""
     from ..seeding.dataset import DatasetSpec

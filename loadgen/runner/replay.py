@@ -1,7 +1,7 @@
 """Replay an op trace (`loadgen run --trace OPTRACE`, workload/optrace.py) on a server's tables,
 in its recorded order, and measure it beside the prediction of the same trace at the same pool.
 
-The trace's operations are placed on the tables as the model places them (the model's Plan,
+The trace's operations are placed on the tables as the model places them (the model's TracePlan,
 analysis/tracemodel.py, handed in as the prediction is: one key space per table, keys less the
 table's lowest, inserts past the end in arrival order), so the replay and the prediction see the
 same keys; each (table, kind, index, indexes set) becomes a mix stream with its statement
@@ -42,7 +42,7 @@ REPLAYED_OPS = {"read": "read", "read-secondary": "read-secondary", "range": "ra
                 "update": "update", "delete": "delete", "insert": "insert", "insert-at": "insert"}
 
 
-def check_trace(path) -> tuple[dict, Counter]:
+def read_trace_kinds(path) -> tuple[dict, Counter]:
     """The trace's meta and its operations by kind, read through before any server starts: too
     large, damaged or empty is one line (exit 2)."""
     try:
@@ -53,7 +53,7 @@ def check_trace(path) -> tuple[dict, Counter]:
         raise UsageError(f"op trace {path} is {size / 2**30:.1f} GiB: the replay runs at most {MAX_REPLAY_OPS:,} "
                          "operations", "capture a shorter stretch of the log, or predict it without replaying "
                          "(loadgen predict --trace)")
-    meta, count, _ = ot.read_meta(path)
+    meta, count, _ = ot.read_header(path)
     if count > MAX_REPLAY_OPS:
         raise UsageError(f"op trace {path} holds {count:,} operations: the replay runs at most {MAX_REPLAY_OPS:,}",
                          "capture a shorter stretch of the log, or predict it without replaying "
@@ -261,12 +261,12 @@ def run(server_spec, path, out: Path, model: Model, allow_writes: bool = False, 
     (the model's prediction beside, per table and in total). Returns (RunResult, Sequence)."""
     from . import mix as mixrun
     from ..drivers.drive import choose_driver
-    from .mixseed import MixDataset, inspect_existing
+    from .mixseed import MixDataset, inspect_table
     from ..servers.provision import provisioned
     from .single import QuietReporter
 
     reporter = reporter or QuietReporter()
-    meta, kinds = check_trace(path)  # before any server: a bad trace is exit 2 with nothing started
+    meta, kinds = read_trace_kinds(path)  # before any server: a bad trace is exit 2 with nothing started
     writes = writes_of(kinds)
     if writes and (server_spec.provider == "dsn" or server_spec.dsn) and not allow_writes:
         raise UsageError(f"the trace writes ({writes:,} inserts, updates and deletes): replayed on --dsn they change "
@@ -278,7 +278,7 @@ def run(server_spec, path, out: Path, model: Model, allow_writes: bool = False, 
         conn = server.connect()
         try:
             check_tables(conn, names)
-            infos = {n: inspect_existing(conn, TableSpec(name=n, existing=n)) for n in names}
+            infos = {n: inspect_table(conn, TableSpec(name=n, existing=n)) for n in names}
             geometry = model.geometry(conn, names, infos)
         finally:
             conn.close()

@@ -29,7 +29,7 @@ _AT_LINE = re.compile(r"at line (\d+)\s*$")
 
 
 @dataclass(frozen=True)
-class Statement:
+class SchemaStatement:
     sql: str
     line: int  # line of the file where the statement starts (1-based)
 
@@ -38,14 +38,14 @@ class Statement:
 class SchemaFile:
     path: Path
     text: str
-    statements: tuple[Statement, ...]
+    statements: tuple[SchemaStatement, ...]
     tables: tuple[str, ...]  # CREATE TABLE names in file order
 
     @property
     def sha256(self) -> str:
         return hashlib.sha256(self.text.encode()).hexdigest()
 
-    def create_statement(self, table: str) -> Statement:
+    def create_statement(self, table: str) -> SchemaStatement:
         for st in self.statements:
             m = _CREATE.match(st.sql)
             if m and m.group(2).lower() == table.lower():
@@ -53,9 +53,9 @@ class SchemaFile:
         raise KeyError(table)
 
 
-def split_statements(text: str) -> list[Statement]:
+def split_statements(text: str) -> list[SchemaStatement]:
     """Statements separated by `;` outside quotes and comments, each with its first line."""
-    out: list[Statement] = []
+    out: list[SchemaStatement] = []
     buf: list[str] = []
     start_line = None
     line = 1
@@ -95,7 +95,7 @@ def split_statements(text: str) -> list[Statement]:
         elif ch == ";":
             sql = "".join(buf).strip()
             if sql:
-                out.append(Statement(sql, start_line or line))
+                out.append(SchemaStatement(sql, start_line or line))
             buf, start_line = [], None
             i += 1
             continue
@@ -109,7 +109,7 @@ def split_statements(text: str) -> list[Statement]:
         i += 1
     sql = "".join(buf).strip()
     if sql:
-        out.append(Statement(sql, start_line or line))
+        out.append(SchemaStatement(sql, start_line or line))
     return out
 
 
@@ -237,7 +237,7 @@ def _lex_as_we_do(conn, cur):
     return restore
 
 
-def _statement_error(schema: SchemaFile, st: Statement, exc: BaseException) -> Exception:
+def _statement_error(schema: SchemaFile, st: SchemaStatement, exc: BaseException) -> Exception:
     if db.is_connection_lost(exc):
         return SeedError(f"lost the server while creating the tables of {schema.path}: {db.error_text(exc)}")
     args = getattr(exc, "args", ())

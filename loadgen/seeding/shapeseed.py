@@ -25,7 +25,7 @@ from .. import db
 from ..errors import SeedError
 from . import ddl, shapefile, tablegen
 from .chunks import chunk_dir
-from .schemas import SchemaFile, Statement, create_tables, reflect
+from .schemas import SchemaFile, SchemaStatement, create_tables, reflect
 from .usertable import borrow_conn, count_rows, ident, load, table_exists
 
 META_IDENTITY = "shape"
@@ -73,7 +73,7 @@ def _seed_table(conn, t: dict, database: str, seed_value: int, progress, say, ho
             ddl.check_statement(sql, database, [name.lower()] if i else [])
         except ddl.Refused as exc:
             raise SeedError(f"the shape's statement for {name} is refused: {exc.why}") from None
-    schema = SchemaFile(Path(f"shape:{name}"), create, (Statement(create, 1),), (name,))
+    schema = SchemaFile(Path(f"shape:{name}"), create, (SchemaStatement(create, 1),), (name,))
     create_tables(conn, database, schema)
     shape = reflect(borrow_conn(conn), database, name)
     if not shape.primary_key:
@@ -85,7 +85,7 @@ def _seed_table(conn, t: dict, database: str, seed_value: int, progress, say, ho
                                                              else ""))
         load(conn, database, name, plan, seed_value, 1, rows, progress, chunk_dir(home))
     if after:
-        schema_alter = SchemaFile(Path(f"shape:{name}"), "", tuple(Statement(s, 1) for s in statements[1:]), ())
+        schema_alter = SchemaFile(Path(f"shape:{name}"), "", tuple(SchemaStatement(s, 1) for s in statements[1:]), ())
         create_tables(conn, database, schema_alter)
     db.query_all(conn, f"ANALYZE TABLE `{database}`.`{name}`")
 
@@ -101,7 +101,7 @@ def _plain_index(definition: str) -> str:
     return re.sub(r"^UNIQUE\s+(KEY|INDEX)", r"\1", definition.strip(), flags=re.IGNORECASE)
 
 
-def shaped(plan: tablegen.Plan, shape, t: dict) -> None:
+def shaped(plan: tablegen.RowPlan, shape, t: dict) -> None:
     """Put the shape's key segments, text lengths and NULL shares into the plan (in place)."""
     pk = shape.primary_key
     segments = (t.get("primary_key") or {}).get("segments")

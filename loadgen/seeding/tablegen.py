@@ -76,7 +76,7 @@ class Column:
 
 
 @dataclass
-class Plan:
+class RowPlan:
     """The columns LOAD DATA fills, in order, and their encoding for the C generator."""
 
     columns: list[str]
@@ -88,7 +88,7 @@ class Plan:
     keymap: array = field(default_factory=lambda: array("q"))
 
 
-def plan(columns: list[Column], primary_key: list[str], rows: int) -> Plan:
+def plan(columns: list[Column], primary_key: list[str], rows: int) -> RowPlan:
     """Build the plan; raise UsageError for a column loadgen cannot fill."""
     words = array("q")
     labels: list[bytes] = []
@@ -117,7 +117,7 @@ def plan(columns: list[Column], primary_key: list[str], rows: int) -> Plan:
         nulls = NULL_PERMILLE if col.nullable and col.name not in pk_pos else 0
         words.extend([kind, nulls, a, b, c, d, e, 0])
         names.append(col.name)
-    return Plan(names, words, b"".join(x + b"\0" for x in labels), skipped)
+    return RowPlan(names, words, b"".join(x + b"\0" for x in labels), skipped)
 
 
 def _pk_entry(col: Column, div: int, mod: int, rows: int) -> tuple:
@@ -196,7 +196,7 @@ def seed_word(seed: int) -> int:
     return _splitmix(s)
 
 
-def lines(p: Plan, pool: bytes, seed: int, first: int, last: int, native: bool = True) -> bytes:
+def lines(p: RowPlan, pool: bytes, seed: int, first: int, last: int, native: bool = True) -> bytes:
     """Tab-separated rows first..last of the plan (NULL as \\N), in C when available."""
     fn = _native() if native else None
     if fn is not None:
@@ -246,7 +246,7 @@ def _time_point(t: int, date_only: bool) -> str:
     return when.strftime("%Y-%m-%d") if date_only else when.strftime("%Y-%m-%d %H:%M:%S")
 
 
-def _py_lines(p: Plan, pool: bytes, seed: int, first: int, last: int) -> bytes:
+def _py_lines(p: RowPlan, pool: bytes, seed: int, first: int, last: int) -> bytes:
     """The reference: what native/tablegen.c produces, byte for byte (slow)."""
     labels = p.labels.split(b"\0")[:-1] if p.labels else []
     cols = [tuple(p.words[i:i + 8]) for i in range(0, len(p.words), 8)]

@@ -129,7 +129,7 @@ def ensure_seeded(conn, spec, progress=None, free_bytes: int | None = None, home
     return info
 
 
-def _row_estimate(plan: tablegen.Plan) -> int:
+def _row_estimate(plan: tablegen.RowPlan) -> int:
     return EST_OVERHEAD_PER_ROW + 24 * len(plan.columns)
 
 
@@ -160,7 +160,7 @@ def borrow_conn(conn):
     return lambda: _Borrowed(conn)
 
 
-def load(conn, database: str, table: str, plan: tablegen.Plan, seed: int, first: int, last: int,
+def load(conn, database: str, table: str, plan: tablegen.RowPlan, seed: int, first: int, last: int,
          progress=None, tmp_dir: Path | None = None) -> None:
     """LOAD DATA LOCAL rows first..last in chunks, generating the next chunk in a thread while the
     server ingests the current one (the C generator releases the GIL); each chunk commits alone,

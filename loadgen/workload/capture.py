@@ -119,7 +119,7 @@ HUGE = "\x00huge"  # read_lines' stand-in for a line over MAX_LINE_CHARS
 
 
 @dataclass
-class Statement:
+class LoggedStatement:
     command: str  # query | execute | prepare
     sql: str
     schema: str | None
@@ -144,7 +144,7 @@ def general_log_keys(lines: Iterable[str], m: Matcher, cap: Capture) -> Iterator
             yield k
 
 
-def _match(st: Statement, m: Matcher, cap: Capture) -> int | None:
+def _match(st: LoggedStatement, m: Matcher, cap: Capture) -> int | None:
     if st.command == "prepare":
         cap.unused["placeholder" if "?" in st.sql else "other_statement"] += 1
         return None
@@ -168,7 +168,7 @@ class _Parts:
             self.parts.append(line)
 
 
-def slow_log_statements(lines: Iterable[str], cap: Capture) -> Iterator[Statement]:
+def slow_log_statements(lines: Iterable[str], cap: Capture) -> Iterator[LoggedStatement]:
     """Statements of a slow log, in the log's (finish) order; each counted in cap.statements."""
     schema, ts, examined = None, None, None
     stmt = _Parts()
@@ -182,7 +182,7 @@ def slow_log_statements(lines: Iterable[str], cap: Capture) -> Iterator[Statemen
         if done.too_long:
             cap.unused["too_long"] += 1
             return None
-        return Statement("query", " ".join(done.parts), schema, ts, rows_examined=examined)
+        return LoggedStatement("query", " ".join(done.parts), schema, ts, rows_examined=examined)
 
     for line in lines:
         cap.lines += 1
@@ -254,7 +254,7 @@ def _log_time(text: str | None) -> float | None:
         return None
 
 
-def general_log_statements(lines: Iterable[str], cap: Capture) -> Iterator[Statement]:
+def general_log_statements(lines: Iterable[str], cap: Capture) -> Iterator[LoggedStatement]:
     """Statements (Query, Execute, Prepare) of a general log in arrival order; statements may
     span lines. Each counted in cap.statements."""
     schemas: dict[str, str] = {}
@@ -290,7 +290,7 @@ def general_log_statements(lines: Iterable[str], cap: Capture) -> Iterator[State
             if u:
                 schemas[thread] = u.group(1)
                 return None
-        return Statement(cmd, sql, schemas.get(thread), ts, thread)
+        return LoggedStatement(cmd, sql, schemas.get(thread), ts, thread)
 
     for line in lines:
         cap.lines += 1
@@ -368,7 +368,7 @@ def pfs_keys(connect: Callable[[], object], m: Matcher, cap: Capture, duration_s
 
 
 def pfs_statements(connect: Callable[[], object], cap: Capture, duration_s: float, interval_s: float = 0.5,
-                   should_stop: Callable[[], bool] | None = None, backlog: bool = True) -> Iterator[Statement]:
+                   should_stop: Callable[[], bool] | None = None, backlog: bool = True) -> Iterator[LoggedStatement]:
     """Poll events_statements_history_long for duration_s; each (thread, event) once, in start
     order within a poll. The table is a ring (performance_schema_events_statements_history_long_size
     rows): statements that come and go between two polls are lost; poll often or size it up.
@@ -404,7 +404,7 @@ def _reconnect(connect, until: float):
 
 
 def _pfs_poll(conn, cap: Capture, deadline: float, interval_s: float, should_stop,
-              backlog: bool = True) -> Iterator[Statement]:
+              backlog: bool = True) -> Iterator[LoggedStatement]:
     cur = conn.cursor()
     try:
         # history_long is filled only when events_statements_current is on as well
@@ -441,7 +441,7 @@ def _pfs_poll(conn, cap: Capture, deadline: float, interval_s: float, should_sto
             text = sql.decode("utf-8", "replace") if isinstance(sql, bytes) else sql
             if isinstance(schema, bytes):
                 schema = schema.decode("utf-8", "replace")
-            yield Statement("query", text, schema, None, str(thread),
+            yield LoggedStatement("query", text, schema, None, str(thread),
                             int(examined) if examined is not None else None)
         backlog = True
         if time.monotonic() >= deadline or (should_stop and should_stop()):

@@ -222,7 +222,7 @@ def check_operations(value, what: str, w: Where | None = None) -> int:
     return n
 
 
-def check_trace(s: StreamSpec, rows: int, fail) -> None:
+def check_stream_trace(s: StreamSpec, rows: int, fail) -> None:
     from .trace import scan
 
     try:

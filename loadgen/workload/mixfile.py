@@ -16,7 +16,7 @@ from pathlib import Path
 from ..errors import UsageError
 from .mix import (BUILTIN_SCHEMAS, FORMAT, KEY_DISTRIBUTIONS, M64, MAX_STREAMS, MAX_TABLES, OPS, RANGE_FORMS,
                   READ_ONLY_OPS, SHARE_TOLERANCE, KeySpec, MixSpec, StreamSpec, TableSpec, Where,
-                  check_against_ddl, check_operations, check_trace)
+                  check_against_ddl, check_operations, check_stream_trace)
 
 
 MAX_FILE_BYTES = 1 << 20  # a workload is a page of text; anything larger is refused unread
@@ -142,7 +142,7 @@ def _build(doc: dict, w: Where, base: Path, defaults: dict) -> MixSpec:
     for s in streams:  # a trace is read through once now: a bad line stops the run before it starts
         rows = next(t.rows for t in tables if t.name == s.table)
         if s.keys.name == "trace" and rows is not None:
-            check_trace(s, rows, w.fail)
+            check_stream_trace(s, rows, w.fail)
     spec = MixSpec(seed=seed, operations=operations, tables=tables, streams=tuple(streams), source=w.source,
                    description=description)
     check_against_ddl(spec, w)

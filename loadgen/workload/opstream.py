@@ -24,7 +24,7 @@ import numpy as np
 from ..errors import UsageError
 from .patterns import KIND_CODES, Pattern
 from .mix import (GOLDEN, GROWING_LATEST_OPS, M64, SPECIAL_ITER, SPECIAL_PCT, SPECIAL_RES, MixSpec, StreamSpec,
-                  check_trace)
+                  check_stream_trace)
 
 CHUNK_OPS = 65536
 _U53 = float(1 << 53)
@@ -195,7 +195,7 @@ class Generator:
         self._counts = np.zeros(len(spec.streams), dtype=np.uint64)
         for s in spec.streams:  # --rows may have changed since the file was read: the traces again
             if s.keys.name == "trace" and not s.scheduled:
-                check_trace(s, int(spec.table(s.table).rows), lambda what, hint=None: UsageError(
+                check_stream_trace(s, int(spec.table(s.table).rows), lambda what, hint=None: UsageError(
                     f"workload {spec.source}: {what}", hint))
 
     def streams_of(self, start: int, stop: int) -> np.ndarray:

@@ -37,7 +37,7 @@ Fixed width so that a chunk is one read and one numpy.frombuffer; written atomic
 
 Versions: the header's version is the format's major (1); meta["minor"] its additions, each a new
 kind or flag a reader of the same major may meet (absent: 0). 1.1 added INDEX_RANGE, VIA_INDEX, ROWS.
-A reader dispatches by kind; read_meta() refuses a minor above its own and chunks() a kind it does
+A reader dispatches by kind; read_header() refuses a minor above its own and chunks() a kind it does
 not know (KIND_NAMES), so a trace from a newer loadgen is a one-line error, never misread.
 """
 from __future__ import annotations
@@ -153,7 +153,7 @@ def _fail(path, what: str) -> OpTraceError:
     return OpTraceError(f"op trace {path}: {what}", "write it again with `loadgen trace capture` (without --table)")
 
 
-def read_meta(path) -> tuple[dict, int, int]:
+def read_header(path) -> tuple[dict, int, int]:
     """(meta, records, offset of the first record); a damaged file is a one-line error."""
     try:
         with open(path, "rb") as f:
@@ -190,7 +190,7 @@ def read_meta(path) -> tuple[dict, int, int]:
 
 def chunks(path) -> Iterator[np.ndarray]:
     """The records in order, CHUNK_RECORDS at a time (trees checked against the meta)."""
-    meta, count, start = read_meta(path)
+    meta, count, start = read_header(path)
     n_trees = len(meta["trees"])
     with open(path, "rb") as f:
         f.seek(start)

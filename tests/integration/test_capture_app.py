@@ -183,7 +183,7 @@ def test_app_traffic_captured_from_performance_schema_mysql(shop_mysql, tmp_path
             proc.wait()
     assert proc.returncode == 0, err[-2000:]
     print(err)
-    meta, count, _ = optrace.read_meta(trace)
+    meta, count, _ = optrace.read_header(trace)
     on_tables = meta["statements"] - meta["no_table"]
     # the application's statements on tables, all modelled (none lost between polls at this rate)
     assert meta["modelled"] == on_tables >= 300 and sent > on_tables and count > on_tables

@@ -80,7 +80,7 @@ def test_every_reader_of_a_v1_mysql_file_counts_its_read_ahead_as_compare_does()
     """One rule (RunResult.headline / documents.pages_read) for the prediction's error, the
     sweep's table and its plot: they once took `pages_read or reads`, 361 here instead of 2,793."""
     from loadgen.analysis.predict import predict
-    from loadgen.analysis.sweep import point_of
+    from loadgen.analysis.sweep import sweep_point
     from loadgen.render.plots import sweep_series
     from loadgen.render.report import sweep_cells
     from loadgen.results.documents import SweepResult
@@ -92,7 +92,7 @@ def test_every_reader_of_a_v1_mysql_file_counts_its_read_ahead_as_compare_does()
     p = predict(run)
     assert p.measured_reads == 2_793
     assert p.error_pct == round((p.reads - 2_793) / 2_793 * 100, 2)
-    point = {k: v for k, v in point_of(run, "v1.json").items() if k != "pages_read"}  # a v1 sweep's point
+    point = {k: v for k, v in sweep_point(run, "v1.json").items() if k != "pages_read"}  # a v1 sweep's point
     sweep = SweepResult(server={"flavor": "mysql"}, points=[point])
     assert sweep_cells(sweep)[0][2] == "2,793"
     assert sweep_series(sweep)[0]["measured"] == [(8 << 20, 2_793)]

@@ -163,7 +163,7 @@ def test_general_log_to_trace_and_back(tmp_path):
     # the join is counted, not dropped: without a server there is no EXPLAIN
     assert cap.modelled == 5 and cap.unused == {"needs_explain": 1} and cap.span_s == 2.0
     assert cap.top()[0]["reason"] == "needs_explain"
-    meta, count, _ = ot.read_meta(out)
+    meta, count, _ = ot.read_header(out)
     assert count == 5 and meta["trees"] == [{"table": "sbtest.sbtest1", "index": "PRIMARY"}]
     a = np.concatenate(list(ot.chunks(out)))
 
@@ -201,7 +201,7 @@ def test_damaged_traces_are_one_line_errors(tmp_path):
     data = out.read_bytes()
     (tmp_path / "cut").write_bytes(data[:-5])
     with pytest.raises(ot.OpTraceError, match="truncated"):
-        ot.read_meta(tmp_path / "cut")
+        ot.read_header(tmp_path / "cut")
     (tmp_path / "meta").write_bytes(data[:30] + b"\xff" + data[31:])
     with pytest.raises(ot.OpTraceError):
         list(ot.chunks(tmp_path / "meta"))
@@ -213,7 +213,7 @@ def test_damaged_traces_are_one_line_errors(tmp_path):
     import json
     import struct
 
-    meta, count, start = ot.read_meta(out)
+    meta, count, start = ot.read_header(out)
     body = data[start:]
 
     def with_meta(m: dict) -> bytes:
@@ -225,7 +225,7 @@ def test_damaged_traces_are_one_line_errors(tmp_path):
     assert sum(len(a) for a in ot.chunks(tmp_path / "v10")) == count
     (tmp_path / "v19").write_bytes(with_meta({**meta, "minor": ot.MINOR + 8}))
     with pytest.raises(ot.OpTraceError, match=r"format 1\.9"):
-        ot.read_meta(tmp_path / "v19")
+        ot.read_header(tmp_path / "v19")
 
 
 def test_schema_file_gives_the_keys(tmp_path):
@@ -245,8 +245,8 @@ def test_the_trace_predicted_per_table_and_index(tmp_path):
     log.write_text(LOG + "\t\t     8 Query\tSELECT c FROM sbtest.sbtest1 WHERE id=999999\n")
     out = tmp_path / "t.optrace"
     opcapture.run(log, "general", SCHEMAS, out)
-    meta, _, _ = ot.read_meta(out)
-    tables = tracegeometry.offline_tables(meta, {"*": 10_000}, {"sbtest1": {"id": 4, "k": 4, "c": 120, "pad": 60}})
+    meta, _, _ = ot.read_header(out)
+    tables = tracegeometry.offline_geometry(meta, {"*": 10_000}, {"sbtest1": {"id": 4, "k": 4, "c": 120, "pad": 60}})
     t = tables["sbtest.sbtest1"]
     assert 100 <= t["leaf_pages"] <= 250 and t["indexes"]["k_1"]["columns"] == ["k"]  # ~73 rows a leaf
     doc = tracemodel.predict(out, tables, tracegeometry.pools_of([8 << 20, 64 << 20], "mariadb", {}, 1000.0))
@@ -259,7 +259,7 @@ def test_the_trace_predicted_per_table_and_index(tmp_path):
         assert p["pages_read"] == tt["pages_read"] + p["system_pages_read"]
         assert p["low"] <= p["pages_read"] <= p["high"]
     with pytest.raises(UsageError, match="no --rows"):
-        tracegeometry.offline_tables(meta, {}, {})
+        tracegeometry.offline_geometry(meta, {}, {})
 
 
 def test_the_three_commands_without_a_server(tmp_path):
@@ -322,8 +322,8 @@ def test_index_ranges_and_writes_by_index_predicted(tmp_path):
                        + "".join(f"\t\t     9 Query\t{q}\n" for q in statements))
         out = tmp_path / "i.optrace"
         opcapture.run(log, "general", SCHEMAS, out)
-        meta, _, _ = ot.read_meta(out)
-        tables = tracegeometry.offline_tables(meta, {"*": 50_000}, {})
+        meta, _, _ = ot.read_header(out)
+        tables = tracegeometry.offline_geometry(meta, {"*": 50_000}, {})
         for t in tables.values():  # the leading columns' values as the server would give them
             t["indexes"].get("created", {}).update(values=[1, 50_000], distinct=50_000)
             t["indexes"].get("org_created", {}).update(values=[1, 500], distinct=500)
@@ -452,6 +452,6 @@ def test_several_usable_indexes_take_the_servers_choice(tmp_path):
         out = tmp_path / "c.optrace"
         opcapture.run(log, "general", SCHEMAS, out, lambda q, s, step=step, asked=asked: asked.append(q) or [step])
         a = np.concatenate(list(ot.chunks(out)))
-        meta, _, _ = ot.read_meta(out)
+        meta, _, _ = ot.read_header(out)
         got = [(int(k), meta["trees"][int(t)]["index"]) for k, t in zip(a["kind"], a["tree"])]
         assert got == want * 2 and len(asked) == 1, (got, asked)

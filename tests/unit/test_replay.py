@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from loadgen.analysis.tracemodel import Plan
+from loadgen.analysis.tracemodel import TracePlan
 from loadgen.runner import replay
 from loadgen.errors import UsageError
 from loadgen.runner.mixseed import IndexInfo, TableInfo
@@ -44,9 +44,9 @@ def _ops(seq) -> list[tuple[str, int]]:
 
 def test_the_sequence_is_the_recorded_order_with_its_transaction(tmp_path):
     out = _trace(tmp_path)
-    meta, kinds = replay.check_trace(out)
+    meta, kinds = replay.read_trace_kinds(out)
     assert kinds == {"point": 1, "update": 1, "delete": 1, "range": 1, "insert": 1} and replay.writes_of(kinds) == 3
-    seq = replay.build(out, Plan(meta, _geometry()), _infos(), "trace t")
+    seq = replay.build(out, TracePlan(meta, _geometry()), _infos(), "trace t")
     # the point, then BEGIN, the update and the delete of one transaction, COMMIT; the range; the
     # AUTO_INCREMENT insert (a transaction of its own: no BEGIN) past the table's last key
     assert _ops(seq) == [("read", 2423), ("begin", 1), ("update", 5), ("delete", 6), ("commit", 1), ("range", 1),
@@ -64,8 +64,8 @@ def test_the_sequence_is_the_recorded_order_with_its_transaction(tmp_path):
 def test_an_update_of_no_index_sets_a_column_in_none(tmp_path):
     text = LOG.replace("UPDATE sbtest1 SET k=k+1 WHERE id=5", "UPDATE sbtest1 SET c='x' WHERE id=5")
     out = _trace(tmp_path, text)
-    meta, _ = replay.check_trace(out)
-    seq = replay.build(out, Plan(meta, _geometry()), _infos(), "trace t")
+    meta, _ = replay.read_trace_kinds(out)
+    seq = replay.build(out, TracePlan(meta, _geometry()), _infos(), "trace t")
     assert next(s for s in seq.spec.streams if s.op == "update").column == "c"
 
 
@@ -79,8 +79,8 @@ def test_interleaved_transactions_are_cut_and_counted(tmp_path):
                   "\t\t     9 Query\tCOMMIT\n\t\t     10 Query\tDELETE FROM sbtest.sbtest1 WHERE id=31\n"
                   "\t\t     10 Query\tCOMMIT\n")
     out = _trace(tmp_path, text)
-    meta, _ = replay.check_trace(out)
-    seq = replay.build(out, Plan(meta, _geometry()), _infos(), "trace t")
+    meta, _ = replay.read_trace_kinds(out)
+    seq = replay.build(out, TracePlan(meta, _geometry()), _infos(), "trace t")
     assert _ops(seq)[-12:] == [("begin", 1), ("update", 20), ("commit", 1), ("begin", 1), ("update", 30),
                                ("commit", 1), ("begin", 1), ("update", 21), ("commit", 1), ("begin", 1),
                                ("delete", 31), ("commit", 1)]
@@ -100,15 +100,15 @@ def test_what_cannot_be_replayed_is_counted_by_reason(tmp_path):
     have are named with their counts, never dropped silently."""
     text = LOG + "\t\t     8 Query\tSELECT c FROM sbtest.sbtest1 WHERE id=999999\n"
     out = _trace(tmp_path, text)
-    meta, _ = replay.check_trace(out)
-    seq = replay.build(out, Plan(meta, _geometry()), _infos(), "trace t")
+    meta, _ = replay.read_trace_kinds(out)
+    seq = replay.build(out, TracePlan(meta, _geometry()), _infos(), "trace t")
     assert seq.not_replayed == {"outside the table's keys (not placed by the model either)": 1}
     infos = _infos()
     infos["sbtest.sbtest1"].columns = {"id": "INT", "k": "INT"}  # every column indexed: no update of c
     text = LOG.replace("UPDATE sbtest1 SET k=k+1 WHERE id=5", "UPDATE sbtest1 SET c='x' WHERE id=5")
     out = _trace(tmp_path, text)
-    meta, _ = replay.check_trace(out)
-    seq = replay.build(out, Plan(meta, _geometry()), infos, "trace t")
+    meta, _ = replay.read_trace_kinds(out)
+    seq = replay.build(out, TracePlan(meta, _geometry()), infos, "trace t")
     [(why, n)] = seq.not_replayed.items()
     assert n == 1 and "update" in why and "every column is in an index" in why
     assert "update" not in [s.op for s in seq.spec.streams]
@@ -151,7 +151,7 @@ def test_the_size_caps_are_checked_before_the_records(tmp_path, monkeypatch):
     out = _trace(tmp_path)
     monkeypatch.setattr(replay, "MAX_REPLAY_OPS", 4)
     with pytest.raises(UsageError, match="holds 5 operations"):
-        replay.check_trace(out)
+        replay.read_trace_kinds(out)
 
 
 def test_predict_trace_gives_each_table_its_interval(tmp_path):
@@ -169,8 +169,8 @@ def test_an_operation_the_replay_has_no_statement_for_is_counted(tmp_path, monke
     counted with its operations, the rest replayed."""
     monkeypatch.setattr(replay, "REPLAYED_OPS", {k: v for k, v in replay.REPLAYED_OPS.items() if k != "range"})
     out = _trace(tmp_path)
-    meta, _ = replay.check_trace(out)
-    seq = replay.build(out, Plan(meta, _geometry()), _infos(), "trace t")
+    meta, _ = replay.read_trace_kinds(out)
+    seq = replay.build(out, TracePlan(meta, _geometry()), _infos(), "trace t")
     [(why, n)] = seq.not_replayed.items()
     assert n == 1 and "no statement for range" in why
     assert "range" not in [s.op for s in seq.spec.streams] and seq.operations == 6

@@ -46,7 +46,7 @@ def _spec(text: str = WORKLOAD) -> mix.MixSpec:
 @pytest.fixture(scope="module")
 def advice():
     spec = _spec()
-    return sa.advise(spec, sa.offline_tables(spec), 48 << 20, 5_000)
+    return sa.advise(spec, sa.offline_mix_tables(spec), 48 << 20, 5_000)
 
 
 def _at(advice, time_ms: int, pct: int) -> sa.Point:
@@ -91,7 +91,7 @@ def test_the_advice_names_the_setting_the_model_ranks_first(advice):
 def test_a_workload_without_a_scheduled_scan_is_refused():
     spec = _spec(WORKLOAD.split("[[streams]]\nname = \"nightly\"")[0])
     with pytest.raises(UsageError, match="no scheduled scan"):
-        sa.advise(spec, sa.offline_tables(spec), 48 << 20, 5_000)
+        sa.advise(spec, sa.offline_mix_tables(spec), 48 << 20, 5_000)
 
 
 def test_advise_workload_prints_the_grid_and_the_sentence(tmp_path):
@@ -110,7 +110,7 @@ def test_advise_workload_prints_the_grid_and_the_sentence(tmp_path):
 
 def test_a_current_setting_off_the_grid_is_simulated_too():
     spec = _spec()
-    got = sa.advise(spec, sa.offline_tables(spec), 48 << 20, 5_000, variables={"innodb_old_blocks_time": 500},
+    got = sa.advise(spec, sa.offline_mix_tables(spec), 48 << 20, 5_000, variables={"innodb_old_blocks_time": 500},
                     times_ms=(0, 1000), pcts=(37,))
     assert [(p.old_blocks_time_ms, p.old_blocks_pct) for p in got["points"]] == [(0, 37), (500, 37), (1000, 37)]
     assert got["current"] == got["points"][1]
