@@ -16,7 +16,9 @@ import signal
 
 import pytest
 
-from loadgen import db, runner
+from loadgen import db
+from loadgen.drivers.drive import choose_driver
+from loadgen.runner import single as runner
 from loadgen.measure import coldstart
 from loadgen.seeding import dataset
 from loadgen.results.compare import compare_files, parse_limits
@@ -226,7 +228,7 @@ def test_a_server_killed_mid_run_keeps_what_was_measured(flavour, tmp_path):
 
         workload = Workload("looped", TEST_ROWS, variation="B")
         with pytest.raises(WorkloadError, match="went away"):
-            runner.measure(server, info, workload, cold, out, 0.5, Killer())
+            runner.measure(server, info, workload, cold, out, 0.5, Killer(), choose_driver())
     doc = json.loads(out.read_text())
     assert doc["complete"] is False and doc["incomplete_reason"].startswith("server lost")
     assert 5_000 <= doc["result"]["queries"] < workload.queries

@@ -5,7 +5,9 @@ import json
 
 import pytest
 
-from loadgen import db, runner
+from loadgen import db
+from loadgen.drivers.drive import choose_driver
+from loadgen.runner import single as runner
 from loadgen.seeding.dataset import DatasetSpec
 from loadgen.workload.orders import Workload
 from loadgen.servers import ServerSpec
@@ -207,7 +209,7 @@ def test_an_interrupt_while_the_server_settles_leaves_no_connection_open(local_s
         # alive, so only closing them explicitly closes the connections, not the garbage collector
         with pytest.raises(KeyboardInterrupt) as held:
             runner.measure(server, info, Workload("interleaved", TEST_ROWS), cold, tmp_path / "r.json", 0.5,
-                           runner.QuietReporter(), driver="python", threads=threads)
+                           runner.QuietReporter(), choose_driver("python", threads))
         assert seen[0] >= before + threads + 1  # the driver's and the sampler's were open
         deadline = time.monotonic() + 10  # the server counts a closed connection out in its own time
         while open_connections() > before and time.monotonic() < deadline:
