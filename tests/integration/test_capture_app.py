@@ -23,6 +23,7 @@ from ..conftest import loadgen_cmd, run_loadgen
 from loadgen.workload import optrace
 
 from . import shopapp
+from .test_foreign_traffic import _pages_read, _sql
 
 CUSTOMERS = 20_000  # 60,000 orders, 180,000 items: ~2,500 pages of data
 REQUESTS = 3_000
@@ -36,41 +37,11 @@ MARIADB = [(16, 12.0, 8.0), (64, 5.0, 0.0)]
 MYSQL = [(64, 5.0, 0.0)]
 
 
-def _sql(server, *statements: str) -> None:
-    conn = server.connect()
-    try:
-        cur = conn.cursor()
-        for s in statements:
-            cur.execute(s)
-            if cur.description:
-                cur.fetchall()
-    finally:
-        conn.close()
-
-
-def _pages_read(server) -> int:
-    conn = server.connect()
-    try:
-        cur = conn.cursor()
-        cur.execute("SHOW GLOBAL STATUS LIKE 'Innodb_pages_read'")
-        return int(cur.fetchone()[1])
-    finally:
-        conn.close()
-
-
 @pytest.fixture(scope="module")
 def shop_mariadb(mysqld_binary, session_dir):
     from loadgen.servers.local import LocalServer
 
-    server = LocalServer(session_dir / "shop-server", 16 << 20, mysqld=mysqld_binary)
-    server.start()
-    try:
-        conn = server.connect()
-        shopapp.seed(conn, CUSTOMERS)
-        conn.close()
-        yield server
-    finally:
-        server.stop()
+    yield from _seeded(LocalServer(session_dir / "shop-server", 16 << 20, mysqld=mysqld_binary))
 
 
 @pytest.fixture(scope="module")
@@ -78,7 +49,11 @@ def shop_mysql(mysql_image):
     from loadgen.servers import ServerSpec
     from loadgen.servers.docker import DockerServer
 
-    server = DockerServer(ServerSpec(provider="docker", image=mysql_image, pool_bytes=16 << 20))
+    yield from _seeded(DockerServer(ServerSpec(provider="docker", image=mysql_image, pool_bytes=16 << 20)))
+
+
+def _seeded(server):
+    """The server started, the shop's tables seeded; stopped after the module's tests."""
     server.start()
     try:
         conn = server.connect()
