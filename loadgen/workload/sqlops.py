@@ -29,6 +29,7 @@ REASONS = {
     "needs_explain": "joins: needs --dsn for EXPLAIN (which table drives, through which index)",
     "explain_failed": "joins the server would not EXPLAIN (a table gone, no grant)",
     "explain_empty": "joins whose keys matched no row (EXPLAIN has no plan for them)",
+    "calls_function": "joins that call a stored or non-built-in function (EXPLAIN would run it: not sent)",
     "join_unknown_table": "joins through a derived table or a table the schema does not have",
     "join_inner_access": "joins whose inner table is read by a range or index merge per row",
     "subquery": "subqueries and UNIONs",

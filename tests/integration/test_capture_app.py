@@ -181,6 +181,21 @@ def test_explain_on_the_server_is_read_only_and_one_statement(shop_mariadb):
         assert [(s.alias, s.access, s.key) for s in plan] == [("o", "const", "PRIMARY"), ("i", "ref", "PRIMARY")]
         assert explain("SELECT * FROM orders /*!50000 WHERE id = 1 */", "shop") == "other_statement"
         assert explain("SELECT * FROM orders; DELETE FROM orders", "shop") == "explain_failed"
+        # a stored function in the text: EXPLAIN would run it while planning (MariaDB ran this one twice
+        # for one EXPLAIN, counted in a session variable); the explainer never sends it
+        cur = conn.cursor()
+        cur.execute("CREATE FUNCTION IF NOT EXISTS shop.counted() RETURNS INT DETERMINISTIC "
+                    "BEGIN SET @loadgen_calls = IFNULL(@loadgen_calls, 0) + 1; RETURN 7; END")
+        cur.execute("SET @loadgen_calls = 0")
+        cur.execute("EXPLAIN SELECT * FROM shop.orders o JOIN shop.order_items i ON i.order_id = o.id "
+                    "WHERE o.id = shop.counted()")
+        cur.fetchall()
+        assert db.query_value(conn, "SELECT @loadgen_calls") > 0  # EXPLAIN itself runs it
+        cur.execute("SET @loadgen_calls = 0")
+        cur.close()
+        assert explain("SELECT o.total FROM orders o JOIN order_items i ON i.order_id = o.id WHERE o.id = counted()",
+                       "shop") == "calls_function"
+        assert db.query_value(conn, "SELECT @loadgen_calls") == 0
         # EXPLAIN of a write inside the read-only transaction: refused or only explained, nothing changes
         before = db.query_value(conn, "SELECT COUNT(*) FROM shop.orders")
         explain("DELETE FROM orders WHERE id < 100", "shop")

@@ -421,6 +421,25 @@ def test_joins_that_cannot_be_modelled_say_why_and_never_reach_the_server():
     assert len(asked) == 2
 
 
+def test_a_statement_that_calls_a_function_is_never_explained():
+    """EXPLAIN runs a DETERMINISTIC stored function while it plans: a log's text that calls anything
+    but SQL words and side-effect-free built-ins is not sent (joinops.calls_function)."""
+    from loadgen.workload.joinops import calls_function
+
+    for sql in ["SELECT * FROM a JOIN b ON a.b = b.id WHERE a.id = SLEEP(3)",
+                "SELECT * FROM a JOIN b ON a.b = b.id WHERE a.id = shop.slow()",
+                "SELECT * FROM a JOIN b ON a.b = b.id WHERE a.id = slow ()",
+                "SELECT * FROM a JOIN b ON a.b = b.id WHERE a.id = `slow`()",
+                "SELECT BENCHMARK(1000000, MD5('x')) FROM a JOIN b ON a.b = b.id",
+                "SELECT * FROM a JOIN b ON a.b = b.id WHERE a.id = GET_LOCK('x', 10)"]:
+        assert calls_function(sql), sql
+    for sql in ["SELECT o.total, i.qty FROM orders o JOIN order_items i ON i.order_id = o.id WHERE o.id = 7",
+                "SELECT COUNT(*), SUM(i.qty) FROM a JOIN b USING (id) WHERE a.x IN (1, 2)",
+                "SELECT * FROM a JOIN b ON a.b = b.id WHERE a.n = 'sleep(3)' "
+                "AND a.d > DATE_SUB(NOW(), INTERVAL 1 DAY)"]:
+        assert not calls_function(sql), sql
+
+
 def test_slow_log_rows_examined_are_counted(tmp_path):
     log = tmp_path / "slow.log"
     log.write_text("# Time: 2026-11-29T01:00:00\n# User@Host: app[app] @ localhost []\n# Schema: sbtest\n"
