@@ -9,11 +9,9 @@ errors with the server's own spread between runs (tests/accuracy.py).
 """
 from __future__ import annotations
 
-import io
 import json
 import os
 import subprocess
-import tarfile
 import time
 
 import pytest
@@ -23,7 +21,7 @@ from ..conftest import loadgen_cmd, run_loadgen
 from loadgen.workload import optrace
 
 from . import shopapp
-from .test_foreign_traffic import _pages_read, _sql
+from .test_foreign_traffic import _pages_read, _sql, local_log
 
 CUSTOMERS = 20_000  # 60,000 orders, 180,000 items: ~2,500 pages of data
 REQUESTS = 3_000
@@ -84,12 +82,7 @@ def measure(server, pool_mib: int, tmp_path, seed: int = 1) -> tuple[int, dict, 
         conn.close()
     _sql(server, "SET GLOBAL general_log = OFF")
     measured = _pages_read(server) - before
-    if docker:
-        stream, _ = server.container.get_archive(log)
-        with tarfile.open(fileobj=io.BytesIO(b"".join(stream))) as tar:
-            local = tmp_path / "shop.log"
-            local.write_bytes(tar.extractfile(tar.getmembers()[0]).read())
-        log = str(local)
+    log = local_log(server, log, tmp_path / "shop.log")
     ep = server.endpoint
     dsn, env = f"mysql://root@127.0.0.1:{ep.port}/", {"LOADGEN_PASSWORD": ep.password}
     trace = tmp_path / "shop.optrace"

@@ -77,6 +77,17 @@ def sysbench_mysql(mysql_image):
         server.stop()
 
 
+def local_log(server, log: str, local) -> str:
+    """The path of the server's log on this host: a server in a container writes it inside it,
+    copied out to local."""
+    if server.provider != "docker":
+        return log
+    stream, _ = server.container.get_archive(log)
+    with tarfile.open(fileobj=io.BytesIO(b"".join(stream))) as tar:
+        local.write_bytes(tar.extractfile(tar.getmembers()[0]).read())
+    return str(local)
+
+
 def _sql(server, *statements: str) -> None:
     conn = server.connect()
     try:
@@ -157,12 +168,7 @@ def _sysbench_run(server, rand_type: str, pool_mib: int, tmp_path):
               "--time=0", "--threads=1", "--rand-seed=1")
     _sql(server, "SET GLOBAL general_log = OFF")
     original = _pages_read(server) - before
-    if docker:
-        stream, _ = server.container.get_archive(log)
-        with tarfile.open(fileobj=io.BytesIO(b"".join(stream))) as tar:
-            local = tmp_path / "general.log"
-            local.write_bytes(tar.extractfile(tar.getmembers()[0]).read())
-        log = str(local)
+    log = local_log(server, log, tmp_path / "general.log")
     trace = tmp_path / "sysbench.trace"
     res = run_loadgen("trace", "capture", "--general-log", log, "--table", "sbtest.sbtest1", "-o", str(trace))
     assert res.returncode == 0, res.stderr[-2000:]

@@ -8,16 +8,14 @@ MariaDB 10.11 local and MySQL 9.7 in docker; figures in docs/capture.md ("Valida
 """
 from __future__ import annotations
 
-import io
 import json
 import shutil
-import tarfile
 
 import pytest
 
 from ..accuracy import Point, check
 from ..conftest import require, run_loadgen
-from .test_foreign_traffic import _pages_read, _sql, _sysbench
+from .test_foreign_traffic import _pages_read, _sql, _sysbench, local_log
 
 ROWS = 50_000  # 686 leaves a table: two do not fit 16M
 TABLES = 2
@@ -97,12 +95,8 @@ def _capture(server, tmp_path, rows: int, pool_mib: int) -> tuple[list[int], obj
     log = "/tmp/general-replay.log" if docker else str(server.files_dir / "general-replay.log")
     server.set_pool(pool_mib << 20)
     originals = [_original(server, rows, log)]
-    if docker:  # before the next restart: the container's /tmp does not outlive it
-        stream, _ = server.container.get_archive(log)
-        with tarfile.open(fileobj=io.BytesIO(b"".join(stream))) as tar:
-            local = tmp_path / "general.log"
-            local.write_bytes(tar.extractfile(tar.getmembers()[0]).read())
-        log = str(local)
+    # before the next restart: the container's /tmp does not outlive it
+    log = local_log(server, log, tmp_path / "general.log")
     originals.append(_original(server, rows, None))
     dsn, env = _dsn(server)
     trace = tmp_path / "sysbench.optrace"
