@@ -88,6 +88,11 @@ def test_mix_prediction_within_its_measured_bound(server_env, tmp_path, preset, 
         # the pages written back to free frames: the model's dirty evictions beside the server's
         # LRU flushing, printed, not held (docs/workloads.md, "What is predicted")
         print(f"  dirty evictions {p['dirty_evictions']:,}, LRU flushed {doc['buffer_pool'].get('lru_flushed')}")
+        # the purge lag (INNODB_METRICS trx_rseg_history_len) with each sample: the writes leave
+        # committed undo logs for purge, so the history list is longer than zero at some sample
+        lags = [s["history_len"] for s in doc["samples"] if s.get("history_len") is not None]
+        assert len(lags) >= len(doc["samples"]) - 1 and max(lags) > 0
+        assert doc["buffer_pool"]["history_len_max"] >= max(lags) and "purge lag" in res.stdout
     else:
         assert p["dirty_evictions"] == 0 == p["system_pages_read"]
     # the tables show the prediction and its error
