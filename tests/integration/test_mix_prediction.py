@@ -29,9 +29,10 @@ CASES = [
     # 100k operations, the pool's whole reads -8.5% .. -14.2% (the system pages the model lacks):
     # held to 6% (was 8%) and 16% (new). At 100k rows, where this case ran before, the table is
     # +9.7% .. +14.2% in four runs (it was +4.9% .. +5.9% with the undo side's two pages per
-    # segment, the pool's whole reads then -11.5%): the model over-reads that table's leaves
-    # where its undo pages take their frames, which is not understood (docs/workloads.md,
-    # "Measured").
+    # segment, the pool's whole reads then -11.5%). The cause was k_1's second leaf per index
+    # update (k = k + 1 writes beside the old entry): with one, 300k rows is -2.3%, -4.4%, -4.3%,
+    # -2.9%, -5.3% in five runs, the pool's whole reads -11.1% .. -14.7%, and 100k rows +2.6%,
+    # +2.7%, +2.8% (docs/workloads.md, "Measured"); the bounds stay.
     ("sysbench-oltp-rw", "300k", 20_000, 6.0, 16.0),
 ]
 
