@@ -147,13 +147,39 @@ def forecast_txns_per_undo_page(spec: mixspec.MixSpec, flavor: str) -> float:
     total = sum(s.share or 0.0 for s in spec.streams if not s.scheduled)
     if not ws or not total:
         return 0.0
+    txns_per_op = sum((s.share or 0.0) * (2 if s.op == "delete-insert" else 1) for s in ws) / total
+    return txns_per_undo_page_of([(s.op, s.share or 0.0) for s in ws], txns_per_op, flavor)
+
+
+def txns_per_undo_page_of(writes: list[tuple[str, float]], txns_per_op: float, flavor: str,
+                          writes_per_txn: float = 1.0) -> float:
+    """Undo logs a page takes, from the write ops' weights ((op, share or count), ...) and the
+    write transactions per op (of all ops): MariaDB's 1 + a segment's transactions within
+    PURGE_LAG_OPS (purge frees its cached page); MySQL's pages fill with records: the weighted
+    UNDO_TXNS_PER_PAGE (one write a log) over the writes each transaction's log holds (a captured
+    BEGIN..COMMIT with several)."""
+    if not writes or not sum(w for _, w in writes):
+        return 0.0
     if flavor not in UNDO_TXNS_PER_PAGE:
-        txns_per_op = sum((s.share or 0.0) * (2 if s.op == "delete-insert" else 1) for s in ws) / total
         return 1.0 + PURGE_LAG_OPS * txns_per_op / ROLLBACK_SEGMENTS.get(flavor, 128)
     table = UNDO_TXNS_PER_PAGE[flavor]
-    pairs = [(s.share or 0.0, table.get(s.op, table["update"])) for s in ws]
+    pairs = [(w, table.get(op, table["update"])) for op, w in writes]
     # pages, not logs, add up: the mean of 1/T weighted by share
-    return sum(w for w, _ in pairs) / sum(w / t for w, t in pairs)
+    return sum(w for w, _ in pairs) / sum(w / t for w, t in pairs) / max(writes_per_txn, 1.0)
+
+
+def undo_space(tables: dict, inserts: dict, order: list[str], flavor: str, txns: int, done: int,
+               per_page: float) -> Space:
+    """The page space of a run's first `done` ops that wrote in `txns` transactions (mixmodel's
+    and tracemodel's alike): the tables, the rollback segments and their undo pages in turn (a
+    segment's pages in use: the one it writes, the ones purge has yet to pass, PURGE_LAG_OPS
+    behind, that many ops' transactions spread over the segments, and the one it just passed),
+    MySQL's ibtmp1 rollback segments, the undo tablespaces."""
+    rsegs = ROLLBACK_SEGMENTS.get(flavor, 128)
+    behind = PURGE_LAG_OPS * txns / max(done, 1) / rsegs
+    live = 2 + int(behind / per_page) if per_page else 1
+    return Space.of(tables, inserts, order, rsegs, per_page, live, TEMP_RSEGS.get(flavor, 0),
+                    UNDO_FILES.get(flavor, 1), INSERT_HISTORY.get(flavor, True))
 
 
 def undo_txns_per_page(run: dict, space: Space, spec: mixspec.MixSpec, done: int) -> float | None:
