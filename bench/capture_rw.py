@@ -47,18 +47,35 @@ def file_reads(server) -> dict[str, int]:
     return {Path(str(f)).name: int(n) for f, n in rows}
 
 
+def page_types(server, enable: bool = False) -> dict[str, int]:
+    """INNODB_METRICS' pages read by type (buffer_page_read_undo_log, _index_leaf, _system_page,
+    ...): enabled after the restart, read after the run (both servers)."""
+    if enable:
+        sql(server, "SET GLOBAL innodb_monitor_enable = 'module_buffer_page'")
+        return {}
+    conn = server.connect()
+    try:
+        rows = db.query_all(conn, "SELECT NAME, COUNT FROM information_schema.INNODB_METRICS "
+                                  "WHERE NAME LIKE 'buffer_page_read_%' AND COUNT > 0")
+    finally:
+        conn.close()
+    return {str(n).replace("buffer_page_read_", ""): int(c) for n, c in rows}
+
+
 def measure(server, script: str, dist: str, rows: int, events: int, pool: int, work: Path, n: int) -> dict:
     docker = server.provider == "docker"
     tag = f"{script}-{dist}-{pool >> 20}M-{n}"
     log = Path(f"/tmp/general-{tag}.log") if docker else server.files_dir / f"general-{tag}.log"
     server.set_pool(pool)
     server.restart_cold()
+    page_types(server, enable=True)
     before, files_before = pages_read(server), file_reads(server)
     sql(server, f"SET GLOBAL general_log_file = '{log}'", "SET GLOBAL general_log = ON")
     sysbench(server, script, "run", f"--table-size={rows}", f"--rand-type={dist}", f"--events={events}",
              "--time=0", "--threads=1", "--rand-seed=1")
     sql(server, "SET GLOBAL general_log = OFF")
     original = pages_read(server) - before
+    types = page_types(server)
     files = {k: v - files_before.get(k, 0) for k, v in file_reads(server).items() if v - files_before.get(k, 0)}
     if docker:
         fetch_log(server, str(log), work / "general.log")
@@ -77,7 +94,7 @@ def measure(server, script: str, dist: str, rows: int, events: int, pool: int, w
             "flavor": pred["flavor"], "qps": pred["qps"], "server_read": original, "predicted": p["pages_read"],
             "system_predicted": p["system_pages_read"], "error_pct": round(100.0 * (p["pages_read"] - original)
                                                                           / max(original, 1), 1),
-            "file_reads": files, "trace": str(trace), "predict": str(work / f"{tag}.predict.json")}
+            "file_reads": files, "page_types": types, "trace": str(trace), "predict": str(work / f"{tag}.predict.json")}
 
 
 def main() -> None:

@@ -85,7 +85,7 @@ class Mapper:
             if s.op in ("update", "read-modify-write") and s.column:
                 self.indexed[i] = [t for t in space.secondaries(s.table) if _leads(t, s.column, self.columns_of)]
         self.inserted: dict[str, int] = {t.name: 0 for t in spec.tables}
-        self.txns = 0  # write transactions so far (each autocommit write is one)
+        self.txns = 0  # write transactions (each autocommit write is one; a captured trace's: statements) so far
         self.pending: list[tuple[np.ndarray, Refs]] = []  # purge's work: (op it runs before, refs)
 
     def op_refs(self, stream: int, key: np.ndarray, length: np.ndarray) -> Refs:
@@ -271,6 +271,9 @@ def add_ops(trace: Trace, mapper: Mapper, stream: np.ndarray, key: np.ndarray, l
             nth[np.lexsort((np.repeat(np.arange(len(rounds)), [len(r) for r in rounds]), at))] = np.arange(len(at))
             numbers = np.split(mapper.txns + nth, np.cumsum([len(r) for r in rounds])[:-1])
             mapper.txns += len(at)
+        else:  # MySQL's ibtmp1 touches follow the write statements, not the transactions (undo_refs)
+            numbers = [mapper.txns + np.arange(len(w_at), dtype=np.int64)]
+            mapper.txns += len(w_at)
         for j, r_at in enumerate(rounds):
             t = numbers[j] if txn is None else txn[r_at].astype(np.int64)
             # an insert (a delete-insert's second transaction) whose log is freed at commit
@@ -278,7 +281,7 @@ def add_ops(trace: Trace, mapper: Mapper, stream: np.ndarray, key: np.ndarray, l
             inserts = np.array([s.op in ("insert", "insert-at") for s in spec.streams])
             plain = np.full(len(r_at), j == 1) | inserts[stream[r_at]]
             plain &= not space.insert_history
-            done.append((r_at, undo_refs(space, t, mapper.rsegs_at_start, plain)))
+            done.append((r_at, undo_refs(space, t, mapper.rsegs_at_start, plain, numbers[j])))
             if (~plain).any():  # purge reads the undo log back
                 purge.append((r_at[~plain], undo_purge_refs(space, t[~plain])))
         # then does its work in the B-trees
