@@ -497,7 +497,8 @@ def test_captured_transactions_take_the_mix_models_undo_side(tmp_path):
         out = tmp_path / "rw.optrace"
         opcapture.run(log, "general", SCHEMAS, out)
         meta, _, _ = ot.read_header(out)
-        tables = tracegeometry.offline_geometry(meta, {"*": 20_000}, {"sbtest1": {"id": 4, "k": 4, "c": 120, "pad": 60}})
+        widths = {"sbtest1": {"id": 4, "k": 4, "c": 120, "pad": 60}}
+        tables = tracegeometry.offline_geometry(meta, {"*": 20_000}, widths)
         return tracemodel.predict(out, tables, tracegeometry.pools_of([4 << 20], flavor, {}, 1000.0), flavor)
 
     maria, mysql = predict("mariadb", False), predict("mysql", False)
