@@ -142,6 +142,10 @@ def test_hostile_traces_are_one_line_exit_2_before_anything_starts(tmp_path):
     assert res.returncode == 2 and "--allow-writes" in res.stderr and "3 inserts" in res.stderr, res.stderr
     res = run_loadgen("run", *dsn, "--trace", str(good), "--order", "random")
     assert res.returncode == 2 and "--order does not go with an op trace" in res.stderr, res.stderr
+    (tmp_path / "t.sql").write_text("CREATE TABLE t (id INT PRIMARY KEY);")
+    res = run_loadgen("run", *dsn, "--trace", str(good), "--schema", str(tmp_path / "t.sql"))
+    assert res.returncode == 2 and "loadgen predict --trace OPTRACE --schema" in res.stderr, res.stderr
+    assert "seed --shape" in res.stderr and len(res.stderr.strip().splitlines()) == 1, res.stderr
     res = run_loadgen("run", "--variation", "A", "--allow-writes")
     assert res.returncode == 2 and "--allow-writes goes with --trace" in res.stderr, res.stderr
     assert not (tmp_path / "r.json").exists()
