@@ -143,7 +143,8 @@ def _check(server, tmp_path, rows: int = ROWS, pool_mib: int = POOL_MIB) -> None
     replayed = doc["buffer_pool"]["pages_read"]
     p = doc["prediction"]
     runs = " and ".join(f"{n:,}" for n in originals)
-    figures = (f"{server.flavor.name} at {pool_mib}M: sysbench read {runs}, the replay {replayed:,}, "
+    figures = (f"{server.flavor.name} {server.flavor.version} at {pool_mib}M: sysbench read {runs}, "
+               f"the replay {replayed:,}, "
                f"predicted {p['pages_read']:,} (predict --trace {predicted['pages_read']:,})")
     print(figures)
     assert min(originals) > 1_000, figures  # the runs really read from disk
