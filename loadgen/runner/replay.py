@@ -214,14 +214,17 @@ def index_ranges(plan, rec, ranges, sid, key, length, infos, specs, plans, offse
         not_replayed[NOT_AN_INTEGER] += n
         sid[at_all[hashed[at_all]]] = -1
     at_all = at_all[~hashed[at_all]]
-    # the statement binds key and end = key + length - 1 (length a u32 in the native driver)
+    # the statement binds key and end = key + length - 1 (length a u32 in the native driver, which
+    # binds unsigned integers: a negative value would be read as one past 2^63)
     span = hi - lo + 1
-    wide = ~lo_open & ~hi_open & ((span < 1) | (span > 0xFFFFFFFF))
-    n = int(wide[at_all].sum())
-    if n:
-        not_replayed["an index range of more than 2^32 values"] += n
-        sid[at_all[wide[at_all]]] = -1
-    at_all = at_all[~wide[at_all]]
+    for why, bad in (("an index range of more than 2^32 values", ~lo_open & ~hi_open & ((span < 1) |
+                                                                                         (span > 0xFFFFFFFF))),
+                     ("an index range with a negative bound", (~lo_open & (lo < 0)) | (~hi_open & (hi < 0)))):
+        n = int(bad[at_all].sum())
+        if n:
+            not_replayed[why] += n
+            sid[at_all[bad[at_all]]] = -1
+        at_all = at_all[~bad[at_all]]
     key[at_all] = np.where(lo_open[at_all], hi[at_all], lo[at_all])
     length[at_all] = np.where(lo_open[at_all] | hi_open[at_all], 1, span[at_all])
     desc = (flags & ot.DESC) != 0

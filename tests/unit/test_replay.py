@@ -183,17 +183,19 @@ def test_an_operation_the_replay_has_no_statement_for_is_counted(tmp_path, monke
 def test_index_ranges_are_replayed_by_their_values_one_statement_per_form(tmp_path):
     """Index ranges (trace 1.1 kind 7) run on the captured values through the index the capture
     chose, each entry's row read (SELECT *): an equality, a range with its LIMIT read downwards,
-    an open bound; the same form twice is one stream; a value that is only a hash is counted."""
+    an open bound; the same form twice is one stream; a value that is only a hash, and a negative
+    bound (the native driver binds unsigned integers), are counted."""
     text = LOG + ("\t\t     8 Query\tSELECT c FROM sbtest.sbtest1 WHERE k = 77\n"
                   "\t\t     8 Query\tSELECT c FROM sbtest.sbtest1 WHERE k = 78\n"
                   "\t\t     8 Query\tSELECT c FROM sbtest.sbtest1 WHERE k BETWEEN 10 AND 50 ORDER BY k DESC LIMIT 5\n"
                   "\t\t     8 Query\tSELECT c FROM sbtest.sbtest1 WHERE k > 100 ORDER BY k LIMIT 3\n"
-                  "\t\t     8 Query\tSELECT c FROM sbtest.sbtest1 WHERE k = 'x'\n")
+                  "\t\t     8 Query\tSELECT c FROM sbtest.sbtest1 WHERE k = 'x'\n"
+                  "\t\t     8 Query\tSELECT c FROM sbtest.sbtest1 WHERE k BETWEEN -9 AND 4\n")
     out = _trace(tmp_path, text)
     meta, kinds = replay.read_trace_kinds(out)
-    assert kinds["index-range"] == 5
+    assert kinds["index-range"] == 6
     seq = replay.build(out, TracePlan(meta, _geometry()), _infos(), "trace t")
-    assert seq.not_replayed == {replay.NOT_AN_INTEGER: 1}
+    assert seq.not_replayed == {replay.NOT_AN_INTEGER: 1, "an index range with a negative bound": 1}
     ranges = [(i, s) for i, s in enumerate(seq.spec.streams) if s.op == "index-range"]
     assert len(ranges) == 3 and all(s.index == "k_1" for _, s in ranges)
     sql = {i: seq.plans[i][0] for i, _ in ranges}
