@@ -171,6 +171,8 @@ def index_range(table, index: str, lo_open: bool, hi_open: bool, desc: bool, lim
     primary key) whose leading column's values lie in key..end, each entry's row (SELECT *), read
     through that index as the capture classified it; with a LIMIT, in the index's order from the
     end the statement read from. Open bounds bind the other one as key."""
+    if index.upper() != "PRIMARY" and index not in table.indexes:  # a name from a trace: only the server's
+        raise UsageError(f"{table.name} has no index {index!r}")
     cols = table.primary_key if index.upper() == "PRIMARY" else table.indexes[index].columns
     if not cols:
         raise UsageError(f"index {index} of {table.name} has no columns loadgen knows")
