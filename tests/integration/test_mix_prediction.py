@@ -31,9 +31,10 @@ CASES = [
     # +1.3% and -6.7% in one run. At 100k rows, where this case ran before, the table is
     # +9.7% .. +14.2% in four runs (it was +4.9% .. +5.9% with the undo side's two pages per
     # segment, the pool's whole reads then -11.5%). The cause was k_1's second leaf per index
-    # update (k = k + 1 writes beside the old entry): with one, 300k rows is -2.3%, -4.4%, -4.3%,
-    # -2.9%, -5.3% in five runs, the pool's whole reads -11.1% .. -14.7%, and 100k rows +2.6%,
-    # +2.7%, +2.8% (docs/workloads.md, "Measured"); the bounds stay.
+    # update (k = k + 1 writes beside the old entry): with one leaf and purge's header reads, 300k
+    # rows is +0.1%, -2.1%, -2.1%, -0.7% in four runs (+4.5 .. +6.8% with two leaves), the pool's
+    # whole reads -3.4% .. -7.0%, and 100k rows +4.6 .. +5.3% (+11.0%) (docs/workloads.md,
+    # "Measured"); the bounds stay.
     ("sysbench-oltp-rw", "300k", 20_000, 6.0, 16.0),
 ]
 
