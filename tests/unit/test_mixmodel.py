@@ -301,3 +301,14 @@ def test_the_mix_tables_show_the_prediction_with_its_interval():
     rows = table_rows(result)
     assert rows[0][2] == "20,000 (19,100 .. 20,900)" and rows[-1][2] == "20,214 (19,300 .. 21,100)"
     assert ("20,214 (19,300 .. 21,100)" in dict(run_rows(result))["predicted pages read"])
+
+
+def test_the_mix_report_prints_the_purge_lag_where_the_run_has_it():
+    from loadgen.render.mixreport import summary_lines
+    from loadgen.results.documents import RunResult
+
+    lag = {"history_len_before": 4, "history_len_max": 592, "history_len": 37}
+    lines = summary_lines(RunResult(workload={"kind": "mix"}, buffer_pool=lag))
+    assert any(line.startswith("purge lag") and "4 at the start" in line and "at most 592" in line
+               and "37 at the end" in line for line in lines)
+    assert not any("purge lag" in line for line in summary_lines(RunResult(workload={"kind": "mix"}, buffer_pool={})))
