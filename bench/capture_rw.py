@@ -17,10 +17,9 @@ import os
 import tempfile
 from pathlib import Path
 
-from foreign_traffic import fetch_log, loadgen, pages_read, sql
+from foreign_traffic import fetch_log, loadgen, pages_read, sql, start_server
 
 from loadgen import db
-from loadgen.servers.local import LocalServer
 from loadgen.units import parse_size
 
 import subprocess
@@ -113,14 +112,7 @@ def main() -> None:
     work = home / "work"
     work.mkdir(parents=True, exist_ok=True)
     pools = [parse_size(p) for p in a.pools.split(",")]
-    if a.image:
-        from loadgen.servers import ServerSpec
-        from loadgen.servers.docker import DockerServer
-
-        server = DockerServer(ServerSpec(provider="docker", image=a.image, pool_bytes=pools[0]))
-    else:
-        server = LocalServer(home / "server", pools[0])
-    server.start()
+    server = start_server(home, pools[0], a.image)
     out = []
     try:
         sql(server, "CREATE DATABASE IF NOT EXISTS sbtest")

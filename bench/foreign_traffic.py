@@ -23,6 +23,20 @@ from loadgen.servers.local import LocalServer
 from loadgen.units import parse_size
 
 
+def start_server(home: Path, pool_bytes: int, image: str | None = None):
+    """The bench's server, started: a container of `image` (loadgen/mysql:9.7), else a local
+    mariadbd under home/server."""
+    if image:
+        from loadgen.servers import ServerSpec
+        from loadgen.servers.docker import DockerServer
+
+        server = DockerServer(ServerSpec(provider="docker", image=image, pool_bytes=pool_bytes))
+    else:
+        server = LocalServer(home / "server", pool_bytes)
+    server.start()
+    return server
+
+
 def pages_read(server: LocalServer) -> int:
     conn = server.connect()
     try:
@@ -122,14 +136,7 @@ def main() -> None:
     work = home / "work"
     work.mkdir(parents=True, exist_ok=True)
     pools = [parse_size(p) for p in a.pools.split(",")]
-    if a.image:
-        from loadgen.servers import ServerSpec
-        from loadgen.servers.docker import DockerServer
-
-        server = DockerServer(ServerSpec(provider="docker", image=a.image, pool_bytes=pools[0]))
-    else:
-        server = LocalServer(home / "server", pools[0])
-    server.start()
+    server = start_server(home, pools[0], a.image)
     rows = []
     try:
         sql(server, "CREATE DATABASE IF NOT EXISTS sbtest")

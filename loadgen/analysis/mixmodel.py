@@ -90,6 +90,7 @@ class Mapper:
         self.inserted: dict[str, int] = {t.name: 0 for t in spec.tables}
         self.txns = 0  # write transactions (each autocommit write is one; a captured trace's: statements) so far
         self.pending: list[tuple[np.ndarray, Refs]] = []  # purge's work: (op it runs before, refs)
+        self.temp_seen = np.zeros(space.temp_rsegs, bool)  # ibtmp1 pages touched so far (undo_refs)
 
     def op_refs(self, stream: int, key: np.ndarray, length: np.ndarray) -> Refs:
         """The references of one stream's ops (keys and lengths of its ops, in op order)."""
@@ -284,7 +285,7 @@ def add_ops(trace: Trace, mapper: Mapper, stream: np.ndarray, key: np.ndarray, l
             inserts = np.array([s.op in ("insert", "insert-at") for s in spec.streams])
             plain = np.full(len(r_at), j == 1) | inserts[stream[r_at]]
             plain &= not space.insert_history
-            done.append((r_at, undo_refs(space, t, mapper.rsegs_at_start, plain, numbers[j])))
+            done.append((r_at, undo_refs(space, t, mapper.rsegs_at_start, plain, numbers[j], mapper.temp_seen)))
             if (~plain).any():  # purge reads the undo log back
                 purge.append((r_at[~plain], undo_purge_refs(space, t[~plain])))
         # then does its work in the B-trees

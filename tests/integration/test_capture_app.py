@@ -64,6 +64,20 @@ def _seeded(server):
         server.stop()
 
 
+def _captured(server, log: str, copy_to, trace) -> tuple[int, str, dict, str]:
+    """The general log switched off and copied out to `copy_to`, then captured into `trace` with
+    --dsn: the server's pages read at that moment (before the capture's EXPLAINs), its dsn and env,
+    and what the capture printed."""
+    _sql(server, "SET GLOBAL general_log = OFF")
+    pages = _pages_read(server)
+    local = local_log(server, log, copy_to)
+    ep = server.endpoint
+    dsn, env = f"mysql://root@127.0.0.1:{ep.port}/", {"LOADGEN_PASSWORD": ep.password}
+    res = run_loadgen("trace", "capture", "--general-log", local, "--dsn", dsn, "-o", str(trace), env=env)
+    assert res.returncode == 0, res.stderr[-2000:]
+    return pages, dsn, env, res.stderr
+
+
 def measure(server, pool_mib: int, tmp_path, seed: int = 1) -> tuple[int, dict, str]:
     """(pages the application read from a cold pool, the prediction, capture's stderr)."""
     docker = server.provider == "docker"
@@ -82,18 +96,13 @@ def measure(server, pool_mib: int, tmp_path, seed: int = 1) -> tuple[int, dict, 
         shopapp.run(conn, CUSTOMERS, REQUESTS, seed, first_new)
     finally:
         conn.close()
-    _sql(server, "SET GLOBAL general_log = OFF")
-    measured = _pages_read(server) - before
-    log = local_log(server, log, tmp_path / "shop.log")
-    ep = server.endpoint
-    dsn, env = f"mysql://root@127.0.0.1:{ep.port}/", {"LOADGEN_PASSWORD": ep.password}
     trace = tmp_path / "shop.optrace"
-    res = run_loadgen("trace", "capture", "--general-log", log, "--dsn", dsn, "-o", str(trace), env=env)
-    assert res.returncode == 0, res.stderr[-2000:]
+    after, dsn, env, said = _captured(server, log, tmp_path / "shop.log", trace)
+    measured = after - before
     pred = run_loadgen("predict", "--trace", str(trace), "--dsn", dsn, "--pool", f"{pool_mib}M", "--format", "json",
                        env=env)
     assert pred.returncode == 0, pred.stderr[-2000:]
-    return measured, json.loads(pred.stdout), res.stderr
+    return measured, json.loads(pred.stdout), said
 
 
 def _check(server, pool_mib: int, bound_pct: float, widen_pct: float, tmp_path) -> None:
@@ -257,14 +266,9 @@ def replay_ranges(server, tmp_path) -> tuple[int, int, dict, str]:
         cur.close()
     finally:
         conn.close()
-    _sql(server, "SET GLOBAL general_log = OFF")
-    original = _pages_read(server) - before
-    log = local_log(server, log, tmp_path / "shop-ranges.log")
-    ep = server.endpoint
-    dsn, env = f"mysql://root@127.0.0.1:{ep.port}/", {"LOADGEN_PASSWORD": ep.password}
     trace = tmp_path / "ranges.optrace"
-    res = run_loadgen("trace", "capture", "--general-log", log, "--dsn", dsn, "-o", str(trace), env=env)
-    assert res.returncode == 0, res.stderr[-2000:]
+    after, dsn, env, _ = _captured(server, log, tmp_path / "shop-ranges.log", trace)
+    original = after - before
     meta, count, _ = optrace.read_header(trace)
     assert meta["modelled"] == sent and count == sent, (meta, count, sent)
     server.restart_cold()

@@ -40,12 +40,7 @@ def mariadb_sbtest(mysqld_binary, session_dir):
         require("LOADGEN_REQUIRE_MYSQLD", "no sysbench", "install it (make deps)")
     server = LocalServer(session_dir / "replay-server", POOL_MIB << 20, mysqld=mysqld_binary,
                          options={"performance_schema": "ON"})
-    server.start()
-    try:
-        _prepare(server)
-        yield server
-    finally:
-        server.stop()
+    yield from _prepared(server)
 
 
 @pytest.fixture(scope="module")
@@ -56,12 +51,7 @@ def mysql_sbtest(mysql_image):
     if shutil.which("sysbench") is None:
         require("LOADGEN_REQUIRE_DOCKER", "no sysbench", "install it (make deps)")
     server = DockerServer(ServerSpec(provider="docker", image=mysql_image, pool_bytes=MYSQL_POOL_MIB << 20))
-    server.start()
-    try:
-        _prepare(server, MYSQL_ROWS)
-        yield server
-    finally:
-        server.stop()
+    yield from _prepared(server, MYSQL_ROWS)
 
 
 @pytest.fixture(scope="module")
@@ -74,9 +64,14 @@ def mariadb118_sbtest(mariadb_trixie_image):
         require("LOADGEN_REQUIRE_DOCKER", "no sysbench", "install it (make deps)")
     server = DockerServer(ServerSpec(provider="docker", image=mariadb_trixie_image, pool_bytes=POOL_MIB << 20,
                                      options={"performance_schema": "ON"}))
+    yield from _prepared(server)
+
+
+def _prepared(server, rows: int = ROWS):
+    """The fixture's body: the server started and prepared (_prepare), stopped afterwards."""
     server.start()
     try:
-        _prepare(server)
+        _prepare(server, rows)
         yield server
     finally:
         server.stop()

@@ -134,8 +134,12 @@ def test_a_mysql_insert_writes_its_undo_page_only():
     txn = np.arange(8, dtype=np.int64)
     plain = np.array([True, False] * 4)
     r = um.undo_refs(space, txn, rsegs_at_start=True, plain=plain)
-    # inserts: the undo page only; the others: undo page and header, every second one a temp page
-    assert r.widths.tolist() == [1, 3, 1, 3, 1, 3, 1, 3]
+    # inserts: the undo page only; the others: undo page and header, every second one a temp
+    # page; a segment's first transaction (0 and 2 of segments 0 and 2) keeps its header even as
+    # an insert, created (the segments were read at start-up), so nothing reads it later
+    assert r.widths.tolist() == [2, 3, 2, 3, 1, 3, 1, 3]
+    hdr, _, _ = space.rseg_pages(txn)
+    assert r.pages[1] == hdr[0] and r.flags[1] & mp.NEW
     _, undo, _ = space.rseg_pages(txn)
     starts = np.cumsum(r.widths) - r.widths
     assert (r.pages[starts] == undo).all()
@@ -147,3 +151,30 @@ def test_a_mysql_insert_writes_its_undo_page_only():
         pages, flags = mm.build_trace(spec, sp, {}, 4_000).arrays()
         undo_reads_by_purge = ((pages >= sp.undo_base) & (pages < sp.temp_base) & (flags == 0)).sum()
         assert bool(undo_reads_by_purge > 0) is purged
+
+
+def test_an_ibtmp1_page_is_created_at_its_first_touch_whichever_statement_it_is():
+    """MySQL makes ibtmp1 anew at each start: every temporary rollback segment page's first touch
+    creates it, also where inserts (which touch none) left slots of the first round empty, and a
+    Mapper's pages stay created across chunks."""
+    space = _space(rsegs=4, per_page=0.0, temp=3)
+    seen = np.zeros(space.temp_rsegs, bool)
+    # statements 0..11, the odd ones touch; 1 and 5 are inserts (plain): slots 0 and 2 skipped
+    txn = np.arange(12, dtype=np.int64)
+    plain = np.isin(txn, [1, 5])
+    touched = []
+    for lo, hi in ((0, 6), (6, 12)):  # two chunks
+        r = um.undo_refs(space, txn[lo:hi], rsegs_at_start=True, plain=plain[lo:hi], statement=txn[lo:hi],
+                         temp_seen=seen)
+        temp = (r.pages >= space.temp_base) & (r.pages < space.temp_base + space.temp_rsegs)
+        touched += list(zip(r.pages[temp].tolist(), (r.flags[temp] & mp.NEW > 0).tolist()))
+    first = {}
+    for page, new in touched:
+        first.setdefault(page, new)
+    assert len(first) == 3 and all(first.values()), touched  # each page created once, at its first touch
+    assert sum(new for _, new in touched) == 3
+    assert seen.all()
+    # the old rule (no Mapper state) leaves slot 0's and 2's pages to be read at their first touch
+    old = um.undo_refs(space, txn, rsegs_at_start=True, plain=plain, statement=txn)
+    temp = (old.pages >= space.temp_base) & (old.pages < space.temp_base + space.temp_rsegs)
+    assert (old.flags[temp] & mp.NEW > 0).sum() < 3
