@@ -19,7 +19,11 @@ from .geometry import DEFAULT_FANOUT, Geometry, leaf_jitter
 
 MOVE, WRITE, OP, NEW = native.mix_flags()  # a reference's flags for the kernel (native/lrusim/mix.h)
 PRIMARY = "PRIMARY"
-MAX_REFS = 50_000_000  # 5 bytes each, held twice while joined: 500 MB at most
+# 5 bytes each (a uint32 page, a uint8 flag), joined in place (Trace.arrays: the blocks freed as
+# they are copied): 1.5e9 references hold 7.5 GB, a third of the 24 GiB machine this was measured
+# on (bench/predict_speed.py: ~6 references an operation of a read-mostly application, 250M
+# operations). It was 50M while joining held the trace twice.
+MAX_REFS = 1_500_000_000
 # A full scan reads a leaf's rows over several row_search_mvcc calls (one row, then the fetch
 # cache's 8, per call), each restoring its cursor on the leaf (buf_page_optimistic_get makes the
 # page young when due): the leaf is accessed again right after its first access. That second
@@ -85,7 +89,7 @@ class Tree:
         """The leaf (index in the tree) of clustered keys: the start's rows on the start's leaves
         (leaf_starts); keys past them (inserted at the end) on the new leaves."""
         key = np.asarray(key).astype(np.int64)
-        old = np.searchsorted(self.leaf_starts(), np.clip(key, 1, self.rows), side="right") - 1
+        old = leaf_index(self.leaf_starts(), np.clip(key, 1, self.rows), self.rows)
         new = self.leaf_pages + ((key - self.rows - 1) // self.rows_per_leaf).astype(np.int64)
         return np.where(key <= self.rows, old, np.minimum(new, self.all_leaves - 1))
 
@@ -115,6 +119,26 @@ class Tree:
         cols.reverse()  # root first
         cols.append(self.base + leaf)
         return np.stack(cols, axis=1) if len(cols) > 1 else (self.base + leaf)[:, None]
+
+
+def leaf_index(starts: np.ndarray, key: np.ndarray, rows: int) -> np.ndarray:
+    """searchsorted(starts, key, side="right") - 1 for keys 1..rows on leaves whose first keys
+    (starts, non-decreasing, starts[0] = 1) lie near k * rows / L: the even spread's leaf, then
+    steps to a neighbour while the key is not on it (a few at most: the jitter is 2 keys). 3-4x
+    faster than the binary search, which missed the cache on every level (bench/predict_speed.py)."""
+    n_leaves = len(starts)
+    at = np.minimum(((key - 1) * (n_leaves / max(rows, 1))).astype(np.int64), n_leaves - 1)
+    np.maximum(at, 0, out=at)
+    todo = np.arange(len(key))
+    while len(todo):
+        a, k = at[todo], key[todo]
+        up = starts[np.minimum(a + 1, n_leaves - 1)] <= k
+        up &= a + 1 < n_leaves
+        down = starts[a] > k
+        moved = up | down
+        at[todo] = a + up - down
+        todo = todo[moved]
+    return at
 
 
 def mix64(x: np.ndarray) -> np.ndarray:
@@ -151,9 +175,22 @@ class Trace:
         self.flags.append(flags.astype(np.uint8, copy=False))
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:
-        if not self.pages:
-            return np.zeros(0, np.uint32), np.zeros(0, np.uint8)
-        return np.concatenate(self.pages), np.concatenate(self.flags)
+        """The references as two arrays, joined once (later calls get the same arrays): each block
+        is copied into its place and dropped, so the join holds the trace once plus one block."""
+        if len(self.pages) != 1:
+            self.pages, self.flags = [_join(self.pages, np.uint32, self.n)], [_join(self.flags, np.uint8, self.n)]
+        return self.pages[0], self.flags[0]
+
+
+def _join(blocks: list[np.ndarray], dtype, n: int) -> np.ndarray:
+    out = np.empty(n, dtype=dtype)
+    at = 0
+    blocks.reverse()  # popped from the end: the first block first
+    while blocks:
+        b = blocks.pop()
+        out[at:at + len(b)] = b
+        at += len(b)
+    return out
 
 
 class Space:

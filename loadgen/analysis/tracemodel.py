@@ -319,8 +319,8 @@ def predict(path, tables: dict[str, dict], pools: list, flavor: str = "mariadb")
     out = {"model": MODEL, "trace": str(path), "operations": count, "simulated": done,
            "skipped": {k: v for k, v in plan.skipped.items() if v}, "operations_by_kind": dict(plan.ops),
            "pools": []}
-    for pool_bytes, pool in pools:
-        sim = mm.simulate(trace, space, pool, first.all_leaves)
+    for (pool_bytes, pool), sim in zip(pools, simulate_pools(trace, space, [p for _, p in pools],
+                                                                first.all_leaves)):
         reads = np.frombuffer(sim.reads, dtype=np.uint32)
         per: dict[str, dict] = {}
         for (name, idx), tree in space.trees.items():
@@ -341,6 +341,20 @@ def predict(path, tables: dict[str, dict], pools: list, flavor: str = "mariadb")
                              "hit_ratio": 1.0 - total / sim.refs if sim.refs else None,
                              "dirty_evictions": int(sim.dirty_evicted), "tables": per})
     return out
+
+
+def simulate_pools(trace: mp.Trace, space: mp.Space, pools: list, leaf_pages: int) -> list:
+    """mixmodel.simulate() at each pool, the pools in threads (the kernel runs without the GIL; one per
+    core): the same results as one after the other, a curve of 4 pools in ~half the time on 2 cores."""
+    import os
+    from concurrent.futures import ThreadPoolExecutor
+
+    trace.arrays()  # joined here, not in each thread
+    workers = max(1, min(len(pools), os.cpu_count() or 1))
+    if workers == 1:
+        return [mm.simulate(trace, space, p, leaf_pages) for p in pools]
+    with ThreadPoolExecutor(workers) as ex:
+        return list(ex.map(lambda p: mm.simulate(trace, space, p, leaf_pages), pools))
 
 
 def _bits(meta: dict, table: str) -> list[str]:

@@ -111,6 +111,12 @@ class Writer:
         if self._n == CHUNK_RECORDS:
             self._flush()
 
+    def add_records(self, records: np.ndarray) -> None:
+        """Records (RECORD) appended as a block, after those added one by one."""
+        self._flush()
+        self._f.write(np.ascontiguousarray(records, dtype=RECORD).tobytes())
+        self.count += len(records)
+
     def _flush(self) -> None:
         self._f.write(self._buf[:self._n].tobytes())
         self.count += self._n
