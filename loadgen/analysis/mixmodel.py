@@ -57,7 +57,7 @@ from .. import native
 from ..errors import UsageError
 from ..workload import mix as mixspec
 from ..workload.opstream import Generator
-from . import intervals
+from . import intervals, mixpages
 from .mixpages import PRIMARY, Refs, Space, Trace, Tree, exclusive_cumsum, hcat, point_refs, positions, scan_refs, walks
 from .keymodel import held_pages
 from .pool import hold_capacity, run_pool_model
@@ -252,8 +252,8 @@ def add_ops(trace: Trace, mapper: Mapper, stream: np.ndarray, key: np.ndarray, l
     if n == 0:
         return
     spec, space = mapper.spec, mapper.space
-    done = [(where, mapper.op_refs(int(i), key[where], length[where]))
-            for i in np.unique(stream) for where in [np.nonzero(stream == i)[0]]]
+    by_stream = dict(mixpages.groups(stream))
+    done = [(where, mapper.op_refs(i, key[where], length[where])) for i, where in by_stream.items()]
     writes = np.array([spec.streams[i].writes for i in range(len(spec.streams))], dtype=bool)[stream]
     if space.rollback_segments and writes.any():
         w_at = np.nonzero(writes)[0]
@@ -281,7 +281,7 @@ def add_ops(trace: Trace, mapper: Mapper, stream: np.ndarray, key: np.ndarray, l
                 purge.append((r_at[~plain], undo_purge_refs(space, t[~plain])))
         # then does its work in the B-trees
         for i in np.unique(stream[w_at]):
-            where = np.nonzero(stream == i)[0]
+            where = by_stream[int(i)]
             r = mapper.purge_refs(int(i), key[where])
             if r is not None:
                 purge.append((where, r))

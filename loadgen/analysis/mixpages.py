@@ -141,6 +141,18 @@ def leaf_index(starts: np.ndarray, key: np.ndarray, rows: int) -> np.ndarray:
     return at
 
 
+def groups(values: np.ndarray) -> list[tuple[int, np.ndarray]]:
+    """(value, where it is) for each distinct value, in ascending order, `where` ascending: as
+    np.nonzero(values == v) for each np.unique(values), in one sort instead of a pass a value."""
+    if not len(values):
+        return []
+    small = values.astype(np.int16) if 0 <= values.min() and values.max() < 32767 else values
+    order = np.argsort(small, kind="stable")  # stable: each value's places in ascending order
+    v = values[order]
+    cut = np.flatnonzero(v[1:] != v[:-1]) + 1
+    return [(int(v[at]), where) for at, where in zip(np.concatenate([[0], cut]), np.split(order, cut))]
+
+
 def mix64(x: np.ndarray) -> np.ndarray:
     x = x.astype(np.uint64)
     with np.errstate(over="ignore"):

@@ -29,6 +29,9 @@ _OPS = {ot.POINT: "read", ot.RANGE: "range", ot.SCAN: "scan", ot.UPDATE: "update
 INSERT_AT = "insert-at"
 RANGE_SECONDARY = "range-secondary"  # a secondary index's entries, then each one's row
 I64_MAX = (1 << 63) - 1
+# operations placed and turned into references at a time: numpy's work per call is spread over 4x
+# optrace's chunk (bench/predict_speed.py); any size gives the same references (test_tracespeed.py)
+CHUNK_OPS = 1 << 18
 
 
 @dataclass(frozen=True)
@@ -290,7 +293,7 @@ def predict(path, tables: dict[str, dict], pools: list, flavor: str = "mariadb")
 
     meta, count, _ = ot.read_header(path)
     plan = TracePlan(meta, tables)
-    chunks = [plan.map(a) for a in ot.chunks(path)]  # placed once: the inserts' keys are counted here
+    chunks = [plan.map(a) for a in ot.chunks(path, CHUNK_OPS)]  # placed once: the inserts' keys are counted here
     spec = plan.spec()
     if not spec.streams:
         raise UsageError(f"none of the trace's {count:,} operations falls inside its tables",
