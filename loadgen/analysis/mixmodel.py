@@ -394,11 +394,7 @@ def simulate(trace: Trace, space: Space, pool, leaf_pages: int, span: list | Non
                               *pool.tick_args(ph)) for ph in pool.phases()]
     if span is not None:
         span[:] = [min(r.misses for r in runs), max(r.misses for r in runs)]
-    if len(runs) == 1:
-        return runs[0]
-    reads = np.mean([np.frombuffer(r.reads, dtype=np.uint32) for r in runs], axis=0).round().astype(np.uint32)
-    fields = [round(sum(getattr(r, f) for r in runs) / len(runs)) for f in native.MixSim._fields[:-1]]
-    return native.MixSim(*fields, reads.tobytes())
+    return mixpages.mean_sim(runs)
 
 
 def space_of(spec: mixspec.MixSpec, tables: dict, flavor: str, done: int,

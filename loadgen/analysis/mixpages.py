@@ -141,6 +141,16 @@ def leaf_index(starts: np.ndarray, key: np.ndarray, rows: int) -> np.ndarray:
     return at
 
 
+def mean_sim(runs: list) -> native.MixSim:
+    """The pool's runs over MySQL's cleaner phases as one (model.mean_over_phases): each counter's and
+    each page's reads' mean, rounded; one run as it is."""
+    if len(runs) == 1:
+        return runs[0]
+    reads = np.mean([np.frombuffer(r.reads, dtype=np.uint32) for r in runs], axis=0).round().astype(np.uint32)
+    fields = [round(sum(getattr(r, f) for r in runs) / len(runs)) for f in native.MixSim._fields[:-1]]
+    return native.MixSim(*fields, reads.tobytes())
+
+
 def groups(values: np.ndarray) -> list[tuple[int, np.ndarray]]:
     """(value, where it is) for each distinct value, in ascending order, `where` ascending: as
     np.nonzero(values == v) for each np.unique(values), in one sort instead of a pass a value."""

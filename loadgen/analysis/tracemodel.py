@@ -21,6 +21,7 @@ from ..errors import UsageError
 from ..workload import optrace as ot
 from . import mixmodel as mm
 from . import mixpages as mp
+from .tracesim import PoolFeed
 from .undomodel import ROLLBACK_SEGMENTS
 
 MODEL = "innodb-lru-mix-trace"
@@ -313,17 +314,20 @@ def predict(path, tables: dict[str, dict], pools: list, flavor: str = "mariadb")
             mask = next(k[3] for k, v in plan.ids.items() if v == i)
             mapper.indexed[i] = [space.tree_of(s.table, ix) for j, ix in enumerate(bits)
                                  if mask >> j & 1 and (s.table, ix) in space.trees]
-    trace = mp.Trace()
-    done = 0
-    for stream, key, length, txn in chunks:
-        mm.add_ops(trace, mapper, stream, key, length, done, txn)
-        done += len(stream)
     first = space.tree_of(order[0], None)
+    done = 0
+    with PoolFeed(space, [p for _, p in pools], first.all_leaves) as feed:
+        while chunks:  # each chunk's references simulated while the next one's are built, then dropped
+            stream, key, length, txn = chunks.pop(0)
+            trace = mp.Trace()
+            mm.add_ops(trace, mapper, stream, key, length, done, txn)
+            feed.feed(*trace.arrays())
+            done += len(stream)
+        sims = feed.close()
     out = {"model": MODEL, "trace": str(path), "operations": count, "simulated": done,
            "skipped": {k: v for k, v in plan.skipped.items() if v}, "operations_by_kind": dict(plan.ops),
            "pools": []}
-    for (pool_bytes, pool), sim in zip(pools, simulate_pools(trace, space, [p for _, p in pools],
-                                                                first.all_leaves)):
+    for (pool_bytes, pool), sim in zip(pools, sims):
         reads = np.frombuffer(sim.reads, dtype=np.uint32)
         per: dict[str, dict] = {}
         for (name, idx), tree in space.trees.items():
@@ -344,20 +348,6 @@ def predict(path, tables: dict[str, dict], pools: list, flavor: str = "mariadb")
                              "hit_ratio": 1.0 - total / sim.refs if sim.refs else None,
                              "dirty_evictions": int(sim.dirty_evicted), "tables": per})
     return out
-
-
-def simulate_pools(trace: mp.Trace, space: mp.Space, pools: list, leaf_pages: int) -> list:
-    """mixmodel.simulate() at each pool, the pools in threads (the kernel runs without the GIL; one per
-    core): the same results as one after the other, a curve of 4 pools in ~half the time on 2 cores."""
-    import os
-    from concurrent.futures import ThreadPoolExecutor
-
-    trace.arrays()  # joined here, not in each thread
-    workers = max(1, min(len(pools), os.cpu_count() or 1))
-    if workers == 1:
-        return [mm.simulate(trace, space, p, leaf_pages) for p in pools]
-    with ThreadPoolExecutor(workers) as ex:
-        return list(ex.map(lambda p: mm.simulate(trace, space, p, leaf_pages), pools))
 
 
 def _bits(meta: dict, table: str) -> list[str]:

@@ -1,6 +1,6 @@
 """predict --trace's fast paths (bench/predict_speed.py) give what the plain ones gave: the leaf of a
-key without a binary search, the trace joined in place, the pools simulated in threads, the trace read
-in chunks of any size."""
+key without a binary search, the ops grouped by stream in one sort, the trace joined in place, the
+pools fed chunk by chunk in threads (tracesim.PoolFeed) whatever the chunks' size."""
 from __future__ import annotations
 
 import numpy as np
@@ -75,15 +75,34 @@ def test_fast_paths_predict_what_the_plain_ones_did(tmp_path, monkeypatch, flavo
     assert count == 30_000 and (np.concatenate(list(ot.chunks(out)))["kind"] > 0).all()
     tables = tracegeometry.offline_geometry(meta, {"*": 200_000}, widths)
     pools = tracegeometry.pools_of([2 << 20, 4 << 20, 8 << 20, 64 << 20], flavor, {}, 2000.0)
+    monkeypatch.setattr(tracemodel, "CHUNK_OPS", 4096)  # 8 chunks, each simulated while the next is built
     fast = tracemodel.predict(out, tables, pools, flavor)
-    # the plain paths: the binary search, np.concatenate, one pool after the other, small chunks
+    # the plain paths: the binary search, a pass a stream, the whole trace in one piece (lrusim_mix's loop)
     monkeypatch.setattr(mp, "leaf_index", lambda starts, key, rows: np.searchsorted(starts, key, side="right") - 1)
-    monkeypatch.setattr(mp.Trace, "arrays", lambda t: (np.concatenate(t.pages), np.concatenate(t.flags)))
-    monkeypatch.setattr(tracemodel, "simulate_pools",
-                        lambda trace, space, ps, leaves: [tracemodel.mm.simulate(trace, space, p, leaves) for p in ps])
-    monkeypatch.setattr(tracemodel, "CHUNK_OPS", 4096)
     monkeypatch.setattr(mp, "groups", lambda v: [(int(i), np.nonzero(v == i)[0]) for i in np.unique(v)])
+    monkeypatch.setattr(tracemodel, "CHUNK_OPS", 1 << 30)
     plain = tracemodel.predict(out, tables, pools, flavor)
     assert fast == plain
     reads = [p["pages_read"] for p in fast["pools"]]
     assert reads[0] > 2 * reads[-1] > 0  # a curve, not one figure (the small pools' order is not monotone)
+
+
+@pytest.mark.parametrize("ticks", [(0, 0.0, 1000.0, 1), (8, 250.0, 1000.0, 0)])
+def test_a_simulation_fed_in_pieces_is_the_one_over_the_whole_trace(ticks):
+    """native.MixStream (mix_begin/feed/end) against lrusim_mix: reads, writes, new pages, leaf steps."""
+    from loadgen import native
+
+    rng = np.random.default_rng(11)
+    n_pages, n = 5_000, 200_000
+    pages = np.where(rng.random(n) < 0.7, rng.integers(0, 300, n), rng.integers(0, n_pages, n)).astype(np.uint32)
+    flags = rng.choice(np.array([0, mp.MOVE, mp.WRITE, mp.OP, mp.OP | mp.WRITE, mp.NEW], np.uint8), n)
+    args = (n_pages, 2_000, 900, 1_000, 37.0, 1000.0, 0.5, 56, 64, 0, 100, 50, 32 if ticks[0] else 0, *ticks)
+    whole = native.lrusim_mix(pages, flags, *args)
+    s = native.MixStream(*args)
+    for a, b in ((0, 1), (1, 77_777), (77_777, 77_777), (77_777, n)):
+        s.feed(pages[a:b], flags[a:b])
+    assert s.close() == whole and whole.misses > 0
+    with pytest.raises(ValueError, match="closed"):
+        s.feed(pages[:1], flags[:1])
+    with pytest.raises(ValueError, match="below n_pages"):
+        native.MixStream(*args).feed(np.array([n_pages], np.uint32), np.zeros(1, np.uint8))
