@@ -1,9 +1,9 @@
 """Prediction speed of a captured hour (issue #22, benchmarks): a synthetic op trace of tens of
 millions of operations over several tables (points on skewed keys, ranges with a LIMIT, updates,
 inserts at the end, deletes; autocommit), `predict --trace --schema --rows` with a curve of pools
-timed in a child process (seconds, peak RSS), against a reference timed in the same run: numpy's
-sort of as many uint32 page ids as the prediction made page references (one pass of the cheapest
-thing a model of those references could do).
+timed in a child process (wall and CPU seconds, peak RSS), against a reference timed in the same run:
+numpy's sort of as many uint32 page ids as the prediction made page references, in CPU seconds (the
+cheapest thing a model of those references could do).
 
     .venv/bin/python bench/predict_speed.py --ops 30000000 --rows 10000000 --pools 64M,256M,1G,4G
 """
@@ -65,24 +65,25 @@ def write_trace(path: Path, ops: int, rows: int, seed: int) -> None:
              "tables": tables})
 
 
-def timed(*args: str) -> tuple[float, float, str]:
-    """(seconds, peak RSS of the child in MiB, stdout); one child at a time, so RUSAGE_CHILDREN's max is its own
-    only when it is the largest so far: run the largest last or read the figure as an upper bound."""
+def timed(*args: str) -> tuple[float, float, float, str]:
+    """(seconds, CPU seconds (user + system, all threads), peak RSS in MiB, stdout) of a child process
+    (GNU time): the CPU seconds are the figure that holds on a shared machine, the wall clock the one
+    a user waits."""
     t0 = time.perf_counter()
-    res = subprocess.run(["/usr/bin/time", "-f", "%M", sys.executable, "-m", "loadgen", *args],
+    res = subprocess.run(["/usr/bin/time", "-f", "%M %U %S", sys.executable, "-m", "loadgen", *args],
                          capture_output=True, text=True, cwd=ROOT)
     took = time.perf_counter() - t0
     if res.returncode != 0:
         raise SystemExit(res.stderr[-2000:])
-    rss_kib = int(res.stderr.strip().splitlines()[-1])
-    return took, rss_kib / 1024, res.stdout
+    rss_kib, user, system = res.stderr.strip().splitlines()[-1].split()
+    return took, float(user) + float(system), int(rss_kib) / 1024, res.stdout
 
 
 def reference_sort(n: int, seed: int) -> float:
     ids = np.random.default_rng(seed).integers(0, 1 << 24, n, dtype=np.uint32)
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     np.sort(ids)
-    return time.perf_counter() - t0
+    return time.process_time() - t0
 
 
 def main() -> None:
@@ -103,16 +104,17 @@ def main() -> None:
         write_trace(trace, a.ops, a.rows, a.seed)
         print(f"trace: {a.ops:,} operations ({trace.stat().st_size / 2**20:,.0f} MiB) written in "
               f"{time.perf_counter() - t0:.1f} s")
-    took, rss, out = timed("predict", "--trace", str(trace), "--schema", str(schema), "--rows", str(a.rows),
+    took, cpu, rss, out = timed("predict", "--trace", str(trace), "--schema", str(schema), "--rows", str(a.rows),
                            "--pool", a.pools, "--format", "json")
     doc = json.loads(out)
     refs = doc["pools"][0]["read_requests"]
     ref_s = reference_sort(refs, a.seed)
     reads = ", ".join(f"{p['pool_bytes'] >> 20}M {p['pages_read']:,}" for p in doc["pools"])
     print(f"predict: {doc['simulated']:,} operations, {refs:,} page references, {len(doc['pools'])} pools "
-          f"({a.pools}) in {took:.1f} s, peak RSS {rss:,.0f} MiB ({rss * 2**20 / max(1, doc['simulated']):.0f} "
-          f"bytes an operation); pages read {reads}")
-    print(f"reference: numpy sort of {refs:,} uint32 in {ref_s:.2f} s; predict / sort = {took / ref_s:.1f}")
+          f"({a.pools}) in {took:.1f} s ({cpu:.1f} s CPU), peak RSS {rss:,.0f} MiB "
+          f"({rss * 2**20 / max(1, doc['simulated']):.0f} bytes an operation); pages read {reads}")
+    print(f"reference: numpy sort of {refs:,} uint32 in {ref_s:.2f} s CPU; predict / sort = {took / ref_s:.1f} "
+          f"(wall), {cpu / ref_s:.1f} (CPU)")
     if not a.keep:
         trace.unlink()
         schema.unlink()

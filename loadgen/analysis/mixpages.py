@@ -19,11 +19,11 @@ from .geometry import DEFAULT_FANOUT, Geometry, leaf_jitter
 
 MOVE, WRITE, OP, NEW = native.mix_flags()  # a reference's flags for the kernel (native/lrusim/mix.h)
 PRIMARY = "PRIMARY"
-# 5 bytes each (a uint32 page, a uint8 flag), joined in place (Trace.arrays: the blocks freed as
-# they are copied): 1.5e9 references hold 7.5 GB, a third of the 24 GiB machine this was measured
-# on (bench/predict_speed.py: ~6 references an operation of a read-mostly application, 250M
-# operations). It was 50M while joining held the trace twice.
-MAX_REFS = 1_500_000_000
+# A mix's trace (mixmodel.build_trace) is held whole: 5 bytes a reference (a uint32 page, a uint8
+# flag), joined in place (Trace.arrays: each block freed as it is copied), so 500M hold 2.5 GB, a
+# tenth of the 24 GiB machine (computed; a mix that size was not run). It was 50M while joining
+# held the trace twice. A captured op trace is not held at all (tracesim.PoolFeed): no limit there.
+MAX_REFS = 500_000_000
 # A full scan reads a leaf's rows over several row_search_mvcc calls (one row, then the fetch
 # cache's 8, per call), each restoring its cursor on the leaf (buf_page_optimistic_get makes the
 # page young when due): the leaf is accessed again right after its first access. That second
