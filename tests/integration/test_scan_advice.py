@@ -4,17 +4,23 @@ innodb_old_blocks_time=0,1000` (one cold server per setting) and predicted by th
 (analysis/mixmodel.py, the scan advice's model): the ordering of the two (which one reads more)
 is the same on the server, in the runs' predictions and in the scan advice (issue #21, Tests).
 
-The mix: 500k rows of chat.message (3,556 leaves, 57 MiB), hotspot lookups (95% on a fifth of
-the rows: 711 leaves, which fit in the young list) and one full scan of the table at a fixed op
-of the sequence (`at_op`: at_s is real time, and the rate on the busy CI machine moves 10x:
-500-6,000 q/s were seen, which put an at_s scan before the pool had filled in some runs).
+The mix: 500k rows of chat.message (3,556 leaves, 57 MiB), hotspot lookups (99% on 15% of the
+rows: 533 leaves, which fit in the young list) and one full scan of the table at a fixed op of
+the sequence (`at_op`: at_s is real time, and the rate on the busy CI machine moves 10x).
 MariaDB: a 48 MiB pool (~1,900 pages held), 150k lookups, the scan at op 50k; MySQL: a 32 MiB
-pool (2,048 pages, full by op ~21k), 100k lookups, the scan at op 40k. The two runs read the
-same pages but for what the scan does to the hot set, so the run with more pages read is the
-one the scan hurt more. Measured here (docs/workloads.md, "Scan advice"): at_s runs, MariaDB
-48M: 0 ms 9,226 read / 8,667 predicted, 1000 ms 8,106 / 7,966; MySQL 9.7.4 32M: 0 ms 8,736 /
-8,871, 1000 ms 8,068 / 8,199 (and 9,026 / 8,601 against 8,508 / 8,056 with the 1000 ms scan at
-op 9k, before the pool had filled).
+pool (2,048 pages), 100k lookups, the scan at op 40k. The two runs read the same pages but for
+what the scan does to the hot set, so the run with more pages read is the one the scan hurt more.
+
+Why 15% / 99%: with 20% / 95% (this test until 2026-11-29) the cold lookups' misses turn the old
+sublist over in about a second, as long as old_blocks_time itself: at 1000 ms a hot page read
+back often leaves the pool before a second has passed and never goes young, or goes young just
+in time, and the outcome flips with the rate. The server ranked 0 below 1000 in three of six MySQL
+pairs (7,213 < 7,461 at 8.8k/10.8k q/s) and the model put 1000 within 0.5-3% of 0 (+6..+11% over
+the server at 1000). At 1% cold lookups the old sublist turns over in ~5 s and the hot set goes
+young at either setting; then only the scan decides. Measured 2026-11-29 under load (4 other jobs
+on the 2 cores), 0 ms read more than 1000 ms in 6 of 6 pairs: MySQL 9.7 32M +278..+381 pages
+(model +408..+532), MariaDB 10.11 48M +133..+350 (model +496), every run within 5% of its
+prediction.
 """
 from __future__ import annotations
 
@@ -40,8 +46,8 @@ name = "lookups"
 table = "message"
 op = "read"
 keys = "hotspot"
-hot_fraction = 0.2
-hot_ops = 0.95
+hot_fraction = 0.15
+hot_ops = 0.99
 share = 1
 
 [[streams]]
@@ -92,10 +98,9 @@ def _check_ordering(g: dict) -> None:
         print(f"{doc['server']['flavor']} old_blocks_time {t}: measured {measured[t]:,}, predicted {predicted[t]:,} "
               f"({(predicted[t] - measured[t]) / measured[t]:+.1%}), scan at op {ex[0]['ops_before']:,}")
     # at 0 the scan's leaves go young and flush the hot set; at 1000 ms they stay old. The model
-    # always says so. The server's gap follows real time (old_blocks_time is in ms): 330-1,120
-    # pages in nine pairs beside other work, but MySQL once read 7,274 at 0 and 7,295 at 1000 with
-    # two other test runs on the 2 cores. Within 1% the server cannot tell the two apart, and only
-    # the model's ranking and the advice are held; the server reading more at 1000 by over 1% fails.
+    # always says so (by ~10%). The server's gap follows real time (old_blocks_time is in ms):
+    # +2.9% .. +8.0% in six pairs under load; within 1% the server cannot tell the two apart, and
+    # only the model's ranking and the advice are held; the server reading more at 1000 fails.
     assert predicted[0] > predicted[1000]
     assert measured[0] > measured[1000] * 0.99, measured
     summary = grid["summary"]
