@@ -1,11 +1,13 @@
 """The pools of a captured trace's prediction (tracemodel.predict) fed its references chunk by
-chunk while the next chunk is built: one native.MixStream a pool and cleaner phase, each chunk's
-pieces run in threads (the kernel runs without the GIL). The whole trace is never held (it was 5
-bytes a reference, mixpages.MAX_REFS), and the model's numpy work overlaps the simulations; the
-counts are lrusim_mix's over the whole trace (test_tracespeed.py)."""
+chunk while the next chunk is built: one native.MixStream a pool and cleaner phase, run one after
+the other on one thread beside the building (the kernel runs without the GIL). The whole trace is
+never held (it was 5 bytes a reference, mixpages.MAX_REFS); the counts are lrusim_mix's over the
+whole trace (test_tracespeed.py). One thread, not one a core: two simulations at once took more
+CPU than one after the other (likely each evicting the other's pages from the shared cache; 8M operations
+at 4 pools, bench/predict_speed.py: 7.1-7.9 s of CPU and 8.0 s with one, 9.3-10.7 s and 11-13 s
+with two)."""
 from __future__ import annotations
 
-import os
 from concurrent.futures import Future, ThreadPoolExecutor
 
 from .. import native
@@ -20,8 +22,7 @@ class PoolFeed:
                                        p.old_time_ms, 1000.0 / p.qps, p.ra_threshold, p.ra_area, p.ra_rule,
                                        p.start_pages, p.start_freed, p.cleaner_batch, *p.tick_args(ph))
                       for ph in p.phases()] for p in pools]
-        n = sum(len(r) for r in self.runs)
-        self.pool = ThreadPoolExecutor(max(1, min(n, os.cpu_count() or 1)))
+        self.pool = ThreadPoolExecutor(1)
         self.busy: list[Future] = []
 
     def __enter__(self) -> PoolFeed:
