@@ -60,9 +60,9 @@ from ..workload.opstream import Generator
 from . import intervals, mixpages
 from .mixpages import PRIMARY, Refs, Space, Trace, Tree, exclusive_cumsum, hcat, point_refs, positions, scan_refs, walks
 from .keymodel import held_pages
-from .pool import hold_capacity, run_pool_model
-from .undomodel import (INSERT_HISTORY, PURGE_LAG_OPS, ROLLBACK_SEGMENTS, TEMP_RSEGS, UNDO_FILES,
-                        forecast_txns_per_undo_page, undo_refs, undo_txns_per_page, without_rseg_pages, write_txns)
+from .pool import hold_capacity, run_pool_model, under_writes
+from .undomodel import (PURGE_LAG_OPS, forecast_txns_per_undo_page, undo_refs, undo_space, undo_txns_per_page,
+                        without_rseg_pages, write_txns)
 from .undomodel import purge_refs as undo_purge_refs
 
 MODEL = "innodb-lru-mix"
@@ -85,7 +85,7 @@ class Mapper:
             if s.op in ("update", "read-modify-write") and s.column:
                 self.indexed[i] = [t for t in space.secondaries(s.table) if _leads(t, s.column, self.columns_of)]
         self.inserted: dict[str, int] = {t.name: 0 for t in spec.tables}
-        self.txns = 0  # write transactions so far (each autocommit write is one)
+        self.txns = 0  # write transactions (each autocommit write is one; a captured trace's: statements) so far
         self.pending: list[tuple[np.ndarray, Refs]] = []  # purge's work: (op it runs before, refs)
 
     def op_refs(self, stream: int, key: np.ndarray, length: np.ndarray) -> Refs:
@@ -271,12 +271,17 @@ def add_ops(trace: Trace, mapper: Mapper, stream: np.ndarray, key: np.ndarray, l
             nth[np.lexsort((np.repeat(np.arange(len(rounds)), [len(r) for r in rounds]), at))] = np.arange(len(at))
             numbers = np.split(mapper.txns + nth, np.cumsum([len(r) for r in rounds])[:-1])
             mapper.txns += len(at)
+        else:  # MySQL's ibtmp1 touches follow the write statements, not the transactions (undo_refs)
+            numbers = [mapper.txns + np.arange(len(w_at), dtype=np.int64)]
+            mapper.txns += len(w_at)
         for j, r_at in enumerate(rounds):
             t = numbers[j] if txn is None else txn[r_at].astype(np.int64)
             # an insert (a delete-insert's second transaction) whose log is freed at commit
-            plain = np.full(len(r_at), j == 1) | np.array([s.op == "insert" for s in spec.streams])[stream[r_at]]
+            # (a captured trace's insert of a key inside the table, tracemodel's "insert-at", too)
+            inserts = np.array([s.op in ("insert", "insert-at") for s in spec.streams])
+            plain = np.full(len(r_at), j == 1) | inserts[stream[r_at]]
             plain &= not space.insert_history
-            done.append((r_at, undo_refs(space, t, mapper.rsegs_at_start, plain)))
+            done.append((r_at, undo_refs(space, t, mapper.rsegs_at_start, plain, numbers[j])))
             if (~plain).any():  # purge reads the undo log back
                 purge.append((r_at[~plain], undo_purge_refs(space, t[~plain])))
         # then does its work in the B-trees
@@ -375,11 +380,8 @@ def pool_of(run: dict, writes: bool = False):
     at 16M: a median of 450 of 1,024; the table then read +40% with it, -5.3% without)."""
     srv, bp, res = (run.get(k) or {} for k in ("server", "buffer_pool", "result"))
     pool = run_pool_model(srv, bp, res.get("qps"))
-    if writes and pool.cleaner_depth:
-        # MySQL's page cleaner runs its LRU batch every second while the server sees activity
-        # (pool.py: a read-only run is none, so one batch); writes are (sysbench-oltp-rw 16M:
-        # -5.3% -> +3.0%)
-        pool = dataclasses.replace(pool, cleaner_ticks=0)
+    if writes:
+        pool = under_writes(pool)
     held = None if writes else held_pages(run.get("samples") or [], pool.pool_pages)
     return hold_capacity(pool, held, srv.get("variables"))
 
@@ -412,14 +414,7 @@ def space_of(spec: mixspec.MixSpec, tables: dict, flavor: str, done: int,
     if not spec.writes:
         return Space.of(tables, inserts, order), order
     per_page = forecast_txns_per_undo_page(spec, flavor) if txns_per_undo_page is None else txns_per_undo_page
-    rsegs = ROLLBACK_SEGMENTS.get(flavor, 128)
-    txns = write_txns(spec, counts)
-    # a segment's pages in use: the one it writes, the ones purge has yet to pass (PURGE_LAG_OPS
-    # behind: that many ops' write transactions, spread over the segments), the one it just passed
-    behind = PURGE_LAG_OPS * txns / max(done, 1) / rsegs
-    live = 2 + int(behind / per_page) if per_page else 1
-    return Space.of(tables, inserts, order, rsegs, per_page, live, TEMP_RSEGS.get(flavor, 0),
-                    UNDO_FILES.get(flavor, 1), INSERT_HISTORY.get(flavor, True)), order
+    return undo_space(tables, inserts, order, flavor, write_txns(spec, counts), done, per_page), order
 
 
 def index_columns(tables: dict) -> dict[tuple[str, str], list[str]]:

@@ -21,8 +21,9 @@ from ..errors import UsageError
 from ..workload import optrace as ot
 from . import mixmodel as mm
 from . import mixpages as mp
+from .pool import under_writes
 from .tracesim import PoolFeed
-from .undomodel import ROLLBACK_SEGMENTS
+from .undomodel import txns_per_undo_page_of, undo_space, without_rseg_pages
 
 MODEL = "innodb-lru-mix-trace"
 # mix op of each trace kind (INSERT: "insert" at the end, INSERT_AT inside the table)
@@ -301,7 +302,18 @@ def predict(path, tables: dict[str, dict], pools: list, flavor: str = "mariadb")
                          "check that --dsn is the server the log came from (or --rows for --schema)")
     inserts = {t: plan.appended[t] for t in plan.appended}
     order = _table_order(plan, tables)
-    space = mp.Space.of(tables, inserts, order, ROLLBACK_SEGMENTS.get(flavor, 128) if spec.writes else 0)
+    chunks, txns = _dense_txns(chunks)
+    if spec.writes:  # the mix model's undo side (undomodel.undo_space), from the trace's own counts
+        writes = [(op, float(plan.ops[op])) for op in ("update", "delete", "insert") if plan.ops[op]]
+        done = sum(len(c[0]) for c in chunks)
+        per_page = txns_per_undo_page_of(writes, txns / max(done, 1), flavor,
+                                         sum(w for _, w in writes) / max(txns, 1))
+        space = undo_space(tables, inserts, order, flavor, txns, done, per_page)
+        # the page cleaner under writes, and the rollback segments' pages (read at start-up) out of
+        # the start-up pages: the mix model's pool for a write run (mixmodel.pool_of, predict)
+        pools = [(b, without_rseg_pages(under_writes(p), space)) for b, p in pools]
+    else:
+        space = mp.Space.of(tables, inserts, order)
     columns_of = mm.index_columns(tables)
     # a restarted server reads its rollback segments' pages while it starts (mixmodel.add_ops): the
     # shop application at 64M read no undo page during its run (MySQL 9.7: undo_001/002 in
@@ -348,6 +360,16 @@ def predict(path, tables: dict[str, dict], pools: list, flavor: str = "mariadb")
                              "hit_ratio": 1.0 - total / sim.refs if sim.refs else None,
                              "dirty_evictions": int(sim.dirty_evicted), "tables": per})
     return out
+
+
+def _dense_txns(chunks: list) -> tuple[list, int]:
+    """The chunks with their write transactions numbered 0, 1, ... in order (the capture numbers
+    every BEGIN..COMMIT, read-only ones too; the rollback segments are taken in turn by the
+    transactions that write), and how many there are."""
+    ids = np.unique(np.concatenate([c[3] for c in chunks])) if chunks else np.zeros(0, np.int64)
+    ids = ids[ids > 0]
+    out = [(s, k, n, np.searchsorted(ids, t).astype(np.int64)) for s, k, n, t in chunks]
+    return out, len(ids)
 
 
 def _bits(meta: dict, table: str) -> list[str]:

@@ -62,10 +62,12 @@ UNDO_TXNS_PER_PAGE = {
 }
 
 
-def undo_refs(space: Space, txn: np.ndarray, rsegs_at_start: bool, plain: np.ndarray | None = None) -> Refs:
+def undo_refs(space: Space, txn: np.ndarray, rsegs_at_start: bool, plain: np.ndarray | None = None,
+              statement: np.ndarray | None = None) -> Refs:
     """Each write transaction's undo page (its log appended) and, at commit, its rollback
     segment's header (the history list), both written. plain: the transactions whose log is
-    freed at commit (MySQL's inserts: INSERT_HISTORY), which write their undo page only."""
+    freed at commit (MySQL's inserts: INSERT_HISTORY), which write their undo page only.
+    statement: each write statement's number (ibtmp1's touches; None: txn, one write each)."""
     plain = np.zeros(len(txn), bool) if plain is None else plain
     hdr, undo, first_log = space.rseg_pages(txn)
     flags = np.full((len(txn), 2), WRITE, np.uint8)
@@ -89,19 +91,29 @@ def undo_refs(space: Space, txn: np.ndarray, rsegs_at_start: bool, plain: np.nda
     refs = append_refs(refs, created, np.stack([fsp, inode], axis=1), np.full((len(txn), 2), WRITE, np.uint8))
     if not space.temp_rsegs:
         return refs
-    touch = (txn % TEMP_TOUCH_EVERY == TEMP_TOUCH_EVERY - 1) & ~plain
-    nth = txn // TEMP_TOUCH_EVERY
+    # every second write statement, not transaction: a captured sysbench oltp_read_write (three
+    # updates and deletes and an insert in a BEGIN..COMMIT) on MySQL 9.7 at 16M read 2,689 and
+    # 2,560 pages of ibtmp1 in 2,000 transactions (6,000 such statements; 0.45 a statement, the
+    # mix's autocommit writes 0.53-0.85)
+    statement = txn if statement is None else statement
+    touch = (statement % TEMP_TOUCH_EVERY == TEMP_TOUCH_EVERY - 1) & ~plain
+    nth = statement // TEMP_TOUCH_EVERY
     temp = space.temp_base + nth % space.temp_rsegs
     tflags = np.where(nth < space.temp_rsegs, NEW, 0).astype(np.uint8)
     return append_refs(refs, touch, temp[:, None], tflags[:, None])
 
 
 def purge_refs(space: Space, txn: np.ndarray) -> Refs:
-    """What purge reads for each transaction's undo log: its undo page, and where the log was a
-    segment's first on a new page, the tablespace header and inode page the previous page's
-    freeing changes (fseg_free_step)."""
-    _, undo, first_log = space.rseg_pages(txn)
-    refs = Refs.block(undo[:, None], np.zeros((len(txn), 1), np.uint8))
+    """What purge reads for each transaction's undo log: its rollback segment's header (the
+    history list's next log: trx_purge_rseg_get_next_history_log), its undo page, and where the
+    log was a segment's first on a new page, the tablespace header and inode page the previous
+    page's freeing changes (fseg_free_step)."""
+    hdr, undo, first_log = space.rseg_pages(txn)
+    # The header: a captured oltp_read_write (2,000 transactions, 16M) read 4,656 .. 5,742 system
+    # pages on MariaDB 10.11 (INNODB_METRICS buffer_page_read_system_page: the segments' headers)
+    # and ~7,500 of undo_001/002 on MySQL 9.7 beside 2,700 .. 3,100 undo log pages; the model
+    # read 1,872 and 1,744 headers without purge's
+    refs = Refs.block(np.stack([hdr, undo], axis=1), np.zeros((len(txn), 2), np.uint8))
     fsp, inode = space.file_pages(txn)
     freed = first_log & (txn >= space.rollback_segments)
     return append_refs(refs, freed, np.stack([fsp, inode], axis=1), np.full((len(txn), 2), WRITE, np.uint8))
@@ -147,13 +159,39 @@ def forecast_txns_per_undo_page(spec: mixspec.MixSpec, flavor: str) -> float:
     total = sum(s.share or 0.0 for s in spec.streams if not s.scheduled)
     if not ws or not total:
         return 0.0
+    txns_per_op = sum((s.share or 0.0) * (2 if s.op == "delete-insert" else 1) for s in ws) / total
+    return txns_per_undo_page_of([(s.op, s.share or 0.0) for s in ws], txns_per_op, flavor)
+
+
+def txns_per_undo_page_of(writes: list[tuple[str, float]], txns_per_op: float, flavor: str,
+                          writes_per_txn: float = 1.0) -> float:
+    """Undo logs a page takes, from the write ops' weights ((op, share or count), ...) and the
+    write transactions per op (of all ops): MariaDB's 1 + a segment's transactions within
+    PURGE_LAG_OPS (purge frees its cached page); MySQL's pages fill with records: the weighted
+    UNDO_TXNS_PER_PAGE (one write a log) over the writes each transaction's log holds (a captured
+    BEGIN..COMMIT with several)."""
+    if not writes or not sum(w for _, w in writes):
+        return 0.0
     if flavor not in UNDO_TXNS_PER_PAGE:
-        txns_per_op = sum((s.share or 0.0) * (2 if s.op == "delete-insert" else 1) for s in ws) / total
         return 1.0 + PURGE_LAG_OPS * txns_per_op / ROLLBACK_SEGMENTS.get(flavor, 128)
     table = UNDO_TXNS_PER_PAGE[flavor]
-    pairs = [(s.share or 0.0, table.get(s.op, table["update"])) for s in ws]
+    pairs = [(w, table.get(op, table["update"])) for op, w in writes]
     # pages, not logs, add up: the mean of 1/T weighted by share
-    return sum(w for w, _ in pairs) / sum(w / t for w, t in pairs)
+    return sum(w for w, _ in pairs) / sum(w / t for w, t in pairs) / max(writes_per_txn, 1.0)
+
+
+def undo_space(tables: dict, inserts: dict, order: list[str], flavor: str, txns: int, done: int,
+               per_page: float) -> Space:
+    """The page space of a run's first `done` ops that wrote in `txns` transactions (mixmodel's
+    and tracemodel's alike): the tables, the rollback segments and their undo pages in turn (a
+    segment's pages in use: the one it writes, the ones purge has yet to pass, PURGE_LAG_OPS
+    behind, that many ops' transactions spread over the segments, and the one it just passed),
+    MySQL's ibtmp1 rollback segments, the undo tablespaces."""
+    rsegs = ROLLBACK_SEGMENTS.get(flavor, 128)
+    behind = PURGE_LAG_OPS * txns / max(done, 1) / rsegs
+    live = 2 + int(behind / per_page) if per_page else 1
+    return Space.of(tables, inserts, order, rsegs, per_page, live, TEMP_RSEGS.get(flavor, 0),
+                    UNDO_FILES.get(flavor, 1), INSERT_HISTORY.get(flavor, True))
 
 
 def undo_txns_per_page(run: dict, space: Space, spec: mixspec.MixSpec, done: int) -> float | None:

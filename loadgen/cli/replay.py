@@ -21,6 +21,11 @@ def replay(trace, out, allow_writes, server_spec, sample_interval_s, drive) -> N
     clash = [n for n in NOT_WITH_OPTRACE if given(n)]
     if clash:
         flag = "--" + {"existing_table": "table"}.get(clash[0], clash[0]).replace("_", "-")
+        if clash[0] in ("schema", "rows"):  # no tables to run on: what the user can do instead
+            raise UsageError(f"{flag} does not go with an op trace: the replay runs on a server holding the "
+                             "trace's tables", "predict from the schema (`loadgen predict --trace OPTRACE --schema "
+                             "FILE --rows N`), or replay on a copy (`loadgen clone-shape` then `loadgen seed "
+                             "--shape`)")
         raise UsageError(f"{flag} does not go with an op trace", "the trace says its tables, keys and order itself")
     out = check_destination(out) if out else default_path("reports", "run-replay", picked=True)
     with RichReporter() as reporter:

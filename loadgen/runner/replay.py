@@ -135,18 +135,19 @@ def build(path, plan, infos: dict, source: str) -> Sequence:
         stream, key, length, txn, keep = plan.place(a)
         kept = a[keep]
         hashed = (kept["flags"] & ot.HASHED) != 0
-        parts.append((stream, key, length, txn, kept["lo"], hashed))
-    stream, key, length, txn, raw, hashed = (np.concatenate([p[i] for p in parts]) for i in range(6))
+        parts.append((stream, key, length, txn, kept["lo"], hashed, kept))
+    stream, key, length, txn, raw, hashed, rec = (np.concatenate([p[i] for p in parts]) for i in range(7))
     not_replayed: Counter = Counter({f"{why} (not placed by the model either)": n for why, n in plan.skipped.items()
                                      if n})
     specs: list[StreamSpec] = []
     plans: dict[int, list[Statement]] = {}
     offsets: dict[int, int] = {}
     new_id = np.full(max(1, len(plan.streams)), -1, dtype=np.int64)
-    counts = np.bincount(stream, minlength=len(plan.streams))
+    ranges = rec["kind"] == ot.INDEX_RANGE  # replayed by their own values (index_ranges), per form
+    counts = np.bincount(stream[~ranges], minlength=len(plan.streams))
     masks = {v: k[3] for k, v in plan.ids.items()}
     for i, s in enumerate(plan.streams):
-        if not counts[i]:  # made for a chunk's placement and never used (inserts at the end: none)
+        if not counts[i]:  # made for a chunk's placement and never used, or index ranges only (below)
             continue
         info = infos[s.table]
         try:
@@ -159,7 +160,10 @@ def build(path, plan, infos: dict, source: str) -> Sequence:
         offsets[len(specs)] = 0 if s.op == "read-secondary" else info.key_offset
         plans[len(specs)] = stmts
         specs.append(spec)
-    ok = new_id[stream] >= 0
+    sid = new_id[stream]
+    key, length = key.copy(), length.copy()
+    index_ranges(plan, rec, ranges, sid, key, length, infos, specs, plans, offsets, not_replayed)
+    ok = sid >= 0
     sec = np.zeros(len(stream), dtype=bool)
     for i, s in enumerate(plan.streams):
         if s.op == "read-secondary":
@@ -168,9 +172,9 @@ def build(path, plan, infos: dict, source: str) -> Sequence:
     key = np.where(sec, raw, key)
     n_hashed = int((hashed & ok).sum())
     if n_hashed:
-        not_replayed["a key that is not an integer (the trace holds only its hash)"] += n_hashed
+        not_replayed[NOT_AN_INTEGER] += n_hashed
     ok &= ~hashed
-    stream, key, length, txn = new_id[stream[ok]], key[ok], length[ok], txn[ok]
+    stream, key, length, txn = sid[ok], key[ok], length[ok], txn[ok]
     seq = Sequence(MixSpec(seed=0, operations=0, tables=(), streams=()), plans, offsets, stream, key, length,
                    not_replayed)
     _transactions(seq, txn, specs, next(iter(infos)))
@@ -183,6 +187,75 @@ def build(path, plan, infos: dict, source: str) -> Sequence:
     seq.spec = MixSpec(seed=0, operations=len(seq.stream), tables=tables, streams=tuple(specs), source=source,
                        description=f"op trace {Path(path).name} replayed in its order")
     return seq
+
+
+MAX_RANGE_FORMS = 16  # statements (bounds, direction, LIMIT) an index's ranges are replayed with
+NOT_AN_INTEGER = "a key that is not an integer (the trace holds only its hash)"
+
+
+def index_ranges(plan, rec, ranges, sid, key, length, infos, specs, plans, offsets, not_replayed) -> None:
+    """The trace's index ranges (kind 7: a secondary index's entries, or a composite primary key's,
+    whose leading column's values lie in lo..hi) replayed by their captured values, not the model's
+    placed positions: one stream per (index, form), form = open bounds, direction and LIMIT, each
+    with its statement (statements.index_range: the entries through that index, each one's row).
+    With the server's row estimate (ROWS) and both bounds the values bound the rows: no LIMIT."""
+    from ..workload import statements
+
+    at_all = np.nonzero(ranges)[0]
+    if not len(at_all):
+        return
+    flags, extra = rec["flags"].astype(np.int64), rec["extra"].astype(np.int64)
+    lo, hi = rec["lo"].astype(np.int64), rec["hi"].astype(np.int64)
+    lo_open, hi_open = (flags & ot.LO_OPEN) != 0, (flags & ot.HI_OPEN) != 0
+    limit = np.where(((flags & ot.ROWS) != 0) & ~lo_open & ~hi_open, 0, extra)
+    hashed = (flags & ot.HASHED) != 0
+    n = int(hashed[at_all].sum())
+    if n:
+        not_replayed[NOT_AN_INTEGER] += n
+        sid[at_all[hashed[at_all]]] = -1
+    at_all = at_all[~hashed[at_all]]
+    # the statement binds key and end = key + length - 1 (length a u32 in the native driver, which
+    # binds unsigned integers: a negative value would be read as one past 2^63)
+    span = hi - lo + 1
+    for why, bad in (("an index range of more than 2^32 values", ~lo_open & ~hi_open & ((span < 1) |
+                                                                                         (span > 0xFFFFFFFF))),
+                     ("an index range with a negative bound", (~lo_open & (lo < 0)) | (~hi_open & (hi < 0)))):
+        n = int(bad[at_all].sum())
+        if n:
+            not_replayed[why] += n
+            sid[at_all[bad[at_all]]] = -1
+        at_all = at_all[~bad[at_all]]
+    key[at_all] = np.where(lo_open[at_all], hi[at_all], lo[at_all])
+    length[at_all] = np.where(lo_open[at_all] | hi_open[at_all], 1, span[at_all])
+    desc = (flags & ot.DESC) != 0
+    trees = rec["tree"].astype(np.int64)
+    equal = ~lo_open & ~hi_open & (lo == hi)
+    form = np.stack([trees, lo_open, hi_open, desc & (limit > 0), limit, equal], axis=1)[at_all]
+    forms, which = np.unique(form, axis=0, return_inverse=True)
+    made: Counter = Counter()
+    for f, (tree, l_open, h_open, down, lim, eq) in enumerate(forms.tolist()):
+        sel = at_all[which.ravel() == f]
+        table, index = plan.trees[tree]["table"], plan.trees[tree]["index"]
+        made[(table, index)] += 1
+        if made[(table, index)] > MAX_RANGE_FORMS:
+            not_replayed[f"{table} {index}: index ranges of more than {MAX_RANGE_FORMS} forms (bounds, LIMIT)"] \
+                += len(sel)
+            sid[sel] = -1
+            continue
+        info = infos[table]
+        name = f"{table} index-range {index}" + ("" if not lim else f" {'desc ' if down else ''}limit {lim}") + \
+            (" >=" if h_open and not l_open else " <=" if l_open and not h_open else " all" if l_open else
+             " =" if eq else "")
+        try:
+            stmt = statements.index_range(info, index, bool(l_open), bool(h_open), bool(down), int(lim), bool(eq))
+        except UsageError as exc:
+            not_replayed[f"{name}: {exc.message}"] += len(sel)
+            sid[sel] = -1
+            continue
+        sid[sel] = len(specs)
+        offsets[len(specs)] = 0  # the captured values themselves
+        plans[len(specs)] = [stmt]
+        specs.append(StreamSpec(name=name, table=table, op="index-range", index=index, share=len(sel)))
 
 
 def _stream_spec(s, mask: int, meta: dict, info, ops: int) -> StreamSpec:

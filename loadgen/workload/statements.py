@@ -15,6 +15,9 @@ not do.
   range sum          SELECT SUM(col) ...                               YCSB's scan is the simple one)
   range order        SELECT col ... ORDER BY col
   range distinct     SELECT DISTINCT col ... ORDER BY col
+  index-range        SELECT * FROM t FORCE INDEX (index) WHERE col BETWEEN key AND end (col = key,
+                     col >= key, col <= key, or none for open bounds) [ORDER BY the index's columns [DESC] LIMIT n]:
+                     an op trace's index range (its values), each entry's row read (the replay only)
   scan               SELECT SUM(1) FROM t FORCE INDEX (PRIMARY | index): every leaf of that index in
                      order, on the server (no row reaches the client; not COUNT(*), which MySQL
                      may answer with its parallel reader)
@@ -160,6 +163,36 @@ def _insert(table, where: str) -> Statement:
         params.append(made[1])
     sql = f"INSERT INTO {_q(table.database)}.{_q(table.table)} ({', '.join(names)}) VALUES ({', '.join(values)})"
     return Statement(sql, tuple(params), False)
+
+
+def index_range(table, index: str, lo_open: bool, hi_open: bool, desc: bool, limit: int,
+                equal: bool = False) -> Statement:
+    """An op trace's index range (the replay's): the entries of `index` (PRIMARY: a composite
+    primary key) whose leading column's values lie in key..end, each entry's row (SELECT *), read
+    through that index as the capture classified it; with a LIMIT, in the index's order from the
+    end the statement read from. Open bounds bind the other one as key."""
+    if index.upper() != "PRIMARY" and index not in table.indexes:  # a name from a trace: only the server's
+        raise UsageError(f"{table.name} has no index {index!r}")
+    cols = table.primary_key if index.upper() == "PRIMARY" else table.indexes[index].columns
+    if not cols:
+        raise UsageError(f"index {index} of {table.name} has no columns loadgen knows")
+    t = f"{_q(table.database)}.{_q(table.table)}"
+    col = _q(_name(table, cols[0]))
+    forced = "PRIMARY" if index.upper() == "PRIMARY" else _q(index)
+    where, params = "", ()
+    if equal:  # not BETWEEN v AND v: MariaDB 10.11 then sorts the value's every row for ORDER BY .. LIMIT
+        where, params = f" WHERE {col} = ?", (PARAM_KEY,)
+    elif not lo_open and not hi_open:
+        where, params = f" WHERE {col} BETWEEN ? AND ?", (PARAM_KEY, PARAM_END)
+    elif not lo_open:
+        where, params = f" WHERE {col} >= ?", (PARAM_KEY,)
+    elif not hi_open:
+        where, params = f" WHERE {col} <= ?", (PARAM_KEY,)
+    tail = ""
+    if limit:
+        way = " DESC" if desc else ""
+        tail = " ORDER BY " + ", ".join(_q(_name(table, c)) + way for c in cols) + f" LIMIT {int(limit)}"
+    return Statement(f"SELECT * FROM {t} FORCE INDEX ({forced}){where}{tail}", params, True)
 
 
 def build(s: StreamSpec, table) -> list[Statement]:

@@ -27,7 +27,8 @@ CASES = [
     # delete-insert two transactions, the purge lag's live pages) the table is -1.9% .. +4.6%
     # here in five runs (300k rows, 20k operations; 18,189 .. 18,966 pages read) and +5.1% at
     # 100k operations, the pool's whole reads -8.5% .. -14.2% (the system pages the model lacks):
-    # held to 6% (was 8%) and 16% (new). At 100k rows, where this case ran before, the table is
+    # held to 6% (was 8%) and 16% (new); with purge reading the segments' headers (undomodel.purge_refs)
+    # +1.3% and -6.7% in one run. At 100k rows, where this case ran before, the table is
     # +9.7% .. +14.2% in four runs (it was +4.9% .. +5.9% with the undo side's two pages per
     # segment, the pool's whole reads then -11.5%): the model over-reads that table's leaves
     # where its undo pages take their frames, which is not understood (docs/workloads.md,

@@ -474,3 +474,39 @@ def test_several_usable_indexes_take_the_servers_choice(tmp_path):
         meta, _, _ = ot.read_header(out)
         got = [(int(k), meta["trees"][int(t)]["index"]) for k, t in zip(a["kind"], a["tree"])]
         assert got == want * 2 and len(asked) == 1, (got, asked)
+
+
+def test_captured_transactions_take_the_mix_models_undo_side(tmp_path):
+    """A captured BEGIN..COMMIT's writes share one rollback segment, numbered among the transactions
+    that write (an empty or read-only one takes none: the same prediction with them between), and
+    the undo side is the mix model's (MySQL: its ibtmp1 segments and undo tablespaces read too)."""
+    from loadgen.analysis import tracegeometry, tracemodel
+
+    def predict(flavor: str, empty_between: bool) -> dict:
+        lines = [LOG.split("\t\t     7 Prepare")[0]]
+        for i in range(600):
+            if empty_between:
+                lines.append("\t\t     7 Query\tBEGIN\n\t\t     7 Query\tCOMMIT\n")
+            k = 1 + (i * 7919) % 20_000
+            lines.append(f"\t\t     7 Query\tBEGIN\n\t\t     7 Query\tUPDATE sbtest1 SET c='x' WHERE id={k}\n"
+                         f"\t\t     7 Query\tDELETE FROM sbtest1 WHERE id={k + 1}\n"
+                         f"\t\t     7 Query\tINSERT INTO sbtest1 (id, k, c, pad) VALUES ({k + 1}, 1, 'a', 'b')\n"
+                         "\t\t     7 Query\tCOMMIT\n")
+        log = tmp_path / "rw.log"
+        log.write_text("".join(lines))
+        out = tmp_path / "rw.optrace"
+        opcapture.run(log, "general", SCHEMAS, out)
+        meta, _, _ = ot.read_header(out)
+        widths = {"sbtest1": {"id": 4, "k": 4, "c": 120, "pad": 60}}
+        tables = tracegeometry.offline_geometry(meta, {"*": 20_000}, widths)
+        return tracemodel.predict(out, tables, tracegeometry.pools_of([4 << 20], flavor, {}, 1000.0), flavor)
+
+    maria, mysql = predict("mariadb", False), predict("mysql", False)
+    assert maria["operations_by_kind"] == {"update": 600, "delete": 600, "insert": 600}
+    assert predict("mariadb", True)["pools"] == maria["pools"]
+    for doc in (maria, mysql):
+        p = doc["pools"][0]
+        assert p["system_pages_read"] > 0 and p["pages_read"] == p["tables"]["sbtest.sbtest1"]["pages_read"] + p[
+            "system_pages_read"]
+    # MySQL's 256 segments in two undo tablespaces and 128 ibtmp1 segments: more undo pages to miss
+    assert mysql["pools"][0]["system_pages_read"] > maria["pools"][0]["system_pages_read"]

@@ -142,6 +142,10 @@ def test_hostile_traces_are_one_line_exit_2_before_anything_starts(tmp_path):
     assert res.returncode == 2 and "--allow-writes" in res.stderr and "3 inserts" in res.stderr, res.stderr
     res = run_loadgen("run", *dsn, "--trace", str(good), "--order", "random")
     assert res.returncode == 2 and "--order does not go with an op trace" in res.stderr, res.stderr
+    (tmp_path / "t.sql").write_text("CREATE TABLE t (id INT PRIMARY KEY);")
+    res = run_loadgen("run", *dsn, "--trace", str(good), "--schema", str(tmp_path / "t.sql"))
+    assert res.returncode == 2 and "loadgen predict --trace OPTRACE --schema" in res.stderr, res.stderr
+    assert "seed --shape" in res.stderr and len(res.stderr.strip().splitlines()) == 1, res.stderr
     res = run_loadgen("run", "--variation", "A", "--allow-writes")
     assert res.returncode == 2 and "--allow-writes goes with --trace" in res.stderr, res.stderr
     assert not (tmp_path / "r.json").exists()
@@ -174,3 +178,32 @@ def test_an_operation_the_replay_has_no_statement_for_is_counted(tmp_path, monke
     [(why, n)] = seq.not_replayed.items()
     assert n == 1 and "no statement for range" in why
     assert "range" not in [s.op for s in seq.spec.streams] and seq.operations == 6
+
+
+def test_index_ranges_are_replayed_by_their_values_one_statement_per_form(tmp_path):
+    """Index ranges (trace 1.1 kind 7) run on the captured values through the index the capture
+    chose, each entry's row read (SELECT *): an equality, a range with its LIMIT read downwards,
+    an open bound; the same form twice is one stream; a value that is only a hash, and a negative
+    bound (the native driver binds unsigned integers), are counted."""
+    text = LOG + ("\t\t     8 Query\tSELECT c FROM sbtest.sbtest1 WHERE k = 77\n"
+                  "\t\t     8 Query\tSELECT c FROM sbtest.sbtest1 WHERE k = 78\n"
+                  "\t\t     8 Query\tSELECT c FROM sbtest.sbtest1 WHERE k BETWEEN 10 AND 50 ORDER BY k DESC LIMIT 5\n"
+                  "\t\t     8 Query\tSELECT c FROM sbtest.sbtest1 WHERE k > 100 ORDER BY k LIMIT 3\n"
+                  "\t\t     8 Query\tSELECT c FROM sbtest.sbtest1 WHERE k = 'x'\n"
+                  "\t\t     8 Query\tSELECT c FROM sbtest.sbtest1 WHERE k BETWEEN -9 AND 4\n")
+    out = _trace(tmp_path, text)
+    meta, kinds = replay.read_trace_kinds(out)
+    assert kinds["index-range"] == 6
+    seq = replay.build(out, TracePlan(meta, _geometry()), _infos(), "trace t")
+    assert seq.not_replayed == {replay.NOT_AN_INTEGER: 1, "an index range with a negative bound": 1}
+    ranges = [(i, s) for i, s in enumerate(seq.spec.streams) if s.op == "index-range"]
+    assert len(ranges) == 3 and all(s.index == "k_1" for _, s in ranges)
+    sql = {i: seq.plans[i][0] for i, _ in ranges}
+    got = []
+    for s, k, n in zip(seq.stream, seq.key, seq.length):
+        if s in sql:
+            got.append(sql[s].text(int(k), int(k + n - 1), 0))
+    t = "SELECT * FROM `sbtest`.`sbtest1` FORCE INDEX (`k_1`) WHERE `k`"
+    assert got == [f"{t} = 77", f"{t} = 78",
+                   f"{t} BETWEEN 10 AND 50 ORDER BY `k` DESC LIMIT 5", f"{t} >= 101 ORDER BY `k` LIMIT 3"]
+    assert seq.operations == 7 + 4 and abs(sum(s.share for s in seq.spec.streams) - 1.0) < 1e-9

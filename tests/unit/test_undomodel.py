@@ -58,9 +58,13 @@ def test_undo_refs_create_new_pages_and_skip_start_up_reads():
     started = um.undo_refs(space, txn, rsegs_at_start=True)
     s0 = (np.cumsum(started.widths) - started.widths)[:4]
     assert (started.flags[s0] & mp.NEW).all() and (started.flags[s0 + 1] & mp.NEW).all()
-    # purge reads the undo page, and where a new page began, the freeing's header and inode page
+    # purge reads the segment's header and the undo page, and where a new page began, the
+    # freeing's header and inode page
     pr = um.purge_refs(space, txn)
-    assert pr.widths.tolist() == (1 + 2 * created).tolist()
+    assert pr.widths.tolist() == (2 + 2 * created).tolist()
+    hdr, undo, _ = space.rseg_pages(txn)
+    starts = np.cumsum(pr.widths) - pr.widths
+    assert pr.pages[starts].tolist() == hdr.tolist() and pr.pages[starts + 1].tolist() == undo.tolist()
 
 
 def test_mysql_touches_a_temporary_rollback_segment_page_every_second_write():
@@ -71,6 +75,11 @@ def test_mysql_touches_a_temporary_rollback_segment_page_every_second_write():
     temp = r.pages[(r.pages >= space.temp_base) & (r.pages < space.file_base)]
     assert len(temp) == 5 and (temp < space.n_pages).all()
     assert temp.tolist() == [space.temp_base + i % 3 for i in range(5)]
+    # a captured transaction's writes share its number: the touches follow the statements
+    same = np.repeat(np.arange(3, dtype=np.int64), 4)
+    r = um.undo_refs(space, same, rsegs_at_start=True, statement=np.arange(12, dtype=np.int64))
+    temp = r.pages[(r.pages >= space.temp_base) & (r.pages < space.file_base)]
+    assert len(temp) == 6 and temp.tolist() == [space.temp_base + i % 3 for i in range(6)]
 
 
 def test_logs_per_page_come_from_the_runs_pages_created_less_its_new_leaves():

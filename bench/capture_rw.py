@@ -1,0 +1,143 @@
+"""sysbench's read/write traffic captured and predicted (issue #22 item 4, docs/capture.md "Predicted
+from the capture"): oltp_read_write (or any OLTP script) on its own two tables, from a cold pool
+(a restart), the general log on; the server's pages read (Innodb_pages_read delta) and, on MySQL,
+each file's reads (performance_schema.file_summary_by_instance: the tables, undo_001/002,
+ibtmp1, ibdata1); then `trace capture --dsn` and `predict --trace --dsn` at the same pool.
+Each run's trace and the tables' geometry are kept in --home so the model can be rerun offline
+(tracemodel.predict).
+
+    .venv/bin/python bench/capture_rw.py --pools 16M,48M --runs 2 --out /tmp/rw.json
+    .venv/bin/python bench/capture_rw.py --image loadgen/mysql:9.7 --pools 16M,48M --out /tmp/rw-mysql.json
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from foreign_traffic import fetch_log, loadgen, pages_read, sql
+
+from loadgen import db
+from loadgen.servers.local import LocalServer
+from loadgen.units import parse_size
+
+import subprocess
+
+
+def sysbench(server, script: str, command: str, *extra: str, tables: int = 2) -> None:
+    ep = server.endpoint
+    args = ["sysbench", script, "--db-driver=mysql", "--mysql-host=127.0.0.1", f"--mysql-port={ep.port}",
+            "--mysql-user=root", f"--mysql-password={ep.password}", "--mysql-db=sbtest", f"--tables={tables}",
+            *extra, command]
+    subprocess.run(args, check=True, capture_output=True, text=True)
+
+
+def file_reads(server) -> dict[str, int]:
+    """Reads per file (performance_schema; empty where it is off, as on MariaDB by default)."""
+    conn = server.connect()
+    try:
+        rows = db.query_all(conn, "SELECT FILE_NAME, COUNT_READ FROM performance_schema.file_summary_by_instance "
+                                  "WHERE EVENT_NAME LIKE 'wait/io/file/innodb/%' AND COUNT_READ > 0")
+    except Exception:  # noqa: BLE001 - performance_schema off
+        return {}
+    finally:
+        conn.close()
+    return {Path(str(f)).name: int(n) for f, n in rows}
+
+
+def page_types(server, enable: bool = False) -> dict[str, int]:
+    """INNODB_METRICS' pages read by type (buffer_page_read_undo_log, _index_leaf, _system_page,
+    ...): enabled after the restart, read after the run (both servers)."""
+    if enable:
+        sql(server, "SET GLOBAL innodb_monitor_enable = 'module_buffer_page'")
+        return {}
+    conn = server.connect()
+    try:
+        rows = db.query_all(conn, "SELECT NAME, COUNT FROM information_schema.INNODB_METRICS "
+                                  "WHERE NAME LIKE 'buffer_page_read_%' AND COUNT > 0")
+    finally:
+        conn.close()
+    return {str(n).replace("buffer_page_read_", ""): int(c) for n, c in rows}
+
+
+def measure(server, script: str, dist: str, rows: int, events: int, pool: int, work: Path, n: int) -> dict:
+    docker = server.provider == "docker"
+    tag = f"{script}-{dist}-{pool >> 20}M-{n}"
+    log = Path(f"/tmp/general-{tag}.log") if docker else server.files_dir / f"general-{tag}.log"
+    server.set_pool(pool)
+    server.restart_cold()
+    page_types(server, enable=True)
+    before, files_before = pages_read(server), file_reads(server)
+    sql(server, f"SET GLOBAL general_log_file = '{log}'", "SET GLOBAL general_log = ON")
+    sysbench(server, script, "run", f"--table-size={rows}", f"--rand-type={dist}", f"--events={events}",
+             "--time=0", "--threads=1", "--rand-seed=1")
+    sql(server, "SET GLOBAL general_log = OFF")
+    original = pages_read(server) - before
+    types = page_types(server)
+    files = {k: v - files_before.get(k, 0) for k, v in file_reads(server).items() if v - files_before.get(k, 0)}
+    if docker:
+        fetch_log(server, str(log), work / "general.log")
+        server.container.exec_run(["rm", "-f", str(log)])
+        log = work / "general.log"
+    ep = server.endpoint
+    dsn, env = f"mysql://root@127.0.0.1:{ep.port}/", {"LOADGEN_PASSWORD": ep.password}
+    trace = work / f"{tag}.optrace"
+    loadgen("trace", "capture", "--general-log", str(log), "--dsn", dsn, "-o", str(trace), env=env)
+    log.unlink()
+    pred = json.loads(loadgen("predict", "--trace", str(trace), "--dsn", dsn, "--pool", f"{pool >> 20}M",
+                              "--format", "json", env=env).stdout)
+    (work / f"{tag}.predict.json").write_text(json.dumps(pred, indent=1))
+    p = pred["pools"][0]
+    return {"script": script, "dist": dist, "pool_bytes": pool, "events": events, "run": n,
+            "flavor": pred["flavor"], "qps": pred["qps"], "server_read": original, "predicted": p["pages_read"],
+            "system_predicted": p["system_pages_read"], "error_pct": round(100.0 * (p["pages_read"] - original)
+                                                                          / max(original, 1), 1),
+            "file_reads": files, "page_types": types, "trace": str(trace), "predict": str(work / f"{tag}.predict.json")}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rows", type=int, default=50_000)
+    ap.add_argument("--events", type=int, default=2_000)
+    ap.add_argument("--pools", default="16M,48M")
+    ap.add_argument("--scripts", default="oltp_read_write")
+    ap.add_argument("--dists", default="uniform")
+    ap.add_argument("--runs", type=int, default=1)
+    ap.add_argument("--home", default=None)
+    ap.add_argument("--image", default=None, help="a container image (loadgen/mysql:9.7) instead of the local mariadbd")
+    ap.add_argument("--out", required=True)
+    a = ap.parse_args()
+    home = Path(a.home or tempfile.mkdtemp(prefix="capture-rw-"))
+    work = home / "work"
+    work.mkdir(parents=True, exist_ok=True)
+    pools = [parse_size(p) for p in a.pools.split(",")]
+    if a.image:
+        from loadgen.servers import ServerSpec
+        from loadgen.servers.docker import DockerServer
+
+        server = DockerServer(ServerSpec(provider="docker", image=a.image, pool_bytes=pools[0]))
+    else:
+        server = LocalServer(home / "server", pools[0])
+    server.start()
+    out = []
+    try:
+        sql(server, "CREATE DATABASE IF NOT EXISTS sbtest")
+        sysbench(server, "oltp_read_only", "prepare", f"--table-size={a.rows}")
+        sql(server, "ANALYZE TABLE sbtest.sbtest1", "ANALYZE TABLE sbtest.sbtest2")
+        for n in range(a.runs):
+            for pool in pools:
+                for script in a.scripts.split(","):
+                    for dist in a.dists.split(","):
+                        r = measure(server, script, dist, a.rows, a.events, pool, work, n)
+                        print(json.dumps(r), flush=True)
+                        out.append(r)
+                        Path(a.out).write_text(json.dumps(out, indent=1))
+    finally:
+        server.stop()
+    os.sync()
+
+
+if __name__ == "__main__":
+    main()
