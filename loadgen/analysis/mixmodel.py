@@ -58,7 +58,8 @@ from ..errors import UsageError
 from ..workload import mix as mixspec
 from ..workload.opstream import Generator
 from . import intervals, mixpages
-from .mixpages import PRIMARY, Refs, Space, Trace, Tree, exclusive_cumsum, hcat, point_refs, positions, scan_refs, walks
+from .mixpages import (PRIMARY, Refs, Space, Trace, Tree, exclusive_cumsum, hcat, point_refs, positions, scan_refs,
+                       stepped_columns, table_order, walks)
 from .keymodel import held_pages
 from .pool import hold_capacity, run_pool_model, under_writes
 from .undomodel import (PURGE_LAG_OPS, forecast_txns_per_undo_page, undo_refs, undo_space, undo_txns_per_page,
@@ -74,7 +75,7 @@ class Mapper:
     """Turns a chunk of the op sequence into references (the model's view, this module's docstring)."""
 
     def __init__(self, spec: mixspec.MixSpec, space: Space, columns_of: dict | None = None,
-                 prefetch: bool = False, rsegs_at_start: bool = False):
+                 prefetch: bool = False, rsegs_at_start: bool = False, stepped: set | None = None):
         self.spec = spec
         self.rsegs_at_start = rsegs_at_start  # the rollback segments' pages were read at start-up
         self.prefetch = prefetch  # ranges read rows in the fetch cache's batches (fetched_rows)
@@ -84,6 +85,8 @@ class Mapper:
         for i, s in enumerate(spec.streams):
             if s.op in ("update", "read-modify-write") and s.column:
                 self.indexed[i] = [t for t in space.secondaries(s.table) if _leads(t, s.column, self.columns_of)]
+        stepped = stepped or set()  # updates moving the value a step: the new entry in the old one's leaf
+        self.stepped = {i for i in self.indexed if (spec.streams[i].table, spec.streams[i].column.lower()) in stepped}
         self.inserted: dict[str, int] = {t.name: 0 for t in spec.tables}
         self.txns = 0  # write transactions (each autocommit write is one; a captured trace's: statements) so far
         self.pending: list[tuple[np.ndarray, Refs]] = []  # purge's work: (op it runs before, refs)
@@ -180,7 +183,7 @@ class Mapper:
             secs = self.indexed.get(stream, [])
         else:
             secs = self.space.secondaries(s.table)
-        salts = (0,) if s.op == "delete" else (0, 1)
+        salts = (0,) if s.op == "delete" or stream in self.stepped else (0, 1)
         for sec in secs:
             for salt in salts:
                 p, f = point_refs(sec, sec.entry_leaf(key, salt), first=False, write=True)
@@ -212,10 +215,10 @@ def _index_of(space: Space, table: str, column: str | None, columns_of: dict) ->
 
 def build_trace(spec: mixspec.MixSpec, space: Space, scheduled: dict[int, list[int]] | None = None,
                 ops: int | None = None, columns_of: dict | None = None, prefetch: bool = False,
-                rsegs_at_start: bool = False) -> Trace:
+                rsegs_at_start: bool = False, stepped: set | None = None) -> Trace:
     """The references of the mix's first `ops` operations, in order; scheduled[op] = the
     scheduled streams whose execution started before op (their scans go in there)."""
-    mapper = Mapper(spec, space, columns_of, prefetch, rsegs_at_start)
+    mapper = Mapper(spec, space, columns_of, prefetch, rsegs_at_start, stepped)
     trace = Trace()
     scheduled = scheduled or {}
     stop = spec.operations if ops is None else ops
@@ -439,7 +442,8 @@ def predict(run: dict, own_undo: bool = True) -> dict | None:
     if measured_per_page is not None:  # the run's own undo growth (the forecast's where it has none)
         space, order = space_of(spec, tables, flavor, done, measured_per_page)
     trace = build_trace(spec, space, scheduled_positions(run, spec), done, index_columns(tables),
-                        prefetch=RANGE_PREFETCH and flavor == "mariadb", rsegs_at_start=True)
+                        prefetch=RANGE_PREFETCH and flavor == "mariadb", rsegs_at_start=True,
+                        stepped=stepped_columns(tables))
     pool = without_rseg_pages(pool_of(run, spec.writes), space)
     first = space.tree_of(order[0], None)
     span: list = []
@@ -479,13 +483,3 @@ def predict(run: dict, own_undo: bool = True) -> dict | None:
     intervals.for_mix(block, pool, rel, spec.writes)
     return block
 
-
-def table_order(spec: mixspec.MixSpec, tables: dict) -> list[str]:
-    """The table at page 0 (the one read-ahead runs on) first: the one with the most range and
-    scan ops (else the most ops), then the rest as declared."""
-    weight: dict[str, float] = {t.name: 0.0 for t in spec.tables}
-    for s in spec.streams:
-        w = (s.share or 0.0) * (1000 if s.op in ("range", "scan") else 1) + (1e6 if s.scheduled else 0)
-        weight[s.table] = weight.get(s.table, 0.0) + w
-    names = [t.name for t in spec.tables if t.name in tables]
-    return sorted(names, key=lambda n: -weight.get(n, 0.0))

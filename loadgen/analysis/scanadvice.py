@@ -146,7 +146,8 @@ def advise(spec: mixspec.MixSpec, tables: dict[str, dict], pool_bytes: int, qps:
     scans = scans if scans is not None else scan_ops(spec, qps)
     space, order = mm.space_of(spec, tables, flavor, spec.operations)
     base_p, base_f = mm.build_trace(spec, space, {}, spec.operations, mm.index_columns(tables),
-                                    prefetch=mm.RANGE_PREFETCH and flavor == "mariadb").arrays()
+                                    prefetch=mm.RANGE_PREFETCH and flavor == "mariadb",
+                                    stepped=mp.stepped_columns(tables)).arrays()
     refs = {i: mp.scan_refs(space.tree_of(spec.streams[i].table, spec.streams[i].index)) for i in spec.scheduled}
     pages, flags, spans = splice(base_p, base_f, scans, refs)
     leaf_pages = space.tree_of(order[0], None).all_leaves

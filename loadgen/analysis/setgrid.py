@@ -149,7 +149,8 @@ def predicted_after(run: dict, op: int) -> dict:
     done = int((run.get("result") or {}).get("ops") or spec.operations)
     space, order = mm.space_of(spec, tables, flavor, done)
     base_p, base_f = mm.build_trace(spec, space, {}, done, mm.index_columns(tables),
-                                    prefetch=mm.RANGE_PREFETCH and flavor == "mariadb").arrays()
+                                    prefetch=mm.RANGE_PREFETCH and flavor == "mariadb",
+                                    stepped=mp.stepped_columns(tables)).arrays()
     scans = mm.scheduled_positions(run, spec)
     refs = {i: mp.scan_refs(space.tree_of(spec.streams[i].table, spec.streams[i].index)) for i in spec.scheduled}
     pages, flags, spans = scanadvice.splice(base_p, base_f, scans, refs)

@@ -44,6 +44,10 @@ GAUGES = {
     "pages_misc": "Innodb_buffer_pool_pages_misc",
     "pages_old": "Innodb_buffer_pool_pages_old",
     "pages_dirty": "Innodb_buffer_pool_pages_dirty",
+    # purge lag (#21): committed transactions' undo logs purge has not yet gone through. MariaDB
+    # has it as a status variable; both have it as INNODB_METRICS trx_rseg_history_len, which
+    # the Sampler reads in its place (history_length)
+    "history_len": "Innodb_history_list_length",
 }
 STATUS_SQL = "SHOW GLOBAL STATUS LIKE 'Innodb\\_%'"
 
@@ -155,10 +159,14 @@ def totals(first: Snapshot, last: Snapshot, samples: list[dict] | None = None, f
     for short in GAUGES:
         if short in last.status:
             out[short] = last.status[short]
-    # the gauges right before the run: MySQL's start-up pages hold frames through it (model.py)
-    for short in ("pages_data", "pages_free"):
+    # the gauges right before the run: MySQL's start-up pages hold frames through it (model.py);
+    # the purge lag the run started with
+    for short in ("pages_data", "pages_free", "history_len"):
         if short in first.status:
             out[f"{short}_before"] = first.status[short]
+    lags = [p["history_len"] for p in samples or [] if p.get("history_len") is not None]
+    if lags:  # the purge lag at its longest, as sampled
+        out["history_len_max"] = max(lags + [first.status.get("history_len", 0)])
     if broken:
         out["gaps"] = len(gaps)
         out["gap_queries"] = sum(p.get("queries", 0) for p in gaps)
@@ -175,14 +183,40 @@ def totals(first: Snapshot, last: Snapshot, samples: list[dict] | None = None, f
     return out
 
 
-def take_snapshot(conn, queries: int) -> Snapshot:
+def take_snapshot(conn, queries: int, history: bool = False) -> Snapshot:
+    """The status counters now; history: the purge lag too (history_length), where readable."""
     cur = conn.cursor()
     try:
         cur.execute(STATUS_SQL)
         rows = cur.fetchall()
     finally:
         cur.close()
-    return Snapshot(time.monotonic(), queries, parse_status(rows))
+    status = parse_status(rows)
+    if history:
+        length = history_length(conn)
+        if length is not None:
+            status["history_len"] = length
+    return Snapshot(time.monotonic(), queries, status)
+
+
+HISTORY_METRIC = "trx_rseg_history_len"
+
+
+def history_length(conn) -> int | None:
+    """The purge lag now: INNODB_METRICS trx_rseg_history_len, on by default on both servers and
+    computed when read; None where it is off or cannot be read (no PROCESS privilege)."""
+    for enabled in ("ENABLED = 1", "STATUS = 'enabled'"):  # MariaDB's column, MySQL 8+'s
+        cur = conn.cursor()
+        try:
+            cur.execute(f"SELECT COUNT FROM information_schema.INNODB_METRICS WHERE {enabled} AND NAME = %s",
+                        (HISTORY_METRIC,))
+            row = cur.fetchone()
+            return None if row is None or row[0] is None else int(row[0])
+        except Exception:  # noqa: BLE001 - the other flavour's column, or no INNODB_METRICS
+            continue
+        finally:
+            cur.close()
+    return None
 
 
 def wait_quiet(conn, quiet_s: float = 0.3, timeout_s: float = 15.0) -> dict:
@@ -221,6 +255,8 @@ class Sampler:
     flavor: str | None = None  # mysql | mariadb: how to count pages read without Innodb_pages_read
     # More to record with each sample, read at the sample's time (a mix: each stream's ops so far)
     extra: Callable[[], dict] | None = None
+    # the purge lag with each sample (history_length: one more query a sample)
+    history: bool = True
     samples: list = field(default_factory=list)
     error: str | None = None
 
@@ -232,7 +268,9 @@ class Sampler:
         self.last: Snapshot | None = None
 
     def start(self) -> Snapshot:
-        self.baseline = self.last = take_snapshot(self.conn, self.query_count())
+        self.baseline = self.last = take_snapshot(self.conn, self.query_count(), self.history)
+        # a server where it cannot be read (MariaDB still has its status variable): not asked again
+        self.history = self.history and history_length(self.conn) is not None
         self._thread = threading.Thread(target=self._loop, name="loadgen-sampler", daemon=True)
         self._thread.start()
         return self.baseline
@@ -245,7 +283,7 @@ class Sampler:
 
     def sample(self) -> None:
         try:
-            snap = take_snapshot(self.conn, self.query_count())
+            snap = take_snapshot(self.conn, self.query_count(), self.history)
         except Exception as exc:  # noqa: BLE001 - the server went away; the driver reports it
             self.error = str(exc)
             self._stop.set()
@@ -297,11 +335,20 @@ FLUSH_METRICS = {
     "undo_pages_read": "buffer_page_read_undo_log",
     "undo_pages_written": "buffer_page_written_undo_log",
     "purge_undo_pages": "purge_undo_log_pages",
+    # which kind of page the reads were (module_buffer_page): the B-trees' leaves and upper
+    # levels, and the system pages beside the undo log's, each apart (#21: which tree is off)
+    "leaf_pages_read": "buffer_page_read_index_leaf",
+    "nonleaf_pages_read": "buffer_page_read_index_non_leaf",
+    "system_pages_read": "buffer_page_read_system_page",
+    "inode_pages_read": "buffer_page_read_index_inode",
+    "fsp_hdr_pages_read": "buffer_page_read_fsp_hdr",
+    "xdes_pages_read": "buffer_page_read_xdes",
+    "other_pages_read": "buffer_page_read_other",
 }
 FLUSH_MONITORS = ("buffer_flush%", "buffer_LRU%")
 # the undo counters, each tried on its own (a server without one just lacks it): MySQL enables
 # buffer_page_read/written_* only as their module (module_buffer_page), MariaDB either way
-UNDO_MONITORS = ("buffer_pages_created", "purge_undo_log_pages", "module_buffer_page")
+UNDO_MONITORS = ("buffer_pages_created", "purge_undo_log_pages", "module_buffer_page", HISTORY_METRIC)
 
 
 def enable_flush_metrics(conn) -> str | None:

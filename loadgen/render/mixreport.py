@@ -68,6 +68,9 @@ def summary_lines(result: RunResult) -> list[str]:
     lru = fl.get("lru_batch_flushed", bp.get("lru_flushed"))
     lines.append(f"pages flushed {fmt(bp.get('pages_flushed'))} (LRU batches {fmt(lru)}, flush list "
                  f"{fmt(fl.get('flush_list_flushed'))}); dirty pages at the end {fmt(bp.get('pages_dirty'))}")
+    if bp.get("history_len") is not None:  # purge lag: undo logs committed, not yet purged
+        lines.append(f"purge lag (history list length): {fmt(bp.get('history_len_before'))} at the start, at most "
+                     f"{fmt(bp.get('history_len_max'))}, {fmt(bp.get('history_len'))} at the end")
     for name, s in (result.result.get("streams") or {}).items():
         for e in s.get("executions") or []:
             lines.append(f"{name}: {e.get('start_s')} s .. {e.get('end_s')} s, mix ops {fmt(e.get('ops_before'))} .. "

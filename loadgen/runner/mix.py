@@ -28,6 +28,7 @@ from typing import Callable
 from .. import __version__, db
 from . import mixseed
 from ..errors import Interrupted, UsageError, WorkloadError
+from ..measure.cleaner import stop_watch, watch_cleaner
 from ..measure.histogram import Histogram
 from .mixseed import MixDataset, TableInfo
 from ..paths import free_bytes
@@ -213,7 +214,10 @@ def measure(server, spec: MixSpec, data: MixDataset, tables: dict[str, TableInfo
     reporter.run_started(f"{spec.source} (mix of {len(spec.streams)} streams)", spec.operations)
     started_at = now_iso()
     interrupted = False
+    # MySQL's page-cleaner LRU batches, by ops done: the prediction replays them (mixmodel.pool_of)
+    watch = watch_cleaner(server, flavor.name, state.current_ops)
     sampler.start()
+    watching = watch is not None and watch.start()
     for sch in schedulers:
         sch.start(sampler.baseline.t_s)
     try:
@@ -230,6 +234,7 @@ def measure(server, spec: MixSpec, data: MixDataset, tables: dict[str, TableInfo
             for sch in schedulers:
                 sch.stop(kill=True)
         last = sampler.stop(final=True)
+        cleaner_record = stop_watch(watch)
         flush_after = flush_metrics(sampler_conn) if sampler.error is None else {}
         pool_after = pool_stats(sampler_conn) if sampler.error is None else {}
         table_reads.finish(server)
@@ -248,6 +253,10 @@ def measure(server, spec: MixSpec, data: MixDataset, tables: dict[str, TableInfo
     bp["flush"] = _flush_block(flush_before, flush_after, monitors_note)
     bp["tables"] = table_reads.result
     bp["files"] = table_reads.files
+    if cleaner_record is not None:
+        bp["cleaner_batches"] = cleaner_record
+    elif watch is not None and watch.note and not watching:
+        reporter.say(f"note: {watch.note}; the prediction places the page cleaner's batches by the model's mean")
     # INNODB_BUFFER_POOL_STATS: made young / not young on MySQL (no status variable there)
     pool = {k: pool_after[k] - pool_before[k] for k in pool_after if k in pool_before}
     bp["pool_stats"] = pool

@@ -119,12 +119,20 @@ def _new_value(table, col: str, param_code: int) -> tuple[str, int] | None:
     return None
 
 
+def steps_by_one(col_type: str) -> bool:
+    """Whether an update of a column of this type (its type word) moves the value one step
+    (col = col + 1, a day for dates), which leaves its index entry beside the old one, in the
+    same leaf (the mix model, mixmodel.Mapper); other types get a new value from the op."""
+    t = col_type.upper()
+    return t in INT_MAX or t in ("DECIMAL", "NUMERIC", "FLOAT", "DOUBLE", "REAL", "DATETIME", "TIMESTAMP", "DATE")
+
+
 def _update_expr(table, col: str) -> tuple[str, tuple[int, ...]]:
     t = table.columns[col]
-    if t in INT_MAX or t in ("DECIMAL", "NUMERIC", "FLOAT", "DOUBLE", "REAL"):
-        return f"{_q(col)} = {_q(col)} + 1", ()  # sysbench's index update: k = k + 1
-    if t in ("DATETIME", "TIMESTAMP", "DATE"):
+    if steps_by_one(t) and t in ("DATETIME", "TIMESTAMP", "DATE"):
         return f"{_q(col)} = {_q(col)} + INTERVAL 1 DAY", ()
+    if steps_by_one(t):
+        return f"{_q(col)} = {_q(col)} + 1", ()  # sysbench's index update: k = k + 1
     made = _new_value(table, col, PARAM_OP)
     if made is None:
         raise UsageError(f"loadgen cannot make values of {col} ({t}) in {table.name} for an update",

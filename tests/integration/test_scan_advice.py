@@ -131,4 +131,14 @@ def test_scan_advice_from_a_run_names_a_setting_and_ranks_0_below_1000(mariadb_g
     assert doc["qps_source"].startswith("measured in") and doc["pool_bytes"] == 48 << 20
     at = {(p["old_blocks_time_ms"], p["old_blocks_pct"]): p for p in doc["points"]}
     assert at[(0, 37)]["lookup_reads"] > at[(1000, 37)]["lookup_reads"]
-    assert doc["best"]["old_blocks_time_ms"] != 0
+    # the named setting is the grid's fewest lookup reads with the scan, and no worse than the
+    # current one (1000 ms / 37%). Which setting that is moves with the run's rate: at 20% the
+    # old sublist is too small for the scan to flush much at any time, and 0, 100 and 1000 ms
+    # come within 1% of each other there (1,697 / 1,702 / 1,711 at 35,868 q/s), so the test does
+    # not name it.
+    best = at[(doc["best"]["old_blocks_time_ms"], doc["best"]["old_blocks_pct"])]
+    assert best["lookup_reads"] == min(p["lookup_reads"] for p in doc["points"])
+    assert best["lookup_reads"] <= at[(1000, 37)]["lookup_reads"]
+    # a scan that flushes more of the hot set costs more: at 0 ms, the larger the old sublist the
+    # more of the scan's leaves are made young over the hot pages
+    assert at[(0, 20)]["lookup_reads"] < at[(0, 37)]["lookup_reads"] < at[(0, 50)]["lookup_reads"]

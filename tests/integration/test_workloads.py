@@ -166,7 +166,7 @@ def test_a_scheduled_scan_runs_at_its_time_and_is_recorded(mariadb_up, tmp_path)
     workload.write_text(textwrap.dedent("""
         format = 1
         seed = 5
-        operations = 6000
+        operations = 20000
 
         [tables.usertable]
         schema = "ycsb"
@@ -195,7 +195,8 @@ def test_a_scheduled_scan_runs_at_its_time_and_is_recorded(mariadb_up, tmp_path)
     assert 0.5 <= execution["start_s"] < 1.5, execution
     assert execution["end_s"] >= execution["start_s"]
     assert execution["rows"] == 8000  # SUM(1) over the whole table
-    assert 0 < execution["ops_before"] <= execution["ops_after"] <= 6000, execution
+    # 20,000 operations: 6,000 ran in 0.43-0.47 s at 13k-14k q/s on a quiet machine, before the scan was due
+    assert 0 < execution["ops_before"] <= execution["ops_after"] <= 20000, execution
     assert nightly["ops"] == 1 and nightly["share"] is None
     # the scan read the table: at least its leaves beyond what the pool holds
     leaves = doc["dataset"]["tables"]["usertable"]["leaf_pages"]

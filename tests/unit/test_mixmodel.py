@@ -101,6 +101,28 @@ def test_writes_touch_their_leaf_dirty_and_an_indexed_update_its_index():
     assert not (flags & mp.WRITE).any() and not any(in_k1(p) for p in pages)
 
 
+def test_an_update_moving_k_one_step_writes_one_k_1_leaf_and_a_new_value_two():
+    """k = k + 1 leaves the new entry beside the old one (statements.steps_by_one): one k_1 leaf
+    per op where the column's type steps (INTEGER), two where the update sets a new value (CHAR)."""
+    spec = presets.load("sysbench-oltp-rw", rows=20_000, operations=3_000)
+    key = np.arange(1, 41, dtype=np.uint64)
+    one = np.ones(len(key), dtype=np.uint32)
+    written = {}
+    for k_type in ("INTEGER", "CHAR"):
+        tables = {"sbtest1": {"rows": 20_000, "leaf_pages": 290, "height": 2, "columns": {"id": "INTEGER", "k": k_type},
+                              "indexes": {"k_1": {"columns": ["k"], "leaf_pages": 25, "height": 2}}}}
+        space = mp.Space.of(tables, {}, ["sbtest1"])
+        assert (("sbtest1", "k") in mp.stepped_columns(tables)) == (k_type == "INTEGER")
+        mapper = mm.Mapper(spec, space, mm.index_columns(tables), stepped=mp.stepped_columns(tables))
+        k1 = space.tree_of("sbtest1", "k_1")
+        r = mapper.op_refs(next(i for i, s in enumerate(spec.streams) if s.name == "index_updates"), key, one)
+        leaf = r.pages[(r.flags & mp.WRITE != 0)]
+        written[k_type] = leaf[(leaf >= k1.base) & (leaf < k1.base + k1.all_leaves)]
+    assert len(written["INTEGER"]) == len(key) and len(written["CHAR"]) == 2 * len(key)
+    # the one leaf is the old entry's, where purge later removes it (salt 0)
+    assert set(written["INTEGER"]) <= set(written["CHAR"])
+
+
 def test_range_walks_the_leaves_its_rows_span():
     t = _tree(rows=10_000, leaves=100, height=2)  # 100 rows per leaf
     spec = _spec("""operations = 1
@@ -279,3 +301,14 @@ def test_the_mix_tables_show_the_prediction_with_its_interval():
     rows = table_rows(result)
     assert rows[0][2] == "20,000 (19,100 .. 20,900)" and rows[-1][2] == "20,214 (19,300 .. 21,100)"
     assert ("20,214 (19,300 .. 21,100)" in dict(run_rows(result))["predicted pages read"])
+
+
+def test_the_mix_report_prints_the_purge_lag_where_the_run_has_it():
+    from loadgen.render.mixreport import summary_lines
+    from loadgen.results.documents import RunResult
+
+    lag = {"history_len_before": 4, "history_len_max": 592, "history_len": 37}
+    lines = summary_lines(RunResult(workload={"kind": "mix"}, buffer_pool=lag))
+    assert any(line.startswith("purge lag") and "4 at the start" in line and "at most 592" in line
+               and "37 at the end" in line for line in lines)
+    assert not any("purge lag" in line for line in summary_lines(RunResult(workload={"kind": "mix"}, buffer_pool={})))

@@ -91,3 +91,20 @@ def test_totals_without_a_gap_are_unchanged_by_the_samples():
     c = _snap(2.0, 100, read_requests=4000, reads=40)
     t = totals(a, c, [delta(a, b, 0.0), delta(b, c, 0.0)])
     assert t["read_requests"] == 3000 and t["reads"] == 30 and "gaps" not in t
+
+
+def test_the_purge_lag_is_a_gauge_per_sample_with_its_start_and_longest_in_the_totals():
+    # MariaDB's status variable is read as the gauge; the Sampler puts INNODB_METRICS'
+    # trx_rseg_history_len in its place on either server (take_snapshot(history=True))
+    assert parse_status([("Innodb_history_list_length", "37")])["history_len"] == 37
+    a = _snap(0.0, 0, reads=0, history_len=4)
+    b = _snap(1.0, 100, reads=5, history_len=250)
+    c = _snap(2.0, 200, reads=9, history_len=30)
+    samples = [delta(a, b, 0.0), delta(b, c, 0.0)]
+    assert [p["history_len"] for p in samples] == [250, 30]  # at each sample's time, not a delta
+    t = totals(a, c, samples)
+    assert (t["history_len_before"], t["history_len_max"], t["history_len"]) == (4, 250, 30)
+    # a server where it could not be read: none of it
+    d, e = _snap(0.0, 0, reads=0), _snap(1.0, 9, reads=1)
+    t = totals(d, e, [delta(d, e, 0.0)])
+    assert not any(k.startswith("history_len") for k in t)
