@@ -25,7 +25,8 @@ from ..workload import mix as mixspec
 from . import mixmodel as mm
 from . import mixpages as mp
 from .geometry import ROWS_PER_LEAF, estimate_geometry
-from .pool import pool_model
+from .pool import pool_model, under_writes
+from .undomodel import without_rseg_pages
 
 OLD_BLOCKS_TIME_MS = (0, 100, 1000, 5000)
 OLD_BLOCKS_PCT = (20, 37, 50)
@@ -135,9 +136,12 @@ def trace_reads(pages, flags, space, pool, leaf_pages: int, upto: int | None = N
 
 def advise(spec: mixspec.MixSpec, tables: dict[str, dict], pool_bytes: int, qps: float, flavor: str = "mariadb",
            variables: dict | None = None, times_ms=OLD_BLOCKS_TIME_MS, pcts=OLD_BLOCKS_PCT,
-           scans: dict[int, list[int]] | None = None) -> dict:
+           scans: dict[int, list[int]] | None = None, run: dict | None = None) -> dict:
     """The grid's points (Point), the best one and the current one (variables' setting, else the
-    defaults) as a dict; `scans` (op -> scheduled streams) from a run, else from the schedule."""
+    defaults) as a dict; `scans` (op -> scheduled streams) from a run, else from the schedule.
+    `run`: a run of the workload at this pool, whose pool the points take (mixmodel.pool_of: the
+    start-up pages it held, the frames it held, its cleaner), each with the point's setting, so a
+    point at the run's own setting is the run's prediction; else the pool from its size alone."""
     if not spec.scheduled:
         raise UsageError("the workload has no scheduled scan",
                          'add a stream with op = "scan" and at_s = SECONDS (or every_s) to the file')
@@ -151,6 +155,7 @@ def advise(spec: mixspec.MixSpec, tables: dict[str, dict], pool_bytes: int, qps:
     refs = {i: mp.scan_refs(space.tree_of(spec.streams[i].table, spec.streams[i].index)) for i in spec.scheduled}
     pages, flags, spans = splice(base_p, base_f, scans, refs)
     leaf_pages = space.tree_of(order[0], None).all_leaves
+    base = without_rseg_pages(mm.pool_of(run, spec.writes), space) if run is not None else None
     # references of the lookups before the first scan: the same in both traces
     before_first = spans[0][0]
     current = (int(float((variables or {}).get("innodb_old_blocks_time", DEFAULT_SETTING[0]))),
@@ -161,10 +166,12 @@ def advise(spec: mixspec.MixSpec, tables: dict[str, dict], pool_bytes: int, qps:
     points = []
     for t_ms in times_ms:
         for pct in pcts:
-            v = {**(variables or {}), "innodb_old_blocks_time": t_ms, "innodb_old_blocks_pct": pct}
-            pool = pool_model(pool_bytes, v, flavor, qps)
-            if spec.writes and pool.cleaner_depth:
-                pool = dataclasses.replace(pool, cleaner_ticks=0)  # as mixmodel.pool_of
+            if base is not None:
+                pool = dataclasses.replace(base, old_time_ms=float(t_ms), old_pct=float(pct), qps=qps)
+            else:
+                v = {**(variables or {}), "innodb_old_blocks_time": t_ms, "innodb_old_blocks_pct": pct}
+                pool = pool_model(pool_bytes, v, flavor, qps)
+                pool = under_writes(pool) if spec.writes else pool
             total, _ = trace_reads(pages, flags, space, pool, leaf_pages)
             base_total, base_refs = trace_reads(base_p, base_f, space, pool, leaf_pages)
             pre, pre_refs = trace_reads(pages, flags, space, pool, leaf_pages, before_first)

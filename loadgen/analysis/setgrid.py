@@ -16,7 +16,11 @@ What is compared, per setting (a run of the mix with its scheduled scan):
 The ranking: the run that reads more pages is the one the scan hurt more (every run sends the
 same op sequence and one scan); the advice (scanadvice.advise over the grid's points, on the
 first run's tables, rate and scan position) names the setting it would pick, and the measured
-ranking agrees with it when the measured best is the advised one.
+ranking agrees with it when the measured best is the advised one. The advice's pool is the one
+`advise --workload` assumes before any run (its size and setting), not the first run's: the
+start-up pages a run begins with (MariaDB 278 or 558 in two runs of one grid) move the model's
+1000 ms point by ~500 pages (docs/workloads.md, "Where the ordering is a coin toss"), and one
+run's count would decide the ranking of every point.
 """
 from __future__ import annotations
 

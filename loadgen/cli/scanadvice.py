@@ -43,12 +43,19 @@ def scan_advice(workload: str | None, result_file, pool: str | None, qps: float,
         if pool is None and srv.get("innodb_buffer_pool_size"):
             pool_bytes = int(srv["innodb_buffer_pool_size"])
         flavor = srv.get("flavor") or flavor
+        # the run's own setting is the current one (--set overrides it)
+        own = {k: v for k, v in (srv.get("variables") or {}).items()
+               if k in ("innodb_old_blocks_time", "innodb_old_blocks_pct")}
+        variables = {**own, **variables}
         if workload is None:  # the run's own scans, where its executions started
             scans = mixmodel.scheduled_positions(run, spec) or None
             spec = spec.with_overrides(operations=int((run.get("result") or {}).get("ops") or spec.operations))
     else:
         tables = scanadvice.offline_mix_tables(spec, rows_per_leaf)
-    advice = scanadvice.advise(spec, tables, pool_bytes, qps, flavor, variables, scans=scans)
+    # the run's own pool (its start-up pages, the frames it held) where the advice is for its pool
+    same_pool = run is not None and pool_bytes == int((run.get("server") or {}).get("innodb_buffer_pool_size") or 0)
+    advice = scanadvice.advise(spec, tables, pool_bytes, qps, flavor, variables, scans=scans,
+                               run=run if same_pool else None)
     advice["qps_source"] = qps_source
     if fmt == "json":
         click.echo(json.dumps(scanadvice.to_dict(advice), indent=2))

@@ -139,6 +139,8 @@ def test_scan_advice_from_a_run_names_a_setting_and_ranks_0_below_1000(mariadb_g
     best = at[(doc["best"]["old_blocks_time_ms"], doc["best"]["old_blocks_pct"])]
     assert best["lookup_reads"] == min(p["lookup_reads"] for p in doc["points"])
     assert best["lookup_reads"] <= at[(1000, 37)]["lookup_reads"]
-    # a scan that flushes more of the hot set costs more: at 0 ms, the larger the old sublist the
-    # more of the scan's leaves are made young over the hot pages
-    assert at[(0, 20)]["lookup_reads"] < at[(0, 37)]["lookup_reads"] < at[(0, 50)]["lookup_reads"]
+    # one model: the point at the run's own setting is the run's prediction (the advice takes the
+    # run's pool, its start-up pages and held frames, and only changes the setting)
+    own = at[(1000, 37)]
+    run_predicted = mariadb_grid["runs"][1000]["prediction"]["pages_read"]
+    assert abs(own["lookup_reads"] + own["scan_reads"] - run_predicted) <= 0.005 * run_predicted, (own, run_predicted)
