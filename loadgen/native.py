@@ -423,6 +423,27 @@ def lrusim_mix(pages, flags, n_pages: int, leaf_pages: int, capacity: int, pool_
     return MixSim(*counts, reads)
 
 
+class MixStream:
+    """lrusim_mix fed a piece of the trace at a time (native/lrusim/mix.h mix_begin/feed/end): the
+    same counts as one call over the pieces joined, without holding the whole trace. The
+    arguments as lrusim_mix's after flags; feed() from one thread at a time."""
+
+    def __init__(self, n_pages: int, leaf_pages: int, capacity: int, pool_pages: int, old_pct: float,
+                 old_time_ms: float, ms_per_op: float, ra_threshold: int = 0, ra_area: int = 64, ra_rule: int = 0,
+                 start_pages: int = 0, start_freed: int = 0, batch: int = 0, tick_depth: int = 0,
+                 tick_phase_ms: float = 0.0, tick_period_ms: float = 1000.0, ticks: int = 1):
+        self._state = _load().mixsim_open(n_pages, leaf_pages, capacity, pool_pages, old_pct, old_time_ms, ms_per_op,
+                                          ra_threshold, ra_area, ra_rule, start_pages, start_freed, batch,
+                                          tick_depth, tick_phase_ms, tick_period_ms, ticks)
+
+    def feed(self, pages, flags) -> None:
+        _load().mixsim_feed(self._state, pages, flags)
+
+    def close(self) -> MixSim:
+        counts, reads = _load().mixsim_close(self._state)
+        return MixSim(*counts, reads)
+
+
 def lrusim_mattson(trace, workload: tuple | None, n_pages: int) -> bytes:
     """Plain-LRU stack-distance histogram as bytes of uint64 (index 0 = cold misses)."""
     return _load().lrusim_mattson(trace, workload, n_pages)

@@ -1,6 +1,7 @@
 /*
  * lrusim_mix (mixsim.h): the arguments checked (a bad one is a ValueError), the GIL released
- * around the kernel, the counters and the per-page reads built back.
+ * around the kernel, the counters and the per-page reads built back; mixsim_open / mixsim_feed /
+ * mixsim_close: the same simulation fed a piece at a time (a capsule holds its state).
  */
 #include "mixsim.h"
 
@@ -8,23 +9,32 @@
 
 #include "lrusim/mix.h"
 
-PyObject *loadgen_lrusim_mix(PyObject *self, PyObject *args) {
-    Py_buffer pv, fv;
-    unsigned long long n_pages, leaf_pages, cap, pp, ra_threshold, area, start, freed, batch, tdepth, ticks;
-    double old_pct, old_time_ms, ms_per_op, tphase, tperiod;
-    int ra_rule, rc;
-    mix_counts_t out;
+#define MIX_CAPSULE "loadgen.mix_state"
 
-    if (!PyArg_ParseTuple(args, "y*y*KKKKdddKKiKKKKddK", &pv, &fv, &n_pages, &leaf_pages, &cap, &pp, &old_pct,
-                          &old_time_ms, &ms_per_op, &ra_threshold, &area, &ra_rule, &start, &freed, &batch, &tdepth,
-                          &tphase, &tperiod, &ticks))
-        return NULL;
+typedef struct {
+    unsigned long long n_pages, leaf_pages;
+    sim_cfg_t cfg;
+    lru_params_t params;
+} mix_args_t;
+
+/* The pool's arguments (after the trace's, at args[skip..]) parsed and checked; 0, or -1 with an
+ * exception set. */
+static int parse_pool(PyObject *args, mix_args_t *a, const char *fmt, Py_buffer *pv, Py_buffer *fv) {
+    unsigned long long cap, pp, ra_threshold, area, start, freed, batch, tdepth, ticks;
+    double old_pct, old_time_ms, ms_per_op, tphase, tperiod;
+    int ra_rule, ok;
+    if (pv)
+        ok = PyArg_ParseTuple(args, fmt, pv, fv, &a->n_pages, &a->leaf_pages, &cap, &pp, &old_pct, &old_time_ms,
+                              &ms_per_op, &ra_threshold, &area, &ra_rule, &start, &freed, &batch, &tdepth, &tphase,
+                              &tperiod, &ticks);
+    else
+        ok = PyArg_ParseTuple(args, fmt, &a->n_pages, &a->leaf_pages, &cap, &pp, &old_pct, &old_time_ms, &ms_per_op,
+                              &ra_threshold, &area, &ra_rule, &start, &freed, &batch, &tdepth, &tphase, &tperiod,
+                              &ticks);
+    if (!ok)
+        return -1;
     const char *bad = NULL;
-    uint64_t n = (uint64_t)pv.len / 4;
-    const uint32_t *pages = (const uint32_t *)pv.buf;
-    if (pv.len % 4 || (uint64_t)fv.len != n)
-        bad = "pages must be uint32 and flags one byte per page reference";
-    else if (n_pages < 1 || n_pages >= NIL || leaf_pages > n_pages || cap < 1)
+    if (a->n_pages < 1 || a->n_pages >= NIL || a->leaf_pages > a->n_pages || cap < 1)
         bad = "need 1 <= n_pages < 2**32 - 1, leaf_pages <= n_pages and capacity >= 1";
     else if (ra_threshold > EXTENT_PAGES || area < 1 || area > EXTENT_PAGES || (area & (area - 1)))
         bad = "ra_threshold must be within 0..64 and ra_area a power of two up to 64";
@@ -32,44 +42,154 @@ PyObject *loadgen_lrusim_mix(PyObject *self, PyObject *args) {
         bad = "old_pct must be within 5..95 (innodb_old_blocks_pct)";
     else if (ra_rule != RA_RULE_MARIADB && ra_rule != RA_RULE_MYSQL)
         bad = "ra_rule must be 0 (MariaDB) or 1 (MySQL)";
-    else if (ra_threshold && leaf_pages < 1)
+    else if (ra_threshold && a->leaf_pages < 1)
         bad = "read-ahead needs leaf_pages >= 1 (physical page numbers)";
+    if (bad) {
+        if (pv) {
+            PyBuffer_Release(pv);
+            PyBuffer_Release(fv);
+        }
+        PyErr_SetString(PyExc_ValueError, bad);
+        return -1;
+    }
+    a->cfg = (sim_cfg_t){cap, pp, area, 1.0, 0, start, freed, batch, tdepth, tphase, tperiod, ticks}; /* exact */
+    a->params = (lru_params_t){old_pct, old_time_ms, ms_per_op, ra_threshold, ra_rule};
+    return 0;
+}
+
+/* The trace's buffers checked against the space: NULL, or the reason (buffers released). */
+static const char *check_trace(Py_buffer *pv, Py_buffer *fv, uint64_t n_pages) {
+    const char *bad = NULL;
+    uint64_t n = (uint64_t)pv->len / 4;
+    const uint32_t *pages = (const uint32_t *)pv->buf;
+    if (pv->len % 4 || (uint64_t)fv->len != n)
+        bad = "pages must be uint32 and flags one byte per page reference";
     for (uint64_t i = 0; !bad && i < n; i++)
         if (pages[i] >= n_pages)
             bad = "a page reference is not below n_pages";
-    uint32_t *reads = bad ? NULL : calloc(n_pages, sizeof(uint32_t));
-    if (bad || !reads) {
-        PyBuffer_Release(&pv);
-        PyBuffer_Release(&fv);
-        if (bad)
-            PyErr_SetString(PyExc_ValueError, bad);
-        else
-            PyErr_NoMemory();
+    if (bad) {
+        PyBuffer_Release(pv);
+        PyBuffer_Release(fv);
+    }
+    return bad;
+}
+
+/* ((counters), bytes of uint32 reads per page) of an ended simulation; reads freed. */
+static PyObject *result(const mix_counts_t *out, uint32_t *reads, uint64_t n_pages) {
+    PyObject *per_page = PyBytes_FromStringAndSize((const char *)reads, (Py_ssize_t)(n_pages * sizeof(uint32_t)));
+    free(reads);
+    if (!per_page)
+        return NULL;
+    const lru_counts_t *k = &out->counts;
+    return Py_BuildValue("((KKKKKKKKK)N)", (unsigned long long)k->refs, (unsigned long long)k->misses,
+                         (unsigned long long)k->made_young, (unsigned long long)k->not_young,
+                         (unsigned long long)k->ra_pages, (unsigned long long)k->ra_evicted,
+                         (unsigned long long)out->dirty_evicted, (unsigned long long)out->dirty_at_end,
+                         (unsigned long long)out->filler_reads, per_page);
+}
+
+PyObject *loadgen_lrusim_mix(PyObject *self, PyObject *args) {
+    Py_buffer pv, fv;
+    mix_args_t a;
+    mix_counts_t out;
+    int rc;
+    if (parse_pool(args, &a, "y*y*KKKKdddKKiKKKKddK", &pv, &fv) < 0)
+        return NULL;
+    const char *bad = check_trace(&pv, &fv, a.n_pages);
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, bad);
         return NULL;
     }
-    sim_cfg_t cfg = {cap, pp, area, 1.0, 0, start, freed, batch, tdepth, tphase, tperiod, ticks}; /* exact */
-    lru_params_t params = {old_pct, old_time_ms, ms_per_op, ra_threshold, ra_rule};
-
+    uint32_t *reads = calloc(a.n_pages, sizeof(uint32_t));
+    if (!reads) {
+        PyBuffer_Release(&pv);
+        PyBuffer_Release(&fv);
+        return PyErr_NoMemory();
+    }
     Py_BEGIN_ALLOW_THREADS
-    rc = lrusim_mix(pages, (const uint8_t *)fv.buf, n, &cfg, &params, n_pages, leaf_pages, &out, reads);
+    rc = lrusim_mix((const uint32_t *)pv.buf, (const uint8_t *)fv.buf, (uint64_t)pv.len / 4, &a.cfg, &a.params,
+                    a.n_pages, a.leaf_pages, &out, reads);
     Py_END_ALLOW_THREADS
-
     PyBuffer_Release(&pv);
     PyBuffer_Release(&fv);
     if (rc < 0) {
         free(reads);
         return PyErr_NoMemory();
     }
-    PyObject *per_page = PyBytes_FromStringAndSize((const char *)reads, (Py_ssize_t)(n_pages * sizeof(uint32_t)));
-    free(reads);
-    if (!per_page)
+    return result(&out, reads, a.n_pages);
+}
+
+static void drop_state(PyObject *capsule) {
+    mix_state_t *s = PyCapsule_GetPointer(capsule, MIX_CAPSULE);
+    if (s) {
+        mix_free(s);
+        free(s);
+    }
+}
+
+PyObject *loadgen_mixsim_open(PyObject *self, PyObject *args) {
+    mix_args_t a;
+    if (parse_pool(args, &a, "KKKKdddKKiKKKKddK", NULL, NULL) < 0)
         return NULL;
-    const lru_counts_t *k = &out.counts;
-    return Py_BuildValue("((KKKKKKKKK)N)", (unsigned long long)k->refs, (unsigned long long)k->misses,
-                         (unsigned long long)k->made_young, (unsigned long long)k->not_young,
-                         (unsigned long long)k->ra_pages, (unsigned long long)k->ra_evicted,
-                         (unsigned long long)out.dirty_evicted, (unsigned long long)out.dirty_at_end,
-                         (unsigned long long)out.filler_reads, per_page);
+    mix_state_t *s = malloc(sizeof(*s));
+    if (!s || mix_begin(s, &a.cfg, &a.params, a.n_pages, a.leaf_pages) < 0) {
+        free(s);
+        return PyErr_NoMemory();
+    }
+    PyObject *capsule = PyCapsule_New(s, MIX_CAPSULE, drop_state);
+    if (!capsule) {
+        mix_free(s);
+        free(s);
+    }
+    return capsule;
+}
+
+/* The capsule's state, or NULL with an exception (not a state, or one already closed). */
+static mix_state_t *state_of(PyObject *capsule) {
+    mix_state_t *s = PyCapsule_GetPointer(capsule, MIX_CAPSULE);
+    if (s && !s->dirty) {
+        PyErr_SetString(PyExc_ValueError, "the simulation was closed");
+        return NULL;
+    }
+    return s;
+}
+
+PyObject *loadgen_mixsim_feed(PyObject *self, PyObject *args) {
+    PyObject *capsule;
+    Py_buffer pv, fv;
+    if (!PyArg_ParseTuple(args, "Oy*y*", &capsule, &pv, &fv))
+        return NULL;
+    mix_state_t *s = state_of(capsule);
+    const char *bad = s ? check_trace(&pv, &fv, s->n_pages) : NULL;
+    if (!s || bad) {
+        if (bad)
+            PyErr_SetString(PyExc_ValueError, bad);
+        else {
+            PyBuffer_Release(&pv);
+            PyBuffer_Release(&fv);
+        }
+        return NULL;
+    }
+    /* one caller at a time per state (loadgen/analysis/tracesim.py feeds each from one task) */
+    Py_BEGIN_ALLOW_THREADS
+    mix_feed(s, (const uint32_t *)pv.buf, (const uint8_t *)fv.buf, (uint64_t)pv.len / 4);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&pv);
+    PyBuffer_Release(&fv);
+    Py_RETURN_NONE;
+}
+
+PyObject *loadgen_mixsim_close(PyObject *self, PyObject *capsule) {
+    mix_state_t *s = state_of(capsule);
+    if (!s)
+        return NULL;
+    uint64_t n_pages = s->n_pages;
+    uint32_t *reads = calloc(n_pages, sizeof(uint32_t));
+    if (!reads)
+        return PyErr_NoMemory();
+    mix_counts_t out;
+    mix_end(s, &out, reads);
+    return result(&out, reads, n_pages);
 }
 
 int loadgen_mixsim_exec(PyObject *module) {

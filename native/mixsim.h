@@ -9,6 +9,9 @@
 #include "native.h"
 
 PyObject *loadgen_lrusim_mix(PyObject *self, PyObject *args);
+PyObject *loadgen_mixsim_open(PyObject *self, PyObject *args);
+PyObject *loadgen_mixsim_feed(PyObject *self, PyObject *args);
+PyObject *loadgen_mixsim_close(PyObject *self, PyObject *capsule);
 
 /* The flag bits of a reference (MIX_MOVE, MIX_WRITE, MIX_OP, MIX_NEW) as module constants. */
 int loadgen_mixsim_exec(PyObject *module);
@@ -19,7 +22,13 @@ int loadgen_mixsim_exec(PyObject *module);
      "lrusim_mix(pages, flags, n_pages, leaf_pages, capacity, pool_pages, old_pct, old_time_ms, "             \
      "ms_per_op, ra_threshold, ra_area, ra_rule, start_pages, start_freed, batch, tick_depth, "               \
      "tick_phase_ms, tick_period_ms, ticks) -> ((refs, misses, made_young, not_young, read_ahead, "           \
-     "read_ahead_evicted, dirty_evicted, dirty_at_end, filler_reads), bytes of uint32 reads per page)"},
+     "read_ahead_evicted, dirty_evicted, dirty_at_end, filler_reads), bytes of uint32 reads per page)"},     \
+    {"mixsim_open", loadgen_mixsim_open, METH_VARARGS,                                                              \
+     "mixsim_open(n_pages, leaf_pages, capacity, ... as lrusim_mix after flags) -> the state of a simulation "   \
+     "fed a piece at a time"},                                                                                \
+    {"mixsim_feed", loadgen_mixsim_feed, METH_VARARGS,                                                              \
+     "mixsim_feed(state, pages, flags): the next piece of the trace (GIL released)"},                            \
+    {"mixsim_close", loadgen_mixsim_close, METH_O, "mixsim_close(state) -> what lrusim_mix returns over the pieces"},
 /* clang-format on */
 
 #endif /* LOADGEN_MIXSIM_H */

@@ -57,7 +57,7 @@ from .. import native
 from ..errors import UsageError
 from ..workload import mix as mixspec
 from ..workload.opstream import Generator
-from . import intervals
+from . import intervals, mixpages
 from .mixpages import (PRIMARY, Refs, Space, Trace, Tree, exclusive_cumsum, hcat, point_refs, positions, scan_refs,
                        stepped_columns, table_order, walks)
 from .keymodel import held_pages
@@ -256,8 +256,8 @@ def add_ops(trace: Trace, mapper: Mapper, stream: np.ndarray, key: np.ndarray, l
     if n == 0:
         return
     spec, space = mapper.spec, mapper.space
-    done = [(where, mapper.op_refs(int(i), key[where], length[where]))
-            for i in np.unique(stream) for where in [np.nonzero(stream == i)[0]]]
+    by_stream = dict(mixpages.groups(stream))
+    done = [(where, mapper.op_refs(i, key[where], length[where])) for i, where in by_stream.items()]
     writes = np.array([spec.streams[i].writes for i in range(len(spec.streams))], dtype=bool)[stream]
     if space.rollback_segments and writes.any():
         w_at = np.nonzero(writes)[0]
@@ -290,7 +290,7 @@ def add_ops(trace: Trace, mapper: Mapper, stream: np.ndarray, key: np.ndarray, l
                 purge.append((r_at[~plain], undo_purge_refs(space, t[~plain])))
         # then does its work in the B-trees
         for i in np.unique(stream[w_at]):
-            where = np.nonzero(stream == i)[0]
+            where = by_stream[int(i)]
             r = mapper.purge_refs(int(i), key[where])
             if r is not None:
                 purge.append((where, r))
@@ -400,11 +400,7 @@ def simulate(trace: Trace, space: Space, pool, leaf_pages: int, span: list | Non
                               *pool.tick_args(ph)) for ph in pool.phases()]
     if span is not None:
         span[:] = [min(r.misses for r in runs), max(r.misses for r in runs)]
-    if len(runs) == 1:
-        return runs[0]
-    reads = np.mean([np.frombuffer(r.reads, dtype=np.uint32) for r in runs], axis=0).round().astype(np.uint32)
-    fields = [round(sum(getattr(r, f) for r in runs) / len(runs)) for f in native.MixSim._fields[:-1]]
-    return native.MixSim(*fields, reads.tobytes())
+    return mixpages.mean_sim(runs)
 
 
 def space_of(spec: mixspec.MixSpec, tables: dict, flavor: str, done: int,

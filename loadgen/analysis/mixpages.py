@@ -21,7 +21,11 @@ from .geometry import DEFAULT_FANOUT, Geometry, leaf_jitter
 
 MOVE, WRITE, OP, NEW = native.mix_flags()  # a reference's flags for the kernel (native/lrusim/mix.h)
 PRIMARY = "PRIMARY"
-MAX_REFS = 50_000_000  # 5 bytes each, held twice while joined: 500 MB at most
+# A mix's trace (mixmodel.build_trace) is held whole: 5 bytes a reference (a uint32 page, a uint8
+# flag), joined in place (Trace.arrays: each block freed as it is copied), so 500M hold 2.5 GB, a
+# tenth of the 24 GiB machine (computed; a mix that size was not run). It was 50M while joining
+# held the trace twice. A captured op trace is not held at all (tracesim.PoolFeed): no limit there.
+MAX_REFS = 500_000_000
 # A full scan reads a leaf's rows over several row_search_mvcc calls (one row, then the fetch
 # cache's 8, per call), each restoring its cursor on the leaf (buf_page_optimistic_get makes the
 # page young when due): the leaf is accessed again right after its first access. That second
@@ -87,7 +91,7 @@ class Tree:
         """The leaf (index in the tree) of clustered keys: the start's rows on the start's leaves
         (leaf_starts); keys past them (inserted at the end) on the new leaves."""
         key = np.asarray(key).astype(np.int64)
-        old = np.searchsorted(self.leaf_starts(), np.clip(key, 1, self.rows), side="right") - 1
+        old = leaf_index(self.leaf_starts(), np.clip(key, 1, self.rows), self.rows)
         new = self.leaf_pages + ((key - self.rows - 1) // self.rows_per_leaf).astype(np.int64)
         return np.where(key <= self.rows, old, np.minimum(new, self.all_leaves - 1))
 
@@ -117,6 +121,48 @@ class Tree:
         cols.reverse()  # root first
         cols.append(self.base + leaf)
         return np.stack(cols, axis=1) if len(cols) > 1 else (self.base + leaf)[:, None]
+
+
+def leaf_index(starts: np.ndarray, key: np.ndarray, rows: int) -> np.ndarray:
+    """searchsorted(starts, key, side="right") - 1 for keys 1..rows on leaves whose first keys
+    (starts, non-decreasing, starts[0] = 1) lie near k * rows / L: the even spread's leaf, then
+    steps to a neighbour while the key is not on it (a few at most: the jitter is 2 keys). 3-4x
+    faster than the binary search, which missed the cache on every level (bench/predict_speed.py)."""
+    n_leaves = len(starts)
+    at = np.minimum(((key - 1) * (n_leaves / max(rows, 1))).astype(np.int64), n_leaves - 1)
+    np.maximum(at, 0, out=at)
+    todo = np.arange(len(key))
+    while len(todo):
+        a, k = at[todo], key[todo]
+        up = starts[np.minimum(a + 1, n_leaves - 1)] <= k
+        up &= a + 1 < n_leaves
+        down = starts[a] > k
+        moved = up | down
+        at[todo] = a + up - down
+        todo = todo[moved]
+    return at
+
+
+def mean_sim(runs: list) -> native.MixSim:
+    """The pool's runs over MySQL's cleaner phases as one (model.mean_over_phases): each counter's and
+    each page's reads' mean, rounded; one run as it is."""
+    if len(runs) == 1:
+        return runs[0]
+    reads = np.mean([np.frombuffer(r.reads, dtype=np.uint32) for r in runs], axis=0).round().astype(np.uint32)
+    fields = [round(sum(getattr(r, f) for r in runs) / len(runs)) for f in native.MixSim._fields[:-1]]
+    return native.MixSim(*fields, reads.tobytes())
+
+
+def groups(values: np.ndarray) -> list[tuple[int, np.ndarray]]:
+    """(value, where it is) for each distinct value, in ascending order, `where` ascending: as
+    np.nonzero(values == v) for each np.unique(values), in one sort instead of a pass a value."""
+    if not len(values):
+        return []
+    small = values.astype(np.int16) if 0 <= values.min() and values.max() < 32767 else values
+    order = np.argsort(small, kind="stable")  # stable: each value's places in ascending order
+    v = values[order]
+    cut = np.flatnonzero(v[1:] != v[:-1]) + 1
+    return [(int(v[at]), where) for at, where in zip(np.concatenate([[0], cut]), np.split(order, cut))]
 
 
 def mix64(x: np.ndarray) -> np.ndarray:
@@ -153,9 +199,22 @@ class Trace:
         self.flags.append(flags.astype(np.uint8, copy=False))
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:
-        if not self.pages:
-            return np.zeros(0, np.uint32), np.zeros(0, np.uint8)
-        return np.concatenate(self.pages), np.concatenate(self.flags)
+        """The references as two arrays, joined once (later calls get the same arrays): each block
+        is copied into its place and dropped, so the join holds the trace once plus one block."""
+        if len(self.pages) != 1:
+            self.pages, self.flags = [_join(self.pages, np.uint32, self.n)], [_join(self.flags, np.uint8, self.n)]
+        return self.pages[0], self.flags[0]
+
+
+def _join(blocks: list[np.ndarray], dtype, n: int) -> np.ndarray:
+    out = np.empty(n, dtype=dtype)
+    at = 0
+    blocks.reverse()  # popped from the end: the first block first
+    while blocks:
+        b = blocks.pop()
+        out[at:at + len(b)] = b
+        at += len(b)
+    return out
 
 
 class Space:

@@ -22,6 +22,7 @@ from ..workload import optrace as ot
 from . import mixmodel as mm
 from . import mixpages as mp
 from .pool import under_writes
+from .tracesim import PoolFeed
 from .undomodel import txns_per_undo_page_of, undo_space, without_rseg_pages
 
 MODEL = "innodb-lru-mix-trace"
@@ -30,6 +31,9 @@ _OPS = {ot.POINT: "read", ot.RANGE: "range", ot.SCAN: "scan", ot.UPDATE: "update
 INSERT_AT = "insert-at"
 RANGE_SECONDARY = "range-secondary"  # a secondary index's entries, then each one's row
 I64_MAX = (1 << 63) - 1
+# operations placed and turned into references at a time: numpy's work per call is spread over 4x
+# optrace's chunk (bench/predict_speed.py); any size gives the same references (test_tracespeed.py)
+CHUNK_OPS = 1 << 18
 
 
 @dataclass(frozen=True)
@@ -291,7 +295,7 @@ def predict(path, tables: dict[str, dict], pools: list, flavor: str = "mariadb")
 
     meta, count, _ = ot.read_header(path)
     plan = TracePlan(meta, tables)
-    chunks = [plan.map(a) for a in ot.chunks(path)]  # placed once: the inserts' keys are counted here
+    chunks = [plan.map(a) for a in ot.chunks(path, CHUNK_OPS)]  # placed once: the inserts' keys are counted here
     spec = plan.spec()
     if not spec.streams:
         raise UsageError(f"none of the trace's {count:,} operations falls inside its tables",
@@ -322,17 +326,20 @@ def predict(path, tables: dict[str, dict], pools: list, flavor: str = "mariadb")
             mask = next(k[3] for k, v in plan.ids.items() if v == i)
             mapper.indexed[i] = [space.tree_of(s.table, ix) for j, ix in enumerate(bits)
                                  if mask >> j & 1 and (s.table, ix) in space.trees]
-    trace = mp.Trace()
-    done = 0
-    for stream, key, length, txn in chunks:
-        mm.add_ops(trace, mapper, stream, key, length, done, txn)
-        done += len(stream)
     first = space.tree_of(order[0], None)
+    done = 0
+    with PoolFeed(space, [p for _, p in pools], first.all_leaves) as feed:
+        while chunks:  # each chunk's references simulated while the next one's are built, then dropped
+            stream, key, length, txn = chunks.pop(0)
+            trace = mp.Trace()
+            mm.add_ops(trace, mapper, stream, key, length, done, txn)
+            feed.feed(*trace.arrays())
+            done += len(stream)
+        sims = feed.close()
     out = {"model": MODEL, "trace": str(path), "operations": count, "simulated": done,
            "skipped": {k: v for k, v in plan.skipped.items() if v}, "operations_by_kind": dict(plan.ops),
            "pools": []}
-    for pool_bytes, pool in pools:
-        sim = mm.simulate(trace, space, pool, first.all_leaves)
+    for (pool_bytes, pool), sim in zip(pools, sims):
         reads = np.frombuffer(sim.reads, dtype=np.uint32)
         per: dict[str, dict] = {}
         for (name, idx), tree in space.trees.items():
@@ -359,10 +366,12 @@ def _dense_txns(chunks: list) -> tuple[list, int]:
     """The chunks with their write transactions numbered 0, 1, ... in order (the capture numbers
     every BEGIN..COMMIT, read-only ones too; the rollback segments are taken in turn by the
     transactions that write), and how many there are."""
-    ids = np.unique(np.concatenate([c[3] for c in chunks])) if chunks else np.zeros(0, np.int64)
+    # each chunk's own first, then their union: the whole trace's numbers are never sorted at once
+    ids = np.unique(np.concatenate([np.unique(c[3]) for c in chunks])) if chunks else np.zeros(0, np.int64)
     ids = ids[ids > 0]
-    out = [(s, k, n, np.searchsorted(ids, t).astype(np.int64)) for s, k, n, t in chunks]
-    return out, len(ids)
+    for i, (s, k, n, t) in enumerate(chunks):  # in place: one chunk's numbers twice at a time, not all
+        chunks[i] = (s, k, n, np.searchsorted(ids, t).astype(np.int64))
+    return chunks, len(ids)
 
 
 def _bits(meta: dict, table: str) -> list[str]:

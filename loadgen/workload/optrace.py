@@ -111,6 +111,12 @@ class Writer:
         if self._n == CHUNK_RECORDS:
             self._flush()
 
+    def add_records(self, records: np.ndarray) -> None:
+        """Records (RECORD) appended as a block, after those added one by one."""
+        self._flush()
+        self._f.write(np.ascontiguousarray(records, dtype=RECORD).tobytes())
+        self.count += len(records)
+
     def _flush(self) -> None:
         self._f.write(self._buf[:self._n].tobytes())
         self.count += self._n
@@ -188,15 +194,15 @@ def read_header(path) -> tuple[dict, int, int]:
     return meta, count, start
 
 
-def chunks(path) -> Iterator[np.ndarray]:
-    """The records in order, CHUNK_RECORDS at a time (trees checked against the meta)."""
+def chunks(path, records: int | None = None) -> Iterator[np.ndarray]:
+    """The records in order, `records` (CHUNK_RECORDS) at a time (trees checked against the meta)."""
     meta, count, start = read_header(path)
     n_trees = len(meta["trees"])
     with open(path, "rb") as f:
         f.seek(start)
         left = count
         while left:
-            want = min(left, CHUNK_RECORDS)
+            want = min(left, records or CHUNK_RECORDS)
             a = np.frombuffer(f.read(want * RECORD.itemsize), dtype=RECORD)
             if len(a) != want:
                 raise _fail(path, "truncated")

@@ -28,6 +28,21 @@ typedef struct {
     uint64_t filler_reads;  /* pages MySQL's read-ahead read that have no page number (layout.h) */
 } mix_counts_t;
 
+/* One pool's simulation fed in pieces (a trace too long to hold): mix_begin, mix_feed with each
+ * piece in order, mix_end (which frees it; mix_free alone when it is dropped). The same counts
+ * as lrusim_mix over the pieces joined. */
+typedef struct {
+    lru_t m;
+    uint8_t *dirty; /* NULL once freed */
+    uint64_t n_pages, evicted;
+    double now_ms;
+} mix_state_t;
+
+int mix_begin(mix_state_t *s, const sim_cfg_t *c, const lru_params_t *p, uint64_t n_pages, uint64_t leaf_pages);
+void mix_feed(mix_state_t *s, const uint32_t *pages, const uint8_t *flags, uint64_t n);
+void mix_end(mix_state_t *s, mix_counts_t *out, uint32_t *reads);
+void mix_free(mix_state_t *s);
+
 /* InnoDB's LRU (pool c, params p) over pages[0..n) with flags[0..n), a space of n_pages pages
  * whose first leaf_pages are the physical-layout leaves; reads[n_pages] (zeroed by the caller,
  * may be NULL) gets each page's reads. Returns -1 on allocation failure. */

@@ -1,0 +1,108 @@
+"""predict --trace's fast paths (bench/predict_speed.py) give what the plain ones gave: the leaf of a
+key without a binary search, the ops grouped by stream in one sort, the trace joined in place, the
+pools fed chunk by chunk in threads (tracesim.PoolFeed) whatever the chunks' size."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from loadgen.analysis import mixpages as mp
+from loadgen.analysis import tracegeometry, tracemodel
+from loadgen.workload import optrace as ot
+
+
+@pytest.mark.parametrize("rows,leaves", [(10_000_000, 85_000), (1_234_567, 9_999), (1000, 990), (1000, 400),
+                                         (50, 20), (5, 5), (100, 1)])
+def test_leaf_index_is_the_binary_search(rows, leaves):
+    starts = mp.Tree("t", "PRIMARY", rows, leaves, 3).leaf_starts()
+    key = np.concatenate([np.random.default_rng(rows).integers(1, rows + 1, 50_000), starts, starts - 1, [1, rows]])
+    key = np.clip(key, 1, rows)
+    assert (mp.leaf_index(starts, key, rows) == np.searchsorted(starts, key, side="right") - 1).all()
+
+
+def test_groups_are_nonzero_of_each_value():
+    v = np.random.default_rng(3).integers(0, 40, 10_000)
+    for big in (0, 1 << 40):
+        got = mp.groups(v + big)
+        assert [g for g, _ in got] == list(np.unique(v + big))
+        assert all((w == np.nonzero(v + big == g)[0]).all() for g, w in got)
+    assert mp.groups(np.zeros(0, np.int64)) == []
+
+
+def test_trace_joined_in_place():
+    t = mp.Trace()
+    blocks = [np.arange(i, i + 7, dtype=np.uint32) for i in range(0, 70, 7)]
+    for b in blocks:
+        t.add(b, (b % 3).astype(np.uint8))
+    pages, flags = t.arrays()
+    assert (pages == np.concatenate(blocks)).all() and (flags == np.concatenate(blocks) % 3).all()
+    assert t.arrays()[0] is pages  # joined once
+    t.add(np.array([5], np.uint32), np.array([1], np.uint8))
+    assert len(t.arrays()[0]) == 71 and t.arrays()[0][-1] == 5
+
+
+def _trace(path, ops: int, rows: int) -> dict:
+    """Points on skewed keys, ranges with and without a LIMIT, updates of k, inserts at the end, deletes."""
+    rng = np.random.default_rng(7)
+    w = ot.Writer(path)
+    trees = np.array([w.tree("app.t1", ot.PRIMARY), w.tree("app.t2", ot.PRIMARY)], dtype=np.uint16)
+    r = np.zeros(ops, dtype=ot.RECORD)
+    kinds = np.array([ot.POINT, ot.RANGE, ot.UPDATE, ot.INSERT, ot.DELETE], dtype=np.uint8)
+    r["kind"] = kind = kinds[rng.choice(5, ops, p=[0.6, 0.15, 0.12, 0.08, 0.05])]
+    r["tree"] = trees[rng.choice(2, ops, p=[0.7, 0.3])]
+    r["lo"] = r["hi"] = np.where(rng.random(ops) < 0.8, rng.integers(1, rows // 20, ops) * 20,
+                                 rng.integers(1, rows + 1, ops))
+    ranges = kind == ot.RANGE
+    r["hi"][ranges] += 49
+    r["extra"][ranges] = np.where(rng.random(int(ranges.sum())) < 0.5, 10, 0)
+    r["extra"][kind == ot.UPDATE] = 1
+    writes = np.isin(kind, (ot.INSERT, ot.UPDATE, ot.DELETE))
+    r["hi"][writes] = 1 + np.arange(int(writes.sum())) // 2  # two writes a transaction
+    r["flags"][kind == ot.INSERT] = ot.AUTO
+    w.add_records(r[: ops // 2])
+    for rec in r[ops // 2: ops // 2 + 3]:  # the one-by-one add and the block add in one file
+        w.add(int(rec["kind"]), int(rec["tree"]), int(rec["lo"]), int(rec["hi"]), int(rec["flags"]), int(rec["extra"]))
+    w.add_records(r[ops // 2 + 3:])
+    w.close({"tables": {f"app.t{i}": {"primary_key": ["id"], "indexes": {f"k_{i}": ["k"]}} for i in (1, 2)}})
+    return {f"t{i}": {"id": 8, "k": 4, "c": 100} for i in (1, 2)}
+
+
+@pytest.mark.parametrize("flavor", ["mariadb", "mysql"])
+def test_fast_paths_predict_what_the_plain_ones_did(tmp_path, monkeypatch, flavor):
+    out = tmp_path / "t.optrace"
+    widths = _trace(out, 30_000, 200_000)
+    meta, count, _ = ot.read_header(out)
+    assert count == 30_000 and (np.concatenate(list(ot.chunks(out)))["kind"] > 0).all()
+    tables = tracegeometry.offline_geometry(meta, {"*": 200_000}, widths)
+    pools = tracegeometry.pools_of([2 << 20, 4 << 20, 8 << 20, 64 << 20], flavor, {}, 2000.0)
+    monkeypatch.setattr(tracemodel, "CHUNK_OPS", 4096)  # 8 chunks, each simulated while the next is built
+    fast = tracemodel.predict(out, tables, pools, flavor)
+    # the plain paths: the binary search, a pass a stream, the whole trace in one piece (lrusim_mix's loop)
+    monkeypatch.setattr(mp, "leaf_index", lambda starts, key, rows: np.searchsorted(starts, key, side="right") - 1)
+    monkeypatch.setattr(mp, "groups", lambda v: [(int(i), np.nonzero(v == i)[0]) for i in np.unique(v)])
+    monkeypatch.setattr(tracemodel, "CHUNK_OPS", 1 << 30)
+    plain = tracemodel.predict(out, tables, pools, flavor)
+    assert fast == plain
+    reads = [p["pages_read"] for p in fast["pools"]]
+    assert reads[0] > 2 * reads[-1] > 0  # a curve, not one figure (the small pools' order is not monotone)
+
+
+@pytest.mark.parametrize("ticks", [(0, 0.0, 1000.0, 1), (8, 250.0, 1000.0, 0)])
+def test_a_simulation_fed_in_pieces_is_the_one_over_the_whole_trace(ticks):
+    """native.MixStream (mix_begin/feed/end) against lrusim_mix: reads, writes, new pages, leaf steps."""
+    from loadgen import native
+
+    rng = np.random.default_rng(11)
+    n_pages, n = 5_000, 200_000
+    pages = np.where(rng.random(n) < 0.7, rng.integers(0, 300, n), rng.integers(0, n_pages, n)).astype(np.uint32)
+    flags = rng.choice(np.array([0, mp.MOVE, mp.WRITE, mp.OP, mp.OP | mp.WRITE, mp.NEW], np.uint8), n)
+    args = (n_pages, 2_000, 900, 1_000, 37.0, 1000.0, 0.5, 56, 64, 0, 100, 50, 32 if ticks[0] else 0, *ticks)
+    whole = native.lrusim_mix(pages, flags, *args)
+    s = native.MixStream(*args)
+    for a, b in ((0, 1), (1, 77_777), (77_777, 77_777), (77_777, n)):
+        s.feed(pages[a:b], flags[a:b])
+    assert s.close() == whole and whole.misses > 0
+    with pytest.raises(ValueError, match="closed"):
+        s.feed(pages[:1], flags[:1])
+    with pytest.raises(ValueError, match="below n_pages"):
+        native.MixStream(*args).feed(np.array([n_pages], np.uint32), np.zeros(1, np.uint8))
