@@ -9,6 +9,7 @@ from ..errors import UsageError
 from .options import stderr_console, stdout_console
 
 MIN_SPAN_S = 1.0  # a log shorter than this gives no rate: --qps
+WRITE_KINDS = ("insert", "update", "delete")  # operations_by_kind's writes
 
 
 def run(trace_path, dsn, schema, rows, pools_text, flavor, variables, qps, qps_given, fmt) -> None:
@@ -30,6 +31,7 @@ def run(trace_path, dsn, schema, rows, pools_text, flavor, variables, qps, qps_g
             tables = tracegeometry.server_tables(conn, names)
             flavor = _flavor(conn) if flavor is None else flavor
             variables = {**_variables(conn), **variables}
+            buffering = _change_buffering(conn, flavor)
         finally:
             conn.close()
         for t in tables.values():
@@ -54,6 +56,14 @@ def run(trace_path, dsn, schema, rows, pools_text, flavor, variables, qps, qps_g
         qps = on_tables / span  # innodb_old_blocks_time is real time: the log's own rate
     pools = tracegeometry.pools_of(pool_bytes, flavor, variables, qps)
     doc = tracemodel.predict(trace_path, tables, pools, flavor)
+    if dsn:
+        doc["change_buffering"] = buffering
+        writes = sum(int(doc["operations_by_kind"].get(k) or 0) for k in WRITE_KINDS)
+        if buffering and writes:
+            err.print(f"[yellow]note: the server buffers secondary-index changes (innodb_change_buffering="
+                      f"{buffering}) and merges them when it chooses; the model has none, so the index leaf "
+                      f"reads it predicts for the trace's {writes:,} writes may come later or not at all "
+                      "(docs/capture.md)[/]", highlight=False)
     doc.update({"flavor": flavor, "qps": round(qps, 1), "tables": tables,
                 "capture": {k: meta.get(k) for k in ("source", "statements", "no_table", "modelled", "unmodelled",
                                                      "top_unmodelled", "span_s")}})
@@ -67,6 +77,17 @@ def _flavor(conn) -> str:
     from .. import db
 
     return "mysql" if db.server_flavor(conn).name == "mysql" else "mariadb"
+
+
+def _change_buffering(conn, flavor: str) -> str | None:
+    """innodb_change_buffering where it is on: MySQL's (8.4 starts with none, Debian's 9.7.4 with
+    all); MariaDB ignores it from 10.9 and has no change buffer from 11.0. None: off."""
+    from .. import db
+
+    if flavor != "mysql":
+        return None
+    got = db.global_variables(conn, ["innodb_change_buffering"]).get("innodb_change_buffering", "none")
+    return None if got.lower() in ("none", "off", "0") else got
 
 
 def _variables(conn) -> dict:

@@ -139,6 +139,37 @@ def test_app_traffic_captured_and_predicted_mysql(shop_mysql, tmp_path, pool_mib
 
 
 @pytest.mark.docker
+def test_predict_says_when_the_server_buffers_index_changes(shop_mysql, tmp_path):
+    """predict --trace --dsn on a trace with writes names a MySQL server's change buffer where it
+    is on (the model has none) and records the setting; with it off it says nothing."""
+    log = "/tmp/shop-buffering.log"
+    conn = shop_mysql.connect()
+    try:
+        first_new = shopapp.next_order(conn)
+    finally:
+        conn.close()
+    _sql(shop_mysql, f"SET GLOBAL general_log_file = '{log}'", "SET GLOBAL general_log = ON")
+    conn = shop_mysql.connect()
+    try:
+        shopapp.run(conn, CUSTOMERS, 300, 3, first_new)
+    finally:
+        conn.close()
+    trace = tmp_path / "buffering.optrace"
+    _, dsn, env, _ = _captured(shop_mysql, log, tmp_path / "buffering.log", trace)
+    said = {}
+    try:
+        for setting in ("all", "none"):
+            _sql(shop_mysql, f"SET GLOBAL innodb_change_buffering = '{setting}'")
+            res = run_loadgen("predict", "--trace", str(trace), "--dsn", dsn, "--pool", "64M", "--format", "json",
+                              env=env)
+            assert res.returncode == 0, res.stderr[-2000:]
+            said[setting] = (json.loads(res.stdout)["change_buffering"], "innodb_change_buffering=" in res.stderr)
+    finally:
+        _sql(shop_mysql, "SET GLOBAL innodb_change_buffering = 'none'")  # as the fixture starts it
+    assert said == {"all": ("all", True), "none": (None, False)}, said
+
+
+@pytest.mark.docker
 def test_app_traffic_captured_from_performance_schema_mysql(shop_mysql, tmp_path):
     """`trace capture --performance-schema --dsn` polls the statement history while the application
     runs: its statements on tables are modelled (joins through EXPLAIN) and the share of the rows
