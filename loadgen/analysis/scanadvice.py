@@ -25,6 +25,7 @@ from ..workload import mix as mixspec
 from . import mixmodel as mm
 from . import mixpages as mp
 from .geometry import ROWS_PER_LEAF, estimate_geometry
+from .intervals import table_interval
 from .pool import pool_model, under_writes
 from .undomodel import without_rseg_pages
 
@@ -48,6 +49,9 @@ class Point:
     lookup_refs_after: int  # the lookups' references from the first scan on
     hit_ratio_after: float  # over those references, with the scans
     hit_ratio_after_no_scan: float
+    # how far the run's pages read (lookup_reads + scan_reads) can be off: a mix's interval (intervals.table_interval)
+    reads_low: int = 0
+    reads_high: int = 0
 
     @property
     def extra_reads(self) -> int:
@@ -183,7 +187,8 @@ def advise(spec: mixspec.MixSpec, tables: dict[str, dict], pool_bytes: int, qps:
             refs_after = base_refs - pre_refs
             points.append(Point(t_ms, pct, lookups, base_total, scan_reads, refs_after,
                                 1 - (lookups - pre) / refs_after if refs_after else 1.0,
-                                1 - (base_total - pre) / refs_after if refs_after else 1.0))
+                                1 - (base_total - pre) / refs_after if refs_after else 1.0,
+                                *table_interval(total, pool, spec.writes)))
     best = rank(points)[0]
     now = next((p for p in points if (p.old_blocks_time_ms, p.old_blocks_pct) == current), None)
     return {"points": points, "best": best, "current": now, "qps": qps, "pool_bytes": pool_bytes,

@@ -11,7 +11,7 @@ from ..errors import UsageError
 from .options import stderr_console, stdout_console
 
 HEADERS = ["old time ms", "old pct", "lookup reads", "no scan", "extra reads",
-           "hit loss pts", "scan reads", ""]
+           "hit loss pts", "scan reads", "pages read (interval)", ""]
 
 
 def scan_advice(workload: str | None, result_file, pool: str | None, qps: float, qps_given: bool, rows: int | None,
@@ -66,7 +66,8 @@ def scan_advice(workload: str | None, result_file, pool: str | None, qps: float,
         mark = "best" if p == best else ("current" if p == now else "")
         rows_out.append([f"{p.old_blocks_time_ms:,}", f"{p.old_blocks_pct}", f"{p.lookup_reads:,}",
                          f"{p.lookup_reads_no_scan:,}", f"{p.extra_reads:+,}", f"{p.hit_ratio_loss_pct:.2f}",
-                         f"{p.scan_reads:,}", mark])
+                         f"{p.scan_reads:,}",
+                         f"{p.lookup_reads + p.scan_reads:,} ({p.reads_low:,} .. {p.reads_high:,})", mark])
     at = ", ".join(f"op {op:,} ({', '.join(names)})" for op, names in sorted(advice["scan_ops"].items()))
     out = stdout_console()
     out.print(rich_table(HEADERS, rows_out, title=f"scan advice: {spec.source}, pool {pool_bytes >> 20}M, {flavor}, "

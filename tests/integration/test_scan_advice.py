@@ -142,5 +142,10 @@ def test_scan_advice_from_a_run_names_a_setting_and_ranks_0_below_1000(mariadb_g
     # one model: the point at the run's own setting is the run's prediction (the advice takes the
     # run's pool, its start-up pages and held frames, and only changes the setting)
     own = at[(1000, 37)]
-    run_predicted = mariadb_grid["runs"][1000]["prediction"]["pages_read"]
+    run_prediction = mariadb_grid["runs"][1000]["prediction"]
+    run_predicted = run_prediction["pages_read"]
     assert abs(own["lookup_reads"] + own["scan_reads"] - run_predicted) <= 0.005 * run_predicted, (own, run_predicted)
+    # and every point carries the interval a mix's prediction has: the run's, at its setting
+    assert all(p["reads_low"] < p["lookup_reads"] + p["scan_reads"] < p["reads_high"] for p in doc["points"])
+    assert abs(own["reads_low"] - run_prediction["reads_low"]) <= 0.005 * run_predicted
+    assert abs(own["reads_high"] - run_prediction["reads_high"]) <= 0.005 * run_predicted
