@@ -14,13 +14,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import tempfile
 from pathlib import Path
 
-from foreign_traffic import fetch_log, loadgen, pages_read, sql, start_server
+from foreign_traffic import bench_setup, fetch_log, loadgen, pages_read, sql
 
 from loadgen import db
-from loadgen.units import parse_size
 
 import subprocess
 
@@ -108,11 +106,7 @@ def main() -> None:
     ap.add_argument("--image", default=None, help="a container image (loadgen/mysql:9.7) instead of the local mariadbd")
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
-    home = Path(a.home or tempfile.mkdtemp(prefix="capture-rw-"))
-    work = home / "work"
-    work.mkdir(parents=True, exist_ok=True)
-    pools = [parse_size(p) for p in a.pools.split(",")]
-    server = start_server(home, pools[0], a.image)
+    work, pools, server = bench_setup(a, "capture-rw-")
     out = []
     try:
         sql(server, "CREATE DATABASE IF NOT EXISTS sbtest")

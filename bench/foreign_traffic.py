@@ -23,6 +23,18 @@ from loadgen.servers.local import LocalServer
 from loadgen.units import parse_size
 
 
+def bench_setup(a, prefix: str) -> tuple[Path, list[int], object]:
+    """The work directory (under --home, else a new temporary one), --pools in bytes and the
+    server, started at the first pool (--image: a container, else a local mariadbd)."""
+    home = Path(a.home or tempfile.mkdtemp(prefix=prefix))
+    if not a.home:
+        os.chmod(home, 0o711)  # as root the server runs as `mysql`, which must pass through it (_common.py)
+    work = home / "work"
+    work.mkdir(parents=True, exist_ok=True)
+    pools = [parse_size(p) for p in a.pools.split(",")]
+    return work, pools, start_server(home, pools[0], a.image)
+
+
 def start_server(home: Path, pool_bytes: int, image: str | None = None):
     """The bench's server, started: a container of `image` (loadgen/mysql:9.7), else a local
     mariadbd under home/server."""
@@ -132,11 +144,7 @@ def main() -> None:
     ap.add_argument("--image", default=None, help="a container image (loadgen/mysql:9.7) instead of the local mariadbd")
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
-    home = Path(a.home or tempfile.mkdtemp(prefix="foreign-"))
-    work = home / "work"
-    work.mkdir(parents=True, exist_ok=True)
-    pools = [parse_size(p) for p in a.pools.split(",")]
-    server = start_server(home, pools[0], a.image)
+    work, pools, server = bench_setup(a, "foreign-")
     rows = []
     try:
         sql(server, "CREATE DATABASE IF NOT EXISTS sbtest")

@@ -31,7 +31,7 @@ def run(trace_path, dsn, schema, rows, pools_text, flavor, variables, qps, qps_g
             tables = tracegeometry.server_tables(conn, names)
             flavor = _flavor(conn) if flavor is None else flavor
             variables = {**_variables(conn), **variables}
-            buffering = _change_buffering(conn, flavor)
+            buffering = _change_buffering(conn)
         finally:
             conn.close()
         for t in tables.values():
@@ -79,12 +79,14 @@ def _flavor(conn) -> str:
     return "mysql" if db.server_flavor(conn).name == "mysql" else "mariadb"
 
 
-def _change_buffering(conn, flavor: str) -> str | None:
-    """innodb_change_buffering where it is on: MySQL's (8.4 starts with none, Debian's 9.7.4 with
-    all); MariaDB ignores it from 10.9 and has no change buffer from 11.0. None: off."""
+def _change_buffering(conn) -> str | None:
+    """innodb_change_buffering where the server has it on (MySQL 8.4 starts with none, Debian's
+    9.7.4 with all; MariaDB 10.6.7+ with none, ignores it from 10.9 and has no change buffer from
+    11.0). None: off. The server's own flavour, whatever --flavor says of the model's rules."""
     from .. import db
 
-    if flavor != "mysql":
+    server = db.server_flavor(conn)
+    if server.name != "mysql" and server.version_tuple >= (10, 9):
         return None
     got = db.global_variables(conn, ["innodb_change_buffering"]).get("innodb_change_buffering", "none")
     return None if got.lower() in ("none", "off", "0") else got
