@@ -253,9 +253,10 @@ def advise(variations, pool, dataset_spec, shape, rows_per_leaf, qps, flavor, se
     ms_source = ""
     g = None
     if result_file is not None:
-        from ..results.documents import load
+        from ..results.documents import check_values, load
 
         res = load(result_file, kind="run")
+        check_values([res])
         measured = ms_per_read_from(res)
         if ms_per_read is None and measured:
             ms_per_read, ms_source = measured, f"measured in {result_file.name}"

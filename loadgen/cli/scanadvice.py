@@ -23,9 +23,11 @@ def scan_advice(workload: str | None, result_file, pool: str | None, qps: float,
 
     run = None
     if result_file is not None:
-        from ..results.documents import load
+        from ..results.documents import check_values, load
 
-        run = load(result_file, kind="run").to_dict()
+        doc = load(result_file, kind="run")
+        check_values([doc])  # a hand-edited counter or setting: one line, not a traceback
+        run = doc.to_dict()
         if (run.get("workload") or {}).get("kind") != "mix":
             raise UsageError(f"{result_file} is not a run of a workload", "give the result of `loadgen run --workload`")
     spec = resolve(workload, rows=rows, operations=queries) if workload else mixmodel.spec_of(run)

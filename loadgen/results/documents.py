@@ -71,6 +71,11 @@ RATIOS = ("hit_ratio", "miss_ratio")
 # InnoDB's counters are unsigned 64-bit: a value above this (1e300 in a hand-edited file) was
 # never measured, and neither were q/s, seconds or microseconds as large.
 COUNTER_MAX = 2 ** 64
+# The server variables the model takes from a run (analysis/pool.py), with the ranges the servers
+# accept: a value outside one was never a server's (a hand-edited file), and reached the model as
+# a traceback (advise --result, 29 November 2026).
+MODEL_VARIABLES = {"innodb_old_blocks_pct": (5, 95), "innodb_old_blocks_time": (0, 2 ** 32 - 1),
+                   "innodb_lru_scan_depth": (100, 2 ** 64 - 1), "innodb_read_ahead_threshold": (0, 64)}
 
 
 class Document(Mapping):
@@ -276,6 +281,14 @@ class RunResult(Document):
             node = self.value(path)
             if node is not None and not isinstance(node, str):
                 out.append((".".join(path), node, "a string"))
+        variables = self.server.get("variables") if isinstance(self.server, Mapping) else None
+        for name, (lo, hi) in MODEL_VARIABLES.items():
+            v = variables.get(name) if isinstance(variables, Mapping) else None
+            if v is None:
+                continue
+            number = str(v).strip() if isinstance(v, (int, str)) and not isinstance(v, bool) else ""
+            if not (number.isdigit() and lo <= int(number) <= hi):
+                out.append((f"server.variables.{name}", v, f"an integer from {lo} to {hi}"))
         for path in COUNTER_PATHS:
             v = self.value(path)
             if v is None:

@@ -33,7 +33,7 @@ def result(pages_read=818, **over) -> dict:
         *parents, last = path.split("__")
         node = doc
         for p in parents:
-            node = node[p]
+            node = node.setdefault(p, {})
         node[last] = value
     return doc
 
@@ -73,6 +73,11 @@ def one_line(res, code, *needles) -> str:
     # above any 64-bit counter: it printed 301 digits and passed as a regression (issue #18)
     ("buffer_pool__pages_read", 1e300, "is 1e+300, not a finite number from 0 to 2^64"),
     ("result__qps", 2.0 ** 64 + 2.0 ** 20, "is 1.84467440737106e+19"),
+    # the settings the model takes from a run: outside the servers' ranges was a traceback
+    ("server__variables__innodb_old_blocks_pct", "nan", "is 'nan', not an integer from 5 to 95"),
+    ("server__variables__innodb_old_blocks_pct", 200, "is 200"),
+    ("server__variables__innodb_old_blocks_time", -1, "is -1"),
+    ("server__variables__innodb_read_ahead_threshold", 1.5, "is 1.5"),
 ])
 def test_a_counter_that_is_not_a_finite_number_is_refused_when_read(tmp_path, key, value, shown):
     """load_sides, which every `compare BASE NEW` goes through, before the gate reads a value."""
@@ -282,3 +287,10 @@ def test_report_writes_a_huge_value_with_an_exponent_not_300_digits(tmp_path):
     res = loadgen("report", f, env={**os.environ, "COLUMNS": "200"})
     assert res.returncode == 0, res.stderr
     assert "1.00e+300" in res.stdout and not re.search(r"\d{20}", res.stdout.replace(",", ""))
+
+
+def test_advise_from_a_run_with_a_setting_no_server_has_says_so_in_one_line(tmp_path):
+    """advise --result hands the run's settings to the model: one it could not hold (a hand-edited
+    innodb_old_blocks_pct of 200) is one line and exit 2, not the simulator's ValueError."""
+    bad = write(tmp_path / "bad.json", result(server__variables__innodb_old_blocks_pct=200))
+    one_line(loadgen("advise", "--result", bad), 2, "innodb_old_blocks_pct is 200, not an integer from 5 to 95")
