@@ -23,6 +23,12 @@ from loadgen.servers.local import LocalServer
 from loadgen.units import parse_size
 
 
+def _pct(value: int, reference: int) -> float | None:
+    """value against reference in per cent; None where the reference read nothing (a pool that
+    holds the tables from the start)."""
+    return round(100.0 * (value - reference) / reference, 2) if reference else None
+
+
 def bench_setup(a, prefix: str) -> tuple[Path, list[int], object]:
     """The work directory (under --home, else a new temporary one), --pools in bytes and the
     server, started at the first pool (--image: a container, else a local mariadbd)."""
@@ -126,9 +132,9 @@ def measure(server, dist: str, rows: int, events: int, work: Path, seed: int) ->
     pred = doc["prediction"]["reads"]
     return {"dist": dist, "pool_bytes": server.pool_bytes, "events": events, "original": original,
             "replay": replay, "predicted": pred, "leaf_pages": doc["dataset"].get("leaf_pages"),
-            "pred_vs_original_pct": round(100.0 * (pred - original) / original, 2),
-            "pred_vs_replay_pct": round(100.0 * (pred - replay) / replay, 2),
-            "replay_vs_original_pct": round(100.0 * (replay - original) / original, 2),
+            "pred_vs_original_pct": _pct(pred, original),
+            "pred_vs_replay_pct": _pct(pred, replay),
+            "replay_vs_original_pct": _pct(replay, original),
             "cold": doc["server"]["cold_start"].get("cold"),
             "replay_pages_data_before": doc["buffer_pool"].get("pages_data_before"), "result_file": str(out)}
 
