@@ -62,8 +62,8 @@ from .mixpages import (PRIMARY, Refs, Space, Trace, Tree, exclusive_cumsum, hcat
                        stepped_columns, table_order, walks)
 from .keymodel import held_pages
 from .pool import hold_capacity, run_pool_model, under_writes
-from .undomodel import (PURGE_LAG_OPS, forecast_txns_per_undo_page, undo_refs, undo_space, undo_txns_per_page,
-                        without_rseg_pages, write_txns)
+from .undomodel import (PURGE_LAG_OPS, forecast_txns_per_undo_page, sweep_ops_of, sweep_refs, sweeps_due, undo_refs,
+                        undo_space, undo_txns_per_page, without_rseg_pages, write_txns)
 from .undomodel import purge_refs as undo_purge_refs
 
 MODEL = "innodb-lru-mix"
@@ -75,7 +75,8 @@ class Mapper:
     """Turns a chunk of the op sequence into references (the model's view, this module's docstring)."""
 
     def __init__(self, spec: mixspec.MixSpec, space: Space, columns_of: dict | None = None,
-                 prefetch: bool = False, rsegs_at_start: bool = False, stepped: set | None = None):
+                 prefetch: bool = False, rsegs_at_start: bool = False, stepped: set | None = None,
+                 sweep_ops: float = 0.0):
         self.spec = spec
         self.rsegs_at_start = rsegs_at_start  # the rollback segments' pages were read at start-up
         self.prefetch = prefetch  # ranges read rows in the fetch cache's batches (fetched_rows)
@@ -91,6 +92,11 @@ class Mapper:
         self.txns = 0  # write transactions (each autocommit write is one; a captured trace's: statements) so far
         self.pending: list[tuple[np.ndarray, Refs]] = []  # purge's work: (op it runs before, refs)
         self.temp_seen = np.zeros(space.temp_rsegs, bool)  # ibtmp1 pages touched so far (undo_refs)
+        # purge's walks of every rollback segment's header (undomodel.PURGE_SWEEP_S): ops between
+        # two (0: none), the next one's op, the last write's op so far
+        self.sweep_ops = float(sweep_ops or 0.0)
+        self.next_sweep = self.sweep_ops
+        self.last_write: int | None = None
 
     def op_refs(self, stream: int, key: np.ndarray, length: np.ndarray) -> Refs:
         """The references of one stream's ops (keys and lengths of its ops, in op order)."""
@@ -216,10 +222,11 @@ def _index_of(space: Space, table: str, column: str | None, columns_of: dict) ->
 
 def build_trace(spec: mixspec.MixSpec, space: Space, scheduled: dict[int, list[int]] | None = None,
                 ops: int | None = None, columns_of: dict | None = None, prefetch: bool = False,
-                rsegs_at_start: bool = False, stepped: set | None = None) -> Trace:
+                rsegs_at_start: bool = False, stepped: set | None = None, sweep_ops: float = 0.0) -> Trace:
     """The references of the mix's first `ops` operations, in order; scheduled[op] = the
-    scheduled streams whose execution started before op (their scans go in there)."""
-    mapper = Mapper(spec, space, columns_of, prefetch, rsegs_at_start, stepped)
+    scheduled streams whose execution started before op (their scans go in there); sweep_ops:
+    ops between purge's walks of the rollback segments' headers (undomodel.sweep_ops_of)."""
+    mapper = Mapper(spec, space, columns_of, prefetch, rsegs_at_start, stepped, sweep_ops)
     trace = Trace()
     scheduled = scheduled or {}
     stop = spec.operations if ops is None else ops
@@ -296,6 +303,12 @@ def add_ops(trace: Trace, mapper: Mapper, stream: np.ndarray, key: np.ndarray, l
                 purge.append((where, r))
         for where, r in purge:
             mapper.pending.append((start + where.astype(np.int64) + PURGE_LAG_OPS, r))
+    if mapper.sweep_ops and space.rollback_segments:
+        w_glob = start + np.nonzero(writes)[0].astype(np.int64)
+        points, mapper.next_sweep, mapper.last_write = sweeps_due(start, n, w_glob, mapper.sweep_ops,
+                                                                  mapper.next_sweep, mapper.last_write)
+        if points:  # after the purge work due at the same op (the walk ends a purge run)
+            mapper.pending.append((np.array(points, dtype=np.int64), sweep_refs(space, len(points))))
     # purge's work due in this chunk, as pseudo-ops before the op it is due at
     due, keep = [], []
     for at, r in mapper.pending:
@@ -442,10 +455,10 @@ def predict(run: dict, own_undo: bool = True) -> dict | None:
     measured_per_page = undo_txns_per_page(run, space, spec, done) if spec.writes and own_undo else None
     if measured_per_page is not None:  # the run's own undo growth (the forecast's where it has none)
         space, order = space_of(spec, tables, flavor, done, measured_per_page)
+    pool = without_rseg_pages(pool_of(run, spec.writes), space)
     trace = build_trace(spec, space, scheduled_positions(run, spec), done, index_columns(tables),
                         prefetch=RANGE_PREFETCH and flavor == "mariadb", rsegs_at_start=True,
-                        stepped=stepped_columns(tables))
-    pool = without_rseg_pages(pool_of(run, spec.writes), space)
+                        stepped=stepped_columns(tables), sweep_ops=sweep_ops_of(flavor, pool.qps))
     first = space.tree_of(order[0], None)
     span: list = []
     sim = simulate(trace, space, pool, first.all_leaves, span)

@@ -23,7 +23,7 @@ from . import mixmodel as mm
 from . import mixpages as mp
 from .pool import under_writes
 from .tracesim import PoolFeed
-from .undomodel import txns_per_undo_page_of, undo_space, without_rseg_pages
+from .undomodel import sweep_ops_of, txns_per_undo_page_of, undo_space, without_rseg_pages
 
 MODEL = "innodb-lru-mix-trace"
 # mix op of each trace kind (INSERT: "insert" at the end, INSERT_AT inside the table)
@@ -318,8 +318,10 @@ def predict(path, tables: dict[str, dict], pools: list, flavor: str = "mariadb")
     # a restarted server reads its rollback segments' pages while it starts (mixmodel.add_ops): the
     # shop application at 64M read no undo page during its run (MySQL 9.7: undo_001/002 in
     # performance_schema.file_summary_by_instance, MariaDB: every page read was a table's)
+    # purge's walks of the rollback segments' headers follow the clock: the pools share the log's rate
+    sweep_ops = sweep_ops_of(flavor, pools[0][1].qps) if spec.writes and pools else 0.0
     mapper = TraceMapper(spec, space, columns_of, prefetch=mm.RANGE_PREFETCH and flavor == "mariadb",
-                    rsegs_at_start=True)
+                         rsegs_at_start=True, sweep_ops=sweep_ops)
     for i, s in enumerate(spec.streams):  # an update writes the entries of the indexes it sets
         if s.op == "update":
             bits = _bits(meta, s.table)
