@@ -92,11 +92,11 @@ class Mapper:
         self.txns = 0  # write transactions (each autocommit write is one; a captured trace's: statements) so far
         self.pending: list[tuple[np.ndarray, Refs]] = []  # purge's work: (op it runs before, refs)
         self.temp_seen = np.zeros(space.temp_rsegs, bool)  # ibtmp1 pages touched so far (undo_refs)
-        # purge's walks of every rollback segment's header (undomodel.PURGE_SWEEP_S): ops between
-        # two (0: none), the next one's op, the last write's op so far
+        # purge's walks of the rollback segments' headers (undomodel.PURGE_SWEEP_S): ops between
+        # two (0: none), the next one's k (before op int(k * sweep_ops)), each segment's last write
         self.sweep_ops = float(sweep_ops or 0.0)
-        self.next_sweep = self.sweep_ops
-        self.last_write: int | None = None
+        self.next_sweep = 1
+        self.rseg_last = np.full(space.rollback_segments, -1, dtype=np.int64)
 
     def op_refs(self, stream: int, key: np.ndarray, length: np.ndarray) -> Refs:
         """The references of one stream's ops (keys and lengths of its ops, in op order)."""
@@ -285,8 +285,11 @@ def add_ops(trace: Trace, mapper: Mapper, stream: np.ndarray, key: np.ndarray, l
         else:  # MySQL's ibtmp1 touches follow the write statements, not the transactions (undo_refs)
             numbers = [mapper.txns + np.arange(len(w_at), dtype=np.int64)]
             mapper.txns += len(w_at)
+        w_ops, w_rsegs = [], []  # each write transaction's op and rollback segment (purge's walks)
         for j, r_at in enumerate(rounds):
             t = numbers[j] if txn is None else txn[r_at].astype(np.int64)
+            w_ops.append(start + r_at.astype(np.int64))
+            w_rsegs.append(t % space.rollback_segments)
             # an insert (a delete-insert's second transaction) whose log is freed at commit
             # (a captured trace's insert of a key inside the table, tracemodel's "insert-at", too)
             inserts = np.array([s.op in ("insert", "insert-at") for s in spec.streams])
@@ -304,11 +307,16 @@ def add_ops(trace: Trace, mapper: Mapper, stream: np.ndarray, key: np.ndarray, l
         for where, r in purge:
             mapper.pending.append((start + where.astype(np.int64) + PURGE_LAG_OPS, r))
     if mapper.sweep_ops and space.rollback_segments:
-        w_glob = start + np.nonzero(writes)[0].astype(np.int64)
-        points, mapper.next_sweep, mapper.last_write = sweeps_due(start, n, w_glob, mapper.sweep_ops,
-                                                                  mapper.next_sweep, mapper.last_write)
+        if space.rollback_segments and writes.any():
+            ops_, rsegs_ = np.concatenate(w_ops), np.concatenate(w_rsegs)
+            by_op = np.argsort(ops_, kind="stable")
+            ops_, rsegs_ = ops_[by_op], rsegs_[by_op]
+        else:
+            ops_, rsegs_ = np.zeros(0, np.int64), np.zeros(0, np.int64)
+        points, reads, mapper.next_sweep = sweeps_due(start, n, ops_, rsegs_, mapper.sweep_ops, mapper.next_sweep,
+                                                      mapper.rseg_last)
         if points:  # after the purge work due at the same op (the walk ends a purge run)
-            mapper.pending.append((np.array(points, dtype=np.int64), sweep_refs(space, len(points))))
+            mapper.pending.append((np.array(points, dtype=np.int64), sweep_refs(space, reads)))
     # purge's work due in this chunk, as pseudo-ops before the op it is due at
     due, keep = [], []
     for at, r in mapper.pending:

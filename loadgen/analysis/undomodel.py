@@ -50,13 +50,16 @@ TEMP_TOUCH_EVERY = 2
 PURGE_LAG_OPS = 1_000
 # MariaDB 10.11: each time the purge coordinator runs (the master thread wakes it every second
 # while the history list holds a log), it ends with trx_purge_truncate_history, which walks every
-# rollback segment (purge_sys_t::iterator::free_history) and so reads each one's header page.
-# Where writes are rare those headers are evicted between two walks (the old sublist turns over
-# faster than a second) and each walk reads most of the 128 again. Sampled every 0.2 s on 10.11.19
-# (ycsb-b, 300k rows, 16M): intervals holding a purge run read 144-223 system pages against ~1 a
-# commit in the others, once a second; the same 100k ops read 20,013 system pages at 962 q/s and
-# 11,766 at 2,311 q/s, 135 more per extra second. MySQL truncates every
-# innodb_purge_rseg_truncate_frequency (128) purge batches instead: not modelled here.
+# rollback segment (purge_sys_t::iterator::free_history) and so reads each one's header page. The
+# headers of segments a write used in that second purge has just read (their logs); the others,
+# where writes are rare, were evicted since the last walk (the old sublist turns over faster than a
+# second) and are read again. Sampled every 0.2 s on 10.11.19 (ycsb-b, 300k rows, 16M): intervals
+# holding a purge run read 144-223 system pages against ~1 a commit in the others, once a second;
+# the same 100k ops read 20,013 system pages at 962 q/s and 11,766 at 2,311 q/s. The model walks
+# the unused segments' headers once a second (sweeps_due): those runs' whole reads -8.0%, -3.3%,
+# -2.5% -> -2.3%, -1.9%, -1.9%; ycsb-a, ycsb-f and sysbench-oltp-rw (every segment used each
+# second) unchanged. MySQL truncates every innodb_purge_rseg_truncate_frequency (128) purge
+# batches instead: not modelled here.
 PURGE_SWEEP_S = {"mariadb": 1.0}
 # Undo logs one undo page takes before the next log needs a new page, without a run (a run's
 # own: undo_txns_per_page, from its pages_created). MariaDB frees a cached undo segment once
@@ -154,29 +157,34 @@ def sweep_ops_of(flavor: str, qps: float) -> float:
     return float(every_s * qps) if every_s and qps and qps > 0 else 0.0
 
 
-def sweep_refs(space: Space, walks: int) -> Refs:
-    """`walks` walks of purge's truncation over every rollback segment's header (PURGE_SWEEP_S)."""
-    headers = space.system_base + np.arange(space.rollback_segments, dtype=np.int64)
-    pages = np.tile(headers, walks).astype(np.uint32)
-    return Refs(pages, np.zeros(len(pages), np.uint8), np.full(walks, space.rollback_segments, np.int64))
+def sweeps_due(start: int, n: int, w_ops: np.ndarray, w_rsegs: np.ndarray, every: float, next_k: int,
+               rseg_last: np.ndarray) -> tuple[list[int], list[np.ndarray], int]:
+    """Purge's walks over the rollback segments' headers before ops start..start+n: one before the
+    k-th second's op, int(k * every), where a write came within the `every` ops before it (the
+    history list was not empty). A walk reads the headers of the segments no write used in that
+    second: the others' the purge run before it has just read (the history's logs), so they are
+    in the pool. w_ops, w_rsegs: this chunk's write transactions' ops (in order) and segments;
+    rseg_last: each segment's last write's op before the chunk (-1: none), updated here.
+    Returns the walks' ops, the headers each reads (segment numbers) and the next walk's k."""
+    points, reads = [], []
+    k = next_k
+    while (at := int(k * every)) < start + n:
+        lo, hi = np.searchsorted(w_ops, [at - every, at])
+        used = rseg_last >= at - every
+        used[w_rsegs[lo:hi]] = True
+        if used.any():
+            points.append(at)
+            reads.append(np.nonzero(~used)[0])
+        k += 1
+    if len(w_ops):
+        np.maximum.at(rseg_last, w_rsegs, w_ops)
+    return points, reads, k
 
 
-def sweeps_due(start: int, n: int, writes_at: np.ndarray, every: float, next_at: float,
-               last_write: int | None) -> tuple[list[int], float, int | None]:
-    """The ops (start..start+n) before which purge walks the headers: every `every` ops, where a
-    write came within the `every` ops before (the history list was not empty). Returns the walks'
-    ops, the next walk's op and the last write's op so far."""
-    points = []
-    at = next_at
-    while at < start + n:
-        i = int(np.searchsorted(writes_at, at))
-        last = int(writes_at[i - 1]) if i > 0 else last_write
-        if last is not None and last >= at - every:
-            points.append(int(at))
-        at += every
-    if len(writes_at):
-        last_write = int(writes_at[-1])
-    return points, at, last_write
+def sweep_refs(space: Space, reads: list[np.ndarray]) -> Refs:
+    """Purge's walks (sweeps_due): each one's headers, read."""
+    pages = (space.system_base + np.concatenate(reads)).astype(np.uint32) if reads else np.zeros(0, np.uint32)
+    return Refs(pages, np.zeros(len(pages), np.uint8), np.array([len(r) for r in reads], dtype=np.int64))
 
 
 def append_refs(refs: Refs, mask: np.ndarray, pages: np.ndarray, flags: np.ndarray) -> Refs:
