@@ -36,14 +36,16 @@ delete-insert is two) takes the next rollback segment in turn and writes its und
 segment header (undomodel.py: the segments' pages, the new undo pages a segment takes as its
 logs fill them or purge frees them, MySQL's ibtmp1 pages). Purge follows PURGE_LAG_OPS
 operations later: it reads the undo log and removes the index entries the write delete-marked
-(looking the row up in the clustered index first). These are counted apart (system_pages_read)
-and in the total, which the runner holds to the pool's Innodb_pages_read.
+(looking the row up in the clustered index first). On MariaDB, purge's truncation also walks the
+rollback segments' headers once a second while writes come (undomodel.PURGE_SWEEP_S). These are
+counted apart (system_pages_read) and in the total, which the runner holds to the pool's
+Innodb_pages_read.
 
 Not modelled: flush-list flushing (dirty_evictions counts pages evicted while dirty, as if only
 LRU flushing wrote them back); purge's real lag (assumed); page splits at random keys (inserts
 go at the end only); the change buffer (off by default on both servers); the segment inode and
-file-space pages undo segments touch, the history list's walk by purge's truncation and the
-doublewrite buffer; the pages the server's threads read (statistics, the dictionary) beyond the
+file-space pages undo segments touch, MySQL's history walk by purge's truncation (every 128
+purge batches) and the doublewrite buffer; the pages the server's threads read (statistics, the dictionary) beyond the
 start-up pages pool.py knows; the pool's timeline (operations are evenly spaced at the run's
 mean rate).
 """
