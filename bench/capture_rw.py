@@ -14,6 +14,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import threading
+import time
 from pathlib import Path
 
 from foreign_traffic import bench_setup, fetch_log, loadgen, pages_read, sql
@@ -59,6 +61,67 @@ def page_types(server, enable: bool = False) -> dict[str, int]:
     return {str(n).replace("buffer_page_read_", ""): int(c) for n, c in rows}
 
 
+def purge_counts(server, enable: bool = False) -> dict[str, int]:
+    """INNODB_METRICS' purge counters (purge_truncate_history_count: the passes over every rollback
+    segment's header, trx_purge_truncate_history; purge_invoked: the batches), enabled after the
+    restart, read after the run."""
+    if enable:
+        sql(server, "SET GLOBAL innodb_monitor_enable = 'module_purge'")
+        return {}
+    conn = server.connect()
+    try:
+        rows = db.query_all(conn, "SELECT NAME, COUNT FROM information_schema.INNODB_METRICS "
+                                  "WHERE NAME LIKE 'purge_%' AND COUNT > 0")
+    finally:
+        conn.close()
+    return {str(n): int(c) for n, c in rows}
+
+
+class FreeFrames:
+    """Innodb_buffer_pool_pages_free and _data polled every period_s while the run goes: the frames
+    the page cleaner keeps free under writes, over time ([(s, free, data), ...])."""
+
+    def __init__(self, server, period_s: float = 0.25):
+        self.conn, self.period_s, self.samples = server.connect(), period_s, []
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._poll, daemon=True)
+        self.t0 = time.monotonic()
+        self.thread.start()
+
+    def _poll(self) -> None:
+        while not self.stop.is_set():
+            rows = dict(db.query_all(self.conn, "SHOW GLOBAL STATUS WHERE Variable_name IN "
+                                                "('Innodb_buffer_pool_pages_free', 'Innodb_buffer_pool_pages_data')"))
+            self.samples.append((round(time.monotonic() - self.t0, 2), int(rows["Innodb_buffer_pool_pages_free"]),
+                                 int(rows["Innodb_buffer_pool_pages_data"])))
+            self.stop.wait(self.period_s)
+
+    def close(self) -> list:
+        self.stop.set()
+        self.thread.join()
+        self.conn.close()
+        return self.samples
+
+
+def resident(server) -> dict[str, dict[str, int]]:
+    """The pages in the pool after the run by file and page type (INNODB_BUFFER_PAGE; MySQL's file
+    names from information_schema.FILES): which undo, ibtmp1 and system pages stayed."""
+    conn = server.connect()
+    try:
+        names = {int(i): Path(str(f)).name for i, f in db.query_all(conn, "SELECT FILE_ID, FILE_NAME FROM "
+                                                                       "information_schema.FILES")}
+        rows = db.query_all(conn, "SELECT SPACE, PAGE_TYPE, COUNT(*) FROM information_schema.INNODB_BUFFER_PAGE "
+                                  "WHERE PAGE_STATE = 'FILE_PAGE' GROUP BY SPACE, PAGE_TYPE")
+    except Exception:  # noqa: BLE001 - MariaDB's FILES has no InnoDB rows
+        return {}
+    finally:
+        conn.close()
+    out: dict[str, dict[str, int]] = {}
+    for space, kind, n in rows:
+        out.setdefault(names.get(int(space), str(space)), {})[str(kind)] = int(n)
+    return out
+
+
 def measure(server, script: str, dist: str, rows: int, events: int, pool: int, work: Path, n: int) -> dict:
     docker = server.provider == "docker"
     tag = f"{script}-{dist}-{pool >> 20}M-{n}"
@@ -66,13 +129,21 @@ def measure(server, script: str, dist: str, rows: int, events: int, pool: int, w
     server.set_pool(pool)
     server.restart_cold()
     page_types(server, enable=True)
+    purge_counts(server, enable=True)
+    purge_before = purge_counts(server)
     before, files_before = pages_read(server), file_reads(server)
     sql(server, f"SET GLOBAL general_log_file = '{log}'", "SET GLOBAL general_log = ON")
+    frames = FreeFrames(server)
+    t0 = time.monotonic()
     sysbench(server, script, "run", f"--table-size={rows}", f"--rand-type={dist}", f"--events={events}",
              "--time=0", "--threads=1", "--rand-seed=1")
+    run_s = time.monotonic() - t0
+    free = frames.close()
     sql(server, "SET GLOBAL general_log = OFF")
     original = pages_read(server) - before
     types = page_types(server)
+    purge = {k: v - purge_before.get(k, 0) for k, v in purge_counts(server).items()}
+    held = resident(server)
     files = {k: v - files_before.get(k, 0) for k, v in file_reads(server).items() if v - files_before.get(k, 0)}
     if docker:
         fetch_log(server, str(log), work / "general.log")
@@ -91,7 +162,8 @@ def measure(server, script: str, dist: str, rows: int, events: int, pool: int, w
             "flavor": pred["flavor"], "qps": pred["qps"], "server_read": original, "predicted": p["pages_read"],
             "system_predicted": p["system_pages_read"], "error_pct": round(100.0 * (p["pages_read"] - original)
                                                                           / max(original, 1), 1),
-            "file_reads": files, "page_types": types, "trace": str(trace), "predict": str(work / f"{tag}.predict.json")}
+            "file_reads": files, "page_types": types, "run_s": round(run_s, 2), "purge": purge,
+            "free_frames": free, "resident": held, "trace": str(trace), "predict": str(work / f"{tag}.predict.json")}
 
 
 def main() -> None:

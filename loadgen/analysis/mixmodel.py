@@ -36,18 +36,17 @@ delete-insert is two) takes the next rollback segment in turn and writes its und
 segment header (undomodel.py: the segments' pages, the new undo pages a segment takes as its
 logs fill them or purge frees them, MySQL's ibtmp1 pages). Purge follows PURGE_LAG_OPS
 operations later: it reads the undo log and removes the index entries the write delete-marked
-(looking the row up in the clustered index first). On MariaDB, purge's truncation also walks the
-rollback segments' headers once a second while writes come (undomodel.PURGE_SWEEP_S). These are
-counted apart (system_pages_read) and in the total, which the runner holds to the pool's
-Innodb_pages_read.
+(looking the row up in the clustered index first). Purge's truncation also walks the rollback
+segments' headers while writes come: MariaDB once a second (undomodel.PURGE_SWEEP_S), MySQL every
+128 purge batches, ibtmp1's too (TRUNCATE_BATCHES). These are counted apart (system_pages_read)
+and in the total, which the runner holds to the pool's Innodb_pages_read.
 
 Not modelled: flush-list flushing (dirty_evictions counts pages evicted while dirty, as if only
 LRU flushing wrote them back); purge's real lag (assumed); page splits at random keys (inserts
 go at the end only); the change buffer (off by default on both servers); the segment inode and
-file-space pages undo segments touch, MySQL's history walk by purge's truncation (every 128
-purge batches) and the doublewrite buffer; the pages the server's threads read (statistics, the dictionary) beyond the
-start-up pages pool.py knows; the pool's timeline (operations are evenly spaced at the run's
-mean rate).
+file-space pages undo segments touch and the doublewrite buffer; the pages the server's threads
+read (statistics, the dictionary) beyond the start-up pages pool.py knows; the pool's timeline
+(operations are evenly spaced at the run's mean rate).
 """
 from __future__ import annotations
 
@@ -64,7 +63,7 @@ from .mixpages import (PRIMARY, Refs, Space, Trace, Tree, exclusive_cumsum, hcat
                        stepped_columns, table_order, walks)
 from .keymodel import held_pages
 from .pool import hold_capacity, run_pool_model, under_writes
-from .undomodel import (PURGE_LAG_OPS, forecast_txns_per_undo_page, sweep_ops_of, sweep_refs, sweeps_due, undo_refs,
+from .undomodel import (PURGE_LAG_OPS, Sweeps, forecast_txns_per_undo_page, sweep_ops_of, undo_refs,
                         undo_space, undo_txns_per_page, without_rseg_pages, write_txns)
 from .undomodel import purge_refs as undo_purge_refs
 
@@ -93,12 +92,7 @@ class Mapper:
         self.inserted: dict[str, int] = {t.name: 0 for t in spec.tables}
         self.txns = 0  # write transactions (each autocommit write is one; a captured trace's: statements) so far
         self.pending: list[tuple[np.ndarray, Refs]] = []  # purge's work: (op it runs before, refs)
-        self.temp_seen = np.zeros(space.temp_rsegs, bool)  # ibtmp1 pages touched so far (undo_refs)
-        # purge's walks of the rollback segments' headers (undomodel.PURGE_SWEEP_S): ops between
-        # two (0: none), the next one's k (before op int(k * sweep_ops)), each segment's last write
-        self.sweep_ops = float(sweep_ops or 0.0)
-        self.next_sweep = 1
-        self.rseg_last = np.full(space.rollback_segments, -1, dtype=np.int64)
+        self.sweeps = Sweeps.of(space, sweep_ops)  # purge's walks of the rollback segments' headers
 
     def op_refs(self, stream: int, key: np.ndarray, length: np.ndarray) -> Refs:
         """The references of one stream's ops (keys and lengths of its ops, in op order)."""
@@ -268,6 +262,7 @@ def add_ops(trace: Trace, mapper: Mapper, stream: np.ndarray, key: np.ndarray, l
     by_stream = dict(mixpages.groups(stream))
     done = [(where, mapper.op_refs(i, key[where], length[where])) for i, where in by_stream.items()]
     writes = np.array([spec.streams[i].writes for i in range(len(spec.streams))], dtype=bool)[stream]
+    w_ops, w_rsegs = [], []  # each write transaction that left a log: its op and segment (purge's walks)
     if space.rollback_segments and writes.any():
         w_at = np.nonzero(writes)[0]
         rounds = [w_at]
@@ -284,22 +279,22 @@ def add_ops(trace: Trace, mapper: Mapper, stream: np.ndarray, key: np.ndarray, l
             nth[np.lexsort((np.repeat(np.arange(len(rounds)), [len(r) for r in rounds]), at))] = np.arange(len(at))
             numbers = np.split(mapper.txns + nth, np.cumsum([len(r) for r in rounds])[:-1])
             mapper.txns += len(at)
-        else:  # MySQL's ibtmp1 touches follow the write statements, not the transactions (undo_refs)
+        else:
             numbers = [mapper.txns + np.arange(len(w_at), dtype=np.int64)]
             mapper.txns += len(w_at)
-        w_ops, w_rsegs = [], []  # each write transaction's op and rollback segment (purge's walks)
         for j, r_at in enumerate(rounds):
             t = numbers[j] if txn is None else txn[r_at].astype(np.int64)
-            w_ops.append(start + r_at.astype(np.int64))
-            w_rsegs.append(t % space.rollback_segments)
             # an insert (a delete-insert's second transaction) whose log is freed at commit
             # (a captured trace's insert of a key inside the table, tracemodel's "insert-at", too)
             inserts = np.array([s.op in ("insert", "insert-at") for s in spec.streams])
             plain = np.full(len(r_at), j == 1) | inserts[stream[r_at]]
             plain &= not space.insert_history
-            done.append((r_at, undo_refs(space, t, mapper.rsegs_at_start, plain, numbers[j], mapper.temp_seen)))
+            done.append((r_at, undo_refs(space, t, mapper.rsegs_at_start, plain)))
+            mapper.sweeps.used(t)
+            w_ops.append(start + r_at[~plain].astype(np.int64))  # MySQL's inserts leave purge nothing
+            w_rsegs.append(t[~plain] % space.rollback_segments)
             if (~plain).any():  # purge reads the undo log back
-                purge.append((r_at[~plain], undo_purge_refs(space, t[~plain])))
+                purge.append((r_at[~plain], undo_purge_refs(space, t[~plain], header=mapper.sweeps.seen is None)))
         # then does its work in the B-trees
         for i in np.unique(stream[w_at]):
             where = by_stream[int(i)]
@@ -308,17 +303,9 @@ def add_ops(trace: Trace, mapper: Mapper, stream: np.ndarray, key: np.ndarray, l
                 purge.append((where, r))
         for where, r in purge:
             mapper.pending.append((start + where.astype(np.int64) + PURGE_LAG_OPS, r))
-    if mapper.sweep_ops and space.rollback_segments:
-        if space.rollback_segments and writes.any():
-            ops_, rsegs_ = np.concatenate(w_ops), np.concatenate(w_rsegs)
-            by_op = np.argsort(ops_, kind="stable")
-            ops_, rsegs_ = ops_[by_op], rsegs_[by_op]
-        else:
-            ops_, rsegs_ = np.zeros(0, np.int64), np.zeros(0, np.int64)
-        points, reads, mapper.next_sweep = sweeps_due(start, n, ops_, rsegs_, mapper.sweep_ops, mapper.next_sweep,
-                                                      mapper.rseg_last)
-        if points:  # after the purge work due at the same op (the walk ends a purge run)
-            mapper.pending.append((np.array(points, dtype=np.int64), sweep_refs(space, reads)))
+    walks = mapper.sweeps.due(start, n, w_ops, w_rsegs)
+    if walks:  # after the purge work due at the same op (the walk ends a purge run)
+        mapper.pending.append(walks)
     # purge's work due in this chunk, as pseudo-ops before the op it is due at
     due, keep = [], []
     for at, r in mapper.pending:
@@ -466,9 +453,10 @@ def predict(run: dict, own_undo: bool = True) -> dict | None:
     if measured_per_page is not None:  # the run's own undo growth (the forecast's where it has none)
         space, order = space_of(spec, tables, flavor, done, measured_per_page)
     pool = without_rseg_pages(pool_of(run, spec.writes), space)
+    txns_per_op = write_txns(spec, Generator(spec).counts_at(done)) / max(done, 1)
     trace = build_trace(spec, space, scheduled_positions(run, spec), done, index_columns(tables),
                         prefetch=RANGE_PREFETCH and flavor == "mariadb", rsegs_at_start=True,
-                        stepped=stepped_columns(tables), sweep_ops=sweep_ops_of(flavor, pool.qps))
+                        stepped=stepped_columns(tables), sweep_ops=sweep_ops_of(flavor, pool.qps, txns_per_op))
     first = space.tree_of(order[0], None)
     span: list = []
     sim = simulate(trace, space, pool, first.all_leaves, span)

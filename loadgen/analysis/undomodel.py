@@ -25,16 +25,10 @@ from .mixpages import NEW, WRITE, Refs, Space
 # Rollback segments write transactions take in turn (MariaDB 10.11: innodb_undo_logs 128 in
 # the system tablespace; MySQL 9.7: 128 in each of its 2 undo tablespaces).
 ROLLBACK_SEGMENTS = {"mariadb": 128, "mysql": 256}
-# MySQL 9.7 reads pages of its global temporary tablespace (ibtmp1) in a small pool in proportion
-# to its updates and deletes: 0.53-0.85 per transaction at 16M (ycsb-a 28,561 for 49,660,
-# sysbench-oltp-rw 12,399 for 23,481 statements), none for inserts (ycsb-d) and none where the
-# pool holds them (64M). ibtmp1 holds only the rollback segments of temporary tables (the
-# manual, "Temporary Tablespaces"): the optimizer's on-disk temporary tables (sysbench's DISTINCT
-# and ORDER BY ranges) go to the session temporary tablespaces (#innodb_temp/temp_N.ibt), from
-# which no run read a page, and ycsb-a has none and reads ibtmp1 at the same rate. So these are
-# its rollback segments' pages, touched for a reason the model does not know: every second
-# write transaction but an insert touches one of TEMP_RSEGS header pages in turn (created at
-# start-up, so the first touch reads nothing).
+# MySQL 9.7's global temporary tablespace (ibtmp1) holds the rollback segments of temporary tables
+# (the manual, "Temporary Tablespaces"): 128 header pages, created at start-up, touched by purge's
+# truncation passes only (TRUNCATE_BATCHES), which is why a run without history (ycsb-d's
+# inserts) or a pool that holds them (64M) reads none.
 TEMP_RSEGS = {"mysql": 128}
 # The tablespaces the rollback segments are in (MariaDB: ibdata1; MySQL 9.7: undo_001, undo_002)
 UNDO_FILES = {"mariadb": 1, "mysql": 2}
@@ -44,7 +38,28 @@ UNDO_FILES = {"mariadb": 1, "mysql": 2}
 # pages once): an insert there writes its undo page only, touches no segment header, no
 # temporary rollback segment, and purge never reads it.
 INSERT_HISTORY = {"mariadb": True, "mysql": False}
-TEMP_TOUCH_EVERY = 2
+# MySQL 8.0-9.x: every innodb_purge_rseg_truncate_frequency (128) purge batches, purge takes the
+# logs it has passed off the history lists (srv_do_purge -> trx_purge(truncate) ->
+# trx_purge_truncate_history): it reads the header page of every rollback segment of each undo
+# tablespace (256) and of ibtmp1 (128), whether the segment has logs to remove or not
+# (trx_purge_truncate_rseg_history: trx_rsegf_get first), and only while the history list is not
+# empty (srv_do_purge stops at 0: no passes for inserts, whose logs are freed at commit). In 9.x
+# purge does not read the header to find the next log (trx_purge_rseg_get_next_history_log reads
+# the undo pages only), so where the passes are modelled purge_refs reads no header. Measured on
+# MySQL 9.7.4 (bench/capture_rw.py: INNODB_METRICS purge_invoked / purge_truncate_history_count
+# = 128.7 .. 131.6 in six runs; ibtmp1 read 128 a pass at 16M: 2,944 for 23, 2,689 for 21).
+TRUNCATE_BATCHES = {"mysql": 128}
+# Purge's batches a second: the coordinator runs batches while it finds work and, idle, waits for a
+# commit's wake-up or 10 ms; how many follows the server's own timing, which the model does not
+# simulate. Measured on MySQL 9.7.4 (2026-11-29, 15 runs at 16M/48M: the captured oltp_read_write,
+# ycsb-a, ycsb-b, sysbench-oltp-rw; batches = ibtmp1 reads / 128 x 128 at 16M, or purge_invoked):
+# 58 .. 228 a second for 46 .. 501 write transactions a second r; min(IDLE x r, BASE + BUSY x r)
+# (a few batches a commit while commits are rare, fewer as they crowd) is within -24% .. +31% of
+# each run's (a pass a second, the median, was -46% .. +80%; a line through them -31% .. +37%,
+# with twice the passes of a slow capture in CI).
+PURGE_BATCHES_IDLE_PER_TXN = {"mysql": 1.15}
+PURGE_BATCHES_BASE_PER_S = {"mysql": 92.0}
+PURGE_BATCHES_BUSY_PER_TXN = {"mysql": 0.21}
 # Purge runs behind the writes by a lag the model cannot know (it follows the history list and
 # the purge threads' batches); what matters is whether the pages it needs are still in the pool.
 PURGE_LAG_OPS = 1_000
@@ -59,7 +74,8 @@ PURGE_LAG_OPS = 1_000
 # the unused segments' headers once a second (sweeps_due): those runs' whole reads -8.0%, -3.3%,
 # -2.5% -> -2.3%, -1.9%, -1.9%; ycsb-a, ycsb-f and sysbench-oltp-rw (every segment used each
 # second) unchanged. MySQL truncates every innodb_purge_rseg_truncate_frequency (128) purge
-# batches instead: not modelled here.
+# batches instead, and its purge reads no header per log (TRUNCATE_BATCHES, above): its walks read
+# every header and the model lets the pool decide which are in it.
 PURGE_SWEEP_S = {"mariadb": 1.0}
 # Undo logs one undo page takes before the next log needs a new page, without a run (a run's
 # own: undo_txns_per_page, from its pages_created). MariaDB frees a cached undo segment once
@@ -75,14 +91,10 @@ UNDO_TXNS_PER_PAGE = {
 }
 
 
-def undo_refs(space: Space, txn: np.ndarray, rsegs_at_start: bool, plain: np.ndarray | None = None,
-              statement: np.ndarray | None = None, temp_seen: np.ndarray | None = None) -> Refs:
+def undo_refs(space: Space, txn: np.ndarray, rsegs_at_start: bool, plain: np.ndarray | None = None) -> Refs:
     """Each write transaction's undo page (its log appended) and, at commit, its rollback
     segment's header (the history list), both written. plain: the transactions whose log is
-    freed at commit (MySQL's inserts: INSERT_HISTORY), which write their undo page only.
-    statement: each write statement's number (ibtmp1's touches; None: txn, one write each).
-    temp_seen: the ibtmp1 pages touched before these transactions (a Mapper's, updated here): a
-    page's first touch creates it (None: the first round of touches does)."""
+    freed at commit (MySQL's inserts: INSERT_HISTORY), which write their undo page only."""
     plain = np.zeros(len(txn), bool) if plain is None else plain
     hdr, undo, first_log = space.rseg_pages(txn)
     flags = np.full((len(txn), 2), WRITE, np.uint8)
@@ -108,38 +120,21 @@ def undo_refs(space: Space, txn: np.ndarray, rsegs_at_start: bool, plain: np.nda
     created = first_log & ~fresh
     fsp, inode = space.file_pages(txn)
     refs = append_refs(refs, created, np.stack([fsp, inode], axis=1), np.full((len(txn), 2), WRITE, np.uint8))
-    if not space.temp_rsegs:
-        return refs
-    # every second write statement, not transaction: a captured sysbench oltp_read_write (three
-    # updates and deletes and an insert in a BEGIN..COMMIT) on MySQL 9.7 at 16M read 2,689 and
-    # 2,560 pages of ibtmp1 in 2,000 transactions (6,000 such statements; 0.45 a statement, the
-    # mix's autocommit writes 0.53-0.85)
-    statement = txn if statement is None else statement
-    touch = (statement % TEMP_TOUCH_EVERY == TEMP_TOUCH_EVERY - 1) & ~plain
-    nth = statement // TEMP_TOUCH_EVERY
-    slot = nth % space.temp_rsegs
-    temp = space.temp_base + slot
-    if temp_seen is None:
-        tflags = np.where(nth < space.temp_rsegs, NEW, 0).astype(np.uint8)
-    else:
-        # ibtmp1 is made anew at each start: a page's first touch creates it, whichever statement
-        # it is (the first round skips slots where an insert, which touches nothing, stood: the
-        # shop application at 64M read 76 ibtmp1 pages in the model, none on MySQL 9.7)
-        at = np.nonzero(touch)[0]
-        _, first = np.unique(slot[at], return_index=True)
-        first = at[first]
-        tflags = np.zeros(len(txn), np.uint8)
-        tflags[first[~temp_seen[slot[first]]]] = NEW
-        temp_seen[slot[first]] = True
-    return append_refs(refs, touch, temp[:, None], tflags[:, None])
+    return refs
 
 
-def purge_refs(space: Space, txn: np.ndarray) -> Refs:
+def purge_refs(space: Space, txn: np.ndarray, header: bool = True) -> Refs:
     """What purge reads for each transaction's undo log: its rollback segment's header (the
-    history list's next log: trx_purge_rseg_get_next_history_log), its undo page, and where the
+    history list's next log: trx_purge_rseg_get_next_history_log; header False: not, MySQL's,
+    whose truncation passes read the headers), its undo page, and where the
     log was a segment's first on a new page, the tablespace header and inode page the previous
     page's freeing changes (fseg_free_step)."""
     hdr, undo, first_log = space.rseg_pages(txn)
+    if not header:
+        refs = Refs.block(undo[:, None], np.zeros((len(txn), 1), np.uint8))
+        fsp, inode = space.file_pages(txn)
+        freed = first_log & (txn >= space.rollback_segments)
+        return append_refs(refs, freed, np.stack([fsp, inode], axis=1), np.full((len(txn), 2), WRITE, np.uint8))
     # The header: a captured oltp_read_write (2,000 transactions, 16M) read 4,656 .. 5,742 system
     # pages on MariaDB 10.11 (INNODB_METRICS buffer_page_read_system_page: the segments' headers)
     # and ~7,500 of undo_001/002 on MySQL 9.7 beside 2,700 .. 3,100 undo log pages; the model
@@ -150,11 +145,21 @@ def purge_refs(space: Space, txn: np.ndarray) -> Refs:
     return append_refs(refs, freed, np.stack([fsp, inode], axis=1), np.full((len(txn), 2), WRITE, np.uint8))
 
 
-def sweep_ops_of(flavor: str, qps: float) -> float:
-    """Ops between two walks of every rollback segment's header by purge (PURGE_SWEEP_S at the
-    run's rate); 0: the server has no such walk."""
+def sweep_ops_of(flavor: str, qps: float, txns_per_op: float = 0.0) -> float:
+    """Ops between two walks of every rollback segment's header by purge at the run's rate (qps
+    ops a second, txns_per_op write transactions an op); 0: none. MariaDB: PURGE_SWEEP_S; MySQL:
+    every TRUNCATE_BATCHES purge batches, PURGE_BATCHES_* of the write transactions a second."""
+    if not qps or qps <= 0:
+        return 0.0
+    if flavor in TRUNCATE_BATCHES:
+        if txns_per_op <= 0:
+            return 0.0
+        r = txns_per_op * qps
+        batches_per_s = min(PURGE_BATCHES_IDLE_PER_TXN[flavor] * r,
+                            PURGE_BATCHES_BASE_PER_S[flavor] + PURGE_BATCHES_BUSY_PER_TXN[flavor] * r)
+        return TRUNCATE_BATCHES[flavor] * qps / batches_per_s
     every_s = PURGE_SWEEP_S.get(flavor)
-    return float(every_s * qps) if every_s and qps and qps > 0 else 0.0
+    return float(every_s * qps) if every_s else 0.0
 
 
 def sweeps_due(start: int, n: int, w_ops: np.ndarray, w_rsegs: np.ndarray, every: float, next_k: int,
@@ -181,10 +186,59 @@ def sweeps_due(start: int, n: int, w_ops: np.ndarray, w_rsegs: np.ndarray, every
     return points, reads, k
 
 
-def sweep_refs(space: Space, reads: list[np.ndarray]) -> Refs:
-    """Purge's walks (sweeps_due): each one's headers, read."""
+def sweep_refs(space: Space, reads: list[np.ndarray], seen: np.ndarray | None = None) -> Refs:
+    """Purge's walks (sweeps_due): each one's headers (segment numbers), read. seen (MySQL): every
+    segment's header and ibtmp1's are read, whichever reads says; those touched so far (updated
+    here): a first touch reads nothing, the pages were read or made at start-up."""
+    if seen is not None:
+        every = np.concatenate([space.system_base + np.arange(space.rollback_segments, dtype=np.int64),
+                                space.temp_base + np.arange(space.temp_rsegs, dtype=np.int64)])
+        flags = np.zeros((len(reads), len(every)), np.uint8)
+        if len(reads):
+            flags[0, ~seen] = NEW
+            seen[:] = True
+        return Refs(np.tile(every, len(reads)).astype(np.uint32), flags.ravel(),
+                    np.full(len(reads), len(every), np.int64))
     pages = (space.system_base + np.concatenate(reads)).astype(np.uint32) if reads else np.zeros(0, np.uint32)
     return Refs(pages, np.zeros(len(pages), np.uint8), np.array([len(r) for r in reads], dtype=np.int64))
+
+
+@dataclasses.dataclass
+class Sweeps:
+    """A run's walks of purge over the rollback segments' headers (sweep_ops_of), as the op
+    sequence is built chunk by chunk: ops between two (0: none), the next one's k (before op
+    int(k * every)), each segment's last write's op (sweeps_due); MySQL (ibtmp1's segments): the
+    headers touched so far (sweep_refs), and purge reads no header per log (purge_refs)."""
+
+    space: Space
+    every: float
+    next_k: int
+    rseg_last: np.ndarray
+    seen: np.ndarray | None = None
+
+    @classmethod
+    def of(cls, space: Space, every: float) -> Sweeps:
+        seen = np.zeros(space.rollback_segments + space.temp_rsegs, bool) if space.temp_rsegs else None
+        return cls(space, float(every or 0.0), 1, np.full(space.rollback_segments, -1, np.int64), seen)
+
+    def used(self, txn: np.ndarray) -> None:
+        """Transactions txn touched their segments' headers (undo_refs: their first touch)."""
+        if self.seen is not None:
+            self.seen[np.unique(txn % self.space.rollback_segments)] = True
+
+    def due(self, start: int, n: int, w_ops: list, w_rsegs: list) -> tuple[np.ndarray, Refs] | None:
+        """The walks before ops start..start+n-1 ((their ops, refs); None: none). w_ops, w_rsegs: the
+        chunk's write transactions that left a log in the history, their ops and segments (arrays)."""
+        if not self.every or not self.space.rollback_segments:
+            return None
+        ops = np.concatenate(w_ops).astype(np.int64) if w_ops else np.zeros(0, np.int64)
+        rsegs = np.concatenate(w_rsegs).astype(np.int64) if w_rsegs else np.zeros(0, np.int64)
+        by_op = np.argsort(ops, kind="stable")
+        points, reads, self.next_k = sweeps_due(start, n, ops[by_op], rsegs[by_op], self.every, self.next_k,
+                                                self.rseg_last)
+        if not points:
+            return None
+        return np.array(points, dtype=np.int64), sweep_refs(self.space, reads, self.seen)
 
 
 def append_refs(refs: Refs, mask: np.ndarray, pages: np.ndarray, flags: np.ndarray) -> Refs:

@@ -67,19 +67,34 @@ def test_undo_refs_create_new_pages_and_skip_start_up_reads():
     assert pr.pages[starts].tolist() == hdr.tolist() and pr.pages[starts + 1].tolist() == undo.tolist()
 
 
-def test_mysql_touches_a_temporary_rollback_segment_page_every_second_write():
+def test_mysql_purge_truncation_passes_read_every_rollback_segment_header():
+    """MySQL 8.0-9.x (undomodel.TRUNCATE_BATCHES): a write touches its undo page and header only;
+    every `every` ops, once the history holds a log, purge reads the header of every rollback
+    segment, the undo tablespaces' and ibtmp1's; a page's first touch creates it (read or made at
+    start-up); purge's own pass over a log reads its undo page, not the header."""
     space = _space(rsegs=4, per_page=0.0, temp=3)
     txn = np.arange(10, dtype=np.int64)
     r = um.undo_refs(space, txn, rsegs_at_start=True)
-    assert r.widths.tolist() == [2, 3] * 5  # no segment takes a new page here
-    temp = r.pages[(r.pages >= space.temp_base) & (r.pages < space.file_base)]
-    assert len(temp) == 5 and (temp < space.n_pages).all()
-    assert temp.tolist() == [space.temp_base + i % 3 for i in range(5)]
-    # a captured transaction's writes share its number: the touches follow the statements
-    same = np.repeat(np.arange(3, dtype=np.int64), 4)
-    r = um.undo_refs(space, same, rsegs_at_start=True, statement=np.arange(12, dtype=np.int64))
-    temp = r.pages[(r.pages >= space.temp_base) & (r.pages < space.file_base)]
-    assert len(temp) == 6 and temp.tolist() == [space.temp_base + i % 3 for i in range(6)]
+    assert r.widths.tolist() == [2] * 10  # no ibtmp1 page per write
+    sw = um.Sweeps.of(space, 40.0)
+    sw.used(np.array([0, 1]))  # segments 0 and 1 used by a transaction already
+    assert sw.due(0, 30, [np.array([5, 7])], [np.array([0, 1])]) is None  # none due yet
+    at, refs = sw.due(30, 70, [np.array([50])], [np.array([2])])  # writes that left a log at 5, 7, 50
+    assert at.tolist() == [40, 80] and refs.widths.tolist() == [7, 7]
+    want = [space.system_base + i for i in range(4)] + [space.temp_base + i for i in range(3)]
+    assert refs.pages.tolist() == want * 2
+    assert (refs.flags[:7] > 0).tolist() == [False, False, True, True, True, True, True]
+    assert not refs.flags[7:].any() and sw.seen.all()
+    # ops 100..199: a walk at 120 (a write at 110), none at 160 (no log written since 120)
+    at, _ = sw.due(100, 100, [np.array([110])], [np.array([3])])
+    assert at.tolist() == [120]
+    assert um.Sweeps.of(_space(rsegs=4), 40.0).seen is None  # MariaDB: the headers read (no ibtmp1)
+    # purge's batches a second: min(1.15, 92 / r + 0.21) a write transaction (r a second); 128 a pass
+    assert abs(um.sweep_ops_of("mysql", 1000.0, 0.5) - 128 * 1000 / (92 + 0.21 * 500)) < 1e-9
+    assert abs(um.sweep_ops_of("mysql", 1000.0, 0.05) - 128 * 1000 / (1.15 * 50)) < 1e-9  # commits rare
+    assert um.sweep_ops_of("mysql", 1000.0, 0.0) == 0.0
+    pr = um.purge_refs(space, txn, header=False)
+    assert pr.widths.tolist() == [1] * 10 and pr.pages.tolist() == space.rseg_pages(txn)[1].tolist()
 
 
 def test_logs_per_page_come_from_the_runs_pages_created_less_its_new_leaves():
@@ -134,10 +149,10 @@ def test_a_mysql_insert_writes_its_undo_page_only():
     txn = np.arange(8, dtype=np.int64)
     plain = np.array([True, False] * 4)
     r = um.undo_refs(space, txn, rsegs_at_start=True, plain=plain)
-    # inserts: the undo page only; the others: undo page and header, every second one a temp
-    # page; a segment's first transaction (0 and 2 of segments 0 and 2) keeps its header even as
-    # an insert, created (the segments were read at start-up), so nothing reads it later
-    assert r.widths.tolist() == [2, 3, 2, 3, 1, 3, 1, 3]
+    # inserts: the undo page only; the others: undo page and header; a segment's first
+    # transaction (0 and 2 of segments 0 and 2) keeps its header even as an insert, created (the
+    # segments were read at start-up), so nothing reads it later
+    assert r.widths.tolist() == [2, 2, 2, 2, 1, 2, 1, 2]
     hdr, _, _ = space.rseg_pages(txn)
     assert r.pages[1] == hdr[0] and r.flags[1] & mp.NEW
     _, undo, _ = space.rseg_pages(txn)
@@ -153,31 +168,20 @@ def test_a_mysql_insert_writes_its_undo_page_only():
         assert bool(undo_reads_by_purge > 0) is purged
 
 
-def test_an_ibtmp1_page_is_created_at_its_first_touch_whichever_statement_it_is():
-    """MySQL makes ibtmp1 anew at each start: every temporary rollback segment page's first touch
-    creates it, also where inserts (which touch none) left slots of the first round empty, and a
-    Mapper's pages stay created across chunks."""
-    space = _space(rsegs=4, per_page=0.0, temp=3)
-    seen = np.zeros(space.temp_rsegs, bool)
-    # statements 0..11, the odd ones touch; 1 and 5 are inserts (plain): slots 0 and 2 skipped
-    txn = np.arange(12, dtype=np.int64)
-    plain = np.isin(txn, [1, 5])
-    touched = []
-    for lo, hi in ((0, 6), (6, 12)):  # two chunks
-        r = um.undo_refs(space, txn[lo:hi], rsegs_at_start=True, plain=plain[lo:hi], statement=txn[lo:hi],
-                         temp_seen=seen)
-        temp = (r.pages >= space.temp_base) & (r.pages < space.temp_base + space.temp_rsegs)
-        touched += list(zip(r.pages[temp].tolist(), (r.flags[temp] & mp.NEW > 0).tolist()))
-    first = {}
-    for page, new in touched:
-        first.setdefault(page, new)
-    assert len(first) == 3 and all(first.values()), touched  # each page created once, at its first touch
-    assert sum(new for _, new in touched) == 3
-    assert seen.all()
-    # the old rule (no Mapper state) leaves slot 0's and 2's pages to be read at their first touch
-    old = um.undo_refs(space, txn, rsegs_at_start=True, plain=plain, statement=txn)
-    temp = (old.pages >= space.temp_base) & (old.pages < space.temp_base + space.temp_rsegs)
-    assert (old.flags[temp] & mp.NEW > 0).sum() < 3
+def test_a_mysql_mix_has_truncation_passes_while_its_history_holds_logs():
+    """The mix model's MySQL trace: a pass (every rollback segment header and ibtmp1's) every
+    sweep_ops ops while updates leave logs, each ibtmp1 page created at its first touch and
+    read after; an insert-only mix (ycsb-d: MySQL frees an insert's log at commit) has none, as
+    the server read no ibtmp1 page there."""
+    tables = {"usertable": {**TABLES["usertable"]}}
+    for preset, passes in (("ycsb-a", 4_000 // 500 - 1), ("ycsb-d", 0)):
+        spec = presets.load(preset, rows=20_000, operations=4_000)
+        sp, _ = mm.space_of(spec, tables, "mysql", 4_000)
+        pages, flags = mm.build_trace(spec, sp, {}, 4_000, sweep_ops=500.0).arrays()
+        temp = (pages >= sp.temp_base) & (pages < sp.temp_base + sp.temp_rsegs)
+        assert temp.sum() == passes * sp.temp_rsegs, preset
+        if passes:
+            assert (flags[temp] & mp.NEW > 0).sum() == sp.temp_rsegs  # the first pass only
 
 
 def test_purge_walks_the_headers_once_a_second_only_while_writes_come():
@@ -205,8 +209,8 @@ def test_purge_walks_the_headers_once_a_second_only_while_writes_come():
 def test_a_slower_run_reads_more_headers_where_they_do_not_stay():
     """The same ops at a twelfth of the rate walk the 128 headers twelve times as often: where
     writes are rare (25 a second: ~80% of the segments unused in a second) and the pool too small
-    to keep the headers (8M), the system pages read go up by most of those walks; MySQL, which has
-    no such walk, reads the same."""
+    to keep the headers (8M), the system pages read go up by most of those walks; MySQL, whose walks
+    follow its purge batches, far less."""
     spec = presets.load("ycsb-b", rows=20_000, operations=20_000)
     base = {"workload": {"kind": "mix", "mix": spec.to_dict()}, "dataset": {"database": "chat", "tables": TABLES},
             "server": {"flavor": "mariadb", "innodb_buffer_pool_size": 8 << 20, "variables": {}},
@@ -219,4 +223,6 @@ def test_a_slower_run_reads_more_headers_where_they_do_not_stay():
     unused = np.exp(-25 / 128)  # a segment's share of seconds with no write
     walks_more = (20_000 / 500 - 20_000 / 6_000) * 128 * unused
     assert slow["system_pages_read"] - fast["system_pages_read"] > walks_more / 2
-    assert abs(my_slow["system_pages_read"] - my_fast["system_pages_read"]) < walks_more / 4
+    # MySQL walks every 128 purge batches, about one a commit where commits are rare: the rate moves
+    # its walks far less (at 500 q/s 1.15 x 25 batches a second, at 6,000 92 + 0.21 x 300)
+    assert abs(my_slow["system_pages_read"] - my_fast["system_pages_read"]) < walks_more / 2
