@@ -328,37 +328,34 @@ def predict(path, tables: dict[str, dict], pools: list, flavor: str = "mariadb")
                                  if mask >> j & 1 and (s.table, ix) in space.trees]
     first = space.tree_of(order[0], None)
     done = 0
-    with PoolFeed(space, [p for _, p in pools], first.all_leaves) as feed:
+    with PoolFeed(space, [p for _, p in pools], first.all_leaves, (order[0], mp.PRIMARY)) as feed:
         while chunks:  # each chunk's references simulated while the next one's are built, then dropped
             stream, key, length, txn = chunks.pop(0)
             trace = mp.Trace()
             mm.add_ops(trace, mapper, stream, key, length, done, txn)
             feed.feed(*trace.arrays())
             done += len(stream)
-        sims = feed.close()
+        results = feed.close()
     out = {"model": MODEL, "trace": str(path), "operations": count, "simulated": done,
            "skipped": {k: v for k, v in plan.skipped.items() if v}, "operations_by_kind": dict(plan.ops),
            "pools": []}
-    for (pool_bytes, pool), sim in zip(pools, sims):
-        reads = np.frombuffer(sim.reads, dtype=np.uint32)
+    for (pool_bytes, pool), res in zip(pools, results):
         per: dict[str, dict] = {}
-        for (name, idx), tree in space.trees.items():
-            got = int(reads[tree.base:tree.base + tree.n_pages].sum(dtype=np.uint64))
-            if name == order[0] and idx == mp.PRIMARY:
-                got += int(sim.filler_reads)
+        for (name, idx), got in res.trees.items():
             t = per.setdefault(name, {"pages_read": 0, "indexes": {}})
             t["pages_read"] += got
             t["indexes"][idx] = got
-        system = int(reads[space.system_base:space.n_pages].sum(dtype=np.uint64))
-        total = sum(t["pages_read"] for t in per.values()) + system
-        low, high = for_pool(total, pool, fitted=False)  # no op traces on the grid
-        for t in per.values():  # each table's own interval: the same sources as a mix's tables
-            t["low"], t["high"] = table_interval(t["pages_read"], pool, spec.writes)
-        out["pools"].append({"pool_bytes": pool_bytes, "pool_pages": pool.pool_pages,
-                             "capacity_pages": pool.capacity_pages, "pages_read": total, "low": low, "high": high,
-                             "system_pages_read": system, "read_requests": int(sim.refs),
-                             "hit_ratio": 1.0 - total / sim.refs if sim.refs else None,
-                             "dirty_evictions": int(sim.dirty_evicted), "tables": per})
+        total = sum(t["pages_read"] for t in per.values()) + res.system
+        low, high = for_pool(total, pool, se=res.se, fitted=False)  # no op traces on the grid
+        for name, t in per.items():  # each table's own interval: the same sources as a mix's tables
+            t["low"], t["high"] = table_interval(t["pages_read"], pool, spec.writes, se=res.table_se.get(name, 0.0))
+        block = {"pool_bytes": pool_bytes, "pool_pages": pool.pool_pages, "capacity_pages": pool.capacity_pages,
+                 "pages_read": total, "low": low, "high": high, "system_pages_read": res.system,
+                 "read_requests": res.refs, "hit_ratio": 1.0 - total / res.refs if res.refs else None,
+                 "dirty_evictions": res.dirty_evicted, "tables": per}
+        if res.rate < 1:  # a miniature (tracesample.py): its sampling rate and standard error
+            block["sampled"] = {"rate": round(res.rate, 4), "se_pages": round(res.se)}
+        out["pools"].append(block)
     return out
 
 
