@@ -15,9 +15,9 @@ The estimate of a tree's leaf reads is curve.py's ratio estimator: the distinct 
 trace touches (counted exactly, native.mix_mark) plus N/n times the re-reads (reads - distinct)
 of the n sampled units out of N; its standard error N * sqrt((1 - n/N) * s_y^2 / n), doubled
 where MariaDB's batches meet read-ahead (curve.BATCH_SE_FACTOR), with the grain of a read-ahead
-burst (curve.GRAIN_SE) and the kept pages' re-reads (a bound on how far the smaller pool moves
-them, as curve.py's upper levels) added in quadrature. The prediction's interval carries +-2 of
-it (intervals.SE_MULT).
+burst (curve.GRAIN_SE) and the kept pages' re-reads, as far off relatively as the sampled
+estimate (they are simulated whole, under the sampled pages' pressure), added in quadrature. The
+prediction's interval carries +-2 of it (intervals.SE_MULT).
 
 Which pools: curve.rate_for's rate (a miniature holds enough pages; 1.0: exact) for MariaDB's
 pools of a curve; one pool asked for, and MySQL's pools (its read-ahead and timed cleaner do not
@@ -143,13 +143,14 @@ def estimate(sim, evicted_sampled: int, sample: Sample, space: Space, seen: np.n
     seen = seen.astype(np.float64)
     kept = on.copy()
     trees, var = {}, {}
-    for key, pages, units, n_units, unit_on in sample.strata:
+    for key, pages, units, n_units, unit_on in sample.strata:  # the sampled leaves: the ratio estimator
         kept[pages] = False
         y = np.bincount(units, weights=reads[pages] - seen[pages], minlength=len(unit_on))[unit_on]
         n = len(y)
         s2 = float(y.var(ddof=1)) if n > 1 else float(np.sum(y * y))
         trees[key] = float(seen[pages].sum()) + n_units / n * float(y.sum())
         var[key] = n_units * n_units * max(0.0, 1 - n / n_units) * s2 / n
+    est = dict(trees)
     factor = BATCH_SE_FACTOR if pool.cleaner_batch > 1 and pool.ra_threshold > 0 else 1.0
     for key, t in space.trees.items():  # the kept pages: the levels above the leaves, trees kept whole
         trees[key] = round(trees.get(key, 0.0) + float(reads[t.base:t.base + t.n_pages][kept[t.base:t.base +
@@ -158,8 +159,12 @@ def estimate(sim, evicted_sampled: int, sample: Sample, space: Space, seen: np.n
     total = sum(trees.values()) + system
     capacity = max(1.0, pool.capacity_high * sample.scale)
     grain = GRAIN_SE * total * pool.ra_area / capacity if pool.ra_threshold > 0 else 0.0
-    rereads = float((reads[kept] - seen[kept]).clip(0).sum())  # how far the smaller pool moved them: a bound
-    se = math.sqrt(factor * factor * sum(var.values()) + grain * grain + rereads * rereads)
+    # the kept pages are simulated whole, under the pressure of the sampled ones: their re-reads
+    # are taken to be as far off as the sampled estimate is (relatively)
+    sampled_se = factor * math.sqrt(sum(var.values()))
+    rel = sampled_se / max(1.0, sum(est.values()))
+    rereads = rel * float((reads[kept] - seen[kept]).clip(0).sum())
+    se = math.sqrt(sampled_se * sampled_se + grain * grain + rereads * rereads)
     table_se: dict = {}
     for (name, _), v in var.items():
         table_se[name] = table_se.get(name, 0.0) + factor * factor * v
