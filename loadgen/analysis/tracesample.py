@@ -44,6 +44,7 @@ class Sample:
     """A miniature's map of the space: map_[page] its simulated page (-1: not sampled)."""
 
     rate: float  # the rate asked for (the kernel's threshold)
+    salt: int  # the kernel's hash of the first table's extents (the others': salt + 1)
     scale: float  # the rate the first table's extents realised (the pool is scaled by it)
     map_: np.ndarray
     more_ones: int  # sampled pages after the first table's sampled leaves
@@ -61,9 +62,10 @@ def leaf_units(n: int) -> np.ndarray:
     return phys // 64
 
 
-def plan(space: Space, first: tuple, rate: float, salt: int = SALT) -> Sample | None:
+def plan(space: Space, first: tuple, rate: float, salt: int | None = None) -> Sample | None:
     """The sample at `rate` of the space whose tree `first` (at page 0) has the physical leaves;
     None when the first table's extents gave no sampled leaf (simulate exactly)."""
+    salt = SALT if salt is None else salt
     t1 = space.trees[first]
     n1 = t1.all_leaves
     units1 = leaf_units(n1)
@@ -101,7 +103,7 @@ def plan(space: Space, first: tuple, rate: float, salt: int = SALT) -> Sample | 
     n_more, n_kept = int(sampled.sum()), int(kept.sum())
     map_[sampled] = n1s + np.arange(n_more)
     map_[kept] = n1s + n_more + np.arange(n_kept)
-    return Sample(rate, scale, map_.astype(np.int32), n_more, n1 + n_more + n_kept, strata)
+    return Sample(rate, salt, scale, map_.astype(np.int32), n_more, n1 + n_more + n_kept, strata)
 
 
 def pool_rate(pool, many: bool) -> float:

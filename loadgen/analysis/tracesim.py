@@ -41,7 +41,7 @@ class PoolFeed:
         self.busy: list[Future] = []
 
     def _open(self, p, sample, leaf_pages: int, ph) -> native.MixStream:
-        mini = (sample.map_, sample.rate, ts.SALT, sample.more_ones) if sample else ()
+        mini = (sample.map_, sample.rate, sample.salt, sample.more_ones) if sample else ()
         return native.MixStream(sample.n_pages if sample else self.space.n_pages, leaf_pages, p.capacity_high,
                                 p.pool_pages, p.old_pct, p.old_time_ms, 1000.0 / p.qps, p.ra_threshold, p.ra_area,
                                 p.ra_rule, p.start_pages, p.start_freed, p.cleaner_batch, *p.tick_args(ph), mini=mini)
