@@ -40,8 +40,9 @@ UNIT_LEAVES = 64
 # miniatures read more than the exact pools, the more so the smaller the miniature (2M ops, 60%
 # writes, 4 tables of 2M rows: +3.5..+5.5% at 128M and +11..+18% at 512M over four samples, 2.6-17
 # standard errors; +5.7% at rate 0.08, +0.4% at 0.3), where the bench's trace (18% writes) was
-# within -3.5..-0.2% (bench/README.md, docs/capture.md), the unit test's (25%) within 2 of them. Not understood yet: each write makes
-# pages (new leaves, undo pages) whose pressure a small miniature may not scale.
+# within -3.5..-0.2% (bench/README.md, docs/capture.md) and the unit test's (25%) within 2 standard
+# errors. Not understood yet: each write makes pages (new leaves, undo pages) whose pressure a
+# small miniature may not scale.
 MAX_WRITE_SHARE = 0.3
 MIN_UNITS = 2  # fewer sampled units than this give no variance: the tree is kept whole
 SALT = 0
