@@ -109,7 +109,9 @@ def main() -> None:
     doc = json.loads(out)
     refs = doc["pools"][0]["read_requests"]
     ref_s = reference_sort(refs, a.seed)
-    reads = ", ".join(f"{p['pool_bytes'] >> 20}M {p['pages_read']:,}" for p in doc["pools"])
+    reads = ", ".join(f"{p['pool_bytes'] >> 20}M {p['pages_read']:,}" + (
+        f" (sampled at {100 * p['sampled']['rate']:.1f}%, SE {p['sampled']['se_pages']:,})" if p.get("sampled") else "")
+        for p in doc["pools"])
     print(f"predict: {doc['simulated']:,} operations, {refs:,} page references, {len(doc['pools'])} pools "
           f"({a.pools}) in {took:.1f} s ({cpu:.1f} s CPU), peak RSS {rss:,.0f} MiB "
           f"({rss * 2**20 / max(1, doc['simulated']):.0f} bytes an operation); pages read {reads}")

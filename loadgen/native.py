@@ -426,22 +426,32 @@ def lrusim_mix(pages, flags, n_pages: int, leaf_pages: int, capacity: int, pool_
 class MixStream:
     """lrusim_mix fed a piece of the trace at a time (native/lrusim/mix.h mix_begin/feed/end): the
     same counts as one call over the pieces joined, without holding the whole trace. The
-    arguments as lrusim_mix's after flags; feed() from one thread at a time."""
+    arguments as lrusim_mix's after flags; feed() from one thread at a time. mini: (map, rate, salt,
+    more_ones) for a miniature (native/mixsim.c mixmini_open; analysis/tracesample.py), whose
+    close() gives (MixSim of its own pages, the sampled pages' dirty evictions)."""
 
     def __init__(self, n_pages: int, leaf_pages: int, capacity: int, pool_pages: int, old_pct: float,
                  old_time_ms: float, ms_per_op: float, ra_threshold: int = 0, ra_area: int = 64, ra_rule: int = 0,
                  start_pages: int = 0, start_freed: int = 0, batch: int = 0, tick_depth: int = 0,
-                 tick_phase_ms: float = 0.0, tick_period_ms: float = 1000.0, ticks: int = 1):
-        self._state = _load().mixsim_open(n_pages, leaf_pages, capacity, pool_pages, old_pct, old_time_ms, ms_per_op,
-                                          ra_threshold, ra_area, ra_rule, start_pages, start_freed, batch,
-                                          tick_depth, tick_phase_ms, tick_period_ms, ticks)
+                 tick_phase_ms: float = 0.0, tick_period_ms: float = 1000.0, ticks: int = 1, mini: tuple = ()):
+        args, ext = (n_pages, leaf_pages, capacity, pool_pages, old_pct, old_time_ms, ms_per_op, ra_threshold,
+                     ra_area, ra_rule, start_pages, start_freed, batch, tick_depth, tick_phase_ms, tick_period_ms,
+                     ticks), _load()
+        self._state = ext.mixmini_open(*mini, args) if mini else ext.mixsim_open(*args)
+        self._feed, self._close = (ext.mixmini_feed, ext.mixmini_close) if mini else (ext.mixsim_feed,
+                                                                                         ext.mixsim_close)
 
     def feed(self, pages, flags) -> None:
-        _load().mixsim_feed(self._state, pages, flags)
+        self._feed(self._state, pages, flags)
 
-    def close(self) -> MixSim:
-        counts, reads = _load().mixsim_close(self._state)
-        return MixSim(*counts, reads)
+    def close(self):
+        got = self._close(self._state)
+        return MixSim(*got[0], got[1]) if isinstance(got[1], bytes) else (MixSim(*got[0][0], got[0][1]), got[1])
+
+
+def mix_mark(seen: bytearray, pages) -> None:
+    """seen[page] = 1 for every page referenced (GIL released)."""
+    _load().mix_mark(seen, pages)
 
 
 def lrusim_mattson(trace, workload: tuple | None, n_pages: int) -> bytes:

@@ -6,10 +6,13 @@
 #include "mixsim.h"
 
 #include <stdlib.h>
+#include <string.h>
 
+#include "lrusim/miniature.h"
 #include "lrusim/mix.h"
 
 #define MIX_CAPSULE "loadgen.mix_state"
+#define MINI_CAPSULE "loadgen.mix_mini"
 
 typedef struct {
     unsigned long long n_pages, leaf_pages;
@@ -190,6 +193,160 @@ PyObject *loadgen_mixsim_close(PyObject *self, PyObject *capsule) {
     mix_counts_t out;
     mix_end(s, &out, reads);
     return result(&out, reads, n_pages);
+}
+
+/* A miniature of a mix's pool (loadgen/analysis/tracesample.py): the simulation and the map of the
+ * space's pages to its own (-1: not sampled). */
+typedef struct {
+    mix_state_t s;
+    int32_t *map;
+    uint64_t n_map;
+} mini_state_t;
+
+static void drop_mini(PyObject *capsule) {
+    mini_state_t *x = PyCapsule_GetPointer(capsule, MINI_CAPSULE);
+    if (x) {
+        mix_free(&x->s);
+        free(x->map);
+        free(x);
+    }
+}
+
+/* The map must agree with the kernel's sample of the first table's extents (its leaves are
+ * renumbered as read-ahead sees them) and name simulated pages only: NULL, or the reason. */
+static const char *check_map(const mini_state_t *x, uint64_t leaf_pages, uint64_t more_ones) {
+    const lru_t *m = &x->s.m;
+    if (x->n_map < leaf_pages)
+        return "the map must cover the first table's leaves";
+    if (m->leaf_pages + more_ones > m->n_pages)
+        return "more sampled pages than the miniature simulates";
+    for (uint64_t p = 0; p < x->n_map; p++) {
+        int32_t q = x->map[p];
+        if (q < -1 || (q >= 0 && (uint64_t)q >= m->n_pages))
+            return "a mapped page is not below the miniature's pages";
+        if (p < leaf_pages && q != (m->mini ? mini_map(m, (uint32_t)p) : (int32_t)p))
+            return "the map's first-table leaves are not the kernel's sample";
+        if (p >= leaf_pages && q >= 0 && (uint64_t)q < m->leaf_pages)
+            return "a page past the first table's leaves is mapped onto them";
+    }
+    return NULL;
+}
+
+PyObject *loadgen_mixmini_open(PyObject *self, PyObject *args) {
+    Py_buffer mv;
+    PyObject *pool;
+    double rate;
+    unsigned long long salt, more_ones;
+    mix_args_t a;
+    if (!PyArg_ParseTuple(args, "y*dKKO!", &mv, &rate, &salt, &more_ones, &PyTuple_Type, &pool))
+        return NULL;
+    if (parse_pool(pool, &a, "KKKKdddKKiKKKKddK", NULL, NULL) < 0 || mv.len % 4 || !(rate > 0)) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "the map must be int32 and the rate above 0");
+        PyBuffer_Release(&mv);
+        return NULL;
+    }
+    a.cfg.rate = rate;
+    a.cfg.salt = salt;
+    mini_state_t *x = calloc(1, sizeof(*x));
+    if (x)
+        x->map = malloc(mv.len ? (size_t)mv.len : 1);
+    if (!x || !x->map || mix_begin(&x->s, &a.cfg, &a.params, a.n_pages, a.leaf_pages) < 0) {
+        if (x)
+            free(x->map);
+        free(x);
+        PyBuffer_Release(&mv);
+        return PyErr_NoMemory();
+    }
+    memcpy(x->map, mv.buf, (size_t)mv.len);
+    x->n_map = (uint64_t)mv.len / 4;
+    PyBuffer_Release(&mv);
+    x->s.m.one_end = x->s.m.leaf_pages + more_ones; /* the other sampled pages follow its leaves */
+    const char *bad = check_map(x, a.leaf_pages, more_ones);
+    PyObject *capsule = bad ? NULL : PyCapsule_New(x, MINI_CAPSULE, drop_mini);
+    if (!capsule) {
+        if (bad)
+            PyErr_SetString(PyExc_ValueError, bad);
+        mix_free(&x->s);
+        free(x->map);
+        free(x);
+    }
+    return capsule;
+}
+
+static mini_state_t *mini_of(PyObject *capsule) {
+    mini_state_t *x = PyCapsule_GetPointer(capsule, MINI_CAPSULE);
+    if (x && !x->s.dirty) {
+        PyErr_SetString(PyExc_ValueError, "the simulation was closed");
+        return NULL;
+    }
+    return x;
+}
+
+PyObject *loadgen_mixmini_feed(PyObject *self, PyObject *args) {
+    PyObject *capsule;
+    Py_buffer pv, fv;
+    if (!PyArg_ParseTuple(args, "Oy*y*", &capsule, &pv, &fv))
+        return NULL;
+    mini_state_t *x = mini_of(capsule);
+    const char *bad = x ? check_trace(&pv, &fv, x->n_map) : NULL;
+    if (!x || bad) {
+        if (bad)
+            PyErr_SetString(PyExc_ValueError, bad);
+        else {
+            PyBuffer_Release(&pv);
+            PyBuffer_Release(&fv);
+        }
+        return NULL;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    mix_feed_mapped(&x->s, (const uint32_t *)pv.buf, (const uint8_t *)fv.buf, (uint64_t)pv.len / 4, x->map);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&pv);
+    PyBuffer_Release(&fv);
+    Py_RETURN_NONE;
+}
+
+/* (what mixsim_close returns, the pages evicted dirty among the sampled ones). */
+PyObject *loadgen_mixmini_close(PyObject *self, PyObject *capsule) {
+    mini_state_t *x = mini_of(capsule);
+    if (!x)
+        return NULL;
+    uint64_t n_pages = x->s.n_pages;
+    uint32_t *reads = calloc(n_pages, sizeof(uint32_t));
+    if (!reads)
+        return PyErr_NoMemory();
+    mix_counts_t out;
+    mix_end(&x->s, &out, reads);
+    uint64_t evicted_one = x->s.evicted_one;
+    return Py_BuildValue("(NK)", result(&out, reads, n_pages), (unsigned long long)evicted_one);
+}
+
+/* seen[page] = 1 for each page of the references (the distinct pages a miniature's estimate
+ * counts exactly). */
+PyObject *loadgen_mix_mark(PyObject *self, PyObject *args) {
+    Py_buffer sv, pv;
+    if (!PyArg_ParseTuple(args, "w*y*", &sv, &pv))
+        return NULL;
+    const uint32_t *pages = pv.buf;
+    uint8_t *seen = sv.buf;
+    uint64_t n = (uint64_t)pv.len / 4, n_seen = (uint64_t)sv.len, bad = pv.len % 4 != 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (uint64_t i = 0; i < n; i++) {
+        uint32_t p = pages[i];
+        if (p < n_seen)
+            seen[p] = 1;
+        else
+            bad = 1;
+    }
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&sv);
+    PyBuffer_Release(&pv);
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "pages must be uint32 below the length of seen");
+        return NULL;
+    }
+    Py_RETURN_NONE;
 }
 
 int loadgen_mixsim_exec(PyObject *module) {

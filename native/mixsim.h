@@ -12,6 +12,10 @@ PyObject *loadgen_lrusim_mix(PyObject *self, PyObject *args);
 PyObject *loadgen_mixsim_open(PyObject *self, PyObject *args);
 PyObject *loadgen_mixsim_feed(PyObject *self, PyObject *args);
 PyObject *loadgen_mixsim_close(PyObject *self, PyObject *capsule);
+PyObject *loadgen_mixmini_open(PyObject *self, PyObject *args);
+PyObject *loadgen_mixmini_feed(PyObject *self, PyObject *args);
+PyObject *loadgen_mixmini_close(PyObject *self, PyObject *capsule);
+PyObject *loadgen_mix_mark(PyObject *self, PyObject *args);
 
 /* The flag bits of a reference (MIX_MOVE, MIX_WRITE, MIX_OP, MIX_NEW) as module constants. */
 int loadgen_mixsim_exec(PyObject *module);
@@ -28,7 +32,16 @@ int loadgen_mixsim_exec(PyObject *module);
      "fed a piece at a time"},                                                                                \
     {"mixsim_feed", loadgen_mixsim_feed, METH_VARARGS,                                                              \
      "mixsim_feed(state, pages, flags): the next piece of the trace (GIL released)"},                            \
-    {"mixsim_close", loadgen_mixsim_close, METH_O, "mixsim_close(state) -> what lrusim_mix returns over the pieces"},
+    {"mixsim_close", loadgen_mixsim_close, METH_O, "mixsim_close(state) -> what lrusim_mix returns over the pieces"}, \
+    {"mixmini_open", loadgen_mixmini_open, METH_VARARGS,                                                            \
+     "mixmini_open(map, rate, salt, more_ones, (mixsim_open's arguments)) -> a miniature's state: map[page] "     \
+     "its simulated page or -1, the first table's extents sampled at rate (salt), more_ones sampled pages "      \
+     "after its leaves"},                                                                                     \
+    {"mixmini_feed", loadgen_mixmini_feed, METH_VARARGS,                                                            \
+     "mixmini_feed(state, pages, flags): the next piece of the trace, unsampled pages dropped"},                 \
+    {"mixmini_close", loadgen_mixmini_close, METH_O,                                                              \
+     "mixmini_close(state) -> (what mixsim_close returns, dirty evictions of sampled pages)"},                   \
+    {"mix_mark", loadgen_mix_mark, METH_VARARGS, "mix_mark(seen, pages): seen[page] = 1 for every page"},
 /* clang-format on */
 
 #endif /* LOADGEN_MIXSIM_H */

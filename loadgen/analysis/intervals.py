@@ -153,15 +153,16 @@ UNDO_SPREAD_REL = 0.40
 
 
 def table_interval(reads: int, pool, writes: bool = False,
-                   cleaner_rel: tuple[float, float] | None = None, undo: int = 0) -> tuple[int, int]:
+                   cleaner_rel: tuple[float, float] | None = None, undo: int = 0, se: float = 0.0) -> tuple[int, int]:
     """(low, high) of one part of a mix or an op trace (a table, or the total): read-ahead jitter
     where it is on, the calibrated floor, the write-side guesses when it writes (and the undo
     side's, UNDO_SPREAD_REL of its `undo` pages), and MySQL's cleaner range (the phases' fewest
-    and most misses, as a share of their mean: cleaner_rel) scaled to the part."""
+    and most misses, as a share of their mean: cleaner_rel) scaled to the part; se: a miniature's
+    standard error of the part (tracesample.py)."""
     env = (round(reads * cleaner_rel[0]), round(reads * cleaner_rel[1])) if cleaner_rel else None
     swing = math.hypot(WRITE_SPREAD_REL * reads, UNDO_SPREAD_REL * undo) if writes else 0.0
     # no mixes or op traces on the grid the floors were fitted on: the wider ones (floor_of)
-    return interval(reads, env, read_ahead=pool.ra_threshold > 0, swing_reads=swing,
+    return interval(reads, env, se=se, read_ahead=pool.ra_threshold > 0, swing_reads=swing,
                     floor_rel=floor_of(pool, fitted=False))
 
 

@@ -5,25 +5,47 @@ never held (it was 5 bytes a reference, mixpages.MAX_REFS); the counts are lrusi
 whole trace (test_tracespeed.py). One thread, not one a core: two simulations at once took more
 CPU than one after the other (likely each evicting the other's pages from the shared cache; 8M operations
 at 4 pools, bench/predict_speed.py: 7.1-7.9 s of CPU and 8.0 s with one, 9.3-10.7 s and 11-13 s
-with two)."""
+with two).
+
+The pools of a curve (several asked for) are miniatures where curve.rate_for says so
+(tracesample.py): each drops the references to pages outside its sample in the kernel, so its
+simulation costs a fraction of an exact one; one pool asked for is simulated exactly, to the page."""
+
 from __future__ import annotations
 
 from concurrent.futures import Future, ThreadPoolExecutor
 
+import numpy as np
+
 from .. import native
+from . import tracesample as ts
 from .mixpages import Space, mean_sim
 
 
 class PoolFeed:
     """Each pool's simulations (pool.PoolModel: one a cleaner phase), fed the same chunks in order."""
 
-    def __init__(self, space: Space, pools: list, leaf_pages: int):
-        self.runs = [[native.MixStream(space.n_pages, leaf_pages, p.capacity_high, p.pool_pages, p.old_pct,
-                                       p.old_time_ms, 1000.0 / p.qps, p.ra_threshold, p.ra_area, p.ra_rule,
-                                       p.start_pages, p.start_freed, p.cleaner_batch, *p.tick_args(ph))
-                      for ph in p.phases()] for p in pools]
+    def __init__(self, space: Space, pools: list, leaf_pages: int, first: tuple | None = None,
+                 write_share: float = 0.0):
+        self.space, self.first = space, first or ts.first_key(space)
+        self.rates = [ts.pool_rate(p, len(pools) > 1, write_share) for p in pools]
+        samples: dict[float, ts.Sample | None] = {}
+        for r in self.rates:
+            if r < 1 and r not in samples:
+                samples[r] = ts.plan(space, self.first, r)
+        self.samples = [samples.get(r) for r in self.rates]
+        self.runs = [[self._open(p, s, leaf_pages, ph) for ph in p.phases()] for p, s in zip(pools, self.samples)]
+        self.pools = pools
+        self.seen = bytearray(space.n_pages) if any(self.samples) else None
+        self.refs = 0
         self.pool = ThreadPoolExecutor(1)
         self.busy: list[Future] = []
+
+    def _open(self, p, sample, leaf_pages: int, ph) -> native.MixStream:
+        mini = (sample.map_, sample.rate, sample.salt, sample.more_ones) if sample else ()
+        return native.MixStream(sample.n_pages if sample else self.space.n_pages, leaf_pages, p.capacity_high,
+                                p.pool_pages, p.old_pct, p.old_time_ms, 1000.0 / p.qps, p.ra_threshold, p.ra_area,
+                                p.ra_rule, p.start_pages, p.start_freed, p.cleaner_batch, *p.tick_args(ph), mini=mini)
 
     def __enter__(self) -> PoolFeed:
         return self
@@ -35,14 +57,25 @@ class PoolFeed:
         """The next chunk: every simulation is done with the one before it first (in order, and two
         chunks in memory at most)."""
         self._wait()
+        self.refs += len(pages)
         self.busy = [self.pool.submit(run.feed, pages, flags) for runs in self.runs for run in runs]
+        if self.seen is not None:  # the distinct pages a miniature's estimate counts exactly
+            self.busy.append(self.pool.submit(native.mix_mark, self.seen, pages))
 
     def _wait(self) -> None:
         busy, self.busy = self.busy, []
         for f in busy:
             f.result()
 
-    def close(self) -> list[native.MixSim]:
-        """Each pool's result (its phases' mean, mixmodel.simulate's)."""
+    def close(self) -> list[ts.Result]:
+        """Each pool's reads per tree (its phases' mean, mixmodel.simulate's; a miniature's estimate)."""
         self._wait()
-        return [mean_sim([run.close() for run in runs]) for runs in self.runs]
+        seen = np.frombuffer(self.seen, dtype=np.uint8) if self.seen is not None else None
+        out = []
+        for runs, sample, pool in zip(self.runs, self.samples, self.pools):
+            if sample is None:
+                out.append(ts.exact(mean_sim([run.close() for run in runs]), self.space, self.first))
+                continue
+            sim, evicted = runs[0].close()  # MariaDB: one phase
+            out.append(ts.estimate(sim, evicted, sample, self.space, seen, self.refs, pool))
+        return out

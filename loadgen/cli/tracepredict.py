@@ -125,5 +125,11 @@ def _print(doc: dict, meta: dict) -> None:
     if st:
         err.print(f"[dim]the capture modelled {mod:,} of {st:,} statements on tables ({100 * mod / st:.1f}%)[/]",
                   highlight=False)
+    sampled = [p for p in pools if p.get("sampled")]
+    if sampled:  # analysis/tracesample.py: a curve's larger MariaDB pools
+        names = ", ".join(format_bytes(p["pool_bytes"]) for p in sampled)
+        rates = ", ".join(f"{100 * p['sampled']['rate']:.1f}%" for p in sampled)
+        err.print(f"[dim]{names}: simulated on a sample of the leaves ({rates}); the intervals hold +-2 standard "
+                  "errors of the sampling (one --pool alone is simulated exactly)[/]", highlight=False)
     for why, n in doc["skipped"].items():
         err.print(f"[dim]not simulated: {n:,} operations, {why}[/]", highlight=False)

@@ -48,6 +48,7 @@ typedef struct {
     uint32_t head, tail, lru_old;
     uint64_t len, old_len, capacity, pool_pages, n_pages;
     double wlen, wcap, upper_w; /* capacity in leaf units: an upper page weighs upper_w */
+    uint64_t one_end;           /* pages below weigh 1 (the sampled ones): the leaves, or a mix's sample */
     double wcap_lo;             /* a full pool is emptied down to this (the page cleaner's batch) */
     /* MySQL's timer-driven page cleaner (cleaner_tick): off when tick_depth == 0 */
     uint64_t tick_depth; /* innodb_lru_scan_depth: free frames an LRU batch refills to */
@@ -85,10 +86,11 @@ typedef struct {
     uint32_t burst[EXTENT_PAGES];
 } lru_t;
 
-/* Leaves and filler pages (they sit in sampled extents) weigh 1; pages above the leaves and the
- * start-up pages stand for all the real ones in a miniature's scaled pool. */
+/* Leaves (in a mix's miniature, every sampled page: one_end) and filler pages (they sit in sampled
+ * extents) weigh 1; pages above the leaves and the start-up pages stand for all the real ones in a
+ * miniature's scaled pool. */
 static inline double weight(const lru_t *m, uint32_t p) {
-    if (p < m->leaf_pages || (p >= m->filler_base && p < m->filler_base + FILLER_SLOTS))
+    if (p < m->one_end || (p >= m->filler_base && p < m->filler_base + FILLER_SLOTS))
         return 1.0;
     return m->upper_w;
 }

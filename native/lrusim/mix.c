@@ -22,38 +22,58 @@ int mix_begin(mix_state_t *s, const sim_cfg_t *c, const lru_params_t *p, uint64_
         s->dirty = NULL;
         return -1;
     }
+    s->n_pages = s->m.n_pages; /* a miniature simulates fewer pages than its space has */
     return 0;
 }
 
-void mix_feed(mix_state_t *s, const uint32_t *pages, const uint8_t *flags, uint64_t n) {
+/* One reference to simulated page pg at now_ms (the clock already moved for its operation). */
+static inline void mix_ref(mix_state_t *s, uint32_t pg, uint8_t fl, double now_ms) {
     lru_t *m = &s->m;
     uint8_t *dirty = s->dirty;
-    double now_ms = s->now_ms, ms_per_query = m->ms_per_query;
+    /* a dirty page found gone was written back when its frame was taken */
+    if (dirty[pg] && !m->resident[pg]) {
+        s->evicted++;
+        s->evicted_one += pg < m->one_end;
+        dirty[pg] = 0;
+    }
+    if ((fl & MIX_NEW) && !m->resident[pg]) {
+        /* buf_page_create: a frame taken (the cleaner may evict for it), nothing read, the
+         * page put at the young head and accessed now */
+        lru_read(m, pg);
+        m->misses--;
+        m->nmiss[pg]--;
+        remove_block(m, pg);
+        add_block(m, pg, 0);
+        m->access_ms[pg] = now_ms;
+        m->refs++;
+        m->touched[pg] = 1;
+    } else {
+        lru_access(m, pg, now_ms, fl & MIX_MOVE);
+    }
+    if (fl & MIX_WRITE)
+        dirty[pg] = 1;
+}
+
+void mix_feed(mix_state_t *s, const uint32_t *pages, const uint8_t *flags, uint64_t n) {
+    double now_ms = s->now_ms, ms_per_query = s->m.ms_per_query;
     for (uint64_t i = 0; i < n; i++) {
-        uint32_t pg = pages[i];
         if (flags[i] & MIX_OP)
             now_ms += ms_per_query;
-        /* a dirty page found gone was written back when its frame was taken */
-        if (dirty[pg] && !m->resident[pg]) {
-            s->evicted++;
-            dirty[pg] = 0;
-        }
-        if ((flags[i] & MIX_NEW) && !m->resident[pg]) {
-            /* buf_page_create: a frame taken (the cleaner may evict for it), nothing read, the
-             * page put at the young head and accessed now */
-            lru_read(m, pg);
-            m->misses--;
-            m->nmiss[pg]--;
-            remove_block(m, pg);
-            add_block(m, pg, 0);
-            m->access_ms[pg] = now_ms;
-            m->refs++;
-            m->touched[pg] = 1;
-        } else {
-            lru_access(m, pg, now_ms, flags[i] & MIX_MOVE);
-        }
-        if (flags[i] & MIX_WRITE)
-            dirty[pg] = 1;
+        mix_ref(s, pages[i], flags[i], now_ms);
+    }
+    s->now_ms = now_ms;
+}
+
+void mix_feed_mapped(mix_state_t *s, const uint32_t *pages, const uint8_t *flags, uint64_t n, const int32_t *map) {
+    double now_ms = s->now_ms, ms_per_query = s->m.ms_per_query;
+    for (uint64_t i = 0; i < n; i++) {
+        if (flags[i] & MIX_OP) /* the clock moves on every operation, sampled or not */
+            now_ms += ms_per_query;
+        int32_t q = map[pages[i]];
+        /* a step onto a page past the first table's leaves triggers no read-ahead (as in
+         * read_ahead_mariadb); a miniature's leaf maps would not reach that far */
+        if (q >= 0)
+            mix_ref(s, (uint32_t)q, (uint64_t)q < s->m.leaf_pages ? flags[i] : flags[i] & ~MIX_MOVE, now_ms);
     }
     s->now_ms = now_ms;
 }
@@ -63,10 +83,12 @@ void mix_end(mix_state_t *s, mix_counts_t *out, uint32_t *reads) {
     uint64_t evicted = s->evicted, at_end = 0;
     for (uint64_t pg = 0; pg < s->n_pages; pg++) {
         if (s->dirty[pg]) {
-            if (m->resident[pg])
+            if (m->resident[pg]) {
                 at_end++;
-            else
+            } else {
                 evicted++;
+                s->evicted_one += pg < m->one_end;
+            }
         }
     }
     out->counts = (lru_counts_t){m->refs, m->misses, m->made_young, m->not_young, m->ra_pages, m->ra_evicted};

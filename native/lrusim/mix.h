@@ -35,11 +35,16 @@ typedef struct {
     lru_t m;
     uint8_t *dirty; /* NULL once freed */
     uint64_t n_pages, evicted;
+    uint64_t evicted_one; /* of them, pages below m.one_end (a miniature's sampled pages) */
     double now_ms;
 } mix_state_t;
 
 int mix_begin(mix_state_t *s, const sim_cfg_t *c, const lru_params_t *p, uint64_t n_pages, uint64_t leaf_pages);
 void mix_feed(mix_state_t *s, const uint32_t *pages, const uint8_t *flags, uint64_t n);
+/* mix_feed of a miniature (loadgen/analysis/tracesample.py): map[page] is the simulated page
+ * of each page of the space, or -1 for a page not sampled (its reference dropped, its operation's
+ * time kept). */
+void mix_feed_mapped(mix_state_t *s, const uint32_t *pages, const uint8_t *flags, uint64_t n, const int32_t *map);
 void mix_end(mix_state_t *s, mix_counts_t *out, uint32_t *reads);
 void mix_free(mix_state_t *s);
 

@@ -69,6 +69,7 @@ int sim_init(lru_t *m, const sim_cfg_t *c, uint64_t n_pages, uint64_t leaf_pages
     m->ra_threshold = params->ra_threshold;
     m->ra_area = c->ra_area;
     m->leaf_pages = sim_leaves;
+    m->one_end = sim_leaves;
     m->ra_rule = params->ra_rule;
     cleaner_init(m, c, scale);
     /* the collapse skips time between accesses, where a timed batch may land */

@@ -106,3 +106,36 @@ def test_a_simulation_fed_in_pieces_is_the_one_over_the_whole_trace(ticks):
         s.feed(pages[:1], flags[:1])
     with pytest.raises(ValueError, match="below n_pages"):
         native.MixStream(*args).feed(np.array([n_pages], np.uint32), np.zeros(1, np.uint8))
+
+
+def test_a_curves_miniatures_stay_within_their_stated_error_of_the_exact_pools(tmp_path):
+    """Several pools asked for: MariaDB's larger ones are miniatures (tracesample.py) whose
+    estimate is within 2 standard errors of each pool simulated alone (exactly, to the page) and
+    whose interval holds the exact figure; a pool alone is exact."""
+    out = tmp_path / "t.optrace"
+    widths = _trace(out, 60_000, 1_000_000)
+    meta, _, _ = ot.read_header(out)
+    tables = tracegeometry.offline_geometry(meta, {"*": 1_000_000}, widths)
+    pools = tracegeometry.pools_of([16 << 20, 64 << 20, 128 << 20], "mariadb", {}, 2000.0)
+    curve = tracemodel.predict(out, tables, pools, "mariadb")["pools"]
+    assert "sampled" not in curve[0] and all(0 < p["sampled"]["rate"] < 0.2 for p in curve[1:])
+    for pool, got in zip(pools, curve):
+        alone = tracemodel.predict(out, tables, [pool], "mariadb")["pools"][0]
+        assert "sampled" not in alone
+        se = got.get("sampled", {}).get("se_pages", 0)
+        assert abs(got["pages_read"] - alone["pages_read"]) <= 2 * se
+        assert got["low"] <= alone["pages_read"] <= got["high"]
+        assert got["read_requests"] == alone["read_requests"]
+        if se:  # the estimate's error is a few per cent of the reads, not a blank cheque
+            assert 0 < se < 0.1 * alone["pages_read"]
+
+
+def test_write_transactions_numbered_in_order_whatever_the_chunks():
+    ordered = [(None, None, None, np.array([0, 3, 3, 5, 0, 9])), (None, None, None, np.array([9, 12, 0]))]
+    shuffled = [(None, None, None, np.array([7, 0, 2, 7])), (None, None, None, np.array([1, 2, 0, 9]))]
+    for chunks in (ordered, shuffled):
+        ids = np.unique(np.concatenate([c[3] for c in chunks]))
+        ids = ids[ids > 0]
+        want = [np.searchsorted(ids, c[3]) for c in chunks]
+        got, n = tracemodel._dense_txns(list(chunks))
+        assert n == len(ids) and all((g[3] == w).all() for g, w in zip(got, want))
