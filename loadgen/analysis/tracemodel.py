@@ -331,7 +331,8 @@ def predict(path, tables: dict[str, dict], pools: list, flavor: str = "mariadb")
     first = space.tree_of(order[0], None)
     done = 0
     write_share = sum(plan.ops[op] for op in ("update", "delete", "insert")) / max(1, sum(plan.ops.values()))
-    with PoolFeed(space, [p for _, p in pools], first.all_leaves, (order[0], mp.PRIMARY), write_share) as feed:
+    with PoolFeed(space, [p for _, p in pools], first.all_leaves, (order[0], mp.PRIMARY), write_share,
+                  count) as feed:
         while chunks:  # each chunk's references simulated while the next one's are built, then dropped
             stream, key, length, txn = chunks.pop(0)
             trace = mp.Trace()

@@ -21,9 +21,9 @@ miniature's own dynamics), added in quadrature. The prediction's interval carrie
 (intervals.SE_MULT).
 
 Which pools: curve.rate_for's rate (a miniature holds enough pages; 1.0: exact) for MariaDB's
-pools of a curve; one pool asked for, MySQL's pools (its read-ahead and timed cleaner do not
-scale, curve.py) and every pool of a write-heavy trace (MAX_WRITE_SHARE) are simulated exactly,
-to the page as before.
+pools of a curve of a long trace (SAMPLE_MIN_OPS); a short trace, one pool asked for, MySQL's
+pools (its read-ahead and timed cleaner do not scale, curve.py) and every pool of a write-heavy
+trace (MAX_WRITE_SHARE) are simulated exactly, to the page as before.
 """
 from __future__ import annotations
 
@@ -47,6 +47,11 @@ UNIT_LEAVES = 64
 # re-access after a fixed lag (undomodel.PURGE_LAG_OPS) lands near the pool's reach, where the
 # noisier reuse distances of a small miniature turn hits into misses.
 MAX_WRITE_SHARE = 0.3
+# Traces shorter than this keep every pool exact: their exact simulations are cheap (~0.4 us an op
+# a pool: 4 pools of 10M ops ~16 s of CPU), and a miniature of a short trace is coarse (2M ops on
+# four 1M-row tables, 4 pools: standard errors of 7-9% of the reads, an interval four times as
+# wide as the exact pool's, to save ~2 s). The sampled pools are for the long captures.
+SAMPLE_MIN_OPS = 10_000_000
 MIN_UNITS = 2  # fewer sampled units than this give no variance: the tree is kept whole
 # The miniature's own dynamics, beside its sampling: where the pool holds most of what the trace
 # touches, the distinct pages (counted exactly) are most of the reads and the sampling error is
@@ -124,9 +129,11 @@ def plan(space: Space, first: tuple, rate: float, salt: int | None = None) -> Sa
     return Sample(rate, salt, scale, map_.astype(np.int32), n_more, n1 + n_more + n_kept, strata)
 
 
-def pool_rate(pool, many: bool, write_share: float = 0.0) -> float:
-    """The miniature's rate for a pool of a curve (many), 1.0 for an exact simulation."""
-    if not many or write_share > MAX_WRITE_SHARE or pool.ra_rule == RA_RULE_MYSQL or len(pool.phases()) != 1:
+def pool_rate(pool, many: bool, write_share: float = 0.0, ops: int | None = None) -> float:
+    """The miniature's rate for a pool of a curve (many) of a long trace (ops: None, or at least
+    SAMPLE_MIN_OPS), 1.0 for an exact simulation."""
+    if (not many or write_share > MAX_WRITE_SHARE or pool.ra_rule == RA_RULE_MYSQL or len(pool.phases()) != 1
+            or (ops is not None and ops < SAMPLE_MIN_OPS)):
         return 1.0
     return rate_for(pool, DEFAULT_RATE)
 

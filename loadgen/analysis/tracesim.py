@@ -26,9 +26,9 @@ class PoolFeed:
     """Each pool's simulations (pool.PoolModel: one a cleaner phase), fed the same chunks in order."""
 
     def __init__(self, space: Space, pools: list, leaf_pages: int, first: tuple | None = None,
-                 write_share: float = 0.0):
+                 write_share: float = 0.0, ops: int | None = None):
         self.space, self.first = space, first or ts.first_key(space)
-        self.rates = [ts.pool_rate(p, len(pools) > 1, write_share) for p in pools]
+        self.rates = [ts.pool_rate(p, len(pools) > 1, write_share, ops) for p in pools]
         samples: dict[float, ts.Sample | None] = {}
         for r in self.rates:
             if r < 1 and r not in samples:
