@@ -20,6 +20,29 @@ void cleaner_init(lru_t *m, const sim_cfg_t *c, double scale) {
     m->i_seen = 0;
 }
 
+/* One frame freed for a read (buf_LRU_get_free_block). MySQL's user thread looks for a clean
+ * page among the clean_scan pages at the tail (buf_LRU_free_from_common_LRU_list: its scan
+ * iterator restarts at the tail while it stands in the old sublist, and a dirty page is not
+ * ready for replace), evicting the first it finds; when none is clean it stops looking until the
+ * page cleaner's next batch (try_LRU_scan) and writes the tail page and frees it
+ * (buf_flush_single_page_from_LRU). Without clean_scan or dirty pages: the tail page. */
+static void free_for_read(lru_t *m) {
+    if (m->clean_scan && m->n_dirty && m->try_scan) {
+        uint32_t p = m->tail;
+        for (uint32_t n = 0; p != NIL && n < m->clean_scan; n++, p = m->prev[p]) {
+            if (!m->dirty[p]) {
+                evict_page(m, p);
+                return;
+            }
+        }
+        m->try_scan = 0;
+        m->wake = 1; /* os_event_set(buf_flush_event): the page cleaner's batch comes early */
+    }
+    if (m->clean_scan && m->dirty && m->dirty[m->tail])
+        m->single_flushes++;
+    evict_tail(m);
+}
+
 /* A free frame for a page of weight w about to be read. A full pool is emptied from the tail
  * down to wcap_lo: MariaDB's page cleaner frees pages in batches (the free list swings between
  * innodb_lru_scan_depth/2 and innodb_lru_scan_depth), so the LRU list shrinks and regrows, and
@@ -44,7 +67,7 @@ void make_room(lru_t *m, double w) {
         }
     }
     while (m->len > 0 && m->wlen + w > lo)
-        evict_tail(m);
+        free_for_read(m);
 }
 
 /* MySQL 8.0-9.x's page cleaner, on the clock: buf_flush_page_coordinator_thread wakes about once
@@ -56,8 +79,13 @@ void make_room(lru_t *m, double w) {
  * one page per read (make_room). Quiet stretches between two accesses run the batch once: a
  * second one would find the frames already free. */
 void cleaner_tick(lru_t *m, double now_ms) {
-    uint64_t n = 0;
-    while (m->len > LRU_MIN_LEN && n < m->tick_depth && m->wcap - m->wlen < (double)m->tick_depth) {
+    uint64_t n = 0, writing = 0;
+    m->try_scan = 1; /* buf_flush_end */
+    m->wake = 0;
+    m->lru_batches++;
+    while (m->len > 0 && m->len + writing > LRU_MIN_LEN && n < m->tick_depth &&
+           m->wcap - m->wlen - (double)writing < (double)m->tick_depth) {
+        writing += m->dirty && m->dirty[m->tail];
         evict_tail(m);
         n++;
     }
@@ -83,11 +111,31 @@ void cleaner_tick(lru_t *m, double now_ms) {
  * evicts the batch's weight at its sampling rate. */
 void cleaner_replay(lru_t *m, double now_ms) {
     while (m->i_seen < m->n_seen && now_ms >= (double)m->seen[2 * m->i_seen] * m->ms_per_query) {
+        m->try_scan = 1; /* buf_flush_end */
+        m->lru_batches++;
         double want = (double)m->seen[2 * m->i_seen + 1] * (m->weighted ? m->upper_w : 1.0), done = 0;
-        while (m->len > LRU_MIN_LEN && (m->weighted ? done + 0.5 < want : done < want)) {
-            done += weight(m, m->tail);
+        uint64_t writing = 0;
+        while (m->len > 0 && m->len + writing > LRU_MIN_LEN && (m->weighted ? done + 0.5 < want : done < want)) {
+            if (m->dirty && m->dirty[m->tail])
+                writing++; /* written, not counted as evicted: freed when the write ends */
+            else
+                done += weight(m, m->tail);
             evict_tail(m);
         }
         m->i_seen++;
     }
+}
+
+/* MySQL's flush-list batch, once a second (buf_flush_page_coordinator_thread): the page cleaner
+ * writes the fl_batch pages that turned dirty first (oldest modification), which stay in the pool
+ * clean. How many a second follows redo age and innodb_io_capacity (page_cleaner_flush_pages_
+ * recommendation), which the model does not follow: the caller takes it from a run (its
+ * flush-list pages over its seconds) or leaves it 0. The batch's end lets the user threads search
+ * the tail again (try_LRU_scan). */
+void flush_list_tick(lru_t *m, double now_ms) {
+    for (uint64_t n = 0; n < m->fl_batch && m->fl_head != NIL; n++)
+        set_clean(m, m->fl_head);
+    m->try_scan = 1;
+    while (m->fl_next_ms <= now_ms)
+        m->fl_next_ms += FLUSH_PERIOD_MS;
 }
