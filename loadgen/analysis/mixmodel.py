@@ -401,13 +401,10 @@ def pool_of(run: dict, writes: bool = False):
     return hold_capacity(pool, held, srv.get("variables"))
 
 
-def simulate(trace: Trace, space: Space, pool, leaf_pages: int, span: list | None = None,
-             flush_list_pages_s: float = 0.0) -> native.MixSim:
+def simulate(trace: Trace, space: Space, pool, leaf_pages: int, span: list | None = None, dirty=(0, 0)):
     """The pool over the trace, averaged over MySQL's cleaner phases (model.mean_over_phases).
-    `span`, a list, gets the fewest and most misses of any one phase (the cleaner's range).
-    MySQL's dirty pages at the tail as dirtypages.py says (its flush-list batch: flush_list_pages_s)."""
+    `span`, a list, gets the fewest and most misses of any one phase (the cleaner's range); dirty: kernel_args."""
     pages, flags = trace.arrays()
-    dirty = kernel_args(pool, flush_list_pages_s)
     runs = [native.lrusim_mix(pages, flags, space.n_pages, leaf_pages, pool.capacity_high, pool.pool_pages,
                               pool.old_pct, pool.old_time_ms, 1000.0 / pool.qps, pool.ra_threshold, pool.ra_area,
                               pool.ra_rule, pool.start_pages, pool.start_freed, pool.cleaner_batch,
@@ -463,7 +460,7 @@ def predict(run: dict, own_undo: bool = True) -> dict | None:
                         stepped=stepped_columns(tables), sweep_ops=sweep_ops_of(flavor, pool.qps, txns_per_op))
     first = space.tree_of(order[0], None)
     span: list = []
-    sim = simulate(trace, space, pool, first.all_leaves, span, flush_list_rate(run))
+    sim = simulate(trace, space, pool, first.all_leaves, span, kernel_args(pool, flush_list_rate(run)))
     reads = np.frombuffer(sim.reads, dtype=np.uint32)
     out_tables: dict[str, dict] = {}
     for (name, idx), tree in space.trees.items():
@@ -484,18 +481,15 @@ def predict(run: dict, own_undo: bool = True) -> dict | None:
         "read_requests": int(sim.refs),
         "read_ahead": int(sim.read_ahead),
         "made_young": int(sim.made_young),
-        "dirty_evictions": int(sim.dirty_evicted),
-        "dirty_at_end": int(sim.dirty_at_end),
-        "lru_batches": int(sim.lru_batches),
-        "single_flushes": int(sim.single_flushes),
+        "dirty_evictions": int(sim.dirty_evicted), "single_flushes": int(sim.single_flushes),
+        "dirty_at_end": int(sim.dirty_at_end), "lru_batches": int(sim.lru_batches),
         "capacity_pages": pool.capacity_pages,
         "pool_pages": pool.pool_pages,
         "qps": pool.qps,
         "tables": out_tables,
         "note": "pages_read is the tables' and the undo pages' (system_pages_read: rollback segment headers "
                 "and their undo pages, purge reading them back); dirty_evictions counts pages evicted dirty "
-                "(MariaDB: with no flush-list flushing, an upper bound of the LRU flushes); lru_batches, "
-                "single_flushes: MySQL's LRU batches and its user threads' writes of the tail page",
+                "(MariaDB: an upper bound of the LRU flushes); lru_batches, single_flushes: MySQL's",
     }
     # how far it can be off: reads_low/high on the total and on each table (analysis/intervals.py)
     rel = (span[0] / sim.misses, span[1] / sim.misses) if sim.misses and span[0] != span[1] else None

@@ -76,15 +76,22 @@ void make_room(lru_t *m, double w) {
  * below BUF_LRU_MIN_LEN pages (docs/innodb.md, "The page cleaner"). A read-only workload is
  * no activity (srv_check_activity), so on the lab's runs one batch landed, in the run's first
  * second: the caller sets when (phase), how often and how many. The user threads meanwhile free
- * one page per read (make_room). Quiet stretches between two accesses run the batch once: a
- * second one would find the frames already free. */
+ * one page per read (make_room), and one that found no clean page wakes the batch early
+ * (m->wake). A dirty page the batch meets is written and freed when its write ends: until then it
+ * counts in the list's length and in the batch. Its writes go through the doublewrite buffer
+ * DBLWR_PAGES at a time; the model takes the full ones as written while the batch goes on and
+ * the last, partial one (written at the batch's end, dblwr::force_flush) as still counting, so
+ * a batch that wrote k pages leaves the list at BUF_LRU_MIN_LEN - k % DBLWR_PAGES (a fitted
+ * reading, docs/mysql-lab.md: all k over-shortens it where the batches write hundreds of pages).
+ * Quiet stretches between two accesses run the batch once: a second one would find the frames
+ * already free. */
 void cleaner_tick(lru_t *m, double now_ms) {
     uint64_t n = 0, writing = 0;
     m->try_scan = 1; /* buf_flush_end */
     m->wake = 0;
     m->lru_batches++;
-    while (m->len > 0 && m->len + writing > LRU_MIN_LEN && n < m->tick_depth &&
-           m->wcap - m->wlen - (double)writing < (double)m->tick_depth) {
+    while (m->len > 0 && m->len + writing % DBLWR_PAGES > LRU_MIN_LEN && n < m->tick_depth &&
+           m->wcap - m->wlen - (double)(writing % DBLWR_PAGES) < (double)m->tick_depth) {
         writing += m->dirty && m->dirty[m->tail];
         evict_tail(m);
         n++;
@@ -107,15 +114,17 @@ void cleaner_tick(lru_t *m, double now_ms) {
  * ran: loadgen/measure/cleaner.py): when MySQL's timed batch landed follows the server's activity,
  * which the model cannot know, so a run's own prediction replays what the server did. Each batch
  * evicts its pages from the LRU tail before the first access of the query it was seen at, never
- * shortening the list below BUF_LRU_MIN_LEN, as buf_flush_LRU_list_batch stops there. A miniature
- * evicts the batch's weight at its sampling rate. */
+ * shortening the list below BUF_LRU_MIN_LEN, as buf_flush_LRU_list_batch stops there. The count
+ * recorded is of clean pages evicted: a dirty page met is written besides, counting in the list
+ * until its write ends (cleaner_tick). A miniature evicts the batch's weight at its sampling rate. */
 void cleaner_replay(lru_t *m, double now_ms) {
     while (m->i_seen < m->n_seen && now_ms >= (double)m->seen[2 * m->i_seen] * m->ms_per_query) {
         m->try_scan = 1; /* buf_flush_end */
         m->lru_batches++;
         double want = (double)m->seen[2 * m->i_seen + 1] * (m->weighted ? m->upper_w : 1.0), done = 0;
         uint64_t writing = 0;
-        while (m->len > 0 && m->len + writing > LRU_MIN_LEN && (m->weighted ? done + 0.5 < want : done < want)) {
+        while (m->len > 0 && m->len + writing % DBLWR_PAGES > LRU_MIN_LEN &&
+               (m->weighted ? done + 0.5 < want : done < want)) {
             if (m->dirty && m->dirty[m->tail])
                 writing++; /* written, not counted as evicted: freed when the write ends */
             else

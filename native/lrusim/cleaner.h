@@ -34,6 +34,7 @@ void cleaner_tick(lru_t *m, double now_ms);
 void cleaner_replay(lru_t *m, double now_ms);
 
 #define FLUSH_PERIOD_MS 1000.0 /* the page cleaner's loop: one flush-list batch a second */
+#define DBLWR_PAGES 128 /* innodb_doublewrite_pages (MySQL 8.4-9.x): writes batched through the doublewrite buffer */
 
 /* MySQL's flush-list batch, due at now_ms (lru_t.fl_batch pages; innodb_lru.h). */
 void flush_list_tick(lru_t *m, double now_ms);

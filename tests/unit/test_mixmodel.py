@@ -344,23 +344,24 @@ def test_a_dirty_tail_page_survives_a_user_threads_eviction_the_cleaners_batch_t
     assert np.frombuffer(sim.reads, dtype=np.uint32)[0] == 2 and sim.dirty_evicted == 1 and sim.lru_batches == 1
 
 
-def test_a_dirty_tail_a_user_thread_cannot_pass_is_written_and_the_batch_overshoots_by_its_writes():
-    # the 100 pages at the tail all dirty: the user thread writes the tail page (a single-page
+@pytest.mark.parametrize("n_dirty,left", [(100, 256 - 99), (200, 256 - (199 - 128))])
+def test_a_dirty_tail_a_user_thread_cannot_pass_is_written_and_the_batch_overshoots_by_its_writes(n_dirty, left):
+    # the 100 pages at the tail all dirty (and more): the user thread writes the tail page (a single-page
     # flush), stops searching (try_LRU_scan) and wakes the page cleaner, whose batch at the next
-    # read writes the dirty pages it meets and counts them in the list until their writes end:
-    # the list ends 99 pages short of BUF_LRU_MIN_LEN (256)
-    pages, flags = _tail_trace(100, [600, 601])
+    # read writes the dirty pages it meets and counts those still being written in the list: the
+    # list ends that many short of BUF_LRU_MIN_LEN (256); of 199 written, the doublewrite
+    # buffer's first full 128 are taken as done (cleaner.c DBLWR_PAGES), 71 still counting
+    pages, flags = _tail_trace(n_dirty, [600, 601])
     sim = native.lrusim_mix(pages, flags, *POOL, 1024, 1e9, 1000.0, 1, 100)
     reads = np.frombuffer(sim.reads, dtype=np.uint32)
-    assert sim.single_flushes == 1 and sim.lru_batches == 1 and sim.dirty_evicted == 100
-    assert reads[:100].sum() == 100 and sim.misses == 602
-    # the batch left 256 - 99 = 157 of the 600 pages (the top of the list: 355..511, read first
-    # into a list under 512 pages); read 0..599 again: those 157 are the hits
+    assert sim.single_flushes == 1 and sim.lru_batches == 1 and sim.dirty_evicted == n_dirty
+    assert reads[:n_dirty].sum() == n_dirty and sim.misses == 602
+    # the batch left `left` of the 600 pages (the top of the list: 511 down, read first into a
+    # list under 512 pages); read 0..599 again: those are the hits (256 without the overshoot)
     again = np.concatenate([pages, np.arange(600)]).astype(np.uint32)
     again_flags = np.concatenate([flags, np.full(600, mp.OP, dtype=np.uint8)])
     sim2 = native.lrusim_mix(again, again_flags, *POOL, 1024, 1e9, 1000.0, 1, 100)
-    assert sim2.lru_batches == 1 and sim2.refs - sim2.misses == 157
-    # without the writes' overshoot the batch would have left 256
+    assert sim2.lru_batches == 1 and sim2.refs - sim2.misses == left
 
 
 def test_the_flush_list_batch_cleans_the_oldest_dirty_pages_in_place():
