@@ -4,8 +4,10 @@ cleaner.c; docs/mysql-lab.md, "Dirty pages at the LRU tail").
 MySQL 8.0-9.x's user threads free a frame by looking for a clean page among the
 BUF_LRU_SEARCH_SCAN_THRESHOLD (100) pages at the LRU tail (buf_LRU_free_from_common_LRU_list; a
 dirty page is not ready for replace); when none is, they wake the page cleaner and write the
-tail page themselves. The page cleaner's LRU batch writes the dirty pages it meets and counts
-them in the list until their writes end, so the list ends that many pages below BUF_LRU_MIN_LEN.
+tail page themselves, and the woken batch comes at once: 1-3 batches a second where the tail is
+dirty, not one. The page cleaner's LRU batch writes the dirty pages it meets and counts them in
+the list until their writes end, so the list ends below BUF_LRU_MIN_LEN by those still being
+written (the kernel's reading of the doublewrite buffer, DBLWR_PAGES: fitted, not measured).
 Its flush-list batch cleans dirty pages without evicting them at a rate set by redo age and
 innodb_io_capacity, which the model does not follow: a run's own rate is taken from it.
 MariaDB (10.11, 11.8) frees frames in the page cleaner's batches, modelled apart (pool.py's
