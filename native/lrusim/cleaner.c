@@ -70,6 +70,12 @@ void make_room(lru_t *m, double w) {
         free_for_read(m);
 }
 
+/* The pages of a batch that wrote `written` still counting in the list when it stops (below):
+ * MySQL's rules only (clean_scan; the captured-trace model runs without them, as before). */
+static inline uint64_t still_writing(const lru_t *m, uint64_t written) {
+    return m->clean_scan ? written % DBLWR_PAGES : 0;
+}
+
 /* MySQL 8.0-9.x's page cleaner, on the clock: buf_flush_page_coordinator_thread wakes about once
  * a second and, when the server saw activity, has buf_flush_LRU_list_batch evict clean pages from
  * the LRU tail until innodb_lru_scan_depth frames are free, at most that many pages, and never
@@ -90,8 +96,8 @@ void cleaner_tick(lru_t *m, double now_ms) {
     m->try_scan = 1; /* buf_flush_end */
     m->wake = 0;
     m->lru_batches++;
-    while (m->len > 0 && m->len + writing % DBLWR_PAGES > LRU_MIN_LEN && n < m->tick_depth &&
-           m->wcap - m->wlen - (double)(writing % DBLWR_PAGES) < (double)m->tick_depth) {
+    while (m->len > 0 && m->len + still_writing(m, writing) > LRU_MIN_LEN && n < m->tick_depth &&
+           m->wcap - m->wlen - (double)still_writing(m, writing) < (double)m->tick_depth) {
         writing += m->dirty && m->dirty[m->tail];
         evict_tail(m);
         n++;
@@ -123,7 +129,7 @@ void cleaner_replay(lru_t *m, double now_ms) {
         m->lru_batches++;
         double want = (double)m->seen[2 * m->i_seen + 1] * (m->weighted ? m->upper_w : 1.0), done = 0;
         uint64_t writing = 0;
-        while (m->len > 0 && m->len + writing % DBLWR_PAGES > LRU_MIN_LEN &&
+        while (m->len > 0 && m->len + still_writing(m, writing) > LRU_MIN_LEN &&
                (m->weighted ? done + 0.5 < want : done < want)) {
             if (m->dirty && m->dirty[m->tail])
                 writing++; /* written, not counted as evicted: freed when the write ends */
