@@ -54,13 +54,12 @@ import dataclasses
 
 import numpy as np
 
-from .. import native
 from ..errors import UsageError
 from ..workload import mix as mixspec
 from ..workload.opstream import Generator
 from . import intervals, mixpages
 from .mixpages import (PRIMARY, Refs, Space, Trace, Tree, exclusive_cumsum, hcat, point_refs, positions, scan_refs,
-                       stepped_columns, table_order, walks)
+                       simulate, stepped_columns, table_order, walks)
 from .keymodel import held_pages
 from .dirtypages import flush_list_rate, kernel_args
 from .pool import hold_capacity, run_pool_model, under_writes
@@ -399,19 +398,6 @@ def pool_of(run: dict, writes: bool = False):
         pool = under_writes(pool)
     held = None if writes else held_pages(run.get("samples") or [], pool.pool_pages)
     return hold_capacity(pool, held, srv.get("variables"))
-
-
-def simulate(trace: Trace, space: Space, pool, leaf_pages: int, span: list | None = None, dirty=(0, 0)):
-    """The pool over the trace, averaged over MySQL's cleaner phases (model.mean_over_phases).
-    `span`, a list, gets the fewest and most misses of any one phase (the cleaner's range); dirty: kernel_args."""
-    pages, flags = trace.arrays()
-    runs = [native.lrusim_mix(pages, flags, space.n_pages, leaf_pages, pool.capacity_high, pool.pool_pages,
-                              pool.old_pct, pool.old_time_ms, 1000.0 / pool.qps, pool.ra_threshold, pool.ra_area,
-                              pool.ra_rule, pool.start_pages, pool.start_freed, pool.cleaner_batch,
-                              *pool.tick_args(ph), *dirty) for ph in pool.phases()]
-    if span is not None:
-        span[:] = [min(r.misses for r in runs), max(r.misses for r in runs)]
-    return mixpages.mean_sim(runs)
 
 
 def space_of(spec: mixspec.MixSpec, tables: dict, flavor: str, done: int,
