@@ -5,10 +5,10 @@ operations, where the tail of the LRU list is mostly dirty.
 MySQL's user threads pass dirty pages at the tail for a clean one, wake the page cleaner when none
 of the 100 there is clean, and its LRU batch then runs at once (dirtypages.py, native/lrusim/
 cleaner.c). Without those rules the model ran one batch a second, fewer than half the server's, and
-missed the table by -8.4% .. -9.0% and the pool's whole reads by -21.7% .. -29.7% (seven runs,
-2026-11-29, this test's among them); with them -0.4% .. +0.8% and -3.0% .. -7.0%, its batches
-1.00-1.19x the server's recorded ones (docs/mysql-lab.md, "Dirty pages at the LRU tail"). Held to
-5%, 10% and 0.7-1.3x.
+missed the table by -7.9% .. -8.7% and the pool's whole reads by -24.1% .. -32.4% (seven runs,
+2026-11-29, this test's among them; main at 1b47afc); with them -0.7% .. +0.7% and -2.7% .. -8.6%,
+its batches 0.99-1.11x the server's recorded ones (docs/mysql-lab.md, "Dirty pages at the LRU tail"). Held to
+5%, 12% and 0.7-1.3x.
 
 Needs the docker engine and the MySQL image (found or built by the conftest fixture); with
 LOADGEN_REQUIRE_DOCKER=1 either missing fails the test.
@@ -41,7 +41,7 @@ def test_mysql_ycsb_a_at_16m_with_its_dirty_tail(engine, mysql_image, no_new_con
           f"{bp.get('wait_free')}; dirty evictions {p['dirty_evictions']:,}, "
           f"LRU flushed {bp['flush']['lru_batch_flushed']:,}")
     assert abs(t["pages_read"] - measured) <= 0.05 * measured
-    assert abs(p["pages_read"] - bp["pages_read"]) <= 0.10 * bp["pages_read"]
+    assert abs(p["pages_read"] - bp["pages_read"]) <= 0.12 * bp["pages_read"]
     # the batches come as often as the server's: woken by the user threads, not once a second
     assert batches > 0 and 0.7 * batches <= p["lru_batches"] <= 1.3 * batches
     assert p["single_flushes"] > 0 and p["dirty_evictions"] > 0
