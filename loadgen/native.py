@@ -394,8 +394,8 @@ def mix_flags() -> MixFlags:
 class MixSim(NamedTuple):
     """What lrusim_mix ends with: the pool's counters, the pages evicted dirty (each a write-back
     before its frame was reused) and those still dirty at the end, the reads of pages without a
-    page number (MySQL's read-ahead of non-leaf pages of the first B-tree), and each page's reads
-    (bytes of uint32, one per page of the trace's space)."""
+    page number (MySQL's read-ahead of non-leaf pages of the first B-tree), MySQL's single-page
+    flushes and LRU batches, and each page's reads (bytes of uint32, one per page of the space)."""
 
     refs: int
     misses: int
@@ -406,20 +406,25 @@ class MixSim(NamedTuple):
     dirty_evicted: int
     dirty_at_end: int
     filler_reads: int
+    single_flushes: int
+    lru_batches: int
     reads: bytes
 
 
 def lrusim_mix(pages, flags, n_pages: int, leaf_pages: int, capacity: int, pool_pages: int, old_pct: float,
                old_time_ms: float, ms_per_op: float, ra_threshold: int = 0, ra_area: int = 64, ra_rule: int = 0,
                start_pages: int = 0, start_freed: int = 0, batch: int = 0, tick_depth: int = 0,
-               tick_phase_ms: float = 0.0, tick_period_ms: float = 1000.0, ticks: int = 1) -> MixSim:
+               tick_phase_ms: float = 0.0, tick_period_ms: float = 1000.0, ticks: int = 1, clean_scan: int = 0,
+               fl_batch: int = 0) -> MixSim:
     """InnoDB's LRU on a mixed workload's trace (native/lrusim/mix.h): pages (uint32) and flags
     (uint8 per reference: 1 a step to the next leaf, 2 a write, 4 an operation's first reference,
     8 a page the operation creates, not reads); the first leaf_pages pages are the leaves read-ahead
-    sees. The other arguments as lrusim_innodb's."""
+    sees. clean_scan: MySQL's user threads free the first clean page of that many at the tail (0:
+    the tail page); fl_batch: pages its flush-list batch writes a second (0: none; dirtypages.py).
+    The other arguments as lrusim_innodb's."""
     counts, reads = _load().lrusim_mix(pages, flags, n_pages, leaf_pages, capacity, pool_pages, old_pct, old_time_ms,
                                        ms_per_op, ra_threshold, ra_area, ra_rule, start_pages, start_freed, batch,
-                                       tick_depth, tick_phase_ms, tick_period_ms, ticks)
+                                       tick_depth, tick_phase_ms, tick_period_ms, ticks, clean_scan, fl_batch)
     return MixSim(*counts, reads)
 
 
@@ -433,10 +438,11 @@ class MixStream:
     def __init__(self, n_pages: int, leaf_pages: int, capacity: int, pool_pages: int, old_pct: float,
                  old_time_ms: float, ms_per_op: float, ra_threshold: int = 0, ra_area: int = 64, ra_rule: int = 0,
                  start_pages: int = 0, start_freed: int = 0, batch: int = 0, tick_depth: int = 0,
-                 tick_phase_ms: float = 0.0, tick_period_ms: float = 1000.0, ticks: int = 1, mini: tuple = ()):
+                 tick_phase_ms: float = 0.0, tick_period_ms: float = 1000.0, ticks: int = 1, clean_scan: int = 0,
+                 fl_batch: int = 0, mini: tuple = ()):
         args, ext = (n_pages, leaf_pages, capacity, pool_pages, old_pct, old_time_ms, ms_per_op, ra_threshold,
                      ra_area, ra_rule, start_pages, start_freed, batch, tick_depth, tick_phase_ms, tick_period_ms,
-                     ticks), _load()
+                     ticks, clean_scan, fl_batch), _load()
         self._state = ext.mixmini_open(*mini, args) if mini else ext.mixsim_open(*args)
         self._feed, self._close = (ext.mixmini_feed, ext.mixmini_close) if mini else (ext.mixsim_feed,
                                                                                          ext.mixsim_close)

@@ -126,9 +126,9 @@ PyObject *loadgen_lrusim_innodb(PyObject *self, PyObject *args) {
         release(&view);
         return NULL;
     }
-    sim_cfg_t cfg = {cap,   pp,     area,   1.0,     0,     start, freed,
-                     batch, tdepth, tphase, tperiod, ticks, NULL,  0}; /* rate 1: exact */
-    lru_params_t params = {old_pct, old_time_ms, ms_per_query, ra_threshold, ra_rule};
+    sim_cfg_t cfg = {cap,    pp,     area,    1.0,   0,    start, freed, batch,
+                     tdepth, tphase, tperiod, ticks, NULL, 0,     0}; /* rate 1: exact */
+    lru_params_t params = {old_pct, old_time_ms, ms_per_query, ra_threshold, ra_rule, 0};
     if (py_seen != Py_None) { /* the recorded LRU batches: uint64 pairs (queries done, pages), by queries done */
         if (PyObject_GetBuffer(py_seen, &seen, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
             release(&view);
@@ -209,7 +209,7 @@ static int pool_from(PyObject *py_pool, sim_cfg_t *cfg) {
             PyErr_SetString(PyExc_ValueError, "need capacity >= 1 and rate > 0");
         return -1;
     }
-    *cfg = (sim_cfg_t){cap, pp, area, rate, salt, start, freed, batch, tdepth, tphase, tperiod, ticks, NULL, 0};
+    *cfg = (sim_cfg_t){cap, pp, area, rate, salt, start, freed, batch, tdepth, tphase, tperiod, ticks, NULL, 0, 0};
     return 0;
 }
 
@@ -273,7 +273,7 @@ PyObject *loadgen_lrusim_curve(PyObject *self, PyObject *args) {
     for (Py_ssize_t i = 0; i < n_pools; i++)
         if (pool_from(PyList_GET_ITEM(py_pools, i), &cfgs[i]) < 0)
             goto done;
-    params = (lru_params_t){old_pct, old_time_ms, ms_per_query, ra_threshold, ra_rule};
+    params = (lru_params_t){old_pct, old_time_ms, ms_per_query, ra_threshold, ra_rule, 0};
 
     Py_BEGIN_ALLOW_THREADS
     rc = lrusim_curve(&src, &params, n_pages, leaf_pages, cfgs, (size_t)n_pools, points, &distinct, &refs, hist);

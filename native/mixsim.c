@@ -23,17 +23,17 @@ typedef struct {
 /* The pool's arguments (after the trace's, at args[skip..]) parsed and checked; 0, or -1 with an
  * exception set. */
 static int parse_pool(PyObject *args, mix_args_t *a, const char *fmt, Py_buffer *pv, Py_buffer *fv) {
-    unsigned long long cap, pp, ra_threshold, area, start, freed, batch, tdepth, ticks;
+    unsigned long long cap, pp, ra_threshold, area, start, freed, batch, tdepth, ticks, clean_scan = 0, fl_batch = 0;
     double old_pct, old_time_ms, ms_per_op, tphase, tperiod;
     int ra_rule, ok;
     if (pv)
         ok = PyArg_ParseTuple(args, fmt, pv, fv, &a->n_pages, &a->leaf_pages, &cap, &pp, &old_pct, &old_time_ms,
                               &ms_per_op, &ra_threshold, &area, &ra_rule, &start, &freed, &batch, &tdepth, &tphase,
-                              &tperiod, &ticks);
+                              &tperiod, &ticks, &clean_scan, &fl_batch);
     else
         ok = PyArg_ParseTuple(args, fmt, &a->n_pages, &a->leaf_pages, &cap, &pp, &old_pct, &old_time_ms, &ms_per_op,
                               &ra_threshold, &area, &ra_rule, &start, &freed, &batch, &tdepth, &tphase, &tperiod,
-                              &ticks);
+                              &ticks, &clean_scan, &fl_batch);
     if (!ok)
         return -1;
     const char *bad = NULL;
@@ -45,6 +45,8 @@ static int parse_pool(PyObject *args, mix_args_t *a, const char *fmt, Py_buffer 
         bad = "old_pct must be within 5..95 (innodb_old_blocks_pct)";
     else if (ra_rule != RA_RULE_MARIADB && ra_rule != RA_RULE_MYSQL)
         bad = "ra_rule must be 0 (MariaDB) or 1 (MySQL)";
+    else if (clean_scan > NIL)
+        bad = "clean_scan must be below 2**32";
     else if (ra_threshold && a->leaf_pages < 1)
         bad = "read-ahead needs leaf_pages >= 1 (physical page numbers)";
     if (bad) {
@@ -55,8 +57,9 @@ static int parse_pool(PyObject *args, mix_args_t *a, const char *fmt, Py_buffer 
         PyErr_SetString(PyExc_ValueError, bad);
         return -1;
     }
-    a->cfg = (sim_cfg_t){cap, pp, area, 1.0, 0, start, freed, batch, tdepth, tphase, tperiod, ticks}; /* exact */
-    a->params = (lru_params_t){old_pct, old_time_ms, ms_per_op, ra_threshold, ra_rule};
+    a->cfg = (sim_cfg_t){cap,    pp,     area,    1.0,   0,    start, freed,   batch,
+                         tdepth, tphase, tperiod, ticks, NULL, 0,     fl_batch}; /* exact */
+    a->params = (lru_params_t){old_pct, old_time_ms, ms_per_op, ra_threshold, ra_rule, (uint32_t)clean_scan};
     return 0;
 }
 
@@ -84,11 +87,12 @@ static PyObject *result(const mix_counts_t *out, uint32_t *reads, uint64_t n_pag
     if (!per_page)
         return NULL;
     const lru_counts_t *k = &out->counts;
-    return Py_BuildValue("((KKKKKKKKK)N)", (unsigned long long)k->refs, (unsigned long long)k->misses,
+    return Py_BuildValue("((KKKKKKKKKKK)N)", (unsigned long long)k->refs, (unsigned long long)k->misses,
                          (unsigned long long)k->made_young, (unsigned long long)k->not_young,
                          (unsigned long long)k->ra_pages, (unsigned long long)k->ra_evicted,
                          (unsigned long long)out->dirty_evicted, (unsigned long long)out->dirty_at_end,
-                         (unsigned long long)out->filler_reads, per_page);
+                         (unsigned long long)out->filler_reads, (unsigned long long)out->single_flushes,
+                         (unsigned long long)out->lru_batches, per_page);
 }
 
 PyObject *loadgen_lrusim_mix(PyObject *self, PyObject *args) {
@@ -96,7 +100,7 @@ PyObject *loadgen_lrusim_mix(PyObject *self, PyObject *args) {
     mix_args_t a;
     mix_counts_t out;
     int rc;
-    if (parse_pool(args, &a, "y*y*KKKKdddKKiKKKKddK", &pv, &fv) < 0)
+    if (parse_pool(args, &a, "y*y*KKKKdddKKiKKKKddK|KK", &pv, &fv) < 0)
         return NULL;
     const char *bad = check_trace(&pv, &fv, a.n_pages);
     if (bad) {
@@ -132,7 +136,7 @@ static void drop_state(PyObject *capsule) {
 
 PyObject *loadgen_mixsim_open(PyObject *self, PyObject *args) {
     mix_args_t a;
-    if (parse_pool(args, &a, "KKKKdddKKiKKKKddK", NULL, NULL) < 0)
+    if (parse_pool(args, &a, "KKKKdddKKiKKKKddK|KK", NULL, NULL) < 0)
         return NULL;
     mix_state_t *s = malloc(sizeof(*s));
     if (!s || mix_begin(s, &a.cfg, &a.params, a.n_pages, a.leaf_pages) < 0) {
@@ -150,7 +154,7 @@ PyObject *loadgen_mixsim_open(PyObject *self, PyObject *args) {
 /* The capsule's state, or NULL with an exception (not a state, or one already closed). */
 static mix_state_t *state_of(PyObject *capsule) {
     mix_state_t *s = PyCapsule_GetPointer(capsule, MIX_CAPSULE);
-    if (s && !s->dirty) {
+    if (s && !s->live) {
         PyErr_SetString(PyExc_ValueError, "the simulation was closed");
         return NULL;
     }
@@ -240,7 +244,7 @@ PyObject *loadgen_mixmini_open(PyObject *self, PyObject *args) {
     mix_args_t a;
     if (!PyArg_ParseTuple(args, "y*dKKO!", &mv, &rate, &salt, &more_ones, &PyTuple_Type, &pool))
         return NULL;
-    if (parse_pool(pool, &a, "KKKKdddKKiKKKKddK", NULL, NULL) < 0 || mv.len % 4 || !(rate > 0)) {
+    if (parse_pool(pool, &a, "KKKKdddKKiKKKKddK|KK", NULL, NULL) < 0 || mv.len % 4 || !(rate > 0)) {
         if (!PyErr_Occurred())
             PyErr_SetString(PyExc_ValueError, "the map must be int32 and the rate above 0");
         PyBuffer_Release(&mv);
@@ -276,7 +280,7 @@ PyObject *loadgen_mixmini_open(PyObject *self, PyObject *args) {
 
 static mini_state_t *mini_of(PyObject *capsule) {
     mini_state_t *x = PyCapsule_GetPointer(capsule, MINI_CAPSULE);
-    if (x && !x->s.dirty) {
+    if (x && !x->s.live) {
         PyErr_SetString(PyExc_ValueError, "the simulation was closed");
         return NULL;
     }

@@ -54,14 +54,14 @@ import dataclasses
 
 import numpy as np
 
-from .. import native
 from ..errors import UsageError
 from ..workload import mix as mixspec
 from ..workload.opstream import Generator
 from . import intervals, mixpages
 from .mixpages import (PRIMARY, Refs, Space, Trace, Tree, exclusive_cumsum, hcat, point_refs, positions, scan_refs,
-                       stepped_columns, table_order, walks)
+                       simulate, stepped_columns, table_order, walks)
 from .keymodel import held_pages
+from .dirtypages import flush_list_rate, kernel_args
 from .pool import hold_capacity, run_pool_model, under_writes
 from .undomodel import (PURGE_LAG_OPS, Sweeps, forecast_txns_per_undo_page, sweep_ops_of, undo_refs,
                         undo_space, undo_txns_per_page, without_rseg_pages, write_txns)
@@ -400,19 +400,6 @@ def pool_of(run: dict, writes: bool = False):
     return hold_capacity(pool, held, srv.get("variables"))
 
 
-def simulate(trace: Trace, space: Space, pool, leaf_pages: int, span: list | None = None) -> native.MixSim:
-    """The pool over the trace, averaged over MySQL's cleaner phases (model.mean_over_phases).
-    `span`, a list, gets the fewest and most misses of any one phase (the cleaner's range)."""
-    pages, flags = trace.arrays()
-    runs = [native.lrusim_mix(pages, flags, space.n_pages, leaf_pages, pool.capacity_high, pool.pool_pages,
-                              pool.old_pct, pool.old_time_ms, 1000.0 / pool.qps, pool.ra_threshold, pool.ra_area,
-                              pool.ra_rule, pool.start_pages, pool.start_freed, pool.cleaner_batch,
-                              *pool.tick_args(ph)) for ph in pool.phases()]
-    if span is not None:
-        span[:] = [min(r.misses for r in runs), max(r.misses for r in runs)]
-    return mixpages.mean_sim(runs)
-
-
 def space_of(spec: mixspec.MixSpec, tables: dict, flavor: str, done: int,
              txns_per_undo_page: float | None = None) -> tuple[Space, list[str]]:
     """The page space of a mix's first `done` ops (room for the leaves their inserts add, the
@@ -459,7 +446,7 @@ def predict(run: dict, own_undo: bool = True) -> dict | None:
                         stepped=stepped_columns(tables), sweep_ops=sweep_ops_of(flavor, pool.qps, txns_per_op))
     first = space.tree_of(order[0], None)
     span: list = []
-    sim = simulate(trace, space, pool, first.all_leaves, span)
+    sim = simulate(trace, space, pool, first.all_leaves, span, kernel_args(pool, flush_list_rate(run)))
     reads = np.frombuffer(sim.reads, dtype=np.uint32)
     out_tables: dict[str, dict] = {}
     for (name, idx), tree in space.trees.items():
@@ -480,15 +467,15 @@ def predict(run: dict, own_undo: bool = True) -> dict | None:
         "read_requests": int(sim.refs),
         "read_ahead": int(sim.read_ahead),
         "made_young": int(sim.made_young),
-        "dirty_evictions": int(sim.dirty_evicted),
-        "dirty_at_end": int(sim.dirty_at_end),
+        "dirty_evictions": int(sim.dirty_evicted), "single_flushes": int(sim.single_flushes),
+        "dirty_at_end": int(sim.dirty_at_end), "lru_batches": int(sim.lru_batches),
         "capacity_pages": pool.capacity_pages,
         "pool_pages": pool.pool_pages,
         "qps": pool.qps,
         "tables": out_tables,
         "note": "pages_read is the tables' and the undo pages' (system_pages_read: rollback segment headers "
                 "and their undo pages, purge reading them back); dirty_evictions counts pages evicted dirty "
-                "with no flush-list flushing (an upper bound of the LRU flushes)",
+                "(MariaDB: an upper bound of the LRU flushes); lru_batches, single_flushes: MySQL's",
     }
     # how far it can be off: reads_low/high on the total and on each table (analysis/intervals.py)
     rel = (span[0] / sim.misses, span[1] / sim.misses) if sim.misses and span[0] != span[1] else None

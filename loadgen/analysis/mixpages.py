@@ -143,6 +143,21 @@ def leaf_index(starts: np.ndarray, key: np.ndarray, rows: int) -> np.ndarray:
     return at
 
 
+def simulate(trace: Trace, space: Space, pool, leaf_pages: int, span: list | None = None,
+             dirty: tuple = (0, 0)) -> native.MixSim:
+    """The pool over the trace, averaged over MySQL's cleaner phases (model.mean_over_phases).
+    `span`, a list, gets the fewest and most misses of any one phase (the cleaner's range); dirty:
+    MySQL's rules for dirty pages at the LRU tail (dirtypages.kernel_args; (0, 0): none)."""
+    pages, flags = trace.arrays()
+    runs = [native.lrusim_mix(pages, flags, space.n_pages, leaf_pages, pool.capacity_high, pool.pool_pages,
+                              pool.old_pct, pool.old_time_ms, 1000.0 / pool.qps, pool.ra_threshold, pool.ra_area,
+                              pool.ra_rule, pool.start_pages, pool.start_freed, pool.cleaner_batch,
+                              *pool.tick_args(ph), *dirty) for ph in pool.phases()]
+    if span is not None:
+        span[:] = [min(r.misses for r in runs), max(r.misses for r in runs)]
+    return mean_sim(runs)
+
+
 def mean_sim(runs: list) -> native.MixSim:
     """The pool's runs over MySQL's cleaner phases as one (model.mean_over_phases): each counter's and
     each page's reads' mean, rounded; one run as it is."""

@@ -20,6 +20,29 @@ void cleaner_init(lru_t *m, const sim_cfg_t *c, double scale) {
     m->i_seen = 0;
 }
 
+/* One frame freed for a read (buf_LRU_get_free_block). MySQL's user thread looks for a clean
+ * page among the clean_scan pages at the tail (buf_LRU_free_from_common_LRU_list: its scan
+ * iterator restarts at the tail while it stands in the old sublist, and a dirty page is not
+ * ready for replace), evicting the first it finds; when none is clean it stops looking until the
+ * page cleaner's next batch (try_LRU_scan) and writes the tail page and frees it
+ * (buf_flush_single_page_from_LRU). Without clean_scan or dirty pages: the tail page. */
+static void free_for_read(lru_t *m) {
+    if (m->clean_scan && m->n_dirty && m->try_scan) {
+        uint32_t p = m->tail;
+        for (uint32_t n = 0; p != NIL && n < m->clean_scan; n++, p = m->prev[p]) {
+            if (!m->dirty[p]) {
+                evict_page(m, p);
+                return;
+            }
+        }
+        m->try_scan = 0;
+        m->wake = 1; /* os_event_set(buf_flush_event): the page cleaner's batch comes early */
+    }
+    if (m->clean_scan && m->dirty && m->dirty[m->tail])
+        m->single_flushes++;
+    evict_tail(m);
+}
+
 /* A free frame for a page of weight w about to be read. A full pool is emptied from the tail
  * down to wcap_lo: MariaDB's page cleaner frees pages in batches (the free list swings between
  * innodb_lru_scan_depth/2 and innodb_lru_scan_depth), so the LRU list shrinks and regrows, and
@@ -44,7 +67,13 @@ void make_room(lru_t *m, double w) {
         }
     }
     while (m->len > 0 && m->wlen + w > lo)
-        evict_tail(m);
+        free_for_read(m);
+}
+
+/* The pages of a batch that wrote `written` still counting in the list when it stops (below):
+ * MySQL's rules only (clean_scan; the captured-trace model runs without them, as before). */
+static inline uint64_t still_writing(const lru_t *m, uint64_t written) {
+    return m->clean_scan ? written % DBLWR_PAGES : 0;
 }
 
 /* MySQL 8.0-9.x's page cleaner, on the clock: buf_flush_page_coordinator_thread wakes about once
@@ -53,11 +82,23 @@ void make_room(lru_t *m, double w) {
  * below BUF_LRU_MIN_LEN pages (docs/innodb.md, "The page cleaner"). A read-only workload is
  * no activity (srv_check_activity), so on the lab's runs one batch landed, in the run's first
  * second: the caller sets when (phase), how often and how many. The user threads meanwhile free
- * one page per read (make_room). Quiet stretches between two accesses run the batch once: a
- * second one would find the frames already free. */
+ * one page per read (make_room), and one that found no clean page wakes the batch early
+ * (m->wake). A dirty page the batch meets is written and freed when its write ends: until then it
+ * counts in the list's length and in the batch. Its writes go through the doublewrite buffer
+ * DBLWR_PAGES at a time; the model takes the full ones as written while the batch goes on and
+ * the last, partial one (written at the batch's end, dblwr::force_flush) as still counting, so
+ * a batch that wrote k pages leaves the list at BUF_LRU_MIN_LEN - k % DBLWR_PAGES (a fitted
+ * reading, docs/mysql-lab.md: all k over-shortens it where the batches write hundreds of pages).
+ * Quiet stretches between two accesses run the batch once: a second one would find the frames
+ * already free. */
 void cleaner_tick(lru_t *m, double now_ms) {
-    uint64_t n = 0;
-    while (m->len > LRU_MIN_LEN && n < m->tick_depth && m->wcap - m->wlen < (double)m->tick_depth) {
+    uint64_t n = 0, writing = 0;
+    m->try_scan = 1; /* buf_flush_end */
+    m->wake = 0;
+    m->lru_batches++;
+    while (m->len > 0 && m->len + still_writing(m, writing) > LRU_MIN_LEN && n < m->tick_depth &&
+           m->wcap - m->wlen - (double)still_writing(m, writing) < (double)m->tick_depth) {
+        writing += m->dirty && m->dirty[m->tail];
         evict_tail(m);
         n++;
     }
@@ -79,15 +120,37 @@ void cleaner_tick(lru_t *m, double now_ms) {
  * ran: loadgen/measure/cleaner.py): when MySQL's timed batch landed follows the server's activity,
  * which the model cannot know, so a run's own prediction replays what the server did. Each batch
  * evicts its pages from the LRU tail before the first access of the query it was seen at, never
- * shortening the list below BUF_LRU_MIN_LEN, as buf_flush_LRU_list_batch stops there. A miniature
- * evicts the batch's weight at its sampling rate. */
+ * shortening the list below BUF_LRU_MIN_LEN, as buf_flush_LRU_list_batch stops there. The count
+ * recorded is of clean pages evicted: a dirty page met is written besides, counting in the list
+ * until its write ends (cleaner_tick). A miniature evicts the batch's weight at its sampling rate. */
 void cleaner_replay(lru_t *m, double now_ms) {
     while (m->i_seen < m->n_seen && now_ms >= (double)m->seen[2 * m->i_seen] * m->ms_per_query) {
+        m->try_scan = 1; /* buf_flush_end */
+        m->lru_batches++;
         double want = (double)m->seen[2 * m->i_seen + 1] * (m->weighted ? m->upper_w : 1.0), done = 0;
-        while (m->len > LRU_MIN_LEN && (m->weighted ? done + 0.5 < want : done < want)) {
-            done += weight(m, m->tail);
+        uint64_t writing = 0;
+        while (m->len > 0 && m->len + still_writing(m, writing) > LRU_MIN_LEN &&
+               (m->weighted ? done + 0.5 < want : done < want)) {
+            if (m->dirty && m->dirty[m->tail])
+                writing++; /* written, not counted as evicted: freed when the write ends */
+            else
+                done += weight(m, m->tail);
             evict_tail(m);
         }
         m->i_seen++;
     }
+}
+
+/* MySQL's flush-list batch, once a second (buf_flush_page_coordinator_thread): the page cleaner
+ * writes the fl_batch pages that turned dirty first (oldest modification), which stay in the pool
+ * clean. How many a second follows redo age and innodb_io_capacity (page_cleaner_flush_pages_
+ * recommendation), which the model does not follow: the caller takes it from a run (its
+ * flush-list pages over its seconds) or leaves it 0. The batch's end lets the user threads search
+ * the tail again (try_LRU_scan). */
+void flush_list_tick(lru_t *m, double now_ms) {
+    for (uint64_t n = 0; n < m->fl_batch && m->fl_head != NIL; n++)
+        set_clean(m, m->fl_head);
+    m->try_scan = 1;
+    while (m->fl_next_ms <= now_ms)
+        m->fl_next_ms += FLUSH_PERIOD_MS;
 }

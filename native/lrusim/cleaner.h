@@ -8,7 +8,9 @@
  *    refills the free list to innodb_lru_scan_depth frames (cleaner_tick): when the first one
  *    lands (tick_phase_ms), how often (tick_period_ms) and how many (ticks) are the caller's;
  *    or, for a run that recorded its batches, those batches replayed where they were seen
- *    (cleaner_replay).
+ *    (cleaner_replay). Their user threads pass dirty pages at the tail for a clean one
+ *    (free_for_read), and the flush-list batch cleans the oldest dirty pages once a second
+ *    (flush_list_tick).
  * Every setting of the cleaner is taken from the pool's configuration in cleaner_init, and its
  * clock is looked at on every page access (cleaner_due): its timing lives in this file.
  */
@@ -31,11 +33,20 @@ void cleaner_tick(lru_t *m, double now_ms);
 /* Replay the recorded batches due at now_ms (sim_cfg_t.seen). */
 void cleaner_replay(lru_t *m, double now_ms);
 
-/* Run the timed batch, or the recorded ones, if due at now_ms (before the access at now_ms). */
+#define FLUSH_PERIOD_MS 1000.0 /* the page cleaner's loop: one flush-list batch a second */
+#define DBLWR_PAGES 128 /* innodb_doublewrite_pages (MySQL 8.4-9.x): writes batched through the doublewrite buffer */
+
+/* MySQL's flush-list batch, due at now_ms (lru_t.fl_batch pages; innodb_lru.h). */
+void flush_list_tick(lru_t *m, double now_ms);
+
+/* Run the timed batch, or the recorded ones, and the flush-list batch if due at now_ms (before
+ * the access at now_ms). */
 static inline void cleaner_due(lru_t *m, double now_ms) {
+    if (m->fl_batch && now_ms >= m->fl_next_ms)
+        flush_list_tick(m, now_ms);
     if (m->i_seen < m->n_seen && now_ms >= (double)m->seen[2 * m->i_seen] * m->ms_per_query)
         cleaner_replay(m, now_ms);
-    if (m->tick_depth && now_ms >= m->tick_next_ms)
+    if (m->tick_depth && (now_ms >= m->tick_next_ms || m->wake))
         cleaner_tick(m, now_ms);
 }
 

@@ -164,14 +164,53 @@ int too_old(lru_t *m, uint32_t p, double now_ms) { /* buf_page_peek_if_too_old *
     return drifted(m, p);
 }
 
-/* Evict the page at the LRU tail (buf_LRU_free_page). */
-void evict_tail(lru_t *m) {
-    uint32_t victim = m->tail;
-    remove_block(m, victim);
-    m->resident[victim] = 0;
-    if (m->access_ms[victim] < 0)
+void set_dirty(lru_t *m, uint32_t p) { /* buf_flush_insert_into_flush_list */
+    if (m->dirty[p])
+        return;
+    m->dirty[p] = 1;
+    m->n_dirty++;
+    m->fl_prev[p] = m->fl_tail;
+    m->fl_next[p] = NIL;
+    if (m->fl_tail != NIL)
+        m->fl_next[m->fl_tail] = p;
+    else
+        m->fl_head = p;
+    m->fl_tail = p;
+}
+
+void set_clean(lru_t *m, uint32_t p) { /* buf_flush_remove: written, the frame kept */
+    if (!m->dirty || !m->dirty[p])
+        return;
+    m->dirty[p] = 0;
+    m->n_dirty--;
+    uint32_t pr = m->fl_prev[p], nx = m->fl_next[p];
+    if (pr != NIL)
+        m->fl_next[pr] = nx;
+    else
+        m->fl_head = nx;
+    if (nx != NIL)
+        m->fl_prev[nx] = pr;
+    else
+        m->fl_tail = pr;
+}
+
+/* Evict page p (buf_LRU_free_page); a dirty one is written first (an LRU flush). */
+void evict_page(lru_t *m, uint32_t p) {
+    if (m->dirty && m->dirty[p]) {
+        set_clean(m, p);
+        m->dirty_evicted++;
+        m->dirty_evicted_one += p < m->one_end;
+    }
+    remove_block(m, p);
+    m->resident[p] = 0;
+    if (m->access_ms[p] < 0)
         m->ra_evicted++; /* read ahead, never used */
-    m->access_ms[victim] = -1;
+    m->access_ms[p] = -1;
     m->freed_page_clock++;
-    m->wclock += weight(m, victim);
+    m->wclock += weight(m, p);
+}
+
+/* Evict the page at the LRU tail. */
+void evict_tail(lru_t *m) {
+    evict_page(m, m->tail);
 }

@@ -84,6 +84,23 @@ typedef struct {
     int promote;                                  /* promote a read-ahead burst's young pages at a batch (make_room) */
     int n_burst;                                  /* pages of the read-ahead burst being read, -1 outside one */
     uint32_t burst[EXTENT_PAGES];
+    /* Dirty pages inside the pool (a mix's writes; NULL: none is ever dirty). The flush list
+     * (fl_prev/fl_next, oldest first) holds them in the order they turned dirty. */
+    uint8_t *dirty;
+    uint32_t *fl_prev, *fl_next;
+    uint32_t fl_head, fl_tail;
+    uint64_t n_dirty, dirty_evicted; /* dirty now; evicted dirty (each written first) */
+    uint64_t dirty_evicted_one;      /* of them, pages below one_end (a miniature's sampled pages) */
+    /* MySQL's user threads look for a clean page among this many from the tail before they
+     * write one (clean_scan; 0: the tail page, MariaDB's batches); try_scan is
+     * buf_pool->try_LRU_scan, off after a search failed until the page cleaner's next batch. */
+    uint32_t clean_scan;
+    int try_scan;
+    int wake;                /* a search failed: the page cleaner's timed batch runs at the next access */
+    uint64_t single_flushes; /* frames a user thread got by writing the tail page */
+    uint64_t lru_batches;    /* the page cleaner's LRU batches (cleaner_tick, cleaner_replay) */
+    uint64_t fl_batch;       /* pages a flush-list batch writes (cleaner.h flush_list_tick); 0: none */
+    double fl_next_ms;
 } lru_t;
 
 /* Leaves (in a mix's miniature, every sampled page: one_end) and filler pages (they sit in sampled
@@ -112,6 +129,9 @@ static inline int drifted(const lru_t *m, uint32_t p) {
 void remove_block(lru_t *m, uint32_t p);       /* buf_LRU_remove_block */
 void add_block(lru_t *m, uint32_t p, int old); /* buf_LRU_add_block_low: old != 0, at the old sublist's head */
 void evict_tail(lru_t *m);                     /* buf_LRU_free_page on the LRU tail */
+void evict_page(lru_t *m, uint32_t p);         /* buf_LRU_free_page on p (a dirty p written first) */
+void set_dirty(lru_t *m, uint32_t p);          /* p modified: onto the flush list if it was clean */
+void set_clean(lru_t *m, uint32_t p);          /* p written: off the flush list, in the pool */
 
 /* A hit on resident page p at now_ms should move it to the head (buf_page_peek_if_too_old); an
  * old page that waits for innodb_old_blocks_time counts in not_young. */

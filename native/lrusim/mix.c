@@ -13,29 +13,18 @@ int mix_begin(mix_state_t *s, const sim_cfg_t *c, const lru_params_t *p, uint64_
     memset(s, 0, sizeof(*s));
     s->n_pages = n_pages;
     s->now_ms = -p->ms_per_query;
-    s->dirty = calloc(n_pages ? n_pages : 1, 1);
-    if (!s->dirty)
-        return -1;
-    if (sim_init(&s->m, c, n_pages, leaf_pages ? leaf_pages : 1, p, 0) < 0) {
+    if (sim_init(&s->m, c, n_pages, leaf_pages ? leaf_pages : 1, p, 0) < 0 || sim_track_dirty(&s->m) < 0) {
         sim_free(&s->m);
-        free(s->dirty);
-        s->dirty = NULL;
         return -1;
     }
     s->n_pages = s->m.n_pages; /* a miniature simulates fewer pages than its space has */
+    s->live = 1;
     return 0;
 }
 
 /* One reference to simulated page pg at now_ms (the clock already moved for its operation). */
 static inline void mix_ref(mix_state_t *s, uint32_t pg, uint8_t fl, double now_ms) {
     lru_t *m = &s->m;
-    uint8_t *dirty = s->dirty;
-    /* a dirty page found gone was written back when its frame was taken */
-    if (dirty[pg] && !m->resident[pg]) {
-        s->evicted++;
-        s->evicted_one += pg < m->one_end;
-        dirty[pg] = 0;
-    }
     if ((fl & MIX_NEW) && !m->resident[pg]) {
         /* buf_page_create: a frame taken (the cleaner may evict for it), nothing read, the
          * page put at the young head and accessed now */
@@ -51,7 +40,7 @@ static inline void mix_ref(mix_state_t *s, uint32_t pg, uint8_t fl, double now_m
         lru_access(m, pg, now_ms, fl & MIX_MOVE);
     }
     if (fl & MIX_WRITE)
-        dirty[pg] = 1;
+        set_dirty(m, pg);
 }
 
 void mix_feed(mix_state_t *s, const uint32_t *pages, const uint8_t *flags, uint64_t n) {
@@ -80,20 +69,12 @@ void mix_feed_mapped(mix_state_t *s, const uint32_t *pages, const uint8_t *flags
 
 void mix_end(mix_state_t *s, mix_counts_t *out, uint32_t *reads) {
     lru_t *m = &s->m;
-    uint64_t evicted = s->evicted, at_end = 0;
-    for (uint64_t pg = 0; pg < s->n_pages; pg++) {
-        if (s->dirty[pg]) {
-            if (m->resident[pg]) {
-                at_end++;
-            } else {
-                evicted++;
-                s->evicted_one += pg < m->one_end;
-            }
-        }
-    }
     out->counts = (lru_counts_t){m->refs, m->misses, m->made_young, m->not_young, m->ra_pages, m->ra_evicted};
-    out->dirty_evicted = evicted;
-    out->dirty_at_end = at_end;
+    out->dirty_evicted = m->dirty_evicted;
+    out->dirty_at_end = m->n_dirty;
+    out->single_flushes = m->single_flushes;
+    out->lru_batches = m->lru_batches;
+    s->evicted_one = m->dirty_evicted_one;
     out->filler_reads = 0;
     for (uint64_t pg = m->filler_base; pg < m->filler_base + FILLER_SLOTS; pg++)
         out->filler_reads += m->nmiss[pg];
@@ -103,10 +84,9 @@ void mix_end(mix_state_t *s, mix_counts_t *out, uint32_t *reads) {
 }
 
 void mix_free(mix_state_t *s) {
-    if (s->dirty) {
+    if (s->live) {
         sim_free(&s->m);
-        free(s->dirty);
-        s->dirty = NULL;
+        s->live = 0;
     }
 }
 

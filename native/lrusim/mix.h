@@ -5,9 +5,10 @@
  * (the first table's clustered index, leaves first, in key order) has physical page numbers, so
  * linear read-ahead runs on its leaves only.
  *
- * Dirty pages are followed beside the pool, not in it: a page a write touched is dirty until it
- * is evicted (nothing flushes it earlier: flush-list flushing follows redo age and time, which
- * the model does not know), so the pages evicted dirty are an upper bound of the LRU flushes.
+ * Dirty pages are followed inside the pool (innodb_lru.h): a page a write touched is dirty until
+ * it is evicted, or written by MySQL's flush-list batch when the caller gives it one
+ * (sim_cfg_t.fl_batch; without it the pages evicted dirty are an upper bound of the LRU
+ * flushes). MySQL's user threads pass dirty pages at the tail (lru_params_t.clean_scan).
  */
 #ifndef LOADGEN_LRUSIM_MIX_H
 #define LOADGEN_LRUSIM_MIX_H
@@ -23,9 +24,11 @@
 
 typedef struct {
     lru_counts_t counts;
-    uint64_t dirty_evicted; /* pages evicted while dirty (each write-back before a frame's reuse) */
-    uint64_t dirty_at_end;  /* dirty pages still resident at the end */
-    uint64_t filler_reads;  /* pages MySQL's read-ahead read that have no page number (layout.h) */
+    uint64_t dirty_evicted;  /* pages evicted while dirty (each write-back before a frame's reuse) */
+    uint64_t dirty_at_end;   /* dirty pages still resident at the end */
+    uint64_t filler_reads;   /* pages MySQL's read-ahead read that have no page number (layout.h) */
+    uint64_t single_flushes; /* frames MySQL's user threads got by writing the tail page */
+    uint64_t lru_batches;    /* MySQL's page-cleaner LRU batches */
 } mix_counts_t;
 
 /* One pool's simulation fed in pieces (a trace too long to hold): mix_begin, mix_feed with each
@@ -33,9 +36,9 @@ typedef struct {
  * as lrusim_mix over the pieces joined. */
 typedef struct {
     lru_t m;
-    uint8_t *dirty; /* NULL once freed */
-    uint64_t n_pages, evicted;
-    uint64_t evicted_one; /* of them, pages below m.one_end (a miniature's sampled pages) */
+    int live; /* 0 once freed */
+    uint64_t n_pages;
+    uint64_t evicted_one; /* pages evicted dirty below m.one_end (a miniature's sampled pages) */
     double now_ms;
 } mix_state_t;
 

@@ -72,6 +72,11 @@ int sim_init(lru_t *m, const sim_cfg_t *c, uint64_t n_pages, uint64_t leaf_pages
     m->one_end = sim_leaves;
     m->ra_rule = params->ra_rule;
     cleaner_init(m, c, scale);
+    m->clean_scan = params->clean_scan;
+    m->try_scan = 1;
+    m->fl_batch = c->fl_batch;
+    m->fl_next_ms = FLUSH_PERIOD_MS;
+    m->fl_head = m->fl_tail = NIL;
     /* the collapse skips time between accesses, where a timed batch may land */
     m->collapse = collapse && !m->tick_depth && !m->n_seen;
     /* the file holds the last leaf's extent whole (the lab: MySQL read it ahead in full) */
@@ -146,7 +151,17 @@ void sim_flush(lru_t *m) {
     m->pend.k = 0;
 }
 
+int sim_track_dirty(lru_t *m) {
+    m->dirty = calloc(m->n_alloc, 1);
+    m->fl_prev = malloc(m->n_alloc * sizeof(uint32_t));
+    m->fl_next = malloc(m->n_alloc * sizeof(uint32_t));
+    return m->dirty && m->fl_prev && m->fl_next ? 0 : -1;
+}
+
 void sim_free(lru_t *m) {
+    free(m->dirty);
+    free(m->fl_prev);
+    free(m->fl_next);
     free(m->prev);
     free(m->next);
     free(m->resident);

@@ -27,6 +27,7 @@ typedef struct {
      * pages evicted), sorted by queries done; they replace the timed batch (tick_depth 0) */
     const uint64_t *seen;
     size_t n_seen;
+    uint64_t fl_batch; /* MySQL's flush-list batch: pages written once a second (0: none; cleaner.h) */
 } sim_cfg_t;
 
 /* The server's settings, the same for every pool of a run. */
@@ -36,12 +37,16 @@ typedef struct {
     double ms_per_query;   /* the clock: time from one query to the next */
     uint64_t ra_threshold; /* innodb_read_ahead_threshold, 0..64; 0: no linear read-ahead */
     int ra_rule;           /* RA_RULE_MARIADB or RA_RULE_MYSQL (innodb_lru.h) */
+    uint32_t clean_scan;   /* MySQL's user threads: a clean page sought among this many at the tail (0: the tail) */
 } lru_params_t;
 
 /* Set up pool m (c, params) for a table of n_pages pages, leaf_pages of them leaves; collapse: replay
  * repeats collapsed (collapse.h). Returns -1 on allocation failure (free m with sim_free). */
 int sim_init(lru_t *m, const sim_cfg_t *c, uint64_t n_pages, uint64_t leaf_pages, const lru_params_t *params,
              int collapse);
+
+/* Follow dirty pages inside pool m (set_dirty; a mix's writes): -1 on allocation failure. */
+int sim_track_dirty(lru_t *m);
 
 /* Feed one run of real page numbers; sim_flush replays the run still waiting to merge. */
 void sim_feed(lru_t *m, const run_t *r);

@@ -312,3 +312,84 @@ def test_the_mix_report_prints_the_purge_lag_where_the_run_has_it():
     assert any(line.startswith("purge lag") and "4 at the start" in line and "at most 592" in line
                and "37 at the end" in line for line in lines)
     assert not any("purge lag" in line for line in summary_lines(RunResult(workload={"kind": "mix"}, buffer_pool={})))
+
+
+def _tail_trace(n_dirty: int, then: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Pages 0..n_dirty-1 written, then 0..599 read through a pool of 600 (the written pages at
+    the LRU tail: a list under 512 pages takes them at its head), then `then` read."""
+    pages = np.concatenate([np.arange(n_dirty), np.arange(n_dirty, 600), then]).astype(np.uint32)
+    flags = np.full(len(pages), mp.OP, dtype=np.uint8)
+    flags[:n_dirty] |= mp.WRITE
+    return pages, flags
+
+
+# lrusim_mix's pool: 700 pages, capacity 600, old_pct 37, old_time 0, 1 ms an op (then read-ahead
+# off, MariaDB's trigger, no start-up pages, no batch)
+POOL = (700, 0, 600, 600, 37.0, 0.0, 1.0, 0, 64, 0, 0, 0, 0)
+
+
+def test_a_dirty_tail_page_survives_a_user_threads_eviction_the_cleaners_batch_takes_it():
+    # page 0 written, at the tail when page 600 needs a frame: MySQL's user thread passes it for
+    # page 1, the first clean page (buf_LRU_free_from_common_LRU_list); page 0 is read once
+    pages, flags = _tail_trace(1, [600, 0])
+    sim = native.lrusim_mix(pages, flags, *POOL, 0, 0.0, 1000.0, 1, 100)
+    reads = np.frombuffer(sim.reads, dtype=np.uint32)
+    assert reads[0] == 1 and sim.dirty_evicted == 0 and sim.dirty_at_end == 1 and sim.single_flushes == 0
+    # without the rule (MariaDB's, and the model before it) the tail page goes, written first
+    sim = native.lrusim_mix(pages, flags, *POOL, 0, 0.0, 1000.0, 1, 0)
+    assert np.frombuffer(sim.reads, dtype=np.uint32)[0] == 2 and sim.dirty_evicted == 1
+    # the page cleaner's LRU batch (innodb_lru_scan_depth 1024, before the read at 601 ms) takes the tail
+    # whatever it holds: page 0 is written and evicted, and read again
+    sim = native.lrusim_mix(pages, flags, *POOL, 1024, 600.5, 1000.0, 1, 100)
+    assert np.frombuffer(sim.reads, dtype=np.uint32)[0] == 2 and sim.dirty_evicted == 1 and sim.lru_batches == 1
+
+
+@pytest.mark.parametrize("n_dirty,left", [(100, 256 - 99), (200, 256 - (199 - 128))])
+def test_a_dirty_tail_a_user_thread_cannot_pass_is_written_and_the_batch_overshoots_by_its_writes(n_dirty, left):
+    # the 100 pages at the tail all dirty (and more): the user thread writes the tail page (a single-page
+    # flush), stops searching (try_LRU_scan) and wakes the page cleaner, whose batch at the next
+    # read writes the dirty pages it meets and counts those still being written in the list: the
+    # list ends that many short of BUF_LRU_MIN_LEN (256); of 199 written, the doublewrite
+    # buffer's first full 128 are taken as done (cleaner.c DBLWR_PAGES), 71 still counting
+    pages, flags = _tail_trace(n_dirty, [600, 601])
+    sim = native.lrusim_mix(pages, flags, *POOL, 1024, 1e9, 1000.0, 1, 100)
+    reads = np.frombuffer(sim.reads, dtype=np.uint32)
+    assert sim.single_flushes == 1 and sim.lru_batches == 1 and sim.dirty_evicted == n_dirty
+    assert reads[:n_dirty].sum() == n_dirty and sim.misses == 602
+    # the batch left `left` of the 600 pages (the top of the list: 511 down, read first into a
+    # list under 512 pages); read 0..599 again: those are the hits (256 without the overshoot)
+    again = np.concatenate([pages, np.arange(600)]).astype(np.uint32)
+    again_flags = np.concatenate([flags, np.full(600, mp.OP, dtype=np.uint8)])
+    sim2 = native.lrusim_mix(again, again_flags, *POOL, 1024, 1e9, 1000.0, 1, 100)
+    assert sim2.lru_batches == 1 and sim2.refs - sim2.misses == left
+
+
+def test_the_flush_list_batch_cleans_the_oldest_dirty_pages_in_place():
+    # two pages written, a flush-list batch of one page a second, 2 ms an op: at 1 s (op 500) the
+    # first page written is cleaned, not evicted; the user thread then frees it from the tail
+    # like any clean page, and page 1 stays dirty
+    pages, flags = _tail_trace(2, [600, 0])
+    slow = POOL[:6] + (2.0,) + POOL[7:]
+    sim = native.lrusim_mix(pages, flags, *slow, 0, 0.0, 1000.0, 1, 100, 1)
+    reads = np.frombuffer(sim.reads, dtype=np.uint32)
+    assert reads[0] == 2 and reads[1] == 1 and sim.dirty_evicted == 0 and sim.dirty_at_end == 1
+    # without the batch page 0 is passed (dirty) and page 2 goes
+    sim = native.lrusim_mix(pages, flags, *slow, 0, 0.0, 1000.0, 1, 100, 0)
+    reads = np.frombuffer(sim.reads, dtype=np.uint32)
+    assert reads[0] == 1 and sim.dirty_at_end == 2
+
+
+def test_the_mix_rules_apply_to_mysql_only():
+    from loadgen.analysis import dirtypages
+    from loadgen.analysis.pool import RA_RULE_MARIADB, RA_RULE_MYSQL
+
+    class P:
+        ra_rule = RA_RULE_MYSQL
+
+    assert dirtypages.kernel_args(P(), 25.6) == (dirtypages.MYSQL_CLEAN_SCAN, 26)
+    P.ra_rule = RA_RULE_MARIADB
+    assert dirtypages.kernel_args(P(), 25.6) == (0, 0)
+    run = {"buffer_pool": {"flush": {"flush_list_flushed": 1_699}}, "result": {"elapsed_s": 64.4}}
+    assert round(dirtypages.flush_list_rate(run), 1) == 26.4
+    assert dirtypages.flush_list_rate({}) == 0.0 == dirtypages.flush_list_rate(
+        {"buffer_pool": {"flush": {"flush_list_flushed": "x"}}, "result": {"elapsed_s": 0}})

@@ -1,0 +1,37 @@
+"""What MySQL does with dirty pages at the LRU tail, as the mix kernel takes it (native/lrusim/
+cleaner.c; docs/mysql-lab.md, "Dirty pages at the LRU tail").
+
+MySQL 8.0-9.x's user threads free a frame by looking for a clean page among the
+BUF_LRU_SEARCH_SCAN_THRESHOLD (100) pages at the LRU tail (buf_LRU_free_from_common_LRU_list; a
+dirty page is not ready for replace); when none is, they wake the page cleaner and write the
+tail page themselves, and the woken batch comes at once: 1-3 batches a second where the tail is
+dirty, not one. The page cleaner's LRU batch writes the dirty pages it meets and counts them in
+the list until their writes end, so the list ends below BUF_LRU_MIN_LEN by those still being
+written (the kernel's reading of the doublewrite buffer, DBLWR_PAGES: fitted, not measured).
+Its flush-list batch cleans dirty pages without evicting them at a rate set by redo age and
+innodb_io_capacity, which the model does not follow: a run's own rate is taken from it.
+MariaDB (10.11, 11.8) frees frames in the page cleaner's batches, modelled apart (pool.py's
+cleaner_batch): none of this applies to it.
+"""
+from __future__ import annotations
+
+from .pool import RA_RULE_MYSQL
+
+MYSQL_CLEAN_SCAN = 100  # BUF_LRU_SEARCH_SCAN_THRESHOLD (buf0lru.cc)
+
+
+def flush_list_rate(run: dict) -> float:
+    """Pages a second the run's flush-list batches wrote (INNODB_METRICS buffer_flush_batch_total_
+    pages over its seconds); 0.0 where it did not record them."""
+    flushed = ((run.get("buffer_pool") or {}).get("flush") or {}).get("flush_list_flushed")
+    seconds = (run.get("result") or {}).get("elapsed_s")
+    if not isinstance(flushed, (int, float)) or not isinstance(seconds, (int, float)) or not seconds > 0:
+        return 0.0
+    return max(0.0, float(flushed) / float(seconds))
+
+
+def kernel_args(pool, flush_list_pages_s: float = 0.0) -> tuple[int, int]:
+    """lrusim_mix's (clean_scan, fl_batch) for pool (pool.PoolModel): MySQL's rules, none on MariaDB."""
+    if pool.ra_rule != RA_RULE_MYSQL:
+        return (0, 0)
+    return (MYSQL_CLEAN_SCAN, round(flush_list_pages_s))
