@@ -27,7 +27,7 @@ from __future__ import annotations
 import itertools
 import threading
 from array import array
-from typing import Callable
+from typing import Callable, NamedTuple
 from collections.abc import Iterable
 
 from .. import native
@@ -35,6 +35,46 @@ from ..db import Endpoint
 from ..errors import LoadgenError, ProvisionError, WorkloadError
 from ..measure.histogram import N_BUCKETS
 from .python import DriverState, close_quietly, tick, timed
+
+
+# the C query loop's results (native/querydrv.c), driven here
+class QueryRun(NamedTuple):
+    """What one call of the C query loop did: queries run, rows fetched, their time in total and
+    at the extremes, the running row digest, the error (0, "" when none) that stopped it, and the
+    queries that returned no row (lookups of keys that are not there)."""
+
+    done: int
+    rows: int
+    total_ns: int
+    min_ns: int
+    max_ns: int
+    digest: int
+    err: int
+    message: str
+    empty: int
+
+
+class QueryTotals(NamedTuple):
+    """A query handle's running totals since it was opened, kept in C (so a Ctrl-C between a
+    QueryRun's return and its bookkeeping loses nothing). min_ns is 0 before the first query."""
+
+    queries: int
+    rows: int
+    total_ns: int
+    min_ns: int
+    max_ns: int
+    digest: int
+    empty: int
+
+
+def query_totals(handle) -> QueryTotals:
+    return QueryTotals(*native.extension().query_totals(handle))
+
+
+def query_run(handle, ids, pos: int, counts, budget_ns: int) -> QueryRun:
+    """Run ids[pos:] until they end, budget_ns passes or a query fails; latencies go into the
+    histogram buckets `counts` in place."""
+    return QueryRun(*native.extension().query_run(handle, ids, pos, counts, budget_ns))
 
 PREPARED_QUERY = "SELECT alias FROM message WHERE id = ?"
 CHUNK_IDS = 4096
@@ -151,7 +191,7 @@ def run_queries_native(
     state.live = lambda: base + ext.query_count(handle)
     # A Ctrl-C can land between query_run's return and the bookkeeping below it; the C side keeps
     # running totals per handle, and the finally clause takes the final figures from those.
-    t0 = native.query_totals(handle)
+    t0 = query_totals(handle)
     s0 = (state.queries, state.rows, hist.count, hist.total_ns, state.empty)
     it = iter(ids)
     try:
@@ -162,7 +202,7 @@ def run_queries_native(
                     break
                 pos = 0
                 while pos < len(chunk):
-                    step = native.query_run(handle, chunk, pos, counts, BUDGET_NS)
+                    step = query_run(handle, chunk, pos, counts, BUDGET_NS)
                     pos += step.done
                     state.queries += step.done
                     state.rows += step.rows
@@ -176,7 +216,7 @@ def run_queries_native(
                         return state
     finally:
         state.live = None
-        t1 = native.query_totals(handle)
+        t1 = query_totals(handle)
         done = t1.queries - t0.queries
         if s0[0] + done != state.queries:  # a QueryRun was lost to an exception
             if done:
