@@ -134,6 +134,20 @@ static void drop_state(PyObject *capsule) {
     }
 }
 
+/* A feed's trace for a state found (found != 0) whose space has n_pages: 0, or -1 with an
+ * exception set (a closed state's already) and the buffers released. */
+static int feed_trace(int found, Py_buffer *pv, Py_buffer *fv, uint64_t n_pages) {
+    if (!found) {
+        PyBuffer_Release(pv);
+        PyBuffer_Release(fv);
+        return -1;
+    }
+    const char *bad = check_trace(pv, fv, n_pages);
+    if (bad)
+        PyErr_SetString(PyExc_ValueError, bad);
+    return bad ? -1 : 0;
+}
+
 PyObject *loadgen_mixsim_open(PyObject *self, PyObject *args) {
     mix_args_t a;
     if (parse_pool(args, &a, "KKKKdddKKiKKKKddK|KK", NULL, NULL) < 0)
@@ -167,16 +181,8 @@ PyObject *loadgen_mixsim_feed(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "Oy*y*", &capsule, &pv, &fv))
         return NULL;
     mix_state_t *s = state_of(capsule);
-    const char *bad = s ? check_trace(&pv, &fv, s->n_pages) : NULL;
-    if (!s || bad) {
-        if (bad)
-            PyErr_SetString(PyExc_ValueError, bad);
-        else {
-            PyBuffer_Release(&pv);
-            PyBuffer_Release(&fv);
-        }
+    if (feed_trace(s != NULL, &pv, &fv, s ? s->n_pages : 0) < 0)
         return NULL;
-    }
     /* one caller at a time per state (loadgen/analysis/tracesim.py feeds each from one task) */
     Py_BEGIN_ALLOW_THREADS
     mix_feed(s, (const uint32_t *)pv.buf, (const uint8_t *)fv.buf, (uint64_t)pv.len / 4);
@@ -293,16 +299,8 @@ PyObject *loadgen_mixmini_feed(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "Oy*y*", &capsule, &pv, &fv))
         return NULL;
     mini_state_t *x = mini_of(capsule);
-    const char *bad = x ? check_trace(&pv, &fv, x->n_map) : NULL;
-    if (!x || bad) {
-        if (bad)
-            PyErr_SetString(PyExc_ValueError, bad);
-        else {
-            PyBuffer_Release(&pv);
-            PyBuffer_Release(&fv);
-        }
+    if (feed_trace(x != NULL, &pv, &fv, x ? x->n_map : 0) < 0)
         return NULL;
-    }
     Py_BEGIN_ALLOW_THREADS
     mix_feed_mapped(&x->s, (const uint32_t *)pv.buf, (const uint8_t *)fv.buf, (uint64_t)pv.len / 4, x->map);
     Py_END_ALLOW_THREADS
