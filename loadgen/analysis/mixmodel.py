@@ -41,12 +41,10 @@ segments' headers while writes come: MariaDB once a second (undomodel.PURGE_SWEE
 128 purge batches, ibtmp1's too (TRUNCATE_BATCHES). These are counted apart (system_pages_read)
 and in the total, which the runner holds to the pool's Innodb_pages_read.
 
-Not modelled: flush-list flushing (dirty_evictions counts pages evicted while dirty, as if only
-LRU flushing wrote them back); purge's real lag (assumed); page splits at random keys (inserts
-go at the end only); the change buffer (off by default on both servers); the segment inode and
-file-space pages undo segments touch and the doublewrite buffer; the pages the server's threads
-read (statistics, the dictionary) beyond the start-up pages pool.py knows; the pool's timeline
-(operations are evenly spaced at the run's mean rate).
+Not modelled: purge's real lag (assumed); page splits at random keys (inserts go at the end
+only); the change buffer's own pages (changebuf.py has its rule); the segment inode and file-space
+pages undo segments touch and the doublewrite buffer; the server threads' reads (statistics, the
+dictionary) beyond pool.py's start-up pages; the timeline (ops evenly spaced at the mean rate).
 """
 from __future__ import annotations
 
@@ -57,9 +55,9 @@ import numpy as np
 from ..errors import UsageError
 from ..workload import mix as mixspec
 from ..workload.opstream import Generator
-from . import intervals, mixpages
-from .mixpages import (PRIMARY, Refs, Space, Trace, Tree, exclusive_cumsum, hcat, point_refs, positions, scan_refs,
-                       simulate, stepped_columns, table_order, walks)
+from . import changebuf, intervals, mixpages
+from .mixpages import (BUFFER, PRIMARY, Refs, Space, Trace, Tree, exclusive_cumsum, hcat, point_refs, positions,
+                       scan_refs, simulate, stepped_columns, table_order, walks)
 from .keymodel import held_pages
 from .dirtypages import flush_list_rate, kernel_args
 from .pool import hold_capacity, run_pool_model, under_writes
@@ -77,8 +75,9 @@ class Mapper:
 
     def __init__(self, spec: mixspec.MixSpec, space: Space, columns_of: dict | None = None,
                  prefetch: bool = False, rsegs_at_start: bool = False, stepped: set | None = None,
-                 sweep_ops: float = 0.0):
+                 sweep_ops: float = 0.0, buffers: frozenset = frozenset()):
         self.spec = spec
+        self.buffers = buffers  # the changes MySQL's change buffer takes (changebuf.buffered_kinds)
         self.rsegs_at_start = rsegs_at_start  # the rollback segments' pages were read at start-up
         self.prefetch = prefetch  # ranges read rows in the fetch cache's batches (fetched_rows)
         self.space = space
@@ -121,7 +120,8 @@ class Mapper:
             new = leaf_now != leaf_before
             parts = [Refs.block(*point_refs(tree, tree.leaf_of_key(key), write=True, new=new))]
             for sec in self.space.secondaries(s.table):
-                parts.append(Refs.block(*point_refs(sec, sec.entry_leaf(key, 1), first=False, write=True)))
+                parts.append(Refs.block(*point_refs(sec, sec.entry_leaf(key, 1), first=False, write=True,
+                                                    buffer=self._buf(sec, "insert"))))
             return hcat(*parts)
         if op == "range":
             rows = length.astype(np.int64)
@@ -154,7 +154,7 @@ class Mapper:
             p, f = point_refs(tree, leaves, first=False)
             parts_p.append(p)
             parts_f.append(f)
-            p, f = point_refs(sec, sec.entry_leaf(key, 0), first=False, write=True)
+            p, f = point_refs(sec, sec.entry_leaf(key, 0), first=False, write=True, buffer=self._buf(sec, "purge"))
             parts_p.append(p)
             parts_f.append(f)
         if s.op == "delete":
@@ -187,12 +187,21 @@ class Mapper:
         else:
             secs = self.space.secondaries(s.table)
         salts = (0,) if s.op == "delete" or stream in self.stepped else (0, 1)
+        # the old entry delete-marked (salt 0; a stepped update's new entry goes in beside it), the new inserted
+        changes = {0: ("delete-mark", "insert") if stream in self.stepped else ("delete-mark",), 1: ("insert",)}
         for sec in secs:
             for salt in salts:
-                p, f = point_refs(sec, sec.entry_leaf(key, salt), first=False, write=True)
+                p, f = point_refs(sec, sec.entry_leaf(key, salt), first=False, write=True,
+                                  buffer=self._buf(sec, *changes[salt]))
                 parts_p.append(p)
                 parts_f.append(f)
         return hcat(*lookup, Refs.block(np.hstack(parts_p), np.hstack(parts_f)))
+
+
+    def _buf(self, sec: Tree, *changes: str) -> int:
+        """BUFFER on a leaf reference of index `sec` standing for these changes, where MySQL's change
+        buffer takes them all (a non-unique index; changebuf.takes), else 0."""
+        return BUFFER if not sec.unique and changebuf.takes(self.buffers, changes) else 0
 
 
 def fetched_rows(n: np.ndarray) -> np.ndarray:
@@ -218,11 +227,12 @@ def _index_of(space: Space, table: str, column: str | None, columns_of: dict) ->
 
 def build_trace(spec: mixspec.MixSpec, space: Space, scheduled: dict[int, list[int]] | None = None,
                 ops: int | None = None, columns_of: dict | None = None, prefetch: bool = False,
-                rsegs_at_start: bool = False, stepped: set | None = None, sweep_ops: float = 0.0) -> Trace:
+                rsegs_at_start: bool = False, stepped: set | None = None, sweep_ops: float = 0.0,
+                buffers: frozenset = frozenset()) -> Trace:
     """The references of the mix's first `ops` operations, in order; scheduled[op] = the
     scheduled streams whose execution started before op (their scans go in there); sweep_ops:
     ops between purge's walks of the rollback segments' headers (undomodel.sweep_ops_of)."""
-    mapper = Mapper(spec, space, columns_of, prefetch, rsegs_at_start, stepped, sweep_ops)
+    mapper = Mapper(spec, space, columns_of, prefetch, rsegs_at_start, stepped, sweep_ops, buffers)
     trace = Trace()
     scheduled = scheduled or {}
     stop = spec.operations if ops is None else ops
@@ -441,12 +451,15 @@ def predict(run: dict, own_undo: bool = True) -> dict | None:
         space, order = space_of(spec, tables, flavor, done, measured_per_page)
     pool = without_rseg_pages(pool_of(run, spec.writes), space)
     txns_per_op = write_txns(spec, Generator(spec).counts_at(done)) / max(done, 1)
+    buffers = changebuf.buffered_kinds(run)
     trace = build_trace(spec, space, scheduled_positions(run, spec), done, index_columns(tables),
                         prefetch=RANGE_PREFETCH and flavor == "mariadb", rsegs_at_start=True,
-                        stepped=stepped_columns(tables), sweep_ops=sweep_ops_of(flavor, pool.qps, txns_per_op))
+                        stepped=stepped_columns(tables), sweep_ops=sweep_ops_of(flavor, pool.qps, txns_per_op),
+                        buffers=buffers)
     first = space.tree_of(order[0], None)
     span: list = []
-    sim = simulate(trace, space, pool, first.all_leaves, span, kernel_args(pool, flush_list_rate(run)))
+    sim = simulate(trace, space, pool, first.all_leaves, span, kernel_args(pool, flush_list_rate(run)),
+                   changebuf.kernel_args(run, pool, buffers))
     reads = np.frombuffer(sim.reads, dtype=np.uint32)
     out_tables: dict[str, dict] = {}
     for (name, idx), tree in space.trees.items():
@@ -469,6 +482,9 @@ def predict(run: dict, own_undo: bool = True) -> dict | None:
         "made_young": int(sim.made_young),
         "dirty_evictions": int(sim.dirty_evicted), "single_flushes": int(sim.single_flushes),
         "dirty_at_end": int(sim.dirty_at_end), "lru_batches": int(sim.lru_batches),
+        # MySQL's change buffer (changebuf.py): changes buffered, pages merged, of them read by the merge
+        **({"change_buffer": {"buffered": int(sim.ibuf_buffered), "merged_pages": int(sim.ibuf_merged),
+                              "merge_reads": int(sim.ibuf_merge_reads)}} if buffers else {}),
         "capacity_pages": pool.capacity_pages,
         "pool_pages": pool.pool_pages,
         "qps": pool.qps,
