@@ -376,13 +376,15 @@ def lrusim_curve(trace, workload: tuple | None, n_pages: int, leaf_pages: int, o
 class MixFlags(NamedTuple):
     """The flag bits of a mix trace's references (native/lrusim/mix.h MIX_*, lrusim_mix's flags):
     a step to the next leaf, a write, an operation's first reference, a page the operation
-    creates, a change MySQL's change buffer may take instead of reading the leaf."""
+    creates, a change MySQL's change buffer may take instead of reading the leaf, with it purge's
+    removal of an entry."""
 
     move: int
     write: int
     op: int
     new: int
     buffer: int
+    purge: int
 
 
 @functools.cache

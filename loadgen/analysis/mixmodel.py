@@ -56,7 +56,7 @@ from ..errors import UsageError
 from ..workload import mix as mixspec
 from ..workload.opstream import Generator
 from . import changebuf, intervals, mixpages
-from .mixpages import (BUFFER, PRIMARY, Refs, Space, Trace, Tree, exclusive_cumsum, hcat, point_refs, positions,
+from .mixpages import (BUFFER, PRIMARY, PURGE, Refs, Space, Trace, Tree, exclusive_cumsum, hcat, point_refs, positions,
                        scan_refs, simulate, stepped_columns, table_order, walks)
 from .keymodel import held_pages
 from .dirtypages import flush_list_rate, kernel_args
@@ -187,21 +187,21 @@ class Mapper:
         else:
             secs = self.space.secondaries(s.table)
         salts = (0,) if s.op == "delete" or stream in self.stepped else (0, 1)
-        # the old entry delete-marked (salt 0; a stepped update's new entry goes in beside it), the new inserted
-        changes = {0: ("delete-mark", "insert") if stream in self.stepped else ("delete-mark",), 1: ("insert",)}
         for sec in secs:
-            for salt in salts:
-                p, f = point_refs(sec, sec.entry_leaf(key, salt), first=False, write=True,
-                                  buffer=self._buf(sec, *changes[salt]))
+            # the old entry delete-marked (salt 0), the new one inserted (salt 1; a stepped update's
+            # beside the old: one leaf, two descents where the change buffer takes them, each its own)
+            two = self._buf(sec, "delete-mark", "insert") if stream in self.stepped else 0
+            for salt in (0, 0) if two else salts:
+                buf = two or (0 if stream in self.stepped else self._buf(sec, ("delete-mark", "insert")[salt]))
+                p, f = point_refs(sec, sec.entry_leaf(key, salt), first=False, write=True, buffer=buf)
                 parts_p.append(p)
                 parts_f.append(f)
         return hcat(*lookup, Refs.block(np.hstack(parts_p), np.hstack(parts_f)))
 
-
     def _buf(self, sec: Tree, *changes: str) -> int:
-        """BUFFER on a leaf reference of index `sec` standing for these changes, where MySQL's change
-        buffer takes them all (a non-unique index; changebuf.takes), else 0."""
-        return BUFFER if not sec.unique and changebuf.takes(self.buffers, changes) else 0
+        """BUFFER (purge's removal: | PURGE) where MySQL's change buffer takes these changes to `sec`."""
+        ok = not sec.unique and changebuf.takes(self.buffers, changes)  # never a UNIQUE index's
+        return (BUFFER | (PURGE if "purge" in changes else 0)) if ok else 0
 
 
 def fetched_rows(n: np.ndarray) -> np.ndarray:

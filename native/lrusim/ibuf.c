@@ -18,21 +18,26 @@ int ibuf_init(ibuf_t *ib, uint64_t n_pages, uint64_t max_entries, uint64_t merge
     ib->merge_pages = merge_pages;
     ib->next_merge_ms = MERGE_PERIOD_MS;
     ib->n_buf = calloc(n_pages, sizeof(uint32_t));
+    ib->n_recs = calloc(n_pages, sizeof(int32_t));
     ib->list = malloc(n_pages * sizeof(uint32_t));
     ib->pos = malloc(n_pages * sizeof(uint32_t));
-    return ib->n_buf && ib->list && ib->pos ? 0 : -1;
+    return ib->n_buf && ib->n_recs && ib->list && ib->pos ? 0 : -1;
 }
 
 void ibuf_free(ibuf_t *ib) {
     free(ib->n_buf);
+    free(ib->n_recs);
     free(ib->list);
     free(ib->pos);
     memset(ib, 0, sizeof(*ib));
 }
 
-int ibuf_take(ibuf_t *ib, const lru_t *m, uint32_t p) {
+int ibuf_take(ibuf_t *ib, const lru_t *m, uint32_t p, int purge) {
     if (!ib->max_entries || m->resident[p] || ib->entries >= ib->max_entries)
         return 0;
+    if (purge && ib->n_recs[p] < 2)
+        return 0; /* the page could become empty: purge reads it */
+    ib->n_recs[p] += purge ? -1 : 1;
     if (!ib->n_buf[p]) {
         ib->pos[p] = (uint32_t)ib->n_list;
         ib->list[ib->n_list++] = p;
@@ -47,6 +52,7 @@ int ibuf_take(ibuf_t *ib, const lru_t *m, uint32_t p) {
 static void merged(ibuf_t *ib, lru_t *m, uint32_t p) {
     ib->entries -= ib->n_buf[p];
     ib->n_buf[p] = 0;
+    ib->n_recs[p] = 0;
     uint32_t last = ib->list[--ib->n_list];
     ib->list[ib->pos[p]] = last;
     ib->pos[last] = ib->pos[p];

@@ -10,7 +10,10 @@
  * background: read into the old sublist, not accessed, dirty). Nothing is buffered while the
  * change buffer holds its maximum (innodb_change_buffer_max_size, % of the pool), counted here in
  * entries (the caller's estimate of entries per change buffer page). The change buffer's own pages
- * (a few at the sizes measured) are not in the simulated pool.
+ * (a few at the sizes measured) are not in the simulated pool. Purge's removal of an entry is
+ * buffered only where the buffer already holds at least two records for the leaf (ibuf_insert_low:
+ * min_n_recs, the buffered inserts and delete-marks less the buffered deletes, must be >= 2, so
+ * that the page cannot become empty): else purge reads the leaf.
  */
 #ifndef LOADGEN_LRUSIM_IBUF_H
 #define LOADGEN_LRUSIM_IBUF_H
@@ -23,6 +26,7 @@ typedef struct {
     uint64_t max_entries; /* entries the change buffer may hold; 0: no change buffer */
     uint64_t merge_pages; /* pages the master thread's merge reads a second */
     uint32_t *n_buf;      /* entries buffered for each page */
+    int32_t *n_recs;      /* the records they put on it: inserts and delete-marks less deletes (min_n_recs) */
     uint32_t *list, *pos; /* the pages holding entries (list[0..n_list)), pos[page] its place */
     uint64_t n_list, entries;
     double next_merge_ms; /* the master thread's next second */
@@ -35,9 +39,10 @@ typedef struct {
 int ibuf_init(ibuf_t *ib, uint64_t n_pages, uint64_t max_entries, uint64_t merge_pages);
 void ibuf_free(ibuf_t *ib);
 
-/* A change to leaf p at now_ms that the change buffer may take: 1 when it took it (p not in the
- * pool and the buffer not full), 0 when the leaf must be read. */
-int ibuf_take(ibuf_t *ib, const lru_t *m, uint32_t p);
+/* A change to leaf p that the change buffer may take (purge: purge's removal of an entry): 1 when
+ * it took it (p not in the pool, the buffer not full, for purge two records buffered for p), 0
+ * when the leaf must be read. */
+int ibuf_take(ibuf_t *ib, const lru_t *m, uint32_t p, int purge);
 
 /* Page p was just read into the pool by a reference: its buffered entries merged (p dirty). */
 void ibuf_merge_read(ibuf_t *ib, lru_t *m, uint32_t p);

@@ -23,6 +23,7 @@
 #define MIX_OP 4      /* the first reference of an operation: the clock moves on one operation */
 #define MIX_NEW 8     /* a page the operation creates (an insert's new leaf): a frame, no read */
 #define MIX_BUFFER 16 /* a change MySQL's change buffer may take instead of reading the leaf (ibuf.h) */
+#define MIX_PURGE 32  /* with MIX_BUFFER: purge's removal of an entry (buffered under ibuf.h's rule) */
 
 typedef struct {
     lru_counts_t counts;

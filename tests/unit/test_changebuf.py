@@ -59,6 +59,18 @@ def test_a_leaf_in_the_pool_is_changed_in_place_and_a_full_buffer_takes_nothing_
     assert sim.ibuf_buffered == 0 and reads[650] == 1
 
 
+def test_purge_s_removal_is_buffered_only_where_two_records_of_the_leaf_are():
+    # ibuf_insert_low refuses IBUF_OP_DELETE when the buffered records for the page are < 2
+    # (min_n_recs: the page could become empty): purge then reads the leaf
+    purge = mp.WRITE | mp.BUFFER | mp.PURGE
+    sim, reads = _sim([(650, purge)], (1000, 10))
+    assert sim.ibuf_buffered == 0 and reads[650] == 1
+    sim, reads = _sim([(650, CHANGE), (650, purge)], (1000, 10))
+    assert sim.ibuf_buffered == 1 and reads[650] == 1
+    sim, reads = _sim([(650, CHANGE), (650, CHANGE), (650, purge), (650, purge)], (1000, 10))
+    assert sim.ibuf_buffered == 3 and reads[650] == 1  # the second removal finds one record left
+
+
 def _k1_flags(buffers: frozenset, unique: bool = False) -> dict[str, np.ndarray]:
     """Per sysbench-oltp-rw write stream: the flags of its references to k_1's leaves (with purge's)."""
     spec = presets.load("sysbench-oltp-rw", rows=20_000, operations=3_000)
@@ -91,8 +103,13 @@ def test_the_model_flags_the_changes_each_setting_buffers():
     ins = _k1_flags(changebuf.KINDS["inserts"])
     assert not (ins["index_updates"] & mp.BUFFER).any() and not (ins["purge index_updates"] & mp.BUFFER).any()
     assert np.count_nonzero(ins["delete_inserts"] & mp.BUFFER) == 10
+    # deletes only: a delete-insert's old entry; not k = k + 1, whose insert needs the leaf
+    dels = _k1_flags(changebuf.KINDS["deletes"])
+    assert not (dels["index_updates"] & mp.BUFFER).any() and np.count_nonzero(dels["delete_inserts"] & mp.BUFFER) == 10
+    assert len(every["index_updates"]) == 20 and len(dels["index_updates"]) == 10  # two descents where buffered
     purges = _k1_flags(changebuf.KINDS["purges"])
-    assert (purges["purge delete_inserts"] & mp.BUFFER).all() and not (purges["index_updates"] & mp.BUFFER).any()
+    assert (purges["purge delete_inserts"] & mp.PURGE).all() and not (purges["index_updates"] & mp.BUFFER).any()
+    assert not (every["delete_inserts"] & mp.PURGE).any()
 
 
 def test_mysql_only_with_the_setting_it_recorded():
