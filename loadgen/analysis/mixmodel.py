@@ -63,7 +63,7 @@ from .mixpages import (PRIMARY, Refs, Space, Trace, Tree, exclusive_cumsum, hcat
 from .keymodel import held_pages
 from .dirtypages import flush_list_rate, kernel_args
 from .pool import hold_capacity, run_pool_model, under_writes
-from .undomodel import (PURGE_LAG_OPS, Sweeps, forecast_txns_per_undo_page, sweep_ops_of, undo_refs,
+from .undomodel import (PURGE_LAG_OPS, Sweeps, forecast_txns_per_undo_page, measured_sweep_ops, sweep_ops_of, undo_refs,
                         undo_space, undo_txns_per_page, without_rseg_pages, write_txns)
 from .undomodel import purge_refs as undo_purge_refs
 
@@ -441,9 +441,13 @@ def predict(run: dict, own_undo: bool = True) -> dict | None:
         space, order = space_of(spec, tables, flavor, done, measured_per_page)
     pool = without_rseg_pages(pool_of(run, spec.writes), space)
     txns_per_op = write_txns(spec, Generator(spec).counts_at(done)) / max(done, 1)
+    # purge's walks: as many as the run's server counted (MySQL), else at the rate fitted to its q/s
+    walk_ops = measured_sweep_ops(run, flavor, done) if spec.writes and own_undo else None
+    walks_from = "fit" if walk_ops is None else "run"
+    walk_ops = sweep_ops_of(flavor, pool.qps, txns_per_op) if walk_ops is None else walk_ops
     trace = build_trace(spec, space, scheduled_positions(run, spec), done, index_columns(tables),
                         prefetch=RANGE_PREFETCH and flavor == "mariadb", rsegs_at_start=True,
-                        stepped=stepped_columns(tables), sweep_ops=sweep_ops_of(flavor, pool.qps, txns_per_op))
+                        stepped=stepped_columns(tables), sweep_ops=walk_ops)
     first = space.tree_of(order[0], None)
     span: list = []
     sim = simulate(trace, space, pool, first.all_leaves, span, kernel_args(pool, flush_list_rate(run)))
@@ -472,6 +476,7 @@ def predict(run: dict, own_undo: bool = True) -> dict | None:
         "capacity_pages": pool.capacity_pages,
         "pool_pages": pool.pool_pages,
         "qps": pool.qps,
+        "purge_walk_ops": round(walk_ops, 1), "purge_walks_from": walks_from,
         "tables": out_tables,
         "note": "pages_read is the tables' and the undo pages' (system_pages_read: rollback segment headers "
                 "and their undo pages, purge reading them back); dirty_evictions counts pages evicted dirty "
