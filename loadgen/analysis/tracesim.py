@@ -19,13 +19,7 @@ import numpy as np
 
 from .. import native
 from . import tracesample as ts
-from .dirtypages import kernel_args
 from .mixpages import Space, mean_sim
-
-# MySQL's dirty pages at the LRU tail (dirtypages.py) as in a mixed run, but with no flush-list
-# batch: a trace has no run to take that rate from (a mixed run's own rate, 27-122 pages a second at
-# 16M, moved its predictions by under 2% against none: ycsb-a, b, f on MySQL 9.7.4)
-TRACE_FLUSH_LIST_PAGES_S = 0.0
 
 
 class PoolFeed:
@@ -51,8 +45,7 @@ class PoolFeed:
         mini = (sample.map_, sample.rate, sample.salt, sample.more_ones) if sample else ()
         return native.MixStream(sample.n_pages if sample else self.space.n_pages, leaf_pages, p.capacity_high,
                                 p.pool_pages, p.old_pct, p.old_time_ms, 1000.0 / p.qps, p.ra_threshold, p.ra_area,
-                                p.ra_rule, p.start_pages, p.start_freed, p.cleaner_batch, *p.tick_args(ph),
-                                *kernel_args(p, TRACE_FLUSH_LIST_PAGES_S), mini=mini)
+                                p.ra_rule, p.start_pages, p.start_freed, p.cleaner_batch, *p.tick_args(ph), mini=mini)
 
     def __enter__(self) -> PoolFeed:
         return self
