@@ -14,6 +14,7 @@ second). MariaDB: 10.11 starts with none and 11.x has no change buffer; the mode
 """
 from __future__ import annotations
 
+from .mixpages import BUFFER, PURGE
 from .pool import RA_RULE_MYSQL
 
 # what each setting buffers (ha_innodb.cc innodb_change_buffering_names, ibuf_use_t)
@@ -46,6 +47,14 @@ def takes(kinds: frozenset, changes: tuple[str, ...]) -> bool:
     return bool(kinds) and all(c in kinds for c in changes)
 
 
+def flag(kinds: frozenset, unique: bool, *changes: str) -> int:
+    """The kernel's flags on a leaf reference standing for these changes: BUFFER where the change
+    buffer takes them all (never a UNIQUE index's: ibuf_should_try), with PURGE on purge's removal."""
+    if unique or not takes(kinds, changes):
+        return 0
+    return BUFFER | (PURGE if "purge" in changes else 0)
+
+
 def kernel_args(run: dict, pool, kinds: frozenset) -> tuple[int, int]:
     """lrusim_mix's (ibuf_max, ibuf_merge): the entries the buffer holds at most and the pages the
     master thread merges a second; (0, 0) without a change buffer."""
@@ -63,3 +72,12 @@ def _number(value, default: float) -> float:
         return float(value)
     except (TypeError, ValueError):
         return float(default)
+
+
+def result_block(sim, kinds: frozenset) -> dict:
+    """The prediction's `change_buffer` (where the run's server had one): changes the model buffered,
+    the leaves they were merged into, and of those the ones the master thread's merge read."""
+    if not kinds:
+        return {}
+    return {"change_buffer": {"buffered": int(sim.ibuf_buffered), "merged_pages": int(sim.ibuf_merged),
+                              "merge_reads": int(sim.ibuf_merge_reads)}}

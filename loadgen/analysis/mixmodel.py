@@ -56,12 +56,12 @@ from ..errors import UsageError
 from ..workload import mix as mixspec
 from ..workload.opstream import Generator
 from . import changebuf, intervals, mixpages
-from .mixpages import (BUFFER, PRIMARY, PURGE, Refs, Space, Trace, Tree, exclusive_cumsum, hcat, point_refs, positions,
+from .mixpages import (PRIMARY, Refs, Space, Trace, Tree, exclusive_cumsum, hcat, point_refs, positions,
                        scan_refs, simulate, stepped_columns, table_order, walks)
 from .keymodel import held_pages
 from .dirtypages import flush_list_rate, kernel_args
 from .pool import hold_capacity, run_pool_model, under_writes
-from .undomodel import (PURGE_LAG_OPS, Sweeps, forecast_txns_per_undo_page, sweep_ops_of, undo_refs,
+from .undomodel import (PURGE_LAG_OPS, Sweeps, forecast_txns_per_undo_page, measured_sweep_ops, sweep_ops_of, undo_refs,
                         undo_space, undo_txns_per_page, without_rseg_pages, write_txns)
 from .undomodel import purge_refs as undo_purge_refs
 
@@ -121,7 +121,7 @@ class Mapper:
             parts = [Refs.block(*point_refs(tree, tree.leaf_of_key(key), write=True, new=new))]
             for sec in self.space.secondaries(s.table):
                 parts.append(Refs.block(*point_refs(sec, sec.entry_leaf(key, 1), first=False, write=True,
-                                                    buffer=self._buf(sec, "insert"))))
+                                                    buffer=changebuf.flag(self.buffers, sec.unique, "insert"))))
             return hcat(*parts)
         if op == "range":
             rows = length.astype(np.int64)
@@ -154,7 +154,8 @@ class Mapper:
             p, f = point_refs(tree, leaves, first=False)
             parts_p.append(p)
             parts_f.append(f)
-            p, f = point_refs(sec, sec.entry_leaf(key, 0), first=False, write=True, buffer=self._buf(sec, "purge"))
+            p, f = point_refs(sec, sec.entry_leaf(key, 0), first=False, write=True,
+                              buffer=changebuf.flag(self.buffers, sec.unique, "purge"))
             parts_p.append(p)
             parts_f.append(f)
         if s.op == "delete":
@@ -190,18 +191,14 @@ class Mapper:
         for sec in secs:
             # the old entry delete-marked (salt 0), the new one inserted (salt 1; a stepped update's
             # beside the old: one leaf, two descents where the change buffer takes them, each its own)
-            two = self._buf(sec, "delete-mark", "insert") if stream in self.stepped else 0
+            two = stream in self.stepped and changebuf.flag(self.buffers, sec.unique, "delete-mark", "insert")
             for salt in (0, 0) if two else salts:
-                buf = two or (0 if stream in self.stepped else self._buf(sec, ("delete-mark", "insert")[salt]))
+                change = ("delete-mark", "insert")[salt]
+                buf = two or (0 if stream in self.stepped else changebuf.flag(self.buffers, sec.unique, change))
                 p, f = point_refs(sec, sec.entry_leaf(key, salt), first=False, write=True, buffer=buf)
                 parts_p.append(p)
                 parts_f.append(f)
         return hcat(*lookup, Refs.block(np.hstack(parts_p), np.hstack(parts_f)))
-
-    def _buf(self, sec: Tree, *changes: str) -> int:
-        """BUFFER (purge's removal: | PURGE) where MySQL's change buffer takes these changes to `sec`."""
-        ok = not sec.unique and changebuf.takes(self.buffers, changes)  # never a UNIQUE index's
-        return (BUFFER | (PURGE if "purge" in changes else 0)) if ok else 0
 
 
 def fetched_rows(n: np.ndarray) -> np.ndarray:
@@ -451,11 +448,14 @@ def predict(run: dict, own_undo: bool = True) -> dict | None:
         space, order = space_of(spec, tables, flavor, done, measured_per_page)
     pool = without_rseg_pages(pool_of(run, spec.writes), space)
     txns_per_op = write_txns(spec, Generator(spec).counts_at(done)) / max(done, 1)
+    # purge's walks: as many as the run's server counted (MySQL), else at the rate fitted to its q/s
+    walk_ops = measured_sweep_ops(run, flavor, done) if spec.writes and own_undo else None
+    walks_from = "fit" if walk_ops is None else "run"
+    walk_ops = sweep_ops_of(flavor, pool.qps, txns_per_op) if walk_ops is None else walk_ops
     buffers = changebuf.buffered_kinds(run)
     trace = build_trace(spec, space, scheduled_positions(run, spec), done, index_columns(tables),
                         prefetch=RANGE_PREFETCH and flavor == "mariadb", rsegs_at_start=True,
-                        stepped=stepped_columns(tables), sweep_ops=sweep_ops_of(flavor, pool.qps, txns_per_op),
-                        buffers=buffers)
+                        stepped=stepped_columns(tables), sweep_ops=walk_ops, buffers=buffers)
     first = space.tree_of(order[0], None)
     span: list = []
     sim = simulate(trace, space, pool, first.all_leaves, span, kernel_args(pool, flush_list_rate(run)),
@@ -482,12 +482,11 @@ def predict(run: dict, own_undo: bool = True) -> dict | None:
         "made_young": int(sim.made_young),
         "dirty_evictions": int(sim.dirty_evicted), "single_flushes": int(sim.single_flushes),
         "dirty_at_end": int(sim.dirty_at_end), "lru_batches": int(sim.lru_batches),
-        # MySQL's change buffer (changebuf.py): changes buffered, pages merged, of them read by the merge
-        **({"change_buffer": {"buffered": int(sim.ibuf_buffered), "merged_pages": int(sim.ibuf_merged),
-                              "merge_reads": int(sim.ibuf_merge_reads)}} if buffers else {}),
+        **changebuf.result_block(sim, buffers),
         "capacity_pages": pool.capacity_pages,
         "pool_pages": pool.pool_pages,
         "qps": pool.qps,
+        "purge_walk_ops": round(walk_ops, 1), "purge_walks_from": walks_from,
         "tables": out_tables,
         "note": "pages_read is the tables' and the undo pages' (system_pages_read: rollback segment headers "
                 "and their undo pages, purge reading them back); dirty_evictions counts pages evicted dirty "

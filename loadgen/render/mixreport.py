@@ -71,6 +71,9 @@ def summary_lines(result: RunResult) -> list[str]:
     if bp.get("history_len") is not None:  # purge lag: undo logs committed, not yet purged
         lines.append(f"purge lag (history list length): {fmt(bp.get('history_len_before'))} at the start, at most "
                      f"{fmt(bp.get('history_len_max'))}, {fmt(bp.get('history_len'))} at the end")
+    if fl.get("purge_truncations") is not None:  # MySQL's model walks the headers as often (undomodel)
+        lines.append(f"purge batches {fmt(fl.get('purge_batches'))}, walks over the rollback segments' headers "
+                     f"{fmt(fl.get('purge_truncations'))}")
     note = change_buffer_note(result)
     if note:
         lines.append(note)
