@@ -34,17 +34,17 @@ steps): 2 of usertable's 14 rows per leaf step to a neighbour leaf.
 Writes in small pools also read the undo log back: each write transaction (autocommit; a
 delete-insert is two) takes the next rollback segment in turn and writes its undo log and the
 segment header (undomodel.py: the segments' pages, the new undo pages a segment takes as its
-logs fill them or purge frees them, MySQL's ibtmp1 pages). Purge follows PURGE_LAG_OPS
-operations later: it reads the undo log and removes the index entries the write delete-marked
-(looking the row up in the clustered index first). Purge's truncation also walks the rollback
-segments' headers while writes come: MariaDB once a second (undomodel.PURGE_SWEEP_S), MySQL every
-128 purge batches, ibtmp1's too (TRUNCATE_BATCHES). These are counted apart (system_pages_read)
-and in the total, which the runner holds to the pool's Innodb_pages_read.
+logs fill them or purge frees them, MySQL's ibtmp1 pages). Purge reads the undo log back
+PURGE_LAG_OPS operations later, and removes the index entries the write delete-marked (after the
+row's clustered lookup) as many later as a MySQL run's purge batches say (undomodel.measured_purge_lag),
+else PURGE_LAG_OPS. Purge's truncation walks the rollback segments' headers while writes come:
+MariaDB once a second (PURGE_SWEEP_S), MySQL every 128 purge batches, ibtmp1's too. These are
+counted apart (system_pages_read) and in the total, held to the pool's Innodb_pages_read.
 
-Not modelled: purge's real lag (assumed); page splits at random keys (inserts go at the end
-only); the change buffer's own pages (changebuf.py has its rule); the segment inode and file-space
-pages undo segments touch and the doublewrite buffer; the server threads' reads (statistics, the
-dictionary) beyond pool.py's start-up pages; the timeline (ops evenly spaced at the mean rate).
+Not modelled: purge's lag before its undo reads (assumed); page splits at random keys (inserts go
+at the end only); the change buffer's own pages (changebuf.py has its rule); the segment inode and
+file-space pages undo segments touch, the doublewrite buffer; the server threads' reads (statistics,
+the dictionary) beyond pool.py's start-up pages; the timeline (ops evenly spaced at the mean rate).
 """
 from __future__ import annotations
 
@@ -61,8 +61,8 @@ from .mixpages import (PRIMARY, Refs, Space, Trace, Tree, exclusive_cumsum, hcat
 from .keymodel import held_pages
 from .dirtypages import flush_list_rate, kernel_args
 from .pool import hold_capacity, run_pool_model, under_writes
-from .undomodel import (PURGE_LAG_OPS, Sweeps, forecast_txns_per_undo_page, measured_sweep_ops, sweep_ops_of, undo_refs,
-                        undo_space, undo_txns_per_page, without_rseg_pages, write_txns)
+from .undomodel import (PURGE_LAG_OPS, Sweeps, forecast_txns_per_undo_page, measured_purge_lag, measured_sweep_ops,
+                        sweep_ops_of, undo_refs, undo_space, undo_txns_per_page, without_rseg_pages, write_txns)
 from .undomodel import purge_refs as undo_purge_refs
 
 MODEL = "innodb-lru-mix"
@@ -75,7 +75,7 @@ class Mapper:
 
     def __init__(self, spec: mixspec.MixSpec, space: Space, columns_of: dict | None = None,
                  prefetch: bool = False, rsegs_at_start: bool = False, stepped: set | None = None,
-                 sweep_ops: float = 0.0, buffers: frozenset = frozenset()):
+                 sweep_ops: float = 0.0, buffers: frozenset = frozenset(), purge_lag: float | None = None):
         self.spec = spec
         self.buffers = buffers  # the changes MySQL's change buffer takes (changebuf.buffered_kinds)
         self.rsegs_at_start = rsegs_at_start  # the rollback segments' pages were read at start-up
@@ -92,6 +92,7 @@ class Mapper:
         self.txns = 0  # write transactions (each autocommit write is one; a captured trace's: statements) so far
         self.pending: list[tuple[np.ndarray, Refs]] = []  # purge's work: (op it runs before, refs)
         self.sweeps = Sweeps.of(space, sweep_ops)  # purge's walks of the rollback segments' headers
+        self.purge_lag = (PURGE_LAG_OPS, purge_lag or PURGE_LAG_OPS)  # ops to purge's undo read, tree work
 
     def op_refs(self, stream: int, key: np.ndarray, length: np.ndarray) -> Refs:
         """The references of one stream's ops (keys and lengths of its ops, in op order)."""
@@ -225,11 +226,11 @@ def _index_of(space: Space, table: str, column: str | None, columns_of: dict) ->
 def build_trace(spec: mixspec.MixSpec, space: Space, scheduled: dict[int, list[int]] | None = None,
                 ops: int | None = None, columns_of: dict | None = None, prefetch: bool = False,
                 rsegs_at_start: bool = False, stepped: set | None = None, sweep_ops: float = 0.0,
-                buffers: frozenset = frozenset()) -> Trace:
+                buffers: frozenset = frozenset(), purge_lag: float | None = None) -> Trace:
     """The references of the mix's first `ops` operations, in order; scheduled[op] = the
     scheduled streams whose execution started before op (their scans go in there); sweep_ops:
     ops between purge's walks of the rollback segments' headers (undomodel.sweep_ops_of)."""
-    mapper = Mapper(spec, space, columns_of, prefetch, rsegs_at_start, stepped, sweep_ops, buffers)
+    mapper = Mapper(spec, space, columns_of, prefetch, rsegs_at_start, stepped, sweep_ops, buffers, purge_lag)
     trace = Trace()
     scheduled = scheduled or {}
     stop = spec.operations if ops is None else ops
@@ -301,15 +302,15 @@ def add_ops(trace: Trace, mapper: Mapper, stream: np.ndarray, key: np.ndarray, l
             w_ops.append(start + r_at[~plain].astype(np.int64))  # MySQL's inserts leave purge nothing
             w_rsegs.append(t[~plain] % space.rollback_segments)
             if (~plain).any():  # purge reads the undo log back
-                purge.append((r_at[~plain], undo_purge_refs(space, t[~plain], header=mapper.sweeps.seen is None)))
+                purge.append((r_at[~plain], undo_purge_refs(space, t[~plain], header=mapper.sweeps.seen is None), 0))
         # then does its work in the B-trees
         for i in np.unique(stream[w_at]):
             where = by_stream[int(i)]
             r = mapper.purge_refs(int(i), key[where])
             if r is not None:
-                purge.append((where, r))
-        for where, r in purge:
-            mapper.pending.append((start + where.astype(np.int64) + PURGE_LAG_OPS, r))
+                purge.append((where, r, 1))
+        for where, r, lag in purge:  # the undo log read back (0), the trees' work (1)
+            mapper.pending.append((start + where.astype(np.int64) + round(mapper.purge_lag[lag]), r))
     walks = mapper.sweeps.due(start, n, w_ops, w_rsegs)
     if walks:  # after the purge work due at the same op (the walk ends a purge run)
         mapper.pending.append(walks)
@@ -452,10 +453,10 @@ def predict(run: dict, own_undo: bool = True) -> dict | None:
     walk_ops = measured_sweep_ops(run, flavor, done) if spec.writes and own_undo else None
     walks_from = "fit" if walk_ops is None else "run"
     walk_ops = sweep_ops_of(flavor, pool.qps, txns_per_op) if walk_ops is None else walk_ops
-    buffers = changebuf.buffered_kinds(run)
+    buffers, lag = changebuf.buffered_kinds(run), measured_purge_lag(run, flavor, done) if own_undo else None
     trace = build_trace(spec, space, scheduled_positions(run, spec), done, index_columns(tables),
                         prefetch=RANGE_PREFETCH and flavor == "mariadb", rsegs_at_start=True,
-                        stepped=stepped_columns(tables), sweep_ops=walk_ops, buffers=buffers)
+                        stepped=stepped_columns(tables), sweep_ops=walk_ops, buffers=buffers, purge_lag=lag)
     first = space.tree_of(order[0], None)
     span: list = []
     sim = simulate(trace, space, pool, first.all_leaves, span, kernel_args(pool, flush_list_rate(run)),

@@ -130,3 +130,32 @@ def test_mysql_only_with_the_setting_it_recorded():
     assert changebuf.kernel_args(run("mysql", "none"), P(), frozenset()) == (0, 0)
     P.ra_rule = RA_RULE_MARIADB
     assert changebuf.kernel_args(run("mysql", "all"), P(), frozenset({"insert"})) == (0, 0)
+
+
+def test_purge_s_work_in_the_trees_follows_the_run_s_own_purge_batches_its_undo_read_the_fixed_lag():
+    """MySQL's purge coordinator purges what is committed batch after batch (253 batches a second in
+    sysbench-oltp-rw at 16M: 11,317 purge_invoked for 100k operations), so it removes an index entry
+    about done / batches operations after the write (undomodel.measured_purge_lag); its undo read keeps
+    PURGE_LAG_OPS."""
+    from loadgen.analysis import undomodel
+
+    run = {"buffer_pool": {"flush": {"purge_batches": 11_317}}}
+    assert round(undomodel.measured_purge_lag(run, "mysql", 100_000), 1) == 8.8
+    assert undomodel.measured_purge_lag(run, "mariadb", 100_000) is None  # MariaDB's purge is not this
+    assert undomodel.measured_purge_lag({}, "mysql", 100_000) is None  # not recorded: the fixed lag
+    spec = presets.load("sysbench-oltp-rw", rows=20_000, operations=3 * mm.PURGE_LAG_OPS)
+    tables = {"sbtest1": {"rows": 20_000, "leaf_pages": 290, "height": 2,
+                          "indexes": {"k_1": {"columns": ["k"], "leaf_pages": 25, "height": 2}}}}
+    space = mp.Space.of(tables, {}, ["sbtest1"], rollback_segments=256)
+    k1_writes, first_undo_read = {}, {}
+    for lag in (None, 10.0):
+        pages, flags = mm.build_trace(spec, space, columns_of={("sbtest1", "k_1"): ["k"]}, purge_lag=lag).arrays()
+        ops = np.cumsum(flags & mp.OP != 0)
+        k1 = space.tree_of("sbtest1", "k_1")
+        in_k1 = (pages >= k1.base) & (pages < k1.base + k1.all_leaves) & (flags & mp.WRITE != 0)
+        k1_writes[lag] = int(np.count_nonzero(in_k1 & (ops <= 900)))
+        first_undo_read[lag] = ops[np.nonzero((pages >= space.system_base) & (flags & mp.WRITE == 0))[0][0]]
+    # within the first 900 ops purge has removed entries with the run's lag, none with the fixed one
+    # (one leaf per index update, delete-insert: ~2/17 of the ops)
+    assert 80 < k1_writes[10.0] - k1_writes[None] < 130
+    assert first_undo_read[None] == first_undo_read[10.0] > mm.PURGE_LAG_OPS  # the undo read: the fixed lag
