@@ -92,8 +92,9 @@ def flushes(server, enable: bool = False) -> dict[str, int]:
 
 
 class FreeFrames:
-    """Innodb_buffer_pool_pages_free and _data polled every period_s while the run goes: the frames
-    the page cleaner keeps free under writes, over time ([(s, free, data), ...])."""
+    """Innodb_buffer_pool_pages_free, _data and Innodb_pages_read polled every period_s while the run
+    goes: the frames the page cleaner keeps free under writes and the pages read so far, over time
+    ([(s, free, data, read), ...]; read is the server's counter, not a delta)."""
 
     def __init__(self, server, period_s: float = 0.25):
         self.conn, self.period_s, self.samples = server.connect(), period_s, []
@@ -105,9 +106,10 @@ class FreeFrames:
     def _poll(self) -> None:
         while not self.stop.is_set():
             rows = dict(db.query_all(self.conn, "SHOW GLOBAL STATUS WHERE Variable_name IN "
-                                                "('Innodb_buffer_pool_pages_free', 'Innodb_buffer_pool_pages_data')"))
+                                                "('Innodb_buffer_pool_pages_free', 'Innodb_buffer_pool_pages_data', "
+                                                "'Innodb_pages_read')"))
             self.samples.append((round(time.monotonic() - self.t0, 2), int(rows["Innodb_buffer_pool_pages_free"]),
-                                 int(rows["Innodb_buffer_pool_pages_data"])))
+                                 int(rows["Innodb_buffer_pool_pages_data"]), int(rows["Innodb_pages_read"])))
             self.stop.wait(self.period_s)
 
     def close(self) -> list:
@@ -153,7 +155,7 @@ def measure(server, script: str, dist: str, rows: int, events: int, pool: int, w
     sysbench(server, script, "run", f"--table-size={rows}", f"--rand-type={dist}", f"--events={events}",
              "--time=0", "--threads=1", "--rand-seed=1")
     run_s = time.monotonic() - t0
-    free = frames.close()
+    free = [(t, f, d, r - before) for t, f, d, r in frames.close()]  # reads since the run's start
     sql(server, "SET GLOBAL general_log = OFF")
     original = pages_read(server) - before
     types = page_types(server)
