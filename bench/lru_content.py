@@ -29,7 +29,7 @@ LRU_QUERY = ("SELECT SPACE, PAGE_NUMBER, PAGE_TYPE, IS_OLD = 'YES', OLDEST_MODIF
 
 
 def snapshot(conn) -> list[list]:
-    """[[space, page, type, old, dirty], ...] in LRU order from the head."""
+    """[[space, page, type, old, dirty], ...] in LRU order from the tail (the old end first)."""
     return [[int(s), int(p), str(k), bool(o), bool(d)] for s, p, k, o, d in db.query_all(conn, LRU_QUERY)]
 
 
