@@ -92,8 +92,9 @@ def flushes(server, enable: bool = False) -> dict[str, int]:
 
 
 class FreeFrames:
-    """Innodb_buffer_pool_pages_free and _data polled every period_s while the run goes: the frames
-    the page cleaner keeps free under writes, over time ([(s, free, data), ...])."""
+    """Innodb_buffer_pool_pages_free, _data and Innodb_pages_read polled every period_s while the run
+    goes: the frames the page cleaner keeps free under writes and the pages read so far, over time
+    ([(s, free, data, read), ...]; read is the server's counter, not a delta)."""
 
     def __init__(self, server, period_s: float = 0.25):
         self.conn, self.period_s, self.samples = server.connect(), period_s, []
@@ -105,9 +106,10 @@ class FreeFrames:
     def _poll(self) -> None:
         while not self.stop.is_set():
             rows = dict(db.query_all(self.conn, "SHOW GLOBAL STATUS WHERE Variable_name IN "
-                                                "('Innodb_buffer_pool_pages_free', 'Innodb_buffer_pool_pages_data')"))
+                                                "('Innodb_buffer_pool_pages_free', 'Innodb_buffer_pool_pages_data', "
+                                                "'Innodb_pages_read')"))
             self.samples.append((round(time.monotonic() - self.t0, 2), int(rows["Innodb_buffer_pool_pages_free"]),
-                                 int(rows["Innodb_buffer_pool_pages_data"])))
+                                 int(rows["Innodb_buffer_pool_pages_data"]), int(rows["Innodb_pages_read"])))
             self.stop.wait(self.period_s)
 
     def close(self) -> list:
@@ -115,6 +117,21 @@ class FreeFrames:
         self.thread.join()
         self.conn.close()
         return self.samples
+
+
+def lru_moves(server) -> dict[str, int]:
+    """The LRU's moves so far (information_schema.INNODB_BUFFER_POOL_STATS, both servers): old
+    pages made young (accessed after innodb_old_blocks_time), not made young (within it), and the
+    read-ahead's pages and those it evicted unused."""
+    conn = server.connect()
+    try:
+        rows = db.query_all(conn, "SELECT SUM(PAGES_MADE_YOUNG), SUM(PAGES_NOT_MADE_YOUNG), "
+                                  "SUM(NUMBER_PAGES_READ_AHEAD), SUM(NUMBER_READ_AHEAD_EVICTED) "
+                                  "FROM information_schema.INNODB_BUFFER_POOL_STATS")
+    finally:
+        conn.close()
+    return dict(zip(("made_young", "not_made_young", "read_ahead", "read_ahead_evicted"),
+                    (int(x or 0) for x in rows[0])))
 
 
 def resident(server) -> dict[str, dict[str, int]]:
@@ -146,16 +163,17 @@ def measure(server, script: str, dist: str, rows: int, events: int, pool: int, w
     purge_counts(server, enable=True)
     purge_before = purge_counts(server)
     flush_before = flushes(server, enable=True)
-    before, files_before = pages_read(server), file_reads(server)
+    before, files_before, moves_before = pages_read(server), file_reads(server), lru_moves(server)
     sql(server, f"SET GLOBAL general_log_file = '{log}'", "SET GLOBAL general_log = ON")
     frames = FreeFrames(server)
     t0 = time.monotonic()
     sysbench(server, script, "run", f"--table-size={rows}", f"--rand-type={dist}", f"--events={events}",
              "--time=0", "--threads=1", "--rand-seed=1")
     run_s = time.monotonic() - t0
-    free = frames.close()
+    free = [(t, f, d, r - before) for t, f, d, r in frames.close()]  # reads since the run's start
     sql(server, "SET GLOBAL general_log = OFF")
     original = pages_read(server) - before
+    moves = {k: v - moves_before.get(k, 0) for k, v in lru_moves(server).items()}
     types = page_types(server)
     purge = {k: v - purge_before.get(k, 0) for k, v in purge_counts(server).items()}
     flushed = {k: v - flush_before.get(k, 0) for k, v in flushes(server).items()}
@@ -179,7 +197,8 @@ def measure(server, script: str, dist: str, rows: int, events: int, pool: int, w
             "system_predicted": p["system_pages_read"], "error_pct": round(100.0 * (p["pages_read"] - original)
                                                                           / max(original, 1), 1),
             "file_reads": files, "page_types": types, "run_s": round(run_s, 2), "purge": purge, "flush": flushed,
-            "free_frames": free, "resident": held, "trace": str(trace), "predict": str(work / f"{tag}.predict.json")}
+            "free_frames": free, "lru_moves": moves, "resident": held, "trace": str(trace),
+            "predict": str(work / f"{tag}.predict.json")}
 
 
 def main() -> None:
