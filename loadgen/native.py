@@ -421,19 +421,20 @@ def lrusim_mix(pages, flags, n_pages: int, leaf_pages: int, capacity: int, pool_
                old_time_ms: float, ms_per_op: float, ra_threshold: int = 0, ra_area: int = 64, ra_rule: int = 0,
                start_pages: int = 0, start_freed: int = 0, batch: int = 0, tick_depth: int = 0,
                tick_phase_ms: float = 0.0, tick_period_ms: float = 1000.0, ticks: int = 1, clean_scan: int = 0,
-               fl_batch: int = 0, ibuf_max: int = 0, ibuf_merge: int = 0) -> MixSim:
+               fl_batch: int = 0, ibuf_max: int = 0, ibuf_merge: int = 0, fl_io: int = 0) -> MixSim:
     """InnoDB's LRU on a mixed workload's trace (native/lrusim/mix.h): pages (uint32) and flags
     (uint8 per reference: 1 a step to the next leaf, 2 a write, 4 an operation's first reference,
     8 a page the operation creates, not reads); the first leaf_pages pages are the leaves read-ahead
     sees. clean_scan: MySQL's user threads free the first clean page of that many at the tail (0:
     the tail page); fl_batch: pages its flush-list batch writes a second (0: none; dirtypages.py);
     ibuf_max, ibuf_merge: MySQL's change buffer, the entries it holds and the pages its merge reads
-    a second (0: none; native/lrusim/ibuf.h, analysis/changebuf.py). The other arguments as
-    lrusim_innodb's."""
+    a second (0: none; native/lrusim/ibuf.h, analysis/changebuf.py); fl_io: innodb_io_capacity, the
+    flush-list batch sized each second as MySQL's adaptive flushing does (0: fl_batch; cleaner.c).
+    The other arguments as lrusim_innodb's."""
     counts, reads = _load().lrusim_mix(pages, flags, n_pages, leaf_pages, capacity, pool_pages, old_pct, old_time_ms,
                                        ms_per_op, ra_threshold, ra_area, ra_rule, start_pages, start_freed, batch,
                                        tick_depth, tick_phase_ms, tick_period_ms, ticks, clean_scan, fl_batch,
-                                       ibuf_max, ibuf_merge)
+                                       ibuf_max, ibuf_merge, fl_io)
     return MixSim(*counts, reads)
 
 
@@ -448,10 +449,10 @@ class MixStream:
                  old_time_ms: float, ms_per_op: float, ra_threshold: int = 0, ra_area: int = 64, ra_rule: int = 0,
                  start_pages: int = 0, start_freed: int = 0, batch: int = 0, tick_depth: int = 0,
                  tick_phase_ms: float = 0.0, tick_period_ms: float = 1000.0, ticks: int = 1, clean_scan: int = 0,
-                 fl_batch: int = 0, mini: tuple = ()):
+                 fl_batch: int = 0, ibuf_max: int = 0, ibuf_merge: int = 0, fl_io: int = 0, mini: tuple = ()):
         args, ext = (n_pages, leaf_pages, capacity, pool_pages, old_pct, old_time_ms, ms_per_op, ra_threshold,
                      ra_area, ra_rule, start_pages, start_freed, batch, tick_depth, tick_phase_ms, tick_period_ms,
-                     ticks, clean_scan, fl_batch), _load()
+                     ticks, clean_scan, fl_batch, ibuf_max, ibuf_merge, fl_io), _load()
         self._state = ext.mixmini_open(*mini, args) if mini else ext.mixsim_open(*args)
         self._feed, self._close = (ext.mixmini_feed, ext.mixmini_close) if mini else (ext.mixsim_feed,
                                                                                          ext.mixsim_close)

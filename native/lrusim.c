@@ -209,7 +209,7 @@ static int pool_from(PyObject *py_pool, sim_cfg_t *cfg) {
             PyErr_SetString(PyExc_ValueError, "need capacity >= 1 and rate > 0");
         return -1;
     }
-    *cfg = (sim_cfg_t){cap, pp, area, rate, salt, start, freed, batch, tdepth, tphase, tperiod, ticks, NULL, 0, 0};
+    *cfg = (sim_cfg_t){cap, pp, area, rate, salt, start, freed, batch, tdepth, tphase, tperiod, ticks, NULL, 0, 0, 0};
     return 0;
 }
 

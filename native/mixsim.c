@@ -25,17 +25,17 @@ typedef struct {
  * exception set. */
 static int parse_pool(PyObject *args, mix_args_t *a, const char *fmt, Py_buffer *pv, Py_buffer *fv) {
     unsigned long long cap, pp, ra_threshold, area, start, freed, batch, tdepth, ticks, clean_scan = 0, fl_batch = 0;
-    unsigned long long ibuf_max = 0, ibuf_merge = 0;
+    unsigned long long ibuf_max = 0, ibuf_merge = 0, fl_io = 0;
     double old_pct, old_time_ms, ms_per_op, tphase, tperiod;
     int ra_rule, ok;
     if (pv)
         ok = PyArg_ParseTuple(args, fmt, pv, fv, &a->n_pages, &a->leaf_pages, &cap, &pp, &old_pct, &old_time_ms,
                               &ms_per_op, &ra_threshold, &area, &ra_rule, &start, &freed, &batch, &tdepth, &tphase,
-                              &tperiod, &ticks, &clean_scan, &fl_batch, &ibuf_max, &ibuf_merge);
+                              &tperiod, &ticks, &clean_scan, &fl_batch, &ibuf_max, &ibuf_merge, &fl_io);
     else
         ok = PyArg_ParseTuple(args, fmt, &a->n_pages, &a->leaf_pages, &cap, &pp, &old_pct, &old_time_ms, &ms_per_op,
                               &ra_threshold, &area, &ra_rule, &start, &freed, &batch, &tdepth, &tphase, &tperiod,
-                              &ticks, &clean_scan, &fl_batch, &ibuf_max, &ibuf_merge);
+                              &ticks, &clean_scan, &fl_batch, &ibuf_max, &ibuf_merge, &fl_io);
     if (!ok)
         return -1;
     const char *bad = NULL;
@@ -59,8 +59,8 @@ static int parse_pool(PyObject *args, mix_args_t *a, const char *fmt, Py_buffer 
         PyErr_SetString(PyExc_ValueError, bad);
         return -1;
     }
-    a->cfg = (sim_cfg_t){cap,    pp,     area,    1.0,   0,    start, freed,   batch,
-                         tdepth, tphase, tperiod, ticks, NULL, 0,     fl_batch}; /* exact */
+    a->cfg = (sim_cfg_t){cap,    pp,     area,    1.0,   0,    start, freed,    batch,
+                         tdepth, tphase, tperiod, ticks, NULL, 0,     fl_batch, fl_io}; /* exact */
     a->params = (lru_params_t){old_pct, old_time_ms, ms_per_op, ra_threshold, ra_rule, (uint32_t)clean_scan};
     a->ibuf[0] = ibuf_max;
     a->ibuf[1] = ibuf_merge;
@@ -105,7 +105,7 @@ PyObject *loadgen_lrusim_mix(PyObject *self, PyObject *args) {
     mix_args_t a;
     mix_counts_t out;
     int rc;
-    if (parse_pool(args, &a, "y*y*KKKKdddKKiKKKKddK|KKKK", &pv, &fv) < 0)
+    if (parse_pool(args, &a, "y*y*KKKKdddKKiKKKKddK|KKKKK", &pv, &fv) < 0)
         return NULL;
     const char *bad = check_trace(&pv, &fv, a.n_pages);
     if (bad) {
@@ -155,7 +155,7 @@ static int feed_trace(int found, Py_buffer *pv, Py_buffer *fv, uint64_t n_pages)
 
 PyObject *loadgen_mixsim_open(PyObject *self, PyObject *args) {
     mix_args_t a;
-    if (parse_pool(args, &a, "KKKKdddKKiKKKKddK|KKKK", NULL, NULL) < 0)
+    if (parse_pool(args, &a, "KKKKdddKKiKKKKddK|KKKKK", NULL, NULL) < 0)
         return NULL;
     mix_state_t *s = malloc(sizeof(*s));
     if (!s || mix_begin(s, &a.cfg, &a.params, a.n_pages, a.leaf_pages) < 0 ||
@@ -256,7 +256,7 @@ PyObject *loadgen_mixmini_open(PyObject *self, PyObject *args) {
     mix_args_t a;
     if (!PyArg_ParseTuple(args, "y*dKKO!", &mv, &rate, &salt, &more_ones, &PyTuple_Type, &pool))
         return NULL;
-    if (parse_pool(pool, &a, "KKKKdddKKiKKKKddK|KKKK", NULL, NULL) < 0 || mv.len % 4 || !(rate > 0)) {
+    if (parse_pool(pool, &a, "KKKKdddKKiKKKKddK|KKKKK", NULL, NULL) < 0 || mv.len % 4 || !(rate > 0)) {
         if (!PyErr_Occurred())
             PyErr_SetString(PyExc_ValueError, "the map must be int32 and the rate above 0");
         PyBuffer_Release(&mv);

@@ -30,6 +30,22 @@ def flush_list_rate(run: dict) -> float:
     return max(0.0, float(flushed) / float(seconds))
 
 
+# MySQL 8.4-9.x's innodb_io_capacity (8.0's was 200); the server's where it can be read
+MYSQL_IO_CAPACITY = 10_000
+
+
+def adaptive_args(pool) -> dict:
+    """MixStream's keywords for a MySQL pool with no run to take the flush-list rate from (a captured
+    trace): the dirty tail (kernel_args) and the flush-list batch MySQL's adaptive flushing sizes
+    each second from the dirty pages and innodb_io_capacity (native/lrusim/cleaner.c adaptive_batch);
+    none on MariaDB. Captured oltp_read_write at 16M (bench/capture_rw.py, 5 runs): the server's
+    flush list wrote 53-58 pages a second, and the model without the dirty tail was -3.1 .. -14.0%."""
+    clean_scan, _ = kernel_args(pool)
+    if not clean_scan:
+        return {}
+    return {"clean_scan": clean_scan, "fl_io": int(pool.io_capacity or MYSQL_IO_CAPACITY)}
+
+
 def kernel_args(pool, flush_list_pages_s: float = 0.0) -> tuple[int, int]:
     """lrusim_mix's (clean_scan, fl_batch) for pool (pool.PoolModel): MySQL's rules, none on MariaDB."""
     if pool.ra_rule != RA_RULE_MYSQL:

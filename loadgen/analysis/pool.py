@@ -91,6 +91,9 @@ class PoolModel:
     # The LRU batches a MySQL run recorded, ((queries done, pages evicted), ...) in order
     # (measure/cleaner.py): replayed where they were seen instead of the timed batch (None: no record)
     cleaner_seen: tuple | None = None
+    # MySQL's innodb_io_capacity, where no run gives its flush-list rate (a captured trace): the
+    # flush-list batch sized each second from the dirty pages (dirtypages.adaptive_args; 0: none)
+    io_capacity: int = 0
 
     def tick_args(self, phase_ms: float) -> tuple:
         """The kernel's tick arguments (tick_depth, tick_phase_ms, tick_period_ms, ticks): no timed

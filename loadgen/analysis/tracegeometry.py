@@ -123,6 +123,9 @@ def leading_values(conn, database: str, table: str, index: str, columns: list[st
 
 
 def pools_of(pool_bytes: list[int], flavor: str, variables: dict, qps: float):
+    import dataclasses
+
     from .pool import pool_model
 
-    return [(b, pool_model(b, variables, flavor, qps)) for b in pool_bytes]
+    io = int(variables.get("innodb_io_capacity") or 0)  # MySQL's flush-list batch (dirtypages.adaptive_args)
+    return [(b, dataclasses.replace(pool_model(b, variables, flavor, qps), io_capacity=io)) for b in pool_bytes]

@@ -19,6 +19,7 @@ import numpy as np
 
 from .. import native
 from . import tracesample as ts
+from .dirtypages import adaptive_args
 from .mixpages import Space, mean_sim
 
 
@@ -45,7 +46,8 @@ class PoolFeed:
         mini = (sample.map_, sample.rate, sample.salt, sample.more_ones) if sample else ()
         return native.MixStream(sample.n_pages if sample else self.space.n_pages, leaf_pages, p.capacity_high,
                                 p.pool_pages, p.old_pct, p.old_time_ms, 1000.0 / p.qps, p.ra_threshold, p.ra_area,
-                                p.ra_rule, p.start_pages, p.start_freed, p.cleaner_batch, *p.tick_args(ph), mini=mini)
+                                p.ra_rule, p.start_pages, p.start_freed, p.cleaner_batch, *p.tick_args(ph),
+                                **adaptive_args(p), mini=mini)
 
     def __enter__(self) -> PoolFeed:
         return self

@@ -96,7 +96,7 @@ def _variables(conn) -> dict:
     from .. import db
     from ..analysis.pool import DEFAULTS
 
-    got = db.global_variables(conn, list(DEFAULTS))
+    got = db.global_variables(conn, [*DEFAULTS, "innodb_io_capacity"])  # the last: MySQL's flush list
     return {k: int(v) for k, v in got.items() if str(v).isdigit()}
 
 

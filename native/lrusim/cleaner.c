@@ -141,6 +141,30 @@ void cleaner_replay(lru_t *m, double now_ms) {
     }
 }
 
+/* The pages a flush-list batch writes where no run gives its rate (fl_io: innodb_io_capacity), as
+ * MySQL 8.0-9.x's page_cleaner_flush_pages_recommendation sizes it: (PCT_IO(pct_for_dirty) +
+ * avg_page_rate + pages_for_lsn) / 3, at most innodb_io_capacity_max (2 x). pct_for_dirty
+ * (af_get_pct_for_dirty): none below innodb_max_dirty_pages_pct_lwm (10%) of the pool dirty, else
+ * dirty_pct x 100 / (innodb_max_dirty_pages_pct (90) + 1). pages_for_lsn, the dirty pages older than
+ * the oldest one's LSN plus 3 seconds of redo (buf_flush_lsn_scan_factor), is taken as every dirty
+ * page: the batch writes each second, so none is older than a few seconds (redo is not modelled,
+ * nor pct_for_lsn, 0 while the redo log is far from full). avg_page_rate: the pages written a
+ * second, averaged with its last value every innodb_flushing_avg_loops (30) batches. */
+static uint64_t adaptive_batch(lru_t *m) {
+    double dirty_pct = 100.0 * (double)m->n_dirty / (double)(m->pool_pages ? m->pool_pages : 1);
+    double pct = dirty_pct >= FL_DIRTY_LWM_PCT ? dirty_pct * 100.0 / (FL_MAX_DIRTY_PCT + 1.0) : 0.0;
+    double n = ((double)m->fl_io * (pct < 100.0 ? pct : 100.0) / 100.0 + m->fl_avg + (double)m->n_dirty) / 3.0;
+    double cap = 2.0 * (double)m->fl_io;
+    n = n < cap ? n : cap;
+    m->fl_sum += n < (double)m->n_dirty ? n : (double)m->n_dirty;
+    if (++m->fl_loops >= FL_AVG_LOOPS) {
+        m->fl_avg = (m->fl_sum / (double)m->fl_loops + m->fl_avg) / 2.0;
+        m->fl_sum = 0.0;
+        m->fl_loops = 0;
+    }
+    return (uint64_t)n;
+}
+
 /* MySQL's flush-list batch, once a second (buf_flush_page_coordinator_thread): the page cleaner
  * writes the fl_batch pages that turned dirty first (oldest modification), which stay in the pool
  * clean. How many a second follows redo age and innodb_io_capacity (page_cleaner_flush_pages_
@@ -148,7 +172,8 @@ void cleaner_replay(lru_t *m, double now_ms) {
  * flush-list pages over its seconds) or leaves it 0. The batch's end lets the user threads search
  * the tail again (try_LRU_scan). */
 void flush_list_tick(lru_t *m, double now_ms) {
-    for (uint64_t n = 0; n < m->fl_batch && m->fl_head != NIL; n++)
+    uint64_t want = m->fl_io ? adaptive_batch(m) : m->fl_batch;
+    for (uint64_t n = 0; n < want && m->fl_head != NIL; n++)
         set_clean(m, m->fl_head);
     m->try_scan = 1;
     while (m->fl_next_ms <= now_ms)

@@ -34,15 +34,20 @@ void cleaner_tick(lru_t *m, double now_ms);
 void cleaner_replay(lru_t *m, double now_ms);
 
 #define FLUSH_PERIOD_MS 1000.0 /* the page cleaner's loop: one flush-list batch a second */
+/* MySQL's adaptive flushing defaults (cleaner.c adaptive_batch): innodb_max_dirty_pages_pct_lwm,
+ * innodb_max_dirty_pages_pct, innodb_flushing_avg_loops */
+#define FL_DIRTY_LWM_PCT 10.0
+#define FL_MAX_DIRTY_PCT 90.0
+#define FL_AVG_LOOPS 30
 #define DBLWR_PAGES 128 /* innodb_doublewrite_pages (MySQL 8.4-9.x): writes batched through the doublewrite buffer */
 
-/* MySQL's flush-list batch, due at now_ms (lru_t.fl_batch pages; innodb_lru.h). */
+/* MySQL's flush-list batch, due at now_ms (lru_t.fl_batch pages, or fl_io's adaptive size; innodb_lru.h). */
 void flush_list_tick(lru_t *m, double now_ms);
 
 /* Run the timed batch, or the recorded ones, and the flush-list batch if due at now_ms (before
  * the access at now_ms). */
 static inline void cleaner_due(lru_t *m, double now_ms) {
-    if (m->fl_batch && now_ms >= m->fl_next_ms)
+    if ((m->fl_batch || m->fl_io) && now_ms >= m->fl_next_ms)
         flush_list_tick(m, now_ms);
     if (m->i_seen < m->n_seen && now_ms >= (double)m->seen[2 * m->i_seen] * m->ms_per_query)
         cleaner_replay(m, now_ms);

@@ -100,6 +100,9 @@ typedef struct {
     uint64_t single_flushes; /* frames a user thread got by writing the tail page */
     uint64_t lru_batches;    /* the page cleaner's LRU batches (cleaner_tick, cleaner_replay) */
     uint64_t fl_batch;       /* pages a flush-list batch writes (cleaner.h flush_list_tick); 0: none */
+    uint64_t fl_io;          /* innodb_io_capacity: the batch sized as MySQL's adaptive flushing does (0: fl_batch) */
+    double fl_avg, fl_sum;   /* its avg_page_rate, and the pages written since it was last averaged */
+    uint64_t fl_loops;       /* batches since then (innodb_flushing_avg_loops of them average it) */
     double fl_next_ms;
 } lru_t;
 

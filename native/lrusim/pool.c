@@ -75,6 +75,9 @@ int sim_init(lru_t *m, const sim_cfg_t *c, uint64_t n_pages, uint64_t leaf_pages
     m->clean_scan = params->clean_scan;
     m->try_scan = 1;
     m->fl_batch = c->fl_batch;
+    m->fl_io = c->fl_io;
+    m->fl_avg = m->fl_sum = 0.0;
+    m->fl_loops = 0;
     m->fl_next_ms = FLUSH_PERIOD_MS;
     m->fl_head = m->fl_tail = NIL;
     /* the collapse skips time between accesses, where a timed batch may land */

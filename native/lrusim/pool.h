@@ -28,6 +28,7 @@ typedef struct {
     const uint64_t *seen;
     size_t n_seen;
     uint64_t fl_batch; /* MySQL's flush-list batch: pages written once a second (0: none; cleaner.h) */
+    uint64_t fl_io;    /* or sized each second from the dirty pages, innodb_io_capacity (0: fl_batch; cleaner.h) */
 } sim_cfg_t;
 
 /* The server's settings, the same for every pool of a run. */

@@ -396,3 +396,33 @@ def test_the_mix_rules_apply_to_mysql_only():
     assert round(dirtypages.flush_list_rate(run), 1) == 26.4
     assert dirtypages.flush_list_rate({}) == 0.0 == dirtypages.flush_list_rate(
         {"buffer_pool": {"flush": {"flush_list_flushed": "x"}}, "result": {"elapsed_s": 0}})
+
+
+@pytest.mark.parametrize("n_dirty,io_capacity,left", [
+    (30, 10_000, 20),  # 5% of the pool dirty, under the lwm: pages_for_lsn alone, (0 + 0 + 30) / 3
+    (120, 200, 66),  # 20%: (200 x 20 x 100 / 91 / 100 + 0 + 120) / 3 = 54 written
+    (120, 10_000, 0),  # 8.4's io capacity: (2,198 + 120) / 3 is more than are dirty
+])
+def test_the_adaptive_flush_list_batch_follows_the_dirty_pages_and_the_io_capacity(n_dirty, io_capacity, left):
+    # n_dirty pages written, then reads of other pages (no eviction: 520 pages in a pool of 600) until
+    # past the first second (2 ms an op): the batch at 1 s is sized as MySQL's page cleaner sizes it
+    # (cleaner.c adaptive_batch); fl_batch, a run's own rate, is not used
+    pages = np.concatenate([np.arange(n_dirty), np.arange(200, 200 + 520 - n_dirty)]).astype(np.uint32)
+    flags = np.full(len(pages), mp.OP, dtype=np.uint8)
+    flags[:n_dirty] |= mp.WRITE
+    slow = POOL[:6] + (2.0,) + POOL[7:]
+    sim = native.lrusim_mix(pages, flags, *slow, 0, 0.0, 1000.0, 1, 100, 0, fl_io=io_capacity)
+    assert sim.dirty_at_end == left and sim.misses == 520 and sim.dirty_evicted == 0
+    # no io capacity and no rate: nothing is written
+    assert native.lrusim_mix(pages, flags, *slow, 0, 0.0, 1000.0, 1, 100, 0).dirty_at_end == n_dirty
+
+
+def test_a_traces_mysql_pool_takes_the_adaptive_batch_and_the_servers_io_capacity():
+    from loadgen.analysis import dirtypages, tracegeometry
+
+    (_, my), = tracegeometry.pools_of([16 << 20], "mysql", {"innodb_io_capacity": 200}, 1_000.0)
+    assert dirtypages.adaptive_args(my) == {"clean_scan": dirtypages.MYSQL_CLEAN_SCAN, "fl_io": 200}
+    (_, my), = tracegeometry.pools_of([16 << 20], "mysql", {}, 1_000.0)
+    assert dirtypages.adaptive_args(my)["fl_io"] == dirtypages.MYSQL_IO_CAPACITY
+    (_, maria), = tracegeometry.pools_of([16 << 20], "mariadb", {"innodb_io_capacity": 200}, 1_000.0)
+    assert dirtypages.adaptive_args(maria) == {}
