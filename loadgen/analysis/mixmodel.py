@@ -334,17 +334,12 @@ def add_ops(trace: Trace, mapper: Mapper, stream: np.ndarray, key: np.ndarray, l
     pages, flags = np.empty(total, dtype=np.uint32), np.empty(total, dtype=np.uint8)
     cursor = starts[:n].copy()
     for where, refs in done:
-        idx = positions(cursor[where], refs.widths)
-        pages[idx] = refs.pages
-        flags[idx] = refs.flags
-        cursor[where] += refs.widths
+        mixpages.put(pages, flags, cursor, refs, where)
     p_start = starts[n:]
     at = 0
     for _, r in due:
         m = len(r.widths)
-        idx = positions(p_start[at:at + m], r.widths)
-        pages[idx] = r.pages
-        flags[idx] = r.flags
+        mixpages.put(pages, flags, p_start[at:at + m].copy(), r)
         at += m
     trace.add(pages, flags)
 
