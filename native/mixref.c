@@ -191,8 +191,9 @@ PyObject *loadgen_mixref_walks(PyObject *self, PyObject *args) {
     PyBuffer_Release(&fv);
     PyBuffer_Release(&zv);
     if (!ok) {
-        PyErr_SetString(PyExc_ValueError, "mixref_walks: int64 lo, hi (one length), pages int64 and flags uint8 "
-                                          "of the walks' references exactly");
+        PyErr_SetString(PyExc_ValueError,
+                        "mixref_walks: int64 lo, hi (one length), pages int64 and flags uint8 "
+                        "of the walks' references exactly");
         return NULL;
     }
     Py_RETURN_NONE;
@@ -267,8 +268,9 @@ PyObject *loadgen_mixref_scatter(PyObject *self, PyObject *args) {
     PyBuffer_Release(&wv);
     PyBuffer_Release(&hv);
     if (!ok) {
-        PyErr_SetString(PyExc_ValueError, "mixref_scatter: widths summing to the references, every op's place "
-                                          "inside out (pages of 4 or 8 bytes, int64 cursor, widths and where)");
+        PyErr_SetString(PyExc_ValueError,
+                        "mixref_scatter: widths summing to the references, every op's place "
+                        "inside out (pages of 4 or 8 bytes, int64 cursor, widths and where)");
         return NULL;
     }
     Py_RETURN_NONE;

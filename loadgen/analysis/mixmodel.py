@@ -58,7 +58,7 @@ from ..errors import UsageError
 from ..workload import mix as mixspec
 from ..workload.opstream import Generator
 from . import intervals, mixpages
-from .mixpages import (PRIMARY, Refs, Space, Trace, Tree, exclusive_cumsum, hcat, point_refs, positions, scan_refs,
+from .mixpages import (PRIMARY, Refs, Space, Trace, Tree, exclusive_cumsum, hcat, point_refs, scan_refs,
                        simulate, stepped_columns, table_order, walks)
 from .keymodel import held_pages
 from .dirtypages import flush_list_rate, kernel_args
