@@ -162,3 +162,27 @@ def test_the_c_loops_refuse_what_does_not_fit():
         native.mixref_leaves(np.zeros(0, np.int64), one, np.zeros(1, np.int64), 10, 1, 1, 10.0)
     with pytest.raises(ValueError, match="height"):
         native.mixref_path(one, np.zeros(1, np.int64), 0, 10, 4, np.ones(2, np.int64))
+
+
+@pytest.mark.parametrize("preset", ["ycsb-a", "ycsb-d", "ycsb-e", "ycsb-f", "sysbench-oltp-rw"])
+@pytest.mark.parametrize("flavor", ["mariadb", "mysql"])
+def test_a_mixs_references_are_numpys(monkeypatch, preset, flavor):
+    """The mixed run's model (mixmodel.build_trace: read-modify-write, delete-insert, stepped updates,
+    inserts at the end, the undo side and purge's walks) through the same loops."""
+    from loadgen.analysis import mixmodel as mm
+    from loadgen.workload import presets
+
+    spec = presets.load(preset, rows=20_000, operations=6_000)
+    ix = {"k_1": {"columns": ["k"], "leaf_pages": 25, "height": 2}} if preset.startswith("sysbench") else {}
+    name = spec.tables[0].name
+    tables = {name: {"rows": 20_000, "leaf_pages": 290, "height": 3, "indexes": ix,
+                     "columns": {"id": "INTEGER", "k": "INTEGER"}}}
+    space, _ = mm.space_of(spec, tables, flavor, spec.operations)
+    got = {}
+    for on in (True, False):
+        monkeypatch.setattr(mp, "NATIVE", on)
+        trace = mm.build_trace(spec, space, columns_of=mm.index_columns(tables), prefetch=flavor == "mariadb",
+                               rsegs_at_start=True, stepped=mp.stepped_columns(tables), sweep_ops=900.0)
+        got[on] = trace.arrays()
+    assert len(got[True][0]) > spec.operations
+    assert all((a == b).all() and a.dtype == b.dtype for a, b in zip(got[True], got[False]))
