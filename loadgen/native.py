@@ -467,27 +467,22 @@ def lrusim_mattson(trace, workload: tuple | None, n_pages: int) -> bytes:
 
 # -- the mix model's reference building (native/mixref.c; analysis/mixpages.py holds the numpy twin) --
 def has_mixref() -> bool:
-    """Whether the extension has mixref's loops (else mixpages builds the references with numpy)."""
     return _optional("mixref_scatter") is not None
 
 
 def mixref_leaves(starts, keys, out, rows: int, leaf_pages: int, all_leaves: int, rows_per_leaf: float) -> None:
-    """out[i] = the leaf of keys[i] (int64 arrays; mixpages.Tree.leaf_of_key)."""
-    _load().mixref_leaves(starts, keys, out, rows, leaf_pages, all_leaves, rows_per_leaf)
+    _load().mixref_leaves(starts, keys, out, rows, leaf_pages, all_leaves, rows_per_leaf)  # Tree.leaf_of_key
 
 
 def mixref_path(leaves, out, base: int, all_leaves: int, fanout: int, sizes) -> None:
-    """out (len(leaves) x height, int64) = each leaf's descent, root first (mixpages.Tree.path)."""
-    _load().mixref_path(leaves, out, base, all_leaves, fanout, sizes)
+    _load().mixref_path(leaves, out, base, all_leaves, fanout, sizes)  # Tree.path: out (n x height, int64)
 
 
-def mixref_walks(lo, hi, pages, flags, first_flag: int, move_flag: int, base: int, all_leaves: int, fanout: int,
-                 sizes) -> None:
-    """pages, flags = each op's descent to leaf lo, then each next leaf to hi (mixpages.walks)."""
-    _load().mixref_walks(lo, hi, pages, flags, first_flag, move_flag, base, all_leaves, fanout, sizes)
+def mixref_walks(lo, hi, pages, flags, first_flag: int, move_flag: int, *path) -> None:
+    _load().mixref_walks(lo, hi, pages, flags, first_flag, move_flag, *path)  # walks: path as mixref_path's
 
 
 def mixref_scatter(out_pages, out_flags, cursor, pages, flags, widths, where) -> None:
-    """Each op's references copied to out at cursor[where[k]] (where empty: k), the cursor moved past."""
+    """Op k's references to out from cursor[where[k]] (where empty: k) on, the cursor moved past (put)."""
     _load().mixref_scatter(out_pages, out_pages.itemsize, out_flags, cursor, pages, pages.itemsize, flags, widths,
                            where)
