@@ -77,6 +77,20 @@ def purge_counts(server, enable: bool = False) -> dict[str, int]:
     return {str(n): int(c) for n, c in rows}
 
 
+def flushes(server, enable: bool = False) -> dict[str, int]:
+    """The page cleaner's counters (sampler.FLUSH_METRICS: LRU and flush-list batches' pages), turned on
+    first where enable (after the restart)."""
+    from loadgen.measure.sampler import enable_flush_metrics, flush_metrics
+
+    conn = server.connect()
+    try:
+        if enable:
+            enable_flush_metrics(conn)
+        return flush_metrics(conn)
+    finally:
+        conn.close()
+
+
 class FreeFrames:
     """Innodb_buffer_pool_pages_free and _data polled every period_s while the run goes: the frames
     the page cleaner keeps free under writes, over time ([(s, free, data), ...])."""
@@ -131,6 +145,7 @@ def measure(server, script: str, dist: str, rows: int, events: int, pool: int, w
     page_types(server, enable=True)
     purge_counts(server, enable=True)
     purge_before = purge_counts(server)
+    flush_before = flushes(server, enable=True)
     before, files_before = pages_read(server), file_reads(server)
     sql(server, f"SET GLOBAL general_log_file = '{log}'", "SET GLOBAL general_log = ON")
     frames = FreeFrames(server)
@@ -143,6 +158,7 @@ def measure(server, script: str, dist: str, rows: int, events: int, pool: int, w
     original = pages_read(server) - before
     types = page_types(server)
     purge = {k: v - purge_before.get(k, 0) for k, v in purge_counts(server).items()}
+    flushed = {k: v - flush_before.get(k, 0) for k, v in flushes(server).items()}
     held = resident(server)
     files = {k: v - files_before.get(k, 0) for k, v in file_reads(server).items() if v - files_before.get(k, 0)}
     if docker:
@@ -162,7 +178,7 @@ def measure(server, script: str, dist: str, rows: int, events: int, pool: int, w
             "flavor": pred["flavor"], "qps": pred["qps"], "server_read": original, "predicted": p["pages_read"],
             "system_predicted": p["system_pages_read"], "error_pct": round(100.0 * (p["pages_read"] - original)
                                                                           / max(original, 1), 1),
-            "file_reads": files, "page_types": types, "run_s": round(run_s, 2), "purge": purge,
+            "file_reads": files, "page_types": types, "run_s": round(run_s, 2), "purge": purge, "flush": flushed,
             "free_frames": free, "resident": held, "trace": str(trace), "predict": str(work / f"{tag}.predict.json")}
 
 

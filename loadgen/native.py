@@ -376,12 +376,15 @@ def lrusim_curve(trace, workload: tuple | None, n_pages: int, leaf_pages: int, o
 class MixFlags(NamedTuple):
     """The flag bits of a mix trace's references (native/lrusim/mix.h MIX_*, lrusim_mix's flags):
     a step to the next leaf, a write, an operation's first reference, a page the operation
-    creates."""
+    creates, a change MySQL's change buffer may take instead of reading the leaf, with it purge's
+    removal of an entry."""
 
     move: int
     write: int
     op: int
     new: int
+    buffer: int
+    purge: int
 
 
 @functools.cache
@@ -408,6 +411,9 @@ class MixSim(NamedTuple):
     filler_reads: int
     single_flushes: int
     lru_batches: int
+    ibuf_buffered: int  # changes MySQL's change buffer took (native/lrusim/ibuf.h)
+    ibuf_merged: int  # pages their changes were merged into (read by a reference or the merge)
+    ibuf_merge_reads: int  # of them, read by the master thread's merge
     reads: bytes
 
 
@@ -415,16 +421,19 @@ def lrusim_mix(pages, flags, n_pages: int, leaf_pages: int, capacity: int, pool_
                old_time_ms: float, ms_per_op: float, ra_threshold: int = 0, ra_area: int = 64, ra_rule: int = 0,
                start_pages: int = 0, start_freed: int = 0, batch: int = 0, tick_depth: int = 0,
                tick_phase_ms: float = 0.0, tick_period_ms: float = 1000.0, ticks: int = 1, clean_scan: int = 0,
-               fl_batch: int = 0) -> MixSim:
+               fl_batch: int = 0, ibuf_max: int = 0, ibuf_merge: int = 0) -> MixSim:
     """InnoDB's LRU on a mixed workload's trace (native/lrusim/mix.h): pages (uint32) and flags
     (uint8 per reference: 1 a step to the next leaf, 2 a write, 4 an operation's first reference,
     8 a page the operation creates, not reads); the first leaf_pages pages are the leaves read-ahead
     sees. clean_scan: MySQL's user threads free the first clean page of that many at the tail (0:
-    the tail page); fl_batch: pages its flush-list batch writes a second (0: none; dirtypages.py).
-    The other arguments as lrusim_innodb's."""
+    the tail page); fl_batch: pages its flush-list batch writes a second (0: none; dirtypages.py);
+    ibuf_max, ibuf_merge: MySQL's change buffer, the entries it holds and the pages its merge reads
+    a second (0: none; native/lrusim/ibuf.h, analysis/changebuf.py). The other arguments as
+    lrusim_innodb's."""
     counts, reads = _load().lrusim_mix(pages, flags, n_pages, leaf_pages, capacity, pool_pages, old_pct, old_time_ms,
                                        ms_per_op, ra_threshold, ra_area, ra_rule, start_pages, start_freed, batch,
-                                       tick_depth, tick_phase_ms, tick_period_ms, ticks, clean_scan, fl_batch)
+                                       tick_depth, tick_phase_ms, tick_period_ms, ticks, clean_scan, fl_batch,
+                                       ibuf_max, ibuf_merge)
     return MixSim(*counts, reads)
 
 

@@ -18,22 +18,24 @@ typedef struct {
     unsigned long long n_pages, leaf_pages;
     sim_cfg_t cfg;
     lru_params_t params;
+    uint64_t ibuf[2]; /* MySQL's change buffer: (max_entries, merge_pages a second); {0, 0}: none */
 } mix_args_t;
 
 /* The pool's arguments (after the trace's, at args[skip..]) parsed and checked; 0, or -1 with an
  * exception set. */
 static int parse_pool(PyObject *args, mix_args_t *a, const char *fmt, Py_buffer *pv, Py_buffer *fv) {
     unsigned long long cap, pp, ra_threshold, area, start, freed, batch, tdepth, ticks, clean_scan = 0, fl_batch = 0;
+    unsigned long long ibuf_max = 0, ibuf_merge = 0;
     double old_pct, old_time_ms, ms_per_op, tphase, tperiod;
     int ra_rule, ok;
     if (pv)
         ok = PyArg_ParseTuple(args, fmt, pv, fv, &a->n_pages, &a->leaf_pages, &cap, &pp, &old_pct, &old_time_ms,
                               &ms_per_op, &ra_threshold, &area, &ra_rule, &start, &freed, &batch, &tdepth, &tphase,
-                              &tperiod, &ticks, &clean_scan, &fl_batch);
+                              &tperiod, &ticks, &clean_scan, &fl_batch, &ibuf_max, &ibuf_merge);
     else
         ok = PyArg_ParseTuple(args, fmt, &a->n_pages, &a->leaf_pages, &cap, &pp, &old_pct, &old_time_ms, &ms_per_op,
                               &ra_threshold, &area, &ra_rule, &start, &freed, &batch, &tdepth, &tphase, &tperiod,
-                              &ticks, &clean_scan, &fl_batch);
+                              &ticks, &clean_scan, &fl_batch, &ibuf_max, &ibuf_merge);
     if (!ok)
         return -1;
     const char *bad = NULL;
@@ -60,6 +62,8 @@ static int parse_pool(PyObject *args, mix_args_t *a, const char *fmt, Py_buffer 
     a->cfg = (sim_cfg_t){cap,    pp,     area,    1.0,   0,    start, freed,   batch,
                          tdepth, tphase, tperiod, ticks, NULL, 0,     fl_batch}; /* exact */
     a->params = (lru_params_t){old_pct, old_time_ms, ms_per_op, ra_threshold, ra_rule, (uint32_t)clean_scan};
+    a->ibuf[0] = ibuf_max;
+    a->ibuf[1] = ibuf_merge;
     return 0;
 }
 
@@ -87,12 +91,13 @@ static PyObject *result(const mix_counts_t *out, uint32_t *reads, uint64_t n_pag
     if (!per_page)
         return NULL;
     const lru_counts_t *k = &out->counts;
-    return Py_BuildValue("((KKKKKKKKKKK)N)", (unsigned long long)k->refs, (unsigned long long)k->misses,
+    return Py_BuildValue("((KKKKKKKKKKKKKK)N)", (unsigned long long)k->refs, (unsigned long long)k->misses,
                          (unsigned long long)k->made_young, (unsigned long long)k->not_young,
                          (unsigned long long)k->ra_pages, (unsigned long long)k->ra_evicted,
                          (unsigned long long)out->dirty_evicted, (unsigned long long)out->dirty_at_end,
                          (unsigned long long)out->filler_reads, (unsigned long long)out->single_flushes,
-                         (unsigned long long)out->lru_batches, per_page);
+                         (unsigned long long)out->lru_batches, (unsigned long long)out->ibuf_buffered,
+                         (unsigned long long)out->ibuf_merged, (unsigned long long)out->ibuf_merge_reads, per_page);
 }
 
 PyObject *loadgen_lrusim_mix(PyObject *self, PyObject *args) {
@@ -100,7 +105,7 @@ PyObject *loadgen_lrusim_mix(PyObject *self, PyObject *args) {
     mix_args_t a;
     mix_counts_t out;
     int rc;
-    if (parse_pool(args, &a, "y*y*KKKKdddKKiKKKKddK|KK", &pv, &fv) < 0)
+    if (parse_pool(args, &a, "y*y*KKKKdddKKiKKKKddK|KKKK", &pv, &fv) < 0)
         return NULL;
     const char *bad = check_trace(&pv, &fv, a.n_pages);
     if (bad) {
@@ -115,7 +120,7 @@ PyObject *loadgen_lrusim_mix(PyObject *self, PyObject *args) {
     }
     Py_BEGIN_ALLOW_THREADS
     rc = lrusim_mix((const uint32_t *)pv.buf, (const uint8_t *)fv.buf, (uint64_t)pv.len / 4, &a.cfg, &a.params,
-                    a.n_pages, a.leaf_pages, &out, reads);
+                    a.n_pages, a.leaf_pages, a.ibuf, &out, reads);
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&pv);
     PyBuffer_Release(&fv);
@@ -150,10 +155,11 @@ static int feed_trace(int found, Py_buffer *pv, Py_buffer *fv, uint64_t n_pages)
 
 PyObject *loadgen_mixsim_open(PyObject *self, PyObject *args) {
     mix_args_t a;
-    if (parse_pool(args, &a, "KKKKdddKKiKKKKddK|KK", NULL, NULL) < 0)
+    if (parse_pool(args, &a, "KKKKdddKKiKKKKddK|KKKK", NULL, NULL) < 0)
         return NULL;
     mix_state_t *s = malloc(sizeof(*s));
-    if (!s || mix_begin(s, &a.cfg, &a.params, a.n_pages, a.leaf_pages) < 0) {
+    if (!s || mix_begin(s, &a.cfg, &a.params, a.n_pages, a.leaf_pages) < 0 ||
+        (a.ibuf[0] && mix_ibuf(s, a.ibuf[0], a.ibuf[1]) < 0)) {
         free(s);
         return PyErr_NoMemory();
     }
@@ -250,7 +256,7 @@ PyObject *loadgen_mixmini_open(PyObject *self, PyObject *args) {
     mix_args_t a;
     if (!PyArg_ParseTuple(args, "y*dKKO!", &mv, &rate, &salt, &more_ones, &PyTuple_Type, &pool))
         return NULL;
-    if (parse_pool(pool, &a, "KKKKdddKKiKKKKddK|KK", NULL, NULL) < 0 || mv.len % 4 || !(rate > 0)) {
+    if (parse_pool(pool, &a, "KKKKdddKKiKKKKddK|KKKK", NULL, NULL) < 0 || mv.len % 4 || !(rate > 0)) {
         if (!PyErr_Occurred())
             PyErr_SetString(PyExc_ValueError, "the map must be int32 and the rate above 0");
         PyBuffer_Release(&mv);
@@ -355,7 +361,9 @@ int loadgen_mixsim_exec(PyObject *module) {
     if (PyModule_AddIntConstant(module, "MIX_MOVE", MIX_MOVE) < 0 ||
         PyModule_AddIntConstant(module, "MIX_WRITE", MIX_WRITE) < 0 ||
         PyModule_AddIntConstant(module, "MIX_OP", MIX_OP) < 0 ||
-        PyModule_AddIntConstant(module, "MIX_NEW", MIX_NEW) < 0)
+        PyModule_AddIntConstant(module, "MIX_NEW", MIX_NEW) < 0 ||
+        PyModule_AddIntConstant(module, "MIX_BUFFER", MIX_BUFFER) < 0 ||
+        PyModule_AddIntConstant(module, "MIX_PURGE", MIX_PURGE) < 0)
         return -1;
     return 0;
 }

@@ -34,19 +34,17 @@ steps): 2 of usertable's 14 rows per leaf step to a neighbour leaf.
 Writes in small pools also read the undo log back: each write transaction (autocommit; a
 delete-insert is two) takes the next rollback segment in turn and writes its undo log and the
 segment header (undomodel.py: the segments' pages, the new undo pages a segment takes as its
-logs fill them or purge frees them, MySQL's ibtmp1 pages). Purge follows PURGE_LAG_OPS
-operations later: it reads the undo log and removes the index entries the write delete-marked
-(looking the row up in the clustered index first). Purge's truncation also walks the rollback
-segments' headers while writes come: MariaDB once a second (undomodel.PURGE_SWEEP_S), MySQL every
-128 purge batches, ibtmp1's too (TRUNCATE_BATCHES). These are counted apart (system_pages_read)
-and in the total, which the runner holds to the pool's Innodb_pages_read.
+logs fill them or purge frees them, MySQL's ibtmp1 pages). Purge reads the undo log back
+PURGE_LAG_OPS operations later, and removes the index entries the write delete-marked (after the
+row's clustered lookup) as many later as a MySQL run's purge batches say (undomodel.measured_purge_lag),
+else PURGE_LAG_OPS. Purge's truncation walks the rollback segments' headers while writes come:
+MariaDB once a second (PURGE_SWEEP_S), MySQL every 128 purge batches, ibtmp1's too. These are
+counted apart (system_pages_read) and in the total, held to the pool's Innodb_pages_read.
 
-Not modelled: flush-list flushing (dirty_evictions counts pages evicted while dirty, as if only
-LRU flushing wrote them back); purge's real lag (assumed); page splits at random keys (inserts
-go at the end only); the change buffer (off by default on both servers); the segment inode and
-file-space pages undo segments touch and the doublewrite buffer; the pages the server's threads
-read (statistics, the dictionary) beyond the start-up pages pool.py knows; the pool's timeline
-(operations are evenly spaced at the run's mean rate).
+Not modelled: purge's lag before its undo reads (assumed); page splits at random keys (inserts go
+at the end only); the change buffer's own pages (changebuf.py has its rule); the segment inode and
+file-space pages undo segments touch, the doublewrite buffer; the server threads' reads (statistics,
+the dictionary) beyond pool.py's start-up pages; the timeline (ops evenly spaced at the mean rate).
 """
 from __future__ import annotations
 
@@ -57,14 +55,14 @@ import numpy as np
 from ..errors import UsageError
 from ..workload import mix as mixspec
 from ..workload.opstream import Generator
-from . import intervals, mixpages
+from . import changebuf, intervals, mixpages
 from .mixpages import (PRIMARY, Refs, Space, Trace, Tree, exclusive_cumsum, hcat, point_refs, scan_refs,
                        simulate, stepped_columns, table_order, walks)
 from .keymodel import held_pages
 from .dirtypages import flush_list_rate, kernel_args
 from .pool import hold_capacity, run_pool_model, under_writes
-from .undomodel import (PURGE_LAG_OPS, Sweeps, forecast_txns_per_undo_page, sweep_ops_of, undo_refs,
-                        undo_space, undo_txns_per_page, without_rseg_pages, write_txns)
+from .undomodel import (PURGE_LAG_OPS, Sweeps, forecast_txns_per_undo_page, measured_purge_lag, measured_sweep_ops,
+                        sweep_ops_of, undo_refs, undo_space, undo_txns_per_page, without_rseg_pages, write_txns)
 from .undomodel import purge_refs as undo_purge_refs
 
 MODEL = "innodb-lru-mix"
@@ -77,8 +75,9 @@ class Mapper:
 
     def __init__(self, spec: mixspec.MixSpec, space: Space, columns_of: dict | None = None,
                  prefetch: bool = False, rsegs_at_start: bool = False, stepped: set | None = None,
-                 sweep_ops: float = 0.0):
+                 sweep_ops: float = 0.0, buffers: frozenset = frozenset(), purge_lag: float | None = None):
         self.spec = spec
+        self.buffers = buffers  # the changes MySQL's change buffer takes (changebuf.buffered_kinds)
         self.rsegs_at_start = rsegs_at_start  # the rollback segments' pages were read at start-up
         self.prefetch = prefetch  # ranges read rows in the fetch cache's batches (fetched_rows)
         self.space = space
@@ -93,6 +92,7 @@ class Mapper:
         self.txns = 0  # write transactions (each autocommit write is one; a captured trace's: statements) so far
         self.pending: list[tuple[np.ndarray, Refs]] = []  # purge's work: (op it runs before, refs)
         self.sweeps = Sweeps.of(space, sweep_ops)  # purge's walks of the rollback segments' headers
+        self.purge_lag = (PURGE_LAG_OPS, purge_lag or PURGE_LAG_OPS)  # ops to purge's undo read, tree work
 
     def op_refs(self, stream: int, key: np.ndarray, length: np.ndarray) -> Refs:
         """The references of one stream's ops (keys and lengths of its ops, in op order)."""
@@ -121,7 +121,8 @@ class Mapper:
             new = leaf_now != leaf_before
             parts = [Refs.block(*point_refs(tree, tree.leaf_of_key(key), write=True, new=new))]
             for sec in self.space.secondaries(s.table):
-                parts.append(Refs.block(*point_refs(sec, sec.entry_leaf(key, 1), first=False, write=True)))
+                parts.append(Refs.block(*point_refs(sec, sec.entry_leaf(key, 1), first=False, write=True,
+                                                    buffer=changebuf.flag(self.buffers, sec.unique, "insert"))))
             return hcat(*parts)
         if op == "range":
             rows = length.astype(np.int64)
@@ -154,7 +155,8 @@ class Mapper:
             p, f = point_refs(tree, leaves, first=False)
             parts_p.append(p)
             parts_f.append(f)
-            p, f = point_refs(sec, sec.entry_leaf(key, 0), first=False, write=True)
+            p, f = point_refs(sec, sec.entry_leaf(key, 0), first=False, write=True,
+                              buffer=changebuf.flag(self.buffers, sec.unique, "purge"))
             parts_p.append(p)
             parts_f.append(f)
         if s.op == "delete":
@@ -188,8 +190,13 @@ class Mapper:
             secs = self.space.secondaries(s.table)
         salts = (0,) if s.op == "delete" or stream in self.stepped else (0, 1)
         for sec in secs:
-            for salt in salts:
-                p, f = point_refs(sec, sec.entry_leaf(key, salt), first=False, write=True)
+            # the old entry delete-marked (salt 0), the new one inserted (salt 1; a stepped update's
+            # beside the old: one leaf, two descents where the change buffer takes them, each its own)
+            two = stream in self.stepped and changebuf.flag(self.buffers, sec.unique, "delete-mark", "insert")
+            for salt in (0, 0) if two else salts:
+                change = ("delete-mark", "insert")[salt]
+                buf = two or (0 if stream in self.stepped else changebuf.flag(self.buffers, sec.unique, change))
+                p, f = point_refs(sec, sec.entry_leaf(key, salt), first=False, write=True, buffer=buf)
                 parts_p.append(p)
                 parts_f.append(f)
         return hcat(*lookup, Refs.block(np.hstack(parts_p), np.hstack(parts_f)))
@@ -218,11 +225,12 @@ def _index_of(space: Space, table: str, column: str | None, columns_of: dict) ->
 
 def build_trace(spec: mixspec.MixSpec, space: Space, scheduled: dict[int, list[int]] | None = None,
                 ops: int | None = None, columns_of: dict | None = None, prefetch: bool = False,
-                rsegs_at_start: bool = False, stepped: set | None = None, sweep_ops: float = 0.0) -> Trace:
+                rsegs_at_start: bool = False, stepped: set | None = None, sweep_ops: float = 0.0,
+                buffers: frozenset = frozenset(), purge_lag: float | None = None) -> Trace:
     """The references of the mix's first `ops` operations, in order; scheduled[op] = the
     scheduled streams whose execution started before op (their scans go in there); sweep_ops:
     ops between purge's walks of the rollback segments' headers (undomodel.sweep_ops_of)."""
-    mapper = Mapper(spec, space, columns_of, prefetch, rsegs_at_start, stepped, sweep_ops)
+    mapper = Mapper(spec, space, columns_of, prefetch, rsegs_at_start, stepped, sweep_ops, buffers, purge_lag)
     trace = Trace()
     scheduled = scheduled or {}
     stop = spec.operations if ops is None else ops
@@ -294,15 +302,15 @@ def add_ops(trace: Trace, mapper: Mapper, stream: np.ndarray, key: np.ndarray, l
             w_ops.append(start + r_at[~plain].astype(np.int64))  # MySQL's inserts leave purge nothing
             w_rsegs.append(t[~plain] % space.rollback_segments)
             if (~plain).any():  # purge reads the undo log back
-                purge.append((r_at[~plain], undo_purge_refs(space, t[~plain], header=mapper.sweeps.seen is None)))
+                purge.append((r_at[~plain], undo_purge_refs(space, t[~plain], header=mapper.sweeps.seen is None), 0))
         # then does its work in the B-trees
         for i in np.unique(stream[w_at]):
             where = by_stream[int(i)]
             r = mapper.purge_refs(int(i), key[where])
             if r is not None:
-                purge.append((where, r))
-        for where, r in purge:
-            mapper.pending.append((start + where.astype(np.int64) + PURGE_LAG_OPS, r))
+                purge.append((where, r, 1))
+        for where, r, lag in purge:  # the undo log read back (0), the trees' work (1)
+            mapper.pending.append((start + where.astype(np.int64) + round(mapper.purge_lag[lag]), r))
     walks = mapper.sweeps.due(start, n, w_ops, w_rsegs)
     if walks:  # after the purge work due at the same op (the walk ends a purge run)
         mapper.pending.append(walks)
@@ -436,12 +444,18 @@ def predict(run: dict, own_undo: bool = True) -> dict | None:
         space, order = space_of(spec, tables, flavor, done, measured_per_page)
     pool = without_rseg_pages(pool_of(run, spec.writes), space)
     txns_per_op = write_txns(spec, Generator(spec).counts_at(done)) / max(done, 1)
+    # purge's walks: as many as the run's server counted (MySQL), else at the rate fitted to its q/s
+    walk_ops = measured_sweep_ops(run, flavor, done) if spec.writes and own_undo else None
+    walks_from = "fit" if walk_ops is None else "run"
+    walk_ops = sweep_ops_of(flavor, pool.qps, txns_per_op) if walk_ops is None else walk_ops
+    buffers, lag = changebuf.buffered_kinds(run), measured_purge_lag(run, flavor, done) if own_undo else None
     trace = build_trace(spec, space, scheduled_positions(run, spec), done, index_columns(tables),
                         prefetch=RANGE_PREFETCH and flavor == "mariadb", rsegs_at_start=True,
-                        stepped=stepped_columns(tables), sweep_ops=sweep_ops_of(flavor, pool.qps, txns_per_op))
+                        stepped=stepped_columns(tables), sweep_ops=walk_ops, buffers=buffers, purge_lag=lag)
     first = space.tree_of(order[0], None)
     span: list = []
-    sim = simulate(trace, space, pool, first.all_leaves, span, kernel_args(pool, flush_list_rate(run)))
+    sim = simulate(trace, space, pool, first.all_leaves, span, kernel_args(pool, flush_list_rate(run)),
+                   changebuf.kernel_args(run, pool, buffers))
     reads = np.frombuffer(sim.reads, dtype=np.uint32)
     out_tables: dict[str, dict] = {}
     for (name, idx), tree in space.trees.items():
@@ -464,9 +478,11 @@ def predict(run: dict, own_undo: bool = True) -> dict | None:
         "made_young": int(sim.made_young),
         "dirty_evictions": int(sim.dirty_evicted), "single_flushes": int(sim.single_flushes),
         "dirty_at_end": int(sim.dirty_at_end), "lru_batches": int(sim.lru_batches),
+        **changebuf.result_block(sim, buffers),
         "capacity_pages": pool.capacity_pages,
         "pool_pages": pool.pool_pages,
         "qps": pool.qps,
+        "purge_walk_ops": round(walk_ops, 1), "purge_walks_from": walks_from,
         "tables": out_tables,
         "note": "pages_read is the tables' and the undo pages' (system_pages_read: rollback segment headers "
                 "and their undo pages, purge reading them back); dirty_evictions counts pages evicted dirty "

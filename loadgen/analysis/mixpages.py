@@ -19,7 +19,7 @@ from ..workload import mix as mixspec
 from ..workload.statements import steps_by_one
 from .geometry import DEFAULT_FANOUT, Geometry, leaf_jitter
 
-MOVE, WRITE, OP, NEW = native.mix_flags()  # a reference's flags for the kernel (native/lrusim/mix.h)
+MOVE, WRITE, OP, NEW, BUFFER, PURGE = native.mix_flags()  # a reference's flags for the kernel (native/lrusim/mix.h)
 PRIMARY = "PRIMARY"
 # A mix's trace (mixmodel.build_trace) is held whole: 5 bytes a reference (a uint32 page, a uint8
 # flag), joined in place (Trace.arrays: each block freed as it is copied), so 500M hold 2.5 GB, a
@@ -52,6 +52,7 @@ class Tree:
     grown: int = 0  # leaves the run's inserts add at the end
     base: int = 0
     fanout: int = DEFAULT_FANOUT
+    unique: bool = False  # a UNIQUE secondary index: MySQL's change buffer takes none of its changes
 
     @property
     def rows_per_leaf(self) -> float:
@@ -158,15 +159,16 @@ def leaf_index(starts: np.ndarray, key: np.ndarray, rows: int) -> np.ndarray:
 
 
 def simulate(trace: Trace, space: Space, pool, leaf_pages: int, span: list | None = None,
-             dirty: tuple = (0, 0)) -> native.MixSim:
+             dirty: tuple = (0, 0), ibuf: tuple = (0, 0)) -> native.MixSim:
     """The pool over the trace, averaged over MySQL's cleaner phases (model.mean_over_phases).
     `span`, a list, gets the fewest and most misses of any one phase (the cleaner's range); dirty:
-    MySQL's rules for dirty pages at the LRU tail (dirtypages.kernel_args; (0, 0): none)."""
+    MySQL's rules for dirty pages at the LRU tail (dirtypages.kernel_args; (0, 0): none); ibuf:
+    MySQL's change buffer (changebuf.kernel_args; (0, 0): none)."""
     pages, flags = trace.arrays()
     runs = [native.lrusim_mix(pages, flags, space.n_pages, leaf_pages, pool.capacity_high, pool.pool_pages,
                               pool.old_pct, pool.old_time_ms, 1000.0 / pool.qps, pool.ra_threshold, pool.ra_area,
                               pool.ra_rule, pool.start_pages, pool.start_freed, pool.cleaner_batch,
-                              *pool.tick_args(ph), *dirty) for ph in pool.phases()]
+                              *pool.tick_args(ph), *dirty, *ibuf) for ph in pool.phases()]
     if span is not None:
         span[:] = [min(r.misses for r in runs), max(r.misses for r in runs)]
     return mean_sim(runs)
@@ -318,7 +320,8 @@ class Space:
                 il = max(1, int(ix.get("leaf_pages") or 1))
                 # an index entry per row: the inserts add to it at hashed places, its leaves fill
                 # and split there; the model keeps its leaves (their count grows a little)
-                tree = Tree(name, iname, rows, il, max(1, int(ix.get("height") or 1)), base=base)
+                tree = Tree(name, iname, rows, il, max(1, int(ix.get("height") or 1)), base=base,
+                            unique=bool(ix.get("unique")))
                 trees[(name, iname)] = tree
                 base += tree.n_pages
         return cls(trees, rollback_segments, txns_per_undo_page, live_pages, temp_rsegs, undo_files, insert_history)
@@ -341,10 +344,12 @@ def _first_flags(n: int, height: int, first: bool, write_leaf: bool = False) -> 
 
 
 def point_refs(tree: Tree, leaves: np.ndarray, first: bool = True, write: bool = False,
-               new: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Descents to `leaves` as (pages, flags), shape (n, height) each: one op per row when first."""
+               new: np.ndarray | None = None, buffer: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Descents to `leaves` as (pages, flags), shape (n, height) each: one op per row when first;
+    buffer (BUFFER or 0) on the leaf: a change the change buffer may take (changebuf.py)."""
     pages = tree.path(leaves)
     flags = _first_flags(len(leaves), pages.shape[1], first, write)
+    flags[:, -1] |= buffer
     if new is not None:
         flags[:, -1] |= np.where(new, NEW, 0).astype(np.uint8)
     return pages, flags

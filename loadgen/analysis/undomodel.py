@@ -162,6 +162,32 @@ def sweep_ops_of(flavor: str, qps: float, txns_per_op: float = 0.0) -> float:
     return float(every_s * qps) if every_s else 0.0
 
 
+def measured_sweep_ops(run: dict, flavor: str, done: int) -> float | None:
+    """Ops between purge's walks as the run's own server counted them (MySQL: INNODB_METRICS
+    purge_truncate_history_count over the run, buffer_pool.flush.purge_truncations), in place of
+    sweep_ops_of's fitted batch rate; None where the run did not record it, or for MariaDB (whose
+    walks follow the clock, PURGE_SWEEP_S). A run that counted no walk while it wrote has none (0)."""
+    if flavor not in TRUNCATE_BATCHES or done <= 0:
+        return None
+    walks = ((run.get("buffer_pool") or {}).get("flush") or {}).get("purge_truncations")
+    if walks is None or int(walks) < 0:
+        return None
+    return done / int(walks) if int(walks) else 0.0
+
+
+def measured_purge_lag(run: dict, flavor: str, done: int) -> float | None:
+    """Ops from a write to purge's work on it as the run's own server ran purge (MySQL: done over
+    INNODB_METRICS purge_invoked, buffer_pool.flush.purge_batches: its coordinator purges what is
+    committed, batch after batch, 253 batches a second in sysbench-oltp-rw at 16M); None where the
+    run did not record it, or for MariaDB."""
+    if flavor not in TRUNCATE_BATCHES or done <= 0:
+        return None
+    batches = ((run.get("buffer_pool") or {}).get("flush") or {}).get("purge_batches")
+    if not isinstance(batches, int) or batches <= 0:
+        return None
+    return done / batches
+
+
 def sweeps_due(start: int, n: int, w_ops: np.ndarray, w_rsegs: np.ndarray, every: float, next_k: int,
                rseg_last: np.ndarray) -> tuple[list[int], list[np.ndarray], int]:
     """Purge's walks over the rollback segments' headers before ops start..start+n: one before the

@@ -335,6 +335,10 @@ FLUSH_METRICS = {
     "undo_pages_read": "buffer_page_read_undo_log",
     "undo_pages_written": "buffer_page_written_undo_log",
     "purge_undo_pages": "purge_undo_log_pages",
+    # purge's batches and its walks over every rollback segment's header (MySQL: one walk every
+    # innodb_purge_rseg_truncate_frequency batches; the mix model takes the run's count of walks)
+    "purge_batches": "purge_invoked",
+    "purge_truncations": "purge_truncate_history_count",
     # which kind of page the reads were (module_buffer_page): the B-trees' leaves and upper
     # levels, and the system pages beside the undo log's, each apart (#21: which tree is off)
     "leaf_pages_read": "buffer_page_read_index_leaf",
@@ -344,11 +348,22 @@ FLUSH_METRICS = {
     "fsp_hdr_pages_read": "buffer_page_read_fsp_hdr",
     "xdes_pages_read": "buffer_page_read_xdes",
     "other_pages_read": "buffer_page_read_other",
+    # MySQL's change buffer (innodb_change_buffering): the index leaves' buffered changes merged
+    # (each merged op counted once; a page read for its merge is one of the reads above) and the
+    # change buffer's own pages read (issue #21: sysbench-oltp-rw's k_1)
+    "ibuf_merges": "ibuf_merges",
+    "ibuf_merged_inserts": "ibuf_merges_insert",
+    "ibuf_merged_delete_marks": "ibuf_merges_delete_mark",
+    "ibuf_merged_deletes": "ibuf_merges_delete",
+    "ibuf_size_pages": "ibuf_size",
+    "ibuf_pages_read": "buffer_page_read_ibuf_page",
+    "ibuf_bitmap_pages_read": "buffer_page_read_ibuf_bitmap",
 }
 FLUSH_MONITORS = ("buffer_flush%", "buffer_LRU%")
 # the undo counters, each tried on its own (a server without one just lacks it): MySQL enables
 # buffer_page_read/written_* only as their module (module_buffer_page), MariaDB either way
-UNDO_MONITORS = ("buffer_pages_created", "purge_undo_log_pages", "module_buffer_page", HISTORY_METRIC)
+UNDO_MONITORS = ("buffer_pages_created", "purge_undo_log_pages", "purge_invoked", "purge_truncate_history_count",
+                 "module_buffer_page", HISTORY_METRIC, "module_ibuf_system")
 
 
 def enable_flush_metrics(conn) -> str | None:

@@ -49,7 +49,7 @@ MIX_VARIABLES = ["innodb_flush_log_at_trx_commit", "innodb_max_dirty_pages_pct",
                  "performance_schema",
                  # MySQL buffers secondary-index changes where it is on (8.4 starts with none, Debian's
                  # 9.7.4 with all); the model has no change buffer (render/mixreport.py says so)
-                 "innodb_change_buffering"]
+                 "innodb_change_buffering", "innodb_change_buffer_max_size"]
 
 # The model's prediction for a mixed run (analysis/mixmodel.py predict), handed in by the caller
 # so that the runner never imports the analysis above it: takes the run's result document, returns

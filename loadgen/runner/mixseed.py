@@ -79,6 +79,7 @@ class IndexInfo:
     pages: int | None = None
     height: int | None = None
     leaf_pages_source: str = "mysql.innodb_index_stats n_leaf_pages"
+    unique: bool = False  # MySQL's change buffer takes changes to a non-unique index only
 
 
 @dataclass
@@ -282,7 +283,8 @@ def _info(conn, t: TableSpec, database: str, shape, seeded: bool, existing: bool
     )
     for name, cols in shape.indexes.items():
         leaf, size = stats.get((name, "n_leaf_pages")), stats.get((name, "size"))
-        ix = IndexInfo(name, list(cols), leaf, size, secondary_height(conn, database, table, name, cols))
+        ix = IndexInfo(name, list(cols), leaf, size, secondary_height(conn, database, table, name, cols),
+                       unique=name in shape.unique)
         if leaf is not None and size and leaf * LEAF_SIZE_RATIO_MIN < size:
             # MariaDB 10.11 reported n_leaf_pages 1 for a 30-page secondary index of sbtest1 (20k
             # rows; MySQL 9.7: 31) after ANALYZE: leaves are nearly all of an index's pages, so take

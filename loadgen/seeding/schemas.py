@@ -261,6 +261,7 @@ class TableShape:
     columns: list  # tablegen.Column, in table order
     primary_key: list[str]
     indexes: dict[str, list[str]]  # secondary index name -> its columns
+    unique: frozenset = frozenset()  # the secondary indexes that are UNIQUE (no change buffering)
 
 
 def reflect(connect, database: str, table: str) -> TableShape:
@@ -282,11 +283,13 @@ def reflect(connect, database: str, table: str) -> TableShape:
             warnings.simplefilter("ignore")
             raw = insp.get_columns(table, schema=database)
         pk = list(insp.get_pk_constraint(table, schema=database).get("constrained_columns") or [])
-        indexes = {ix["name"]: list(ix["column_names"]) for ix in insp.get_indexes(table, schema=database)}
+        found = insp.get_indexes(table, schema=database)
+        indexes = {ix["name"]: list(ix["column_names"]) for ix in found}
+        unique = frozenset(ix["name"] for ix in found if ix.get("unique"))
         json_cols = _json_columns(insp, database, table)
     finally:
         engine.dispose()
-    return TableShape(database, table, [column_from_reflection(c, json_cols) for c in raw], pk, indexes)
+    return TableShape(database, table, [column_from_reflection(c, json_cols) for c in raw], pk, indexes, unique)
 
 
 def _json_columns(insp, database: str, table: str) -> set[str]:

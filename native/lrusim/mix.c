@@ -25,6 +25,8 @@ int mix_begin(mix_state_t *s, const sim_cfg_t *c, const lru_params_t *p, uint64_
 /* One reference to simulated page pg at now_ms (the clock already moved for its operation). */
 static inline void mix_ref(mix_state_t *s, uint32_t pg, uint8_t fl, double now_ms) {
     lru_t *m = &s->m;
+    if ((fl & MIX_BUFFER) && ibuf_take(&s->ib, m, pg, fl & MIX_PURGE))
+        return; /* buffered: the leaf is not read */
     if ((fl & MIX_NEW) && !m->resident[pg]) {
         /* buf_page_create: a frame taken (the cleaner may evict for it), nothing read, the
          * page put at the young head and accessed now */
@@ -38,16 +40,29 @@ static inline void mix_ref(mix_state_t *s, uint32_t pg, uint8_t fl, double now_m
         m->touched[pg] = 1;
     } else {
         lru_access(m, pg, now_ms, fl & MIX_MOVE);
+        if (s->ib.max_entries)
+            ibuf_merge_read(&s->ib, m, pg);
     }
     if (fl & MIX_WRITE)
         set_dirty(m, pg);
 }
 
+int mix_ibuf(mix_state_t *s, uint64_t max_entries, uint64_t merge_pages) {
+    if (ibuf_init(&s->ib, s->n_pages, max_entries, merge_pages) < 0) {
+        mix_free(s);
+        return -1;
+    }
+    return 0;
+}
+
 void mix_feed(mix_state_t *s, const uint32_t *pages, const uint8_t *flags, uint64_t n) {
     double now_ms = s->now_ms, ms_per_query = s->m.ms_per_query;
     for (uint64_t i = 0; i < n; i++) {
-        if (flags[i] & MIX_OP)
+        if (flags[i] & MIX_OP) {
             now_ms += ms_per_query;
+            if (s->ib.max_entries)
+                ibuf_tick(&s->ib, &s->m, now_ms);
+        }
         mix_ref(s, pages[i], flags[i], now_ms);
     }
     s->now_ms = now_ms;
@@ -74,6 +89,9 @@ void mix_end(mix_state_t *s, mix_counts_t *out, uint32_t *reads) {
     out->dirty_at_end = m->n_dirty;
     out->single_flushes = m->single_flushes;
     out->lru_batches = m->lru_batches;
+    out->ibuf_buffered = s->ib.buffered;
+    out->ibuf_merged = s->ib.merged_read + s->ib.merged_bg;
+    out->ibuf_merge_reads = s->ib.merged_bg;
     s->evicted_one = m->dirty_evicted_one;
     out->filler_reads = 0;
     for (uint64_t pg = m->filler_base; pg < m->filler_base + FILLER_SLOTS; pg++)
@@ -85,15 +103,18 @@ void mix_end(mix_state_t *s, mix_counts_t *out, uint32_t *reads) {
 
 void mix_free(mix_state_t *s) {
     if (s->live) {
+        ibuf_free(&s->ib);
         sim_free(&s->m);
         s->live = 0;
     }
 }
 
 int lrusim_mix(const uint32_t *pages, const uint8_t *flags, uint64_t n, const sim_cfg_t *c, const lru_params_t *p,
-               uint64_t n_pages, uint64_t leaf_pages, mix_counts_t *out, uint32_t *reads) {
+               uint64_t n_pages, uint64_t leaf_pages, const uint64_t ibuf[2], mix_counts_t *out, uint32_t *reads) {
     mix_state_t s;
     if (mix_begin(&s, c, p, n_pages, leaf_pages) < 0)
+        return -1;
+    if (ibuf && ibuf[0] && mix_ibuf(&s, ibuf[0], ibuf[1]) < 0)
         return -1;
     mix_feed(&s, pages, flags, n);
     mix_end(&s, out, reads);

@@ -15,20 +15,26 @@
 
 #include <stdint.h>
 
+#include "ibuf.h"
 #include "kernel.h"
 
-#define MIX_MOVE 1  /* the reference is a step to the next leaf (MariaDB's read-ahead trigger) */
-#define MIX_WRITE 2 /* the operation changes the page: dirty from here on */
-#define MIX_OP 4    /* the first reference of an operation: the clock moves on one operation */
-#define MIX_NEW 8   /* a page the operation creates (an insert's new leaf): a frame, no read */
+#define MIX_MOVE 1    /* the reference is a step to the next leaf (MariaDB's read-ahead trigger) */
+#define MIX_WRITE 2   /* the operation changes the page: dirty from here on */
+#define MIX_OP 4      /* the first reference of an operation: the clock moves on one operation */
+#define MIX_NEW 8     /* a page the operation creates (an insert's new leaf): a frame, no read */
+#define MIX_BUFFER 16 /* a change MySQL's change buffer may take instead of reading the leaf (ibuf.h) */
+#define MIX_PURGE 32  /* with MIX_BUFFER: purge's removal of an entry (buffered under ibuf.h's rule) */
 
 typedef struct {
     lru_counts_t counts;
-    uint64_t dirty_evicted;  /* pages evicted while dirty (each write-back before a frame's reuse) */
-    uint64_t dirty_at_end;   /* dirty pages still resident at the end */
-    uint64_t filler_reads;   /* pages MySQL's read-ahead read that have no page number (layout.h) */
-    uint64_t single_flushes; /* frames MySQL's user threads got by writing the tail page */
-    uint64_t lru_batches;    /* MySQL's page-cleaner LRU batches */
+    uint64_t dirty_evicted;    /* pages evicted while dirty (each write-back before a frame's reuse) */
+    uint64_t dirty_at_end;     /* dirty pages still resident at the end */
+    uint64_t filler_reads;     /* pages MySQL's read-ahead read that have no page number (layout.h) */
+    uint64_t single_flushes;   /* frames MySQL's user threads got by writing the tail page */
+    uint64_t lru_batches;      /* MySQL's page-cleaner LRU batches */
+    uint64_t ibuf_buffered;    /* changes the change buffer took (ibuf.h) */
+    uint64_t ibuf_merged;      /* pages their entries were merged into: read by a reference or the merge */
+    uint64_t ibuf_merge_reads; /* of them, read by the master thread's merge */
 } mix_counts_t;
 
 /* One pool's simulation fed in pieces (a trace too long to hold): mix_begin, mix_feed with each
@@ -40,9 +46,13 @@ typedef struct {
     uint64_t n_pages;
     uint64_t evicted_one; /* pages evicted dirty below m.one_end (a miniature's sampled pages) */
     double now_ms;
+    ibuf_t ib; /* MySQL's change buffer: off unless mix_ibuf turned it on */
 } mix_state_t;
 
 int mix_begin(mix_state_t *s, const sim_cfg_t *c, const lru_params_t *p, uint64_t n_pages, uint64_t leaf_pages);
+/* Turn the change buffer on (ibuf.h) after mix_begin: max_entries it holds, merge_pages the master
+ * thread's merge reads a second. -1 on allocation failure (the state freed). */
+int mix_ibuf(mix_state_t *s, uint64_t max_entries, uint64_t merge_pages);
 void mix_feed(mix_state_t *s, const uint32_t *pages, const uint8_t *flags, uint64_t n);
 /* mix_feed of a miniature (loadgen/analysis/tracesample.py): map[page] is the simulated page
  * of each page of the space, or -1 for a page not sampled (its reference dropped, its operation's
@@ -53,8 +63,9 @@ void mix_free(mix_state_t *s);
 
 /* InnoDB's LRU (pool c, params p) over pages[0..n) with flags[0..n), a space of n_pages pages
  * whose first leaf_pages are the physical-layout leaves; reads[n_pages] (zeroed by the caller,
- * may be NULL) gets each page's reads. Returns -1 on allocation failure. */
+ * may be NULL) gets each page's reads; ibuf: the change buffer's (max_entries, merge_pages), NULL or
+ * {0, 0}: none. Returns -1 on allocation failure. */
 int lrusim_mix(const uint32_t *pages, const uint8_t *flags, uint64_t n, const sim_cfg_t *c, const lru_params_t *p,
-               uint64_t n_pages, uint64_t leaf_pages, mix_counts_t *out, uint32_t *reads);
+               uint64_t n_pages, uint64_t leaf_pages, const uint64_t ibuf[2], mix_counts_t *out, uint32_t *reads);
 
 #endif /* LOADGEN_LRUSIM_MIX_H */

@@ -312,6 +312,9 @@ def test_the_mix_report_prints_the_purge_lag_where_the_run_has_it():
     assert any(line.startswith("purge lag") and "4 at the start" in line and "at most 592" in line
                and "37 at the end" in line for line in lines)
     assert not any("purge lag" in line for line in summary_lines(RunResult(workload={"kind": "mix"}, buffer_pool={})))
+    walks = {"flush": {"purge_batches": 3_870, "purge_truncations": 30}}
+    assert any(line.startswith("purge batches 3,870") and line.endswith("headers 30")
+               for line in summary_lines(RunResult(workload={"kind": "mix"}, buffer_pool=walks)))
 
 
 def _tail_trace(n_dirty: int, then: list[int]) -> tuple[np.ndarray, np.ndarray]:

@@ -226,3 +226,27 @@ def test_a_slower_run_reads_more_headers_where_they_do_not_stay():
     # MySQL walks every 128 purge batches, about one a commit where commits are rare: the rate moves
     # its walks far less (at 500 q/s 1.15 x 25 batches a second, at 6,000 92 + 0.21 x 300)
     assert abs(my_slow["system_pages_read"] - my_fast["system_pages_read"]) < walks_more / 2
+
+
+def test_mysql_walks_come_from_the_runs_own_count_where_it_has_one():
+    """A MySQL run that recorded purge_truncate_history_count walks exactly as often as its server
+    did (ops / walks), not at the rate fitted to its q/s; MariaDB's walks follow the clock, and a
+    run without the counter, or the forecast (own_undo=False), keeps the fit."""
+    assert um.measured_sweep_ops({"buffer_pool": {"flush": {"purge_truncations": 40}}}, "mysql", 20_000) == 500.0
+    assert um.measured_sweep_ops({"buffer_pool": {"flush": {"purge_truncations": 0}}}, "mysql", 20_000) == 0.0
+    assert um.measured_sweep_ops({"buffer_pool": {"flush": {}}}, "mysql", 20_000) is None
+    assert um.measured_sweep_ops({"buffer_pool": {"flush": {"purge_truncations": 40}}}, "mariadb", 20_000) is None
+    spec = presets.load("ycsb-a", rows=20_000, operations=20_000)
+    base = {"workload": {"kind": "mix", "mix": spec.to_dict()}, "dataset": {"database": "chat", "tables": TABLES},
+            "server": {"flavor": "mysql", "innodb_buffer_pool_size": 8 << 20, "variables": {}},
+            "samples": [], "result": {"ops": 20_000, "qps": 2_000.0}}
+    fit = mm.predict({**base, "buffer_pool": {}})
+    assert fit["purge_walks_from"] == "fit"
+    assert abs(fit["purge_walk_ops"] / um.sweep_ops_of("mysql", fit["qps"], 0.5) - 1) < 0.02  # ~half updates
+    few = mm.predict({**base, "buffer_pool": {"flush": {"purge_truncations": 2}}})
+    many = mm.predict({**base, "buffer_pool": {"flush": {"purge_truncations": 60}}})
+    assert few["purge_walks_from"] == many["purge_walks_from"] == "run" and few["purge_walk_ops"] == 10_000.0
+    # every walk reads the 384 headers in an 8M pool that cannot keep them: more walks, more reads
+    assert many["system_pages_read"] > few["system_pages_read"] + 40 * 200
+    assert mm.predict({**base, "buffer_pool": {"flush": {"purge_truncations": 60}}}, own_undo=False)[
+        "purge_walks_from"] == "fit"
