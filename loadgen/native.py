@@ -473,3 +473,26 @@ def mix_mark(seen: bytearray, pages) -> None:
 def lrusim_mattson(trace, workload: tuple | None, n_pages: int) -> bytes:
     """Plain-LRU stack-distance histogram as bytes of uint64 (index 0 = cold misses)."""
     return _load().lrusim_mattson(trace, workload, n_pages)
+
+
+# -- the mix model's reference building (native/mixref.c; analysis/mixpages.py holds the numpy twin) --
+def has_mixref() -> bool:
+    return _optional("mixref_scatter") is not None
+
+
+def mixref_leaves(starts, keys, out, rows: int, leaf_pages: int, all_leaves: int, rows_per_leaf: float) -> None:
+    _load().mixref_leaves(starts, keys, out, rows, leaf_pages, all_leaves, rows_per_leaf)  # Tree.leaf_of_key
+
+
+def mixref_path(leaves, out, base: int, all_leaves: int, fanout: int, sizes) -> None:
+    _load().mixref_path(leaves, out, base, all_leaves, fanout, sizes)  # Tree.path: out (n x height, int64)
+
+
+def mixref_walks(lo, hi, pages, flags, first_flag: int, move_flag: int, *path) -> None:
+    _load().mixref_walks(lo, hi, pages, flags, first_flag, move_flag, *path)  # walks: path as mixref_path's
+
+
+def mixref_scatter(out_pages, out_flags, cursor, pages, flags, widths, where) -> None:
+    """Op k's references to out from cursor[where[k]] (where empty: k) on, the cursor moved past (put)."""
+    _load().mixref_scatter(out_pages, out_pages.itemsize, out_flags, cursor, pages, pages.itemsize, flags, widths,
+                           where)

@@ -7,7 +7,8 @@
  * row generator (rowgen.c) and the user tables' one (tablegen.c), the random
  * order's permutation (permute.c), the native query driver (querydrv.c,
  * pipeline.c) and the mix's (mixdrv.c over mixconn.c and mixpipe.c; both
- * pipelined loops over wire.c and plreader.c). loadgen/native.py is its only
+ * pipelined loops over wire.c and plreader.c), the mix model's reference
+ * building loops (mixref.c). loadgen/native.py is its only
  * door.
  *
  * To add a topic: write native/<topic>.c and native/<topic>.h (declaring a
@@ -27,6 +28,7 @@
 #include "tablegen.h"
 #include "mixdrv.h"
 #include "mixsim.h"
+#include "mixref.h"
 
 #include <stdlib.h>
 
@@ -45,6 +47,7 @@ static PyMethodDef loadgen_native_methods[] = {
     LOADGEN_TABLEGEN_METHODS
     LOADGEN_MIXDRV_METHODS
     LOADGEN_MIXSIM_METHODS
+    LOADGEN_MIXREF_METHODS
     {NULL, NULL, 0, NULL},
 };
 /* clang-format on */

@@ -56,8 +56,8 @@ from ..errors import UsageError
 from ..workload import mix as mixspec
 from ..workload.opstream import Generator
 from . import changebuf, intervals, mixpages
-from .mixpages import (PRIMARY, Refs, Space, Trace, Tree, exclusive_cumsum, hcat, point_refs, positions,
-                       scan_refs, simulate, stepped_columns, table_order, walks)
+from .mixpages import (PRIMARY, Refs, Space, Trace, Tree, exclusive_cumsum, hcat, point_refs, scan_refs,
+                       simulate, stepped_columns, table_order, walks)
 from .keymodel import held_pages
 from .dirtypages import flush_list_rate, kernel_args
 from .pool import hold_capacity, run_pool_model, under_writes
@@ -342,17 +342,12 @@ def add_ops(trace: Trace, mapper: Mapper, stream: np.ndarray, key: np.ndarray, l
     pages, flags = np.empty(total, dtype=np.uint32), np.empty(total, dtype=np.uint8)
     cursor = starts[:n].copy()
     for where, refs in done:
-        idx = positions(cursor[where], refs.widths)
-        pages[idx] = refs.pages
-        flags[idx] = refs.flags
-        cursor[where] += refs.widths
+        mixpages.put(pages, flags, cursor, refs, where)
     p_start = starts[n:]
     at = 0
     for _, r in due:
         m = len(r.widths)
-        idx = positions(p_start[at:at + m], r.widths)
-        pages[idx] = r.pages
-        flags[idx] = r.flags
+        mixpages.put(pages, flags, p_start[at:at + m].copy(), r)
         at += m
     trace.add(pages, flags)
 

@@ -33,6 +33,10 @@ MAX_REFS = 500_000_000
 # list (the scan flushes the hot set), at 1000 ms the leaf stays old (the access is too recent).
 SCAN_RETOUCH = True
 _STARTS: dict[tuple[int, int], np.ndarray] = {}
+# The hot loops below (a key's leaf, a descent, a walk, each op's references put in place) run in C
+# (native/mixref.c), value for value; False: numpy's, the twin test_mixref.py holds C to.
+NATIVE = native.has_mixref()
+_I64 = np.int64
 
 
 @dataclass(frozen=True)
@@ -92,6 +96,11 @@ class Tree:
         """The leaf (index in the tree) of clustered keys: the start's rows on the start's leaves
         (leaf_starts); keys past them (inserted at the end) on the new leaves."""
         key = np.asarray(key).astype(np.int64)
+        if NATIVE and key.ndim == 1:
+            out = np.empty(len(key), _I64)
+            native.mixref_leaves(self.leaf_starts(), key, out, self.rows, self.leaf_pages, self.all_leaves,
+                                 self.rows_per_leaf)
+            return out
         old = leaf_index(self.leaf_starts(), np.clip(key, 1, self.rows), self.rows)
         new = self.leaf_pages + ((key - self.rows - 1) // self.rows_per_leaf).astype(np.int64)
         return np.where(key <= self.rows, old, np.minimum(new, self.all_leaves - 1))
@@ -113,6 +122,11 @@ class Tree:
     def path(self, leaf: np.ndarray) -> np.ndarray:
         """The pages of each leaf's descent, root first: shape (len(leaf), height)."""
         leaf = np.asarray(leaf, dtype=np.int64)
+        if NATIVE and leaf.ndim == 1:
+            sizes = np.array(self.level_sizes(), _I64)
+            out = np.empty((len(leaf), len(sizes) + 1), _I64)
+            native.mixref_path(np.ascontiguousarray(leaf), out, self.base, self.all_leaves, self.fanout, sizes)
+            return out
         cols = []
         at, div = self.base + self.all_leaves, 1
         for size in self.level_sizes():
@@ -376,15 +390,42 @@ def hcat(*parts: Refs) -> Refs:
     pages, flags = np.empty(total, dtype=np.int64), np.empty(total, dtype=np.uint8)
     at = exclusive_cumsum(widths)
     for p in parts:
-        idx = positions(at, p.widths)
-        pages[idx] = p.pages
-        flags[idx] = p.flags
-        at = at + p.widths
+        put(pages, flags, at, p)
     return Refs(pages, flags, widths)
+
+
+def put(pages: np.ndarray, flags: np.ndarray, cursor: np.ndarray, refs: Refs, where: np.ndarray | None = None) -> None:
+    """refs' ops' references into pages/flags, op k's at cursor[where[k]] on (where None: cursor[k]),
+    and that cursor moved past them (in place; where's entries distinct)."""
+    if NATIVE:
+        native.mixref_scatter(pages, flags, cursor, np.ascontiguousarray(refs.pages),
+                              np.ascontiguousarray(refs.flags, np.uint8), np.ascontiguousarray(refs.widths, _I64),
+                              _NOWHERE if where is None else np.ascontiguousarray(where, _I64))
+        return
+    at = cursor if where is None else cursor[where]
+    idx = positions(at, refs.widths)
+    pages[idx] = refs.pages
+    flags[idx] = refs.flags
+    if where is None:
+        cursor += refs.widths
+    else:
+        cursor[where] += refs.widths
+
+
+_NOWHERE = np.zeros(0, _I64)
 
 
 def walks(tree: Tree, lo: np.ndarray, hi: np.ndarray, first: bool = True) -> Refs:
     """Per op, a descent to leaf lo, then each next leaf up to hi (steps: MariaDB's read-ahead trigger)."""
+    if NATIVE and np.ndim(lo) == 1:
+        lo, hi = np.ascontiguousarray(lo, _I64), np.ascontiguousarray(hi, _I64)
+        sizes = np.array(tree.level_sizes(), _I64)
+        widths = len(sizes) + 1 + np.maximum(hi - lo, 0)
+        total = int(widths.sum())
+        pages, flags = np.empty(total, _I64), np.empty(total, np.uint8)
+        native.mixref_walks(lo, hi, pages, flags, OP if first else 0, MOVE, tree.base, tree.all_leaves, tree.fanout,
+                            sizes)
+        return Refs(pages, flags, widths)
     p, f = point_refs(tree, lo, first)
     steps = np.maximum(hi - lo, 0).astype(np.int64)
     if not steps.any():

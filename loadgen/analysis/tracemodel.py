@@ -163,11 +163,15 @@ class TracePlan:
             table, index = tr["table"], tr["index"]
             g = self.tables[table]
             rows, off = int(g["rows"]), int(g.get("key_offset") or 0)
-            self._place(a[sel], sel, code & 255, table, index, rows, off, stream, key, length, flags[sel])
+            # np.take: a fancy index of the structured records took 6x as long (8.8 ms for 100k)
+            self._place(np.take(a, sel), sel, code & 255, table, index, rows, off, stream, key, length, flags[sel])
         keep = stream >= 0
-        self.skipped["outside the table's keys"] += int((~keep).sum())
-        writes = np.isin(kinds, (ot.INSERT, ot.UPDATE, ot.DELETE))
+        dropped = len(keep) - int(np.count_nonzero(keep))
+        self.skipped["outside the table's keys"] += dropped
+        writes = (kinds >= ot.INSERT) & (kinds <= ot.DELETE)  # 4, 5, 6 (np.isin: 3 ms a chunk)
         txn = np.where(writes, a["hi"], 0).astype(np.int64)
+        if not dropped:  # most chunks: nothing to take out (four masked copies saved)
+            return stream, key, length, txn, keep
         return stream[keep], key[keep], length[keep], txn[keep], keep
 
     def _place(self, r, sel, kind, table, index, rows, off, stream, key, length, flags) -> None:
