@@ -46,6 +46,21 @@ def adaptive_args(pool) -> dict:
     return {"clean_scan": clean_scan, "fl_io": int(pool.io_capacity or MYSQL_IO_CAPACITY)}
 
 
+def run_args(pool, run: dict) -> tuple:
+    """simulate's `dirty` for a mixed run: its own flush-list rate where it recorded the page
+    cleaner's counters, else (a `--dsn` server whose monitors could not be enabled, a forecast) the
+    adaptive batch (adaptive_args) with the server's innodb_io_capacity: a rate of 0 would leave
+    every dirty page to the LRU tail, which the server's flush list does not (captured traces:
+    docs/capture.md)."""
+    if "flush_list_flushed" in ((run.get("buffer_pool") or {}).get("flush") or {}):
+        return kernel_args(pool, flush_list_rate(run))
+    clean_scan, _ = kernel_args(pool)
+    if not clean_scan:
+        return (0, 0)
+    io = int(float(((run.get("server") or {}).get("variables") or {}).get("innodb_io_capacity") or 0))
+    return (clean_scan, 0, io or MYSQL_IO_CAPACITY)
+
+
 def kernel_args(pool, flush_list_pages_s: float = 0.0) -> tuple[int, int]:
     """lrusim_mix's (clean_scan, fl_batch) for pool (pool.PoolModel): MySQL's rules, none on MariaDB."""
     if pool.ra_rule != RA_RULE_MYSQL:

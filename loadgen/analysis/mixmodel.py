@@ -59,7 +59,7 @@ from . import changebuf, intervals, mixpages
 from .mixpages import (PRIMARY, Refs, Space, Trace, Tree, exclusive_cumsum, hcat, point_refs, scan_refs,
                        simulate, stepped_columns, table_order, walks)
 from .keymodel import held_pages
-from .dirtypages import flush_list_rate, kernel_args
+from .dirtypages import run_args
 from .pool import hold_capacity, run_pool_model, under_writes
 from .undomodel import (PURGE_LAG_OPS, Sweeps, forecast_txns_per_undo_page, measured_purge_lag, measured_sweep_ops,
                         sweep_ops_of, undo_refs, undo_space, undo_txns_per_page, without_rseg_pages, write_txns)
@@ -454,7 +454,7 @@ def predict(run: dict, own_undo: bool = True) -> dict | None:
                         stepped=stepped_columns(tables), sweep_ops=walk_ops, buffers=buffers, purge_lag=lag)
     first = space.tree_of(order[0], None)
     span: list = []
-    sim = simulate(trace, space, pool, first.all_leaves, span, kernel_args(pool, flush_list_rate(run)),
+    sim = simulate(trace, space, pool, first.all_leaves, span, run_args(pool, run),
                    changebuf.kernel_args(run, pool, buffers))
     reads = np.frombuffer(sim.reads, dtype=np.uint32)
     out_tables: dict[str, dict] = {}

@@ -162,13 +162,15 @@ def simulate(trace: Trace, space: Space, pool, leaf_pages: int, span: list | Non
              dirty: tuple = (0, 0), ibuf: tuple = (0, 0)) -> native.MixSim:
     """The pool over the trace, averaged over MySQL's cleaner phases (model.mean_over_phases).
     `span`, a list, gets the fewest and most misses of any one phase (the cleaner's range); dirty:
-    MySQL's rules for dirty pages at the LRU tail (dirtypages.kernel_args; (0, 0): none); ibuf:
-    MySQL's change buffer (changebuf.kernel_args; (0, 0): none)."""
+    MySQL's rules for dirty pages at the LRU tail (dirtypages.kernel_args, or run_args's third, the
+    adaptive flush list's io capacity; (0, 0): none); ibuf: MySQL's change buffer
+    (changebuf.kernel_args; (0, 0): none)."""
     pages, flags = trace.arrays()
+    dirty, fl_io = dirty[:2], dirty[2:]
     runs = [native.lrusim_mix(pages, flags, space.n_pages, leaf_pages, pool.capacity_high, pool.pool_pages,
                               pool.old_pct, pool.old_time_ms, 1000.0 / pool.qps, pool.ra_threshold, pool.ra_area,
                               pool.ra_rule, pool.start_pages, pool.start_freed, pool.cleaner_batch,
-                              *pool.tick_args(ph), *dirty, *ibuf) for ph in pool.phases()]
+                              *pool.tick_args(ph), *dirty, *ibuf, *fl_io) for ph in pool.phases()]
     if span is not None:
         span[:] = [min(r.misses for r in runs), max(r.misses for r in runs)]
     return mean_sim(runs)

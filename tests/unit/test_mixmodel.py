@@ -426,3 +426,19 @@ def test_a_traces_mysql_pool_takes_the_adaptive_batch_and_the_servers_io_capacit
     assert dirtypages.adaptive_args(my)["fl_io"] == dirtypages.MYSQL_IO_CAPACITY
     (_, maria), = tracegeometry.pools_of([16 << 20], "mariadb", {"innodb_io_capacity": 200}, 1_000.0)
     assert dirtypages.adaptive_args(maria) == {}
+
+
+def test_a_mixed_run_without_the_flush_counters_takes_the_adaptive_batch():
+    from loadgen.analysis import dirtypages
+    from loadgen.analysis.pool import RA_RULE_MARIADB, RA_RULE_MYSQL
+
+    class P:
+        ra_rule = RA_RULE_MYSQL
+
+    timed = {"buffer_pool": {"flush": {"flush_list_flushed": 1_699}}, "result": {"elapsed_s": 64.4}}
+    assert dirtypages.run_args(P(), timed) == (dirtypages.MYSQL_CLEAN_SCAN, 26)
+    bare = {"buffer_pool": {"flush": {}}, "server": {"variables": {"innodb_io_capacity": "200"}}}
+    assert dirtypages.run_args(P(), bare) == (dirtypages.MYSQL_CLEAN_SCAN, 0, 200)
+    assert dirtypages.run_args(P(), {}) == (dirtypages.MYSQL_CLEAN_SCAN, 0, dirtypages.MYSQL_IO_CAPACITY)
+    P.ra_rule = RA_RULE_MARIADB
+    assert dirtypages.run_args(P(), bare) == (0, 0)
