@@ -25,6 +25,7 @@ from ..workload import mix as mixspec
 from . import mixmodel as mm
 from . import mixpages as mp
 from .geometry import ROWS_PER_LEAF, estimate_geometry
+from .dirtypages import run_args
 from .intervals import table_interval
 from .pool import pool_model, under_writes
 from .undomodel import without_rseg_pages
@@ -130,11 +131,13 @@ def splice(base_p, base_f, scans: dict[int, list[int]], refs: dict[int, mp.Refs]
     return np.concatenate(parts_p), np.concatenate(parts_f), spans
 
 
-def trace_reads(pages, flags, space, pool, leaf_pages: int, upto: int | None = None) -> tuple[int, int]:
-    """(pages read, references) of the trace's first `upto` references."""
+def trace_reads(pages, flags, space, pool, leaf_pages: int, upto: int | None = None,
+                dirty: tuple = (0, 0)) -> tuple[int, int]:
+    """(pages read, references) of the trace's first `upto` references; dirty: MySQL's dirty tail
+    (dirtypages.run_args, as a mix's prediction has it)."""
     trace = mp.Trace()
     trace.add(pages[:upto], flags[:upto])
-    sim = mm.simulate(trace, space, pool, leaf_pages)
+    sim = mm.simulate(trace, space, pool, leaf_pages, dirty=dirty)
     return int(np.frombuffer(sim.reads, dtype=np.uint32).sum(dtype=np.uint64)) + int(sim.filler_reads), int(sim.refs)
 
 
@@ -176,13 +179,14 @@ def advise(spec: mixspec.MixSpec, tables: dict[str, dict], pool_bytes: int, qps:
                 v = {**(variables or {}), "innodb_old_blocks_time": t_ms, "innodb_old_blocks_pct": pct}
                 pool = pool_model(pool_bytes, v, flavor, qps)
                 pool = under_writes(pool) if spec.writes else pool
-            total, _ = trace_reads(pages, flags, space, pool, leaf_pages)
-            base_total, base_refs = trace_reads(base_p, base_f, space, pool, leaf_pages)
-            pre, pre_refs = trace_reads(pages, flags, space, pool, leaf_pages, before_first)
+            dirty = run_args(pool, run or {}) if spec.writes else (0, 0)  # MySQL's dirty tail under writes
+            total, _ = trace_reads(pages, flags, space, pool, leaf_pages, dirty=dirty)
+            base_total, base_refs = trace_reads(base_p, base_f, space, pool, leaf_pages, dirty=dirty)
+            pre, pre_refs = trace_reads(pages, flags, space, pool, leaf_pages, before_first, dirty)
             scan_reads = 0
             for lo, hi in spans:
-                scan_reads += trace_reads(pages, flags, space, pool, leaf_pages, hi)[0] - \
-                    trace_reads(pages, flags, space, pool, leaf_pages, lo)[0]
+                scan_reads += trace_reads(pages, flags, space, pool, leaf_pages, hi, dirty)[0] - \
+                    trace_reads(pages, flags, space, pool, leaf_pages, lo, dirty)[0]
             lookups = total - scan_reads
             refs_after = base_refs - pre_refs
             points.append(Point(t_ms, pct, lookups, base_total, scan_reads, refs_after,

@@ -36,6 +36,7 @@ from ..workload.mix import MixSpec
 from . import mixmodel as mm
 from . import mixpages as mp
 from . import scanadvice
+from .dirtypages import run_args
 
 GRID_VARIABLES = ("innodb_old_blocks_time", "innodb_old_blocks_pct")
 MAX_POINTS = 16  # each is a cold server and a whole run
@@ -165,9 +166,10 @@ def predicted_after(run: dict, op: int) -> dict:
     # the spliced trace's position of the same op: after every scan that went in at or before it
     at_scan = at_base + _shift_before(spans, at_base)
     out = {}
+    dirty = run_args(pool, run) if spec.writes else (0, 0)  # MySQL's dirty tail, as the run's prediction
     for key, (p, f, at) in {"with_scan": (pages, flags, at_scan), "no_scan": (base_p, base_f, at_base)}.items():
-        total, refs_total = scanadvice.trace_reads(p, f, space, pool, leaf_pages)
-        pre, refs_pre = scanadvice.trace_reads(p, f, space, pool, leaf_pages, at)
+        total, refs_total = scanadvice.trace_reads(p, f, space, pool, leaf_pages, dirty=dirty)
+        pre, refs_pre = scanadvice.trace_reads(p, f, space, pool, leaf_pages, at, dirty)
         out[key] = {"reads": total - pre, "refs": refs_total - refs_pre, "hit_ratio": _hit(total - pre,
                                                                                           refs_total - refs_pre)}
         if key == "no_scan":

@@ -114,3 +114,21 @@ def test_a_current_setting_off_the_grid_is_simulated_too():
                     times_ms=(0, 1000), pcts=(37,))
     assert [(p.old_blocks_time_ms, p.old_blocks_pct) for p in got["points"]] == [(0, 37), (500, 37), (1000, 37)]
     assert got["current"] == got["points"][1]
+
+
+def test_a_mysql_write_mix_is_advised_with_its_dirty_tail(monkeypatch):
+    # half the lookups become updates: on MySQL the advice's pools pass dirty pages at the LRU tail
+    # and flush them in MySQL's adaptive batches, as a mixed run's prediction does (dirtypages.run_args);
+    # without those rules the same grid reads differently
+    text = WORKLOAD.replace('op = "read"\nkeys', 'op = "update"\nkeys').replace("operations = 100000",
+                                                                                  "operations = 30000")
+    spec = _spec(text)
+    tables = sa.offline_mix_tables(spec)
+    got = sa.advise(spec, tables, 16 << 20, 5_000, flavor="mysql", times_ms=(1000,), pcts=(37,))
+    monkeypatch.setattr(sa, "run_args", lambda pool, run: (0, 0))
+    plain = sa.advise(spec, tables, 16 << 20, 5_000, flavor="mysql", times_ms=(1000,), pcts=(37,))
+    assert got["points"][0].lookup_reads != plain["points"][0].lookup_reads
+    # MariaDB has no such rule: the same either way
+    maria = sa.advise(spec, tables, 16 << 20, 5_000, times_ms=(1000,), pcts=(37,))
+    monkeypatch.undo()
+    assert sa.advise(spec, tables, 16 << 20, 5_000, times_ms=(1000,), pcts=(37,))["points"] == maria["points"]
