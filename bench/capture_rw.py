@@ -153,12 +153,15 @@ def resident(server) -> dict[str, dict[str, int]]:
     return out
 
 
-def measure(server, script: str, dist: str, rows: int, events: int, pool: int, work: Path, n: int) -> dict:
+def measure(server, script: str, dist: str, rows: int, events: int, pool: int, work: Path, n: int,
+            buffering: str | None = None) -> dict:
     docker = server.provider == "docker"
     tag = f"{script}-{dist}-{pool >> 20}M-{n}"
     log = Path(f"/tmp/general-{tag}.log") if docker else server.files_dir / f"general-{tag}.log"
     server.set_pool(pool)
     server.restart_cold()
+    if buffering:  # dynamic, and a restart takes the server's own again
+        sql(server, f"SET GLOBAL innodb_change_buffering = '{buffering}'")
     page_types(server, enable=True)
     purge_counts(server, enable=True)
     purge_before = purge_counts(server)
@@ -198,7 +201,7 @@ def measure(server, script: str, dist: str, rows: int, events: int, pool: int, w
                                                                           / max(original, 1), 1),
             "file_reads": files, "page_types": types, "run_s": round(run_s, 2), "purge": purge, "flush": flushed,
             "free_frames": free, "lru_moves": moves, "resident": held, "trace": str(trace),
-            "predict": str(work / f"{tag}.predict.json")}
+            "predict": str(work / f"{tag}.predict.json"), "change_buffering": pred.get("change_buffering")}
 
 
 def main() -> None:
@@ -211,6 +214,9 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--home", default=None)
     ap.add_argument("--image", default=None, help="a container image (loadgen/mysql:9.7) instead of the local mariadbd")
+    ap.add_argument("--change-buffering", default=None,
+                    choices=["none", "inserts", "deletes", "changes", "purges", "all"],
+                    help="MySQL's innodb_change_buffering for the runs (set after each restart); default: the server's")
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
     work, pools, server = bench_setup(a, "capture-rw-")
@@ -223,7 +229,7 @@ def main() -> None:
             for pool in pools:
                 for script in a.scripts.split(","):
                     for dist in a.dists.split(","):
-                        r = measure(server, script, dist, a.rows, a.events, pool, work, n)
+                        r = measure(server, script, dist, a.rows, a.events, pool, work, n, a.change_buffering)
                         print(json.dumps(r), flush=True)
                         out.append(r)
                         Path(a.out).write_text(json.dumps(out, indent=1))

@@ -35,10 +35,15 @@ def buffered_kinds(run: dict) -> frozenset:
     """What the run's server buffered: {"insert", "delete-mark", "purge"} as its setting says;
     none on MariaDB and where the run did not record the setting."""
     srv = run.get("server") or {}
-    if (srv.get("flavor") or "mariadb") != "mysql":
+    return kinds_of(srv.get("flavor") or "mariadb", (srv.get("variables") or {}).get("innodb_change_buffering"))
+
+
+def kinds_of(flavor: str, mode: str | None) -> frozenset:
+    """What a server of this flavour buffers with innodb_change_buffering=mode (None: none); none on
+    MariaDB (the model's rules give it no change buffer)."""
+    if flavor != "mysql":
         return frozenset()
-    mode = str((srv.get("variables") or {}).get("innodb_change_buffering") or "none").lower()
-    return KINDS.get(mode, frozenset())
+    return KINDS.get(str(mode or "none").lower(), frozenset())
 
 
 def takes(kinds: frozenset, changes: tuple[str, ...]) -> bool:
@@ -58,9 +63,14 @@ def flag(kinds: frozenset, unique: bool, *changes: str) -> int:
 def kernel_args(run: dict, pool, kinds: frozenset) -> tuple[int, int]:
     """lrusim_mix's (ibuf_max, ibuf_merge): the entries the buffer holds at most and the pages the
     master thread merges a second; (0, 0) without a change buffer."""
+    return pool_args(pool, kinds, (run.get("server") or {}).get("variables") or {})
+
+
+def pool_args(pool, kinds: frozenset, var: dict) -> tuple[int, int]:
+    """kernel_args from the server's variables (innodb_change_buffer_max_size, innodb_io_capacity;
+    the defaults where absent)."""
     if not kinds or pool.ra_rule != RA_RULE_MYSQL:
         return (0, 0)
-    var = (run.get("server") or {}).get("variables") or {}
     pct = _number(var.get("innodb_change_buffer_max_size"), DEFAULT_MAX_SIZE_PCT)
     io = _number(var.get("innodb_io_capacity"), DEFAULT_IO_CAPACITY)
     max_pages = max(1, int(pool.pool_pages * pct / 100))

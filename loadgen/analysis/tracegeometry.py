@@ -46,7 +46,8 @@ def offline_geometry(meta: dict, rows: dict[str, int], widths: dict[str, dict[st
         for iname, cols in (t.get("indexes") or {}).items():
             entry = 13 + pk_bytes + sum(w.get(c, 8) for c in cols)
             gi = estimate_geometry(n, rows_per_leaf=max(1.0, 16384 * SECONDARY_FILL / entry))
-            ixs[iname] = {"leaf_pages": gi.leaf_pages, "height": gi.height, "columns": list(cols)}
+            ixs[iname] = {"leaf_pages": gi.leaf_pages, "height": gi.height, "columns": list(cols),
+                          "unique": iname in (t.get("unique") or ())}  # the capture's schema says which
         out[name] = {"rows": n, "leaf_pages": g.leaf_pages, "height": g.height, "key_offset": 0, "indexes": ixs,
                      "source": "estimated from --rows and the schema's column widths"}
     return out
@@ -87,6 +88,7 @@ def server_tables(conn, names: list[str], infos: dict | None = None) -> dict[str
                      "key_offset": offset, "stats_note": note, "indexes": {
                          i: {"leaf_pages": max(1, int(ix["leaf_pages"] or ix["pages"] or 1)),
                              "height": int(ix["height"] or max(1, int(d["height"]) - 1)), "columns": ix["columns"],
+                             "unique": bool(ix.get("unique")),  # MySQL's change buffer takes no UNIQUE index's
                              **leading_values(conn, database, table, i, ix["columns"])}
                          for i, ix in d["indexes"].items()}}
         if len(pk) > 1:

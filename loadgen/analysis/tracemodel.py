@@ -19,6 +19,7 @@ import numpy as np
 
 from ..errors import UsageError
 from ..workload import optrace as ot
+from . import changebuf
 from . import mixmodel as mm
 from . import mixpages as mp
 from .pool import under_writes
@@ -89,7 +90,8 @@ class TraceMapper(mm.Mapper):
         for sec in self.space.secondaries(s.table):  # length: the insert's ordinal (TracePlan._place): rows
             # inserted at one place (a composite key's leading value) are entries of their own
             entry = key.astype(np.int64) + (length.astype(np.int64) << 40)
-            p, f = mp.point_refs(sec, sec.entry_leaf(entry, 1), first=False, write=True)
+            p, f = mp.point_refs(sec, sec.entry_leaf(entry, 1), first=False, write=True,
+                                 buffer=changebuf.flag(self.buffers, sec.unique, "insert"))
             ps.append(p)
             fs.append(f)
         parts.append(mp.Refs.block(np.hstack(ps), np.hstack(fs)))
@@ -290,10 +292,12 @@ class TracePlan:
         return Spec(tuple(self.streams), tuple(_Table(t) for t in self.tables))
 
 
-def predict(path, tables: dict[str, dict], pools: list, flavor: str = "mariadb") -> dict:
+def predict(path, tables: dict[str, dict], pools: list, flavor: str = "mariadb",
+            buffers: frozenset = frozenset()) -> dict:
     """Pages read per table and index and in total at each pool ((bytes, pool.PoolModel) list), with the
     interval (intervals.for_pool); tables: {db.tbl: {rows, leaf_pages, height, key_offset,
-    indexes: {name: {leaf_pages, height, columns}}}}."""
+    indexes: {name: {leaf_pages, height, columns, unique}}}}; buffers: the changes MySQL's change
+    buffer takes (changebuf.kinds_of: the server's innodb_change_buffering; none: no change buffer)."""
     from .intervals import for_pool, table_interval
 
     meta, count, _ = ot.read_header(path)
@@ -325,7 +329,7 @@ def predict(path, tables: dict[str, dict], pools: list, flavor: str = "mariadb")
     txns_per_op = txns / max(sum(len(c[0]) for c in chunks), 1)
     sweep_ops = sweep_ops_of(flavor, pools[0][1].qps, txns_per_op) if spec.writes and pools else 0.0
     mapper = TraceMapper(spec, space, columns_of, prefetch=mm.RANGE_PREFETCH and flavor == "mariadb",
-                         rsegs_at_start=True, sweep_ops=sweep_ops)
+                         rsegs_at_start=True, sweep_ops=sweep_ops, buffers=buffers)
     for i, s in enumerate(spec.streams):  # an update writes the entries of the indexes it sets
         if s.op == "update":
             bits = _bits(meta, s.table)
@@ -336,7 +340,7 @@ def predict(path, tables: dict[str, dict], pools: list, flavor: str = "mariadb")
     done = 0
     write_share = sum(plan.ops[op] for op in ("update", "delete", "insert")) / max(1, sum(plan.ops.values()))
     with PoolFeed(space, [p for _, p in pools], first.all_leaves, (order[0], mp.PRIMARY), write_share,
-                  count) as feed:
+                  count, buffers) as feed:
         while chunks:  # each chunk's references simulated while the next one's are built, then dropped
             stream, key, length, txn = chunks.pop(0)
             trace = mp.Trace()
@@ -361,6 +365,8 @@ def predict(path, tables: dict[str, dict], pools: list, flavor: str = "mariadb")
                  "pages_read": total, "low": low, "high": high, "system_pages_read": res.system,
                  "read_requests": res.refs, "hit_ratio": 1.0 - total / res.refs if res.refs else None,
                  "dirty_evictions": res.dirty_evicted, "tables": per}
+        if res.change_buffer is not None:
+            block["change_buffer"] = res.change_buffer
         if res.rate < 1:  # a miniature (tracesample.py): its sampling rate and standard error
             block["sampled"] = {"rate": round(res.rate, 4), "se_pages": round(res.se)}
         out["pools"].append(block)
@@ -435,7 +441,7 @@ class TraceModel:
                          if k in DEFAULTS and str(v).isdigit()}
             qps = float((run.get("result") or {}).get("qps") or 1000.0)  # old_blocks_time: the replay's own rate
             doc = predict(path, geometry, pools_of([int(srv["innodb_buffer_pool_size"])], flavor, variables, qps),
-                          flavor)
+                          flavor, changebuf.buffered_kinds(run))
             p = doc["pools"][0]
             return {"model": doc["model"], "pages_read": p["pages_read"], "reads_low": p["low"],
                     "reads_high": p["high"], "system_pages_read": p["system_pages_read"],

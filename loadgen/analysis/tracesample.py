@@ -149,6 +149,7 @@ class Result:
     rate: float = 1.0
     se: float = 0.0
     table_se: dict = field(default_factory=dict)  # table -> its standard error
+    change_buffer: dict | None = None  # MySQL's change buffer's counts (changebuf.result_block), where it has one
 
 
 def exact(sim, space: Space, first: tuple) -> Result:

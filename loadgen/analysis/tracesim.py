@@ -18,8 +18,9 @@ from concurrent.futures import Future, ThreadPoolExecutor
 import numpy as np
 
 from .. import native
+from . import changebuf
 from . import tracesample as ts
-from .dirtypages import adaptive_args
+from .dirtypages import MYSQL_IO_CAPACITY, adaptive_args
 from .mixpages import Space, mean_sim
 
 
@@ -27,7 +28,8 @@ class PoolFeed:
     """Each pool's simulations (pool.PoolModel: one a cleaner phase), fed the same chunks in order."""
 
     def __init__(self, space: Space, pools: list, leaf_pages: int, first: tuple | None = None,
-                 write_share: float = 0.0, ops: int | None = None):
+                 write_share: float = 0.0, ops: int | None = None, buffers: frozenset = frozenset()):
+        self.buffers = buffers  # MySQL's change buffer (changebuf.kinds_of): its kernel args a pool
         self.space, self.first = space, first or ts.first_key(space)
         self.rates = [ts.pool_rate(p, len(pools) > 1, write_share, ops) for p in pools]
         samples: dict[float, ts.Sample | None] = {}
@@ -44,10 +46,14 @@ class PoolFeed:
 
     def _open(self, p, sample, leaf_pages: int, ph) -> native.MixStream:
         mini = (sample.map_, sample.rate, sample.salt, sample.more_ones) if sample else ()
+        # the buffer's size and the master thread's merge: innodb_io_capacity as the pool has it (--dsn's),
+        # else the one the trace's flush list takes (adaptive_args: 8.4's default)
+        io = getattr(p, "io_capacity", 0) or MYSQL_IO_CAPACITY
+        ibuf = changebuf.pool_args(p, self.buffers, {"innodb_io_capacity": io})
         return native.MixStream(sample.n_pages if sample else self.space.n_pages, leaf_pages, p.capacity_high,
                                 p.pool_pages, p.old_pct, p.old_time_ms, 1000.0 / p.qps, p.ra_threshold, p.ra_area,
                                 p.ra_rule, p.start_pages, p.start_freed, p.cleaner_batch, *p.tick_args(ph),
-                                **adaptive_args(p), mini=mini)
+                                **adaptive_args(p), ibuf_max=ibuf[0], ibuf_merge=ibuf[1], mini=mini)
 
     def __enter__(self) -> PoolFeed:
         return self
@@ -76,7 +82,9 @@ class PoolFeed:
         out = []
         for runs, sample, pool in zip(self.runs, self.samples, self.pools):
             if sample is None:
-                out.append(ts.exact(mean_sim([run.close() for run in runs]), self.space, self.first))
+                sim = mean_sim([run.close() for run in runs])
+                out.append(ts.exact(sim, self.space, self.first))
+                out[-1].change_buffer = changebuf.result_block(sim, self.buffers).get("change_buffer")
                 continue
             sim, evicted = runs[0].close()  # MariaDB: one phase
             out.append(ts.estimate(sim, evicted, sample, self.space, seen, self.refs, pool))

@@ -78,10 +78,12 @@ def predict(ctx, variation, order, pool, dataset_spec, shape, rows_per_leaf, lea
 
         given = ctx.get_parameter_source
         src = click.core.ParameterSource.DEFAULT
+        settings = dict(settings)
+        buffering = tracepredict.buffering_setting(settings.pop("innodb_change_buffering", None))
         tracepredict.run(shape["trace"], dsn, dataset_spec.schema if given("schema") != src else None,
                          dataset_spec.rows if given("rows") != src else None, pool,
                          flavor if given("flavor") != src else None, _numeric_settings(settings), qps,
-                         given("qps") != src, fmt)
+                         given("qps") != src, fmt, buffering)
         return
     if dsn:
         raise UsageError("--dsn goes with --trace OPTRACE (a whole-server capture)",

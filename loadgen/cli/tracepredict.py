@@ -12,9 +12,22 @@ MIN_SPAN_S = 1.0  # a log shorter than this gives no rate: --qps
 WRITE_KINDS = ("insert", "update", "delete")  # operations_by_kind's writes
 
 
-def run(trace_path, dsn, schema, rows, pools_text, flavor, variables, qps, qps_given, fmt) -> None:
-    """The command's work (loadgen predict --trace with an op trace)."""
-    from ..analysis import tracegeometry, tracemodel
+def buffering_setting(value: str | None) -> str | None:
+    """--set innodb_change_buffering=MODE (the trace model's MySQL change buffer), checked."""
+    from ..analysis.changebuf import KINDS
+
+    if value is None:
+        return None
+    if value.lower() not in KINDS:
+        raise UsageError(f"--set innodb_change_buffering={value} is not a mode", f"use {', '.join(KINDS)}")
+    return value.lower()
+
+
+def run(trace_path, dsn, schema, rows, pools_text, flavor, variables, qps, qps_given, fmt,
+        buffering: str | None = None) -> None:
+    """The command's work (loadgen predict --trace with an op trace); buffering: innodb_change_buffering
+    as --set gives it (else the --dsn server's; without either, none)."""
+    from ..analysis import changebuf, tracegeometry, tracemodel
     from ..units import parse_pools
     from ..workload import optrace
 
@@ -31,7 +44,7 @@ def run(trace_path, dsn, schema, rows, pools_text, flavor, variables, qps, qps_g
             tables = tracegeometry.server_tables(conn, names)
             flavor = _flavor(conn) if flavor is None else flavor
             variables = {**_variables(conn), **variables}
-            buffering = _change_buffering(conn)
+            buffering = buffering or _change_buffering(conn)
         finally:
             conn.close()
         for t in tables.values():
@@ -55,15 +68,17 @@ def run(trace_path, dsn, schema, rows, pools_text, flavor, variables, qps, qps_g
     if not qps_given and span and span >= MIN_SPAN_S and on_tables:
         qps = on_tables / span  # innodb_old_blocks_time is real time: the log's own rate
     pools = tracegeometry.pools_of(pool_bytes, flavor, variables, qps)
-    doc = tracemodel.predict(trace_path, tables, pools, flavor)
-    if dsn:
+    buffers = changebuf.kinds_of(flavor, buffering)
+    doc = tracemodel.predict(trace_path, tables, pools, flavor, buffers)
+    buffering = None if (buffering or "none") == "none" else buffering
+    if dsn or buffering:
         doc["change_buffering"] = buffering
-        writes = sum(int(doc["operations_by_kind"].get(k) or 0) for k in WRITE_KINDS)
-        if buffering and writes:
-            err.print(f"[yellow]note: the server buffers secondary-index changes (innodb_change_buffering="
-                      f"{buffering}) and merges them when it chooses; the model has none, so the index leaf "
-                      f"reads it predicts for the trace's {writes:,} writes may come later or not at all "
-                      "(docs/capture.md)[/]", highlight=False)
+    writes = sum(int(doc["operations_by_kind"].get(k) or 0) for k in WRITE_KINDS)
+    if buffering and writes and not buffers:  # a MySQL server predicted with MariaDB's rules (--flavor)
+        err.print(f"[yellow]note: the server buffers secondary-index changes (innodb_change_buffering="
+                  f"{buffering}); the model follows MariaDB's rules (no change buffer), so the index leaf "
+                  f"reads it predicts for the trace's {writes:,} writes may come later or not at all "
+                  "(docs/capture.md)[/]", highlight=False)
     doc.update({"flavor": flavor, "qps": round(qps, 1), "tables": tables,
                 "capture": {k: meta.get(k) for k in ("source", "statements", "no_table", "modelled", "unmodelled",
                                                      "top_unmodelled", "span_s")}})
