@@ -301,8 +301,13 @@ def add_ops(trace: Trace, mapper: Mapper, stream: np.ndarray, key: np.ndarray, l
             mapper.sweeps.used(t)
             w_ops.append(start + r_at[~plain].astype(np.int64))  # MySQL's inserts leave purge nothing
             w_rsegs.append(t[~plain] % space.rollback_segments)
-            if (~plain).any():  # purge reads the undo log back
-                purge.append((r_at[~plain], undo_purge_refs(space, t[~plain], header=mapper.sweeps.seen is None), 0))
+            if (~plain).any():  # purge reads the undo log back; MySQL's walk again (Sweeps.walk_after)
+                walks_at = mapper.sweeps.walk_after(start + r_at[~plain] + round(mapper.purge_lag[1])) \
+                    if mapper.sweeps.seen is not None else None
+                purge.append((r_at[~plain], undo_purge_refs(space, t[~plain], mapper.sweeps.seen is None,
+                                                            walks_at is None), 0 if walks_at is None else 1))
+                if walks_at is not None:
+                    mapper.pending.append((walks_at, undo_purge_refs(space, t[~plain], header=False)))
         # then does its work in the B-trees
         for i in np.unique(stream[w_at]):
             where = by_stream[int(i)]
