@@ -241,18 +241,23 @@ class Sweeps:
     """A run's walks of purge over the rollback segments' headers (sweep_ops_of), as the op
     sequence is built chunk by chunk: ops between two (0: none), the next one's k (before op
     int(k * every)), each segment's last write's op (sweeps_due); MySQL (ibtmp1's segments): the
-    headers touched so far (sweep_refs), and purge reads no header per log (purge_refs)."""
+    headers touched so far (sweep_refs), and purge reads no header per log (purge_refs); whether
+    the walks read the logs' undo pages (walk_after)."""
 
     space: Space
     every: float
     next_k: int
     rseg_last: np.ndarray
     seen: np.ndarray | None = None
+    reads_logs: bool = False
 
     @classmethod
-    def of(cls, space: Space, every: float) -> Sweeps:
+    def of(cls, space: Space, every: float, reads_logs: bool = False) -> Sweeps:
+        """reads_logs: the walks read the logs purge passed (walk_after), where purge's lag is the
+        run's own (measured_purge_lag); else PURGE_LAG_OPS's read of the undo page stands for it."""
         seen = np.zeros(space.rollback_segments + space.temp_rsegs, bool) if space.temp_rsegs else None
-        return cls(space, float(every or 0.0), 1, np.full(space.rollback_segments, -1, np.int64), seen)
+        return cls(space, float(every or 0.0), 1, np.full(space.rollback_segments, -1, np.int64), seen,
+                   reads_logs and seen is not None)
 
     def used(self, txn: np.ndarray) -> None:
         """Transactions txn touched their segments' headers (undo_refs: their first touch)."""
@@ -264,8 +269,10 @@ class Sweeps:
         where there are no walks. MySQL's walk (trx_purge_truncate_rseg_history) reads the undo
         page of every log purge has passed since the last one, to take it off the history list
         (trx_purge_remove_log_hdr) or free its segment (trx_purge_free_segment): the read that
-        falls between purge's own (a few ops after the write, mostly a hit) and the next walk."""
-        if not self.every:
+        falls between purge's own (a few ops after the write, mostly a hit) and the next walk. None
+        also on MariaDB (its walks free what purge passed without reading the logs: PURGE_SWEEP_S)
+        and where reads_logs is off."""
+        if not self.every or not self.reads_logs:
             return None
         k = np.maximum(np.ceil(at / self.every), 1).astype(np.int64)
         k += (k * self.every).astype(np.int64) < at

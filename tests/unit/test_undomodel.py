@@ -258,9 +258,12 @@ def test_mysql_walk_reads_each_purged_logs_undo_page_again():
     each update's undo page is read by purge a few ops after the write (the run's measured lag)
     and again at the first walk after that (Sweeps.walk_after); none after the last walk.
     MariaDB's purge reads it once, PURGE_LAG_OPS after the write, beside the header."""
-    sw = um.Sweeps.of(_space(rsegs=4, temp=3), 500.0)
+    sw = um.Sweeps.of(_space(rsegs=4, temp=3), 500.0, reads_logs=True)
     assert sw.walk_after(np.array([0, 1, 499, 500, 501, 1_200])).tolist() == [500, 500, 500, 500, 1_000, 1_500]
-    assert um.Sweeps.of(_space(rsegs=4, temp=3), 0.0).walk_after(np.array([10])) is None
+    assert um.Sweeps.of(_space(rsegs=4, temp=3), 0.0, reads_logs=True).walk_after(np.array([10])) is None
+    # no measured lag (a trace, the forecast) or MariaDB (no ibtmp1 segments): PURGE_LAG_OPS's read
+    assert um.Sweeps.of(_space(rsegs=4, temp=3), 500.0).walk_after(np.array([10])) is None
+    assert um.Sweeps.of(_space(rsegs=4), 500.0, reads_logs=True).walk_after(np.array([10])) is None
     spec = presets.load("ycsb-a", rows=20_000, operations=4_000)
     tables = {"usertable": {**TABLES["usertable"]}}
     ops = 4_000
