@@ -91,7 +91,7 @@ class Mapper:
         self.inserted: dict[str, int] = {t.name: 0 for t in spec.tables}
         self.txns = 0  # write transactions (each autocommit write is one; a captured trace's: statements) so far
         self.pending: list[tuple[np.ndarray, Refs]] = []  # purge's work: (op it runs before, refs)
-        self.sweeps = Sweeps.of(space, sweep_ops)  # purge's walks of the rollback segments' headers
+        self.sweeps = Sweeps.of(space, sweep_ops, purge_lag is not None)  # purge's walks of the segments' headers
         self.purge_lag = (PURGE_LAG_OPS, purge_lag or PURGE_LAG_OPS)  # ops to purge's undo read, tree work
 
     def op_refs(self, stream: int, key: np.ndarray, length: np.ndarray) -> Refs:
@@ -301,8 +301,12 @@ def add_ops(trace: Trace, mapper: Mapper, stream: np.ndarray, key: np.ndarray, l
             mapper.sweeps.used(t)
             w_ops.append(start + r_at[~plain].astype(np.int64))  # MySQL's inserts leave purge nothing
             w_rsegs.append(t[~plain] % space.rollback_segments)
-            if (~plain).any():  # purge reads the undo log back
-                purge.append((r_at[~plain], undo_purge_refs(space, t[~plain], header=mapper.sweeps.seen is None), 0))
+            if (~plain).any():  # purge reads the undo log back; MySQL's walk again (Sweeps.walk_after)
+                walks_at = mapper.sweeps.walk_after(start + r_at[~plain] + round(mapper.purge_lag[1]))
+                purge.append((r_at[~plain], undo_purge_refs(space, t[~plain], mapper.sweeps.seen is None,
+                                                            walks_at is None), 0 if walks_at is None else 1))
+                if walks_at is not None:
+                    mapper.pending.append((walks_at, undo_purge_refs(space, t[~plain], header=False)))
         # then does its work in the B-trees
         for i in np.unique(stream[w_at]):
             where = by_stream[int(i)]

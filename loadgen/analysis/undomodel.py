@@ -123,18 +123,21 @@ def undo_refs(space: Space, txn: np.ndarray, rsegs_at_start: bool, plain: np.nda
     return refs
 
 
-def purge_refs(space: Space, txn: np.ndarray, header: bool = True) -> Refs:
+def purge_refs(space: Space, txn: np.ndarray, header: bool = True, freed: bool = True) -> Refs:
     """What purge reads for each transaction's undo log: its rollback segment's header (the
     history list's next log: trx_purge_rseg_get_next_history_log; header False: not, MySQL's,
     whose truncation passes read the headers), its undo page, and where the
     log was a segment's first on a new page, the tablespace header and inode page the previous
-    page's freeing changes (fseg_free_step)."""
+    page's freeing changes (fseg_free_step; freed False: not, MySQL's purge, whose truncation
+    frees the segments: truncate_refs)."""
     hdr, undo, first_log = space.rseg_pages(txn)
     if not header:
         refs = Refs.block(undo[:, None], np.zeros((len(txn), 1), np.uint8))
+        if not freed:
+            return refs
         fsp, inode = space.file_pages(txn)
-        freed = first_log & (txn >= space.rollback_segments)
-        return append_refs(refs, freed, np.stack([fsp, inode], axis=1), np.full((len(txn), 2), WRITE, np.uint8))
+        freed_at = first_log & (txn >= space.rollback_segments)
+        return append_refs(refs, freed_at, np.stack([fsp, inode], axis=1), np.full((len(txn), 2), WRITE, np.uint8))
     # The header: a captured oltp_read_write (2,000 transactions, 16M) read 4,656 .. 5,742 system
     # pages on MariaDB 10.11 (INNODB_METRICS buffer_page_read_system_page: the segments' headers)
     # and ~7,500 of undo_001/002 on MySQL 9.7 beside 2,700 .. 3,100 undo log pages; the model
@@ -238,23 +241,42 @@ class Sweeps:
     """A run's walks of purge over the rollback segments' headers (sweep_ops_of), as the op
     sequence is built chunk by chunk: ops between two (0: none), the next one's k (before op
     int(k * every)), each segment's last write's op (sweeps_due); MySQL (ibtmp1's segments): the
-    headers touched so far (sweep_refs), and purge reads no header per log (purge_refs)."""
+    headers touched so far (sweep_refs), and purge reads no header per log (purge_refs); whether
+    the walks read the logs' undo pages (walk_after)."""
 
     space: Space
     every: float
     next_k: int
     rseg_last: np.ndarray
     seen: np.ndarray | None = None
+    reads_logs: bool = False
 
     @classmethod
-    def of(cls, space: Space, every: float) -> Sweeps:
+    def of(cls, space: Space, every: float, reads_logs: bool = False) -> Sweeps:
+        """reads_logs: the walks read the logs purge passed (walk_after), where purge's lag is the
+        run's own (measured_purge_lag); else PURGE_LAG_OPS's read of the undo page stands for it."""
         seen = np.zeros(space.rollback_segments + space.temp_rsegs, bool) if space.temp_rsegs else None
-        return cls(space, float(every or 0.0), 1, np.full(space.rollback_segments, -1, np.int64), seen)
+        return cls(space, float(every or 0.0), 1, np.full(space.rollback_segments, -1, np.int64), seen,
+                   reads_logs and seen is not None)
 
     def used(self, txn: np.ndarray) -> None:
         """Transactions txn touched their segments' headers (undo_refs: their first touch)."""
         if self.seen is not None:
             self.seen[np.unique(txn % self.space.rollback_segments)] = True
+
+    def walk_after(self, at: np.ndarray) -> np.ndarray | None:
+        """The op of the first walk at or after each op in at (sweeps_due's int(k * every)); None
+        where there are no walks. MySQL's walk (trx_purge_truncate_rseg_history) reads the undo
+        page of every log purge has passed since the last one, to take it off the history list
+        (trx_purge_remove_log_hdr) or free its segment (trx_purge_free_segment): the read that
+        falls between purge's own (a few ops after the write, mostly a hit) and the next walk. None
+        also on MariaDB (its walks free what purge passed without reading the logs: PURGE_SWEEP_S)
+        and where reads_logs is off."""
+        if not self.every or not self.reads_logs:
+            return None
+        k = np.maximum(np.ceil(at / self.every), 1).astype(np.int64)
+        k += (k * self.every).astype(np.int64) < at
+        return (k * self.every).astype(np.int64)
 
     def due(self, start: int, n: int, w_ops: list, w_rsegs: list) -> tuple[np.ndarray, Refs] | None:
         """The walks before ops start..start+n-1 ((their ops, refs); None: none). w_ops, w_rsegs: the

@@ -7,8 +7,10 @@ of the 100 there is clean, and its LRU batch then runs at once (dirtypages.py, n
 cleaner.c). Without those rules the model ran one batch a second, fewer than half the server's, and
 missed the table by -7.9% .. -8.7% and the pool's whole reads by -24.1% .. -32.4% (seven runs,
 2026-11-29, this test's among them; main at 1b47afc); with them -0.7% .. +0.7% and -2.7% .. -8.6%,
-its batches 0.99-1.11x the server's recorded ones (docs/mysql-lab.md, "Dirty pages at the LRU tail"). Held to
-5%, 12% and 0.7-1.3x.
+its batches 0.99-1.11x the server's recorded ones (docs/mysql-lab.md, "Dirty pages at the LRU tail"). With
+the walks as the server counted them and their read of each purged log's undo page (docs/workloads.md,
+"MySQL's walk reads the logs it truncates") the pool's whole reads were -2.6% .. -5.2% in five runs
+(main at 08dc65a -3.6% .. -6.5%), -3.6% in this test's run. Held to 5%, 8% and 0.7-1.3x.
 
 Needs the docker engine and the MySQL image (found or built by the conftest fixture); with
 LOADGEN_REQUIRE_DOCKER=1 either missing fails the test.
@@ -41,7 +43,7 @@ def test_mysql_ycsb_a_at_16m_with_its_dirty_tail(engine, mysql_image, no_new_con
           f"{bp.get('wait_free')}; dirty evictions {p['dirty_evictions']:,}, "
           f"LRU flushed {bp['flush']['lru_batch_flushed']:,}")
     assert abs(t["pages_read"] - measured) <= 0.05 * measured
-    assert abs(p["pages_read"] - bp["pages_read"]) <= 0.12 * bp["pages_read"]
+    assert abs(p["pages_read"] - bp["pages_read"]) <= 0.08 * bp["pages_read"]
     # the batches come as often as the server's: woken by the user threads, not once a second
     assert batches > 0 and 0.7 * batches <= p["lru_batches"] <= 1.3 * batches
     assert p["single_flushes"] > 0 and p["dirty_evictions"] > 0

@@ -250,3 +250,35 @@ def test_mysql_walks_come_from_the_runs_own_count_where_it_has_one():
     assert many["system_pages_read"] > few["system_pages_read"] + 40 * 200
     assert mm.predict({**base, "buffer_pool": {"flush": {"purge_truncations": 60}}}, own_undo=False)[
         "purge_walks_from"] == "fit"
+
+
+def test_mysql_walk_reads_each_purged_logs_undo_page_again():
+    """MySQL's truncation walk (trx_purge_truncate_rseg_history) reads the undo page of every log
+    purge passed since the walk before (to take it off the history list or free its segment):
+    each update's undo page is read by purge a few ops after the write (the run's measured lag)
+    and again at the first walk after that (Sweeps.walk_after); none after the last walk.
+    MariaDB's purge reads it once, PURGE_LAG_OPS after the write, beside the header."""
+    sw = um.Sweeps.of(_space(rsegs=4, temp=3), 500.0, reads_logs=True)
+    assert sw.walk_after(np.array([0, 1, 499, 500, 501, 1_200])).tolist() == [500, 500, 500, 500, 1_000, 1_500]
+    assert um.Sweeps.of(_space(rsegs=4, temp=3), 0.0, reads_logs=True).walk_after(np.array([10])) is None
+    # no measured lag (a trace, the forecast) or MariaDB (no ibtmp1 segments): PURGE_LAG_OPS's read
+    assert um.Sweeps.of(_space(rsegs=4, temp=3), 500.0).walk_after(np.array([10])) is None
+    assert um.Sweeps.of(_space(rsegs=4), 500.0, reads_logs=True).walk_after(np.array([10])) is None
+    spec = presets.load("ycsb-a", rows=20_000, operations=4_000)
+    tables = {"usertable": {**TABLES["usertable"]}}
+    ops = 4_000
+    counts = dict(zip([s.op for s in spec.streams], Generator(spec).counts_at(ops)))
+    assert counts["update"] > 1_000
+    reads = {}
+    for flavor in ("mysql", "mariadb"):
+        sp, _ = mm.space_of(spec, tables, flavor, ops)
+        sweep = 500.0 if flavor == "mysql" else 0.0
+        pages, flags = mm.build_trace(spec, sp, {}, ops, sweep_ops=sweep, purge_lag=10.0).arrays()
+        undo = (pages >= sp.undo_base) & (pages < sp.temp_base)
+        reads[flavor] = int((undo & (flags == 0)).sum())
+    # MySQL: purge's read of every update 10 ops on (all but the last 10 ops'), the walk's of those
+    # before the last walk (3,500: logs purged after it wait for the walk at 4,000, past the end)
+    # (3,724 for 1,988 updates; main's model, purge's read PURGE_LAG_OPS on and no walk's: 1,479)
+    assert 1.8 * counts["update"] < reads["mysql"] < 1.95 * counts["update"]
+    # MariaDB: purge's alone, PURGE_LAG_OPS (1,000) after the write: the first 3,000 ops' updates
+    assert 0.7 * counts["update"] < reads["mariadb"] < 0.8 * counts["update"]
