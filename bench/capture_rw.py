@@ -33,6 +33,13 @@ def sysbench(server, script: str, command: str, *extra: str, tables: int = 2) ->
     subprocess.run(args, check=True, capture_output=True, text=True)
 
 
+def prepare_sbtest(server, rows: int) -> None:
+    """sysbench's two tables of `rows` rows in sbtest, analyzed (the model reads their statistics)."""
+    sql(server, "CREATE DATABASE IF NOT EXISTS sbtest")
+    sysbench(server, "oltp_read_only", "prepare", f"--table-size={rows}")
+    sql(server, "ANALYZE TABLE sbtest.sbtest1", "ANALYZE TABLE sbtest.sbtest2")
+
+
 def file_reads(server) -> dict[str, int]:
     """Reads per file (performance_schema; empty where it is off, as on MariaDB by default)."""
     conn = server.connect()
@@ -222,9 +229,7 @@ def main() -> None:
     work, pools, server = bench_setup(a, "capture-rw-")
     out = []
     try:
-        sql(server, "CREATE DATABASE IF NOT EXISTS sbtest")
-        sysbench(server, "oltp_read_only", "prepare", f"--table-size={a.rows}")
-        sql(server, "ANALYZE TABLE sbtest.sbtest1", "ANALYZE TABLE sbtest.sbtest2")
+        prepare_sbtest(server, a.rows)
         for n in range(a.runs):
             for pool in pools:
                 for script in a.scripts.split(","):

@@ -19,8 +19,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from capture_rw import sysbench
-from foreign_traffic import bench_setup, pages_read, sql
+from capture_rw import prepare_sbtest, sysbench
+from foreign_traffic import bench_setup, pages_read
 
 from loadgen import db
 
@@ -94,9 +94,7 @@ def main() -> None:
     work, pools, server = bench_setup(a, "lru-content-")
     out = []
     try:
-        sql(server, "CREATE DATABASE IF NOT EXISTS sbtest")
-        sysbench(server, "oltp_read_only", "prepare", f"--table-size={a.rows}")
-        sql(server, "ANALYZE TABLE sbtest.sbtest1", "ANALYZE TABLE sbtest.sbtest2")
+        prepare_sbtest(server, a.rows)
         for _ in range(a.runs):
             for pool in pools:
                 out.append(measure(server, pool, a.rows, a.events, a.every_s))
