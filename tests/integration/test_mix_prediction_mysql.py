@@ -47,6 +47,11 @@ def test_mysql_ycsb_a_at_16m_with_its_dirty_tail(engine, mysql_image, no_new_con
     # the batches come as often as the server's: woken by the user threads, not once a second
     assert batches > 0 and 0.7 * batches <= p["lru_batches"] <= 1.3 * batches
     assert p["single_flushes"] > 0 and p["dirty_evictions"] > 0
+    # purge's walks over the rollback segments' headers: as many as the server counted
+    # (purge_truncate_history_count), evenly over the run's ops (undomodel.measured_sweep_ops)
+    walks = bp["flush"]["purge_truncations"]
+    assert walks > 0 and p["purge_walks_from"] == "run"
+    assert abs(p["purge_walk_ops"] - doc["result"]["ops"] / walks) <= 0.1
 
 
 def test_mysql_sysbench_rw_at_16m_with_its_change_buffer(engine, mysql_image, no_new_containers, tmp_path):
