@@ -140,8 +140,10 @@ def test_app_traffic_captured_and_predicted_mysql(shop_mysql, tmp_path, pool_mib
 
 @pytest.mark.docker
 def test_predict_says_when_the_server_buffers_index_changes(shop_mysql, tmp_path):
-    """predict --trace --dsn on a trace with writes names a MySQL server's change buffer where it
-    is on (the model has none) and records the setting; with it off it says nothing."""
+    """predict --trace --dsn on a trace with writes follows a MySQL server's change buffer where it
+    is on (each pool's `change_buffer` block: what the model buffered) and records the setting; with
+    it off, neither. Predicted with MariaDB's rules (--flavor mariadb), which have no change buffer,
+    it says so instead."""
     log = "/tmp/shop-buffering.log"
     conn = shop_mysql.connect()
     try:
@@ -163,10 +165,19 @@ def test_predict_says_when_the_server_buffers_index_changes(shop_mysql, tmp_path
             res = run_loadgen("predict", "--trace", str(trace), "--dsn", dsn, "--pool", "64M", "--format", "json",
                               env=env)
             assert res.returncode == 0, res.stderr[-2000:]
-            said[setting] = (json.loads(res.stdout)["change_buffering"], "innodb_change_buffering=" in res.stderr)
+            doc = json.loads(res.stdout)
+            said[setting] = (doc["change_buffering"], all("change_buffer" in p for p in doc["pools"]),
+                             "innodb_change_buffering=" in res.stderr)
+            if setting == "all":
+                res = run_loadgen("predict", "--trace", str(trace), "--dsn", dsn, "--pool", "64M", "--format",
+                                  "json", "--flavor", "mariadb", env=env)
+                assert res.returncode == 0, res.stderr[-2000:]
+                said["all, mariadb's rules"] = ("change_buffer" in json.loads(res.stdout)["pools"][0],
+                                                "innodb_change_buffering=all" in res.stderr)
     finally:
         _sql(shop_mysql, "SET GLOBAL innodb_change_buffering = 'none'")  # as the fixture starts it
-    assert said == {"all": ("all", True), "none": (None, False)}, said
+    assert said == {"all": ("all", True, False), "none": (None, False, False),
+                    "all, mariadb's rules": (False, True)}, said
 
 
 @pytest.mark.docker
