@@ -14,6 +14,7 @@ second). MariaDB: 10.11 starts with none and 11.x has no change buffer; the mode
 """
 from __future__ import annotations
 
+from .dirtypages import MYSQL_IO_CAPACITY
 from .mixpages import BUFFER, PURGE
 from .pool import RA_RULE_MYSQL
 
@@ -23,7 +24,6 @@ KINDS = {"none": frozenset(), "inserts": frozenset({"insert"}), "deletes": froze
          "all": frozenset({"insert", "delete-mark", "purge"})}
 MERGE_IO_PCT = 5  # ibuf_merge_in_background(false): PCT_IO(5) pages a second
 DEFAULT_MAX_SIZE_PCT = 25  # innodb_change_buffer_max_size
-DEFAULT_IO_CAPACITY = 200  # innodb_io_capacity before 8.4 (9.7.4 records 10,000)
 # a change buffer record of a small index (space id, marker, page number, counter/type/flags and
 # the fields' type info, the entry's own fields, record header and directory): an estimate, which
 # only matters where the buffer fills (at 16M it held 3 pages in sysbench-oltp-rw)
@@ -72,7 +72,7 @@ def pool_args(pool, kinds: frozenset, var: dict) -> tuple[int, int]:
     if not kinds or pool.ra_rule != RA_RULE_MYSQL:
         return (0, 0)
     pct = _number(var.get("innodb_change_buffer_max_size"), DEFAULT_MAX_SIZE_PCT)
-    io = _number(var.get("innodb_io_capacity"), DEFAULT_IO_CAPACITY)
+    io = _number(var.get("innodb_io_capacity") or None, MYSQL_IO_CAPACITY)  # one default with the flush list
     max_pages = max(1, int(pool.pool_pages * pct / 100))
     return (max_pages * (PAGE_BYTES // ENTRY_BYTES), max(1, int(io * MERGE_IO_PCT / 100)))
 

@@ -20,7 +20,7 @@ import numpy as np
 from .. import native
 from . import changebuf
 from . import tracesample as ts
-from .dirtypages import MYSQL_IO_CAPACITY, adaptive_args
+from .dirtypages import adaptive_args
 from .mixpages import Space, mean_sim
 
 
@@ -47,9 +47,8 @@ class PoolFeed:
     def _open(self, p, sample, leaf_pages: int, ph) -> native.MixStream:
         mini = (sample.map_, sample.rate, sample.salt, sample.more_ones) if sample else ()
         # the buffer's size and the master thread's merge: innodb_io_capacity as the pool has it (--dsn's),
-        # else the one the trace's flush list takes (adaptive_args: 8.4's default)
-        io = getattr(p, "io_capacity", 0) or MYSQL_IO_CAPACITY
-        ibuf = changebuf.pool_args(p, self.buffers, {"innodb_io_capacity": io})
+        # else the default the flush list takes too (dirtypages.MYSQL_IO_CAPACITY)
+        ibuf = changebuf.pool_args(p, self.buffers, {"innodb_io_capacity": p.io_capacity})
         return native.MixStream(sample.n_pages if sample else self.space.n_pages, leaf_pages, p.capacity_high,
                                 p.pool_pages, p.old_pct, p.old_time_ms, 1000.0 / p.qps, p.ra_threshold, p.ra_area,
                                 p.ra_rule, p.start_pages, p.start_freed, p.cleaner_batch, *p.tick_args(ph),
