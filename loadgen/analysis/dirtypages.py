@@ -20,12 +20,21 @@ from .pool import RA_RULE_MYSQL
 MYSQL_CLEAN_SCAN = 100  # BUF_LRU_SEARCH_SCAN_THRESHOLD (buf0lru.cc)
 
 
+def run_counter(run: dict, name: str) -> int | None:
+    """A counter the run recorded in buffer_pool.flush (sampler.FLUSH_METRICS' deltas), or None where
+    it did not, or where the file holds no count there (a result file is the user's: never trusted)."""
+    value = ((run.get("buffer_pool") or {}).get("flush") or {}).get(name)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 2**63:
+        return None
+    return int(value)
+
+
 def flush_list_rate(run: dict) -> float:
     """Pages a second the run's flush-list batches wrote (INNODB_METRICS buffer_flush_batch_total_
     pages over its seconds); 0.0 where it did not record them."""
-    flushed = ((run.get("buffer_pool") or {}).get("flush") or {}).get("flush_list_flushed")
+    flushed = run_counter(run, "flush_list_flushed")
     seconds = (run.get("result") or {}).get("elapsed_s")
-    if not isinstance(flushed, (int, float)) or not isinstance(seconds, (int, float)) or not seconds > 0:
+    if flushed is None or not isinstance(seconds, (int, float)) or not seconds > 0:
         return 0.0
     return max(0.0, float(flushed) / float(seconds))
 
@@ -52,7 +61,7 @@ def run_args(pool, run: dict) -> tuple:
     adaptive batch (adaptive_args) with the server's innodb_io_capacity: a rate of 0 would leave
     every dirty page to the LRU tail, which the server's flush list does not (captured traces:
     docs/capture.md)."""
-    if "flush_list_flushed" in ((run.get("buffer_pool") or {}).get("flush") or {}):
+    if run_counter(run, "flush_list_flushed") is not None:
         return kernel_args(pool, flush_list_rate(run))
     clean_scan, _ = kernel_args(pool)
     if not clean_scan:

@@ -20,6 +20,7 @@ import numpy as np
 
 from ..workload import mix as mixspec
 from ..workload.opstream import Generator
+from .dirtypages import run_counter
 from .mixpages import NEW, WRITE, Refs, Space
 
 # Rollback segments write transactions take in turn (MariaDB 10.11: innodb_undo_logs 128 in
@@ -172,10 +173,10 @@ def measured_sweep_ops(run: dict, flavor: str, done: int) -> float | None:
     walks follow the clock, PURGE_SWEEP_S). A run that counted no walk while it wrote has none (0)."""
     if flavor not in TRUNCATE_BATCHES or done <= 0:
         return None
-    walks = ((run.get("buffer_pool") or {}).get("flush") or {}).get("purge_truncations")
-    if walks is None or int(walks) < 0:
+    walks = run_counter(run, "purge_truncations")
+    if walks is None:
         return None
-    return done / int(walks) if int(walks) else 0.0
+    return done / walks if walks else 0.0
 
 
 def measured_purge_lag(run: dict, flavor: str, done: int) -> float | None:
@@ -185,8 +186,8 @@ def measured_purge_lag(run: dict, flavor: str, done: int) -> float | None:
     run did not record it, or for MariaDB."""
     if flavor not in TRUNCATE_BATCHES or done <= 0:
         return None
-    batches = ((run.get("buffer_pool") or {}).get("flush") or {}).get("purge_batches")
-    if not isinstance(batches, int) or batches <= 0:
+    batches = run_counter(run, "purge_batches")
+    if not batches:
         return None
     return done / batches
 
@@ -372,10 +373,10 @@ def undo_txns_per_page(run: dict, space: Space, spec: mixspec.MixSpec, done: int
     """A run's own undo logs per undo page: its write transactions over the pages it created
     (buffer_pool.flush.pages_created, INNODB_METRICS buffer_pages_created) less the leaves its
     inserts added (the model's grown leaves); None where the run did not record them."""
-    created = ((run.get("buffer_pool") or {}).get("flush") or {}).get("pages_created")
+    created = run_counter(run, "pages_created")
     if created is None:
         return None
-    undo = int(created) - sum(t.grown for t in space.trees.values())
+    undo = created - sum(t.grown for t in space.trees.values())
     txns = write_txns(spec, Generator(spec).counts_at(done))
     if txns <= 0:
         return None

@@ -282,3 +282,12 @@ def test_mysql_walk_reads_each_purged_logs_undo_page_again():
     assert 1.8 * counts["update"] < reads["mysql"] < 1.95 * counts["update"]
     # MariaDB: purge's alone, PURGE_LAG_OPS (1,000) after the write: the first 3,000 ops' updates
     assert 0.7 * counts["update"] < reads["mariadb"] < 0.8 * counts["update"]
+
+
+def test_a_result_files_counters_that_are_not_counts_are_ignored_not_trusted():
+    # a result file is the user's: a counter that is not a non-negative number is as good as absent
+    for bad in ("12", None, -3, True, float("nan"), float("inf"), [1]):
+        run = {"buffer_pool": {"flush": {"purge_truncations": bad, "purge_batches": bad, "pages_created": bad}}}
+        assert um.measured_sweep_ops(run, "mysql", 20_000) is None
+        assert um.measured_purge_lag(run, "mysql", 20_000) is None
+    assert um.measured_purge_lag({"buffer_pool": {"flush": {"purge_batches": 400.0}}}, "mysql", 20_000) == 50.0
