@@ -123,6 +123,28 @@ def seed_rounds(conn, rounds: int, loadgen_rate, reference_rate) -> list[float]:
     return ratios
 
 
+def paired_rounds(reference: str, drivers: list[str], rounds: int, run_one, unit: str = "q/s",
+                  cpu_unit: str = "us CPU/q") -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """Rounds of the reference and each driver, the order reversed every other round (so neither
+    side always runs on the warmer machine); run_one(contender, round) returns (rate, CPU us each).
+    Returns each driver's rate / the reference's per round, and each contender's CPU per round."""
+    ratios: dict[str, list[float]] = {d: [] for d in drivers}
+    cpu_us: dict[str, list[float]] = {c: [] for c in [reference, *drivers]}
+    for r in range(rounds):
+        contenders = [reference, *drivers]
+        if r % 2:
+            contenders.reverse()
+        rate, cpu = {}, {}
+        for c in contenders:
+            rate[c], cpu[c] = run_one(c, r)
+            cpu_us[c].append(cpu[c])
+        for d in drivers:
+            ratios[d].append(rate[d] / rate[reference])
+        say(f"round {r + 1}: " + ", ".join(f"{c} {rate[c]:,.0f} {unit} ({cpu[c]:.1f} {cpu_unit})" for c in contenders)
+            + "; " + ", ".join(f"{d}/{reference} {ratios[d][-1]:.3f}" for d in drivers))
+    return ratios, cpu_us
+
+
 def spread(values: list[float]) -> str:
     return (f"median {statistics.median(values):.3f} (min {min(values):.3f}, max {max(values):.3f}, "
             f"n={len(values)})")

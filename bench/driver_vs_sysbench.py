@@ -23,7 +23,7 @@ import subprocess
 import threading
 from array import array
 
-from _common import BENCH_USER, bench_endpoint, say, scratch_server, spread
+from _common import BENCH_USER, bench_endpoint, paired_rounds, say, scratch_server, spread
 
 SYSBENCH_SQL = "SELECT c FROM sbtest1 WHERE id=?"
 
@@ -132,26 +132,15 @@ def main() -> None:
         run_loadgen("native", server, args.tcp, ids, 3)
 
         drivers = ["native"] + ([] if args.no_python else ["python"]) + (["pipelined"] if args.pipeline > 1 else [])
-        ratios: dict[str, list[float]] = {d: [] for d in drivers}
-        cpu_us: dict[str, list[float]] = {c: [] for c in ["sysbench", *drivers]}
-        for r in range(args.rounds):
-            contenders = ["sysbench", *drivers]
-            if r % 2:
-                contenders.reverse()
-            qps, cpu = {}, {}
-            for c in contenders:
-                if c == "sysbench":
-                    qps[c], cpu[c] = run_sysbench(base, args.seconds, args.threads)
-                elif c == "pipelined":
-                    qps[c], cpu[c] = run_loadgen("native", server, args.tcp, ids, args.seconds, args.threads,
-                                                 args.pipeline)
-                else:
-                    qps[c], cpu[c] = run_loadgen(c, server, args.tcp, ids, args.seconds, args.threads)
-                cpu_us[c].append(cpu[c])
-            for d in drivers:
-                ratios[d].append(qps[d] / qps["sysbench"])
-            say(f"round {r + 1}: " + ", ".join(f"{c} {qps[c]:,.0f} q/s ({cpu[c]:.1f} us CPU/q)" for c in contenders)
-                + "; " + ", ".join(f"{d}/sysbench {ratios[d][-1]:.3f}" for d in drivers))
+
+        def run_one(c: str, r: int):
+            if c == "sysbench":
+                return run_sysbench(base, args.seconds, args.threads)
+            if c == "pipelined":
+                return run_loadgen("native", server, args.tcp, ids, args.seconds, args.threads, args.pipeline)
+            return run_loadgen(c, server, args.tcp, ids, args.seconds, args.threads)
+
+        ratios, cpu_us = paired_rounds("sysbench", drivers, args.rounds, run_one)
     for c, values in cpu_us.items():
         say(f"client CPU per query, {c}: {spread(values)} us")
     if "python" in ratios:

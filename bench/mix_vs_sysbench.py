@@ -20,7 +20,7 @@ import resource
 import subprocess
 import threading
 
-from _common import BENCH_USER, say, scratch_server, spread
+from _common import BENCH_USER, paired_rounds, say, scratch_server, spread
 
 
 def sysbench_base(server, rows: int) -> list[str]:
@@ -123,24 +123,13 @@ def main() -> None:
         run_loadgen(server, args.rows, 3, "native", 99)
         drivers = (["native"] + (["native-1conn"] if args.one_connection else []) + (["python"] if args.python else [])
                    + (["pipelined"] if args.pipeline > 1 else []))
-        ratios: dict[str, list[float]] = {d: [] for d in drivers}
-        cpu_us: dict[str, list[float]] = {c: [] for c in ["sysbench", *drivers]}
-        for r in range(args.rounds):
-            contenders = ["sysbench", *drivers]
-            if r % 2:
-                contenders.reverse()
-            rate, cpu = {}, {}
-            for c in contenders:
-                if c == "sysbench":
-                    rate[c], cpu[c] = run_sysbench(base, args.seconds, args.skip_trx)
-                else:
-                    rate[c], cpu[c] = run_loadgen(server, args.rows, args.seconds, c, r + 1, args.pipeline)
-                cpu_us[c].append(cpu[c])
-            for d in drivers:
-                ratios[d].append(rate[d] / rate["sysbench"])
-            say(f"round {r + 1}: " + ", ".join(f"{c} {rate[c]:,.0f} statements/s ({cpu[c]:.1f} us CPU each)"
-                                               for c in contenders)
-                + "; " + ", ".join(f"{d}/sysbench {ratios[d][-1]:.3f}" for d in drivers))
+
+        def run_one(c: str, r: int):
+            if c == "sysbench":
+                return run_sysbench(base, args.seconds, args.skip_trx)
+            return run_loadgen(server, args.rows, args.seconds, c, r + 1, args.pipeline)
+
+        ratios, cpu_us = paired_rounds("sysbench", drivers, args.rounds, run_one, "statements/s", "us CPU each")
     for c, values in cpu_us.items():
         say(f"client CPU per statement, {c}: {spread(values)} us")
     if "python" in ratios:
