@@ -377,7 +377,7 @@ class MixFlags(NamedTuple):
     """The flag bits of a mix trace's references (native/lrusim/mix.h MIX_*, lrusim_mix's flags):
     a step to the next leaf, a write, an operation's first reference, a page the operation
     creates, a change MySQL's change buffer may take instead of reading the leaf, with it purge's
-    removal of an entry, a page held buffer-fixed after the access and one fix released."""
+    removal of an entry."""
 
     move: int
     write: int
@@ -385,8 +385,6 @@ class MixFlags(NamedTuple):
     new: int
     buffer: int
     purge: int
-    fix: int
-    unfix: int
 
 
 @functools.cache

@@ -363,9 +363,7 @@ int loadgen_mixsim_exec(PyObject *module) {
         PyModule_AddIntConstant(module, "MIX_OP", MIX_OP) < 0 ||
         PyModule_AddIntConstant(module, "MIX_NEW", MIX_NEW) < 0 ||
         PyModule_AddIntConstant(module, "MIX_BUFFER", MIX_BUFFER) < 0 ||
-        PyModule_AddIntConstant(module, "MIX_PURGE", MIX_PURGE) < 0 ||
-        PyModule_AddIntConstant(module, "MIX_FIX", MIX_FIX) < 0 ||
-        PyModule_AddIntConstant(module, "MIX_UNFIX", MIX_UNFIX) < 0)
+        PyModule_AddIntConstant(module, "MIX_PURGE", MIX_PURGE) < 0)
         return -1;
     return 0;
 }

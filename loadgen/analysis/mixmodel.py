@@ -60,8 +60,6 @@ from .mixpages import (PRIMARY, Refs, Space, Trace, Tree, exclusive_cumsum, hcat
                        simulate, stepped_columns, table_order, walks)
 from .keymodel import held_pages
 from .dirtypages import run_args
-from . import purgebatch
-from .purgebatch import PurgeRuns, batch_every
 from .pool import hold_capacity, run_pool_model, under_writes
 from .undomodel import (PURGE_LAG_OPS, Sweeps, forecast_txns_per_undo_page, measured_purge_lag, measured_sweep_ops,
                         sweep_ops_of, undo_refs, undo_space, undo_txns_per_page, without_rseg_pages, write_txns)
@@ -77,8 +75,7 @@ class Mapper:
 
     def __init__(self, spec: mixspec.MixSpec, space: Space, columns_of: dict | None = None,
                  prefetch: bool = False, rsegs_at_start: bool = False, stepped: set | None = None,
-                 sweep_ops: float = 0.0, buffers: frozenset = frozenset(), purge_lag: float | None = None,
-                 purge_every: float = 0.0):
+                 sweep_ops: float = 0.0, buffers: frozenset = frozenset(), purge_lag: float | None = None):
         self.spec = spec
         self.buffers = buffers  # the changes MySQL's change buffer takes (changebuf.buffered_kinds)
         self.rsegs_at_start = rsegs_at_start  # the rollback segments' pages were read at start-up
@@ -96,7 +93,6 @@ class Mapper:
         self.pending: list[tuple[np.ndarray, Refs]] = []  # purge's work: (op it runs before, refs)
         self.sweeps = Sweeps.of(space, sweep_ops, purge_lag is not None)  # purge's walks of the segments' headers
         self.purge_lag = (PURGE_LAG_OPS, purge_lag or PURGE_LAG_OPS)  # ops to purge's undo read, tree work
-        self.runs = PurgeRuns.of(purge_every or sweep_ops, sweep_ops) if self.sweeps.seen is None else None  # MariaDB's
 
     def op_refs(self, stream: int, key: np.ndarray, length: np.ndarray) -> Refs:
         """The references of one stream's ops (keys and lengths of its ops, in op order)."""
@@ -230,12 +226,11 @@ def _index_of(space: Space, table: str, column: str | None, columns_of: dict) ->
 def build_trace(spec: mixspec.MixSpec, space: Space, scheduled: dict[int, list[int]] | None = None,
                 ops: int | None = None, columns_of: dict | None = None, prefetch: bool = False,
                 rsegs_at_start: bool = False, stepped: set | None = None, sweep_ops: float = 0.0,
-                buffers: frozenset = frozenset(), purge_lag: float | None = None, purge_every: float = 0.0) -> Trace:
+                buffers: frozenset = frozenset(), purge_lag: float | None = None) -> Trace:
     """The references of the mix's first `ops` operations, in order; scheduled[op] = the
     scheduled streams whose execution started before op (their scans go in there); sweep_ops:
     ops between purge's walks of the rollback segments' headers (undomodel.sweep_ops_of)."""
-    mapper = Mapper(spec, space, columns_of, prefetch, rsegs_at_start, stepped, sweep_ops, buffers, purge_lag,
-                    purge_every)
+    mapper = Mapper(spec, space, columns_of, prefetch, rsegs_at_start, stepped, sweep_ops, buffers, purge_lag)
     trace = Trace()
     scheduled = scheduled or {}
     stop = spec.operations if ops is None else ops
@@ -306,20 +301,12 @@ def add_ops(trace: Trace, mapper: Mapper, stream: np.ndarray, key: np.ndarray, l
             mapper.sweeps.used(t)
             w_ops.append(start + r_at[~plain].astype(np.int64))  # MySQL's inserts leave purge nothing
             w_rsegs.append(t[~plain] % space.rollback_segments)
-            if (~plain).any() and mapper.runs is not None:  # in MariaDB's batches (purgebatch.py)
-                mapper.runs.add(start + r_at[~plain].astype(np.int64), t[~plain])
-            elif (~plain).any():  # purge reads the undo log back; MySQL's walk again (Sweeps.walk_after)
+            if (~plain).any():  # purge reads the undo log back; MySQL's walk again (Sweeps.walk_after)
                 walks_at = mapper.sweeps.walk_after(start + r_at[~plain] + round(mapper.purge_lag[1]))
-                pr = undo_purge_refs(space, t[~plain], mapper.sweeps.seen is None, walks_at is None)
-                if purgebatch.PIN_MS and mapper.sweeps.seen is None:
-                    pr, unfix = purgebatch.pinned(space, t[~plain], pr)
-                    d = round(mapper.purge_lag[0] + purgebatch.PIN_MS * mapper.sweeps.every / 1000.0)
-                    mapper.pending.append((start + r_at[~plain].astype(np.int64) + d, unfix))
-                purge.append((r_at[~plain], pr, 0 if walks_at is None else 1))
+                purge.append((r_at[~plain], undo_purge_refs(space, t[~plain], mapper.sweeps.seen is None,
+                                                            walks_at is None), 0 if walks_at is None else 1))
                 if walks_at is not None:
                     mapper.pending.append((walks_at, undo_purge_refs(space, t[~plain], header=False)))
-        if mapper.runs is not None:
-            mapper.pending.extend(mapper.runs.batches(space))
         # then does its work in the B-trees
         for i in np.unique(stream[w_at]):
             where = by_stream[int(i)]
@@ -465,13 +452,10 @@ def predict(run: dict, own_undo: bool = True) -> dict | None:
     walk_ops = measured_sweep_ops(run, flavor, done) if spec.writes and own_undo else None
     walks_from = "fit" if walk_ops is None else "run"
     walk_ops = sweep_ops_of(flavor, pool.qps, txns_per_op) if walk_ops is None else walk_ops
-    if purgebatch.WALK_PER_BATCH and own_undo and batch_every(run, flavor, done):
-        walk_ops = batch_every(run, flavor, done)
     buffers, lag = changebuf.buffered_kinds(run), measured_purge_lag(run, flavor, done) if own_undo else None
     trace = build_trace(spec, space, scheduled_positions(run, spec), done, index_columns(tables),
                         prefetch=RANGE_PREFETCH and flavor == "mariadb", rsegs_at_start=True,
-                        stepped=stepped_columns(tables), sweep_ops=walk_ops, buffers=buffers, purge_lag=lag,
-                        purge_every=batch_every(run, flavor, done) if own_undo else 0.0)
+                        stepped=stepped_columns(tables), sweep_ops=walk_ops, buffers=buffers, purge_lag=lag)
     first = space.tree_of(order[0], None)
     span: list = []
     sim = simulate(trace, space, pool, first.all_leaves, span, run_args(pool, run),

@@ -19,7 +19,7 @@ from ..workload import mix as mixspec
 from ..workload.statements import steps_by_one
 from .geometry import DEFAULT_FANOUT, Geometry, leaf_jitter
 
-MOVE, WRITE, OP, NEW, BUFFER, PURGE, FIX, UNFIX = native.mix_flags()  # a reference's flags for the kernel (native/lrusim/mix.h)
+MOVE, WRITE, OP, NEW, BUFFER, PURGE = native.mix_flags()  # a reference's flags for the kernel (native/lrusim/mix.h)
 PRIMARY = "PRIMARY"
 # A mix's trace (mixmodel.build_trace) is held whole: 5 bytes a reference (a uint32 page, a uint8
 # flag), joined in place (Trace.arrays: each block freed as it is copied), so 500M hold 2.5 GB, a

@@ -26,24 +26,13 @@ void cleaner_init(lru_t *m, const sim_cfg_t *c, double scale) {
  * ready for replace), evicting the first it finds; when none is clean it stops looking until the
  * page cleaner's next batch (try_LRU_scan) and writes the tail page and frees it
  * (buf_flush_single_page_from_LRU). Without clean_scan or dirty pages: the tail page. */
-static int free_for_read(lru_t *m) {
-    if (m->n_fixed && m->fixed[m->tail]) {
-        /* MariaDB's purge holds its batch's undo pages fixed: the page nearest the tail that is
-         * not fixed goes (none: the list keeps growing into the free frames) */
-        uint32_t p = m->tail;
-        while (p != NIL && m->fixed[p])
-            p = m->prev[p];
-        if (p == NIL)
-            return 0;
-        evict_page(m, p);
-        return 1;
-    }
+static void free_for_read(lru_t *m) {
     if (m->clean_scan && m->n_dirty && m->try_scan) {
         uint32_t p = m->tail;
         for (uint32_t n = 0; p != NIL && n < m->clean_scan; n++, p = m->prev[p]) {
             if (!m->dirty[p]) {
                 evict_page(m, p);
-                return 1;
+                return;
             }
         }
         m->try_scan = 0;
@@ -52,7 +41,6 @@ static int free_for_read(lru_t *m) {
     if (m->clean_scan && m->dirty && m->dirty[m->tail])
         m->single_flushes++;
     evict_tail(m);
-    return 1;
 }
 
 /* A free frame for a page of weight w about to be read. A full pool is emptied from the tail
@@ -79,8 +67,7 @@ void make_room(lru_t *m, double w) {
         }
     }
     while (m->len > 0 && m->wlen + w > lo)
-        if (!free_for_read(m))
-            break;
+        free_for_read(m);
 }
 
 /* The pages of a batch that wrote `written` still counting in the list when it stops (below):

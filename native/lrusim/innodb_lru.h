@@ -90,10 +90,6 @@ typedef struct {
     uint32_t *fl_prev, *fl_next;
     uint32_t fl_head, fl_tail;
     uint64_t n_dirty, dirty_evicted; /* dirty now; evicted dirty (each written first) */
-    /* Buffer-fixes held on each page (a mix's MIX_FIX; NULL or all 0: none): a fixed page is
-     * passed over when a frame is freed (buf_page_t::can_relocate), so the others go instead. */
-    uint16_t *fixed;
-    uint64_t n_fixed;
     uint64_t dirty_evicted_one;      /* of them, pages below one_end (a miniature's sampled pages) */
     /* MySQL's user threads look for a clean page among this many from the tail before they
      * write one (clean_scan; 0: the tail page, MariaDB's batches); try_scan is

@@ -25,13 +25,6 @@ int mix_begin(mix_state_t *s, const sim_cfg_t *c, const lru_params_t *p, uint64_
 /* One reference to simulated page pg at now_ms (the clock already moved for its operation). */
 static inline void mix_ref(mix_state_t *s, uint32_t pg, uint8_t fl, double now_ms) {
     lru_t *m = &s->m;
-    if (fl & MIX_UNFIX) {
-        if (m->fixed[pg]) {
-            m->fixed[pg]--;
-            m->n_fixed--;
-        }
-        return;
-    }
     if ((fl & MIX_BUFFER) && ibuf_take(&s->ib, m, pg, fl & MIX_PURGE))
         return; /* buffered: the leaf is not read */
     if ((fl & MIX_NEW) && !m->resident[pg]) {
@@ -52,10 +45,6 @@ static inline void mix_ref(mix_state_t *s, uint32_t pg, uint8_t fl, double now_m
     }
     if (fl & MIX_WRITE)
         set_dirty(m, pg);
-    if ((fl & MIX_FIX) && m->resident[pg]) {
-        m->fixed[pg]++;
-        m->n_fixed++;
-    }
 }
 
 int mix_ibuf(mix_state_t *s, uint64_t max_entries, uint64_t merge_pages) {

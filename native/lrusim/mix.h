@@ -24,8 +24,6 @@
 #define MIX_NEW 8     /* a page the operation creates (an insert's new leaf): a frame, no read */
 #define MIX_BUFFER 16 /* a change MySQL's change buffer may take instead of reading the leaf (ibuf.h) */
 #define MIX_PURGE 32  /* with MIX_BUFFER: purge's removal of an entry (buffered under ibuf.h's rule) */
-#define MIX_FIX 64    /* the page stays buffer-fixed after this access (MariaDB's purge batch): not evictable */
-#define MIX_UNFIX 128 /* no access: one buffer-fix of the page released (the batch's end) */
 
 typedef struct {
     lru_counts_t counts;

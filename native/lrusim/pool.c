@@ -158,13 +158,11 @@ int sim_track_dirty(lru_t *m) {
     m->dirty = calloc(m->n_alloc, 1);
     m->fl_prev = malloc(m->n_alloc * sizeof(uint32_t));
     m->fl_next = malloc(m->n_alloc * sizeof(uint32_t));
-    m->fixed = calloc(m->n_alloc, sizeof(uint16_t));
-    return m->dirty && m->fl_prev && m->fl_next && m->fixed ? 0 : -1;
+    return m->dirty && m->fl_prev && m->fl_next ? 0 : -1;
 }
 
 void sim_free(lru_t *m) {
     free(m->dirty);
-    free(m->fixed);
     free(m->fl_prev);
     free(m->fl_next);
     free(m->prev);

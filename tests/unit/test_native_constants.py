@@ -18,9 +18,9 @@ from ..conftest import require
 
 def test_the_mix_model_flags_its_references_with_the_kernels_bits():
     flags = native.mix_flags()
-    assert tuple(flags) == (1, 2, 4, 8, 16, 32, 64, 128)  # MIX_MOVE .. MIX_PURGE, MIX_FIX, MIX_UNFIX
+    assert tuple(flags) == (1, 2, 4, 8, 16, 32)  # MIX_MOVE, MIX_WRITE, MIX_OP, MIX_NEW, MIX_BUFFER, MIX_PURGE
     assert (mixpages.MOVE, mixpages.WRITE, mixpages.OP, mixpages.NEW, mixpages.BUFFER,
-            mixpages.PURGE, mixpages.FIX, mixpages.UNFIX) == tuple(flags)
+            mixpages.PURGE) == tuple(flags)
 
 
 def test_the_pipeline_bound_is_the_extensions():
