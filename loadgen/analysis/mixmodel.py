@@ -60,7 +60,7 @@ from .mixpages import (PRIMARY, Refs, Space, Trace, Tree, exclusive_cumsum, hcat
                        simulate, stepped_columns, table_order, walks)
 from .keymodel import held_pages
 from .dirtypages import run_args
-from .pool import hold_capacity, run_pool_model, under_writes
+from .pool import hold_capacity, run_pool_model, small_pool_start, under_writes
 from .undomodel import (PURGE_LAG_OPS, Sweeps, forecast_txns_per_undo_page, measured_purge_lag, measured_sweep_ops,
                         sweep_ops_of, undo_refs, undo_space, undo_txns_per_page, without_rseg_pages, write_txns)
 from .undomodel import purge_refs as undo_purge_refs
@@ -400,7 +400,7 @@ def pool_of(run: dict, writes: bool = False):
     LRU batches free frames for dirty pages and the data pages swing (MySQL 9.7, sysbench-oltp-rw
     at 16M: a median of 450 of 1,024; the table then read +40% with it, -5.3% without)."""
     srv, bp, res = (run.get(k) or {} for k in ("server", "buffer_pool", "result"))
-    pool = run_pool_model(srv, bp, res.get("qps"))
+    pool = small_pool_start(run_pool_model(srv, bp, res.get("qps")), bp.get("pages_data_before"))
     if writes:
         pool = under_writes(pool)
     held = None if writes else held_pages(run.get("samples") or [], pool.pool_pages)

@@ -232,3 +232,19 @@ def hold_capacity(pool: PoolModel, held: int | None, variables: dict | None) -> 
 
         return dataclasses.replace(pool, capacity_pages=held)
     return pool
+
+
+def small_pool_start(pool: PoolModel, measured: int | None) -> PoolModel:
+    """A MariaDB pool too small for the free target (pool_model's small-pool branch, which leaves
+    its start-up pages out) with the data pages a mixed run measured it held before its first
+    query (buffer_pool.pages_data_before): they hold frames at the LRU tail until a batch evicts
+    them, as in a larger pool. At 6M (379 frames, a list of 32..256) a restarted server held
+    143-201 of them; without them a read-only run whose hot pages fit the list never met a batch:
+    sysbench-oltp-ro on 40k rows, 2,000 operations, read 246-286 pages where the model had 197
+    (-20% .. -31%), with them -4.2% .. -10.6% (docs/workloads.md, "The presets at CI's size"); at
+    16M, 300k rows, 20,000 operations +1.2% -> +1.6%. Write runs do not move (undomodel's rollback
+    segment pages take them all). Mixed runs only: the single-table model (predict.py) is held at
+    8M without them and was not measured with them."""
+    if pool.start_pages or not pool.cleaner_batch or pool.ra_rule != RA_RULE_MARIADB or not measured:
+        return pool
+    return dataclasses.replace(pool, start_pages=min(max(0, int(measured)), pool.pool_pages))

@@ -113,7 +113,61 @@ def check_preset(doc: dict, stdout: str, preset: str, flavor: str) -> None:
     for s in spec.streams:
         assert s.name[:4] in stdout
     assert "pages read" in stdout and table[:6] in stdout
-    assert doc["prediction"] is None or "pages_read" in doc["prediction"]
+    check_prediction(doc, stdout, preset, flavor, table)
+
+
+# The model's error held per preset and flavour at this size (table: its .ibd reads, the issue's
+# 5% where the runs allow it; all: the pool's Innodb_pages_read, undo and system pages included).
+# Measured 2026-11-29 on a shared 2-core machine, this module's sizes, each from a cold `loadgen up`
+# server (MariaDB 10.11.19 local 6M: 4 runs; MySQL 9.7.4 docker 8M: 2 or 3, docs/workloads.md, "The
+# presets at CI's size"); the bound is the worst run with a margin. Where it is wider than 5% the
+# cause is named where found, not fixed. 6,000 operations instead of 2,000 did not bring ycsb-d,
+# ycsb-e or sysbench-oltp-rw nearer on MariaDB (-7.9%/+6.0%, +7.2%/+7.8%, +17%/+27%): not a
+# start-up effect, so the size stays.
+BOUNDS_PCT = {
+    # (table, all)
+    ("mariadb", "ycsb-a"): (7, 15),  # table +3.6 .. +4.9%, all -10.4 .. +7.0%
+    ("mariadb", "ycsb-b"): (5, 13),  # -0.1 .. +2.9%, all -1.6 .. -8.7%
+    ("mariadb", "ycsb-c"): (5, 5),  # +0.9 .. +2.3% (the start-up pages: pool.small_pool_start)
+    # the table -7.2 .. -11.9%: reads of `latest` keys at the end of the tree; not found why
+    ("mariadb", "ycsb-d"): (16, 25),  # all -6.5 .. -18.9%
+    # +6.4 .. +7.6%: the model's linear read-ahead reads 992-1,002 pages where the server's read 97-160
+    ("mariadb", "ycsb-e"): (10, 6),  # all -2.7 .. +2.2%
+    ("mariadb", "ycsb-f"): (5, 22),  # -0.8 .. +1.2%, all -7.1 .. -17.0%
+    # -4.5%, -10.6%, -4.5%, -4.2%: ~250-290 pages read, 246 vs 286 between two runs of the same ops
+    # (-20% .. -31% before pool.small_pool_start gave the model the 143-201 start-up pages)
+    ("mariadb", "sysbench-oltp-ro"): (15, 15),
+    # +1.0%, +10.9%, +11.7%, +4.3% (k_1's leaves: the model reads 353-363 of its 59; not found why)
+    ("mariadb", "sysbench-oltp-rw"): (16, 25),  # all -20.4 .. +1.9% (the undo side at 6M); a 5th run +5.6%, -7.5%
+    # MySQL: the undo side at 8M (undo_00N's pages and ibtmp1's, read by purge's walks) is
+    # what the pool's whole reads miss; ycsb-e as on MariaDB (the model read ahead 2,337 pages, the
+    # server 824)
+    ("mysql", "ycsb-a"): (5, 25),  # table -0.5%, +0.1%, +1.0%; all -14.2 .. -15.0%
+    ("mysql", "ycsb-b"): (5, 50),  # +0.2 .. +0.7%, all -37.2 .. -38.1% (undo_00N, ibtmp1: 980 pages; model 125)
+    ("mysql", "ycsb-c"): (5, 5),  # +2.5 .. +3.2%, all +2.7 .. +3.4%
+    ("mysql", "ycsb-d"): (15, 20),  # +9.1%, +10.0%; all -12.0%, -10.9%
+    ("mysql", "ycsb-e"): (45, 45),  # +32.9%, +35.2%; all +21.8%, +33.2%
+    ("mysql", "ycsb-f"): (5, 25),  # -3.0%, -2.0%; all -16.5%, -17.3%
+    ("mysql", "sysbench-oltp-ro"): (5, 5),  # +3.6% twice (the same 202 of 195), all +4.1%
+    # -3.2%, -5.0%, -11.6%, -9.0%; all -22.1%, -30.1%, -39.8%, -37.9%: the model's own inputs from the run (its purge
+    # walks and cleaner batches) move it, 612-792 pages predicted for 692-818 read
+    ("mysql", "sysbench-oltp-rw"): (18, 55),
+}
+
+
+def check_prediction(doc: dict, stdout: str, preset: str, flavor: str, table: str) -> None:
+    """The prediction is there for every preset at this size, and within its measured bound."""
+    assert "no prediction" not in stdout
+    p, bp = doc["prediction"], doc["buffer_pool"]
+    assert p is not None and p["model"] == "innodb-lru-mix", preset
+    t = p["tables"][table]
+    measured = bp["tables"][table]["file_pages_read"]
+    table_pct, all_pct = BOUNDS_PCT[(flavor, preset)]
+    print(f"{flavor} {preset}: table predicted {t['pages_read']:,}, measured {measured:,} ({t['error_pct']:+.1f}%); "
+          f"all predicted {p['pages_read']:,}, measured {bp['pages_read']:,} ({p['error_pct']:+.1f}%)")
+    assert t["measured_pages_read"] == measured and p["measured_pages_read"] == bp["pages_read"]
+    assert abs(t["pages_read"] - measured) <= table_pct / 100 * measured, (preset, t["error_pct"], table_pct)
+    assert abs(p["pages_read"] - bp["pages_read"]) <= all_pct / 100 * bp["pages_read"], (preset, p["error_pct"])
 
 
 @pytest.mark.mysqld
