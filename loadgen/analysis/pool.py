@@ -234,7 +234,7 @@ def hold_capacity(pool: PoolModel, held: int | None, variables: dict | None) -> 
     return pool
 
 
-def small_pool_start(pool: PoolModel, measured: int | None) -> PoolModel:
+def small_pool_start(pool: PoolModel, measured: object) -> PoolModel:
     """A MariaDB pool too small for the free target (pool_model's small-pool branch, which leaves
     its start-up pages out) with the data pages a mixed run measured it held before its first
     query (buffer_pool.pages_data_before): they hold frames at the LRU tail until a batch evicts
@@ -245,6 +245,9 @@ def small_pool_start(pool: PoolModel, measured: int | None) -> PoolModel:
     16M, 300k rows, 20,000 operations +1.2% -> +1.6%. Write runs do not move (undomodel's rollback
     segment pages take them all). Mixed runs only: the single-table model (predict.py) is held at
     8M without them and was not measured with them."""
-    if pool.start_pages or not pool.cleaner_batch or pool.ra_rule != RA_RULE_MARIADB or not measured:
+    # a result file is the user's: a count that is not a number is ignored, not int()'ed
+    if isinstance(measured, bool) or not isinstance(measured, (int, float)) or not 0 < measured < 2**63:
         return pool
-    return dataclasses.replace(pool, start_pages=min(max(0, int(measured)), pool.pool_pages))
+    if pool.start_pages or not pool.cleaner_batch or pool.ra_rule != RA_RULE_MARIADB:
+        return pool
+    return dataclasses.replace(pool, start_pages=min(int(measured), pool.pool_pages))

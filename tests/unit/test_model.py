@@ -181,3 +181,19 @@ def test_forecast_curve_is_monotone_and_flat_for_interleaved():
     assert reads == sorted(reads, reverse=True) and reads[0] > reads[-1]
     fa = forecast.forecast("interleaved", 10, 2, g, 32 << 20, curve_pools=pools)
     assert max(p.reads for p in fa.curve) - min(p.reads for p in fa.curve) < 20
+
+
+def test_a_small_mariadb_pool_starts_with_the_pages_its_run_held():
+    """pool.small_pool_start: a MariaDB pool under the free target (6M) takes the data pages the
+    run held before its first query; a larger pool, MySQL, and a count that is not a number
+    (a result file is the user's) leave the pool as it was."""
+    from loadgen.analysis.pool import pool_model, small_pool_start
+
+    small = pool_model(6 << 20, {}, "mariadb", 1000.0)
+    assert small.start_pages == 0 and small.cleaner_batch
+    assert small_pool_start(small, 170).start_pages == 170
+    assert small_pool_start(small, 10**9).start_pages == small.pool_pages
+    for hostile in ("170", None, True, -5, float("nan"), 2**70):
+        assert small_pool_start(small, hostile) == small
+    mysql = pool_model(6 << 20, {}, "mysql", 1000.0)
+    assert small_pool_start(mysql, 170) == mysql
