@@ -6,9 +6,11 @@ The model holds one figure for the pages a pool keeps (the page cleaner's free t
 pages); the server's swings around it from one second to the next and with what ran before its
 restart. Where the workload's pages just fit, that swing decides whether they stay: MySQL's
 read/write capture at 48M is read 6-9 points higher with the list 10 pages shorter. So the model
-simulates the pool again with HELD_SPREAD_PAGES fewer and more pages held and the reads it gets
-there are an envelope the prediction may sit anywhere in (as the cleaner's phases are,
-intervals.interval): wide where the curve is steep at the pool, nothing where it is flat.
+simulates the pool again with HELD_SPREAD_PAGES_* fewer and more pages held, and how far the reads
+it gets there reach from the estimate is a source of error on each side of its interval
+(intervals.interval: a knife edge is one-sided, 38 pages fewer can cost far more than 38 more
+save), in quadrature with the others: wide where the curve is steep at the pool, next to nothing
+where it is flat (a reach well under the margin adds little to it).
 
 How many pages: what the servers' pages held were measured to swing by under writes.
   - MySQL 9.7: the LRU list the page cleaner leaves at 48M held 2,043-2,119 pages in four runs'
@@ -37,13 +39,15 @@ def spread_pages(pool) -> int:
 
 def shifted(pool, pages: int):
     """The pool holding `pages` more data pages (fewer where negative) than the model's figure:
-    MySQL's timed page cleaner under writes leaves `pages` fewer free frames (cleaner_depth);
+    MySQL's timed page cleaner under writes leaves `pages` fewer free frames (cleaner_depth, at
+    most every frame);
     a MySQL pool with one batch holds `pages` fewer start-up pages; MariaDB's LRU list is
     `pages` longer (capacity_pages). None where the pool has no such room (the list would go
     under one page)."""
     if pool.cleaner_depth and pool.cleaner_ticks == 0:
-        depth = pool.cleaner_depth - pages
-        return dataclasses.replace(pool, cleaner_depth=depth) if 0 < depth < pool.pool_pages else None
+        # no more free frames than the pool has (MySQL 16M: the depth, 1,024, is every frame)
+        depth = min(pool.cleaner_depth - pages, pool.pool_pages)
+        return dataclasses.replace(pool, cleaner_depth=depth) if depth > 0 else None
     if pool.cleaner_depth:
         start = pool.start_pages - pages
         return dataclasses.replace(pool, start_pages=start) if 0 <= start < pool.pool_pages else None
