@@ -17,6 +17,10 @@ error the model knows it cannot see, each as pages:
     starting can differ by START_PAGES_SPREAD either way.
   - sampling: miniatures and scaled copies carry a standard error; the interval spans +-2 SE.
   - a mix's writes (for_mix): the mix model's guesses on purge lag and secondary entries.
+  - the pages held, for a mix or a captured trace (heldspread.py): how far the reads the model
+    gets with the pool holding a measured spread of pages more .. fewer reach, each side on its
+    own (a knife edge is one-sided), in quadrature with the margin: wide where the prediction
+    sits on a knife edge, next to nothing where the curve is flat.
   - a calibrated floor, per server: a relative margin fitted on measured runs
     (bench/bench_intervals.py) for what none of the above names, on the workloads those runs
     hold (the built-in orders, FITTED_KEY_ORDERS); others keep the wider floors of before.
@@ -71,21 +75,29 @@ def margin_pages(reads: float, se: float = 0.0, read_ahead: bool = False, swing_
 
 def interval(reads: int, cleaner: tuple[int, int] | None = None, se: float = 0.0, read_ahead: bool = False,
              swing_reads: float = 0.0, start_unknown: bool = False,
-             floor_rel: float | None = None) -> tuple[int, int]:
+             floor_rel: float | None = None, held: tuple[int, int] | None = None) -> tuple[int, int]:
     """(low, high) pages read around the estimate `reads`: the cleaner's range (None: no timed batch
-    placed by the model) widened on both sides by margin_pages. Always low <= reads <= high."""
+    placed by the model) widened on both sides by margin_pages; held: the reads with the pages held
+    a spread more .. fewer (heldspread.py), a source of its own on each side (a knife edge is not
+    symmetric: fewer pages held can cost far more than more save), in quadrature with the margin,
+    so a flat curve's few pages leave the interval as it was. Always low <= reads <= high."""
     m = margin_pages(reads, se, read_ahead, swing_reads, start_unknown, floor_rel)
+    below = math.hypot(m, max(0, reads - held[0])) if held else m
+    above = math.hypot(m, max(0, held[1] - reads)) if held else m
     lo, hi = (min(reads, cleaner[0]), max(reads, cleaner[1])) if cleaner else (reads, reads)
-    return max(0, math.floor(lo - m)), math.ceil(hi + m)
+    return max(0, math.floor(lo - below)), math.ceil(hi + above)
 
 
 def for_pool(reads: int, pool, cleaner: tuple[int, int] | None = None, se: float = 0.0,
              start_measured: bool = False, hist=None, floor_rel: float | None = None,
-             spread_pages: int | None = None, fitted: bool = True) -> tuple[int, int]:
+             spread_pages: int | None = None, fitted: bool = True,
+             held: tuple[int, int] | None = None) -> tuple[int, int]:
     """interval() with the sources a pool model (pool.PoolModel) implies: read-ahead when it is on,
     the pages held uncertain by spread_pages (default CAPACITY_SPREAD_PAGES; its cost in reads from
     hist, the plain-LRU stack histogram; none without it), start-up pages on MySQL unless a run
-    measured them. fitted: the workload is one the grid's floors were fitted on (floor_of)."""
+    measured them. fitted: the workload is one the grid's floors were fitted on (floor_of);
+    held: the reads with the pages held a spread more .. fewer (heldspread.envelope), each side's
+    reach a source of its own (interval)."""
     from .pool import RA_RULE_MYSQL
 
     mysql = pool.ra_rule == RA_RULE_MYSQL
@@ -96,7 +108,8 @@ def for_pool(reads: int, pool, cleaner: tuple[int, int] | None = None, se: float
     elif floor_rel is None:
         floor_rel = floor_of(pool, fitted)
     return interval(reads, cleaner, se, read_ahead=pool.ra_threshold > 0, swing_reads=swing,
-                    start_unknown=mysql and not start_measured and bool(pool.start_pages), floor_rel=floor_rel)
+                    start_unknown=mysql and not start_measured and bool(pool.start_pages), floor_rel=floor_rel,
+                    held=held)
 
 
 def floor_of(pool, fitted: bool = True) -> float:
@@ -153,24 +166,37 @@ UNDO_SPREAD_REL = 0.40
 
 
 def table_interval(reads: int, pool, writes: bool = False,
-                   cleaner_rel: tuple[float, float] | None = None, undo: int = 0, se: float = 0.0) -> tuple[int, int]:
+                   cleaner_rel: tuple[float, float] | None = None, undo: int = 0, se: float = 0.0,
+                   held: tuple[int, int] | None = None) -> tuple[int, int]:
     """(low, high) of one part of a mix or an op trace (a table, or the total): read-ahead jitter
     where it is on, the calibrated floor, the write-side guesses when it writes (and the undo
     side's, UNDO_SPREAD_REL of its `undo` pages), and MySQL's cleaner range (the phases' fewest
     and most misses, as a share of their mean: cleaner_rel) scaled to the part; se: a miniature's
-    standard error of the part (tracesample.py)."""
+    standard error of the part (tracesample.py); held: the part's reads with the pages held a
+    spread more .. fewer (heldspread.py, interval)."""
     env = (round(reads * cleaner_rel[0]), round(reads * cleaner_rel[1])) if cleaner_rel else None
     swing = math.hypot(WRITE_SPREAD_REL * reads, UNDO_SPREAD_REL * undo) if writes else 0.0
     # no mixes or op traces on the grid the floors were fitted on: the wider ones (floor_of)
     return interval(reads, env, se=se, read_ahead=pool.ra_threshold > 0, swing_reads=swing,
-                    floor_rel=floor_of(pool, fitted=False))
+                    floor_rel=floor_of(pool, fitted=False), held=held)
 
 
-def for_mix(block: dict, pool, cleaner_rel: tuple[float, float] | None = None, writes: bool = False) -> None:
+def for_mix(block: dict, pool, cleaner_rel: tuple[float, float] | None = None, writes: bool = False,
+            held: dict | None = None) -> None:
     """Set reads_low/high (table_interval) on a mixed run's prediction block (mixmodel.predict)
     and on each of its tables; the total's with its undo pages (system_pages_read). Start-up
-    pages are the run's own (pool_of)."""
-    block["reads_low"], block["reads_high"] = table_interval(int(block.get("pages_read") or 0), pool, writes,
-                                                             cleaner_rel, int(block.get("system_pages_read") or 0))
-    for t in (block.get("tables") or {}).values():
-        t["reads_low"], t["reads_high"] = table_interval(int(t.get("pages_read") or 0), pool, writes, cleaner_rel)
+    pages are the run's own (pool_of). held: (reads with fewer, with more pages held) of the
+    total ("*") and of each table (heldspread.py), where the model simulated them."""
+    held = held or {}
+
+    def env(key: str, reads: int):
+        got = held.get(key)
+        return (min(reads, *got), max(reads, *got)) if got else None
+
+    total = int(block.get("pages_read") or 0)
+    block["reads_low"], block["reads_high"] = table_interval(total, pool, writes, cleaner_rel,
+                                                             int(block.get("system_pages_read") or 0),
+                                                             held=env("*", total))
+    for name, t in (block.get("tables") or {}).items():
+        reads = int(t.get("pages_read") or 0)
+        t["reads_low"], t["reads_high"] = table_interval(reads, pool, writes, cleaner_rel, held=env(name, reads))

@@ -55,9 +55,9 @@ import numpy as np
 from ..errors import UsageError
 from ..workload import mix as mixspec
 from ..workload.opstream import Generator
-from . import changebuf, intervals, mixpages
-from .mixpages import (PRIMARY, Refs, Space, Trace, Tree, exclusive_cumsum, hcat, point_refs, scan_refs,
-                       simulate, stepped_columns, table_order, walks)
+from . import changebuf, heldspread, intervals, mixpages
+from .mixpages import (Refs, Space, Trace, Tree, exclusive_cumsum, hcat, point_refs, scan_refs,
+                       simulate, stepped_columns, table_order, table_reads, walks)
 from .keymodel import held_pages
 from .dirtypages import run_args
 from .pool import hold_capacity, run_pool_model, small_pool_start, under_writes
@@ -460,17 +460,11 @@ def predict(run: dict, own_undo: bool = True) -> dict | None:
     span: list = []
     sim = simulate(trace, space, pool, first.all_leaves, span, run_args(pool, run),
                    changebuf.kernel_args(run, pool, buffers))
-    reads = np.frombuffer(sim.reads, dtype=np.uint32)
-    out_tables: dict[str, dict] = {}
-    for (name, idx), tree in space.trees.items():
-        qualified = f"{tables[name].get('database') or ds.get('database')}.{tables[name].get('table') or name}"
-        got = int(reads[tree.base:tree.base + tree.n_pages].sum(dtype=np.uint64))
-        if name == order[0] and idx == PRIMARY:
-            got += sim.filler_reads  # MySQL's read-ahead of the first extent's non-leaf pages
-        t = out_tables.setdefault(qualified, {"pages_read": 0, "indexes": {}})
-        t["pages_read"] += got
-        t["indexes"][idx] = {"pages_read": got, "leaf_pages": tree.all_leaves, "grown_leaves": tree.grown}
-    system = int(reads[space.system_base:space.n_pages].sum(dtype=np.uint64))
+    out_tables, system = table_reads(sim, space, tables, ds.get("database"), order[0])
+    # the pool again with the pages held a spread fewer and more (heldspread.py): an envelope in the interval
+    held = heldspread.of_mix(lambda p: simulate(trace, space, p, first.all_leaves, None, run_args(p, run),
+                                                changebuf.kernel_args(run, p, buffers)),
+                             lambda got: table_reads(got, space, tables, ds.get("database"), order[0]), pool)
     block = {
         "model": MODEL,
         # the tables' and the undo pages' (equal to the pool's misses; with MySQL's cleaner phases
@@ -494,6 +488,8 @@ def predict(run: dict, own_undo: bool = True) -> dict | None:
     }
     # how far it can be off: reads_low/high on the total and on each table (analysis/intervals.py)
     rel = (span[0] / sim.misses, span[1] / sim.misses) if sim.misses and span[0] != span[1] else None
-    intervals.for_mix(block, pool, rel, spec.writes)
+    intervals.for_mix(block, pool, rel, spec.writes, held)
+    if held:
+        block["held_spread"] = heldspread.block(block["pages_read"], *held["*"], heldspread.spread_pages(pool))
     return block
 

@@ -176,6 +176,22 @@ def simulate(trace: Trace, space: Space, pool, leaf_pages: int, span: list | Non
     return mean_sim(runs)
 
 
+def table_reads(sim, space: Space, tables: dict, database: str | None, first: str) -> tuple[dict, int]:
+    """A simulation's reads per table (by its qualified name, with its indexes') and on the system
+    pages; the first table's clustered index has MySQL's read-ahead of the first extent's non-leaf pages."""
+    reads = np.frombuffer(sim.reads, dtype=np.uint32)
+    out: dict[str, dict] = {}
+    for (name, idx), tree in space.trees.items():
+        qualified = f"{tables[name].get('database') or database}.{tables[name].get('table') or name}"
+        got = int(reads[tree.base:tree.base + tree.n_pages].sum(dtype=np.uint64))
+        if name == first and idx == PRIMARY:
+            got += sim.filler_reads
+        t = out.setdefault(qualified, {"pages_read": 0, "indexes": {}})
+        t["pages_read"] += got
+        t["indexes"][idx] = {"pages_read": got, "leaf_pages": tree.all_leaves, "grown_leaves": tree.grown}
+    return out, int(reads[space.system_base:space.n_pages].sum(dtype=np.uint64))
+
+
 def mean_sim(runs: list) -> native.MixSim:
     """The pool's runs over MySQL's cleaner phases as one (model.mean_over_phases): each counter's and
     each page's reads' mean, rounded; one run as it is."""

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..errors import UsageError
 from ..workload import optrace as ot
-from . import changebuf
+from . import changebuf, heldspread
 from . import mixmodel as mm
 from . import mixpages as mp
 from .pool import under_writes
@@ -339,8 +339,12 @@ def predict(path, tables: dict[str, dict], pools: list, flavor: str = "mariadb",
     first = space.tree_of(order[0], None)
     done = 0
     write_share = sum(plan.ops[op] for op in ("update", "delete", "insert")) / max(1, sum(plan.ops.values()))
-    with PoolFeed(space, [p for _, p in pools], first.all_leaves, (order[0], mp.PRIMARY), write_share,
-                  count, buffers) as feed:
+    base = [p for _, p in pools]
+    # each exact pool again with the pages held a spread fewer and more (heldspread.py): the
+    # interval's envelope where the prediction sits on a knife edge; a miniature's has its SE
+    spread = heldspread.pairs(base, write_share, count)
+    with PoolFeed(space, base + [q for two in spread.values() for q in two], first.all_leaves,
+                  (order[0], mp.PRIMARY), write_share, count, buffers, exact_from=len(base)) as feed:
         while chunks:  # each chunk's references simulated while the next one's are built, then dropped
             stream, key, length, txn = chunks.pop(0)
             trace = mp.Trace()
@@ -348,29 +352,43 @@ def predict(path, tables: dict[str, dict], pools: list, flavor: str = "mariadb",
             feed.feed(*trace.arrays())
             done += len(stream)
         results = feed.close()
+    shifted = dict(zip(spread, zip(results[len(base)::2], results[len(base) + 1::2])))
     out = {"model": MODEL, "trace": str(path), "operations": count, "simulated": done,
            "skipped": {k: v for k, v in plan.skipped.items() if v}, "operations_by_kind": dict(plan.ops),
            "pools": []}
-    for (pool_bytes, pool), res in zip(pools, results):
-        per: dict[str, dict] = {}
-        for (name, idx), got in res.trees.items():
-            t = per.setdefault(name, {"pages_read": 0, "indexes": {}})
-            t["pages_read"] += got
-            t["indexes"][idx] = got
+    for i, ((pool_bytes, pool), res) in enumerate(zip(pools, results)):
+        per = _per_table(res)
         total = sum(t["pages_read"] for t in per.values()) + res.system
-        low, high = for_pool(total, pool, se=res.se, fitted=False)  # no op traces on the grid
+        # part -> (reads with fewer, with more pages held)
+        held = heldspread.by_part([(_per_table(r), r.system) for r in shifted[i]]) if i in shifted else {}
+        low, high = for_pool(total, pool, se=res.se, fitted=False,  # no op traces on the grid
+                             held=heldspread.envelope(total, *held["*"]) if held else None)
         for name, t in per.items():  # each table's own interval: the same sources as a mix's tables
-            t["low"], t["high"] = table_interval(t["pages_read"], pool, spec.writes, se=res.table_se.get(name, 0.0))
+            env = heldspread.envelope(t["pages_read"], *held[name]) if name in held else None
+            t["low"], t["high"] = table_interval(t["pages_read"], pool, spec.writes, se=res.table_se.get(name, 0.0),
+                                                 held=env)
         block = {"pool_bytes": pool_bytes, "pool_pages": pool.pool_pages, "capacity_pages": pool.capacity_pages,
                  "pages_read": total, "low": low, "high": high, "system_pages_read": res.system,
                  "read_requests": res.refs, "hit_ratio": 1.0 - total / res.refs if res.refs else None,
                  "dirty_evictions": res.dirty_evicted, "tables": per}
         if res.change_buffer is not None:
             block["change_buffer"] = res.change_buffer
+        if held:  # the pages held a spread fewer and more: how much the prediction moves
+            block["held_spread"] = heldspread.block(total, *held["*"], heldspread.spread_pages(pool))
         if res.rate < 1:  # a miniature (tracesample.py): its sampling rate and standard error
             block["sampled"] = {"rate": round(res.rate, 4), "se_pages": round(res.se)}
         out["pools"].append(block)
     return out
+
+
+def _per_table(res) -> dict[str, dict]:
+    """A pool's reads per table, with its indexes'."""
+    per: dict[str, dict] = {}
+    for (name, idx), got in res.trees.items():
+        t = per.setdefault(name, {"pages_read": 0, "indexes": {}})
+        t["pages_read"] += got
+        t["indexes"][idx] = got
+    return per
 
 
 def _dense_txns(chunks: list) -> tuple[list, int]:
@@ -448,6 +466,7 @@ class TraceModel:
                     "read_requests": p["read_requests"], "hit_ratio": p["hit_ratio"],
                     "capacity_pages": p["capacity_pages"], "pool_pages": p["pool_pages"], "qps": round(qps, 1),
                     "operations_simulated": doc["simulated"], **extra,
+                    **({"held_spread": p["held_spread"]} if p.get("held_spread") else {}),
                     "tables": {name: {"pages_read": t["pages_read"], "reads_low": t["low"], "reads_high": t["high"],
                                       "indexes": {i: {"pages_read": n} for i, n in t["indexes"].items()}}
                                for name, t in p["tables"].items()}}

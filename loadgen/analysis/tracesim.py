@@ -28,10 +28,15 @@ class PoolFeed:
     """Each pool's simulations (pool.PoolModel: one a cleaner phase), fed the same chunks in order."""
 
     def __init__(self, space: Space, pools: list, leaf_pages: int, first: tuple | None = None,
-                 write_share: float = 0.0, ops: int | None = None, buffers: frozenset = frozenset()):
+                 write_share: float = 0.0, ops: int | None = None, buffers: frozenset = frozenset(),
+                 exact_from: int | None = None):
+        """exact_from: the pools from this one on are simulated exactly and are no curve's (heldspread.py's
+        shifted pools); the ones before it are a curve where there are several (miniatures where
+        tracesample says so)."""
         self.buffers = buffers  # MySQL's change buffer (changebuf.kinds_of): its kernel args a pool
         self.space, self.first = space, first or ts.first_key(space)
-        self.rates = [ts.pool_rate(p, len(pools) > 1, write_share, ops) for p in pools]
+        n = len(pools) if exact_from is None else exact_from
+        self.rates = [ts.pool_rate(p, n > 1, write_share, ops) if i < n else 1.0 for i, p in enumerate(pools)]
         samples: dict[float, ts.Sample | None] = {}
         for r in self.rates:
             if r < 1 and r not in samples:

@@ -146,5 +146,11 @@ def _print(doc: dict, meta: dict) -> None:
         rates = ", ".join(f"{100 * p['sampled']['rate']:.1f}%" for p in sampled)
         err.print(f"[dim]{names}: simulated on a sample of the leaves ({rates}); the intervals hold +-2 standard "
                   "errors of the sampling (one --pool alone is simulated exactly)[/]", highlight=False)
+    from ..analysis.heldspread import note
+
+    for p in pools:  # an interval wide because the prediction sits on a knife edge says so
+        line = note(format_bytes(p["pool_bytes"]), p.get("held_spread"))
+        if line:
+            err.print(f"[yellow]{line}[/]", highlight=False)
     for why, n in doc["skipped"].items():
         err.print(f"[dim]not simulated: {n:,} operations, {why}[/]", highlight=False)

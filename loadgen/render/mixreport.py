@@ -77,11 +77,26 @@ def summary_lines(result: RunResult) -> list[str]:
     note = change_buffer_note(result)
     if note:
         lines.append(note)
+    note = knife_edge_note(result)
+    if note:
+        lines.append(note)
     for name, s in (result.result.get("streams") or {}).items():
         for e in s.get("executions") or []:
             lines.append(f"{name}: {e.get('start_s')} s .. {e.get('end_s')} s, mix ops {fmt(e.get('ops_before'))} .. "
                          f"{fmt(e.get('ops_after'))}" + (f", error: {e['error']}" if e.get("error") else ""))
     return lines
+
+
+def knife_edge_note(result: RunResult) -> str | None:
+    """A line where the prediction's interval is wide because the model's reads move that much with
+    a few pages held more or fewer (analysis/heldspread.py)."""
+    from ..analysis.heldspread import note
+    from ..units import format_bytes
+
+    if result.prediction is None:
+        return None
+    pool = int((result.server or {}).get("innodb_buffer_pool_size") or 0)
+    return note(f"the {format_bytes(pool)} pool" if pool else "the pool", result.prediction.extra.get("held_spread"))
 
 
 def change_buffer_note(result: RunResult) -> str | None:

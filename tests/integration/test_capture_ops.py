@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from ..accuracy import Point, check
 from ..conftest import require, run_loadgen
 from .test_foreign_traffic import _pages_read, _sql, _sysbench, local_log
 
@@ -47,7 +48,12 @@ CASES = [
 # the tables, the server, its 384 headers read every walk, did not): held to 30% and 35%. The 48M
 # case is the one that guards the walks (main before them fails it); the 16M one that the model
 # stays near.
+# At 48M the prediction sits on a knife edge (analysis/heldspread.py: 38 pages held more or fewer, -45% .. +25%
+# in two runs of 29 November 2026, -16.2% and -12.3% against the server, outside the intervals of before and
+# inside these), and its interval spans that: the server's pages read are held to it too (the miss a 95%
+# interval makes now and then allowed within 2x, tests/accuracy.py).
 MYSQL_CASES = [("oltp_read_write", "uniform", 2_000, 16, 30.0), ("oltp_read_write", "uniform", 2_000, 48, 35.0)]
+MYSQL_IN_INTERVAL = {48}  # pools whose interval holds the measured reads
 
 
 @pytest.fixture(scope="module")
@@ -130,10 +136,15 @@ def test_sysbench_captured_whole_and_predicted_within_the_bound(sysbench_tables,
 @pytest.mark.parametrize("script,rand_type,events,pool_mib,bound_pct", MYSQL_CASES)
 def test_sysbench_read_write_on_mysql_predicted_within_the_bound(sysbench_mysql, tmp_path, script, rand_type, events,
                                                                  pool_mib, bound_pct):
-    _check(sysbench_mysql, tmp_path, script, rand_type, events, pool_mib, bound_pct)
+    doc, measured = _check(sysbench_mysql, tmp_path, script, rand_type, events, pool_mib, bound_pct)
+    if pool_mib in MYSQL_IN_INTERVAL:
+        p = doc["pools"][0]
+        assert p["held_spread"]["reach_pct"] >= 5.0, p["held_spread"]  # the knife edge the interval spans
+        check([Point(f"MySQL {script} at {pool_mib}M", measured, p["pages_read"], p["low"], p["high"],
+                     bound_pct / 100)])
 
 
-def _check(server, tmp_path, script, rand_type, events, pool_mib, bound_pct) -> None:
+def _check(server, tmp_path, script, rand_type, events, pool_mib, bound_pct) -> tuple[dict, int]:
     measured, doc, said = _measure(server, script, rand_type, events, pool_mib, tmp_path)
     cap = doc["capture"]
     # every statement on a table was modelled (sysbench's OLTP shapes), both tables seen
@@ -146,3 +157,4 @@ def _check(server, tmp_path, script, rand_type, events, pool_mib, bound_pct) -> 
     print(figures)
     assert measured > 500, figures  # the run really read from disk
     assert abs(p["pages_read"] - measured) <= bound_pct / 100 * measured, figures
+    return doc, measured

@@ -35,3 +35,19 @@ def test_mysql_says_what_the_model_buffered_mariadb_that_it_has_none():
     said = change_buffer_note(_run("mysql", "9.7.4", "all", k, 10, block))
     assert "23,553 changes buffered, 11,359 leaves merged" in said and "has none" not in said
     assert "has none" in change_buffer_note(_run("mariadb", "10.6.5", "all", k, 10))
+
+
+def test_a_mix_on_a_knife_edge_says_why_its_interval_is_wide():
+    from loadgen.render.mixreport import knife_edge_note, summary_lines
+
+    def run(reach: float) -> RunResult:
+        r = _run("mysql", "9.7.4", None, {}, 10, {"model": "innodb-lru-mix", "pages_read": 3_940, "held_spread": {
+            "pages": 38, "reads_fewer_held": 4_913, "reads_more_held": 2_166, "reach_pct": reach}})
+        r.server["innodb_buffer_pool_size"] = 48 << 20
+        return r
+
+    said = knife_edge_note(run(45.3))
+    assert said.startswith("the 48 MiB pool is on a knife edge: 38 pages held more or fewer") and "45%" in said
+    assert said in summary_lines(run(45.3))
+    assert knife_edge_note(run(1.7)) is None  # a flat curve: no note
+    assert knife_edge_note(_run("mysql", "9.7.4", None, {}, 10)) is None  # no prediction

@@ -1,0 +1,112 @@
+"""The pages a pool holds, uncertain: how far a mix's or a captured trace's prediction moves when
+the server holds a few pages fewer or more than the model (issues #21/#22, docs/capture.md, "48M,
+what the server re-reads").
+
+The model holds one figure for the pages a pool keeps (the page cleaner's free target, the start-up
+pages); the server's swings around it from one second to the next and with what ran before its
+restart. Where the workload's pages just fit, that swing decides whether they stay: MySQL's
+read/write capture at 48M is read 6-9 points higher with the list 10 pages shorter. So the model
+simulates the pool again with HELD_SPREAD_PAGES_* fewer and more pages held, and how far the reads
+it gets there reach from the estimate is a source of error on each side of its interval
+(intervals.interval: a knife edge is one-sided, 38 pages fewer can cost far more than 38 more
+save), in quadrature with the others: wide where the curve is steep at the pool, next to nothing
+where it is flat (a reach well under the margin adds little to it).
+
+How many pages: what the servers' pages held were measured to swing by under writes.
+  - MySQL 9.7: the LRU list the page cleaner leaves at 48M held 2,043-2,119 pages in four runs'
+    snapshots (bench/lru_content.py, every 2 s), +-38 around their middle.
+  - MariaDB: its free list swings by scan_depth/2 in batches, which the model simulates
+    (pool.PoolModel.cleaner_batch); what is left is intervals.CAPACITY_SPREAD_PAGES (16), the
+    spread the grid's floors were fitted with.
+The calibrated grid (single-table orders and key streams, intervals.for_pool with its stack
+histogram) keeps its own term: this one is for the mix and trace models only.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+HELD_SPREAD_PAGES_MYSQL = 38
+HELD_SPREAD_PAGES_MARIADB = 16  # intervals.CAPACITY_SPREAD_PAGES
+# a note says why an interval is wide where the envelope reaches further than this share of the
+# estimate: beyond what the calibrated floors (3.4% / 4.6% for mixes and traces) would give alone
+NOTE_REL = 0.05
+
+
+def spread_pages(pool) -> int:
+    """The pages held are uncertain by this many either way for the pool's server."""
+    return HELD_SPREAD_PAGES_MYSQL if pool.cleaner_depth else HELD_SPREAD_PAGES_MARIADB
+
+
+def shifted(pool, pages: int):
+    """The pool holding `pages` more data pages (fewer where negative) than the model's figure:
+    MySQL's timed page cleaner under writes leaves `pages` fewer free frames (cleaner_depth, at
+    most every frame);
+    a MySQL pool with one batch holds `pages` fewer start-up pages; MariaDB's LRU list is
+    `pages` longer (capacity_pages). None where the pool has no such room (the list would go
+    under one page)."""
+    if pool.cleaner_depth and pool.cleaner_ticks == 0:
+        # no more free frames than the pool has (MySQL 16M: the depth, 1,024, is every frame)
+        depth = min(pool.cleaner_depth - pages, pool.pool_pages)
+        return dataclasses.replace(pool, cleaner_depth=depth) if depth > 0 else None
+    if pool.cleaner_depth:
+        start = pool.start_pages - pages
+        return dataclasses.replace(pool, start_pages=start) if 0 <= start < pool.pool_pages else None
+    cap = pool.capacity_pages + pages
+    return dataclasses.replace(pool, capacity_pages=cap) if 0 < cap <= pool.pool_pages else None
+
+
+def pair(pool) -> tuple | None:
+    """(pool holding spread_pages fewer, pool holding that many more), or None where either has no room."""
+    n = spread_pages(pool)
+    fewer, more = shifted(pool, -n), shifted(pool, n)
+    return None if fewer is None or more is None else (fewer, more)
+
+
+def envelope(reads: int, fewer: int, more: int) -> tuple[int, int]:
+    """(low, high) of the reads with the pages held anywhere in the spread: the point and both ends."""
+    return min(reads, fewer, more), max(reads, fewer, more)
+
+
+def block(reads: int, fewer: int, more: int, pages: int) -> dict:
+    """The JSON block a prediction carries: the spread in pages and the reads at either end."""
+    lo, hi = envelope(reads, fewer, more)
+    reach = max(reads - lo, hi - reads)
+    return {"pages": pages, "reads_fewer_held": int(fewer), "reads_more_held": int(more),
+            "reach_pct": round(100.0 * reach / reads, 1) if reads else 0.0}
+
+
+def note(where: str, held: dict | None) -> str | None:
+    """One line where the spread makes the interval wide (reach over NOTE_REL), else None."""
+    if not held or held.get("reach_pct", 0.0) < 100 * NOTE_REL:
+        return None
+    return (f"{where} is on a knife edge: {held['pages']} pages held more or fewer move the prediction by up to "
+            f"{held['reach_pct']:.0f}% ({held['reads_more_held']:,} .. {held['reads_fewer_held']:,} pages read); "
+            "its interval spans that")
+
+
+def pairs(pools: list, write_share: float = 0.0, ops: int | None = None) -> dict[int, tuple]:
+    """{index: (fewer, more)} for each of a trace's pools simulated exactly (a miniature's interval
+    holds its sampling error instead: its shifted pools would be a few sampled frames apart)."""
+    from .tracesample import pool_rate
+
+    out = {}
+    for i, p in enumerate(pools):
+        two = pair(p) if pool_rate(p, len(pools) > 1, write_share, ops) >= 1 else None
+        if two:
+            out[i] = two
+    return out
+
+
+def by_part(parts: list[tuple[dict, int]]) -> dict[str, tuple[int, int]]:
+    """{part: (reads with fewer pages held, with more)} of the total ("*") and each table, from the
+    two shifted pools' ({table: {pages_read}}, system pages read)."""
+    got = [{"*": sum(t["pages_read"] for t in tables.values()) + system,
+            **{n: t["pages_read"] for n, t in tables.items()}} for tables, system in parts]
+    return {k: (got[0][k], got[1].get(k, 0)) for k in got[0]}
+
+
+def of_mix(simulate, parts, pool) -> dict[str, tuple[int, int]]:
+    """by_part of a mix, or {} where the pool has no room: simulate(pool) -> the kernel's sim,
+    parts(sim) -> ({table: {pages_read}}, system pages read) (mixpages.table_reads)."""
+    two = pair(pool)
+    return by_part([parts(simulate(p)) for p in two]) if two else {}
