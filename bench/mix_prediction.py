@@ -5,10 +5,12 @@ against the same runs.
 
     ../.venv/bin/python mix_prediction.py RESULT.json ...
 
-Columns: the table's .ibd pages read (performance_schema) predicted and measured; the undo
-pages predicted beside every other file's reads (buffer_pool.files: ibdata1, MySQL's undo_00N,
-ibtmp1, mysql.ibd); the pool's whole Innodb_pages_read; the model's dirty evictions beside the
-server's LRU flushing.
+Columns: the run's rate (q/s: MariaDB's undo reads depend on it); the table's .ibd pages read
+(performance_schema) predicted and measured; the undo pages predicted beside every other file's
+reads (buffer_pool.files: ibdata1, MySQL's undo_00N, ibtmp1, mysql.ibd); the pool's whole
+Innodb_pages_read; the model's dirty evictions beside the server's LRU flushing; whether the
+measured table and all pages fall inside the prediction's interval (`tables[...].reads_low ..
+reads_high`, `prediction.reads_low .. reads_high`).
 """
 from __future__ import annotations
 
@@ -25,6 +27,13 @@ def pct(pred: int, meas: int) -> str:
     return f"{100 * (pred - meas) / meas:+.1f}%" if meas else "–"
 
 
+def inside(block: dict, meas: int) -> str:
+    low, high = block.get("reads_low"), block.get("reads_high")
+    if low is None or high is None:
+        return "–"
+    return f"{'yes' if low <= meas <= high else 'no'} ({low:,} .. {high:,})"
+
+
 def row(path: str) -> str:
     run = json.loads(Path(path).read_text())
     p = mixmodel.predict(run)
@@ -39,18 +48,21 @@ def row(path: str) -> str:
     flushed = bp.get("lru_flushed")
     if flushed is None:
         flushed = (bp.get("flush") or {}).get("lru_batch_flushed")
-    return (f"| {srv['flavor']} {srv.get('version', '')} | {name} | {pool} | {t['pages_read']:,} | {meas:,} | "
+    qps = (run.get("result") or {}).get("qps")
+    return (f"| {srv['flavor']} {srv.get('version', '')} | {name} | {pool} | {f'{qps:,.0f}' if qps else '–'} | "
+            f"{t['pages_read']:,} | {meas:,} | "
             f"{pct(t['pages_read'], meas)} | {p['system_pages_read']:,} | {undo:,} | {p['pages_read']:,} | "
             f"{bp['pages_read']:,} | {pct(p['pages_read'], bp['pages_read'])} | "
             f"{pct(fc['pages_read'], bp['pages_read'])} | "
             f"{p['dirty_evictions']:,} | "
-            f"{flushed if flushed is not None else '–':,} |")
+            f"{flushed if flushed is not None else '–':,} | {inside(t, meas)} | {inside(p, bp['pages_read'])} |")
 
 
 def main(paths: list[str]) -> None:
-    print("| server | preset | pool | table predicted | table measured | error | undo predicted | other files measured "
-          "| all predicted | all measured | error | all, forecast | dirty evicted (model) | LRU flushed (server) |")
-    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("| server | preset | pool | q/s | table predicted | table measured | error | undo predicted "
+          "| other files measured | all predicted | all measured | error | all, forecast | dirty evicted (model) "
+          "| LRU flushed (server) | table in interval | all in interval |")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|")
     for path in paths:
         print(row(path))
 
