@@ -14,6 +14,7 @@ reads_high`, `prediction.reads_low .. reads_high`).
 """
 from __future__ import annotations
 
+import gzip
 import json
 import sys
 from pathlib import Path
@@ -21,6 +22,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from loadgen.analysis import mixmodel
+
+
+def load(path: str) -> dict:
+    """A result file, or one kept gzipped (docs/data/mixruns/: the runs the tables were measured on)."""
+    raw = Path(path).read_bytes()
+    return json.loads(gzip.decompress(raw) if path.endswith(".gz") else raw)
 
 
 def pct(pred: int, meas: int) -> str:
@@ -35,7 +42,7 @@ def inside(block: dict, meas: int) -> str:
 
 
 def row(path: str) -> str:
-    run = json.loads(Path(path).read_text())
+    run = load(path)
     p = mixmodel.predict(run)
     fc = mixmodel.predict(run, own_undo=False)
     bp = run["buffer_pool"]
