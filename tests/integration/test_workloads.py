@@ -125,8 +125,8 @@ def check_preset(doc: dict, stdout: str, preset: str, flavor: str) -> None:
 # 4%, and MariaDB ycsb-b's whole reads at -16.8%: at this size the server's own reads move by ~10%
 # between runs, so the bounds cover every run seen (the lead's, 2026-11-29 15:00 UTC, included).
 # Where it is wider than 5% the cause is named where found, not fixed. 6,000 operations instead
-# of 2,000 did not bring ycsb-d, ycsb-e or sysbench-oltp-rw nearer on MariaDB (-7.9%/+6.0%, +7.2%/+7.8%, +17%/+27%): not a
-# start-up effect, so the size stays.
+# of 2,000 did not bring ycsb-d, ycsb-e or sysbench-oltp-rw nearer on MariaDB (-7.9%/+6.0%,
+# +7.2%/+7.8%, +17%/+27%): not a start-up effect, so the size stays.
 BOUNDS_PCT = {
     # (table, all)
     ("mariadb", "ycsb-a"): (7, 20),  # table +3.6 .. +4.9%, all -10.4 .. +7.0% (-13.0% at load 5)
