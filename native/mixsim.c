@@ -217,12 +217,14 @@ typedef struct {
     mix_state_t s;
     int32_t *map;
     uint64_t n_map;
+    pagemap_t pm; /* the map as the feed looks it up (pagemap.h) */
 } mini_state_t;
 
 static void drop_mini(PyObject *capsule) {
     mini_state_t *x = PyCapsule_GetPointer(capsule, MINI_CAPSULE);
     if (x) {
         mix_free(&x->s);
+        pagemap_free(&x->pm);
         free(x->map);
         free(x);
     }
@@ -277,6 +279,12 @@ PyObject *loadgen_mixmini_open(PyObject *self, PyObject *args) {
     memcpy(x->map, mv.buf, (size_t)mv.len);
     x->n_map = (uint64_t)mv.len / 4;
     PyBuffer_Release(&mv);
+    if (pagemap_build(&x->pm, x->map, x->n_map) < 0) {
+        mix_free(&x->s);
+        free(x->map);
+        free(x);
+        return PyErr_NoMemory();
+    }
     x->s.m.one_end = x->s.m.leaf_pages + more_ones; /* the other sampled pages follow its leaves */
     const char *bad = check_map(x, a.leaf_pages, more_ones);
     PyObject *capsule = bad ? NULL : PyCapsule_New(x, MINI_CAPSULE, drop_mini);
@@ -284,6 +292,7 @@ PyObject *loadgen_mixmini_open(PyObject *self, PyObject *args) {
         if (bad)
             PyErr_SetString(PyExc_ValueError, bad);
         mix_free(&x->s);
+        pagemap_free(&x->pm);
         free(x->map);
         free(x);
     }
@@ -308,7 +317,7 @@ PyObject *loadgen_mixmini_feed(PyObject *self, PyObject *args) {
     if (feed_trace(x != NULL, &pv, &fv, x ? x->n_map : 0) < 0)
         return NULL;
     Py_BEGIN_ALLOW_THREADS
-    mix_feed_mapped(&x->s, (const uint32_t *)pv.buf, (const uint8_t *)fv.buf, (uint64_t)pv.len / 4, x->map);
+    mix_feed_mapped(&x->s, (const uint32_t *)pv.buf, (const uint8_t *)fv.buf, (uint64_t)pv.len / 4, &x->pm);
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&pv);
     PyBuffer_Release(&fv);

@@ -13,6 +13,7 @@
  *   access     one page access and one page read: the three above brought together
  *   collapse   replaying a run of identical queries without all its references
  *   miniature  a sample of the extents standing for the whole table
+ *   pagemap.h  a mix's miniature: its map of the space's pages, compact (64-page blocks)
  *   pool       one simulated pool: configuration, set-up, feeding runs (lrusim_innodb)
  *   curve      many pools in one pass over a source (lrusim_curve)
  *   mattson    plain LRU for every pool size: stack distances (lrusim_mattson)

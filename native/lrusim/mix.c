@@ -68,12 +68,12 @@ void mix_feed(mix_state_t *s, const uint32_t *pages, const uint8_t *flags, uint6
     s->now_ms = now_ms;
 }
 
-void mix_feed_mapped(mix_state_t *s, const uint32_t *pages, const uint8_t *flags, uint64_t n, const int32_t *map) {
+void mix_feed_mapped(mix_state_t *s, const uint32_t *pages, const uint8_t *flags, uint64_t n, const pagemap_t *map) {
     double now_ms = s->now_ms, ms_per_query = s->m.ms_per_query;
     for (uint64_t i = 0; i < n; i++) {
         if (flags[i] & MIX_OP) /* the clock moves on every operation, sampled or not */
             now_ms += ms_per_query;
-        int32_t q = map[pages[i]];
+        int32_t q = pagemap_get(map, pages[i]);
         /* a step onto a page past the first table's leaves triggers no read-ahead (as in
          * read_ahead_mariadb); a miniature's leaf maps would not reach that far */
         if (q >= 0)

@@ -17,6 +17,7 @@
 
 #include "ibuf.h"
 #include "kernel.h"
+#include "pagemap.h"
 
 #define MIX_MOVE 1    /* the reference is a step to the next leaf (MariaDB's read-ahead trigger) */
 #define MIX_WRITE 2   /* the operation changes the page: dirty from here on */
@@ -54,10 +55,10 @@ int mix_begin(mix_state_t *s, const sim_cfg_t *c, const lru_params_t *p, uint64_
  * thread's merge reads a second. -1 on allocation failure (the state freed). */
 int mix_ibuf(mix_state_t *s, uint64_t max_entries, uint64_t merge_pages);
 void mix_feed(mix_state_t *s, const uint32_t *pages, const uint8_t *flags, uint64_t n);
-/* mix_feed of a miniature (loadgen/analysis/tracesample.py): map[page] is the simulated page
- * of each page of the space, or -1 for a page not sampled (its reference dropped, its operation's
- * time kept). */
-void mix_feed_mapped(mix_state_t *s, const uint32_t *pages, const uint8_t *flags, uint64_t n, const int32_t *map);
+/* mix_feed of a miniature (loadgen/analysis/tracesample.py): map gives the simulated page of
+ * each page of the space, or -1 for a page not sampled (its reference dropped, its operation's
+ * time kept); every page below map->n. */
+void mix_feed_mapped(mix_state_t *s, const uint32_t *pages, const uint8_t *flags, uint64_t n, const pagemap_t *map);
 void mix_end(mix_state_t *s, mix_counts_t *out, uint32_t *reads);
 void mix_free(mix_state_t *s);
 

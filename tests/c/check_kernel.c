@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "lrusim/kernel.h"
+#include "lrusim/pagemap.h"
 
 /* ---- sources ------------------------------------------------------------------------------- */
 
@@ -482,7 +483,46 @@ static void check_refusals(void) {
     check_refusal("refusal: a trace page beyond n_pages", rc, err, "trace[2] = 7 is not below n_pages");
 }
 
+/* A miniature's compact map (pagemap.h) gives every page what the full map does: runs of 64
+ * mapped pages off the blocks' edges, kept runs, lone pages, runs whose simulated pages jump (the
+ * full map's blocks) and a partial last block. */
+static void check_pagemap(void) {
+    enum { N = 64 * 40 + 17 };
+    int32_t *map = malloc(N * sizeof(int32_t));
+    uint64_t x = 12345, differ = 0, irregular = 0, mapped = 0;
+    int32_t next = 0;
+    for (uint64_t p = 0; p < N; p++) {
+        uint64_t unit = (p + 23) / 64; /* 64-page units off the 64-page blocks */
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        int on = unit % 3 == 0 || (p >= 1000 && p < 1300) || (x >> 60) == 0;
+        if (p >= 1600 && p < 1700 && p % 2)
+            on = 1; /* every other page: not one run */
+        if (p == 2000)
+            next += 5; /* a jump inside a run */
+        map[p] = on ? next++ : -1;
+    }
+    pagemap_t pm;
+    if (pagemap_build(&pm, map, N) < 0) {
+        printf("FAIL pagemap: out of memory\n");
+        n_failed++;
+        free(map);
+        return;
+    }
+    for (uint64_t p = 0; p < N; p++) {
+        differ += pagemap_get(&pm, (uint32_t)p) != map[p];
+        mapped += map[p] >= 0;
+    }
+    for (uint64_t k = 0; k < (N + 63) / 64; k++)
+        irregular += pm.blocks[k].base < 0;
+    field_t f[] = {U64("pages that differ", differ, 0), U64("some in the full map", irregular > 0, 1),
+                   U64("some mapped", mapped > 0, 1)};
+    check("pagemap: the compact map gives the full map's pages", f, N_FIELDS(f));
+    pagemap_free(&pm);
+    free(map);
+}
+
 int main(void) {
+    check_pagemap();
     check_innodb();
     check_mattson();
     check_curves();
