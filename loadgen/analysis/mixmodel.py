@@ -306,7 +306,7 @@ def add_ops(trace: Trace, mapper: Mapper, stream: np.ndarray, key: np.ndarray, l
                 purge.append((r_at[~plain], undo_purge_refs(space, t[~plain], mapper.sweeps.seen is None,
                                                             walks_at is None), 0 if walks_at is None else 1))
                 if walks_at is not None:
-                    mapper.pending.append((walks_at, undo_purge_refs(space, t[~plain], header=False)))
+                    mapper.sweeps.to_walk(walks_at, t[~plain])
         # then does its work in the B-trees
         for i in np.unique(stream[w_at]):
             where = by_stream[int(i)]

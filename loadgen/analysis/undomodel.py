@@ -243,7 +243,8 @@ class Sweeps:
     sequence is built chunk by chunk: ops between two (0: none), the next one's k (before op
     int(k * every)), each segment's last write's op (sweeps_due); MySQL (ibtmp1's segments): the
     headers touched so far (sweep_refs), and purge reads no header per log (purge_refs); whether
-    the walks read the logs' undo pages (walk_after)."""
+    the walks read the logs' undo pages (walk_after), and the logs each walk still has to read
+    (logs: (walk op, transaction) arrays, read in the walk's order: walk_refs)."""
 
     space: Space
     every: float
@@ -251,6 +252,7 @@ class Sweeps:
     rseg_last: np.ndarray
     seen: np.ndarray | None = None
     reads_logs: bool = False
+    logs: list = dataclasses.field(default_factory=list)
 
     @classmethod
     def of(cls, space: Space, every: float, reads_logs: bool = False) -> Sweeps:
@@ -279,6 +281,10 @@ class Sweeps:
         k += (k * self.every).astype(np.int64) < at
         return (k * self.every).astype(np.int64)
 
+    def to_walk(self, walks_at: np.ndarray, txn: np.ndarray) -> None:
+        """Logs (transactions txn) the walks at walks_at (walk_after) read."""
+        self.logs.append((walks_at.astype(np.int64), txn.astype(np.int64)))
+
     def due(self, start: int, n: int, w_ops: list, w_rsegs: list) -> tuple[np.ndarray, Refs] | None:
         """The walks before ops start..start+n-1 ((their ops, refs); None: none). w_ops, w_rsegs: the
         chunk's write transactions that left a log in the history, their ops and segments (arrays)."""
@@ -291,7 +297,70 @@ class Sweeps:
                                                 self.rseg_last)
         if not points:
             return None
-        return np.array(points, dtype=np.int64), sweep_refs(self.space, reads, self.seen)
+        if not self.reads_logs:
+            return np.array(points, dtype=np.int64), sweep_refs(self.space, reads, self.seen)
+        return np.array(points, dtype=np.int64), walk_refs(self.space, self._logs_of(points), self.seen)
+
+    def _logs_of(self, points: list[int]) -> list[np.ndarray]:
+        """The logs each of these walks reads (the first walk at or after a log's walk op: one
+        sweeps_due skipped, no write in its interval, leaves its logs to the next); the others kept."""
+        if not self.logs:
+            return [np.zeros(0, np.int64) for _ in points]
+        at, txn = (np.concatenate(c) for c in zip(*self.logs))
+        which = np.searchsorted(np.array(points, dtype=np.int64), at, side="left")
+        later = which >= len(points)
+        self.logs = [(at[later], txn[later])] if later.any() else []
+        return [txn[which == i] for i in range(len(points))]
+
+
+# MySQL assigns write transactions the rollback segments of its undo tablespaces in turn, one
+# tablespace then the next (trx_assign_rseg_durable), so the model's segment r (txn % 256) is in
+# tablespace r % 2 (Space.file_pages); trx_purge_truncate_history walks each tablespace's segments
+# in order, the first tablespace's, then the next's, then ibtmp1's.
+def walk_order(space: Space) -> np.ndarray:
+    """The rollback segments (the model's numbers) in the order the walk visits them."""
+    r = np.arange(space.rollback_segments, dtype=np.int64)
+    return r[np.lexsort((r // space.undo_files, r % space.undo_files))]
+
+
+def walk_refs(space: Space, logs: list[np.ndarray], seen: np.ndarray) -> Refs:
+    """MySQL's walks (trx_purge_truncate_history) where they read the logs purge passed, one
+    pseudo-op each: every segment in walk_order, its header (trx_rsegf_get), then its logs from the
+    oldest (trx_undo_page_get; a log ending a segment that was not cached frees it:
+    trx_purge_free_segment, the tablespace's header and inode page), then ibtmp1's headers. logs:
+    each walk's transactions. seen: the headers touched so far (a first touch reads nothing: read
+    or made at start-up), updated here."""
+    order = walk_order(space)
+    pos = np.empty_like(order)
+    pos[order] = np.arange(len(order))
+    temp = space.temp_base + np.arange(space.temp_rsegs, dtype=np.int64)
+    pages, flags, widths = [], [], []
+    for txn in logs:
+        _, undo, first_log = space.rseg_pages(txn)
+        freed = first_log & (txn >= space.rollback_segments)
+        fsp, inode = space.file_pages(txn)
+        n_r, n_l = len(order), len(txn)
+        # rows of up to 3 references: each header (1), each log (its undo page; 3 where it frees)
+        rows_p = np.zeros((n_r + n_l, 3), np.int64)
+        rows_f = np.zeros((n_r + n_l, 3), np.uint8)
+        width = np.ones(n_r + n_l, np.int64)
+        rows_p[:n_r, 0] = space.system_base + order
+        rows_f[:n_r, 0] = np.where(seen[order], 0, NEW)
+        rows_p[n_r:] = np.stack([undo, fsp, inode], axis=1)
+        rows_f[n_r:, 1:] = WRITE
+        width[n_r:] += 2 * freed
+        key_seg = np.concatenate([np.arange(n_r), pos[txn % space.rollback_segments]])
+        key_log = np.concatenate([np.full(n_r, -1, np.int64), txn])
+        rank = np.lexsort((key_log, key_seg))
+        keep = np.arange(3)[None, :] < width[rank][:, None]
+        tf = np.where(seen[space.rollback_segments:], 0, NEW).astype(np.uint8)
+        pages.append(np.concatenate([rows_p[rank][keep], temp]))
+        flags.append(np.concatenate([rows_f[rank][keep], tf]))
+        widths.append(len(pages[-1]))
+        seen[:] = True
+    if not pages:
+        return Refs(np.zeros(0, np.uint32), np.zeros(0, np.uint8), np.zeros(0, np.int64))
+    return Refs(np.concatenate(pages).astype(np.uint32), np.concatenate(flags), np.array(widths, np.int64))
 
 
 def append_refs(refs: Refs, mask: np.ndarray, pages: np.ndarray, flags: np.ndarray) -> Refs:

@@ -284,6 +284,32 @@ def test_mysql_walk_reads_each_purged_logs_undo_page_again():
     assert 0.7 * counts["update"] < reads["mariadb"] < 0.8 * counts["update"]
 
 
+def test_mysql_walk_reads_each_segments_header_then_its_logs_tablespace_by_tablespace():
+    """trx_purge_truncate_history walks the first undo tablespace's segments, then the second's,
+    then ibtmp1's; each segment's header (trx_rsegf_get), then the logs purge passed from the
+    oldest (trx_purge_truncate_rseg_history). Write transactions take the tablespaces in turn, so
+    the model's segment r is in tablespace r % 2: the walk visits 0, 2, 1, 3."""
+    tree = mp.Tree("usertable", mp.PRIMARY, 20_000, 1_430, 2)
+    space = mp.Space({("usertable", mp.PRIMARY): tree}, 4, 2.0, 2, 3, 2, False)
+    assert um.walk_order(space).tolist() == [0, 2, 1, 3]
+    sw = um.Sweeps.of(space, 100.0, reads_logs=True)
+    # logs of transactions 9, 5 (segment 1) and 6 (segment 2), all for the walk at op 100; 13
+    # (segment 1) for the walk at 200
+    sw.to_walk(np.array([100, 100, 100, 200]), np.array([9, 5, 6, 13]))
+    sw.used(np.arange(4))
+    ops, refs = sw.due(0, 150, [np.array([40, 50, 60])], [np.array([1, 2, 1])])
+    assert ops.tolist() == [100] and refs.widths.tolist() == [4 + 3 + 2 + 3]
+    hdr = space.system_base + np.arange(4)
+    _, undo, first = space.rseg_pages(np.array([5, 6, 9]))
+    assert not first[0] and not first[1] and first[2]  # 9 is segment 1's first log on a new page: freed
+    fsp, inode = space.file_pages(np.array([9]))
+    temp = space.temp_base + np.arange(3)
+    want = [hdr[0], hdr[2], undo[1], hdr[1], undo[0], undo[2], fsp[0], inode[0], hdr[3], *temp]
+    assert refs.pages.tolist() == [int(p) for p in want]
+    assert refs.flags.tolist()[6:8] == [mp.WRITE, mp.WRITE]  # the freed segment's file pages, written
+    assert not refs.flags[:6].any() and sw.logs[0][1].tolist() == [13]  # 13's log waits for the walk at 200
+
+
 def test_a_result_files_counters_that_are_not_counts_are_ignored_not_trusted():
     # a result file is the user's: a counter that is not a non-negative number is as good as absent
     for bad in ("12", None, -3, True, float("nan"), float("inf"), [1]):
