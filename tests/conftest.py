@@ -6,12 +6,21 @@ skipping the tests that need it: a green run must mean the server tests ran.
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 import pytest
+
+# A suite started in the background by a non-interactive shell (`make test &`, a CI runner's
+# script) inherits SIGINT ignored, and so does every loadgen it starts: an ignored signal stays
+# ignored across exec, and Python installs its Ctrl-C handler only where SIGINT is not ignored. The
+# tests that press Ctrl-C would then see it ignored and the run finish (a run here: 8 such failures).
+# A handler of our own is reset to the default in each child, so the children get Ctrl-C again.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 ROOT = Path(__file__).resolve().parent.parent
 # Every test (and every loadgen subprocess a test starts) caches datasets and keeps `up` state in
