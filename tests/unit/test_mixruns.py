@@ -3,8 +3,8 @@ result files of MariaDB 10.11 and MySQL 9.7 at 300k rows, 100k operations, 16M-1
 gzipped; docs/workloads.md, "Measured"). Each is predicted again from its spec, seed and recorded
 counters, as `bench/mix_prediction.py` does, so a model change that loses accuracy on real runs
 fails here, without a server. The bounds are what these runs measured on 2026-11-29 (table
--6.1% .. +10.7%, all -7.0% .. +3.0%, median |table| 1.2%) with a little room, not the issue's 5%:
-docs/workloads.md names the cells outside it."""
+-6.1% .. +10.7%, all -9.2% .. +7.4%, median |table| 2.0%; 52 runs, every preset at both pools on
+both servers) with a little room, not the issue's 5%: docs/workloads.md names the cells outside it."""
 from __future__ import annotations
 
 import gzip
@@ -37,13 +37,13 @@ def measured() -> dict[str, tuple[float, float, bool]]:
 def test_each_run_within_what_it_measured(measured):
     for name, (table, whole, _) in measured.items():
         assert -0.08 <= table <= 0.12, (name, table)
-        assert abs(whole) <= 0.09, (name, whole)
+        assert abs(whole) <= 0.10, (name, whole)
 
 
 def test_most_runs_are_close(measured):
     tables = [abs(t) for t, _, _ in measured.values()]
     assert statistics.median(tables) <= 0.03
-    assert sum(t <= 0.05 for t in tables) >= 0.75 * len(tables)  # 24 of 31 on 2026-11-29
+    assert sum(t <= 0.05 for t in tables) >= 0.75 * len(tables)  # 43 of 52 on 2026-11-29
 
 
 def test_every_runs_whole_reads_inside_its_interval(measured):
