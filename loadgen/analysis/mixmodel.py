@@ -68,12 +68,6 @@ from .undomodel import purge_refs as undo_purge_refs
 MODEL = "innodb-lru-mix"
 RANGE_PREFETCH = True
 WRITE_LOOKUP_STEPS = True  # measured: ycsb-b 16M -3.9% -> -3.3%
-# The ops whose undo record MariaDB's purge ends in row_purge_reset_trx_id (Mapper.reset_refs):
-# an update (TRX_UNDO_UPD_EXIST_REC), an insert (TRX_UNDO_INSERT_REC), a delete-insert's insert
-# over its delete-marked row (TRX_UNDO_UPD_DEL_REC). Switched per flavour by PURGE_RESETS_TRX_ID.
-RESET_OPS = frozenset({"update", "read-modify-write", "insert", "delete-insert"})
-PURGE_RESETS_TRX_ID = {"mariadb": True, "mysql": False}
-RESET_LAG_OPS = PURGE_LAG_OPS  # ops from the write to its reset (tried: 50, 150, 300, 1,000)
 
 
 class Mapper:
@@ -81,10 +75,8 @@ class Mapper:
 
     def __init__(self, spec: mixspec.MixSpec, space: Space, columns_of: dict | None = None,
                  prefetch: bool = False, rsegs_at_start: bool = False, stepped: set | None = None,
-                 sweep_ops: float = 0.0, buffers: frozenset = frozenset(), purge_lag: float | None = None,
-                 resets_trx_id: bool = False):
+                 sweep_ops: float = 0.0, buffers: frozenset = frozenset(), purge_lag: float | None = None):
         self.spec = spec
-        self.resets_trx_id = resets_trx_id  # purge visits each updated or inserted row's leaf (MariaDB)
         self.buffers = buffers  # the changes MySQL's change buffer takes (changebuf.buffered_kinds)
         self.rsegs_at_start = rsegs_at_start  # the rollback segments' pages were read at start-up
         self.prefetch = prefetch  # ranges read rows in the fetch cache's batches (fetched_rows)
@@ -100,8 +92,7 @@ class Mapper:
         self.txns = 0  # write transactions (each autocommit write is one; a captured trace's: statements) so far
         self.pending: list[tuple[np.ndarray, Refs]] = []  # purge's work: (op it runs before, refs)
         self.sweeps = Sweeps.of(space, sweep_ops, purge_lag is not None)  # purge's walks of the segments' headers
-        # ops to purge's undo read, its tree work, its reset of DB_TRX_ID
-        self.purge_lag = (PURGE_LAG_OPS, purge_lag or PURGE_LAG_OPS, RESET_LAG_OPS)
+        self.purge_lag = (PURGE_LAG_OPS, purge_lag or PURGE_LAG_OPS)  # ops to purge's undo read, tree work
 
     def op_refs(self, stream: int, key: np.ndarray, length: np.ndarray) -> Refs:
         """The references of one stream's ops (keys and lengths of its ops, in op order)."""
@@ -147,8 +138,7 @@ class Mapper:
         index entries they delete-marked (an update's old entry in the indexes its column leads,
         a delete's in every index, a delete-insert's old entries), each after looking the row
         up in the clustered index (row_purge_remove_sec_if_poss), and a delete's clustered
-        record (MariaDB's reset of DB_TRX_ID: reset_refs). None: nothing for purge in the
-        B-trees (their undo is purge's all the same)."""
+        record. None: nothing for purge in the B-trees (their undo is purge's all the same)."""
         s = self.spec.streams[stream]
         if s.op in ("update", "read-modify-write"):
             secs = self.indexed.get(stream, [])
@@ -174,19 +164,6 @@ class Mapper:
             parts_p.append(p)
             parts_f.append(f)
         return Refs.block(np.hstack(parts_p), np.hstack(parts_f))
-
-    def reset_refs(self, stream: int, key: np.ndarray) -> Refs | None:
-        """MariaDB 10.3+ (MDEV-12288): purge hands every update and insert undo record to
-        row_purge_reset_trx_id, which positions on the row's clustered record (BTR_MODIFY_LEAF:
-        a descent) and zeroes its DB_TRX_ID and DB_ROLL_PTR if it is still this version: the
-        row's leaf, read back where it was evicted, and dirtied. MySQL's purge skips an update
-        that changed no indexed column (row_purge_parse_undo_rec) and never sees an insert.
-        None: not this flavour, or not such an op."""
-        s = self.spec.streams[stream]
-        if not self.resets_trx_id or s.op not in RESET_OPS:
-            return None
-        tree = self.space.tree_of(s.table, None)
-        return Refs.block(*point_refs(tree, tree.leaf_of_key(key), first=False, write=True))
 
     def _writes(self, stream: int, key: np.ndarray, first: bool) -> Refs:
         """An update, delete or delete-insert of each key.
@@ -249,13 +226,11 @@ def _index_of(space: Space, table: str, column: str | None, columns_of: dict) ->
 def build_trace(spec: mixspec.MixSpec, space: Space, scheduled: dict[int, list[int]] | None = None,
                 ops: int | None = None, columns_of: dict | None = None, prefetch: bool = False,
                 rsegs_at_start: bool = False, stepped: set | None = None, sweep_ops: float = 0.0,
-                buffers: frozenset = frozenset(), purge_lag: float | None = None,
-                resets_trx_id: bool = False) -> Trace:
+                buffers: frozenset = frozenset(), purge_lag: float | None = None) -> Trace:
     """The references of the mix's first `ops` operations, in order; scheduled[op] = the
     scheduled streams whose execution started before op (their scans go in there); sweep_ops:
     ops between purge's walks of the rollback segments' headers (undomodel.sweep_ops_of)."""
-    mapper = Mapper(spec, space, columns_of, prefetch, rsegs_at_start, stepped, sweep_ops, buffers, purge_lag,
-                    resets_trx_id)
+    mapper = Mapper(spec, space, columns_of, prefetch, rsegs_at_start, stepped, sweep_ops, buffers, purge_lag)
     trace = Trace()
     scheduled = scheduled or {}
     stop = spec.operations if ops is None else ops
@@ -338,9 +313,6 @@ def add_ops(trace: Trace, mapper: Mapper, stream: np.ndarray, key: np.ndarray, l
             r = mapper.purge_refs(int(i), key[where])
             if r is not None:
                 purge.append((where, r, 1))
-            r = mapper.reset_refs(int(i), key[where])
-            if r is not None:
-                purge.append((where, r, 2))
         for where, r, lag in purge:  # the undo log read back (0), the trees' work (1)
             mapper.pending.append((start + where.astype(np.int64) + round(mapper.purge_lag[lag]), r))
     walks = mapper.sweeps.due(start, n, w_ops, w_rsegs)
@@ -483,8 +455,7 @@ def predict(run: dict, own_undo: bool = True) -> dict | None:
     buffers, lag = changebuf.buffered_kinds(run), measured_purge_lag(run, flavor, done) if own_undo else None
     trace = build_trace(spec, space, scheduled_positions(run, spec), done, index_columns(tables),
                         prefetch=RANGE_PREFETCH and flavor == "mariadb", rsegs_at_start=True,
-                        stepped=stepped_columns(tables), sweep_ops=walk_ops, buffers=buffers, purge_lag=lag,
-                        resets_trx_id=spec.writes and PURGE_RESETS_TRX_ID.get(flavor, False))
+                        stepped=stepped_columns(tables), sweep_ops=walk_ops, buffers=buffers, purge_lag=lag)
     first = space.tree_of(order[0], None)
     span: list = []
     sim = simulate(trace, space, pool, first.all_leaves, span, run_args(pool, run),
