@@ -4,7 +4,9 @@ gzipped; docs/workloads.md, "Measured"). Each is predicted again from its spec, 
 counters, as `bench/mix_prediction.py` does, so a model change that loses accuracy on real runs
 fails here, without a server. The bounds are what these runs measured on 2026-11-29 (table
 -6.1% .. +10.7%, all -9.2% .. +7.4%, median |table| 2.0%; 52 runs, every preset at both pools on
-both servers) with a little room, not the issue's 5%: docs/workloads.md names the cells outside it."""
+both servers; branch mariapurge's five at 541-1,466 q/s, MariaDB 11.8's first among them, whole
+reads +5.1% .. +8.6%) with a little room, not the issue's 5%: docs/workloads.md names the cells
+outside it."""
 from __future__ import annotations
 
 import gzip
@@ -43,7 +45,7 @@ def test_each_run_within_what_it_measured(measured):
 def test_most_runs_are_close(measured):
     tables = [abs(t) for t, _, _ in measured.values()]
     assert statistics.median(tables) <= 0.03
-    assert sum(t <= 0.05 for t in tables) >= 0.75 * len(tables)  # 43 of 52 on 2026-11-29
+    assert sum(t <= 0.05 for t in tables) >= 0.75 * len(tables)  # 43 of 52 on 2026-11-29, 48 of 57 with mariapurge's
 
 
 def test_every_runs_whole_reads_inside_its_interval(measured):
