@@ -61,8 +61,8 @@ MYSQL_IN_INTERVAL = {48}  # pools whose interval holds the measured reads
 # over 99% of what is read on both servers (MySQL's undo and system pages 333-837 of 51,785-170,806),
 # so the tables' LRU is what is held. Measured 29 November 2026, 3,000 and 10,000 events, the run on
 # keys the server had not written before (the first after the load, or after another seed: this
-# test's case): MariaDB +2.8% .. +4.3% in six runs, held to 7% (5% would leave 0.7 points); MySQL
-# +1.6% .. +2.7% in three, held to 5%. The same seed run again on the same server reads 2-4% fewer
+# test's case): MariaDB +1.9% .. +4.3% in seven runs, held to 7% (5% would leave 0.7 points); MySQL
+# -0.0% .. +2.7% in four, held to 5%. The same seed run again on the same server reads 2-4% fewer
 # pages (+4.2% .. +7.7% and +5.2% .. +6.3%), which a real server's traffic does not do.
 BIG_ROWS = 300_000
 BIG_POOL_MIB = 64
