@@ -5,7 +5,8 @@ sysbench run (Innodb_pages_read from a cold pool: a restart).
 
 Measured on MariaDB 10.11 (docs/capture.md, "Validation"): see CASES. MySQL 9.7 (docker): the
 read/write script at 16M and 48M, MYSQL_CASES (purge's truncation walks over every rollback
-segment header, undomodel.TRUNCATE_BATCHES: without them -16% and -48%).
+segment header, undomodel.TRUNCATE_BATCHES: without them -16% and -48%). Both servers at a DBA's
+size: 300k-row tables at 64M, where the tables are nearly all that is read (BIG_*).
 """
 from __future__ import annotations
 
@@ -55,6 +56,19 @@ CASES = [
 MYSQL_CASES = [("oltp_read_write", "uniform", 2_000, 16, 30.0), ("oltp_read_write", "uniform", 2_000, 48, 35.0)]
 MYSQL_IN_INTERVAL = {48}  # pools whose interval holds the measured reads
 
+# At a DBA's size (docs/capture.md, "Predicted from the capture at a DBA's size"): two tables of 300k
+# rows (4,111 leaves each), a 64M pool (4,056/4,096 frames) below them, where the tables' pages are
+# over 99% of what is read on both servers (MySQL's undo and system pages 333-837 of 51,785-170,806),
+# so the tables' LRU is what is held. Measured 29 November 2026, 3,000 and 10,000 events, the run on
+# keys the server had not written before (the first after the load, or after another seed: this
+# test's case): MariaDB +1.9% .. +4.3% in seven runs, held to 7% (5% would leave 0.7 points); MySQL
+# -0.0% .. +2.7% in four, held to 5%. The same seed run again on the same server reads 2-4% fewer
+# pages (+4.2% .. +7.7% and +5.2% .. +6.3%), which a real server's traffic does not do.
+BIG_ROWS = 300_000
+BIG_POOL_MIB = 64
+BIG_EVENTS = 3_000
+BIG_BOUND_PCT = {"mariadb": 7.0, "mysql": 5.0}
+
 
 @pytest.fixture(scope="module")
 def sysbench_tables(mysqld_binary, session_dir):
@@ -93,7 +107,47 @@ def sysbench_mysql(mysql_image):
         server.stop()
 
 
-def _measure(server, script: str, rand_type: str, events: int, pool_mib: int, tmp_path) -> tuple[int, dict, str]:
+@pytest.fixture(scope="module")
+def sysbench_big_tables(mysqld_binary, session_dir):
+    """A mariadbd of our own holding sbtest1 and sbtest2 of BIG_ROWS rows (at BIG_POOL_MIB, below them)."""
+    from loadgen.servers.local import LocalServer
+
+    if shutil.which("sysbench") is None:
+        require("LOADGEN_REQUIRE_MYSQLD", "no sysbench", "install it (make deps)")
+    server = LocalServer(session_dir / "capture-big-server", BIG_POOL_MIB << 20, mysqld=mysqld_binary)
+    server.start()
+    try:
+        _prepare(server, BIG_ROWS)
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def sysbench_big_mysql(mysql_image):
+    """A MySQL 9.7 container holding sbtest1 and sbtest2 of BIG_ROWS rows."""
+    from loadgen.servers import ServerSpec
+    from loadgen.servers.docker import DockerServer
+
+    if shutil.which("sysbench") is None:
+        require("LOADGEN_REQUIRE_DOCKER", "no sysbench", "install it (make deps)")
+    server = DockerServer(ServerSpec(provider="docker", image=mysql_image, pool_bytes=BIG_POOL_MIB << 20))
+    server.start()
+    try:
+        _prepare(server, BIG_ROWS)
+        yield server
+    finally:
+        server.stop()
+
+
+def _prepare(server, rows: int) -> None:
+    _sql(server, "CREATE DATABASE sbtest")
+    _sysbench(server, "prepare", f"--table-size={rows}", script="oltp_read_only", tables=TABLES)
+    _sql(server, *(f"ANALYZE TABLE sbtest.sbtest{i}" for i in range(1, TABLES + 1)))
+
+
+def _measure(server, script: str, rand_type: str, events: int, pool_mib: int, tmp_path,
+             rows: int = ROWS) -> tuple[int, dict, str]:
     """(pages sysbench read from a cold pool, the prediction document, capture's stderr). A server
     in a container writes its log inside it: copied out."""
     docker = server.provider == "docker"
@@ -104,7 +158,7 @@ def _measure(server, script: str, rand_type: str, events: int, pool_mib: int, tm
     server.restart_cold()
     before = _pages_read(server)
     _sql(server, f"SET GLOBAL general_log_file = '{log}'", "SET GLOBAL general_log = ON")
-    _sysbench(server, "run", f"--table-size={ROWS}", f"--events={events}", "--time=0", "--threads=1",
+    _sysbench(server, "run", f"--table-size={rows}", f"--events={events}", "--time=0", "--threads=1",
               "--rand-seed=1", f"--rand-type={rand_type}", script=script, tables=TABLES)
     _sql(server, "SET GLOBAL general_log = OFF")
     measured = _pages_read(server) - before
@@ -144,8 +198,8 @@ def test_sysbench_read_write_on_mysql_predicted_within_the_bound(sysbench_mysql,
                      bound_pct / 100)])
 
 
-def _check(server, tmp_path, script, rand_type, events, pool_mib, bound_pct) -> tuple[dict, int]:
-    measured, doc, said = _measure(server, script, rand_type, events, pool_mib, tmp_path)
+def _check(server, tmp_path, script, rand_type, events, pool_mib, bound_pct, rows: int = ROWS) -> tuple[dict, int]:
+    measured, doc, said = _measure(server, script, rand_type, events, pool_mib, tmp_path, rows)
     cap = doc["capture"]
     # every statement on a table was modelled (sysbench's OLTP shapes), both tables seen
     assert cap["modelled"] == cap["statements"] - cap["no_table"] > events * 10, cap
@@ -158,3 +212,17 @@ def _check(server, tmp_path, script, rand_type, events, pool_mib, bound_pct) -> 
     assert measured > 500, figures  # the run really read from disk
     assert abs(p["pages_read"] - measured) <= bound_pct / 100 * measured, figures
     return doc, measured
+
+
+@pytest.mark.mysqld
+def test_sysbench_read_write_at_a_dbas_size_predicted_within_the_bound(sysbench_big_tables, tmp_path):
+    """Where the tables are nearly all that is read (BIG_ROWS, a pool below them), so the tables'
+    own LRU is what is held, not the undo and system pages the small pools above are dominated by."""
+    _check(sysbench_big_tables, tmp_path, "oltp_read_write", "uniform", BIG_EVENTS, BIG_POOL_MIB,
+           BIG_BOUND_PCT["mariadb"], BIG_ROWS)
+
+
+@pytest.mark.docker
+def test_sysbench_read_write_at_a_dbas_size_on_mysql_predicted_within_the_bound(sysbench_big_mysql, tmp_path):
+    _check(sysbench_big_mysql, tmp_path, "oltp_read_write", "uniform", BIG_EVENTS, BIG_POOL_MIB,
+           BIG_BOUND_PCT["mysql"], BIG_ROWS)
