@@ -24,6 +24,7 @@ from . import mixmodel as mm
 from . import mixpages as mp
 from .pool import under_writes
 from .tracesim import PoolFeed
+from .tracetxns import dense_txns
 from .undomodel import sweep_ops_of, txns_per_undo_page_of, undo_space, without_rseg_pages
 
 MODEL = "innodb-lru-mix-trace"
@@ -309,7 +310,7 @@ def predict(path, tables: dict[str, dict], pools: list, flavor: str = "mariadb",
                          "check that --dsn is the server the log came from (or --rows for --schema)")
     inserts = {t: plan.appended[t] for t in plan.appended}
     order = _table_order(plan, tables)
-    chunks, txns = _dense_txns(chunks)
+    chunks, txns = dense_txns(chunks)
     if spec.writes:  # the mix model's undo side (undomodel.undo_space), from the trace's own counts
         writes = [(op, float(plan.ops[op])) for op in ("update", "delete", "insert") if plan.ops[op]]
         done = sum(len(c[0]) for c in chunks)
@@ -389,36 +390,6 @@ def _per_table(res) -> dict[str, dict]:
         t["pages_read"] += got
         t["indexes"][idx] = got
     return per
-
-
-def _dense_txns(chunks: list) -> tuple[list, int]:
-    """The chunks with their write transactions numbered 0, 1, ... in order (the capture numbers
-    every BEGIN..COMMIT, read-only ones too; the rollback segments are taken in turn by the
-    transactions that write), and how many there are."""
-    # each chunk's own first, then their union: the whole trace's numbers are never sorted at once
-    ids = _union([_distinct(c[3]) for c in chunks])
-    for i, (s, k, n, t) in enumerate(chunks):  # in place: one chunk's numbers twice at a time, not all
-        chunks[i] = (s, k, n, np.searchsorted(ids, t).astype(np.int64))
-    return chunks, len(ids)
-
-
-def _distinct(t: np.ndarray) -> np.ndarray:
-    """The distinct write transactions (> 0) of a chunk, ascending: a capture numbers them in
-    order, so most chunks need no sort (np.unique's hash took 0.1 s a chunk of 262,144)."""
-    t = t[t > 0]
-    if len(t) < 2 or (t[1:] >= t[:-1]).all():
-        return t[np.concatenate(([True], t[1:] != t[:-1]))] if len(t) else t
-    return np.unique(t)
-
-
-def _union(parts: list) -> np.ndarray:
-    """The union of ascending distinct arrays: joined as they are when each starts past the last's end."""
-    parts = [p for p in parts if len(p)]
-    if not parts:
-        return np.zeros(0, np.int64)
-    if all(b[0] > a[-1] for a, b in zip(parts, parts[1:])):
-        return np.concatenate(parts)
-    return np.unique(np.concatenate(parts))
 
 
 def _bits(meta: dict, table: str) -> list[str]:

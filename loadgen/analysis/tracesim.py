@@ -1,11 +1,13 @@
 """The pools of a captured trace's prediction (tracemodel.predict) fed its references chunk by
 chunk while the next chunk is built: one native.MixStream a pool and cleaner phase, run one after
-the other on one thread beside the building (the kernel runs without the GIL). The whole trace is
-never held (it was 5 bytes a reference, mixpages.MAX_REFS); the counts are lrusim_mix's over the
-whole trace (test_tracespeed.py). One thread, not one a core: two simulations at once took more
-CPU than one after the other (likely each evicting the other's pages from the shared cache; 8M operations
-at 4 pools, bench/predict_speed.py: 7.1-7.9 s of CPU and 8.0 s with one, 9.3-10.7 s and 11-13 s
-with two).
+the other on one thread beside the building (the kernel runs without the GIL); the building's
+thread, done with its chunk, runs those not started yet instead of waiting (PoolFeed._wait). The
+whole trace is never held (it was 5 bytes a reference, mixpages.MAX_REFS); the counts are
+lrusim_mix's over the whole trace (test_tracespeed.py). One simulations' thread, not one a core:
+two simulations at once took more CPU than one after the other (likely each evicting the other's
+pages from the shared cache; 8M operations at 4 pools, bench/predict_speed.py: 7.1-7.9 s of CPU
+and 8.0 s with one, 9.3-10.7 s and 11-13 s with two); the building's thread simulates only where
+it would otherwise wait.
 
 The pools of a curve (several asked for) are miniatures where curve.rate_for says so
 (tracesample.py): each drops the references to pages outside its sample in the kernel, so its
@@ -47,7 +49,7 @@ class PoolFeed:
         self.seen = bytearray(space.n_pages) if any(self.samples) else None
         self.refs = 0
         self.pool = ThreadPoolExecutor(1)
-        self.busy: list[Future] = []
+        self.busy: list[tuple[Future, object, tuple]] = []  # (future, job, its arguments)
 
     def _open(self, p, sample, leaf_pages: int, ph) -> native.MixStream:
         mini = (sample.map_, sample.rate, sample.salt, sample.more_ones) if sample else ()
@@ -70,14 +72,23 @@ class PoolFeed:
         chunks in memory at most)."""
         self._wait()
         self.refs += len(pages)
-        self.busy = [self.pool.submit(run.feed, pages, flags) for runs in self.runs for run in runs]
+        jobs = [(run.feed, (pages, flags)) for runs in self.runs for run in runs]
         if self.seen is not None:  # the distinct pages a miniature's estimate counts exactly
-            self.busy.append(self.pool.submit(native.mix_mark, self.seen, pages))
+            jobs.append((native.mix_mark, (self.seen, pages)))
+        self.busy = [(self.pool.submit(job, *args), job, args) for job, args in jobs]
 
     def _wait(self) -> None:
+        """The chunk's jobs done: those the simulations' thread has not started yet are run here,
+        from the last one back (it takes them from the first), so the building's thread, done with
+        the next chunk, simulates beside it instead of waiting. Each simulation is still fed by one
+        thread at a time, its chunks in order (a chunk's jobs are all done before the next's start)."""
         busy, self.busy = self.busy, []
-        for f in busy:
-            f.result()
+        for f, job, args in reversed(busy):
+            if f.cancel():
+                job(*args)
+        for f, _, _ in busy:
+            if not f.cancelled():
+                f.result()
 
     def close(self) -> list[ts.Result]:
         """Each pool's reads per tree (its phases' mean, mixmodel.simulate's; a miniature's estimate)."""

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from loadgen.analysis import mixpages as mp
-from loadgen.analysis import tracegeometry, tracemodel, tracesample
+from loadgen.analysis import tracegeometry, tracemodel, tracesample, tracetxns
 from loadgen.workload import optrace as ot
 
 
@@ -137,9 +137,16 @@ def test_a_curves_miniatures_stay_within_their_stated_error_of_the_exact_pools(t
 def test_write_transactions_numbered_in_order_whatever_the_chunks():
     ordered = [(None, None, None, np.array([0, 3, 3, 5, 0, 9])), (None, None, None, np.array([9, 12, 0]))]
     shuffled = [(None, None, None, np.array([7, 0, 2, 7])), (None, None, None, np.array([1, 2, 0, 9]))]
-    for chunks in (ordered, shuffled):
+    # a capture's order, numbered without a search (tracetxns._in_order): runs of one transaction's
+    # writes across chunk boundaries, reads (0) between them, chunks with no write at all
+    rng = np.random.default_rng(7)
+    t = np.cumsum(rng.random(5000) < 0.3) * np.where(rng.random(5000) < 0.4, 0, 1) * 3
+    cuts = np.sort(rng.choice(np.arange(1, 5000), 40, replace=False))
+    long = [(None, None, None, p) for p in np.split(t, cuts)] + [(None, None, None, np.zeros(3, np.int64))]
+    assert tracetxns._in_order(ordered) and tracetxns._in_order(long) and not tracetxns._in_order(shuffled)
+    for chunks in (ordered, shuffled, long):
         ids = np.unique(np.concatenate([c[3] for c in chunks]))
         ids = ids[ids > 0]
         want = [np.searchsorted(ids, c[3]) for c in chunks]
-        got, n = tracemodel._dense_txns(list(chunks))
+        got, n = tracetxns.dense_txns(list(chunks))
         assert n == len(ids) and all((g[3] == w).all() for g, w in zip(got, want))
