@@ -12,7 +12,7 @@ PAGES = sorted((ROOT / "docs").glob("*.md"))
 # [text](target) with a relative target; #anchors and URLs are not files
 LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
 # a docs/ path named in code or prose: docs/usage.md, docs/data/mysql-lab.json
-DOCS_PATH = re.compile(r"\bdocs/[\w./-]+\.(?:md|json)\b")
+DOCS_PATH = re.compile(r"\bdocs/[\w./-]+\.(?:md|json(?:\.gz)?)\b")
 
 
 def test_the_readme_is_a_front_door():
