@@ -25,6 +25,7 @@ from __future__ import annotations
 import errno as _errno
 import functools
 import os
+from array import array
 from dataclasses import asdict, dataclass
 from typing import Any, NamedTuple
 
@@ -334,6 +335,10 @@ def lrusim_constants() -> LruSimConstants:
     return LruSimConstants(*(getattr(ext, f"LRUSIM_{name.upper()}") for name in LruSimConstants._fields))
 
 
+def _pairs(seen):  # the recorded LRU batches as the kernel's uint64 pairs (queries done, pages)
+    return None if seen is None else array("Q", [int(x) for pair in seen for x in pair])
+
+
 def lrusim_innodb(trace, workload: tuple | None, n_pages: int, capacity: int, pool_pages: int, old_pct: float,
                   old_time_ms: float, ms_per_query: float, ra_threshold: int = 0,
                   ra_area: int = 64, collapse: bool = True, ra_rule: int = 0, start_pages: int = 0,
@@ -352,14 +357,10 @@ def lrusim_innodb(trace, workload: tuple | None, n_pages: int, capacity: int, po
     in key order (MySQL's read-ahead can then run on it). seen: the LRU batches a run recorded,
     ((queries done, pages evicted), ...) in order, replayed where they were seen (pass tick_depth 0:
     they stand for the timed batch); None: none recorded."""
-    if seen is not None:
-        from array import array
-
-        seen = array("Q", [int(x) for pair in seen for x in pair])
     return _load().lrusim_innodb(trace, workload, n_pages, capacity, pool_pages, old_pct, old_time_ms,
                                  ms_per_query, ra_threshold, ra_area, collapse, ra_rule, start_pages,
                                  start_freed, batch, tick_depth, tick_phase_ms, tick_period_ms, ticks,
-                                 trace_leaf_pages, seen)
+                                 trace_leaf_pages, _pairs(seen))
 
 
 def lrusim_curve(trace, workload: tuple | None, n_pages: int, leaf_pages: int, old_pct: float, old_time_ms: float,
@@ -421,7 +422,7 @@ def lrusim_mix(pages, flags, n_pages: int, leaf_pages: int, capacity: int, pool_
                old_time_ms: float, ms_per_op: float, ra_threshold: int = 0, ra_area: int = 64, ra_rule: int = 0,
                start_pages: int = 0, start_freed: int = 0, batch: int = 0, tick_depth: int = 0,
                tick_phase_ms: float = 0.0, tick_period_ms: float = 1000.0, ticks: int = 1, clean_scan: int = 0,
-               fl_batch: int = 0, ibuf_max: int = 0, ibuf_merge: int = 0, fl_io: int = 0) -> MixSim:
+               fl_batch: int = 0, ibuf_max: int = 0, ibuf_merge: int = 0, fl_io: int = 0, seen=None) -> MixSim:
     """InnoDB's LRU on a mixed workload's trace (native/lrusim/mix.h): pages (uint32) and flags
     (uint8 per reference: 1 a step to the next leaf, 2 a write, 4 an operation's first reference,
     8 a page the operation creates, not reads); the first leaf_pages pages are the leaves read-ahead
@@ -429,12 +430,13 @@ def lrusim_mix(pages, flags, n_pages: int, leaf_pages: int, capacity: int, pool_
     the tail page); fl_batch: pages its flush-list batch writes a second (0: none; dirtypages.py);
     ibuf_max, ibuf_merge: MySQL's change buffer, the entries it holds and the pages its merge reads
     a second (0: none; native/lrusim/ibuf.h, analysis/changebuf.py); fl_io: innodb_io_capacity, the
-    flush-list batch sized each second as MySQL's adaptive flushing does (0: fl_batch; cleaner.c).
+    flush-list batch sized each second as MySQL's adaptive flushing does (0: fl_batch; cleaner.c);
+    seen: a run's recorded LRU batches, as lrusim_innodb's (queries done: operations done here).
     The other arguments as lrusim_innodb's."""
     counts, reads = _load().lrusim_mix(pages, flags, n_pages, leaf_pages, capacity, pool_pages, old_pct, old_time_ms,
                                        ms_per_op, ra_threshold, ra_area, ra_rule, start_pages, start_freed, batch,
                                        tick_depth, tick_phase_ms, tick_period_ms, ticks, clean_scan, fl_batch,
-                                       ibuf_max, ibuf_merge, fl_io)
+                                       ibuf_max, ibuf_merge, fl_io, _pairs(seen))
     return MixSim(*counts, reads)
 
 

@@ -100,22 +100,58 @@ static PyObject *result(const mix_counts_t *out, uint32_t *reads, uint64_t n_pag
                          (unsigned long long)out->ibuf_merged, (unsigned long long)out->ibuf_merge_reads, per_page);
 }
 
+/* The recorded LRU batches (lrusim_mix's 25th argument, None or a buffer of uint64 pairs (queries
+ * done, pages) sorted by queries done) into cfg: 0, or -1 with an exception set (view released). */
+static int take_seen(PyObject *obj, Py_buffer *view, sim_cfg_t *cfg) {
+    if (obj == Py_None)
+        return 0;
+    if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+        return -1;
+    const uint64_t *s = view->buf;
+    size_t n = (size_t)view->len / (2 * sizeof(uint64_t));
+    int ok = view->itemsize == sizeof(uint64_t) && view->len % (Py_ssize_t)(2 * sizeof(uint64_t)) == 0;
+    for (size_t i = 1; ok && i < n; i++)
+        ok = s[2 * i] >= s[2 * i - 2];
+    if (!ok) {
+        PyBuffer_Release(view);
+        PyErr_SetString(PyExc_ValueError, "seen: uint64 pairs (queries done, pages), sorted by queries done");
+        return -1;
+    }
+    cfg->seen = s;
+    cfg->n_seen = n;
+    return 0;
+}
+
 PyObject *loadgen_lrusim_mix(PyObject *self, PyObject *args) {
-    Py_buffer pv, fv;
+    Py_buffer pv, fv, seen = {0};
     mix_args_t a;
     mix_counts_t out;
     int rc;
-    if (parse_pool(args, &a, "y*y*KKKKdddKKiKKKKddK|KKKKK", &pv, &fv) < 0)
+    /* an optional 25th argument: the run's recorded LRU batches, replayed where they were seen */
+    Py_ssize_t n_args = PyTuple_Size(args);
+    PyObject *pool_args = n_args == 25 ? PyTuple_GetSlice(args, 0, 24) : (Py_INCREF(args), args);
+    if (!pool_args)
+        return NULL;
+    rc = parse_pool(pool_args, &a, "y*y*KKKKdddKKiKKKKddK|KKKKK", &pv, &fv);
+    Py_DECREF(pool_args);
+    if (rc < 0)
         return NULL;
     const char *bad = check_trace(&pv, &fv, a.n_pages);
     if (bad) {
         PyErr_SetString(PyExc_ValueError, bad);
         return NULL;
     }
+    if (n_args == 25 && take_seen(PyTuple_GET_ITEM(args, 24), &seen, &a.cfg) < 0) {
+        PyBuffer_Release(&pv);
+        PyBuffer_Release(&fv);
+        return NULL;
+    }
     uint32_t *reads = calloc(a.n_pages, sizeof(uint32_t));
     if (!reads) {
         PyBuffer_Release(&pv);
         PyBuffer_Release(&fv);
+        if (seen.obj)
+            PyBuffer_Release(&seen);
         return PyErr_NoMemory();
     }
     Py_BEGIN_ALLOW_THREADS
@@ -124,6 +160,8 @@ PyObject *loadgen_lrusim_mix(PyObject *self, PyObject *args) {
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&pv);
     PyBuffer_Release(&fv);
+    if (seen.obj)
+        PyBuffer_Release(&seen);
     if (rc < 0) {
         free(reads);
         return PyErr_NoMemory();

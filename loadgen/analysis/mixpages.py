@@ -167,10 +167,11 @@ def simulate(trace: Trace, space: Space, pool, leaf_pages: int, span: list | Non
     (changebuf.kernel_args; (0, 0): none)."""
     pages, flags = trace.arrays()
     dirty, fl_io = dirty[:2], dirty[2:]
+    seen = {"seen": pool.cleaner_seen} if pool.cleaner_seen is not None else {}
     runs = [native.lrusim_mix(pages, flags, space.n_pages, leaf_pages, pool.capacity_high, pool.pool_pages,
                               pool.old_pct, pool.old_time_ms, 1000.0 / pool.qps, pool.ra_threshold, pool.ra_area,
                               pool.ra_rule, pool.start_pages, pool.start_freed, pool.cleaner_batch,
-                              *pool.tick_args(ph), *dirty, *ibuf, *fl_io) for ph in pool.phases()]
+                              *pool.tick_args(ph), *dirty, *ibuf, *fl_io, **seen) for ph in pool.phases()]
     if span is not None:
         span[:] = [min(r.misses for r in runs), max(r.misses for r in runs)]
     return mean_sim(runs)

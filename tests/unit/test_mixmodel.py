@@ -442,3 +442,31 @@ def test_a_mixed_run_without_the_flush_counters_takes_the_adaptive_batch():
     assert dirtypages.run_args(P(), {}) == (dirtypages.MYSQL_CLEAN_SCAN, 0, dirtypages.MYSQL_IO_CAPACITY)
     P.ra_rule = RA_RULE_MARIADB
     assert dirtypages.run_args(P(), bare) == (0, 0)
+
+
+def test_the_kernel_replays_a_runs_recorded_lru_batches_where_they_were_seen():
+    # a 600-page pool filled by a pass over 0..599, then 0..99 read again: all hits; a recorded
+    # batch of 200 pages before op 600 evicts the tail (0..199), so 0..99 are read twice
+    pages = np.concatenate([np.arange(600), np.arange(100)]).astype(np.uint32)
+    flags = np.full(len(pages), mp.OP, dtype=np.uint8)
+    plain = native.lrusim_mix(pages, flags, *POOL)
+    assert plain.misses == 600 and plain.lru_batches == 0
+    seen = native.lrusim_mix(pages, flags, *POOL, seen=((600, 200),))
+    reads = np.frombuffer(seen.reads, dtype=np.uint32)
+    assert seen.misses == 700 and seen.lru_batches == 1 and reads[:100].tolist() == [2] * 100
+    # a batch seen after the last op is never due; the record must be sorted
+    assert native.lrusim_mix(pages, flags, *POOL, seen=((10_000, 200),)).misses == 600
+    with pytest.raises(ValueError, match="sorted by queries done"):
+        native.lrusim_mix(pages, flags, *POOL, seen=((600, 1), (10, 1)))
+
+
+def test_a_mysql_read_only_mix_replays_its_recorded_batches_a_write_mix_keeps_the_timed_ones():
+    record = {"complete": True, "batches": [{"queries_before": 990, "queries_after": 1010, "pages": 600}]}
+    run = {"server": {"flavor": "mysql", "innodb_buffer_pool_size": 16 << 20, "variables": {}},
+           "buffer_pool": {"cleaner_batches": record}, "result": {"qps": 2_000.0}, "samples": []}
+    assert mm.pool_of(run).cleaner_seen == ((1000, 600),)
+    assert mm.pool_of(run, writes=True).cleaner_seen is None  # its batches come every second
+    assert mm.pool_of({**run, "server": {**run["server"], "flavor": "mariadb"}}).cleaner_seen is None
+    # a record cut short: the timed batch's phases, as before
+    run["buffer_pool"]["cleaner_batches"] = {**record, "complete": False}
+    assert mm.pool_of(run).cleaner_seen is None
