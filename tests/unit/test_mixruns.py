@@ -6,7 +6,7 @@ fails here, without a server. The bounds are what these runs measured on 2026-11
 -6.1% .. +10.7%, all -9.2% .. +7.4%, median |table| 2.0%; 52 runs, every preset at both pools on
 both servers; branch mariapurge's five at 541-1,466 q/s, MariaDB 11.8's first among them, whole
 reads +5.1% .. +8.6%; branch maria118's 16 MariaDB 11.8 runs at 1,204-9,403 q/s, every cell
-but ycsb-a 16M, whose whole reads at +10.8..+11.1% in two runs of three are kept out, not let in)
+but ycsb-a 16M, whose whole reads at +10.8..+11.1% in two runs of five are kept out, not let in)
 with a little room, not the issue's 5%: docs/workloads.md names the cells outside it."""
 from __future__ import annotations
 
