@@ -75,4 +75,7 @@ def main(paths: list[str]) -> None:
 
 
 if __name__ == "__main__":
+    # a flag is not a result file: say how to call it instead of failing on the file
+    if not sys.argv[1:] or any(a.startswith("-") for a in sys.argv[1:]):
+        sys.exit("usage: mix_prediction.py RESULT.json[.gz] ... (result files of `loadgen run --workload`)")
     main(sys.argv[1:])
