@@ -461,6 +461,8 @@ def predict(run: dict, own_undo: bool = True) -> dict | None:
     trace = build_trace(spec, space, scheduled_positions(run, spec), done, index_columns(tables),
                         prefetch=RANGE_PREFETCH and flavor == "mariadb", rsegs_at_start=True,
                         stepped=stepped_columns(tables), sweep_ops=walk_ops, buffers=buffers, purge_lag=lag)
+    # a MySQL read-only run's merges of changes buffered before it (changebuf.seed_merges)
+    trace = mixpages.with_merges(trace, space, changebuf.seed_merges(run, spec.writes, pool.cleaner_seen))
     first = space.tree_of(order[0], None)
     span: list = []
     sim = simulate(trace, space, pool, first.all_leaves, span, run_args(pool, run),
