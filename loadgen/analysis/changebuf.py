@@ -91,35 +91,3 @@ def result_block(sim, kinds: frozenset) -> dict:
         return {}
     return {"change_buffer": {"buffered": int(sim.ibuf_buffered), "merged_pages": int(sim.ibuf_merged),
                               "merge_reads": int(sim.ibuf_merge_reads)}}
-
-
-def seed_merges(run: dict, writes: bool, seen: tuple | None) -> tuple[int, int, int] | None:
-    """A MySQL read-only mix's merges of changes buffered before its first query: (leaves, first op,
-    end op), the leaves read (dirty) spread over ops first .. end - 1; None where there were none.
-
-    The seed's inserts into a non-unique secondary index (sysbench's k_1) go to the change buffer
-    at 16M; a restart keeps them (ibdata1), and the master thread merges them in its once-a-second
-    background task (ibuf_merge_in_background), reading each leaf (into the table's .ibd) and
-    dirtying it. The model cannot know what the buffer held at the run's start, so a run's own
-    prediction takes its count (INNODB_METRICS ibuf_merges: one per leaf merged). They come before
-    the page cleaner's first LRU batch, which writes them out (the batch's lru_batch_flushed was at
-    least the merges in every run measured): the merges are spread over the ops before the first
-    recorded batch (`seen`, cleaner.replay_schedule), else over the first sample's queries.
-    sysbench-oltp-ro, 300k rows, 16M, 20,000 ops (docs/workloads.md, "The presets at CI's size"):
-    three runs with 61-150 merges read 264-406 pages more than the model (-9.0 .. -12.0%); with
-    them -3.8 .. -2.3%. A write run is left as it was: its own buffered changes are the kernel's."""
-    if writes or (run.get("server") or {}).get("flavor") != "mysql":
-        return None
-    bp = run.get("buffer_pool") or {}
-    merges = (bp.get("flush") or {}).get("ibuf_merges")
-    # a result file is the user's: a count that is not a whole number is ignored
-    if isinstance(merges, bool) or not isinstance(merges, int) or merges <= 0:
-        return None
-    end = seen[0][0] if seen else None
-    if end is None:
-        samples = run.get("samples") or []
-        first = samples[0].get("queries") if samples and isinstance(samples[0], dict) else None
-        end = first if isinstance(first, int) and not isinstance(first, bool) else None
-    if end is None:
-        end = int((run.get("result") or {}).get("ops") or 0)
-    return merges, 0, max(1, int(end))

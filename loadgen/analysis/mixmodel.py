@@ -55,7 +55,7 @@ import numpy as np
 from ..errors import UsageError
 from ..workload import mix as mixspec
 from ..workload.opstream import Generator
-from . import changebuf, heldspread, intervals, mixpages
+from . import changebuf, heldspread, intervals, mixpages, seedmerges
 from .mixpages import (Refs, Space, Trace, Tree, exclusive_cumsum, hcat, point_refs, scan_refs,
                        simulate, stepped_columns, table_order, table_reads, walks)
 from ..measure.cleaner import replay_schedule
@@ -461,10 +461,8 @@ def predict(run: dict, own_undo: bool = True) -> dict | None:
     trace = build_trace(spec, space, scheduled_positions(run, spec), done, index_columns(tables),
                         prefetch=RANGE_PREFETCH and flavor == "mariadb", rsegs_at_start=True,
                         stepped=stepped_columns(tables), sweep_ops=walk_ops, buffers=buffers, purge_lag=lag)
-    # a MySQL read-only run's merges of changes buffered before it (changebuf.seed_merges)
-    trace = mixpages.with_merges(trace, space, changebuf.seed_merges(run, spec.writes, pool.cleaner_seen))
-    first = space.tree_of(order[0], None)
-    span: list = []
+    trace = seedmerges.read_in(trace, space, run, spec.writes, pool.cleaner_seen)  # MySQL read-only runs'
+    first, span = space.tree_of(order[0], None), []
     sim = simulate(trace, space, pool, first.all_leaves, span, run_args(pool, run),
                    changebuf.kernel_args(run, pool, buffers))
     out_tables, system = table_reads(sim, space, tables, ds.get("database"), order[0])

@@ -488,33 +488,3 @@ def table_order(spec: mixspec.MixSpec, tables: dict) -> list[str]:
         weight[s.table] = weight.get(s.table, 0.0) + w
     names = [t.name for t in spec.tables if t.name in tables]
     return sorted(names, key=lambda n: -weight.get(n, 0.0))
-
-
-def with_merges(trace: Trace, space: Space, merges: tuple[int, int, int] | None) -> Trace:
-    """The trace with a read-only run's change-buffer merges (changebuf.seed_merges: leaves, first
-    op, end op) put in: that many leaves of the non-unique secondary indexes (shared by their leaf
-    counts, evenly spaced in each), each read and dirtied (WRITE, not an op of its own) before ops
-    first .. end - 1 in turn; the trace itself where there are none or no such index."""
-    trees = [t for (_, idx), t in space.trees.items() if idx != PRIMARY and not t.unique and t.leaf_pages]
-    if not merges or not trees:
-        return trace
-    n, lo, hi = merges
-    total = sum(t.leaf_pages for t in trees)
-    leaves = []
-    for i, t in enumerate(trees):
-        k = n - sum(len(x) for x in leaves) if i == len(trees) - 1 else n * t.leaf_pages // total
-        k = min(max(k, 0), t.leaf_pages)
-        leaves.append(t.base + (np.arange(k, dtype=np.int64) * t.leaf_pages) // max(k, 1))
-    got = np.concatenate(leaves).astype(np.uint32)
-    if not len(got):
-        return trace
-    pages, flags = trace.arrays()
-    op_at = np.nonzero(flags & OP)[0]
-    if not len(op_at):
-        return trace
-    hi = min(max(hi, lo + 1), len(op_at))
-    lo = min(lo, hi - 1)
-    before = op_at[lo + (np.arange(len(got), dtype=np.int64) * (hi - lo)) // len(got)]
-    out = Trace()
-    out.add(np.insert(pages, before, got), np.insert(flags, before, np.full(len(got), WRITE, np.uint8)))
-    return out
