@@ -151,14 +151,16 @@ BOUNDS_PCT = {
     ("mysql", "ycsb-d"): (12, 12),  # all -2.2 .. -7.2%
     ("mysql", "ycsb-e"): (5, 5),  # -0.7 .. +0.8%
     ("mysql", "ycsb-f"): (5, 15),  # -0.1 .. -2.2%; all -9.4 .. +0.3%
-    # -0.6%, -1.5%, +3.5%, -4.6%, -0.2%, -2.1%, -9.0% (2,325-3,118 pages read) with the run's recorded
-    # LRU batches replayed (mixmodel.pool_of); +0.4%, -1.7%, +14.4%, -8.4%, -14.6% without them:
-    # MySQL's page cleaner evicted 39-1,399 pages in one or two batches at a time of its own (query
-    # 15 .. 8,197), which the timed batch's phases could not follow. The worst replayed runs (-9.0%,
-    # -11.4%, -12.0%: the module's, 3,048-7,610 q/s) had a batch of 573-758 pages at query ~2,750-2,834,
-    # while the pool was still filling: there the model re-reads fewer than the server; not found
-    # why. At 10k operations +7.2%, +1.7%, -3.6%.
-    ("mysql", "sysbench-oltp-ro"): (15, 15),  # all -0.3 .. -12.9%
+    # With the run's recorded LRU batches replayed (mixmodel.pool_of) the worst runs were -9.0%,
+    # -11.4%, -12.0% (the module's, 3,048-11,066 q/s): their servers merged 61-150 pages of the
+    # seed's change-buffered k_1 inserts in the first second (ibuf_merges), reads of sbtest1.ibd no
+    # query makes. With those merges read (analysis/seedmerges.py) the eight 20k-operation runs are
+    # -4.8 .. +4.4% (re-predicted from their files; the fix chosen on the same runs, not yet on runs
+    # kept apart), all -5.8 .. +3.4%. Three runs kept apart (the lead's, 18:31 UTC, load 1.7,
+    # 6,240-8,060 q/s) merged nothing and were -5.9%, -5.1%, -6.0% (all -6.6%, -5.1%, -6.1%): the
+    # 143-184 dirty pages the first LRU batch wrote there (a read-only run) are not the merges,
+    # and are not modelled. Held to 8% and 10%, not 5%.
+    ("mysql", "sysbench-oltp-ro"): (8, 10),
     # +5.6% at 434 q/s, -3.3 .. +0.2% at 1,718-2,537 (-1.7 .. -5.6% at 10k): slow runs over-predict
     # the table (+7.5% at 209 q/s, +1.3% at 1,005 with 300k rows, 100k operations: docs/workloads.md);
     # all -4.5 .. -14.7% (-13.5 .. -19.3% at 10k), the undo side
