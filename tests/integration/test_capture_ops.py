@@ -70,74 +70,55 @@ BIG_EVENTS = 3_000
 BIG_BOUND_PCT = {"mariadb": 7.0, "mysql": 5.0}
 
 
-@pytest.fixture(scope="module")
-def sysbench_tables(mysqld_binary, session_dir):
-    """A mariadbd of our own holding sysbench's sbtest1 and sbtest2 (50k rows each), prepared by sysbench."""
-    from loadgen.servers.local import LocalServer
-
+def _serving(server, rows: int, required_by: str):
+    """The server started and loaded with sysbench's TABLES tables of `rows` rows, yielded, then
+    stopped (a fixture's body: a missing sysbench fails where `required_by` is set)."""
     if shutil.which("sysbench") is None:
-        require("LOADGEN_REQUIRE_MYSQLD", "no sysbench", "install it (make deps)")
-    server = LocalServer(session_dir / "capture-server", 16 << 20, mysqld=mysqld_binary)
+        require(required_by, "no sysbench", "install it (make deps)")
     server.start()
     try:
-        _sql(server, "CREATE DATABASE sbtest")
-        _sysbench(server, "prepare", f"--table-size={ROWS}", script="oltp_read_only", tables=TABLES)
-        _sql(server, *(f"ANALYZE TABLE sbtest.sbtest{i}" for i in range(1, TABLES + 1)))
+        _prepare(server, rows)
         yield server
     finally:
         server.stop()
+
+
+def _local(session_dir, name: str, pool_mib: int, mysqld):
+    from loadgen.servers.local import LocalServer
+
+    return LocalServer(session_dir / name, pool_mib << 20, mysqld=mysqld)
+
+
+def _container(image: str, pool_mib: int):
+    from loadgen.servers import ServerSpec
+    from loadgen.servers.docker import DockerServer
+
+    return DockerServer(ServerSpec(provider="docker", image=image, pool_bytes=pool_mib << 20))
+
+
+@pytest.fixture(scope="module")
+def sysbench_tables(mysqld_binary, session_dir):
+    """A mariadbd of our own holding sysbench's sbtest1 and sbtest2 (50k rows each), prepared by sysbench."""
+    yield from _serving(_local(session_dir, "capture-server", 16, mysqld_binary), ROWS, "LOADGEN_REQUIRE_MYSQLD")
 
 
 @pytest.fixture(scope="module")
 def sysbench_mysql(mysql_image):
     """A MySQL 9.7 container holding sysbench's sbtest1 and sbtest2 (50k rows each)."""
-    from loadgen.servers import ServerSpec
-    from loadgen.servers.docker import DockerServer
-
-    if shutil.which("sysbench") is None:
-        require("LOADGEN_REQUIRE_DOCKER", "no sysbench", "install it (make deps)")
-    server = DockerServer(ServerSpec(provider="docker", image=mysql_image, pool_bytes=16 << 20))
-    server.start()
-    try:
-        _sql(server, "CREATE DATABASE sbtest")
-        _sysbench(server, "prepare", f"--table-size={ROWS}", script="oltp_read_only", tables=TABLES)
-        _sql(server, *(f"ANALYZE TABLE sbtest.sbtest{i}" for i in range(1, TABLES + 1)))
-        yield server
-    finally:
-        server.stop()
+    yield from _serving(_container(mysql_image, 16), ROWS, "LOADGEN_REQUIRE_DOCKER")
 
 
 @pytest.fixture(scope="module")
 def sysbench_big_tables(mysqld_binary, session_dir):
     """A mariadbd of our own holding sbtest1 and sbtest2 of BIG_ROWS rows (at BIG_POOL_MIB, below them)."""
-    from loadgen.servers.local import LocalServer
-
-    if shutil.which("sysbench") is None:
-        require("LOADGEN_REQUIRE_MYSQLD", "no sysbench", "install it (make deps)")
-    server = LocalServer(session_dir / "capture-big-server", BIG_POOL_MIB << 20, mysqld=mysqld_binary)
-    server.start()
-    try:
-        _prepare(server, BIG_ROWS)
-        yield server
-    finally:
-        server.stop()
+    yield from _serving(_local(session_dir, "capture-big-server", BIG_POOL_MIB, mysqld_binary), BIG_ROWS,
+                        "LOADGEN_REQUIRE_MYSQLD")
 
 
 @pytest.fixture(scope="module")
 def sysbench_big_mysql(mysql_image):
     """A MySQL 9.7 container holding sbtest1 and sbtest2 of BIG_ROWS rows."""
-    from loadgen.servers import ServerSpec
-    from loadgen.servers.docker import DockerServer
-
-    if shutil.which("sysbench") is None:
-        require("LOADGEN_REQUIRE_DOCKER", "no sysbench", "install it (make deps)")
-    server = DockerServer(ServerSpec(provider="docker", image=mysql_image, pool_bytes=BIG_POOL_MIB << 20))
-    server.start()
-    try:
-        _prepare(server, BIG_ROWS)
-        yield server
-    finally:
-        server.stop()
+    yield from _serving(_container(mysql_image, BIG_POOL_MIB), BIG_ROWS, "LOADGEN_REQUIRE_DOCKER")
 
 
 def _prepare(server, rows: int) -> None:

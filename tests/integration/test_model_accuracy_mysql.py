@@ -94,9 +94,11 @@ def test_mysql_prediction_within_its_bound_and_interval(mysql_sweep):
 def test_mysql_read_ahead_is_most_of_the_reads_in_model_and_server(mysql_sweep):
     for r in mysql_sweep:
         bp, pred = r["buffer_pool"], r["prediction"]
-        # 77-99% in the lab; 69.6% once (B at 32M, 1,768 of 2,542: the page cleaner's timing)
+        # 77-99% in the lab; 69.6% once (B at 32M, 1,768 of 2,542: the page cleaner's timing). The
+        # prediction replays the run's own batches, so it follows: 69.3% once (1,762 of 2,541, a CI
+        # run with a second MySQL container busy beside it). A model without read-ahead is near 0.
         assert bp["read_ahead"] > 0.6 * bp["pages_read"]
-        assert pred["read_ahead"] > 0.7 * pred["reads"]
+        assert pred["read_ahead"] > 0.6 * pred["reads"]
         if r["workload"]["order"] == "interleaved":
             # one pass: the same areas are read ahead (1,631 at 8M/16M, 1,600 at 32M/64M; once
             # 1,599 at 16M: an area read on demand instead). B's second pass reads ahead what its
