@@ -132,7 +132,9 @@ def check_preset(doc: dict, stdout: str, preset: str, flavor: str) -> None:
 # moved ~10% between runs, and the small pools' read-ahead area of 16.
 BOUNDS_PCT = {
     # (table, all)
-    ("mariadb", "ycsb-a"): (5, 25),  # table +1.9 .. +3.2%; all +6.0 .. +15.8% (undo pages)
+    # table +1.9 .. +3.2%; all +6.0 .. +15.8% (undo pages); +17.3% in one run with the forecast's undo
+    # growth (undomodel.COUNTED_UNDO_FLAVORS; +14.8% with the run's pages_created)
+    ("mariadb", "ycsb-a"): (5, 25),
     ("mariadb", "ycsb-b"): (5, 8),  # +0.1 .. +0.5%; all -2.0 .. +0.6%
     ("mariadb", "ycsb-c"): (5, 5),  # +0.4 .. +0.6%
     ("mariadb", "ycsb-d"): (5, 10),  # -0.8 .. -2.1%; all -4.2 .. +4.3%
