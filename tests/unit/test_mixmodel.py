@@ -163,6 +163,42 @@ def test_a_point_read_of_a_leafs_first_or_last_key_steps_to_its_neighbour():
     assert list(pages[1:]) == [5]
 
 
+def test_an_updates_lookup_steps_back_like_a_read_but_does_not_read_on():
+    """MariaDB 10.11's traced reads (docs/workloads.md, "A write does not read on"): an UPDATE of a
+    leaf's first key reads the leaf before it as a SELECT does, of a leaf's last key not the next
+    leaf, which the SELECT reads; a read-modify-write's select still reads on."""
+    t = _tree(rows=10_000, leaves=100, height=2)
+    spec = _spec("""operations = 1
+[tables.usertable]
+schema = "ycsb"
+rows = 10000
+[[streams]]
+name = "u"
+table = "usertable"
+op = "update"
+keys = "uniform"
+share = 0.5
+[[streams]]
+name = "rmw"
+table = "usertable"
+op = "read-modify-write"
+keys = "uniform"
+share = 0.5
+""")
+    space = mp.Space({("usertable", mp.PRIMARY): t})
+    starts = t.leaf_starts()
+    first_of_5, last_of_5 = int(starts[5]), int(starts[6]) - 1
+    one = np.ones(1, dtype=np.uint32)
+
+    def leaves(stream, key):
+        r = mm.Mapper(spec, space).op_refs(stream, np.array([key], dtype=np.uint64), one)
+        return [int(p) for p in r.pages if p < t.all_leaves]
+
+    assert leaves(0, first_of_5) == [4, 5, 5]  # lands on 4, steps to 5; the row's leaf written
+    assert leaves(0, last_of_5) == [5, 5]  # leaf 6 not read
+    assert leaves(1, last_of_5) == [5, 6, 5, 5]  # the select reads on into 6, the update does not
+
+
 def test_kernel_counts_reads_per_page_dirty_evictions_and_creates_without_reading():
     # pages 0..599, a pool of 200: a pass writing 0..299, then a pass reading 300..599 evicts
     # every written page dirty; page 600 created: no read
