@@ -46,7 +46,8 @@ def test_each_run_within_what_it_measured(measured):
 def test_most_runs_are_close(measured):
     tables = [abs(t) for t, _, _ in measured.values()]
     assert statistics.median(tables) <= 0.03
-    # 43 of 52 on 2026-11-29, 48 of 57 with mariapurge's, 62 of 73 with maria118's
+    # 43 of 52 on 2026-11-29, 48 of 57 with mariapurge's, 62 of 73 with maria118's, 60 of 73 once a
+    # write's lookup no longer reads on (ycsbf: MariaDB ycsb-a 16M -3.8 .. -5.1%, docs/workloads.md)
     assert sum(t <= 0.05 for t in tables) >= 0.75 * len(tables)
 
 
