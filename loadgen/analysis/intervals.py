@@ -91,18 +91,21 @@ def interval(reads: int, cleaner: tuple[int, int] | None = None, se: float = 0.0
 def for_pool(reads: int, pool, cleaner: tuple[int, int] | None = None, se: float = 0.0,
              start_measured: bool = False, hist=None, floor_rel: float | None = None,
              spread_pages: int | None = None, fitted: bool = True,
-             held: tuple[int, int] | None = None) -> tuple[int, int]:
+             held: tuple[int, int] | None = None, writes: bool = False, undo: int = 0) -> tuple[int, int]:
     """interval() with the sources a pool model (pool.PoolModel) implies: read-ahead when it is on,
     the pages held uncertain by spread_pages (default CAPACITY_SPREAD_PAGES; its cost in reads from
     hist, the plain-LRU stack histogram; none without it), start-up pages on MySQL unless a run
     measured them. fitted: the workload is one the grid's floors were fitted on (floor_of);
     held: the reads with the pages held a spread more .. fewer (heldspread.envelope), each side's
-    reach a source of its own (interval)."""
+    reach a source of its own (interval); writes: the write side's guesses (write_swing, with
+    `undo` the undo side's pages), as a mix's total has them."""
     from .pool import RA_RULE_MYSQL
 
     mysql = pool.ra_rule == RA_RULE_MYSQL
     spread = CAPACITY_SPREAD_PAGES if spread_pages is None else spread_pages
     swing = swing_reads(hist, pool.capacity_pages, spread) if hist is not None and spread else 0.0
+    if writes:
+        swing = math.hypot(swing, write_swing(reads, undo))
     if floor_rel is None and hist is not None and fits(hist, pool.capacity_pages - pool.start_pages):
         floor_rel = FIT_FLOOR_REL
     elif floor_rel is None:
@@ -165,6 +168,12 @@ WRITE_SPREAD_REL = 0.05
 UNDO_SPREAD_REL = 0.40
 
 
+def write_swing(reads: int, undo: int = 0) -> float:
+    """The write side's width in pages: WRITE_SPREAD_REL of the reads and UNDO_SPREAD_REL of the
+    undo side's pages, in quadrature."""
+    return math.hypot(WRITE_SPREAD_REL * reads, UNDO_SPREAD_REL * undo)
+
+
 def table_interval(reads: int, pool, writes: bool = False,
                    cleaner_rel: tuple[float, float] | None = None, undo: int = 0, se: float = 0.0,
                    held: tuple[int, int] | None = None) -> tuple[int, int]:
@@ -175,7 +184,7 @@ def table_interval(reads: int, pool, writes: bool = False,
     standard error of the part (tracesample.py); held: the part's reads with the pages held a
     spread more .. fewer (heldspread.py, interval)."""
     env = (round(reads * cleaner_rel[0]), round(reads * cleaner_rel[1])) if cleaner_rel else None
-    swing = math.hypot(WRITE_SPREAD_REL * reads, UNDO_SPREAD_REL * undo) if writes else 0.0
+    swing = write_swing(reads, undo) if writes else 0.0
     # no mixes or op traces on the grid the floors were fitted on: the wider ones (floor_of)
     return interval(reads, env, se=se, read_ahead=pool.ra_threshold > 0, swing_reads=swing,
                     floor_rel=floor_of(pool, fitted=False), held=held)

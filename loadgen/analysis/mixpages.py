@@ -105,13 +105,14 @@ class Tree:
         new = self.leaf_pages + ((key - self.rows - 1) // self.rows_per_leaf).astype(np.int64)
         return np.where(key <= self.rows, old, np.minimum(new, self.all_leaves - 1))
 
-    def span(self, first_key: np.ndarray, last_key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def span(self, first_key: np.ndarray, last_key: np.ndarray, read_on: bool = True) -> tuple[np.ndarray, np.ndarray]:
         """The leaves a read of keys first..last visits, as (first leaf, last leaf): the descent
         searches for the key before the first (PAGE_CUR_L: a leaf's first key lands on the leaf
         before it), and the read goes on to the key after the last (a leaf's last key reads on
-        into the next leaf), as the single-table model's leaf steps (model.py)."""
+        into the next leaf), as the single-table model's leaf steps (model.py); read_on False:
+        it stops on the last key, as a single-row UPDATE or DELETE does (mixmodel.WRITE_READS_ON)."""
         lo = self.leaf_of_key(np.maximum(np.asarray(first_key).astype(np.int64) - 1, 1))
-        hi = self.leaf_of_key(np.asarray(last_key).astype(np.int64) + 1)
+        hi = self.leaf_of_key(np.asarray(last_key).astype(np.int64) + (1 if read_on else 0))
         return lo, hi
 
     def entry_leaf(self, key: np.ndarray, salt: int = 0) -> np.ndarray:

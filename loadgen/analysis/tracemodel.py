@@ -362,8 +362,11 @@ def predict(path, tables: dict[str, dict], pools: list, flavor: str = "mariadb",
         total = sum(t["pages_read"] for t in per.values()) + res.system
         # part -> (reads with fewer, with more pages held)
         held = heldspread.by_part([(_per_table(r), r.system) for r in shifted[i]]) if i in shifted else {}
+        # the total's interval has the write side's guesses too, as a mix's total does (for_mix): without
+        # them 12 of 27 read/write captures at a DBA's size fell below it (docs/capture.md)
         low, high = for_pool(total, pool, se=res.se, fitted=False,  # no op traces on the grid
-                             held=heldspread.envelope(total, *held["*"]) if held else None)
+                             held=heldspread.envelope(total, *held["*"]) if held else None,
+                             writes=spec.writes, undo=res.system)
         for name, t in per.items():  # each table's own interval: the same sources as a mix's tables
             env = heldspread.envelope(t["pages_read"], *held[name]) if name in held else None
             t["low"], t["high"] = table_interval(t["pages_read"], pool, spec.writes, se=res.table_se.get(name, 0.0),

@@ -64,16 +64,6 @@ PURGE_BATCHES_BUSY_PER_TXN = {"mysql": 0.21}
 # Purge runs behind the writes by a lag the model cannot know (it follows the history list and
 # the purge threads' batches); what matters is whether the pages it needs are still in the pool.
 PURGE_LAG_OPS = 1_000
-# Where a run's pages_created gives its undo logs per undo page (undo_txns_per_page): MySQL, which
-# keeps its segments' pages. MariaDB frees a cached undo segment once purge has passed it and
-# creates its pages again, but a page created again in a frame that still holds it is not counted:
-# the faster the run, the more of them (sysbench-oltp-rw, 300k rows, 16M: 0.21 pages created an
-# operation at 333 q/s over 100,000 operations, 0.16 at 781, 0.06 at 2,490, 0.03 at ~4,100 over 20,000, while
-# ibdata1 read 0.74-0.83 pages an operation at every rate and undo_pages_written rose from 0.23 to
-# 0.43). With the count the model gave a fast run's undo side about 2.5 times fewer pages and its table
-# the frames: -6.2% / -6.7% at ~4,100 q/s, -4.3% / -5.1% with the forecast (docs/workloads.md,
-# "MariaDB sysbench-oltp-rw's rate"). MariaDB runs take the forecast's.
-COUNTED_UNDO_FLAVORS = ("mysql",)
 # MariaDB 10.11: each time the purge coordinator runs (the master thread wakes it every second
 # while the history list holds a log), it ends with trx_purge_truncate_history, which walks every
 # rollback segment (purge_sys_t::iterator::free_history) and so reads each one's header page. The
@@ -451,10 +441,7 @@ def undo_space(tables: dict, inserts: dict, order: list[str], flavor: str, txns:
 def undo_txns_per_page(run: dict, space: Space, spec: mixspec.MixSpec, done: int) -> float | None:
     """A run's own undo logs per undo page: its write transactions over the pages it created
     (buffer_pool.flush.pages_created, INNODB_METRICS buffer_pages_created) less the leaves its
-    inserts added (the model's grown leaves); None where the run did not record them, and for
-    MariaDB (COUNTED_UNDO_FLAVORS), where the counter follows the rate, not the undo pages."""
-    if ((run.get("server") or {}).get("flavor") or "mariadb") not in COUNTED_UNDO_FLAVORS:
-        return None
+    inserts added (the model's grown leaves); None where the run did not record them."""
     created = run_counter(run, "pages_created")
     if created is None:
         return None

@@ -22,6 +22,11 @@ def _spec(text: str) -> mix.MixSpec:
     return mixfile.parse("format = 1\nseed = 3\n" + text, "<test>")
 
 
+def _usertable(streams: str, operations: int = 1) -> mix.MixSpec:
+    """A mix of these [[streams]] over a 10,000-row usertable."""
+    return _spec(f"operations = {operations}\n[tables.usertable]\nschema = \"ycsb\"\nrows = 10000\n" + streams)
+
+
 def test_scan_references_every_leaf_once_in_order():
     t = _tree(rows=5_000, leaves=40, height=2, base=7)
     pages, flags = mp.walk_refs(t, 0, t.all_leaves - 1)
@@ -125,11 +130,7 @@ def test_an_update_moving_k_one_step_writes_one_k_1_leaf_and_a_new_value_two():
 
 def test_range_walks_the_leaves_its_rows_span():
     t = _tree(rows=10_000, leaves=100, height=2)  # 100 rows per leaf
-    spec = _spec("""operations = 1
-[tables.usertable]
-schema = "ycsb"
-rows = 10000
-[[streams]]
+    spec = _usertable("""[[streams]]
 name = "r"
 table = "usertable"
 op = "range"
@@ -161,6 +162,27 @@ def test_a_point_read_of_a_leafs_first_or_last_key_steps_to_its_neighbour():
     r = mp.walks(t, *t.span(np.array([middle_of_5]), np.array([middle_of_5])))
     pages, flags = r.pages, r.flags
     assert list(pages[1:]) == [5]
+
+
+def test_an_updates_lookup_steps_back_like_a_read_but_does_not_read_on():
+    """MariaDB 10.11's traced reads (docs/workloads.md, "A write does not read on"): an UPDATE of a
+    leaf's first key reads the leaf before it as a SELECT does, of a leaf's last key not the next
+    leaf, which the SELECT reads; a read-modify-write's select still reads on."""
+    t = _tree(rows=10_000, leaves=100, height=2)
+    stream = '[[streams]]\nname = "{0}"\ntable = "usertable"\nop = "{0}"\nkeys = "uniform"\nshare = 0.5\n'
+    spec = _usertable(stream.format("update") + stream.format("read-modify-write"))
+    space = mp.Space({("usertable", mp.PRIMARY): t})
+    starts = t.leaf_starts()
+    first_of_5, last_of_5 = int(starts[5]), int(starts[6]) - 1
+    one = np.ones(1, dtype=np.uint32)
+
+    def leaves(stream, key):
+        r = mm.Mapper(spec, space).op_refs(stream, np.array([key], dtype=np.uint64), one)
+        return [int(p) for p in r.pages if p < t.all_leaves]
+
+    assert leaves(0, first_of_5) == [4, 5, 5]  # lands on 4, steps to 5; the row's leaf written
+    assert leaves(0, last_of_5) == [5, 5]  # leaf 6 not read
+    assert leaves(1, last_of_5) == [5, 6, 5, 5]  # the select reads on into 6, the update does not
 
 
 def test_kernel_counts_reads_per_page_dirty_evictions_and_creates_without_reading():
@@ -243,11 +265,7 @@ def test_purge_revisits_an_index_update_s_old_entry_after_its_lag():
 
 
 def test_a_scheduled_scan_goes_in_where_its_execution_started():
-    spec = _spec("""operations = 1000
-[tables.usertable]
-schema = "ycsb"
-rows = 10000
-[[streams]]
+    spec = _usertable("""[[streams]]
 name = "read"
 table = "usertable"
 op = "read"
@@ -258,7 +276,7 @@ name = "nightly"
 table = "usertable"
 op = "scan"
 at_s = 1
-""")
+""", operations=1000)
     tables = {"usertable": {"rows": 10_000, "leaf_pages": 700, "height": 2, "indexes": {}}}
     space = mp.Space.of(tables, {}, ["usertable"])
     run = {"result": {"streams": {"nightly": {"executions": [{"ops_before": 400, "ops_after": 420}]}}}}

@@ -6,10 +6,9 @@ fails here, without a server. The bounds are what these runs measured on 2026-11
 -6.1% .. +10.7%, all -9.2% .. +7.4%, median |table| 2.0%; 52 runs, every preset at both pools on
 both servers; branch mariapurge's five at 541-1,466 q/s, MariaDB 11.8's first among them, whole
 reads +5.1% .. +8.6%; branch maria118's 16 MariaDB 11.8 runs at 1,204-9,403 q/s, every cell
-but ycsb-a 16M, whose whole reads at +10.8..+11.1% in two runs of five are kept out, not let in)
-with a little room, not the issue's 5%: docs/workloads.md names the cells outside it. Since MariaDB
-runs take the forecast's undo growth (undomodel.COUNTED_UNDO_FLAVORS, branch rwfast): table -6.8% ..
-+9.9%, median |table| 1.54%, 62 of 73 within 5%, whole reads -9.2% .. +8.6%."""
+but ycsb-a 16M, whose whole reads at +10.8..+11.1% in two runs of five are kept out, not let in;
+branch ycsbf's MariaDB 10.11 ycsb-a and ycsb-f at 16M, 1,889 and 1,403 q/s, table -4.3%, -4.9%)
+with a little room, not the issue's 5%: docs/workloads.md names the cells outside it."""
 from __future__ import annotations
 
 import gzip
@@ -48,7 +47,8 @@ def test_each_run_within_what_it_measured(measured):
 def test_most_runs_are_close(measured):
     tables = [abs(t) for t, _, _ in measured.values()]
     assert statistics.median(tables) <= 0.03
-    # 43 of 52 on 2026-11-29, 48 of 57 with mariapurge's, 62 of 73 with maria118's
+    # 43 of 52 on 2026-11-29, 48 of 57 with mariapurge's, 62 of 73 with maria118's, 60 of 73 once a
+    # write's lookup no longer reads on (MariaDB ycsb-a 16M -3.8 .. -5.1%), 62 of 75 with ycsbf's two
     assert sum(t <= 0.05 for t in tables) >= 0.75 * len(tables)
 
 
