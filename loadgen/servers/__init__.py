@@ -105,9 +105,6 @@ class ColdStart:
 # 61-153 change-buffered k_1 leaves of a 300k-row seed (reads of the table no query makes, dirty
 # pages its first LRU batch writes) after the seed's restart (docs/workloads.md, "No seed work
 # left for the run"). The restart waits for the work instead of the run seeing it.
-SLOW_SHUTDOWN = "innodb_fast_shutdown=0"
-
-
 def ask_slow_shutdown(server: Server) -> dict:
     """Set innodb_fast_shutdown=0 on a server about to be stopped for a cold restart; what it
     had left to do then (for the run's cold_start: history_len_at_stop, ibuf_size_at_stop). A
