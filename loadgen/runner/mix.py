@@ -200,10 +200,13 @@ def measure(server, spec: MixSpec, data: MixDataset, tables: dict[str, TableInfo
     flavor = db.parse_version(variables.get("version", ""), variables.get("version_comment", ""))
     monitors_note = (enable_flush_metrics(sampler_conn) if server.owned
                      else "not changed on a server loadgen does not own")
-    settle = wait_quiet(sampler_conn)
+    # a server this command restarted is also waited on until its start-up's dirty pages are
+    # written (wait_quiet); another's may never be clean while its own clients write
+    settle = wait_quiet(sampler_conn, until_clean=server.owned and cold.method == "restart")
     if not settle["quiet"]:
-        reporter.say(f"warning: the server kept reading pages in the background "
-                     f"({settle['pages_read_while_settling']} in {settle['settle_s']} s); they may count as misses")
+        reporter.say(f"warning: the server kept reading or writing pages in the background "
+                     f"({settle['pages_read_while_settling']} read, {settle.get('pages_dirty_after_settling', 0)} "
+                     f"still dirty after {settle['settle_s']} s); they may count as misses")
     before = take_snapshot(sampler_conn, 0).status
     verdict = verify_cold(cold, before, flavor.name)
     if cold.cold and not verdict["cold"]:

@@ -99,6 +99,62 @@ class ColdStart:
     fix: str = ""  # what makes the next start cold when this one was not (said when it was warm)
 
 
+# A cold restart of a server loadgen owns stops it slowly (innodb_fast_shutdown=0): InnoDB purges
+# all history and merges the whole change buffer before it stops. A fast stop leaves that work in
+# the datadir, and the restarted server does it in the run's first seconds: MySQL 9.7 merged
+# 61-153 change-buffered k_1 leaves of a 300k-row seed (reads of the table no query makes, dirty
+# pages its first LRU batch writes) after the seed's restart (docs/workloads.md, "No seed work
+# left for the run"). The restart waits for the work instead of the run seeing it.
+def ask_slow_shutdown(server: Server) -> dict:
+    """Set innodb_fast_shutdown=0 on a server about to be stopped for a cold restart; what it
+    had left to do then (for the run's cold_start: history_len_at_stop, ibuf_size_at_stop). A
+    server that cannot be reached or refuses (no SYSTEM_VARIABLES_ADMIN) stops fast: said in
+    `shutdown`, never an error (the restart itself is what matters)."""
+    from ..db import query_all
+
+    try:
+        conn = server.connect()
+    except Exception as exc:  # noqa: BLE001 - a dead server: the restart will say why
+        return {"shutdown": f"fast (could not connect: {str(exc)[:120]})"}
+    try:
+        out = _pending_work(conn)
+        try:
+            query_all(conn, "SET GLOBAL innodb_fast_shutdown = 0")
+        except Exception as exc:  # noqa: BLE001 - not allowed: a fast stop, as before
+            return {**out, "shutdown": f"fast ({str(exc.args[-1] if exc.args else exc)[:120]})"}
+        return {**out, "shutdown": "slow"}
+    finally:
+        conn.close()
+
+
+def _pending_work(conn) -> dict:
+    """The history list's length (INNODB_METRICS trx_rseg_history_len, on by default on both
+    servers) and the change buffer's size in pages (SHOW ENGINE INNODB STATUS "Ibuf: size N";
+    MariaDB 11.x has no change buffer): what a slow stop will do; absent where not readable."""
+    from ..db import query_all
+
+    out: dict = {}
+    for enabled in ("ENABLED = 1", "STATUS = 'enabled'"):  # MariaDB's column, MySQL 8+'s
+        try:
+            rows = query_all(conn, "SELECT COUNT FROM information_schema.INNODB_METRICS WHERE "
+                             f"{enabled} AND NAME = 'trx_rseg_history_len'")
+        except Exception:  # noqa: BLE001 - the other flavour's column, or no PROCESS privilege
+            continue
+        if rows and rows[0][0] is not None:
+            out["history_len_at_stop"] = int(rows[0][0])
+        break
+    try:
+        rows = query_all(conn, "SHOW ENGINE INNODB STATUS")
+    except Exception:  # noqa: BLE001 - no PROCESS privilege
+        rows = []
+    text = rows[0][-1] if rows else ""
+    text = text.decode(errors="replace") if isinstance(text, bytes) else str(text)
+    found = re.search(r"^Ibuf: size (\d+)", text, re.M)
+    if found:
+        out["ibuf_size_at_stop"] = int(found.group(1))
+    return out
+
+
 @dataclass
 class ServerSpec:
     """What the user asked for on the command line."""

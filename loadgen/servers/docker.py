@@ -27,8 +27,8 @@ from ..db import Endpoint, Flavor, auth_plugin_hint, error_text, parse_version
 from ..errors import ProvisionError, UsageError
 from ..paths import cache_dir, state_dir
 from ..units import format_bytes
-from . import (DEFAULT_POOL_BYTES, ColdStart, Server, ServerSpec, check_pool_minimum, fastpath, lent_start,
-               refuse_lent_pool, server_flags, write_secret)
+from . import (DEFAULT_POOL_BYTES, ColdStart, Server, ServerSpec, ask_slow_shutdown, check_pool_minimum, fastpath,
+               lent_start, refuse_lent_pool, server_flags, write_secret)
 from .engine import DEFAULT_IMAGE, LABEL, build_hint, engine, image_flavor, image_status, short_error, sweep_orphans
 # Looked up here at each use, so a lab script can swap the labels of the containers it starts.
 from .engine import owner_labels as _owner_labels
@@ -401,9 +401,12 @@ class DockerServer(Server):
         # changed --pool takes effect, which `docker restart` could not do.
         if self.foreign_owner is not None:
             return lent_start(self)
+        details = ask_slow_shutdown(self)
+        started = time.monotonic()
         self._remove_container(graceful=True)
+        details["stop_s"] = round(time.monotonic() - started, 3)
         self._launch()
-        return ColdStart("restart", True, "container recreated on the same datadir with load_at_startup=OFF")
+        return ColdStart("restart", True, "container recreated on the same datadir with load_at_startup=OFF", details)
 
     def set_pool(self, pool_bytes: int) -> None:
         refuse_lent_pool(self, pool_bytes)

@@ -22,8 +22,8 @@ from pathlib import Path
 
 from ..db import Endpoint, Flavor
 from ..errors import ProvisionError, UsageError
-from . import (ColdStart, Server, check_options, check_pool_minimum, lent_start, refuse_lent_pool, server_flags,
-               write_secret)
+from . import (ColdStart, Server, ask_slow_shutdown, check_options, check_pool_minimum, lent_start, refuse_lent_pool,
+               server_flags, write_secret)
 from .accounts import bootstrap_sql, enforce_accounts, mysql_init_sql
 from .host import check_pool_fits, die_with_parent, free_port, pid_alive, port_in_use
 from .lock import FileLock
@@ -373,9 +373,12 @@ class LocalServer(Server):
     def restart_cold(self) -> ColdStart:
         if self.foreign_owner is not None:
             return lent_start(self)
+        details = ask_slow_shutdown(self)
+        started = time.monotonic()
         self._halt()  # the datadir lock stays ours across the restart
+        details["stop_s"] = round(time.monotonic() - started, 3)
         self.start()
-        return ColdStart("restart", True, "server restarted with load_at_startup=OFF")
+        return ColdStart("restart", True, "server restarted with load_at_startup=OFF", details)
 
     def set_pool(self, pool_bytes: int) -> None:
         refuse_lent_pool(self, pool_bytes)
