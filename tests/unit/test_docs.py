@@ -52,3 +52,16 @@ def test_every_docs_path_named_in_the_repository_exists():
     assert named, "the pattern found no docs/ path at all"
     missing = {p: where for p, where in named.items() if not (ROOT / p).exists()}
     assert not missing, f"docs/ paths that do not exist (first named in): {missing}"
+
+
+# a merge's conflict markers at the start of a line (a committed half-merge; one reached docs/
+# workloads.md in session 13, where Python would have failed to import but Markdown did not)
+CONFLICT = re.compile(r"^(<{7} |>{7} |={7}$)", re.M)
+
+
+def test_no_file_holds_a_merge_conflict_marker():
+    files = [README, ROOT / "CHANGELOG.md", *PAGES, *(ROOT / "loadgen").rglob("*.py"), *(ROOT / "tests").rglob("*.py"),
+             *(ROOT / "bench").glob("*.py"), ROOT / "bench" / "README.md", ROOT / "Makefile",
+             *(ROOT / "native").rglob("*.[ch]")]
+    marked = [str(p.relative_to(ROOT)) for p in files if CONFLICT.search(p.read_text(errors="replace"))]
+    assert not marked, f"merge conflict markers left in: {marked}"
