@@ -204,8 +204,9 @@ class Server(abc.ABC):
     def stop(self) -> None: ...
 
     @abc.abstractmethod
-    def restart_cold(self) -> ColdStart:
-        """Empty the buffer pool so the next run starts cold."""
+    def restart_cold(self, slow: bool = False) -> ColdStart:
+        """Empty the buffer pool so the next run starts cold; slow: stop a server we own slowly
+        (ask_slow_shutdown), as a mix run asks."""
 
     def will_query(self, database: str, table: str, rows_per_leaf: float) -> None:
         """The table the runs will query (dsn: restart_cold reads some of it so a shrink evicts)."""

@@ -396,12 +396,12 @@ class DockerServer(Server):
 
             shutil.rmtree(self.sock_dir, ignore_errors=True)
 
-    def restart_cold(self) -> ColdStart:
+    def restart_cold(self, slow: bool = False) -> ColdStart:
         # A new container on the same volume: the pool starts empty (load_at_startup=OFF), and a
         # changed --pool takes effect, which `docker restart` could not do.
         if self.foreign_owner is not None:
             return lent_start(self)
-        details = ask_slow_shutdown(self)
+        details = ask_slow_shutdown(self) if slow else {"shutdown": "fast"}
         started = time.monotonic()
         self._remove_container(graceful=True)
         details["stop_s"] = round(time.monotonic() - started, 3)

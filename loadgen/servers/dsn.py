@@ -128,7 +128,7 @@ class DsnServer(Server):
     def stop(self) -> None:
         """Not ours to stop."""
 
-    def restart_cold(self) -> ColdStart:
+    def restart_cold(self, slow: bool = False) -> ColdStart:
         """Try to empty a pool we may not restart: shrink it to the minimum and grow it back, then
         read the sizes and pages_data back and record what was achieved. A shrink evicts only what
         does not fit in the smaller pool (MariaDB 10.11.19 here: a 165-page table stayed whole
