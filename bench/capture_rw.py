@@ -101,7 +101,8 @@ def flushes(server, enable: bool = False) -> dict[str, int]:
 class FreeFrames:
     """Innodb_buffer_pool_pages_free, _data and Innodb_pages_read polled every period_s while the run
     goes: the frames the page cleaner keeps free under writes and the pages read so far, over time
-    ([(s, free, data, read), ...]; read is the server's counter, not a delta)."""
+    ([(s, free, data, read, undo, system), ...]; read is the server's counter, not a delta; undo and
+    system: INNODB_METRICS' undo log and system pages read so far, page_types enabled first)."""
 
     def __init__(self, server, period_s: float = 0.25):
         self.conn, self.period_s, self.samples = server.connect(), period_s, []
@@ -115,8 +116,12 @@ class FreeFrames:
             rows = dict(db.query_all(self.conn, "SHOW GLOBAL STATUS WHERE Variable_name IN "
                                                 "('Innodb_buffer_pool_pages_free', 'Innodb_buffer_pool_pages_data', "
                                                 "'Innodb_pages_read')"))
+            kinds = dict(db.query_all(self.conn, "SELECT NAME, COUNT FROM information_schema.INNODB_METRICS WHERE "
+                                                 "NAME IN ('buffer_page_read_undo_log', 'buffer_page_read_system_page')"))
             self.samples.append((round(time.monotonic() - self.t0, 2), int(rows["Innodb_buffer_pool_pages_free"]),
-                                 int(rows["Innodb_buffer_pool_pages_data"]), int(rows["Innodb_pages_read"])))
+                                 int(rows["Innodb_buffer_pool_pages_data"]), int(rows["Innodb_pages_read"]),
+                                 int(kinds.get("buffer_page_read_undo_log") or 0),
+                                 int(kinds.get("buffer_page_read_system_page") or 0)))
             self.stop.wait(self.period_s)
 
     def close(self) -> list:
@@ -180,7 +185,7 @@ def measure(server, script: str, dist: str, rows: int, events: int, pool: int, w
     sysbench(server, script, "run", f"--table-size={rows}", f"--rand-type={dist}", f"--events={events}",
              "--time=0", "--threads=1", "--rand-seed=1")
     run_s = time.monotonic() - t0
-    free = [(t, f, d, r - before) for t, f, d, r in frames.close()]  # reads since the run's start
+    free = [(t, f, d, r - before, *rest) for t, f, d, r, *rest in frames.close()]  # reads since the run's start
     sql(server, "SET GLOBAL general_log = OFF")
     original = pages_read(server) - before
     moves = {k: v - moves_before.get(k, 0) for k, v in lru_moves(server).items()}

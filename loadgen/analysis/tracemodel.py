@@ -328,7 +328,9 @@ def predict(path, tables: dict[str, dict], pools: list, flavor: str = "mariadb",
     # performance_schema.file_summary_by_instance, MariaDB: every page read was a table's)
     # purge's walks of the rollback segments' headers follow the clock: the pools share the log's rate
     txns_per_op = txns / max(sum(len(c[0]) for c in chunks), 1)
-    sweep_ops = sweep_ops_of(flavor, pools[0][1].qps, txns_per_op) if spec.writes and pools else 0.0
+    # a captured BEGIN .. COMMIT of several writes: purge's batches follow its commits (undomodel)
+    writes_per_txn = sum(plan.ops[op] for op in ("update", "delete", "insert")) / max(txns, 1)
+    sweep_ops = sweep_ops_of(flavor, pools[0][1].qps, txns_per_op, writes_per_txn) if spec.writes and pools else 0.0
     mapper = TraceMapper(spec, space, columns_of, prefetch=mm.RANGE_PREFETCH and flavor == "mariadb",
                          rsegs_at_start=True, sweep_ops=sweep_ops, buffers=buffers)
     for i, s in enumerate(spec.streams):  # an update writes the entries of the indexes it sets

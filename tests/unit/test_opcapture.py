@@ -512,7 +512,7 @@ def test_captured_transactions_take_the_mix_models_undo_side(tmp_path, monkeypat
             "system_pages_read"]
     # each of MySQL's passes reads its 256 + 128 headers again in a 256-page pool: ten times the
     # passes (1,800 statements at 1,000/s, 600 transactions), at least 128 pages more a pass
-    passes = int(1_800 // um.sweep_ops_of("mysql", 1000.0, 600 / 1_800))
+    passes = int(1_800 // um.sweep_ops_of("mysql", 1000.0, 600 / 1_800, 3.0))  # three writes a transaction
     monkeypatch.setitem(um.TRUNCATE_BATCHES, "mysql", um.TRUNCATE_BATCHES["mysql"] // 10)
     more = predict("mysql", False)["pools"][0]["system_pages_read"]
     assert passes >= 1 and more >= mysql["pools"][0]["system_pages_read"] + 8 * passes * um.TEMP_RSEGS["mysql"]
