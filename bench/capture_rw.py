@@ -116,8 +116,9 @@ class FreeFrames:
             rows = dict(db.query_all(self.conn, "SHOW GLOBAL STATUS WHERE Variable_name IN "
                                                 "('Innodb_buffer_pool_pages_free', 'Innodb_buffer_pool_pages_data', "
                                                 "'Innodb_pages_read')"))
-            kinds = dict(db.query_all(self.conn, "SELECT NAME, COUNT FROM information_schema.INNODB_METRICS WHERE "
-                                                 "NAME IN ('buffer_page_read_undo_log', 'buffer_page_read_system_page')"))
+            kinds = dict(db.query_all(self.conn, "SELECT NAME, COUNT FROM information_schema.INNODB_METRICS "
+                                                 "WHERE NAME IN ('buffer_page_read_undo_log', "
+                                                 "'buffer_page_read_system_page')"))
             self.samples.append((round(time.monotonic() - self.t0, 2), int(rows["Innodb_buffer_pool_pages_free"]),
                                  int(rows["Innodb_buffer_pool_pages_data"]), int(rows["Innodb_pages_read"]),
                                  int(kinds.get("buffer_page_read_undo_log") or 0),

@@ -63,12 +63,15 @@ PURGE_BATCHES_BASE_PER_S = {"mysql": 92.0}
 PURGE_BATCHES_BUSY_PER_TXN = {"mysql": 0.21}
 # A captured transaction of several writes (BEGIN .. COMMIT; sysbench's oltp_read_write: 4 writes
 # and 14 reads between two commits) is purged by batches a commit that do not fall with the rate:
-# 1.34 .. 2.07 a commit in 12 captures (2,000 transactions, 46 .. 174 a second, MySQL 9.7.4, 28-30
-# November 2026: purge_invoked 2,700 .. 4,139), up to 292 batches a second, where the rule above
-# gives 109 .. 128 at 83 .. 174 commits a second: 13-16 passes for the server's 25-32, the whole
-# of what the model read too few at 16M (the 384 headers a pass: -8.9%, -13.8%, -13.7% with the
-# rule above, -1.3%, +1.3%, +0.1% with the server's own count). Autocommit writes (the mixes, one
-# write a commit) keep the rule above. Above the most measured (292 a second) more are not known.
+# 1.25 .. 2.07 a commit in 16 captures of 2,000 transactions at 42 .. 174 a second (MySQL 9.7.4,
+# 30 November 2026, bench/capture_rw.py, purge_invoked 2,500 .. 4,139; 1.25-1.54 where other work
+# loaded the machine, 1.52-2.07 where it was quieter), up to 292 batches a second, where the rule
+# above gives 109 .. 128 at 83 .. 174 commits a second: 13-16 passes for the server's 25-32, the
+# whole of what the model read too few at 16M (384 headers a pass: -8.9%, -13.8%, -13.7% with the
+# rule above, -1.3%, +1.3%, +0.1% with each run's own count). 1.6 a commit (25 passes) puts the passes
+# within -22% .. +32% of the server's (19-32) and the 16M total within -6.6% .. +4.2% (docs/capture.md). Autocommit
+# writes (the mixes, one write a commit) keep the rule above; above the most measured (292 a
+# second) more batches are not known.
 PURGE_BATCHES_PER_MULTI_WRITE_TXN = {"mysql": 1.6}
 PURGE_BATCHES_MAX_PER_S = {"mysql": 300.0}
 MULTI_WRITE_TXN = 1.5  # writes a transaction from which a trace's transactions are multi-write ones
