@@ -74,7 +74,10 @@ PURGE_BATCHES_BUSY_PER_TXN = {"mysql": 0.21}
 # second) more batches are not known.
 PURGE_BATCHES_PER_MULTI_WRITE_TXN = {"mysql": 1.6}
 PURGE_BATCHES_MAX_PER_S = {"mysql": 300.0}
-MULTI_WRITE_TXN = 1.5  # writes a transaction from which a trace's transactions are multi-write ones
+# updates and deletes a transaction (of those with any) from which a trace's are multi-write ones:
+# sysbench's 3 (2 updates, a delete; its insert's log is freed at commit); an application's
+# single UPDATE in a BEGIN .. COMMIT, 1, keeps the rule above
+MULTI_WRITE_TXN = 1.5
 # Purge runs behind the writes by a lag the model cannot know (it follows the history list and
 # the purge threads' batches); what matters is whether the pages it needs are still in the pool.
 PURGE_LAG_OPS = 1_000
@@ -165,7 +168,8 @@ def purge_refs(space: Space, txn: np.ndarray, header: bool = True, freed: bool =
 
 def sweep_ops_of(flavor: str, qps: float, txns_per_op: float = 0.0, writes_per_txn: float = 1.0) -> float:
     """Ops between two walks of every rollback segment's header by purge at the run's rate (qps
-    ops a second, txns_per_op write transactions an op, writes_per_txn write statements each);
+    ops a second, txns_per_op write transactions an op, writes_per_txn the updates and deletes in
+    each that has any);
     0: none. MariaDB: PURGE_SWEEP_S; MySQL: every TRUNCATE_BATCHES purge batches, PURGE_BATCHES_*
     of the write transactions a second (PURGE_BATCHES_PER_MULTI_WRITE_TXN where they hold several
     writes: a captured BEGIN .. COMMIT)."""
