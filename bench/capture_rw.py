@@ -167,7 +167,7 @@ def resident(server) -> dict[str, dict[str, int]]:
 
 
 def measure(server, script: str, dist: str, rows: int, events: int, pool: int, work: Path, n: int,
-            buffering: str | None = None) -> dict:
+            buffering: str | None = None, run_args: tuple = ()) -> dict:
     docker = server.provider == "docker"
     tag = f"{script}-{dist}-{pool >> 20}M-{n}"
     log = Path(f"/tmp/general-{tag}.log") if docker else server.files_dir / f"general-{tag}.log"
@@ -184,7 +184,7 @@ def measure(server, script: str, dist: str, rows: int, events: int, pool: int, w
     frames = FreeFrames(server)
     t0 = time.monotonic()
     sysbench(server, script, "run", f"--table-size={rows}", f"--rand-type={dist}", f"--events={events}",
-             "--time=0", "--threads=1", "--rand-seed=1")
+             "--time=0", "--threads=1", "--rand-seed=1", *run_args)
     run_s = time.monotonic() - t0
     free = [(t, f, d, r - before, *rest) for t, f, d, r, *rest in frames.close()]  # reads since the run's start
     sql(server, "SET GLOBAL general_log = OFF")
@@ -230,6 +230,8 @@ def main() -> None:
     ap.add_argument("--change-buffering", default=None,
                     choices=["none", "inserts", "deletes", "changes", "purges", "all"],
                     help="MySQL's innodb_change_buffering for the runs (set after each restart); default: the server's")
+    ap.add_argument("--run-args", default="",
+                    help="more sysbench options for the runs, space-separated (--delete_inserts=0: updates only)")
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
     work, pools, server = bench_setup(a, "capture-rw-")
@@ -240,7 +242,8 @@ def main() -> None:
             for pool in pools:
                 for script in a.scripts.split(","):
                     for dist in a.dists.split(","):
-                        r = measure(server, script, dist, a.rows, a.events, pool, work, n, a.change_buffering)
+                        r = measure(server, script, dist, a.rows, a.events, pool, work, n, a.change_buffering,
+                                    tuple(a.run_args.split()))
                         print(json.dumps(r), flush=True)
                         out.append(r)
                         Path(a.out).write_text(json.dumps(out, indent=1))
