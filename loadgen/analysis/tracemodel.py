@@ -25,7 +25,7 @@ from . import mixpages as mp
 from .pool import under_writes
 from .tracesim import PoolFeed
 from .tracetxns import dense_txns
-from .undomodel import sweep_ops_of, txns_per_undo_page_of, undo_space, without_rseg_pages
+from .undomodel import TRUNCATE_BATCHES, sweep_ops_of, txns_per_undo_page_of, undo_space, without_rseg_pages
 
 MODEL = "innodb-lru-mix-trace"
 # mix op of each trace kind (INSERT: "insert" at the end, INSERT_AT inside the table)
@@ -330,8 +330,10 @@ def predict(path, tables: dict[str, dict], pools: list, flavor: str = "mariadb",
     txns_per_op = txns / max(sum(len(c[0]) for c in chunks), 1)
     # a captured BEGIN .. COMMIT of several writes that purge takes (its updates and deletes: MySQL
     # frees an insert's log at commit): purge's batches follow its commits (undomodel.sweep_ops_of)
-    sweep_ops = (sweep_ops_of(flavor, pools[0][1].qps, txns_per_op, _purged_writes_per_txn(chunks, spec))
-                 if spec.writes and pools else 0.0)
+    sweep_ops = 0.0
+    if spec.writes and pools:
+        purged = _purged_writes_per_txn(chunks, spec) if flavor in TRUNCATE_BATCHES else 1.0
+        sweep_ops = sweep_ops_of(flavor, pools[0][1].qps, txns_per_op, purged)
     mapper = TraceMapper(spec, space, columns_of, prefetch=mm.RANGE_PREFETCH and flavor == "mariadb",
                          rsegs_at_start=True, sweep_ops=sweep_ops, buffers=buffers)
     for i, s in enumerate(spec.streams):  # an update writes the entries of the indexes it sets
