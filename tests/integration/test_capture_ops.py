@@ -61,11 +61,11 @@ CASES = [
 # 30 November 2026 (docs/capture.md, "Purge's batches follow a captured transaction's commits"):
 # the passes now follow the commits (1.6 purge batches a commit, undomodel.PURGE_BATCHES_PER_MULTI_WRITE_TXN;
 # the servers ran 1.25-2.07): 16M -6.6% .. +4.2% in eight bench runs (757-2,240 q/s, load 1-7) and
-# -3.0%, -0.4%, +0.9% in three runs of this test (45,724 .. 47,189 read), where main's rule was
+# -3.3% .. +0.9% in six runs of this test (45,724 .. 47,189 read), where main's rule was
 # -2.7% .. -13.8% on the same traces: held to 15% (the -20% .. -26% runs above came with main's rule,
 # whose passes were half the server's on a quiet machine; 15 leaves room for a run's pass count at
-# -22% .. +32% of the model's). 48M -20.7% .. -23.0% in the eight and -16.5%, -19.6%, -20.3% here
-# (2,903 .. 3,141 read; main -19.3% .. -26.5%): the tables and the undo log pages the server loses
+# -22% .. +32% of the model's). 48M -20.7% .. -23.0% in the eight and -16.5% .. -24.2% in the six here
+# (2,903 .. 3,325 read; main -19.3% .. -26.5%): the tables and the undo log pages the server loses
 # and reads again, not modelled; the bound stays 35% (one run -31.7% under load).
 MYSQL_CASES = [("oltp_read_write", "uniform", 2_000, 16, 15.0), ("oltp_read_write", "uniform", 2_000, 48, 35.0)]
 MYSQL_KNIFE_EDGE = {48}  # pools whose prediction sits on a knife edge its interval must span
