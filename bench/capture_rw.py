@@ -101,7 +101,8 @@ def flushes(server, enable: bool = False) -> dict[str, int]:
 class FreeFrames:
     """Innodb_buffer_pool_pages_free, _data and Innodb_pages_read polled every period_s while the run
     goes: the frames the page cleaner keeps free under writes and the pages read so far, over time
-    ([(s, free, data, read), ...]; read is the server's counter, not a delta)."""
+    ([(s, free, data, read, undo, system), ...]; read is the server's counter, not a delta; undo and
+    system: INNODB_METRICS' undo log and system pages read so far, page_types enabled first)."""
 
     def __init__(self, server, period_s: float = 0.25):
         self.conn, self.period_s, self.samples = server.connect(), period_s, []
@@ -115,8 +116,13 @@ class FreeFrames:
             rows = dict(db.query_all(self.conn, "SHOW GLOBAL STATUS WHERE Variable_name IN "
                                                 "('Innodb_buffer_pool_pages_free', 'Innodb_buffer_pool_pages_data', "
                                                 "'Innodb_pages_read')"))
+            kinds = dict(db.query_all(self.conn, "SELECT NAME, COUNT FROM information_schema.INNODB_METRICS "
+                                                 "WHERE NAME IN ('buffer_page_read_undo_log', "
+                                                 "'buffer_page_read_system_page')"))
             self.samples.append((round(time.monotonic() - self.t0, 2), int(rows["Innodb_buffer_pool_pages_free"]),
-                                 int(rows["Innodb_buffer_pool_pages_data"]), int(rows["Innodb_pages_read"])))
+                                 int(rows["Innodb_buffer_pool_pages_data"]), int(rows["Innodb_pages_read"]),
+                                 int(kinds.get("buffer_page_read_undo_log") or 0),
+                                 int(kinds.get("buffer_page_read_system_page") or 0)))
             self.stop.wait(self.period_s)
 
     def close(self) -> list:
@@ -161,7 +167,7 @@ def resident(server) -> dict[str, dict[str, int]]:
 
 
 def measure(server, script: str, dist: str, rows: int, events: int, pool: int, work: Path, n: int,
-            buffering: str | None = None) -> dict:
+            buffering: str | None = None, run_args: tuple = ()) -> dict:
     docker = server.provider == "docker"
     tag = f"{script}-{dist}-{pool >> 20}M-{n}"
     log = Path(f"/tmp/general-{tag}.log") if docker else server.files_dir / f"general-{tag}.log"
@@ -178,9 +184,9 @@ def measure(server, script: str, dist: str, rows: int, events: int, pool: int, w
     frames = FreeFrames(server)
     t0 = time.monotonic()
     sysbench(server, script, "run", f"--table-size={rows}", f"--rand-type={dist}", f"--events={events}",
-             "--time=0", "--threads=1", "--rand-seed=1")
+             "--time=0", "--threads=1", "--rand-seed=1", *run_args)
     run_s = time.monotonic() - t0
-    free = [(t, f, d, r - before) for t, f, d, r in frames.close()]  # reads since the run's start
+    free = [(t, f, d, r - before, *rest) for t, f, d, r, *rest in frames.close()]  # reads since the run's start
     sql(server, "SET GLOBAL general_log = OFF")
     original = pages_read(server) - before
     moves = {k: v - moves_before.get(k, 0) for k, v in lru_moves(server).items()}
@@ -224,6 +230,8 @@ def main() -> None:
     ap.add_argument("--change-buffering", default=None,
                     choices=["none", "inserts", "deletes", "changes", "purges", "all"],
                     help="MySQL's innodb_change_buffering for the runs (set after each restart); default: the server's")
+    ap.add_argument("--run-args", default="",
+                    help="more sysbench options for the runs, space-separated (--delete_inserts=0: updates only)")
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
     work, pools, server = bench_setup(a, "capture-rw-")
@@ -234,7 +242,8 @@ def main() -> None:
             for pool in pools:
                 for script in a.scripts.split(","):
                     for dist in a.dists.split(","):
-                        r = measure(server, script, dist, a.rows, a.events, pool, work, n, a.change_buffering)
+                        r = measure(server, script, dist, a.rows, a.events, pool, work, n, a.change_buffering,
+                                    tuple(a.run_args.split()))
                         print(json.dumps(r), flush=True)
                         out.append(r)
                         Path(a.out).write_text(json.dumps(out, indent=1))

@@ -25,7 +25,7 @@ from . import mixpages as mp
 from .pool import under_writes
 from .tracesim import PoolFeed
 from .tracetxns import dense_txns
-from .undomodel import sweep_ops_of, txns_per_undo_page_of, undo_space, without_rseg_pages
+from .undomodel import TRUNCATE_BATCHES, sweep_ops_of, txns_per_undo_page_of, undo_space, without_rseg_pages
 
 MODEL = "innodb-lru-mix-trace"
 # mix op of each trace kind (INSERT: "insert" at the end, INSERT_AT inside the table)
@@ -328,7 +328,12 @@ def predict(path, tables: dict[str, dict], pools: list, flavor: str = "mariadb",
     # performance_schema.file_summary_by_instance, MariaDB: every page read was a table's)
     # purge's walks of the rollback segments' headers follow the clock: the pools share the log's rate
     txns_per_op = txns / max(sum(len(c[0]) for c in chunks), 1)
-    sweep_ops = sweep_ops_of(flavor, pools[0][1].qps, txns_per_op) if spec.writes and pools else 0.0
+    # a captured BEGIN .. COMMIT of several writes that purge takes (its updates and deletes: MySQL
+    # frees an insert's log at commit): purge's batches follow its commits (undomodel.sweep_ops_of)
+    sweep_ops = 0.0
+    if spec.writes and pools:
+        purged = _purged_writes_per_txn(chunks, spec) if flavor in TRUNCATE_BATCHES else 1.0
+        sweep_ops = sweep_ops_of(flavor, pools[0][1].qps, txns_per_op, purged)
     mapper = TraceMapper(spec, space, columns_of, prefetch=mm.RANGE_PREFETCH and flavor == "mariadb",
                          rsegs_at_start=True, sweep_ops=sweep_ops, buffers=buffers)
     for i, s in enumerate(spec.streams):  # an update writes the entries of the indexes it sets
@@ -383,6 +388,19 @@ def predict(path, tables: dict[str, dict], pools: list, flavor: str = "mariadb",
             block["sampled"] = {"rate": round(res.rate, 4), "se_pages": round(res.se)}
         out["pools"].append(block)
     return out
+
+
+def _purged_writes_per_txn(chunks: list, spec: Spec) -> float:
+    """Updates and deletes a transaction that has any (the writes whose logs purge takes), over the
+    chunks (stream, key, length, transaction: dense_txns' numbers)."""
+    purged = np.array([s.op in ("update", "delete") for s in spec.streams], dtype=bool)
+    writes, txns = 0, []
+    for stream, _, _, txn in chunks:
+        on = purged[stream]
+        writes += int(on.sum())
+        txns.append(np.unique(txn[on]))
+    n = len(np.unique(np.concatenate(txns))) if txns else 0
+    return writes / n if n else 0.0
 
 
 def _per_table(res) -> dict[str, dict]:

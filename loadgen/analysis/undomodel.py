@@ -61,6 +61,23 @@ TRUNCATE_BATCHES = {"mysql": 128}
 PURGE_BATCHES_IDLE_PER_TXN = {"mysql": 1.15}
 PURGE_BATCHES_BASE_PER_S = {"mysql": 92.0}
 PURGE_BATCHES_BUSY_PER_TXN = {"mysql": 0.21}
+# A captured transaction of several writes (BEGIN .. COMMIT; sysbench's oltp_read_write: 4 writes
+# and 14 reads between two commits) is purged by batches a commit that do not fall with the rate:
+# 1.25 .. 2.07 a commit in 16 captures of 2,000 transactions at 42 .. 174 a second (MySQL 9.7.4, 30
+# November 2026, bench/capture_rw.py, purge_invoked 2,500 .. 4,139; 1.25-1.54 where other work
+# loaded the machine, 1.52-2.07 where it was quieter; two updates a transaction: 1.40-1.62), up to
+# 292 batches a second, where the rule above gives 109 .. 128 at 83 .. 174 commits a second: 13-16
+# passes for the server's 25-32, the whole of what the model read too few at 16M (384 headers a
+# pass: -8.9%, -13.8%, -13.7% with the rule above, -1.3%, +1.3%, +0.1% with each run's own count).
+# 1.6 a commit (25 passes) puts the passes within -22% .. +32% of the server's (19-32) and the 16M
+# total within -6.6% .. +4.2% (docs/capture.md). Autocommit writes (the mixes, one write a commit)
+# keep the rule above; above the most measured (292 a second) more batches are not known.
+PURGE_BATCHES_PER_MULTI_WRITE_TXN = {"mysql": 1.6}
+PURGE_BATCHES_MAX_PER_S = {"mysql": 300.0}
+# updates and deletes a transaction (of those with any) from which a trace's are multi-write ones:
+# sysbench's 3 (2 updates, a delete; its insert's log is freed at commit); an application's
+# single UPDATE in a BEGIN .. COMMIT, 1, keeps the rule above
+MULTI_WRITE_TXN = 1.5
 # Purge runs behind the writes by a lag the model cannot know (it follows the history list and
 # the purge threads' batches); what matters is whether the pages it needs are still in the pool.
 PURGE_LAG_OPS = 1_000
@@ -149,18 +166,23 @@ def purge_refs(space: Space, txn: np.ndarray, header: bool = True, freed: bool =
     return append_refs(refs, freed, np.stack([fsp, inode], axis=1), np.full((len(txn), 2), WRITE, np.uint8))
 
 
-def sweep_ops_of(flavor: str, qps: float, txns_per_op: float = 0.0) -> float:
+def sweep_ops_of(flavor: str, qps: float, txns_per_op: float = 0.0, writes_per_txn: float = 1.0) -> float:
     """Ops between two walks of every rollback segment's header by purge at the run's rate (qps
-    ops a second, txns_per_op write transactions an op); 0: none. MariaDB: PURGE_SWEEP_S; MySQL:
-    every TRUNCATE_BATCHES purge batches, PURGE_BATCHES_* of the write transactions a second."""
+    ops a second, txns_per_op write transactions an op, writes_per_txn the updates and deletes in
+    each that has any); 0: none. MariaDB: PURGE_SWEEP_S; MySQL: every TRUNCATE_BATCHES purge
+    batches, PURGE_BATCHES_* of the write transactions a second (PURGE_BATCHES_PER_MULTI_WRITE_TXN
+    where they hold several writes: a captured BEGIN .. COMMIT)."""
     if not qps or qps <= 0:
         return 0.0
     if flavor in TRUNCATE_BATCHES:
         if txns_per_op <= 0:
             return 0.0
         r = txns_per_op * qps
-        batches_per_s = min(PURGE_BATCHES_IDLE_PER_TXN[flavor] * r,
-                            PURGE_BATCHES_BASE_PER_S[flavor] + PURGE_BATCHES_BUSY_PER_TXN[flavor] * r)
+        if writes_per_txn >= MULTI_WRITE_TXN:
+            batches_per_s = min(PURGE_BATCHES_PER_MULTI_WRITE_TXN[flavor] * r, PURGE_BATCHES_MAX_PER_S[flavor])
+        else:
+            batches_per_s = min(PURGE_BATCHES_IDLE_PER_TXN[flavor] * r,
+                                PURGE_BATCHES_BASE_PER_S[flavor] + PURGE_BATCHES_BUSY_PER_TXN[flavor] * r)
         return TRUNCATE_BATCHES[flavor] * qps / batches_per_s
     every_s = PURGE_SWEEP_S.get(flavor)
     return float(every_s * qps) if every_s else 0.0

@@ -512,7 +512,28 @@ def test_captured_transactions_take_the_mix_models_undo_side(tmp_path, monkeypat
             "system_pages_read"]
     # each of MySQL's passes reads its 256 + 128 headers again in a 256-page pool: ten times the
     # passes (1,800 statements at 1,000/s, 600 transactions), at least 128 pages more a pass
-    passes = int(1_800 // um.sweep_ops_of("mysql", 1000.0, 600 / 1_800))
+    # an update and a delete a transaction that purge takes (the insert's log is freed at commit)
+    passes = int(1_800 // um.sweep_ops_of("mysql", 1000.0, 600 / 1_800, 2.0))
     monkeypatch.setitem(um.TRUNCATE_BATCHES, "mysql", um.TRUNCATE_BATCHES["mysql"] // 10)
     more = predict("mysql", False)["pools"][0]["system_pages_read"]
     assert passes >= 1 and more >= mysql["pools"][0]["system_pages_read"] + 8 * passes * um.TEMP_RSEGS["mysql"]
+
+
+def test_purge_follows_the_commits_of_transactions_with_several_updates_or_deletes():
+    """MySQL's purge batches a commit (undomodel.PURGE_BATCHES_PER_MULTI_WRITE_TXN) where a captured
+    transaction holds several writes purge takes: sysbench's two updates and a delete, not an
+    application's single UPDATE or its inserts (their logs freed at commit)."""
+    from loadgen.analysis import tracemodel as tm
+    from loadgen.analysis import undomodel as um
+
+    spec = tm.Spec((tm.Stream("u", "t", "update"), tm.Stream("d", "t", "delete"), tm.Stream("i", "t", "insert"),
+                    tm.Stream("r", "t", "read")), ())
+    one = np.ones(7, np.int64)
+    # transactions 0 and 1: update, update, delete, insert; transaction 2: two inserts; reads between
+    sysbench = [(np.array([3, 0, 0, 1, 2, 3, 0]), one, one, np.array([0, 0, 0, 0, 0, 0, 1])),
+                (np.array([0, 1, 2, 2, 2, 3, 3]), one, one, np.array([1, 1, 1, 2, 2, 0, 0]))]
+    assert tm._purged_writes_per_txn(sysbench, spec) == 3.0
+    shop = [(np.array([0, 3, 0, 2, 2, 0]), one[:6], one[:6], np.array([0, 0, 1, 2, 2, 3]))]
+    assert tm._purged_writes_per_txn(shop, spec) == 1.0
+    multi, single = (um.sweep_ops_of("mysql", 1800.0, 1 / 18, w) for w in (3.0, 1.0))
+    assert multi < single  # more batches a second: passes closer together

@@ -93,6 +93,10 @@ def test_mysql_purge_truncation_passes_read_every_rollback_segment_header():
     assert abs(um.sweep_ops_of("mysql", 1000.0, 0.5) - 128 * 1000 / (92 + 0.21 * 500)) < 1e-9
     assert abs(um.sweep_ops_of("mysql", 1000.0, 0.05) - 128 * 1000 / (1.15 * 50)) < 1e-9  # commits rare
     assert um.sweep_ops_of("mysql", 1000.0, 0.0) == 0.0
+    # a captured BEGIN .. COMMIT of several writes: 1.6 batches a commit, whatever the rate, to 300 a second
+    assert abs(um.sweep_ops_of("mysql", 1800.0, 1 / 18, 4.0) - 128 * 1800 / (1.6 * 100)) < 1e-9
+    assert abs(um.sweep_ops_of("mysql", 1800.0, 1 / 6, 4.0) - 128 * 1800 / 300.0) < 1e-9
+    assert um.sweep_ops_of("mysql", 1800.0, 1 / 18, 1.0) == um.sweep_ops_of("mysql", 1800.0, 1 / 18)
     pr = um.purge_refs(space, txn, header=False)
     assert pr.widths.tolist() == [1] * 10 and pr.pages.tolist() == space.rseg_pages(txn)[1].tolist()
 
