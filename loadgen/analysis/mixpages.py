@@ -21,6 +21,8 @@ from .geometry import DEFAULT_FANOUT, Geometry, leaf_jitter
 
 MOVE, WRITE, OP, NEW, BUFFER, PURGE = native.mix_flags()  # a reference's flags for the kernel (native/lrusim/mix.h)
 PRIMARY = "PRIMARY"
+IBD_PAGES = 3  # a table's own space-management pages the model has (Space.ibd_pages): pages 0, 1, 2
+BITMAP_PAGE = 1  # the change buffer bitmap, among them
 # A mix's trace (mixmodel.build_trace) is held whole: 5 bytes a reference (a uint32 page, a uint8
 # flag), joined in place (Trace.arrays: each block freed as it is copied), so 500M hold 2.5 GB, a
 # tenth of the 24 GiB machine (computed; a mix that size was not run). It was 50M while joining
@@ -191,6 +193,11 @@ def table_reads(sim, space: Space, tables: dict, database: str | None, first: st
         t = out.setdefault(qualified, {"pages_read": 0, "indexes": {}})
         t["pages_read"] += got
         t["indexes"][idx] = {"pages_read": got, "leaf_pages": tree.all_leaves, "grown_leaves": tree.grown}
+    for name, base in space.ibd_pages.items():
+        qualified = f"{tables[name].get('database') or database}.{tables[name].get('table') or name}"
+        got = int(reads[base:base + IBD_PAGES].sum(dtype=np.uint64))
+        out[qualified]["pages_read"] += got
+        out[qualified]["file_space_pages_read"] = got
     return out, int(reads[space.system_base:space.n_pages].sum(dtype=np.uint64))
 
 
@@ -273,10 +280,21 @@ class Space:
 
     def __init__(self, trees: dict[tuple[str, str], Tree], rollback_segments: int = 0,
                  txns_per_undo_page: float = 0.0, live_pages: int = 1, temp_rsegs: int = 0,
-                 undo_files: int = 1, insert_history: bool = True):
+                 undo_files: int = 1, insert_history: bool = True, ibd_pages: tuple = ()):
         self.trees = trees
-        # after the B-trees: each rollback segment's header page, then the undo pages
-        self.system_base = sum(t.n_pages for t in trees.values())
+        # after the B-trees, each table's own space-management pages where they are modelled
+        # (the .ibd's page 0, the file-space header and extent descriptors, page 1, the change
+        # buffer bitmap, page 2, the first segment inode page; counted as the table's reads, as the
+        # server's per-file counters count them; ibd_pages: the ones the model references), then
+        # each rollback segment's header page, then the undo pages
+        at = sum(t.n_pages for t in trees.values())
+        self.ibd_pages: dict[str, int] = {}
+        self.ibd_used = frozenset(ibd_pages)
+        if ibd_pages:
+            for name in dict.fromkeys(name for name, _ in trees):
+                self.ibd_pages[name] = at
+                at += IBD_PAGES
+        self.system_base = at
         self.rollback_segments = rollback_segments
         # An autocommit write appends its undo log to its segment's cached undo page until the
         # page is 3/4 full (TRX_UNDO_PAGE_REUSE_LIMIT) or purge freed it (MariaDB), then the next
@@ -320,7 +338,8 @@ class Space:
     @classmethod
     def of(cls, tables: dict[str, dict], inserts: dict[str, int], order: list[str],
            rollback_segments: int = 0, txns_per_undo_page: float = 0.0, live_pages: int = 1,
-           temp_rsegs: int = 0, undo_files: int = 1, insert_history: bool = True) -> Space:
+           temp_rsegs: int = 0, undo_files: int = 1, insert_history: bool = True,
+           ibd_pages: tuple = ()) -> Space:
         """tables: dataset.tables (rows, leaf_pages, height, indexes {name: {leaf_pages, height}});
         inserts: each table's inserts in the run; order: the tables, the one at page 0 first."""
         trees: dict[tuple[str, str], Tree] = {}
@@ -344,7 +363,16 @@ class Space:
                             unique=bool(ix.get("unique")))
                 trees[(name, iname)] = tree
                 base += tree.n_pages
-        return cls(trees, rollback_segments, txns_per_undo_page, live_pages, temp_rsegs, undo_files, insert_history)
+        return cls(trees, rollback_segments, txns_per_undo_page, live_pages, temp_rsegs, undo_files, insert_history,
+                   ibd_pages)
+
+    def ibd_refs(self, table: str, n: int, page: int, write: bool = True) -> tuple[np.ndarray, np.ndarray] | None:
+        """n references to one of the table's own space-management pages (ibd_pages: 0, 1 or 2;
+        None where the space has none), as (n, 1) pages and flags."""
+        base = self.ibd_pages.get(table)
+        if base is None or page not in self.ibd_used:
+            return None
+        return np.full((n, 1), base + page, np.int64), np.full((n, 1), WRITE if write else 0, np.uint8)
 
     def secondaries(self, table: str) -> list[Tree]:
         return [t for (name, idx), t in self.trees.items() if name == table and idx != PRIMARY]
