@@ -47,15 +47,14 @@ the dictionary) beyond pool.py's start-up pages; the timeline (ops evenly spaced
 """
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 
 from ..errors import UsageError
 from ..workload import mix as mixspec
 from ..workload.opstream import Generator
-from . import changebuf, heldspread, intervals, mixpages, seedmerges
-from .mixpages import (BITMAP_PAGE, Refs, Space, Trace, Tree, exclusive_cumsum, hcat, point_refs, scan_refs,
+from . import changebuf, heldspread, ibdpages, intervals, mixpages, seedmerges
+from .mixdoc import scheduled_positions, spec_of
+from .mixpages import (Refs, Space, Trace, Tree, exclusive_cumsum, hcat, point_refs, scan_refs,
                        simulate, stepped_columns, table_order, table_reads, walks)
 from ..measure.cleaner import replay_schedule
 from .keymodel import held_pages
@@ -68,11 +67,6 @@ from .undomodel import purge_refs as undo_purge_refs
 MODEL = "innodb-lru-mix"
 RANGE_PREFETCH = True
 WRITE_LOOKUP_STEPS = True  # measured: ycsb-b 16M -3.9% -> -3.3%
-BITMAP_BY = {"conn", "delete-mark", "purge"}
-# the page gets MariaDB's covering SELECT on a secondary index costs beyond the index's levels (the
-# optimiser's; measured on sbtest1's k_1, 4 gets for 2 levels): old runs' heights are taken this lower
-SELECT_EXTRA_GETS = 2
-PURGE_IBD = (0,)
 WRITE_READS_ON = False  # traced: of ~4,000 updates of a leaf's last key 129 read the next leaf, of selects 3,711
 
 
@@ -129,9 +123,7 @@ class Mapper:
             for sec in self.space.secondaries(s.table):
                 parts.append(Refs.block(*point_refs(sec, sec.entry_leaf(key, 1), first=False, write=True,
                                                     buffer=changebuf.flag(self.buffers, sec.unique, "insert"))))
-                bitmap = self._bitmap(s.table, n, "conn")
-                if bitmap is not None:
-                    parts.append(Refs.block(*bitmap))
+                self._ibd(parts, None, s.table, n, ibdpages.BITMAP_PAGE)
             return hcat(*parts)
         if op == "range":
             rows = length.astype(np.int64)
@@ -168,21 +160,22 @@ class Mapper:
                               buffer=changebuf.flag(self.buffers, sec.unique, "purge"))
             parts_p.append(p)
             parts_f.append(f)
-            for page in (BITMAP_PAGE, *PURGE_IBD):
-                r = self._bitmap(s.table, len(key), "purge") if page == BITMAP_PAGE else \
-                    self.space.ibd_refs(s.table, len(key), page, False)
-                if r is not None:
-                    parts_p.append(r[0])
-                    parts_f.append(r[1])
+            self._ibd(parts_p, parts_f, s.table, len(key), ibdpages.BITMAP_PAGE, ibdpages.FSP_PAGE)
         if s.op == "delete":
             p, f = point_refs(tree, leaves, first=False, write=True)
             parts_p.append(p)
             parts_f.append(f)
         return Refs.block(np.hstack(parts_p), np.hstack(parts_f))
 
-    def _bitmap(self, table: str, n: int, by: str):
-        """The table's change buffer bitmap page after n secondary leaf changes (Space.ibd_refs)."""
-        return self.space.ibd_refs(table, n, BITMAP_PAGE) if by in BITMAP_BY else None
+    def _ibd(self, pages_out: list, flags_out: list | None, table: str, n: int, *pages: int) -> None:
+        """The table's own pages (ibdpages.py) n secondary leaf changes touch, those the space has, added
+        to the parts (flags_out None: pages_out takes Refs blocks)."""
+        for p, f in (r for r in (ibdpages.refs(self.space, table, n, page) for page in pages) if r is not None):
+            if flags_out is None:
+                pages_out.append(Refs.block(p, f))
+            else:
+                pages_out.append(p)
+                flags_out.append(f)
 
     def _writes(self, stream: int, key: np.ndarray, first: bool) -> Refs:
         """An update, delete or delete-insert of each key.
@@ -218,10 +211,7 @@ class Mapper:
                 p, f = point_refs(sec, sec.entry_leaf(key, salt), first=False, write=True, buffer=buf)
                 parts_p.append(p)
                 parts_f.append(f)
-                bitmap = self._bitmap(s.table, len(key), ("delete-mark", "conn")[salt])
-                if bitmap is not None:
-                    parts_p.append(bitmap[0])
-                    parts_f.append(bitmap[1])
+                self._ibd(parts_p, parts_f, s.table, len(key), ibdpages.BITMAP_PAGE)
         return hcat(*lookup, Refs.block(np.hstack(parts_p), np.hstack(parts_f)))
 
 
@@ -385,38 +375,6 @@ def _select(r: Refs, mask: np.ndarray) -> Refs:
     return Refs(r.pages[keep], r.flags[keep], r.widths[mask])
 
 
-# -- from a result document ---------------------------------------------------------------------
-def spec_of(run: dict) -> mixspec.MixSpec:
-    """The spec as run (workload.mix), parsed back with the file checks."""
-    doc = dict(((run.get("workload") or {}).get("mix")) or {})
-    source = doc.pop("source", "") or "<run>"
-    doc.pop("description", None)
-    # to_dict writes every sequence stream's keys, the file refuses them where they mean nothing
-    keyless = {"keys", *(f.name for f in dataclasses.fields(mixspec.KeySpec) if f.name != "name")}
-    doc["streams"] = [{k: v for k, v in st.items() if k not in keyless} if st.get("op") in ("insert", "scan") else st
-                      for st in doc.get("streams") or []]
-    from ..workload.mixfile import from_document
-
-    spec = from_document(doc, source, _base(source))
-    return dataclasses.replace(spec, source=source)
-
-
-def _base(source: str):
-    from pathlib import Path
-
-    return Path(source).parent if source and not source.startswith("preset ") else Path.cwd()
-
-
-def scheduled_positions(run: dict, spec: mixspec.MixSpec) -> dict[int, list[int]]:
-    """Where each scheduled execution started in the op sequence (result.streams[name].executions)."""
-    out: dict[int, list[int]] = {}
-    streams = (run.get("result") or {}).get("streams") or {}
-    for i in spec.scheduled:
-        for ex in (streams.get(spec.streams[i].name) or {}).get("executions") or []:
-            out.setdefault(int(ex.get("ops_before") or 0), []).append(i)
-    return out
-
-
 def pool_of(run: dict, writes: bool = False):
     """The server's pool (pool.pool_model) for the run; a read-only run's capacity from the data
     pages it held (pool.hold_capacity). Not a write run's: there the page cleaner's
@@ -452,35 +410,6 @@ def space_of(spec: mixspec.MixSpec, tables: dict, flavor: str, done: int,
     return undo_space(tables, inserts, order, flavor, write_txns(spec, counts), done, per_page, ibd_pages), order
 
 
-def tables_of(run: dict) -> dict:
-    """The run's dataset.tables, a MariaDB run's secondary index heights from before the HANDLER
-    measure (seeding/height.py secondary_height; no `height_from`) taken 2 lower: its covering
-    SELECT cost the optimiser's 2 page gets more than the index has (sbtest1's k_1: 4 for 2 levels)."""
-    tables = (run.get("dataset") or {}).get("tables") or {}
-    if (run.get("server") or {}).get("flavor") != "mariadb":
-        return tables
-    out = {}
-    for name, t in tables.items():
-        ixs = t.get("indexes") or {}
-        if any(ix.get("height") and not ix.get("height_from") for ix in ixs.values()):
-            t = {**t, "indexes": {i: ix if not ix.get("height") or ix.get("height_from")
-                                  else {**ix, "height": max(1, int(ix["height"]) - SELECT_EXTRA_GETS)}
-                                  for i, ix in ixs.items()}}
-        out[name] = t
-    return out
-
-
-def ibd_pages_read(run: dict) -> tuple[int, ...]:
-    """The tables' own space-management pages the model references (Space.ibd_pages): on MariaDB,
-    page 0 where purge removes a secondary index entry, and before 11.0 (which dropped the change
-    buffer) page 1, the change buffer bitmap, at every secondary leaf change; none on MySQL."""
-    srv = run.get("server") or {}
-    if srv.get("flavor") != "mariadb":
-        return ()
-    major = (srv.get("version") or "0").split(".")[0]
-    return (0, BITMAP_PAGE) if major.isdigit() and int(major) < 11 else (0,)
-
-
 def index_columns(tables: dict) -> dict[tuple[str, str], list[str]]:
     """(table, index) -> the index's columns, from a run's dataset.tables."""
     return {(name, iname): list(ix.get("columns") or []) for name, t in tables.items()
@@ -492,13 +421,13 @@ def predict(run: dict, own_undo: bool = True) -> dict | None:
     None when the run has no mix or no table geometry. own_undo: the undo pages' growth from the
     run's own pages_created where it has them (False: the forecast's, undomodel.UNDO_TXNS_PER_PAGE)."""
     wl, ds = run.get("workload") or {}, run.get("dataset") or {}
-    tables = tables_of(run)
+    tables = ibdpages.tables_of(run)  # MariaDB's secondary heights as HANDLER measures them
     if wl.get("kind") != "mix" or not tables or any(not t.get("leaf_pages") for t in tables.values()):
         return None
     spec = spec_of(run)
     done = int((run.get("result") or {}).get("ops") or spec.operations)
     flavor = (run.get("server") or {}).get("flavor") or "mariadb"
-    ibd = ibd_pages_read(run)
+    ibd = ibdpages.used_by(run)
     space, order = space_of(spec, tables, flavor, done, ibd_pages=ibd)
     measured_per_page = undo_txns_per_page(run, space, spec, done) if spec.writes and own_undo else None
     if measured_per_page is not None:  # the run's own undo growth (the forecast's where it has none)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import native
+from . import ibdpages
 from ..errors import UsageError
 from ..workload import mix as mixspec
 from ..workload.statements import steps_by_one
@@ -21,8 +22,6 @@ from .geometry import DEFAULT_FANOUT, Geometry, leaf_jitter
 
 MOVE, WRITE, OP, NEW, BUFFER, PURGE = native.mix_flags()  # a reference's flags for the kernel (native/lrusim/mix.h)
 PRIMARY = "PRIMARY"
-IBD_PAGES = 3  # a table's own space-management pages the model has (Space.ibd_pages): pages 0, 1, 2
-BITMAP_PAGE = 1  # the change buffer bitmap, among them
 # A mix's trace (mixmodel.build_trace) is held whole: 5 bytes a reference (a uint32 page, a uint8
 # flag), joined in place (Trace.arrays: each block freed as it is copied), so 500M hold 2.5 GB, a
 # tenth of the 24 GiB machine (computed; a mix that size was not run). It was 50M while joining
@@ -193,11 +192,8 @@ def table_reads(sim, space: Space, tables: dict, database: str | None, first: st
         t = out.setdefault(qualified, {"pages_read": 0, "indexes": {}})
         t["pages_read"] += got
         t["indexes"][idx] = {"pages_read": got, "leaf_pages": tree.all_leaves, "grown_leaves": tree.grown}
-    for name, base in space.ibd_pages.items():
-        qualified = f"{tables[name].get('database') or database}.{tables[name].get('table') or name}"
-        got = int(reads[base:base + IBD_PAGES].sum(dtype=np.uint64))
-        out[qualified]["pages_read"] += got
-        out[qualified]["file_space_pages_read"] = got
+    ibdpages.add_reads(out, reads, space,
+                       lambda n: f"{tables[n].get('database') or database}.{tables[n].get('table') or n}")
     return out, int(reads[space.system_base:space.n_pages].sum(dtype=np.uint64))
 
 
@@ -282,19 +278,11 @@ class Space:
                  txns_per_undo_page: float = 0.0, live_pages: int = 1, temp_rsegs: int = 0,
                  undo_files: int = 1, insert_history: bool = True, ibd_pages: tuple = ()):
         self.trees = trees
-        # after the B-trees, each table's own space-management pages where they are modelled
-        # (the .ibd's page 0, the file-space header and extent descriptors, page 1, the change
-        # buffer bitmap, page 2, the first segment inode page; counted as the table's reads, as the
-        # server's per-file counters count them; ibd_pages: the ones the model references), then
-        # each rollback segment's header page, then the undo pages
-        at = sum(t.n_pages for t in trees.values())
-        self.ibd_pages: dict[str, int] = {}
+        # after the B-trees, each table's pages 0-2 where the model references some (ibdpages.py;
+        # ibd_pages: which), then each rollback segment's header page, then the undo pages
         self.ibd_used = frozenset(ibd_pages)
-        if ibd_pages:
-            for name in dict.fromkeys(name for name, _ in trees):
-                self.ibd_pages[name] = at
-                at += IBD_PAGES
-        self.system_base = at
+        self.ibd_pages, self.system_base = ibdpages.layout((n for n, _ in trees),
+                                                           sum(t.n_pages for t in trees.values()), ibd_pages)
         self.rollback_segments = rollback_segments
         # An autocommit write appends its undo log to its segment's cached undo page until the
         # page is 3/4 full (TRX_UNDO_PAGE_REUSE_LIMIT) or purge freed it (MariaDB), then the next
@@ -365,14 +353,6 @@ class Space:
                 base += tree.n_pages
         return cls(trees, rollback_segments, txns_per_undo_page, live_pages, temp_rsegs, undo_files, insert_history,
                    ibd_pages)
-
-    def ibd_refs(self, table: str, n: int, page: int, write: bool = True) -> tuple[np.ndarray, np.ndarray] | None:
-        """n references to one of the table's own space-management pages (ibd_pages: 0, 1 or 2;
-        None where the space has none), as (n, 1) pages and flags."""
-        base = self.ibd_pages.get(table)
-        if base is None or page not in self.ibd_used:
-            return None
-        return np.full((n, 1), base + page, np.int64), np.full((n, 1), WRITE if write else 0, np.uint8)
 
     def secondaries(self, table: str) -> list[Tree]:
         return [t for (name, idx), t in self.trees.items() if name == table and idx != PRIMARY]
