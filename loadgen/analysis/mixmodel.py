@@ -40,6 +40,9 @@ else PURGE_LAG_OPS. Purge's truncation walks the rollback segments' headers whil
 MariaDB once a second (PURGE_SWEEP_S), MySQL every 128 purge batches, ibtmp1's too. These are
 counted apart (system_pages_read) and in the total, held to the pool's Innodb_pages_read.
 
+On MariaDB a secondary leaf change also references the table's own pages 0-1 (ibdpages.py: the
+change buffer bitmap before 11.0, the file-space header where purge removes an entry).
+
 Not modelled: purge's lag before its undo reads (assumed); page splits at random keys (inserts go
 at the end only); the change buffer's own pages (changebuf.py has its rule); the segment inode and
 file-space pages undo segments touch, the doublewrite buffer; the server threads' reads (statistics,

@@ -51,3 +51,27 @@ def test_the_table_reads_its_own_pages_where_its_secondary_leaves_change():
 def test_a_read_only_run_touches_none_of_them():
     run = load("mixruns/mariadb-10.11/sysbench-oltp-ro-16M.json.gz")
     assert mixmodel.predict(run)["tables"]["chat.sbtest1"].get("file_space_pages_read", 0) == 0
+
+
+KEPT = sorted((DATA / "rwk1").glob("mariadb-10.11-*.json.gz"))
+
+
+def test_the_kept_runs_measured_k1_by_handler_and_hold_their_bound():
+    """docs/data/rwk1: 16 runs of the CI cell (MariaDB 10.11 sysbench-oltp-rw, 300k rows, 16M, 20,000
+    operations) at 837-3,626 q/s, k_1 measured by HANDLER: the table -4.8 .. +2.0%, within
+    test_workloads' 7%; the five slow ones (<= 1,404 q/s) within 2.5%, the fast ones under (the rate:
+    docs/workloads.md, "k_1's height and the table's own pages")."""
+    assert len(KEPT) == 16
+    slow = []
+    for path in KEPT:
+        run = json.loads(gzip.decompress(path.read_bytes()))
+        k_1 = run["dataset"]["tables"]["sbtest1"]["indexes"]["k_1"]
+        assert (k_1["height"], k_1["height_from"]) == (2, "handler"), path.name
+        p, bp = mixmodel.predict(run), run["buffer_pool"]
+        measured = bp["tables"]["chat.sbtest1"]["file_pages_read"]
+        error = (p["tables"]["chat.sbtest1"]["pages_read"] - measured) / measured
+        assert abs(error) <= 0.05, (path.name, error)  # every one within the issue's 5% (the CI bound: 7%)
+        assert abs(p["pages_read"] - bp["pages_read"]) <= 0.11 * bp["pages_read"], path.name
+        if run["result"]["qps"] <= 1500:
+            slow.append(error)
+    assert len(slow) == 5 and all(abs(e) <= 0.025 for e in slow), slow
