@@ -163,9 +163,9 @@ BOUNDS_PCT = {
     ("mariadb", "ycsb-f"): (5, 20),  # -0.4 .. -3.3%; all -9.6 .. +15.1% (undo pages)
     ("mariadb", "sysbench-oltp-ro"): (5, 5),  # +1.3 .. +2.1%
     # With k_1's two levels (HANDLER's measure) and the table's pages 0-1 (branch mariarw, 2026-11-29
-    # 23:56 - 11-30 00:13 UTC, load 0.7-9.2): 19 runs of the test's calls at 837-3,626 q/s (plain, --driver
-    # python, --pipeline 8, two CPU burners beside it), table -4.8 .. +2.0%: +2.0 .. -1.0% at 837-1,404
-    # q/s, -4.8 .. +0.6% at 2,207-3,626; all -3.0 .. -10.3%. The two changes cancel (the kept runs of
+    # 23:56 - 11-30 00:25 UTC, load 0.7-9.2): 22 runs of the test's calls at 837-3,626 q/s (plain, --driver
+    # python, --pipeline 8, two CPU burners beside it, nice -19), table -4.8 .. +2.0%: +2.0 .. -1.0% at
+    # 837-1,404 q/s, -4.8 .. +0.6% at 2,141-3,626; all -3.0 .. -10.3%. The two changes cancel (the kept runs of
     # docs/data/rwrate move by 0.1 point at most), so main's -6.2% and -6.7% at ~4,100 q/s (the
     # module's quiet runs, 2026-11-29) stand: the model follows the run's pages_created, which falls
     # with the rate where the server's table reads do not (docs/workloads.md, "k_1's height and the
