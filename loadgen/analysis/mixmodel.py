@@ -40,6 +40,9 @@ else PURGE_LAG_OPS. Purge's truncation walks the rollback segments' headers whil
 MariaDB once a second (PURGE_SWEEP_S), MySQL every 128 purge batches, ibtmp1's too. These are
 counted apart (system_pages_read) and in the total, held to the pool's Innodb_pages_read.
 
+On MariaDB a secondary leaf change also references the table's own pages 0-1 (ibdpages.py: the
+change buffer bitmap before 11.0, the file-space header where purge removes an entry).
+
 Not modelled: purge's lag before its undo reads (assumed); page splits at random keys (inserts go
 at the end only); the change buffer's own pages (changebuf.py has its rule); the segment inode and
 file-space pages undo segments touch, the doublewrite buffer; the server threads' reads (statistics,
@@ -47,14 +50,13 @@ the dictionary) beyond pool.py's start-up pages; the timeline (ops evenly spaced
 """
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 
 from ..errors import UsageError
 from ..workload import mix as mixspec
 from ..workload.opstream import Generator
-from . import changebuf, heldspread, intervals, mixpages, seedmerges
+from . import changebuf, heldspread, ibdpages, intervals, mixpages, seedmerges
+from .mixdoc import scheduled_positions, spec_of
 from .mixpages import (Refs, Space, Trace, Tree, exclusive_cumsum, hcat, point_refs, scan_refs,
                        simulate, stepped_columns, table_order, table_reads, walks)
 from ..measure.cleaner import replay_schedule
@@ -124,6 +126,7 @@ class Mapper:
             for sec in self.space.secondaries(s.table):
                 parts.append(Refs.block(*point_refs(sec, sec.entry_leaf(key, 1), first=False, write=True,
                                                     buffer=changebuf.flag(self.buffers, sec.unique, "insert"))))
+                self._ibd(parts, None, s.table, n, ibdpages.BITMAP_PAGE)
             return hcat(*parts)
         if op == "range":
             rows = length.astype(np.int64)
@@ -160,11 +163,22 @@ class Mapper:
                               buffer=changebuf.flag(self.buffers, sec.unique, "purge"))
             parts_p.append(p)
             parts_f.append(f)
+            self._ibd(parts_p, parts_f, s.table, len(key), ibdpages.BITMAP_PAGE, ibdpages.FSP_PAGE)
         if s.op == "delete":
             p, f = point_refs(tree, leaves, first=False, write=True)
             parts_p.append(p)
             parts_f.append(f)
         return Refs.block(np.hstack(parts_p), np.hstack(parts_f))
+
+    def _ibd(self, pages_out: list, flags_out: list | None, table: str, n: int, *pages: int) -> None:
+        """The table's own pages (ibdpages.py) n secondary leaf changes touch, those the space has, added
+        to the parts (flags_out None: pages_out takes Refs blocks)."""
+        for p, f in (r for r in (ibdpages.refs(self.space, table, n, page) for page in pages) if r is not None):
+            if flags_out is None:
+                pages_out.append(Refs.block(p, f))
+            else:
+                pages_out.append(p)
+                flags_out.append(f)
 
     def _writes(self, stream: int, key: np.ndarray, first: bool) -> Refs:
         """An update, delete or delete-insert of each key.
@@ -200,6 +214,7 @@ class Mapper:
                 p, f = point_refs(sec, sec.entry_leaf(key, salt), first=False, write=True, buffer=buf)
                 parts_p.append(p)
                 parts_f.append(f)
+                self._ibd(parts_p, parts_f, s.table, len(key), ibdpages.BITMAP_PAGE)
         return hcat(*lookup, Refs.block(np.hstack(parts_p), np.hstack(parts_f)))
 
 
@@ -363,38 +378,6 @@ def _select(r: Refs, mask: np.ndarray) -> Refs:
     return Refs(r.pages[keep], r.flags[keep], r.widths[mask])
 
 
-# -- from a result document ---------------------------------------------------------------------
-def spec_of(run: dict) -> mixspec.MixSpec:
-    """The spec as run (workload.mix), parsed back with the file checks."""
-    doc = dict(((run.get("workload") or {}).get("mix")) or {})
-    source = doc.pop("source", "") or "<run>"
-    doc.pop("description", None)
-    # to_dict writes every sequence stream's keys, the file refuses them where they mean nothing
-    keyless = {"keys", *(f.name for f in dataclasses.fields(mixspec.KeySpec) if f.name != "name")}
-    doc["streams"] = [{k: v for k, v in st.items() if k not in keyless} if st.get("op") in ("insert", "scan") else st
-                      for st in doc.get("streams") or []]
-    from ..workload.mixfile import from_document
-
-    spec = from_document(doc, source, _base(source))
-    return dataclasses.replace(spec, source=source)
-
-
-def _base(source: str):
-    from pathlib import Path
-
-    return Path(source).parent if source and not source.startswith("preset ") else Path.cwd()
-
-
-def scheduled_positions(run: dict, spec: mixspec.MixSpec) -> dict[int, list[int]]:
-    """Where each scheduled execution started in the op sequence (result.streams[name].executions)."""
-    out: dict[int, list[int]] = {}
-    streams = (run.get("result") or {}).get("streams") or {}
-    for i in spec.scheduled:
-        for ex in (streams.get(spec.streams[i].name) or {}).get("executions") or []:
-            out.setdefault(int(ex.get("ops_before") or 0), []).append(i)
-    return out
-
-
 def pool_of(run: dict, writes: bool = False):
     """The server's pool (pool.pool_model) for the run; a read-only run's capacity from the data
     pages it held (pool.hold_capacity). Not a write run's: there the page cleaner's
@@ -413,7 +396,7 @@ def pool_of(run: dict, writes: bool = False):
 
 
 def space_of(spec: mixspec.MixSpec, tables: dict, flavor: str, done: int,
-             txns_per_undo_page: float | None = None) -> tuple[Space, list[str]]:
+             txns_per_undo_page: float | None = None, ibd_pages: tuple = ()) -> tuple[Space, list[str]]:
     """The page space of a mix's first `done` ops (room for the leaves their inserts add, the
     rollback segments' and undo pages where it writes) and its tables' order (table_order).
     txns_per_undo_page: a run's own (undo_txns_per_page); None: the forecast's
@@ -427,7 +410,7 @@ def space_of(spec: mixspec.MixSpec, tables: dict, flavor: str, done: int,
     if not spec.writes:
         return Space.of(tables, inserts, order), order
     per_page = forecast_txns_per_undo_page(spec, flavor) if txns_per_undo_page is None else txns_per_undo_page
-    return undo_space(tables, inserts, order, flavor, write_txns(spec, counts), done, per_page), order
+    return undo_space(tables, inserts, order, flavor, write_txns(spec, counts), done, per_page, ibd_pages), order
 
 
 def index_columns(tables: dict) -> dict[tuple[str, str], list[str]]:
@@ -441,16 +424,17 @@ def predict(run: dict, own_undo: bool = True) -> dict | None:
     None when the run has no mix or no table geometry. own_undo: the undo pages' growth from the
     run's own pages_created where it has them (False: the forecast's, undomodel.UNDO_TXNS_PER_PAGE)."""
     wl, ds = run.get("workload") or {}, run.get("dataset") or {}
-    tables = ds.get("tables") or {}
+    tables = ibdpages.tables_of(run)  # MariaDB's secondary heights as HANDLER measures them
     if wl.get("kind") != "mix" or not tables or any(not t.get("leaf_pages") for t in tables.values()):
         return None
     spec = spec_of(run)
     done = int((run.get("result") or {}).get("ops") or spec.operations)
     flavor = (run.get("server") or {}).get("flavor") or "mariadb"
-    space, order = space_of(spec, tables, flavor, done)
+    ibd = ibdpages.used_by(run)
+    space, order = space_of(spec, tables, flavor, done, ibd_pages=ibd)
     measured_per_page = undo_txns_per_page(run, space, spec, done) if spec.writes and own_undo else None
     if measured_per_page is not None:  # the run's own undo growth (the forecast's where it has none)
-        space, order = space_of(spec, tables, flavor, done, measured_per_page)
+        space, order = space_of(spec, tables, flavor, done, measured_per_page, ibd)
     pool = without_rseg_pages(pool_of(run, spec.writes), space)
     txns_per_op = write_txns(spec, Generator(spec).counts_at(done)) / max(done, 1)
     # purge's walks: as many as the run's server counted (MySQL), else at the rate fitted to its q/s

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import native
+from . import ibdpages
 from ..errors import UsageError
 from ..workload import mix as mixspec
 from ..workload.statements import steps_by_one
@@ -191,6 +192,8 @@ def table_reads(sim, space: Space, tables: dict, database: str | None, first: st
         t = out.setdefault(qualified, {"pages_read": 0, "indexes": {}})
         t["pages_read"] += got
         t["indexes"][idx] = {"pages_read": got, "leaf_pages": tree.all_leaves, "grown_leaves": tree.grown}
+    ibdpages.add_reads(out, reads, space,
+                       lambda n: f"{tables[n].get('database') or database}.{tables[n].get('table') or n}")
     return out, int(reads[space.system_base:space.n_pages].sum(dtype=np.uint64))
 
 
@@ -273,10 +276,13 @@ class Space:
 
     def __init__(self, trees: dict[tuple[str, str], Tree], rollback_segments: int = 0,
                  txns_per_undo_page: float = 0.0, live_pages: int = 1, temp_rsegs: int = 0,
-                 undo_files: int = 1, insert_history: bool = True):
+                 undo_files: int = 1, insert_history: bool = True, ibd_pages: tuple = ()):
         self.trees = trees
-        # after the B-trees: each rollback segment's header page, then the undo pages
-        self.system_base = sum(t.n_pages for t in trees.values())
+        # after the B-trees, each table's pages 0-2 where the model references some (ibdpages.py;
+        # ibd_pages: which), then each rollback segment's header page, then the undo pages
+        self.ibd_used = frozenset(ibd_pages)
+        self.ibd_pages, self.system_base = ibdpages.layout((n for n, _ in trees),
+                                                           sum(t.n_pages for t in trees.values()), ibd_pages)
         self.rollback_segments = rollback_segments
         # An autocommit write appends its undo log to its segment's cached undo page until the
         # page is 3/4 full (TRX_UNDO_PAGE_REUSE_LIMIT) or purge freed it (MariaDB), then the next
@@ -320,7 +326,8 @@ class Space:
     @classmethod
     def of(cls, tables: dict[str, dict], inserts: dict[str, int], order: list[str],
            rollback_segments: int = 0, txns_per_undo_page: float = 0.0, live_pages: int = 1,
-           temp_rsegs: int = 0, undo_files: int = 1, insert_history: bool = True) -> Space:
+           temp_rsegs: int = 0, undo_files: int = 1, insert_history: bool = True,
+           ibd_pages: tuple = ()) -> Space:
         """tables: dataset.tables (rows, leaf_pages, height, indexes {name: {leaf_pages, height}});
         inserts: each table's inserts in the run; order: the tables, the one at page 0 first."""
         trees: dict[tuple[str, str], Tree] = {}
@@ -344,7 +351,8 @@ class Space:
                             unique=bool(ix.get("unique")))
                 trees[(name, iname)] = tree
                 base += tree.n_pages
-        return cls(trees, rollback_segments, txns_per_undo_page, live_pages, temp_rsegs, undo_files, insert_history)
+        return cls(trees, rollback_segments, txns_per_undo_page, live_pages, temp_rsegs, undo_files, insert_history,
+                   ibd_pages)
 
     def secondaries(self, table: str) -> list[Tree]:
         return [t for (name, idx), t in self.trees.items() if name == table and idx != PRIMARY]

@@ -447,7 +447,7 @@ def txns_per_undo_page_of(writes: list[tuple[str, float]], txns_per_op: float, f
 
 
 def undo_space(tables: dict, inserts: dict, order: list[str], flavor: str, txns: int, done: int,
-               per_page: float) -> Space:
+               per_page: float, ibd_pages: tuple = ()) -> Space:
     """The page space of a run's first `done` ops that wrote in `txns` transactions (mixmodel's
     and tracemodel's alike): the tables, the rollback segments and their undo pages in turn (a
     segment's pages in use: the one it writes, the ones purge has yet to pass, PURGE_LAG_OPS
@@ -457,7 +457,7 @@ def undo_space(tables: dict, inserts: dict, order: list[str], flavor: str, txns:
     behind = PURGE_LAG_OPS * txns / max(done, 1) / rsegs
     live = 2 + int(behind / per_page) if per_page else 1
     return Space.of(tables, inserts, order, rsegs, per_page, live, TEMP_RSEGS.get(flavor, 0),
-                    UNDO_FILES.get(flavor, 1), INSERT_HISTORY.get(flavor, True))
+                    UNDO_FILES.get(flavor, 1), INSERT_HISTORY.get(flavor, True), ibd_pages)
 
 
 def undo_txns_per_page(run: dict, space: Space, spec: mixspec.MixSpec, done: int) -> float | None:

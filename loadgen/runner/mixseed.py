@@ -80,6 +80,9 @@ class IndexInfo:
     height: int | None = None
     leaf_pages_source: str = "mysql.innodb_index_stats n_leaf_pages"
     unique: bool = False  # MySQL's change buffer takes changes to a non-unique index only
+    # how height was measured (seeding/height.py secondary_height): "handler", "select"; None in
+    # runs before it (a MariaDB one's SELECT height is 2 over: mixmodel.tables_of)
+    height_from: str | None = None
 
 
 @dataclass
@@ -283,8 +286,8 @@ def _info(conn, t: TableSpec, database: str, shape, seeded: bool, existing: bool
     )
     for name, cols in shape.indexes.items():
         leaf, size = stats.get((name, "n_leaf_pages")), stats.get((name, "size"))
-        ix = IndexInfo(name, list(cols), leaf, size, secondary_height(conn, database, table, name, cols),
-                       unique=name in shape.unique)
+        height, height_from = secondary_height(conn, database, table, name, cols, info.height)
+        ix = IndexInfo(name, list(cols), leaf, size, height, unique=name in shape.unique, height_from=height_from)
         if leaf is not None and size and leaf * LEAF_SIZE_RATIO_MIN < size:
             # MariaDB 10.11 reported n_leaf_pages 1 for a 30-page secondary index of sbtest1 (20k
             # rows; MySQL 9.7: 31) after ANALYZE: leaves are nearly all of an index's pages, so take

@@ -124,6 +124,10 @@ def check_preset(doc: dict, stdout: str, preset: str, server: str) -> None:
     # the geometry the model needs, and the tables printed
     geo = doc["dataset"]["tables"][table.split(".")[1]]
     assert geo["leaf_pages"] > 0 and geo["height"] >= 2
+    if preset.startswith("sysbench"):  # k_1 (300k rows, ~360 leaves) has two levels: MariaDB's measured
+        # by HANDLER, whose covering SELECT costs 2 page gets more (4: the height the model once took)
+        k_1 = geo["indexes"]["k_1"]
+        assert (k_1["height"], k_1["height_from"]) == (2, "handler" if flavor == "mariadb" else "select"), k_1
     for s in spec.streams:
         assert s.name[:4] in stdout
     assert "pages read" in stdout and table[:6] in stdout
@@ -158,14 +162,15 @@ BOUNDS_PCT = {
     ("mariadb", "ycsb-e"): (5, 5),  # -0.1 .. +0.1%; all -0.9 .. -1.8%
     ("mariadb", "ycsb-f"): (5, 20),  # -0.4 .. -3.3%; all -9.6 .. +15.1% (undo pages)
     ("mariadb", "sysbench-oltp-ro"): (5, 5),  # +1.3 .. +2.1%
-    # -0.2 .. -3.4% at 1,669-2,492 q/s; -6.2% at 4,131 and -6.7% in the module's runs at load 2-4;
-    # all -4.6 .. -11.2%: the faster runs' undo side and table both under (part of it the run's
-    # pages_created, half as many in the fast runs: docs/workloads.md); the lead's three at 2,755-2,893
-    # q/s, load 1-2.5: -3.4 .. -5.3%, all -4.7 .. -10.9%; ten more at 781-2,490 q/s, load 3-6.5 (two
-    # slowed by strace and a CPU quota), -4.1 .. -0.2%, all -3.0 .. -8.4%, and the module's at 2,030
-    # q/s -1.9%, all -4.0% (docs/workloads.md, "MariaDB sysbench-oltp-rw's rate"). CI's own run may be
-    # faster than any seen: 10%, not 8%
-    ("mariadb", "sysbench-oltp-rw"): (10, 15),
+    # With k_1's two levels (HANDLER's measure) and the table's pages 0-1 (branch mariarw, 2026-11-29
+    # 23:56 - 11-30 00:25 UTC, load 0.7-9.2): 22 runs of the test's calls at 837-3,626 q/s (plain, --driver
+    # python, --pipeline 8, two CPU burners beside it, nice -19), table -4.8 .. +2.0%: +2.0 .. -1.0% at
+    # 837-1,404 q/s, -4.8 .. +0.6% at 2,141-3,626; all -3.0 .. -10.3%. The two changes cancel (the kept runs of
+    # docs/data/rwrate move by 0.1 point at most), so main's -6.2% and -6.7% at ~4,100 q/s (the
+    # module's quiet runs, 2026-11-29) stand: the model follows the run's pages_created, which falls
+    # with the rate where the server's table reads do not (docs/workloads.md, "k_1's height and the
+    # table's own pages"). 7%, not 5%: CI may run faster than any seen
+    ("mariadb", "sysbench-oltp-rw"): (7, 15),
     ("mysql", "ycsb-a"): (5, 12),  # +1.4 .. +2.4%; all -0.8 .. -6.4% (-4.0 .. -6.8% at 10k operations)
     ("mysql", "ycsb-b"): (5, 15),  # -2.8 .. +0.6%; all -3.9 .. -7.8% (-8.0 .. -10.9% at 10k)
     ("mysql", "ycsb-c"): (5, 5),  # -2.0 .. +1.7%, all -2.0 .. +1.7% (-0.3 .. -2.3% before the replay)
@@ -197,7 +202,9 @@ BOUNDS_PCT = {
     ("mariadb-11.8", "ycsb-e"): (5, 5),  # -0.5 .. -0.0%; all -1.0 .. -1.6%
     ("mariadb-11.8", "ycsb-f"): (5, 20),  # -2.6 .. -0.2%; all -7.1 .. +15.7%
     ("mariadb-11.8", "sysbench-oltp-ro"): (5, 5),  # +1.2 .. +1.9%
-    # -4.4 .. +4.6%, and with the rate: -4.4%, -3.1% at 5,023 and 4,585 q/s (the module's, load 1-4),
+    # Since branch mariarw (k_1 two levels, page 0 where purge removes a k_1 entry) the same runs
+    # -5.4 .. +3.4%, and two more -3.5% and -0.5% at 3,037 and 1,902 q/s (k_1 measured 2 by HANDLER).
+    # Before: -4.4 .. +4.6%, and with the rate: -4.4%, -3.1% at 5,023 and 4,585 q/s (the module's, load 1-4),
     # -2.2 .. +1.6% at 1,605-3,197, +4.6% at 1,304; the pages the server created fell as the rate rose
     # (1,894 .. 539), as on 10.11, whose table is -6.7% fast and +7.6 .. +10.7% at 333-395 q/s (100k
     # operations); all -7.0 .. +4.9%. Every run was inside 5%, but both ends came within 0.6 points of

@@ -1,7 +1,8 @@
 """MariaDB sysbench-oltp-rw at CI's size (sbtest1 300k rows, 16M, 20,000 operations) at the rates a
 shared machine gave (docs/data/rwrate/: ten runs, 781-2,490 q/s, load 3-6.5; two slowed by strace and
 a CPU quota; docs/workloads.md, "MariaDB sysbench-oltp-rw's rate"): their tables were predicted
--4.1% .. -0.2%, their pool's whole reads -3.0% .. -8.4%, each inside its interval."""
+-4.1% .. -0.2%, their pool's whole reads -3.0% .. -8.4%, each inside its interval (-4.1% .. -0.3% with
+k_1's two levels and the table's pages 0-1, branch mariarw: tests/unit/test_ibdpages.py)."""
 from __future__ import annotations
 
 import gzip
