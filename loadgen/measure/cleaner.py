@@ -159,16 +159,23 @@ class CleanerWatch:
                 "polls": self.polls, "complete": self.complete, "note": self.note, "batches": self.batches}
 
 
-def replay_schedule(record: dict | None) -> tuple[tuple[int, int], ...] | None:
+# A replayed batch's count with this bit set is SEEN_REFILL | depth: the kernel sizes that batch
+# itself, refilling the free frames to depth as its timed batch does (native/lrusim/cleaner.h)
+SEEN_REFILL = 1 << 63
+
+
+def replay_schedule(record: dict | None, refill_depth: int | None = None) -> tuple[tuple[int, int], ...] | None:
     """The recorded batches as the kernel replays them: ((queries done, pages evicted), ...) in
     order; None for a result without a record (MariaDB, older files): the model keeps its
-    four-phase mean of one timed batch, as it does for a record cut short (`complete` false)."""
+    four-phase mean of one timed batch, as it does for a record cut short (`complete` false).
+    refill_depth (innodb_lru_scan_depth): each batch where it was seen, its size the kernel's own
+    (SEEN_REFILL), not the clean pages it evicted."""
     if not record or record.get("batches") is None or record.get("complete") is False:
         return None
     out = []
     for b in record["batches"]:
         q = (int(b["queries_before"]) + int(b["queries_after"])) // 2
-        out.append((q, int(b["pages"])))
+        out.append((q, SEEN_REFILL | int(refill_depth) if refill_depth else int(b["pages"])))
     return tuple(sorted(out))
 
 
