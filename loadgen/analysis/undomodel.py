@@ -384,10 +384,10 @@ def rsegs_held(run: dict, space: Space) -> bool:
     """Whether the rollback segments' pages are in the pool as a run begins (undo_refs'
     rsegs_at_start). Not on a MySQL server that held fewer data pages before the run than they
     are (2 x 256 + 128): at 16M its restart left 128-507, and each segment's undo page was read at
-    its first use too. ycsb-d at CI's size (1,036 inserts, 2026-11-30, branch ycsbd, 14 runs at
-    501-7,926 q/s): the server read 979-1,039 undo pages, the model 740-780 with them held, whose
-    frames then went to the table (-2.6 .. +6.4%); read at first use 987-1,036, the table -4.1 ..
-    +1.8%. MariaDB (128 in ibdata1; 277-285 pages held at 16M) and larger pools as before."""
+    its first use too. ycsb-d at CI's size (1,036 inserts, 2026-11-30, branch ycsbd, 16 runs): at
+    2,101-7,926 q/s the server read 965-1,040 undo pages, the model 740-780 with them held, whose
+    frames then went to the table (+4 points); read at first use 987-1,036, the tables -4.1 .. +1.8%
+    at 501-7,926 q/s. MariaDB (128 in ibdata1; 277-285 pages held at 16M) and larger pools as before."""
     before = (run.get("buffer_pool") or {}).get("pages_data_before")
     if (run.get("server") or {}).get("flavor") != "mysql" or not isinstance(before, int) or isinstance(before, bool):
         return True

@@ -183,12 +183,13 @@ def refill_schedule(run: dict, depth: int) -> tuple[tuple[int, int], ...] | None
     """A MySQL write run's recorded LRU batches, each to be sized as the model's timed batch
     (replay_schedule's refill_depth), where the run began once its restarted server held no dirty
     page (sampler.wait_quiet's until_clean: the cold restart since branch slowshut); None otherwise.
-    After such a start the first batch came at 1.28-1.71 s, not inside the first second as the
-    model's phase mean has it, and the rate's swings moved the others (ycsb-d at CI's size, 16M:
-    -1.2 .. +6.2% at 501-7,926 q/s with the mean, -0.1 .. +4.9% so; docs/workloads.md, "MySQL
-    ycsb-d's rate"). The older runs (docs/data/mixruns) began at once, their first batch inside
-    the first second; their slow update runs (62-328 q/s) replayed so read 3-12 points fewer and
-    their whole reads went past 10%, not found why: they keep the mean."""
+    After such a start the first batch came at 1.28-1.71 s in 13 of 16 runs, not inside the first
+    second as the model's phase mean has it, and the rate's swings moved the others (ycsb-d at CI's
+    size, 16M, 501-7,926 q/s: the table's mean |error| 3.5 -> 2.4 points on 12 runs; with the
+    segments' first uses, undomodel.rsegs_held, -4.1 .. +1.8% on 16; docs/workloads.md, "MySQL
+    ycsb-d's rate"). The older runs (docs/data/mixruns) began at once, their first batch inside the
+    first second; their slow update runs (49-328 q/s) replayed so read 3-12 points fewer (two of six
+    nearer, three farther) and three whole reads went past 10%, not found why: they keep the mean."""
     cold = (run.get("server") or {}).get("cold_start") or {}
     if cold.get("pages_dirty_after_settling") != 0:
         return None
