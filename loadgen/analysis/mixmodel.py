@@ -55,11 +55,11 @@ import numpy as np
 from ..errors import UsageError
 from ..workload import mix as mixspec
 from ..workload.opstream import Generator
-from . import changebuf, heldspread, ibdpages, intervals, mixpages, seedmerges
+from . import changebuf, heldspread, ibdpages, intervals, mixpages, seedmerges, undomodel
 from .mixdoc import scheduled_positions, spec_of
 from .mixpages import (Refs, Space, Trace, Tree, exclusive_cumsum, hcat, point_refs, scan_refs,
                        simulate, stepped_columns, table_order, table_reads, walks)
-from ..measure.cleaner import replay_schedule
+from ..measure.cleaner import refill_schedule, replay_schedule
 from .keymodel import held_pages
 from .dirtypages import run_args
 from .pool import hold_capacity, run_pool_model, small_pool_start, under_writes
@@ -386,11 +386,11 @@ def pool_of(run: dict, writes: bool = False):
     srv, bp, res = (run.get(k) or {} for k in ("server", "buffer_pool", "result"))
     # a MySQL read-only run's LRU batches replayed where it recorded them: they land when the server
     # will (sysbench-oltp-ro 300k rows 16M: 1-2 batches at query 15 .. 8,197, -14.6 .. +14.4% with the
-    # timed batch's phase mean, -4.6 .. +3.5% replayed); a write run's come every second (under_writes)
+    # timed batch's phase mean, -4.6 .. +3.5% replayed); a write run's every second, or where it recorded them
     seen = None if writes or srv.get("flavor") != "mysql" else replay_schedule(bp.get("cleaner_batches"))
     pool = small_pool_start(run_pool_model(srv, bp, res.get("qps"), cleaner_seen=seen), bp.get("pages_data_before"))
     if writes:
-        pool = under_writes(pool)
+        pool = under_writes(pool, refill_schedule(run, pool.cleaner_depth) if pool.cleaner_depth else None)
     held = None if writes else held_pages(run.get("samples") or [], pool.pool_pages)
     return hold_capacity(pool, held, srv.get("variables"))
 
@@ -435,7 +435,7 @@ def predict(run: dict, own_undo: bool = True) -> dict | None:
     measured_per_page = undo_txns_per_page(run, space, spec, done) if spec.writes and own_undo else None
     if measured_per_page is not None:  # the run's own undo growth (the forecast's where it has none)
         space, order = space_of(spec, tables, flavor, done, measured_per_page, ibd)
-    pool = without_rseg_pages(pool_of(run, spec.writes), space)
+    pool = without_rseg_pages(pool_of(run, spec.writes), space, held := undomodel.rsegs_held(run, space))
     txns_per_op = write_txns(spec, Generator(spec).counts_at(done)) / max(done, 1)
     # purge's walks: as many as the run's server counted (MySQL), else at the rate fitted to its q/s
     walk_ops = measured_sweep_ops(run, flavor, done) if spec.writes and own_undo else None
@@ -443,7 +443,7 @@ def predict(run: dict, own_undo: bool = True) -> dict | None:
     walk_ops = sweep_ops_of(flavor, pool.qps, txns_per_op) if walk_ops is None else walk_ops
     buffers, lag = changebuf.buffered_kinds(run), measured_purge_lag(run, flavor, done) if own_undo else None
     trace = build_trace(spec, space, scheduled_positions(run, spec), done, index_columns(tables),
-                        prefetch=RANGE_PREFETCH and flavor == "mariadb", rsegs_at_start=True,
+                        prefetch=RANGE_PREFETCH and flavor == "mariadb", rsegs_at_start=held,
                         stepped=stepped_columns(tables), sweep_ops=walk_ops, buffers=buffers, purge_lag=lag)
     trace = seedmerges.read_in(trace, space, run, spec.writes, pool.cleaner_seen)  # MySQL read-only runs'
     first, span = space.tree_of(order[0], None), []

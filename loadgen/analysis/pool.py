@@ -212,13 +212,14 @@ def run_pool_model(server: dict, buffer_pool: dict, qps: float | None,
                       cleaner_seen=cleaner_seen)
 
 
-def under_writes(pool: PoolModel) -> PoolModel:
+def under_writes(pool: PoolModel, seen: tuple | None = None) -> PoolModel:
     """The pool while the server writes (a mix's writes, a captured log's): MySQL's page cleaner
     runs its LRU batch every second while the server sees activity (a read-only run is none, so
-    one batch), writes are (sysbench-oltp-rw 16M, the mix model: -5.3% -> +3.0%)."""
+    one batch), writes are (sysbench-oltp-rw 16M, the mix model: -5.3% -> +3.0%). seen: where a
+    run recorded them, each sized as the timed batch (measure/cleaner.py refill_schedule)."""
     if not pool.cleaner_depth:
         return pool
-    return dataclasses.replace(pool, cleaner_ticks=0)
+    return dataclasses.replace(pool, cleaner_ticks=0, cleaner_seen=seen if seen is not None else pool.cleaner_seen)
 
 
 def hold_capacity(pool: PoolModel, held: int | None, variables: dict | None) -> PoolModel:

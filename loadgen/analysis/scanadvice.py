@@ -163,6 +163,8 @@ def advise(spec: mixspec.MixSpec, tables: dict[str, dict], pool_bytes: int, qps:
     pages, flags, spans = splice(base_p, base_f, scans, refs)
     leaf_pages = space.tree_of(order[0], None).all_leaves
     base = without_rseg_pages(mm.pool_of(run, spec.writes), space) if run is not None else None
+    if base is not None and spec.writes:  # the run's recorded batches came at its own rate, not at qps
+        base = dataclasses.replace(base, cleaner_seen=None)
     # references of the lookups before the first scan: the same in both traces
     before_first = spans[0][0]
     current = (int(float((variables or {}).get("innodb_old_blocks_time", DEFAULT_SETTING[0]))),

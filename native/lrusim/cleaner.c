@@ -91,17 +91,21 @@ static inline uint64_t still_writing(const lru_t *m, uint64_t written) {
  * reading, docs/mysql-lab.md: all k over-shortens it where the batches write hundreds of pages).
  * Quiet stretches between two accesses run the batch once: a second one would find the frames
  * already free. */
-void cleaner_tick(lru_t *m, double now_ms) {
+static void refill(lru_t *m, uint64_t depth) {
     uint64_t n = 0, writing = 0;
     m->try_scan = 1; /* buf_flush_end */
     m->wake = 0;
     m->lru_batches++;
-    while (m->len > 0 && m->len + still_writing(m, writing) > LRU_MIN_LEN && n < m->tick_depth &&
-           m->wcap - m->wlen - (double)still_writing(m, writing) < (double)m->tick_depth) {
+    while (m->len > 0 && m->len + still_writing(m, writing) > LRU_MIN_LEN && n < depth &&
+           m->wcap - m->wlen - (double)still_writing(m, writing) < (double)depth) {
         writing += m->dirty && m->dirty[m->tail];
         evict_tail(m);
         n++;
     }
+}
+
+void cleaner_tick(lru_t *m, double now_ms) {
+    refill(m, m->tick_depth);
     if (m->ticks_left == 1) {
         m->tick_depth = 0; /* the last batch */
         return;
@@ -122,9 +126,16 @@ void cleaner_tick(lru_t *m, double now_ms) {
  * evicts its pages from the LRU tail before the first access of the query it was seen at, never
  * shortening the list below BUF_LRU_MIN_LEN, as buf_flush_LRU_list_batch stops there. The count
  * recorded is of clean pages evicted: a dirty page met is written besides, counting in the list
- * until its write ends (cleaner_tick). A miniature evicts the batch's weight at its sampling rate. */
+ * until its write ends (cleaner_tick). A miniature evicts the batch's weight at its sampling rate.
+ * A count of SEEN_REFILL | depth is a batch the model sizes itself, as cleaner_tick does (refill
+ * the free frames to depth): the server's timing, the model's amount. */
 void cleaner_replay(lru_t *m, double now_ms) {
     while (m->i_seen < m->n_seen && now_ms >= (double)m->seen[2 * m->i_seen] * m->ms_per_query) {
+        if (m->seen[2 * m->i_seen + 1] & SEEN_REFILL) { /* where it was seen, sized as cleaner_tick's */
+            refill(m, m->seen[2 * m->i_seen + 1] & ~SEEN_REFILL);
+            m->i_seen++;
+            continue;
+        }
         m->try_scan = 1; /* buf_flush_end */
         m->lru_batches++;
         double want = (double)m->seen[2 * m->i_seen + 1] * (m->weighted ? m->upper_w : 1.0), done = 0;

@@ -30,7 +30,10 @@ void make_room(lru_t *m, double w);
 /* MySQL's timed LRU batch, due at now_ms. */
 void cleaner_tick(lru_t *m, double now_ms);
 
-/* Replay the recorded batches due at now_ms (sim_cfg_t.seen). */
+/* Replay the recorded batches due at now_ms (sim_cfg_t.seen). A recorded count with this bit set
+ * is SEEN_REFILL | depth: that batch refills the free frames to depth (cleaner_tick's rule)
+ * instead of evicting the count (loadgen/measure/cleaner.py replay_schedule). */
+#define SEEN_REFILL (1ULL << 63)
 void cleaner_replay(lru_t *m, double now_ms);
 
 #define FLUSH_PERIOD_MS 1000.0 /* the page cleaner's loop: one flush-list batch a second */

@@ -133,3 +133,17 @@ def test_replay_at_refs_maps_queries_to_their_first_reference():
     assert keymodel.replay_at_refs(((10, 5), (99, 7)), None, 100, 300) == ((30, 5), (297, 7))
     assert keymodel.replay_at_refs(((10, 5), (500, 7)), [0, 4, 8] + list(range(12, 400, 4)), 100, 400) == \
         ((40, 5), (396, 7))
+
+
+def test_a_refill_batch_is_the_timed_batch_placed_where_it_was_seen():
+    from loadgen.measure.cleaner import SEEN_REFILL
+
+    # at reference 600 the list holds 600 pages, 400 frames free: a refill to 1,000 free frames
+    # stops at BUF_LRU_MIN_LEN (344 evicted, read again), as the timed batch at 6 ms (0.01 ms a
+    # reference) does; a refill to 300 finds them free already
+    timed = native.lrusim_innodb(TRACE, None, 600, 1000, 1000, 37, 1000, 0.01, 0, 64, True, model.RA_RULE_MYSQL,
+                                 0, 0, 0, 1000, 6.0, 1000.0, 1, 0, None)
+    assert kernel(((600, SEEN_REFILL | 1000),))[1] == timed[1] == 600 + 600 - model.LRU_MIN_LEN
+    assert kernel(((600, SEEN_REFILL | 300),))[1] == 600
+    rec = {"batches": [{"queries_before": 10, "queries_after": 20, "pages": 5}]}
+    assert replay_schedule(rec, refill_depth=1024) == ((15, SEEN_REFILL | 1024),)
