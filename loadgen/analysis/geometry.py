@@ -49,19 +49,46 @@ def estimate_geometry(rows: int, schema: str = "chat", rows_per_leaf: float | No
         raise UsageError(f"no measured rows per leaf page for schema {schema!r}",
                          "pass --rows-per-leaf, or run once against a server and predict from its result")
     leaves = max(1, round(rows / rpl))
-    height, n = 1, leaves
+    return Geometry(rows, leaves, estimate_height(leaves, fanout), fanout)
+
+
+def btree_height(value, what: str, leaf_pages: int | None = None, rows: int | None = None) -> int:
+    """A B-tree height read from a result, trace or geometry file (untrusted): 1..MAX_HEIGHT and,
+    given the leaf pages and rows, within seeding.height's bounds. A measurement other clients'
+    page gets spoiled (30 and 37 recorded for sbtest1's 3 levels on a loaded machine; 37 reached the
+    simulator and killed the process with a floating-point exception) is replaced by the height the
+    leaf pages imply (estimate_height); without them it is a UsageError naming the file's part."""
+    from ..seeding.height import MAX_HEIGHT, plausible_height
+
+    try:
+        height = int(value or 1)
+    except (TypeError, ValueError):
+        height = 0
+    if 1 <= height <= MAX_HEIGHT and (leaf_pages is None or rows is None
+                                      or plausible_height(height, leaf_pages, rows)):
+        return height
+    if leaf_pages is not None and leaf_pages >= 1:
+        return estimate_height(leaf_pages)
+    raise UsageError(f"{what} has a B-tree height of {value!r}, not 1..{MAX_HEIGHT}",
+                     "measure the table again on an idle server (loadgen seed), or fix the file")
+
+
+def estimate_height(leaf_pages: int, fanout: int = DEFAULT_FANOUT) -> int:
+    """Levels above leaf_pages full leaves at `fanout` children a node page (estimate_geometry's)."""
+    height, n = 1, max(1, int(leaf_pages))
     while n > 1:
         height += 1
         if n <= ROOT_MAX_POINTERS:
             break
         n = -(-n // fanout)
-    return Geometry(rows, leaves, height, fanout)
+    return height
 
 
 def geometry_of(dataset: dict) -> Geometry:
     """From a result file's dataset block (leaf pages from mysql.innodb_index_stats)."""
     try:
-        return Geometry(int(dataset["rows"]), max(1, int(dataset["leaf_pages"])), max(1, int(dataset["height"])))
+        rows, leaves = int(dataset["rows"]), max(1, int(dataset["leaf_pages"]))
+        return Geometry(rows, leaves, btree_height(dataset["height"], "the result's dataset", leaves, rows))
     except (KeyError, TypeError, ValueError):
         raise UsageError("the result has no dataset geometry (rows, leaf_pages, height)") from None
 

@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import native
 from . import ibdpages
+from .geometry import btree_height
 from ..errors import UsageError
 from ..workload import mix as mixspec
 from ..workload.statements import steps_by_one
@@ -336,7 +337,7 @@ class Space:
             t = tables[name]
             rows = max(1, int(t.get("rows") or 1))
             leaves = max(1, int(t.get("leaf_pages") or 1))
-            clustered = Tree(name, PRIMARY, rows, leaves, max(1, int(t.get("height") or 1)))
+            clustered = Tree(name, PRIMARY, rows, leaves, btree_height(t.get("height"), f"table {name}", leaves, rows))
             clustered = dataclasses.replace(clustered, grown=grown_leaves(inserts.get(name, 0),
                                                                           clustered.rows_per_leaf), base=base)
             trees[(name, PRIMARY)] = clustered
@@ -347,8 +348,8 @@ class Space:
                 il = max(1, int(ix.get("leaf_pages") or 1))
                 # an index entry per row: the inserts add to it at hashed places, its leaves fill
                 # and split there; the model keeps its leaves (their count grows a little)
-                tree = Tree(name, iname, rows, il, max(1, int(ix.get("height") or 1)), base=base,
-                            unique=bool(ix.get("unique")))
+                ih = btree_height(ix.get("height"), f"index {name}.{iname}", il, rows)
+                tree = Tree(name, iname, rows, il, ih, base=base, unique=bool(ix.get("unique")))
                 trees[(name, iname)] = tree
                 base += tree.n_pages
         return cls(trees, rollback_segments, txns_per_undo_page, live_pages, temp_rsegs, undo_files, insert_history,

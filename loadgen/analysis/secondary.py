@@ -18,6 +18,7 @@ from array import array
 
 from ..seeding.indexmap import SECONDARY_FANOUT, IndexMap
 from . import intervals, model
+from .geometry import btree_height
 
 
 def trace(imap: IndexMap, g: model.Geometry, ids) -> tuple[array, int, int]:
@@ -71,8 +72,8 @@ def trace(imap: IndexMap, g: model.Geometry, ids) -> tuple[array, int, int]:
 def clustered_geometry(dataset: dict) -> model.Geometry:
     """The clustered index a secondary lookup descends: its real row count (table_rows), which
     the order's keys (rows) need not be."""
-    return model.Geometry(int(dataset.get("table_rows") or dataset["rows"]), max(1, int(dataset["leaf_pages"])),
-                          max(1, int(dataset["height"])))
+    rows, leaves = int(dataset.get("table_rows") or dataset["rows"]), max(1, int(dataset["leaf_pages"]))
+    return model.Geometry(rows, leaves, btree_height(dataset["height"], "the result's dataset", leaves, rows))
 
 
 def predict_secondary(imap: IndexMap, g: model.Geometry, pool: model.PoolModel,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 from .. import db
+from ..errors import SeedError
 
 # Children per internal page of a primary key: ~1,000 for a BIGINT key in a full 16 KiB page;
 # the bounds leave room for half-full pages and wider keys.
@@ -45,19 +46,18 @@ def measure_id_height(conn, database: str, table: str, rows: int, samples: int =
     Spread ids are touched once to warm them, then selected again in rounds between two reads of
     Innodb_buffer_pool_read_requests. Background work only adds gets (after a seed the statistics
     recalculation dives into the same tree: a CI run once read 3.8 gets per select and cached a
-    height of 4 for a 3-level tree), so take the least round, the rounds a pause apart, and stop at
-    the first round with no such gets in it."""
+    height of 4 for a 3-level tree), so take the least of four rounds, a pause apart."""
     step = max(1, rows // samples)
     ids = [(i,) for i in range(1, rows + 1, step)][:samples]
     return least_gets_per_select(conn, f"SELECT alias FROM `{database}`.`{table}` WHERE id = %s", ids,
-                                 rounds=6, pause_s=0.2)
+                                 rounds=4, pause_s=0.2)
 
 
 def least_gets_per_select(conn, sql: str, params: list, rounds: int = 3, pause_s: float = 0.0) -> int:
-    """Page gets per warm select of `sql` over `params`, the least of up to `rounds` rounds
-    (background threads, purge and statistics after a load, only add gets; a round that comes out
-    a whole number had none and ends the search), rounded down: an index's height when each select
-    descends it once to one leaf."""
+    """Page gets per warm select of `sql` over `params`, the least of `rounds` rounds (background
+    threads, purge and statistics after a load, only add gets), rounded down: an index's height
+    when each select descends it once to one leaf. Every round is taken: a whole number of gets a
+    select is no sign of a quiet round (a busy MySQL gave 37 for a 3-level tree)."""
     cur = conn.cursor()
     least = float("inf")
     try:
@@ -71,24 +71,39 @@ def least_gets_per_select(conn, sql: str, params: list, rounds: int = 3, pause_s
             for p in params:
                 cur.execute(sql, p)
                 cur.fetchall()
-            gets = (read_requests(cur) - before) / len(params)
-            least = min(least, gets)
-            if gets == int(gets):
-                break
+            least = min(least, (read_requests(cur) - before) / len(params))
     finally:
         cur.close()
     return max(1, int(least + 0.2))
 
 
-def measure_height(conn, database: str, table: str, primary_key: list[str]) -> int:
+def measure_height(conn, database: str, table: str, primary_key: list[str], leaf_pages: int | None = None,
+                   rows: int | None = None, attempts: int = 4) -> int:
     """B-tree height of the clustered index = page gets per warm point select on the full key
-    (the adaptive hash index is off). Every leaf is at the same depth, so the first keys serve."""
+    (the adaptive hash index is off). Every leaf is at the same depth, so the first keys serve.
+    Given the leaf pages and rows, a height outside height_bounds is measured again after a pause
+    (other clients' gets counted in: a CI run under load recorded 37 for sbtest1's 3 levels, and the
+    simulator died on it), and refused with a SeedError when it stays out."""
     cols = ", ".join(f"`{c}`" for c in primary_key)
     keys = db.query_all(conn, f"SELECT {cols} FROM `{database}`.`{table}` ORDER BY {cols} LIMIT {HEIGHT_SAMPLES}")
     if not keys:
         return 1
     where = " AND ".join(f"`{c}` = %s" for c in primary_key)
-    return least_gets_per_select(conn, f"SELECT 1 FROM `{database}`.`{table}` WHERE {where}", keys)
+    sql = f"SELECT 1 FROM `{database}`.`{table}` WHERE {where}"
+    height = least_gets_per_select(conn, sql, keys)
+    if leaf_pages is None or rows is None:
+        return min(height, MAX_HEIGHT)
+    for attempt in range(1, attempts):
+        if plausible_height(height, leaf_pages, rows):
+            return height
+        time.sleep(0.5 * attempt)  # let a burst of background page gets pass
+        height = least_gets_per_select(conn, sql, keys, rounds=3, pause_s=0.2)
+    if plausible_height(height, leaf_pages, rows):
+        return height
+    lo, hi = height_bounds(leaf_pages, rows)
+    raise SeedError(f"measured a B-tree height of {height} for `{database}`.`{table}` ({rows:,} rows in "
+                    f"{leaf_pages:,} leaf pages; expected {lo}..{hi})",
+                    "another client is probably busy on this server; re-run when it is idle")
 
 
 def secondary_height(conn, database: str, table: str, index: str, cols: list[str],
@@ -112,11 +127,20 @@ def secondary_height(conn, database: str, table: str, index: str, cols: list[str
         if primary_height and db.server_flavor(conn).name == "mariadb":
             got = handler_gets(conn, database, table, index, values)
             if got is not None and got > primary_height:
-                return got - primary_height, "handler"
+                return _believed(got - primary_height, primary_height), "handler"
         sql = f"SELECT `{col}` FROM `{database}`.`{table}` FORCE INDEX (`{index}`) WHERE `{col}` = %s LIMIT 1"
-        return least_gets_per_select(conn, sql, [(v,) for v in values]), "select"
+        height = _believed(least_gets_per_select(conn, sql, [(v,) for v in values]), primary_height)
+        return height, "select" if height else None
     except Exception:  # noqa: BLE001 - optional: the model can estimate it from the pages
         return None, None
+
+
+def _believed(height: int, primary_height: int | None) -> int | None:
+    """A secondary index's measured height, or None (the model estimates it from the pages) where
+    other clients' gets made it more than the primary key's plus one (a secondary entry is never
+    wider than the row) or more than any B-tree has."""
+    limit = MAX_HEIGHT if primary_height is None else min(MAX_HEIGHT, primary_height + 1)
+    return height if 1 <= height <= limit else None
 
 
 def handler_gets(conn, database: str, table: str, index: str, values: list) -> int | None:

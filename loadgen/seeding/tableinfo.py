@@ -77,7 +77,8 @@ def table_info(conn, spec, shape: TableShape, seeded: bool, existing: bool = Fal
         schema_hash=spec.schema_hash if not existing else "",
         table_bytes=table_bytes, stats_note=stats_note,
         leaf_pages=leaf_pages, index_pages=int(stats.get("size", 0)),
-        height=measure_height(conn, database, table, shape.primary_key), seeded=seeded,
+        height=measure_height(conn, database, table, shape.primary_key, leaf_pages, max(rows, keys, leaf_pages)),
+        seeded=seeded,
         table_rows=rows if gaps is None else int(table_rows), key_column=key, key_offset=offset, query=query,
         index=index, index_only=covering, existing=existing, key_map=key_map, key_gaps=gaps,
     )
