@@ -75,6 +75,19 @@ def fresh_dsn_server(mysqld_binary, session_dir, tmp_path):
         server.stop()
 
 
+# MariaDB 10.11.19 kept the 165-page table through each shrink (table_pages_shrunk 165, three
+# tries) and then, in about one run in six (session 14: two CI rehearsals and 1 of 6 alone), held
+# none of it when the run began (table_pages_before 0, 167 pages read while settling, 883 of 1,014
+# frames free): the pool was emptied after all, after the grow-back. loadgen says so (cold, verified
+# from the table's pages), which these tests do not check; the warm case they do check is run again.
+ATTEMPTS = 3
+
+
+def _emptied_after_all(cold: dict) -> bool:
+    return bool(cold.get("cold")) and cold.get("table_pages_shrunk", 0) > cold.get("table_pages_cold_max", 0) \
+        and cold.get("table_pages_before") == 0
+
+
 def test_a_run_whose_table_stays_in_the_pool_is_recorded_warm_without_an_error_figure(fresh_dsn_server, tmp_path):
     """A 20k-row table (165 pages) in a pool that holds little else: its LRU list fits in the 6 MiB
     pool a shrink goes down to, so MariaDB's shrink evicts none of it (MySQL's keeps the most
@@ -89,9 +102,12 @@ def test_a_run_whose_table_stays_in_the_pool_is_recorded_warm_without_an_error_f
     res = run_loadgen("seed", *dsn[:-4], env=env)
     assert res.returncode == 0, res.stderr[-2000:]
     out = tmp_path / "warm.json"
-    res = run_loadgen("run", *dsn, "--out", str(out), env=env)
-    assert res.returncode == 0, res.stderr[-2000:]
-    doc = json.loads(out.read_text())
+    for _ in range(ATTEMPTS):
+        res = run_loadgen("run", *dsn, "--out", str(out), env=env)
+        assert res.returncode == 0, res.stderr[-2000:]
+        doc = json.loads(out.read_text())
+        if not _emptied_after_all(doc["server"]["cold_start"]):
+            break
     cold = doc["server"]["cold_start"]
     assert cold["cold"] is False and cold["verified_by"] == "table_pages", cold
     assert cold["table_pages_before"] > cold["table_pages_cold_max"]
@@ -112,9 +128,13 @@ def test_a_sweep_says_when_its_pool_was_not_emptied_as_a_run_does(fresh_dsn_serv
     dsn = ["--server", "dsn", "--dsn", f"mysql://root@127.0.0.1:{ep.port}/", "--rows", "20k", "--database", "tiny"]
     assert run_loadgen("seed", *dsn, env=env).returncode == 0
     out = tmp_path / "sweep.json"
-    res = run_loadgen("sweep", *dsn, "--pools", "16M", "--variations", "B", "--driver", "python", "--out", str(out),
-                      "--out-dir", str(tmp_path / "runs"), env=env)
-    assert res.returncode == 0, res.stderr[-2000:]
+    for _ in range(ATTEMPTS):
+        res = run_loadgen("sweep", *dsn, "--pools", "16M", "--variations", "B", "--driver", "python", "--out",
+                          str(out), "--out-dir", str(tmp_path / "runs"), env=env)
+        assert res.returncode == 0, res.stderr[-2000:]
+        [point] = json.loads(out.read_text())["points"]
+        if not _emptied_after_all(json.loads(open(point["result_file"]).read())["server"]["cold_start"]):
+            break
     assert "warning: the run starts warm" in res.stderr and "restart the server" in res.stderr
     [point] = json.loads(out.read_text())["points"]
     assert point["cold"] is False and point["started_cold"] is False
