@@ -138,5 +138,7 @@ def _remove_session_volumes() -> None:
                     volume.remove(force=True)
                 except Exception:  # noqa: BLE001 - still in use by a container a test left: that fails elsewhere
                     pass
+    except Exception as exc:  # noqa: BLE001 - the engine went away: say so, do not fail the suite for it
+        print(f"\nwarning: the session's docker volumes were not removed: {exc}", file=sys.stderr)
     finally:
         client.close()
