@@ -14,6 +14,12 @@ MAX_HEIGHT = 15  # deeper than any real InnoDB B-tree; the simulator's limit too
 HEIGHT_SAMPLES = 50
 
 
+def _q(name) -> str:
+    """An identifier quoted for SQL text: names come from workload files and from the server's own
+    catalogue (an existing table's index may be named with a backtick)."""
+    return "`" + str(name).replace("`", "``") + "`"
+
+
 def height_bounds(leaf_pages: int, rows: int) -> tuple[int, int]:
     """The B-tree heights possible for this many leaf pages (as the index statistics count them,
     which can be stale for a small table) and rows (each leaf holds at least one). Lenient by
@@ -49,7 +55,7 @@ def measure_id_height(conn, database: str, table: str, rows: int, samples: int =
     height of 4 for a 3-level tree), so take the least of four rounds, a pause apart."""
     step = max(1, rows // samples)
     ids = [(i,) for i in range(1, rows + 1, step)][:samples]
-    return least_gets_per_select(conn, f"SELECT alias FROM `{database}`.`{table}` WHERE id = %s", ids,
+    return least_gets_per_select(conn, f"SELECT alias FROM {_q(database)}.{_q(table)} WHERE id = %s", ids,
                                  rounds=4, pause_s=0.2)
 
 
@@ -84,12 +90,12 @@ def measure_height(conn, database: str, table: str, primary_key: list[str], leaf
     Given the leaf pages and rows, a height outside height_bounds is measured again after a pause
     (other clients' gets counted in: a CI run under load recorded 37 for sbtest1's 3 levels, and the
     simulator died on it), and refused with a SeedError when it stays out."""
-    cols = ", ".join(f"`{c}`" for c in primary_key)
-    keys = db.query_all(conn, f"SELECT {cols} FROM `{database}`.`{table}` ORDER BY {cols} LIMIT {HEIGHT_SAMPLES}")
+    cols = ", ".join(_q(c) for c in primary_key)
+    keys = db.query_all(conn, f"SELECT {cols} FROM {_q(database)}.{_q(table)} ORDER BY {cols} LIMIT {HEIGHT_SAMPLES}")
     if not keys:
         return 1
-    where = " AND ".join(f"`{c}` = %s" for c in primary_key)
-    sql = f"SELECT 1 FROM `{database}`.`{table}` WHERE {where}"
+    where = " AND ".join(f"{_q(c)} = %s" for c in primary_key)
+    sql = f"SELECT 1 FROM {_q(database)}.{_q(table)} WHERE {where}"
     height = least_gets_per_select(conn, sql, keys)
     if leaf_pages is None or rows is None:
         return min(height, MAX_HEIGHT)
@@ -120,15 +126,15 @@ def secondary_height(conn, database: str, table: str, index: str, cols: list[str
         return None, None
     col = cols[0]
     try:
-        values = [r[0] for r in db.query_all(conn, f"SELECT `{col}` FROM `{database}`.`{table}` "
-                                                   f"WHERE `{col}` IS NOT NULL LIMIT {HEIGHT_SAMPLES}")]
+        values = [r[0] for r in db.query_all(conn, f"SELECT {_q(col)} FROM {_q(database)}.{_q(table)} "
+                                                   f"WHERE {_q(col)} IS NOT NULL LIMIT {HEIGHT_SAMPLES}")]
         if not values:
             return None, None
         if primary_height and db.server_flavor(conn).name == "mariadb":
             got = handler_gets(conn, database, table, index, values)
             if got is not None and got > primary_height:
                 return _believed(got - primary_height, primary_height), "handler"
-        sql = f"SELECT `{col}` FROM `{database}`.`{table}` FORCE INDEX (`{index}`) WHERE `{col}` = %s LIMIT 1"
+        sql = f"SELECT {_q(col)} FROM {_q(database)}.{_q(table)} FORCE INDEX ({_q(index)}) WHERE {_q(col)} = %s LIMIT 1"
         height = _believed(least_gets_per_select(conn, sql, [(v,) for v in values]), primary_height)
         return height, "select" if height else None
     except Exception:  # noqa: BLE001 - optional: the model can estimate it from the pages
@@ -148,12 +154,12 @@ def handler_gets(conn, database: str, table: str, index: str, values: list) -> i
     clustered lookup; least_gets_per_select's rounds); None where HANDLER is refused."""
     cur = conn.cursor()
     try:
-        cur.execute(f"HANDLER `{database}`.`{table}` OPEN AS loadgen_h")
+        cur.execute(f"HANDLER {_q(database)}.{_q(table)} OPEN AS loadgen_h")
     except Exception:  # noqa: BLE001 - an engine or a grant without HANDLER: the SELECT measure
         cur.close()
         return None
     try:  # the handler is the session's: the rounds' own cursor on the same connection reads through it
-        return least_gets_per_select(conn, f"HANDLER loadgen_h READ `{index}` = (%s) LIMIT 1", [(v,) for v in values])
+        return least_gets_per_select(conn, f"HANDLER loadgen_h READ {_q(index)} = (%s) LIMIT 1", [(v,) for v in values])
     finally:
         try:
             cur.execute("HANDLER loadgen_h CLOSE")
