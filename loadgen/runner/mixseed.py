@@ -81,7 +81,7 @@ class IndexInfo:
     leaf_pages_source: str = "mysql.innodb_index_stats n_leaf_pages"
     unique: bool = False  # MySQL's change buffer takes changes to a non-unique index only
     # how height was measured (seeding/height.py secondary_height): "handler", "select"; None in
-    # runs before it (a MariaDB one's SELECT height is 2 over: mixmodel.tables_of)
+    # runs before it (a MariaDB one's SELECT height is 2 over: ibdpages.tables_of)
     height_from: str | None = None
 
 

@@ -20,7 +20,7 @@ from .. import db
 from .chatrows import GENERATOR_VERSION, chunk_lines, chunk_ranges
 from .chunks import chunk_dir, chunk_file, generated_ahead, in_one_line, load_local, seed_error
 from ..errors import LoadgenError, SeedError, UsageError
-from .height import height_bounds, measure_id_height, plausible_height
+from .height import believed_height, measure_id_height, plausible_height
 from ..units import format_bytes
 
 # Bump when the row generator changes: a cached dataset from another generator is not reused.
@@ -450,17 +450,7 @@ def _info(conn, spec: DatasetSpec, meta: dict, seeded: bool) -> DatasetInfo:
     )
 
 
-def _measured_height(conn, spec: DatasetSpec, leaf_pages: int, attempts: int = 6) -> int:
-    """measure_id_height, refused when it cannot be right (other clients' page gets counted in:
-    once cached, a wrong height spoils every later prediction). Background work (purge,
-    statistics) only adds page gets, so a retry after a pause can only come out lower."""
-    height = 0
-    for attempt in range(attempts):
-        if attempt:
-            time.sleep(0.25 * attempt)  # let a burst of background page gets pass
-        height = measure_id_height(conn, spec.database, TABLE, spec.rows)
-        if plausible_height(height, leaf_pages, spec.rows):
-            return height
-    lo, hi = height_bounds(leaf_pages, spec.rows)
-    raise SeedError(f"measured a B-tree height of {height} for {spec.rows:,} rows in {leaf_pages:,} leaf pages "
-                    f"(expected {lo}..{hi})", "another client is probably busy on this server; re-run when it is idle")
+def _measured_height(conn, spec: DatasetSpec, leaf_pages: int) -> int:
+    """measure_id_height, refused when it cannot be right (height.believed_height)."""
+    return believed_height(lambda: measure_id_height(conn, spec.database, TABLE, spec.rows), leaf_pages, spec.rows,
+                           f"{spec.database}.{TABLE}", attempts=6)

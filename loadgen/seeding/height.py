@@ -87,28 +87,35 @@ def measure_height(conn, database: str, table: str, primary_key: list[str], leaf
                    rows: int | None = None, attempts: int = 4) -> int:
     """B-tree height of the clustered index = page gets per warm point select on the full key
     (the adaptive hash index is off). Every leaf is at the same depth, so the first keys serve.
-    Given the leaf pages and rows, a height outside height_bounds is measured again after a pause
-    (other clients' gets counted in: a CI run under load recorded 37 for sbtest1's 3 levels, and the
-    simulator died on it), and refused with a SeedError when it stays out."""
+    Given the leaf pages and rows, believed_height's checks (a CI run under load recorded 37 for
+    sbtest1's 3 levels)."""
     cols = ", ".join(_q(c) for c in primary_key)
     keys = db.query_all(conn, f"SELECT {cols} FROM {_q(database)}.{_q(table)} ORDER BY {cols} LIMIT {HEIGHT_SAMPLES}")
     if not keys:
         return 1
     where = " AND ".join(f"{_q(c)} = %s" for c in primary_key)
     sql = f"SELECT 1 FROM {_q(database)}.{_q(table)} WHERE {where}"
-    height = least_gets_per_select(conn, sql, keys)
     if leaf_pages is None or rows is None:
-        return min(height, MAX_HEIGHT)
-    for attempt in range(1, attempts):
+        return min(least_gets_per_select(conn, sql, keys), MAX_HEIGHT)
+    return believed_height(lambda: least_gets_per_select(conn, sql, keys, pause_s=0.2), leaf_pages, rows,
+                           f"`{database}`.`{table}`", attempts)
+
+
+def believed_height(measure, leaf_pages: int, rows: int, what: str, attempts: int = 4) -> int:
+    """measure() again after a growing pause while its height is outside height_bounds (other
+    clients' page gets counted in: once cached, a wrong height spoils every later prediction, and
+    37 killed the simulator); a SeedError when it stays out. Background work (purge, statistics)
+    only adds gets, so a later try can only come out lower."""
+    height = 0
+    for attempt in range(attempts):
+        if attempt:
+            time.sleep(0.25 * attempt)  # let a burst of background page gets pass
+        height = measure()
         if plausible_height(height, leaf_pages, rows):
             return height
-        time.sleep(0.5 * attempt)  # let a burst of background page gets pass
-        height = least_gets_per_select(conn, sql, keys, rounds=3, pause_s=0.2)
-    if plausible_height(height, leaf_pages, rows):
-        return height
     lo, hi = height_bounds(leaf_pages, rows)
-    raise SeedError(f"measured a B-tree height of {height} for `{database}`.`{table}` ({rows:,} rows in "
-                    f"{leaf_pages:,} leaf pages; expected {lo}..{hi})",
+    raise SeedError(f"measured a B-tree height of {height} for {what} ({rows:,} rows in {leaf_pages:,} leaf "
+                    f"pages; expected {lo}..{hi})",
                     "another client is probably busy on this server; re-run when it is idle")
 
 
