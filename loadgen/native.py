@@ -444,8 +444,9 @@ class MixStream:
     """lrusim_mix fed a piece of the trace at a time (native/lrusim/mix.h mix_begin/feed/end): the
     same counts as one call over the pieces joined, without holding the whole trace. The
     arguments as lrusim_mix's after flags; feed() from one thread at a time. mini: (map, rate, salt,
-    more_ones) for a miniature (native/mixsim.c mixmini_open; analysis/tracesample.py), whose
-    close() gives (MixSim of its own pages, the sampled pages' dirty evictions)."""
+    more_ones[, pin, pin_share]) for a miniature (native/mixsim.c mixmini_open; analysis/tracesample.py;
+    pin: uint8 a simulated page, the pages it may pin, at most pin_share of the pool), whose close()
+    gives (MixSim of its own pages, the sampled pages' dirty evictions)."""
 
     def __init__(self, n_pages: int, leaf_pages: int, capacity: int, pool_pages: int, old_pct: float,
                  old_time_ms: float, ms_per_op: float, ra_threshold: int = 0, ra_area: int = 64, ra_rule: int = 0,
@@ -455,7 +456,7 @@ class MixStream:
         args, ext = (n_pages, leaf_pages, capacity, pool_pages, old_pct, old_time_ms, ms_per_op, ra_threshold,
                      ra_area, ra_rule, start_pages, start_freed, batch, tick_depth, tick_phase_ms, tick_period_ms,
                      ticks, clean_scan, fl_batch, ibuf_max, ibuf_merge, fl_io), _load()
-        self._state = ext.mixmini_open(*mini, args) if mini else ext.mixsim_open(*args)
+        self._state = ext.mixmini_open(*mini[:4], args, *mini[4:]) if mini else ext.mixsim_open(*args)
         self._feed, self._close = (ext.mixmini_feed, ext.mixmini_close) if mini else (ext.mixsim_feed,
                                                                                          ext.mixsim_close)
 

@@ -289,17 +289,21 @@ static const char *check_map(const mini_state_t *x, uint64_t leaf_pages, uint64_
 }
 
 PyObject *loadgen_mixmini_open(PyObject *self, PyObject *args) {
-    Py_buffer mv;
+    Py_buffer mv, cv = {0};
     PyObject *pool;
+    double pin_share = 0;
     double rate;
     unsigned long long salt, more_ones;
     mix_args_t a;
-    if (!PyArg_ParseTuple(args, "y*dKKO!", &mv, &rate, &salt, &more_ones, &PyTuple_Type, &pool))
+    if (!PyArg_ParseTuple(args, "y*dKKO!|y*d", &mv, &rate, &salt, &more_ones, &PyTuple_Type, &pool, &cv, &pin_share))
         return NULL;
-    if (parse_pool(pool, &a, "KKKKdddKKiKKKKddK|KKKKK", NULL, NULL) < 0 || mv.len % 4 || !(rate > 0)) {
+    if (parse_pool(pool, &a, "KKKKdddKKiKKKKddK|KKKKK", NULL, NULL) < 0 || mv.len % 4 || !(rate > 0) ||
+        !(pin_share >= 0 && pin_share < 1)) {
         if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_ValueError, "the map must be int32 and the rate above 0");
+            PyErr_SetString(PyExc_ValueError, "the map must be int32, the rate above 0, the pinned share in [0, 1)");
         PyBuffer_Release(&mv);
+        if (cv.obj)
+            PyBuffer_Release(&cv);
         return NULL;
     }
     a.cfg.rate = rate;
@@ -312,6 +316,8 @@ PyObject *loadgen_mixmini_open(PyObject *self, PyObject *args) {
             free(x->map);
         free(x);
         PyBuffer_Release(&mv);
+        if (cv.obj)
+            PyBuffer_Release(&cv);
         return PyErr_NoMemory();
     }
     memcpy(x->map, mv.buf, (size_t)mv.len);
@@ -321,10 +327,25 @@ PyObject *loadgen_mixmini_open(PyObject *self, PyObject *args) {
         mix_free(&x->s);
         free(x->map);
         free(x);
+        if (cv.obj)
+            PyBuffer_Release(&cv);
         return PyErr_NoMemory();
     }
     x->s.m.one_end = x->s.m.leaf_pages + more_ones; /* the other sampled pages follow its leaves */
     const char *bad = check_map(x, a.leaf_pages, more_ones);
+    if (!bad && cv.obj && pin_share > 0) {
+        /* pinned pages: the kept ones only (past the sampled pages), as many as it simulates */
+        const uint8_t *cand = cv.buf;
+        if ((uint64_t)cv.len > x->s.m.n_pages)
+            bad = "more pin candidates than the miniature simulates";
+        for (uint64_t q = 0; !bad && q < (uint64_t)cv.len && q < x->s.m.one_end; q++)
+            if (cand[q])
+                bad = "a sampled page cannot be pinned";
+        if (!bad && mix_pin(&x->s, cand, (uint64_t)cv.len, pin_share) < 0)
+            bad = "no memory for the pinned pages";
+    }
+    if (cv.obj)
+        PyBuffer_Release(&cv);
     PyObject *capsule = bad ? NULL : PyCapsule_New(x, MINI_CAPSULE, drop_mini);
     if (!capsule) {
         if (bad)

@@ -52,6 +52,13 @@ MAX_WRITE_SHARE = 0.3
 # four 1M-row tables, 4 pools: standard errors of 7-9% of the reads, an interval four times as
 # wide as the exact pool's, to save ~2 s). The sampled pools are for the long captures.
 SAMPLE_MIN_OPS = 10_000_000
+# A miniature's pages above the leaves and the system pages but the undo pages (few, hot) are pinned
+# once a reference finds one resident and young (native/lrusim/mix.h mix_pin): out of the LRU list,
+# their frames kept, their references counted and nothing else. They were ~70% of a miniature's
+# references (the bench's trace) and cost most of its simulation. Not exact: a pinned page the exact
+# list would have let sink and evict stays; at most this share of the pool (past it, pages stay in
+# the list). 0: none pinned (every reference simulated, as before).
+PIN_SHARE = 0.25
 MIN_UNITS = 2  # fewer sampled units than this give no variance: the tree is kept whole
 # The miniature's own dynamics, beside its sampling: where the pool holds most of what the trace
 # touches, the distinct pages (counted exactly) are most of the reads and the sampling error is
@@ -74,6 +81,7 @@ class Sample:
     n_pages: int  # the kernel's space: the first table's leaves, then the other pages it keeps
     # per sampled tree: (tree key, page of each leaf, unit of each leaf, units, sampled units mask)
     strata: list = field(default_factory=list)
+    pin: np.ndarray | None = None  # uint8 a simulated page: 1 where it may be pinned (PIN_SHARE)
 
 
 def leaf_units(n: int) -> np.ndarray:
@@ -126,7 +134,21 @@ def plan(space: Space, first: tuple, rate: float, salt: int | None = None) -> Sa
     n_more, n_kept = int(sampled.sum()), int(kept.sum())
     map_[sampled] = n1s + np.arange(n_more)
     map_[kept] = n1s + n_more + np.arange(n_kept)
-    return Sample(rate, salt, scale, map_.astype(np.int32), n_more, n1 + n_more + n_kept, strata)
+    pin = np.zeros(n1s + n_more + n_kept, dtype=np.uint8)  # the simulated pages (the kernel's n_pages)
+    pin[map_[pinnable(space) & kept]] = 1
+    return Sample(rate, salt, scale, map_.astype(np.int32), n_more, n1 + n_more + n_kept, strata, pin)
+
+
+def pinnable(space: Space) -> np.ndarray:
+    """The pages a miniature may pin (PIN_SHARE): every tree's levels above the leaves, and the
+    system pages (each table's pages 0-2, the rollback segments' headers, the undo files' headers)
+    but the undo pages, which are created and freed in turn."""
+    on = np.zeros(space.n_pages, dtype=bool)
+    for t in space.trees.values():
+        on[t.base + t.all_leaves:t.base + t.n_pages] = True
+    on[space.system_base:space.n_pages] = True
+    on[space.undo_base:space.temp_base] = False
+    return on
 
 
 def pool_rate(pool, many: bool, write_share: float = 0.0, ops: int | None = None) -> float:

@@ -214,3 +214,32 @@ void evict_page(lru_t *m, uint32_t p) {
 void evict_tail(lru_t *m) {
     evict_page(m, m->tail);
 }
+
+/* A pinned page leaves the list but not the counts: len and wlen keep it, as a young page (it is
+ * young when pinned, so old_len and the boundary do not change), so the old sublist's length and
+ * the pool's fill are what they were. What the exact list would do with it is re-head it when it
+ * drifted (a move that changes no other page's order, and the boundary only for the moment between
+ * the remove and the add) and, were it ever left untouched long enough to sink into the old
+ * sublist, evict it: pinning assumes that never happens (mix.h mix_pin). */
+int pin_page(lru_t *m, uint32_t p) {
+    if (m->pin[p] != 1 || !m->resident[p] || m->old[p] || m->freed_page_clock == 0 || m->lru_old == NIL ||
+        m->access_ms[p] < 0 || p == m->lru_old)
+        return 0;
+    double w = weight(m, p);
+    if (m->w_pinned + w > m->pin_cap_w)
+        return 0;
+    uint32_t pr = m->prev[p], nx = m->next[p];
+    if (pr != NIL)
+        m->next[pr] = nx;
+    else
+        m->head = nx;
+    if (nx != NIL)
+        m->prev[nx] = pr;
+    else
+        m->tail = pr;
+    m->prev[p] = m->next[p] = NIL;
+    m->pin[p] = 2;
+    m->w_pinned += w;
+    m->n_pinned++;
+    return 1;
+}

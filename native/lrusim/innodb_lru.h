@@ -104,6 +104,12 @@ typedef struct {
     double fl_avg, fl_sum;   /* its avg_page_rate, and the pages written since it was last averaged */
     uint64_t fl_loops;       /* batches since then (innodb_flushing_avg_loops of them average it) */
     double fl_next_ms;
+    /* Pinned pages (a miniature's hot pages above the leaves, mix.h mix_pin; NULL: none): pin[p]
+     * 0 not a candidate, 1 a candidate, 2 pinned: out of the list for good, its frame still
+     * counted in len / wlen as a young page's, its references only counted (pin_page). */
+    uint8_t *pin;
+    double w_pinned, pin_cap_w; /* the pinned pages' weight, and the most they may weigh */
+    uint64_t n_pinned;
 } lru_t;
 
 /* Leaves (in a mix's miniature, every sampled page: one_end) and filler pages (they sit in sampled
@@ -135,6 +141,11 @@ void evict_tail(lru_t *m);                     /* buf_LRU_free_page on the LRU t
 void evict_page(lru_t *m, uint32_t p);         /* buf_LRU_free_page on p (a dirty p written first) */
 void set_dirty(lru_t *m, uint32_t p);          /* p modified: onto the flush list if it was clean */
 void set_clean(lru_t *m, uint32_t p);          /* p written: off the flush list, in the pool */
+
+/* Pin resident young page p when it may be (pin[p] == 1, past warm-up, an old sublist, the pinned
+ * weight under pin_cap_w): out of the list, its frame kept (len, wlen and the young region count
+ * it). Returns 1 when pinned. */
+int pin_page(lru_t *m, uint32_t p);
 
 /* A hit on resident page p at now_ms should move it to the head (buf_page_peek_if_too_old); an
  * old page that waits for innodb_old_blocks_time counts in not_young. */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "access.h"
+#include "cleaner.h"
 #include "pool.h"
 
 int mix_begin(mix_state_t *s, const sim_cfg_t *c, const lru_params_t *p, uint64_t n_pages, uint64_t leaf_pages) {
@@ -68,16 +69,48 @@ void mix_feed(mix_state_t *s, const uint32_t *pages, const uint8_t *flags, uint6
     s->now_ms = now_ms;
 }
 
+int mix_pin(mix_state_t *s, const uint8_t *cand, uint64_t n, double share) {
+    lru_t *m = &s->m;
+    m->pin = calloc(m->n_alloc, 1);
+    if (!m->pin)
+        return -1;
+    for (uint64_t q = 0; q < n && q < m->n_pages; q++)
+        m->pin[q] = cand[q] != 0;
+    m->pin_cap_w = share * m->wcap;
+    return 0;
+}
+
+/* A reference to a pinned page: what a hit on a young page that has not drifted does (the
+ * clock's cleaner, the count, the page dirtied); ibuf is MySQL's, whose pools are never miniatures. */
+static inline void pinned_ref(lru_t *m, uint32_t q, uint8_t fl, double now_ms) {
+    cleaner_due(m, now_ms);
+    m->refs++;
+    if ((fl & MIX_WRITE) && !m->dirty[q])
+        set_dirty(m, q);
+}
+
 void mix_feed_mapped(mix_state_t *s, const uint32_t *pages, const uint8_t *flags, uint64_t n, const pagemap_t *map) {
     double now_ms = s->now_ms, ms_per_query = s->m.ms_per_query;
+    lru_t *m = &s->m;
+    const uint8_t *pin = m->pin;
     for (uint64_t i = 0; i < n; i++) {
         if (flags[i] & MIX_OP) /* the clock moves on every operation, sampled or not */
             now_ms += ms_per_query;
         int32_t q = pagemap_get(map, pages[i]);
+        if (q < 0)
+            continue;
+        if (pin && pin[q]) {
+            if (pin[q] == 2) {
+                pinned_ref(m, (uint32_t)q, flags[i], now_ms);
+                continue;
+            }
+            mix_ref(s, (uint32_t)q, flags[i] & ~MIX_MOVE, now_ms); /* a candidate is above the leaves */
+            pin_page(m, (uint32_t)q);
+            continue;
+        }
         /* a step onto a page past the first table's leaves triggers no read-ahead (as in
          * read_ahead_mariadb); a miniature's leaf maps would not reach that far */
-        if (q >= 0)
-            mix_ref(s, (uint32_t)q, (uint64_t)q < s->m.leaf_pages ? flags[i] : flags[i] & ~MIX_MOVE, now_ms);
+        mix_ref(s, (uint32_t)q, (uint64_t)q < m->leaf_pages ? flags[i] : flags[i] & ~MIX_MOVE, now_ms);
     }
     s->now_ms = now_ms;
 }

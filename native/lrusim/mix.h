@@ -59,6 +59,12 @@ void mix_feed(mix_state_t *s, const uint32_t *pages, const uint8_t *flags, uint6
  * each page of the space, or -1 for a page not sampled (its reference dropped, its operation's
  * time kept); every page below map->n. */
 void mix_feed_mapped(mix_state_t *s, const uint32_t *pages, const uint8_t *flags, uint64_t n, const pagemap_t *map);
+/* Pin a miniature's hot pages (innodb_lru.h pin_page): cand[q] != 0 for each simulated page q (n of
+ * them, from 0) that may be pinned once it is referenced resident and young; pinned pages weigh
+ * at most share of the pool. A pinned page's references are counted and nothing else (no list
+ * move, never evicted): its reads are its first one. Not exact: a page the exact list would let
+ * sink and evict stays (the bench's trace: docs/capture.md). -1 on allocation failure. */
+int mix_pin(mix_state_t *s, const uint8_t *cand, uint64_t n, double share);
 void mix_end(mix_state_t *s, mix_counts_t *out, uint32_t *reads);
 void mix_free(mix_state_t *s);
 

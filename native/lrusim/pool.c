@@ -173,6 +173,7 @@ void sim_free(lru_t *m) {
     free(m->nmiss);
     free(m->access_ms);
     free(m->fpc);
+    free(m->pin);
     mini_free(m->mini);
     memset(m, 0, sizeof(*m));
 }

@@ -150,3 +150,93 @@ def test_write_transactions_numbered_in_order_whatever_the_chunks():
         want = [np.searchsorted(ids, c[3]) for c in chunks]
         got, n = tracetxns.dense_txns(list(chunks))
         assert n == len(ids) and all((g[3] == w).all() for g, w in zip(got, want))
+
+
+def _pin_case(seed: int, n_ops: int, cold: tuple = ()):
+    """A miniature (rate 1/4) of one table of 25,600 leaves under 29 level-1 pages and a root, fed
+    descents (root, level 1, leaf: 80% of them on a hot tenth of the leaves) at 1,000 q/s, with and
+    without its pages above the leaves pinned; cold: (level-1 page, op) references of one more
+    page on their own (that page's descents go elsewhere). (pinned, plain, the sample)."""
+    from loadgen import native
+
+    space = mp.Space.of({"db.t": {"rows": 2_560_000, "leaf_pages": 25_600, "height": 3}}, {}, ["db.t"])
+    tree = space.tree_of("db.t", None)
+    sample = tracesample.plan(space, ("db.t", mp.PRIMARY), 0.25)
+    rng = np.random.default_rng(seed)
+    hot = rng.random(n_ops) < 0.8
+    leaf = np.where(hot, rng.integers(0, 2_560, n_ops) * 10, rng.integers(0, 25_600, n_ops))
+    if cold:  # the cold level-1 page's leaves are never descended to but at its own references
+        lo = (cold[0][0] - tree.all_leaves) * tree.fanout
+        leaf = np.where((leaf >= lo) & (leaf < lo + tree.fanout), (leaf + tree.fanout) % 25_600, leaf)
+    path = tree.path(leaf)  # root, level 1, leaf
+    flags = np.zeros(path.shape, np.uint8)
+    flags[:, 0] = mp.OP
+    pages, fl = path.ravel().astype(np.uint32), flags.ravel()
+    for page, at in cold:
+        pages = np.insert(pages, 3 * at, np.array([page], np.uint32))
+        fl = np.insert(fl, 3 * at, np.array([mp.OP], np.uint8))
+    args = (sample.n_pages, tree.all_leaves, 4_000, 4_096, 37.0, 1000.0, 1.0)
+    base = (sample.map_, sample.rate, sample.salt, sample.more_ones)
+    got = []
+    for mini in (base + (sample.pin, tracesample.PIN_SHARE), base):
+        s = native.MixStream(*args, mini=mini)
+        for a in range(0, len(pages), 100_000):
+            s.feed(pages[a:a + 100_000], fl[a:a + 100_000])
+        got.append(s.close()[0])
+    return got[0], got[1], sample
+
+
+def test_pinned_pages_read_what_the_list_reads_where_they_stay_young():
+    """The root and the level-1 pages, each touched every few dozen operations, never sink out of
+    the young region of a pool of 4,000 pages that evicts a leaf on most operations: pinned
+    (tracesample.PIN_SHARE), their references only counted, the miniature reads what it reads with
+    every reference simulated, to the page, and its counts are the same."""
+    pinned, plain, sample = _pin_case(5, 300_000)
+    assert plain.misses > 10_000 and plain.made_young > 1_000 and pinned == plain
+    assert int(sample.pin.sum()) == 30  # the 29 level-1 pages and the root, no leaf
+
+
+def test_a_page_that_leaves_the_pool_between_its_references_is_not_pinned():
+    """A level-1 page referenced only every 40,000 operations is evicted between them (a reference
+    finds it out of the pool or old, never young: never pinned) and read each time, as with every
+    reference simulated; the others as before, to the page."""
+    space = mp.Space.of({"db.t": {"rows": 2_560_000, "leaf_pages": 25_600, "height": 3}}, {}, ["db.t"])
+    page = space.tree_of("db.t", None).all_leaves + 7
+    cold = tuple((page, at) for at in range(1_000, 300_000, 40_000))
+    pinned, plain, sample = _pin_case(6, 300_000, cold)
+    q = sample.map_[page]
+    reads = np.frombuffer(pinned.reads, np.uint32), np.frombuffer(plain.reads, np.uint32)
+    assert reads[0][q] == reads[1][q] == len(cold)
+    assert pinned == plain
+
+
+def test_a_pinned_page_is_a_miniatures_only(tmp_path):
+    """The pin candidates are a miniature's kept pages: a sampled leaf cannot be pinned, nor a share
+    of the pool of 1 or more."""
+    from loadgen import native
+
+    space = mp.Space.of({"db.t": {"rows": 2_560_000, "leaf_pages": 25_600, "height": 3}}, {}, ["db.t"])
+    sample = tracesample.plan(space, ("db.t", mp.PRIMARY), 0.25)
+    args = (sample.n_pages, 25_600, 4_000, 4_096, 37.0, 1000.0, 1.0)
+    base = (sample.map_, sample.rate, sample.salt, sample.more_ones)
+    bad = sample.pin.copy()
+    bad[0] = 1
+    with pytest.raises(ValueError, match="sampled page cannot be pinned"):
+        native.MixStream(*args, mini=base + (bad, 0.25))
+    with pytest.raises(ValueError, match="pinned share"):
+        native.MixStream(*args, mini=base + (sample.pin, 1.0))
+
+
+def test_a_pinned_page_stays_where_the_list_would_evict_it():
+    """What pinning gives up: a level-1 page touched every 10 operations for 10,000 of them is
+    pinned; left alone for 280,000 operations the list evicts it (read again at its last
+    reference), the pinned miniature keeps it (read once). The pages it held in the meantime are
+    one frame's worth: the other pages' reads move by a few."""
+    space = mp.Space.of({"db.t": {"rows": 2_560_000, "leaf_pages": 25_600, "height": 3}}, {}, ["db.t"])
+    page = space.tree_of("db.t", None).all_leaves + 7
+    cold = tuple((page, at) for at in [*range(10_000, 20_000, 10), 299_000])
+    pinned, plain, sample = _pin_case(7, 300_000, cold)
+    q = sample.map_[page]
+    reads = np.frombuffer(pinned.reads, np.uint32), np.frombuffer(plain.reads, np.uint32)
+    assert (reads[0][q], reads[1][q]) == (1, 2)
+    assert pinned.refs == plain.refs and abs(pinned.misses - plain.misses) <= 10
