@@ -444,9 +444,8 @@ class MixStream:
     """lrusim_mix fed a piece of the trace at a time (native/lrusim/mix.h mix_begin/feed/end): the
     same counts as one call over the pieces joined, without holding the whole trace. The
     arguments as lrusim_mix's after flags; feed() from one thread at a time. mini: (map, rate, salt,
-    more_ones[, pin, pin_share]) for a miniature (native/mixsim.c mixmini_open; analysis/tracesample.py;
-    pin: uint8 a simulated page, the pages it may pin, at most pin_share of the pool), whose close()
-    gives (MixSim of its own pages, the sampled pages' dirty evictions)."""
+    more_ones[, pin, pin_share]) for a miniature (native/mixsim.c mixmini_open; tracesample.py's pin),
+    whose close() gives (MixSim of its own pages, the sampled pages' dirty evictions)."""
 
     def __init__(self, n_pages: int, leaf_pages: int, capacity: int, pool_pages: int, old_pct: float,
                  old_time_ms: float, ms_per_op: float, ra_threshold: int = 0, ra_area: int = 64, ra_rule: int = 0,
