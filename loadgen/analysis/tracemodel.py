@@ -182,7 +182,9 @@ class TracePlan:
             return self._index_range(r, sel, table, index, rows, stream, key, length, flags)
         # a write found through a secondary index: the row its lookup (the record before) chose
         hashed = (flags & (ot.HASHED | ot.VIA_INDEX)) != 0
-        lo = np.where(hashed, _hash_key(r["lo"], rows), r["lo"].astype(np.int64) - off)
+        lo = r["lo"].astype(np.int64) - off
+        if hashed.any():  # the hash of every record took ~9% of the placing where none was hashed
+            lo = np.where(hashed, _hash_key(r["lo"], rows), lo)
         if kind == ot.POINT and index != ot.PRIMARY:
             if index not in self.tables[table]["indexes"]:
                 self.skipped[f"index {index} not on the server"] += len(sel)

@@ -71,6 +71,8 @@ void mix_feed(mix_state_t *s, const uint32_t *pages, const uint8_t *flags, uint6
 
 int mix_pin(mix_state_t *s, const uint8_t *cand, uint64_t n, double share) {
     lru_t *m = &s->m;
+    if (!m->weighted)
+        return 0; /* a miniature's only: adjust_len_w stops at the list's head, adjust_len does not look */
     m->pin = calloc(m->n_alloc, 1);
     if (!m->pin)
         return -1;
