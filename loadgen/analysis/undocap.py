@@ -15,7 +15,7 @@ from .mixpages import Space
 # undo pages the server's purge freed before eviction: at CI's size (50k rows, 20,000 ops, 16M) the
 # model read 2.5-58% more undo pages than MariaDB 11.8 did, and the pool's whole reads were off by
 # -7.1 .. +15.7%, -0.99 correlated with the run's buffer_page_written_undo_log per op. The server's
-# undo reads were 0.78-0.99 of its undo writes in the 68 stored MariaDB ycsb-a/ycsb-f runs at 16M (10.11, 11.8,
+# undo reads were 0.78-0.99 of its undo writes in the 76 stored MariaDB ycsb-a/ycsb-f runs at 16M (10.11, 11.8,
 # 188-4,797 q/s), so a run's own written count bounds the model's undo reads (UNDO_READS_CAPPED:
 # the flavours where that was measured; docs/workloads.md, "Undo pages read back are pages written").
 UNDO_READS_CAPPED = frozenset({"mariadb"})
