@@ -238,8 +238,8 @@ def measure(server, script: str, dist: str, rows: int, events: int, pool: int, w
             "flavor": pred["flavor"], "qps": pred["qps"], "server_read": original, "predicted": p["pages_read"],
             "system_predicted": p["system_pages_read"], "error_pct": round(100.0 * (p["pages_read"] - original)
                                                                           / max(original, 1), 1),
-            "file_reads": files, "page_types": types, "run_s": round(run_s, 2), "purge": purge, "flush": flushed, "counters": counters,
-            "free_frames": free, "lru_moves": moves, "resident": held, "trace": str(trace),
+            "file_reads": files, "page_types": types, "run_s": round(run_s, 2), "purge": purge, "flush": flushed,
+            "counters": counters, "free_frames": free, "lru_moves": moves, "resident": held, "trace": str(trace),
             "predict": str(work / f"{tag}.predict.json"), "change_buffering": pred.get("change_buffering")}
 
 
