@@ -57,7 +57,8 @@ MYSQL_CLEANER_PHASES_MS = (125.0, 375.0, 625.0, 875.0)
 # transaction system page and the change buffer's root. Measured in the pool after sysbench
 # read/write captures at 48M (2026-11-30, branch mysqlrw2, docs/capture.md "Pages the model does
 # not name"): 7 and 12 such pages resident, 30 of the run's 3,401 reads in the second. At 48M the
-# prediction sits on a knife edge (10 frames move it 5-9 points): -16.4%, -20.4% -> about -10%.
+# prediction sits on a knife edge (10 frames move it 5-9 points): -16.4%, -20.4% -> about -10% at
+# 992-1,342 q/s; at 2,099-2,670 q/s -19.4 .. -26.0% -> -14.8 .. -21.4% (the error follows the rate).
 MYSQL_WRITE_HELD_PER_TABLE = 3
 MYSQL_WRITE_HELD_FIXED = 2 * 2 + 2  # undo_001/002's header and inode pages; ibdata1's two
 READ_AHEAD_PAGES = 64  # BUF_READ_AHEAD_PAGES: one extent
