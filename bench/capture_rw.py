@@ -98,11 +98,33 @@ def flushes(server, enable: bool = False) -> dict[str, int]:
         conn.close()
 
 
+def all_counters(server, enable: bool = False) -> dict[str, int]:
+    """Every INNODB_METRICS counter (all modules turned on first where enable, after the restart) and
+    SHOW GLOBAL STATUS's Innodb_ numbers, as status.NAME: the run's deltas say what the server did
+    besides reading (pages created, LRU batches and single-page frees, pages scanned, made young)."""
+    if enable:
+        sql(server, "SET GLOBAL innodb_monitor_enable = 'all'")
+    conn = server.connect()
+    try:
+        rows = db.query_all(conn, "SELECT NAME, COUNT FROM information_schema.INNODB_METRICS")
+        status = db.query_all(conn, "SHOW GLOBAL STATUS LIKE 'Innodb_%'")
+    finally:
+        conn.close()
+    out = {str(n): int(c or 0) for n, c in rows}
+    for n, v in status:
+        try:
+            out[f"status.{n}"] = int(v)
+        except (TypeError, ValueError):
+            pass
+    return out
+
+
 class FreeFrames:
     """Innodb_buffer_pool_pages_free, _data and Innodb_pages_read polled every period_s while the run
     goes: the frames the page cleaner keeps free under writes and the pages read so far, over time
-    ([(s, free, data, read, undo, system), ...]; read is the server's counter, not a delta; undo and
-    system: INNODB_METRICS' undo log and system pages read so far, page_types enabled first)."""
+    ([(s, free, data, read, undo, system, created), ...]; read is the server's counter, not a delta;
+    undo and system: INNODB_METRICS' undo log and system pages read so far, page_types enabled first;
+    created: Innodb_pages_created, the server's counter)."""
 
     def __init__(self, server, period_s: float = 0.25):
         self.conn, self.period_s, self.samples = server.connect(), period_s, []
@@ -115,14 +137,15 @@ class FreeFrames:
         while not self.stop.is_set():
             rows = dict(db.query_all(self.conn, "SHOW GLOBAL STATUS WHERE Variable_name IN "
                                                 "('Innodb_buffer_pool_pages_free', 'Innodb_buffer_pool_pages_data', "
-                                                "'Innodb_pages_read')"))
+                                                "'Innodb_pages_read', 'Innodb_pages_created')"))
             kinds = dict(db.query_all(self.conn, "SELECT NAME, COUNT FROM information_schema.INNODB_METRICS "
                                                  "WHERE NAME IN ('buffer_page_read_undo_log', "
                                                  "'buffer_page_read_system_page')"))
             self.samples.append((round(time.monotonic() - self.t0, 2), int(rows["Innodb_buffer_pool_pages_free"]),
                                  int(rows["Innodb_buffer_pool_pages_data"]), int(rows["Innodb_pages_read"]),
                                  int(kinds.get("buffer_page_read_undo_log") or 0),
-                                 int(kinds.get("buffer_page_read_system_page") or 0)))
+                                 int(kinds.get("buffer_page_read_system_page") or 0),
+                                 int(rows["Innodb_pages_created"])))
             self.stop.wait(self.period_s)
 
     def close(self) -> list:
@@ -179,6 +202,7 @@ def measure(server, script: str, dist: str, rows: int, events: int, pool: int, w
     purge_counts(server, enable=True)
     purge_before = purge_counts(server)
     flush_before = flushes(server, enable=True)
+    counters_before = all_counters(server, enable=True)
     before, files_before, moves_before = pages_read(server), file_reads(server), lru_moves(server)
     sql(server, f"SET GLOBAL general_log_file = '{log}'", "SET GLOBAL general_log = ON")
     frames = FreeFrames(server)
@@ -193,6 +217,8 @@ def measure(server, script: str, dist: str, rows: int, events: int, pool: int, w
     types = page_types(server)
     purge = {k: v - purge_before.get(k, 0) for k, v in purge_counts(server).items()}
     flushed = {k: v - flush_before.get(k, 0) for k, v in flushes(server).items()}
+    counters = {k: v - counters_before.get(k, 0) for k, v in all_counters(server).items()
+                if v - counters_before.get(k, 0)}
     held = resident(server)
     files = {k: v - files_before.get(k, 0) for k, v in file_reads(server).items() if v - files_before.get(k, 0)}
     if docker:
@@ -213,7 +239,7 @@ def measure(server, script: str, dist: str, rows: int, events: int, pool: int, w
             "system_predicted": p["system_pages_read"], "error_pct": round(100.0 * (p["pages_read"] - original)
                                                                           / max(original, 1), 1),
             "file_reads": files, "page_types": types, "run_s": round(run_s, 2), "purge": purge, "flush": flushed,
-            "free_frames": free, "lru_moves": moves, "resident": held, "trace": str(trace),
+            "counters": counters, "free_frames": free, "lru_moves": moves, "resident": held, "trace": str(trace),
             "predict": str(work / f"{tag}.predict.json"), "change_buffering": pred.get("change_buffering")}
 
 

@@ -23,6 +23,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("loadgen: interrupted\n")
         return 130
+    _notes_as_lines(errors)
     try:
         # without standalone mode click hands back the code of a click.exceptions.Exit (`status`
         # with no server up) instead of raising it
@@ -56,6 +57,23 @@ def main(argv: list[str] | None = None) -> int:
 
         drop_empty_claims()
     return code
+
+
+def _notes_as_lines(errors) -> None:
+    """An InputNote (a value read from a file replaced, the command going on) as one line on
+    stderr, once per message: not Python's "file:line: InputNote:" form, which reads as a crash."""
+    import warnings
+
+    shown = warnings.showwarning
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        if issubclass(category, errors.InputNote):
+            sys.stderr.write(f"loadgen: note: {message}\n")
+        else:
+            shown(message, category, filename, lineno, file, line)
+
+    warnings.showwarning = show
+    warnings.filterwarnings("default", category=errors.InputNote)
 
 
 if __name__ == "__main__":

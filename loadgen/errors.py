@@ -76,6 +76,12 @@ class RegressionError(LoadgenError):
     label = "regression"
 
 
+class InputNote(UserWarning):
+    """Something read from a file was not believed and was replaced, and the command went on:
+    warnings.warn(message, InputNote) from the core; __main__ prints it as one "loadgen: note:"
+    line on stderr, so a prediction made with a replaced value never looks like one made without."""
+
+
 class Interrupted(LoadgenError):
     """Ctrl-C or SIGTERM; whatever was measured has been written."""
 

@@ -9,9 +9,10 @@ leaf's first or last key, where read-ahead is checked (leaf_start). Leaves sit o
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
-from ..errors import UsageError
+from ..errors import InputNote, UsageError
 
 # Node pointers for a BIGINT key are 17 B; full level-1 pages held 902-928 in the lab.
 DEFAULT_FANOUT = 900
@@ -57,7 +58,8 @@ def btree_height(value, what: str, leaf_pages: int | None = None, rows: int | No
     given the leaf pages and rows, within seeding.height's bounds. A measurement other clients'
     page gets spoiled (30 and 37 recorded for sbtest1's 3 levels on a loaded machine; 37 reached the
     simulator and killed the process with a floating-point exception) is replaced by the height the
-    leaf pages imply (estimate_height); without them it is a UsageError naming the file's part."""
+    leaf pages imply (estimate_height), with an InputNote saying so; without them it is a UsageError
+    naming the file's part."""
     from ..seeding.height import MAX_HEIGHT, plausible_height
 
     try:
@@ -68,7 +70,10 @@ def btree_height(value, what: str, leaf_pages: int | None = None, rows: int | No
                                       or plausible_height(height, leaf_pages, rows)):
         return height
     if leaf_pages is not None and leaf_pages >= 1:
-        return estimate_height(leaf_pages)
+        estimated = estimate_height(leaf_pages)
+        warnings.warn(f"{what} has a B-tree height of {value!r}, not believable for {leaf_pages:,} leaf pages: "
+                      f"predicted with {estimated}, the leaf pages' estimate", InputNote, stacklevel=2)
+        return estimated
     raise UsageError(f"{what} has a B-tree height of {value!r}, not 1..{MAX_HEIGHT}",
                      "measure the table again on an idle server (loadgen seed), or fix the file")
 

@@ -55,7 +55,7 @@ import numpy as np
 from ..errors import UsageError
 from ..workload import mix as mixspec
 from ..workload.opstream import Generator
-from . import changebuf, heldspread, ibdpages, intervals, mixpages, seedmerges, undomodel
+from . import changebuf, heldspread, ibdpages, intervals, mixpages, seedmerges, undocap, undomodel
 from .mixdoc import scheduled_positions, spec_of
 from .mixpages import (Refs, Space, Trace, Tree, exclusive_cumsum, hcat, point_refs, scan_refs,
                        simulate, stepped_columns, table_order, table_reads, walks)
@@ -449,11 +449,20 @@ def predict(run: dict, own_undo: bool = True) -> dict | None:
     first, span = space.tree_of(order[0], None), []
     sim = simulate(trace, space, pool, first.all_leaves, span, run_args(pool, run),
                    changebuf.kernel_args(run, pool, buffers))
-    out_tables, system = table_reads(sim, space, tables, ds.get("database"), order[0])
+    # undo reads no more than the run's server wrote undo pages (undocap.UNDO_READS_CAPPED)
+    cap = undocap.undo_reads_cap(run, flavor) if spec.writes and own_undo else None
+
+    def parts(got) -> tuple[dict, int]:
+        tabs, sys_reads = table_reads(got, space, tables, ds.get("database"), order[0])
+        if cap is not None:
+            sys_reads -= max(0, undocap.undo_reads(np.frombuffer(got.reads, dtype=np.uint32), space) - cap)
+        return tabs, sys_reads
+
+    out_tables, system = parts(sim)
+    cut = (undocap.undo_reads(np.frombuffer(sim.reads, dtype=np.uint32), space) - cap) if cap is not None else 0
     # the pool again with the pages held a spread fewer and more (heldspread.py): an envelope in the interval
     held = heldspread.of_mix(lambda p: simulate(trace, space, p, first.all_leaves, None, run_args(p, run),
-                                                changebuf.kernel_args(run, p, buffers)),
-                             lambda got: table_reads(got, space, tables, ds.get("database"), order[0]), pool)
+                                                changebuf.kernel_args(run, p, buffers)), parts, pool)
     block = {
         "model": MODEL,
         # the tables' and the undo pages' (equal to the pool's misses; with MySQL's cleaner phases
@@ -470,6 +479,7 @@ def predict(run: dict, own_undo: bool = True) -> dict | None:
         "pool_pages": pool.pool_pages,
         "qps": pool.qps,
         "purge_walk_ops": round(walk_ops, 1), "purge_walks_from": walks_from,
+        **({"undo_reads_cap": cap, "undo_reads_cut": max(0, cut)} if cap is not None else {}),
         "tables": out_tables,
         "note": "pages_read is the tables' and the undo pages' (system_pages_read: rollback segment headers "
                 "and their undo pages, purge reading them back); dirty_evictions counts pages evicted dirty "

@@ -321,7 +321,8 @@ def predict(path, tables: dict[str, dict], pools: list, flavor: str = "mariadb",
         space = undo_space(tables, inserts, order, flavor, txns, done, per_page)
         # the page cleaner under writes, and the rollback segments' pages (read at start-up) out of
         # the start-up pages: the mix model's pool for a write run (mixmodel.pool_of, predict)
-        pools = [(b, without_rseg_pages(under_writes(p), space)) for b, p in pools]
+        written = len({s.table for s in spec.streams if s.writes})
+        pools = [(b, without_rseg_pages(under_writes(p, tables=written), space)) for b, p in pools]
     else:
         space = mp.Space.of(tables, inserts, order)
     columns_of = mm.index_columns(tables)

@@ -354,6 +354,10 @@ FLUSH_METRICS = {
     "pages_created": "buffer_pages_created",
     "undo_pages_read": "buffer_page_read_undo_log",
     "undo_pages_written": "buffer_page_written_undo_log",
+    # the rollback segments' headers written (MariaDB: ibdata1's system pages; 11.x's undo
+    # tablespaces' too): as undo_pages_written bounds the undo pages read back (the mix model's
+    # undomodel.undo_reads_cap), this is what the headers read back could be held to
+    "system_pages_written": "buffer_page_written_system_page",
     "purge_undo_pages": "purge_undo_log_pages",
     # purge's batches and its walks over every rollback segment's header (MySQL: one walk every
     # innodb_purge_rseg_truncate_frequency batches; the mix model takes the run's count of walks)

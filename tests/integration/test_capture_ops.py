@@ -66,8 +66,13 @@ CASES = [
 # whose passes were half the server's on a quiet machine; 15 leaves room for a run's pass count at
 # -22% .. +32% of the model's). 48M -20.7% .. -23.0% in the eight and -16.5% .. -24.2% in the six here
 # (2,903 .. 3,325 read; main -19.3% .. -26.5%): the tables and the undo log pages the server loses
-# and reads again, not modelled; the bound stays 35% (one run -31.7% under load).
-MYSQL_CASES = [("oltp_read_write", "uniform", 2_000, 16, 15.0), ("oltp_read_write", "uniform", 2_000, 48, 35.0)]
+# and reads again. With the pages MySQL's writes keep that no reference names (pool.mysql_write_held_pages,
+# 12 frames here; docs/capture.md, "Pages the model does not name", 2026-11-30): 48M -2.6% .. -10.1% in
+# five bench runs at 395-1,342 q/s (main -14.8% .. -20.4%) and -10.7% in this test's run (3,602 read,
+# load 7), 16M unchanged (+3.3% here). But the error follows the rate: four runs at 2,099-2,670 q/s (load
+# 1-2) -14.8% .. -21.4% (main -19.4% .. -26.0%): their LRU batches wrote 13-38 dirty pages each, the
+# slower runs' 0-1.4. Held to 25%.
+MYSQL_CASES = [("oltp_read_write", "uniform", 2_000, 16, 15.0), ("oltp_read_write", "uniform", 2_000, 48, 25.0)]
 MYSQL_KNIFE_EDGE = {48}  # pools whose prediction sits on a knife edge its interval must span
 
 # At a DBA's size (docs/capture.md, "Predicted from the capture at a DBA's size"): two tables of 300k

@@ -152,7 +152,11 @@ def check_preset(doc: dict, stdout: str, preset: str, server: str) -> None:
 # moved ~10% between runs, and the small pools' read-ahead area of 16.
 BOUNDS_PCT = {
     # (table, all)
-    ("mariadb", "ycsb-a"): (5, 25),  # table +1.9 .. +3.2%; all +6.0 .. +15.8% (undo pages)
+    # all (the pool's whole reads) with the model's undo reads held to the run's undo pages written
+    # (analysis/undocap.py, branch mariaall, 2026-11-30, docs/data/mariaall: 18 runs of the test's calls
+    # and the module's on 10.11 at 426-1,271 q/s, load 3-7): ycsb-a -3.7 .. +3.6% (+1.0 .. +9.8% before),
+    # ycsb-f -5.6 .. +1.9% (-2.4 .. +8.5%); was 25% / 20% on ciscale's runs (+6.0 .. +15.8%, -9.6 .. +15.1%)
+    ("mariadb", "ycsb-a"): (5, 10),  # table +1.9 .. +3.2%
     ("mariadb", "ycsb-b"): (5, 8),  # +0.1 .. +0.5%; all -2.0 .. +0.6%
     ("mariadb", "ycsb-c"): (5, 5),  # +0.4 .. +0.6%
     # all +10.5% once (branch slowshut's module run, 21:03 UTC, load 3.4: 14,633 q/s, the fastest
@@ -160,7 +164,7 @@ BOUNDS_PCT = {
     # +2.1 .. +5.3% with the slow stop or without (the same server, alternated)
     ("mariadb", "ycsb-d"): (5, 12),  # -0.8 .. -2.1%; all -4.2 .. +4.3%
     ("mariadb", "ycsb-e"): (5, 5),  # -0.1 .. +0.1%; all -0.9 .. -1.8%
-    ("mariadb", "ycsb-f"): (5, 20),  # -0.4 .. -3.3%; all -9.6 .. +15.1% (undo pages)
+    ("mariadb", "ycsb-f"): (5, 10),  # -0.4 .. -3.3%
     ("mariadb", "sysbench-oltp-ro"): (5, 5),  # +1.3 .. +2.1%
     # With k_1's two levels (HANDLER's measure) and the table's pages 0-1 (branch mariarw, 2026-11-29
     # 23:56 - 11-30 00:25 UTC, load 0.7-9.2): 22 runs of the test's calls at 837-3,626 q/s (plain, --driver
@@ -193,17 +197,25 @@ BOUNDS_PCT = {
     ("mysql", "sysbench-oltp-ro"): (5, 5),
     # +5.6% at 434 q/s, -3.3 .. +0.2% at 1,718-2,537 (-1.7 .. -5.6% at 10k): slow runs over-predict
     # the table (+7.5% at 209 q/s, +1.3% at 1,005 with 300k rows, 100k operations: docs/workloads.md);
-    # all -4.5 .. -14.7% (-13.5 .. -19.3% at 10k), the undo side
+    # all -4.5 .. -14.7% (-13.5 .. -19.3% at 10k), the undo side. With the pages MySQL's writes keep
+    # (pool.mysql_write_held_pages, branch mysqlrw2, 2026-11-30): -4.8%, all -7.7% at 1,650 q/s (main's
+    # model on the same run -4.9%, -8.0%): at 16M the list is at BUF_LRU_MIN_LEN, so 25% stays
     ("mysql", "sysbench-oltp-rw"): (10, 25),
     # MariaDB 11.8.9 (docker, trixie's image), 2026-11-29 20:24-21:21 UTC at load 1-7.5 (branch ci118):
     # 10 runs each (4 of a script doing the test's calls, the module's 6: the last four whole, on
     # bounds set on the first six), docs/data/cisize/mariadb-11.8
-    ("mariadb-11.8", "ycsb-a"): (5, 25),  # +0.7 .. +3.4%; all -2.4 .. +17.2% (the undo side, as 10.11's)
+    # all with the undo reads held to the undo pages written (branch mariaall): ci118's kept runs
+    # (docs/data/cisize/mariadb-11.8, 1,077-4,797 q/s) ycsb-a -3.9 .. +5.9% (was +2.7 .. +15.2%), ycsb-f
+    # -7.1 .. +6.0% (-7.1 .. +15.7%), ycsb-d -0.4 .. +7.2% (-0.2 .. +10.6%); mariaall's 20 runs at 188-1,321
+    # q/s (docs/data/mariaall) ycsb-a -4.4 .. +5.6%, ycsb-f -4.4 .. +2.7% and -10.7% at 188 q/s (--driver
+    # python at load 7: the rollback segments' headers, 19,688 read where the model has ~13,200, which
+    # the cap does not touch; main -6.9% there): 12%, not 10, for ycsb-f
+    ("mariadb-11.8", "ycsb-a"): (5, 10),  # +0.7 .. +3.4%; all -2.4 .. +17.2% before
     ("mariadb-11.8", "ycsb-b"): (5, 8),  # +0.1 .. +0.7%; all -0.4 .. +1.8%
     ("mariadb-11.8", "ycsb-c"): (5, 5),  # +0.3 .. +0.7%
-    ("mariadb-11.8", "ycsb-d"): (5, 15),  # -1.0 .. +0.7%; all -0.2 .. +10.6%
+    ("mariadb-11.8", "ycsb-d"): (5, 10),  # -1.0 .. +0.7%
     ("mariadb-11.8", "ycsb-e"): (5, 5),  # -0.5 .. -0.0%; all -1.0 .. -1.6%
-    ("mariadb-11.8", "ycsb-f"): (5, 20),  # -2.6 .. -0.2%; all -7.1 .. +15.7%
+    ("mariadb-11.8", "ycsb-f"): (5, 12),  # -2.6 .. -0.2%
     ("mariadb-11.8", "sysbench-oltp-ro"): (5, 5),  # +1.2 .. +1.9%
     # Since branch mariarw (k_1 two levels, page 0 where purge removes a k_1 entry) the same runs
     # -5.4 .. +3.4%, and two more -3.5% and -0.5% at 3,037 and 1,902 q/s (k_1 measured 2 by HANDLER).
