@@ -67,7 +67,8 @@ static void old_init(lru_t *m) { /* buf_LRU_old_init */
     adjust_len(m);
 }
 
-static void unlink_page(lru_t *m, uint32_t p) {
+/* p out of the list's links (its neighbours joined); the counts are the caller's */
+static void detach(lru_t *m, uint32_t p) {
     uint32_t pr = m->prev[p], nx = m->next[p];
     if (pr != NIL)
         m->next[pr] = nx;
@@ -77,6 +78,10 @@ static void unlink_page(lru_t *m, uint32_t p) {
         m->prev[nx] = pr;
     else
         m->tail = pr;
+}
+
+static void unlink_page(lru_t *m, uint32_t p) {
+    detach(m, p);
     m->len--;
     m->wlen -= weight(m, p);
 }
@@ -228,15 +233,7 @@ int pin_page(lru_t *m, uint32_t p) {
     double w = weight(m, p);
     if (m->w_pinned + w > m->pin_cap_w)
         return 0;
-    uint32_t pr = m->prev[p], nx = m->next[p];
-    if (pr != NIL)
-        m->next[pr] = nx;
-    else
-        m->head = nx;
-    if (nx != NIL)
-        m->prev[nx] = pr;
-    else
-        m->tail = pr;
+    detach(m, p);
     m->prev[p] = m->next[p] = NIL;
     m->pin[p] = 2;
     m->w_pinned += w;
