@@ -454,12 +454,10 @@ def predict(run: dict, own_undo: bool = True) -> dict | None:
 
     def parts(got) -> tuple[dict, int]:
         tabs, sys_reads = table_reads(got, space, tables, ds.get("database"), order[0])
-        if cap is not None:
-            sys_reads -= max(0, undocap.undo_reads(np.frombuffer(got.reads, dtype=np.uint32), space) - cap)
-        return tabs, sys_reads
+        return tabs, sys_reads - undocap.over_cap(got.reads, space, cap)
 
     out_tables, system = parts(sim)
-    cut = (undocap.undo_reads(np.frombuffer(sim.reads, dtype=np.uint32), space) - cap) if cap is not None else 0
+    cut = undocap.over_cap(sim.reads, space, cap)
     # the pool again with the pages held a spread fewer and more (heldspread.py): an envelope in the interval
     held = heldspread.of_mix(lambda p: simulate(trace, space, p, first.all_leaves, None, run_args(p, run),
                                                 changebuf.kernel_args(run, p, buffers)), parts, pool)
@@ -479,7 +477,7 @@ def predict(run: dict, own_undo: bool = True) -> dict | None:
         "pool_pages": pool.pool_pages,
         "qps": pool.qps,
         "purge_walk_ops": round(walk_ops, 1), "purge_walks_from": walks_from,
-        **({"undo_reads_cap": cap, "undo_reads_cut": max(0, cut)} if cap is not None else {}),
+        **({"undo_reads_cap": cap, "undo_reads_cut": cut} if cap is not None else {}),
         "tables": out_tables,
         "note": "pages_read is the tables' and the undo pages' (system_pages_read: rollback segment headers "
                 "and their undo pages, purge reading them back); dirty_evictions counts pages evicted dirty "

@@ -35,3 +35,11 @@ def undo_reads(reads: np.ndarray, space: Space) -> int:
     if not space.rollback_segments:
         return 0
     return int(reads[space.undo_base:space.temp_base].sum(dtype=np.uint64))
+
+
+def over_cap(reads: bytes, space: Space, cap: int | None) -> int:
+    """The undo reads of a simulation's per-page reads (the kernel's uint32 buffer) above `cap`:
+    what mixmodel.predict takes off its system pages' reads; 0 without a cap."""
+    if cap is None:
+        return 0
+    return max(0, undo_reads(np.frombuffer(reads, dtype=np.uint32), space) - cap)

@@ -98,7 +98,7 @@ def measure_height(conn, database: str, table: str, primary_key: list[str], leaf
     if leaf_pages is None or rows is None:
         return min(least_gets_per_select(conn, sql, keys), MAX_HEIGHT)
     return believed_height(lambda: least_gets_per_select(conn, sql, keys, pause_s=0.2), leaf_pages, rows,
-                           f"`{database}`.`{table}`", attempts)
+                           f"{_q(database)}.{_q(table)}", attempts)
 
 
 def believed_height(measure, leaf_pages: int, rows: int, what: str, attempts: int = 4) -> int:
