@@ -63,7 +63,8 @@ from ..measure.cleaner import refill_schedule, replay_schedule
 from .keymodel import held_pages
 from .dirtypages import run_args
 from .pool import hold_capacity, run_pool_model, small_pool_start, under_writes
-from .undomodel import (PURGE_LAG_OPS, Sweeps, forecast_txns_per_undo_page, measured_purge_lag, measured_sweep_ops,
+from .purgewalks import Sweeps
+from .undomodel import (PURGE_LAG_OPS, forecast_txns_per_undo_page, measured_purge_lag, measured_sweep_ops,
                         sweep_ops_of, undo_refs, undo_space, undo_txns_per_page, without_rseg_pages, write_txns)
 from .undomodel import purge_refs as undo_purge_refs
 
@@ -94,7 +95,8 @@ class Mapper:
         self.inserted: dict[str, int] = {t.name: 0 for t in spec.tables}
         self.txns = 0  # write transactions (each autocommit write is one; a captured trace's: statements) so far
         self.pending: list[tuple[np.ndarray, Refs]] = []  # purge's work: (op it runs before, refs)
-        self.sweeps = Sweeps.of(space, sweep_ops, purge_lag is not None)  # purge's walks of the segments' headers
+        # purge's walks of the segments' headers
+        self.sweeps = Sweeps.of(space, sweep_ops, purge_lag is not None, rsegs_at_start)
         self.purge_lag = (PURGE_LAG_OPS, purge_lag or PURGE_LAG_OPS)  # ops to purge's undo read, tree work
 
     def op_refs(self, stream: int, key: np.ndarray, length: np.ndarray) -> Refs:
@@ -314,7 +316,7 @@ def add_ops(trace: Trace, mapper: Mapper, stream: np.ndarray, key: np.ndarray, l
             plain = np.full(len(r_at), j == 1) | inserts[stream[r_at]]
             plain &= not space.insert_history
             done.append((r_at, undo_refs(space, t, mapper.rsegs_at_start, plain)))
-            mapper.sweeps.used(t)
+            mapper.sweeps.used(t, start + r_at.astype(np.int64))
             w_ops.append(start + r_at[~plain].astype(np.int64))  # MySQL's inserts leave purge nothing
             w_rsegs.append(t[~plain] % space.rollback_segments)
             if (~plain).any():  # purge reads the undo log back; MySQL's walk again (Sweeps.walk_after)

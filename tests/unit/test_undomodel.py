@@ -7,6 +7,7 @@ import numpy as np
 
 from loadgen.analysis import mixmodel as mm
 from loadgen.analysis import mixpages as mp
+from loadgen.analysis import purgewalks as pw
 from loadgen.analysis import undomodel as um
 from loadgen.analysis.pool import PoolModel
 from loadgen.workload import presets
@@ -76,7 +77,7 @@ def test_mysql_purge_truncation_passes_read_every_rollback_segment_header():
     txn = np.arange(10, dtype=np.int64)
     r = um.undo_refs(space, txn, rsegs_at_start=True)
     assert r.widths.tolist() == [2] * 10  # no ibtmp1 page per write
-    sw = um.Sweeps.of(space, 40.0)
+    sw = pw.Sweeps.of(space, 40.0)
     sw.used(np.array([0, 1]))  # segments 0 and 1 used by a transaction already
     assert sw.due(0, 30, [np.array([5, 7])], [np.array([0, 1])]) is None  # none due yet
     at, refs = sw.due(30, 70, [np.array([50])], [np.array([2])])  # writes that left a log at 5, 7, 50
@@ -88,7 +89,7 @@ def test_mysql_purge_truncation_passes_read_every_rollback_segment_header():
     # ops 100..199: a walk at 120 (a write at 110), none at 160 (no log written since 120)
     at, _ = sw.due(100, 100, [np.array([110])], [np.array([3])])
     assert at.tolist() == [120]
-    assert um.Sweeps.of(_space(rsegs=4), 40.0).seen is None  # MariaDB: the headers read (no ibtmp1)
+    assert pw.Sweeps.of(_space(rsegs=4), 40.0).seen is None  # MariaDB: the headers read (no ibtmp1)
     # purge's batches a second: min(1.15, 92 / r + 0.21) a write transaction (r a second); 128 a pass
     assert abs(um.sweep_ops_of("mysql", 1000.0, 0.5) - 128 * 1000 / (92 + 0.21 * 500)) < 1e-9
     assert abs(um.sweep_ops_of("mysql", 1000.0, 0.05) - 128 * 1000 / (1.15 * 50)) < 1e-9  # commits rare
@@ -194,18 +195,18 @@ def test_purge_walks_the_headers_once_a_second_only_while_writes_come():
     the headers of the segments no write used in that second."""
     last = np.full(4, -1, dtype=np.int64)
     ops, rsegs = np.array([10, 20, 2_400]), np.array([0, 1, 2])
-    points, reads, k = um.sweeps_due(0, 1_500, ops[:2], rsegs[:2], 1_000.0, 1, last)
+    points, reads, k = pw.sweeps_due(0, 1_500, ops[:2], rsegs[:2], 1_000.0, 1, last)
     assert points == [1_000] and k == 2 and reads[0].tolist() == [2, 3]
     assert last.tolist() == [10, 20, -1, -1]
     # the next chunk: 2,000 had no write in 1,000..2,000 (no walk), 3,000 had 2,400 (segment 2)
-    points, reads, k = um.sweeps_due(1_500, 3_000, ops[2:], rsegs[2:], 1_000.0, k, last)
+    points, reads, k = pw.sweeps_due(1_500, 3_000, ops[2:], rsegs[2:], 1_000.0, k, last)
     assert points == [3_000] and reads[0].tolist() == [0, 1, 3] and k == 5
     # a write in the chunk before counts for a walk early in this one
     last = np.full(4, -1, dtype=np.int64)
-    um.sweeps_due(0, 900, np.array([850]), np.array([3]), 1_000.0, 1, last)
-    points, reads, _ = um.sweeps_due(900, 200, np.zeros(0, np.int64), np.zeros(0, np.int64), 1_000.0, 1, last)
+    pw.sweeps_due(0, 900, np.array([850]), np.array([3]), 1_000.0, 1, last)
+    points, reads, _ = pw.sweeps_due(900, 200, np.zeros(0, np.int64), np.zeros(0, np.int64), 1_000.0, 1, last)
     assert points == [1_000] and reads[0].tolist() == [0, 1, 2]
-    refs = um.sweep_refs(_space(rsegs=4), reads)
+    refs = pw.sweep_refs(_space(rsegs=4), reads)
     assert refs.widths.tolist() == [3] and (refs.flags == 0).all()
     assert um.sweep_ops_of("mariadb", 2_500.0) == 2_500.0 and um.sweep_ops_of("mysql", 2_500.0) == 0.0
 
@@ -262,12 +263,12 @@ def test_mysql_walk_reads_each_purged_logs_undo_page_again():
     each update's undo page is read by purge a few ops after the write (the run's measured lag)
     and again at the first walk after that (Sweeps.walk_after); none after the last walk.
     MariaDB's purge reads it once, PURGE_LAG_OPS after the write, beside the header."""
-    sw = um.Sweeps.of(_space(rsegs=4, temp=3), 500.0, reads_logs=True)
+    sw = pw.Sweeps.of(_space(rsegs=4, temp=3), 500.0, reads_logs=True)
     assert sw.walk_after(np.array([0, 1, 499, 500, 501, 1_200])).tolist() == [500, 500, 500, 500, 1_000, 1_500]
-    assert um.Sweeps.of(_space(rsegs=4, temp=3), 0.0, reads_logs=True).walk_after(np.array([10])) is None
+    assert pw.Sweeps.of(_space(rsegs=4, temp=3), 0.0, reads_logs=True).walk_after(np.array([10])) is None
     # no measured lag (a trace, the forecast) or MariaDB (no ibtmp1 segments): PURGE_LAG_OPS's read
-    assert um.Sweeps.of(_space(rsegs=4, temp=3), 500.0).walk_after(np.array([10])) is None
-    assert um.Sweeps.of(_space(rsegs=4), 500.0, reads_logs=True).walk_after(np.array([10])) is None
+    assert pw.Sweeps.of(_space(rsegs=4, temp=3), 500.0).walk_after(np.array([10])) is None
+    assert pw.Sweeps.of(_space(rsegs=4), 500.0, reads_logs=True).walk_after(np.array([10])) is None
     spec = presets.load("ycsb-a", rows=20_000, operations=4_000)
     tables = {"usertable": {**TABLES["usertable"]}}
     ops = 4_000
@@ -295,8 +296,8 @@ def test_mysql_walk_reads_each_segments_header_then_its_logs_tablespace_by_table
     the model's segment r is in tablespace r % 2: the walk visits 0, 2, 1, 3."""
     tree = mp.Tree("usertable", mp.PRIMARY, 20_000, 1_430, 2)
     space = mp.Space({("usertable", mp.PRIMARY): tree}, 4, 2.0, 2, 3, 2, False)
-    assert um.walk_order(space).tolist() == [0, 2, 1, 3]
-    sw = um.Sweeps.of(space, 100.0, reads_logs=True)
+    assert pw.walk_order(space).tolist() == [0, 2, 1, 3]
+    sw = pw.Sweeps.of(space, 100.0, reads_logs=True)
     # logs of transactions 9, 5 (segment 1) and 6 (segment 2), all for the walk at op 100; 13
     # (segment 1) for the walk at 200
     sw.to_walk(np.array([100, 100, 100, 200]), np.array([9, 5, 6, 13]))
@@ -321,3 +322,22 @@ def test_a_result_files_counters_that_are_not_counts_are_ignored_not_trusted():
         assert um.measured_sweep_ops(run, "mysql", 20_000) is None
         assert um.measured_purge_lag(run, "mysql", 20_000) is None
     assert um.measured_purge_lag({"buffer_pool": {"flush": {"purge_batches": 400.0}}}, "mysql", 20_000) == 50.0
+
+
+def test_a_walk_before_a_segments_first_write_creates_its_header():
+    """A chunk's writes are numbered before its walks are placed: a segment first written after a
+    walk (in the same chunk) is first touched by the walk, which reads nothing where the headers
+    were read at start-up (MySQL 9.7, the shop at 64M and 232 q/s: the model read 151 headers, the
+    server none); where they were not held, the walk reads them, and ibtmp1's are made either way."""
+    space = _space(rsegs=4, per_page=0.0, temp=3)
+    sw = pw.Sweeps.of(space, 40.0)
+    sw.used(np.arange(4), np.array([10, 20, 60, 70]))  # segments 2 and 3 first written after the walk at 40
+    at, refs = sw.due(0, 100, [np.array([10, 20, 60, 70])], [np.arange(4)])
+    assert at.tolist() == [40, 80] and refs.widths.tolist() == [7, 7]
+    assert (refs.flags[:7] > 0).tolist() == [False, False, True, True, True, True, True]
+    assert not refs.flags[7:].any()  # the second walk finds them all touched
+    assert sw.seen.all()
+    cold = pw.Sweeps.of(space, 40.0, held=False)
+    cold.used(np.arange(4), np.array([10, 20, 60, 70]))
+    _, refs = cold.due(0, 100, [np.array([10, 20, 60, 70])], [np.arange(4)])
+    assert (refs.flags[:7] > 0).tolist() == [False] * 4 + [True] * 3
