@@ -30,9 +30,11 @@ REQUESTS = 3_000
 # seed reads more), predicted 17,339 .. 17,482: -10.3% .. +5.2%, held to 12%, the interval (+-3.4%)
 # widened by the server's own spread (8%); 64M: +0.5% .. +0.7% (eight runs)
 MARIADB = [(16, 12.0, 8.0), (64, 5.0, 0.0)]
-# MySQL 9.7 64M: -0.8% .. +3.4% (1,744 .. 1,817 read, five runs); at 16M the model is under by 22-36% (orders
-# and customers read about twice what it predicts, docs/capture.md): not held
-MYSQL = [(64, 5.0, 0.0)]
+# MySQL 9.7 64M: -0.8% .. +3.4% (1,744 .. 1,817 read, five runs); -0.1%, -1.4% with purge's walks' first
+# touches by op (2026-11-30; +6.5%, +8.8% before at 149-232 q/s). 16M (2026-11-30, four runs at 58-232 q/s,
+# load 9-13): the server read 9,931 .. 16,911, the slower runs more; predicted +12.4% (before the walks'
+# fix), -0.3%, -11.3%, -4.9% (docs/capture.md): held to 15%, the interval widened by 8% as MariaDB's 16M
+MYSQL = [(16, 15.0, 8.0), (64, 5.0, 0.0)]
 
 
 @pytest.fixture(scope="module")
