@@ -94,14 +94,10 @@ PURGE_LAG_OPS = 1_000
 # after batch) has its header read then, by the walk after its batch (Sweeps.before_walk,
 # purge_refs' header). Walks after every batch spread evenly (the run's purge_invoked) read 20-46%
 # too many pages in each of docs/data/mariaall's 11.8 ycsb-f runs: a run's batches come back to
-# back, and the headers the first walk read are still there for the next. Sampled every 0.2 s on
-# 10.11.19 (ycsb-b, 300k rows, 16M): intervals holding a purge run read 144-223 system pages
-# against ~1 a commit in the others, once a second. Until branch mariahdr the model walked only
-# the headers of segments no write used in that second and purge read every log's header
-# PURGE_LAG_OPS after it: ~12,500-13,600 headers in each CI-size ycsb-a/f run whatever the rate,
-# where the server read 11,757-19,688, the most at 188 q/s (docs/workloads.md, "The rollback
-# segments' headers: read by the walks"). MySQL truncates every
-# innodb_purge_rseg_truncate_frequency (128) purge batches instead (TRUNCATE_BATCHES, above).
+# back, and the headers the first walk read are still there for the next. At 99-125 q/s the
+# server's walks read fewer headers than this (docs/workloads.md, "The rollback segments' headers:
+# read by the walks"). MySQL truncates every innodb_purge_rseg_truncate_frequency (128) purge
+# batches instead (TRUNCATE_BATCHES, above).
 PURGE_SWEEP_S = {"mariadb": 1.0}
 # Undo logs one undo page takes before the next log needs a new page, without a run (a run's
 # own: undo_txns_per_page, from its pages_created). MariaDB frees a cached undo segment once
