@@ -37,7 +37,8 @@ logs fill them or purge frees them, MySQL's ibtmp1 pages). Purge reads the undo 
 PURGE_LAG_OPS operations later, and removes the index entries the write delete-marked (after the
 row's clustered lookup) as many later as a MySQL run's purge batches say (undomodel.measured_purge_lag),
 else PURGE_LAG_OPS. Purge's truncation walks the rollback segments' headers while writes come:
-MariaDB once a second (PURGE_SWEEP_S), MySQL every 128 purge batches, ibtmp1's too. These are
+MariaDB once a second (PURGE_SWEEP_S: every header, and before it the header of each log purge
+reached first), MySQL every 128 purge batches, ibtmp1's too. These are
 counted apart (system_pages_read) and in the total, held to the pool's Innodb_pages_read.
 
 On MariaDB a secondary leaf change also references the table's own pages 0-1 (ibdpages.py: the
@@ -321,8 +322,9 @@ def add_ops(trace: Trace, mapper: Mapper, stream: np.ndarray, key: np.ndarray, l
             w_rsegs.append(t[~plain] % space.rollback_segments)
             if (~plain).any():  # purge reads the undo log back; MySQL's walk again (Sweeps.walk_after)
                 walks_at = mapper.sweeps.walk_after(start + r_at[~plain] + round(mapper.purge_lag[1]))
-                purge.append((r_at[~plain], undo_purge_refs(space, t[~plain], mapper.sweeps.seen is None,
-                                                            walks_at is None), 0 if walks_at is None else 1))
+                own_hdr = mapper.sweeps.before_walk(start + r_at[~plain], mapper.purge_lag[0])
+                purge.append((r_at[~plain], undo_purge_refs(space, t[~plain], walks_at is None, own_hdr),
+                              0 if walks_at is None else 1))
                 if walks_at is not None:
                     mapper.sweeps.to_walk(walks_at, t[~plain])
         # then does its work in the B-trees

@@ -1,8 +1,8 @@
 """Purge's walks of the rollback segments' headers (undomodel.sweep_ops_of: how often): which
 headers each walk reads, and on MySQL the undo pages of the logs it takes off the history lists.
-MariaDB's walk (trx_purge_truncate_history, once a second) reads the headers of the segments no
-write used in that second; MySQL's (every innodb_purge_rseg_truncate_frequency purge batches) reads
-every header of its undo tablespaces and of ibtmp1, and the pool decides which are in it."""
+MariaDB's walk (trx_purge_truncate_history, once a second while writes come) and MySQL's (every
+innodb_purge_rseg_truncate_frequency purge batches, its undo tablespaces' and ibtmp1's) read every
+header; the pool decides which are still in it."""
 from __future__ import annotations
 
 import dataclasses
@@ -16,12 +16,13 @@ def sweeps_due(start: int, n: int, w_ops: np.ndarray, w_rsegs: np.ndarray, every
                rseg_last: np.ndarray) -> tuple[list[int], list[np.ndarray], int]:
     """Purge's walks over the rollback segments' headers before ops start..start+n: one before the
     k-th second's op, int(k * every), where a write came within the `every` ops before it (the
-    history list was not empty). A walk reads the headers of the segments no write used in that
-    second: the others' the purge run before it has just read (the history's logs), so they are
-    in the pool. w_ops, w_rsegs: this chunk's write transactions' ops (in order) and segments;
-    rseg_last: each segment's last write's op before the chunk (-1: none), updated here.
-    Returns the walks' ops, the headers each reads (segment numbers) and the next walk's k."""
+    history list was not empty). A walk reads every segment's header (undomodel.PURGE_SWEEP_S: the
+    pool decides which are still in it). w_ops, w_rsegs: this chunk's write transactions' ops (in
+    order) and segments; rseg_last: each segment's last write's op before the chunk (-1: none),
+    updated here. Returns the walks' ops, the headers each reads (segment numbers) and the next
+    walk's k."""
     points, reads = [], []
+    every_rseg = np.arange(len(rseg_last))
     k = next_k
     ats = []
     while (at := int(k * every)) < start + n:
@@ -34,7 +35,7 @@ def sweeps_due(start: int, n: int, w_ops: np.ndarray, w_rsegs: np.ndarray, every
         used[w_rsegs[lo:hi]] = True
         if used.any():
             points.append(at)
-            reads.append(np.nonzero(~used)[0])
+            reads.append(every_rseg)
     if len(w_ops):
         np.maximum.at(rseg_last, w_rsegs, w_ops)
     return points, reads, k
@@ -126,6 +127,16 @@ class Sweeps:
         k = np.maximum(np.ceil(at / self.every), 1).astype(np.int64)
         k += (k * self.every).astype(np.int64) < at
         return (k * self.every).astype(np.int64)
+
+    def before_walk(self, at: np.ndarray, lag: float) -> np.ndarray | None:
+        """MariaDB: whether purge reaches each log (written at op `at`, `lag` ops later) before the
+        next once-a-second walk (sweeps_due's int(k * every)): then the walk after its batch reads
+        its header (undomodel.purge_refs' header), else the once-a-second walk does. None where
+        there are no walks, and on MySQL (its walks follow the batches: TRUNCATE_BATCHES)."""
+        if not self.every or self.seen is not None:
+            return None
+        nxt = np.floor(at / self.every + 1) * self.every
+        return at + lag < nxt
 
     def to_walk(self, walks_at: np.ndarray, txn: np.ndarray) -> None:
         """Logs (transactions txn) the walks at walks_at (walk_after) read."""

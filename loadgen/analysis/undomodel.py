@@ -81,19 +81,23 @@ MULTI_WRITE_TXN = 1.5
 # Purge runs behind the writes by a lag the model cannot know (it follows the history list and
 # the purge threads' batches); what matters is whether the pages it needs are still in the pool.
 PURGE_LAG_OPS = 1_000
-# MariaDB 10.11: each time the purge coordinator runs (the master thread wakes it every second
-# while the history list holds a log), it ends with trx_purge_truncate_history, which walks every
-# rollback segment (purge_sys_t::iterator::free_history) and so reads each one's header page. The
-# headers of segments a write used in that second purge has just read (their logs); the others,
-# where writes are rare, were evicted since the last walk (the old sublist turns over faster than a
-# second) and are read again. Sampled every 0.2 s on 10.11.19 (ycsb-b, 300k rows, 16M): intervals
-# holding a purge run read 144-223 system pages against ~1 a commit in the others, once a second;
-# the same 100k ops read 20,013 system pages at 962 q/s and 11,766 at 2,311 q/s. The model walks
-# the unused segments' headers once a second (purgewalks.sweeps_due): those runs' whole reads
-# -8.0%, -3.3%, -2.5% -> -2.3%, -1.9%, -1.9%; ycsb-a, ycsb-f and sysbench-oltp-rw (every segment
-# used each second) unchanged. MySQL truncates every innodb_purge_rseg_truncate_frequency (128) purge
-# batches instead, and its purge reads no header per log (TRUNCATE_BATCHES, above): its walks read
-# every header and the model lets the pool decide which are in it.
+# MariaDB 10.11 and 11.8: each time the purge coordinator runs (the master thread wakes it every
+# second while the history list holds a log) it does batches until the history is empty, each
+# followed by trx_purge_truncate_history (purge_truncation_task; synchronous where the history
+# empties), which walks every rollback segment (purge_sys_t::iterator::free_history) and so reads
+# each one's header page (trx_rseg_t::get). Purge itself reads no header: since 10.11.6 it takes
+# a segment's next log from memory (purge_sys_t::choose_next_log: rseg->last_page_no) and reads
+# undo pages only. So a header is read by the writes (undo_refs: the log's assignment and the
+# commit's history list) and by the walks. The model walks once a second and reads all 128
+# headers, the pool deciding which are still in it (purgewalks.sweeps_due); a log purge reaches before that
+# walk (PURGE_LAG_OPS after its write: where a second holds more ops than that, purge runs batch
+# after batch) has its header read then, by the walk after its batch (purgewalks.Sweeps.before_walk,
+# purge_refs' header). Walks after every batch spread evenly (the run's purge_invoked) read 20-46%
+# too many pages in each of docs/data/mariaall's 11.8 ycsb-f runs: a run's batches come back to
+# back, and the headers the first walk read are still there for the next. At 99-125 q/s the
+# server's walks read fewer headers than this (docs/workloads.md, "The rollback segments' headers:
+# read by the walks"). MySQL truncates every innodb_purge_rseg_truncate_frequency (128) purge
+# batches instead (TRUNCATE_BATCHES, above).
 PURGE_SWEEP_S = {"mariadb": 1.0}
 # Undo logs one undo page takes before the next log needs a new page, without a run (a run's
 # own: undo_txns_per_page, from its pages_created). MariaDB frees a cached undo segment once
@@ -141,29 +145,25 @@ def undo_refs(space: Space, txn: np.ndarray, rsegs_at_start: bool, plain: np.nda
     return refs
 
 
-def purge_refs(space: Space, txn: np.ndarray, header: bool = True, freed: bool = True) -> Refs:
-    """What purge reads for each transaction's undo log: its rollback segment's header (the
-    history list's next log: trx_purge_rseg_get_next_history_log; header False: not, MySQL's,
-    whose truncation passes read the headers), its undo page, and where the
-    log was a segment's first on a new page, the tablespace header and inode page the previous
-    page's freeing changes (fseg_free_step; freed False: not, MySQL's purge, whose truncation
-    frees the segments: truncate_refs)."""
+def purge_refs(space: Space, txn: np.ndarray, freed: bool = True, header: np.ndarray | None = None) -> Refs:
+    """What purge reads for each transaction's undo log: its undo page (neither server's purge
+    reads the segment's header to find a log: MySQL 9.x's trx_purge_rseg_get_next_history_log and
+    MariaDB 10.11.6+'s purge_sys_t::choose_next_log read undo pages only; the header is read by the
+    writes and the walks, PURGE_SWEEP_S, TRUNCATE_BATCHES), the segment's header where header says
+    (MariaDB: the logs purge reaches before the next once-a-second walk, whose headers the walk
+    after their batch reads: Sweeps.before_walk), and where the log was a segment's first on a new
+    page, the tablespace header and inode page the previous page's freeing changes (fseg_free_step;
+    freed False: not, MySQL's purge where its walks read the logs, whose truncation frees the
+    segments: truncate_refs)."""
     hdr, undo, first_log = space.rseg_pages(txn)
-    if not header:
-        refs = Refs.block(undo[:, None], np.zeros((len(txn), 1), np.uint8))
-        if not freed:
-            return refs
-        fsp, inode = space.file_pages(txn)
-        freed_at = first_log & (txn >= space.rollback_segments)
-        return append_refs(refs, freed_at, np.stack([fsp, inode], axis=1), np.full((len(txn), 2), WRITE, np.uint8))
-    # The header: a captured oltp_read_write (2,000 transactions, 16M) read 4,656 .. 5,742 system
-    # pages on MariaDB 10.11 (INNODB_METRICS buffer_page_read_system_page: the segments' headers)
-    # and ~7,500 of undo_001/002 on MySQL 9.7 beside 2,700 .. 3,100 undo log pages; the model
-    # read 1,872 and 1,744 headers without purge's
-    refs = Refs.block(np.stack([hdr, undo], axis=1), np.zeros((len(txn), 2), np.uint8))
+    refs = Refs.block(undo[:, None], np.zeros((len(txn), 1), np.uint8))
+    if header is not None and header.any():
+        refs = append_refs(refs, header, hdr[:, None], np.zeros((len(txn), 1), np.uint8))
+    if not freed:
+        return refs
     fsp, inode = space.file_pages(txn)
-    freed = first_log & (txn >= space.rollback_segments)
-    return append_refs(refs, freed, np.stack([fsp, inode], axis=1), np.full((len(txn), 2), WRITE, np.uint8))
+    freed_at = first_log & (txn >= space.rollback_segments)
+    return append_refs(refs, freed_at, np.stack([fsp, inode], axis=1), np.full((len(txn), 2), WRITE, np.uint8))
 
 
 def sweep_ops_of(flavor: str, qps: float, txns_per_op: float = 0.0, writes_per_txn: float = 1.0) -> float:

@@ -59,13 +59,18 @@ def test_undo_refs_create_new_pages_and_skip_start_up_reads():
     started = um.undo_refs(space, txn, rsegs_at_start=True)
     s0 = (np.cumsum(started.widths) - started.widths)[:4]
     assert (started.flags[s0] & mp.NEW).all() and (started.flags[s0 + 1] & mp.NEW).all()
-    # purge reads the segment's header and the undo page, and where a new page began, the
-    # freeing's header and inode page
+    # purge reads the undo page, and where a new page began, the freeing's header and inode page;
+    # the segment's header only for the logs it reaches before the next walk (header)
     pr = um.purge_refs(space, txn)
-    assert pr.widths.tolist() == (2 + 2 * created).tolist()
+    assert pr.widths.tolist() == (1 + 2 * created).tolist()
     hdr, undo, _ = space.rseg_pages(txn)
     starts = np.cumsum(pr.widths) - pr.widths
-    assert pr.pages[starts].tolist() == hdr.tolist() and pr.pages[starts + 1].tolist() == undo.tolist()
+    assert pr.pages[starts].tolist() == undo.tolist() and not set(pr.pages.tolist()) & set(hdr.tolist())
+    own = np.arange(len(txn)) % 2 == 0
+    pr = um.purge_refs(space, txn, header=own)
+    assert pr.widths.tolist() == (1 + own + 2 * created).tolist()
+    starts = np.cumsum(pr.widths) - pr.widths
+    assert pr.pages[starts].tolist() == undo.tolist() and pr.pages[starts[own] + 1].tolist() == hdr[own].tolist()
 
 
 def test_mysql_purge_truncation_passes_read_every_rollback_segment_header():
@@ -98,7 +103,7 @@ def test_mysql_purge_truncation_passes_read_every_rollback_segment_header():
     assert abs(um.sweep_ops_of("mysql", 1800.0, 1 / 18, 4.0) - 128 * 1800 / (1.6 * 100)) < 1e-9
     assert abs(um.sweep_ops_of("mysql", 1800.0, 1 / 6, 4.0) - 128 * 1800 / 300.0) < 1e-9
     assert um.sweep_ops_of("mysql", 1800.0, 1 / 18, 1.0) == um.sweep_ops_of("mysql", 1800.0, 1 / 18)
-    pr = um.purge_refs(space, txn, header=False)
+    pr = um.purge_refs(space, txn)
     assert pr.widths.tolist() == [1] * 10 and pr.pages.tolist() == space.rseg_pages(txn)[1].tolist()
 
 
@@ -192,22 +197,26 @@ def test_a_mysql_mix_has_truncation_passes_while_its_history_holds_logs():
 def test_purge_walks_the_headers_once_a_second_only_while_writes_come():
     """sweeps_due: a walk every `every` ops where a write came within the `every` ops before it,
     whichever chunk the write was in (none after the writes stop for longer than that), reading
-    the headers of the segments no write used in that second."""
+    every segment's header (the pool decides which are still in it)."""
     last = np.full(4, -1, dtype=np.int64)
     ops, rsegs = np.array([10, 20, 2_400]), np.array([0, 1, 2])
     points, reads, k = pw.sweeps_due(0, 1_500, ops[:2], rsegs[:2], 1_000.0, 1, last)
-    assert points == [1_000] and k == 2 and reads[0].tolist() == [2, 3]
+    assert points == [1_000] and k == 2 and reads[0].tolist() == [0, 1, 2, 3]
     assert last.tolist() == [10, 20, -1, -1]
     # the next chunk: 2,000 had no write in 1,000..2,000 (no walk), 3,000 had 2,400 (segment 2)
     points, reads, k = pw.sweeps_due(1_500, 3_000, ops[2:], rsegs[2:], 1_000.0, k, last)
-    assert points == [3_000] and reads[0].tolist() == [0, 1, 3] and k == 5
+    assert points == [3_000] and reads[0].tolist() == [0, 1, 2, 3] and k == 5
     # a write in the chunk before counts for a walk early in this one
     last = np.full(4, -1, dtype=np.int64)
     pw.sweeps_due(0, 900, np.array([850]), np.array([3]), 1_000.0, 1, last)
     points, reads, _ = pw.sweeps_due(900, 200, np.zeros(0, np.int64), np.zeros(0, np.int64), 1_000.0, 1, last)
-    assert points == [1_000] and reads[0].tolist() == [0, 1, 2]
+    assert points == [1_000] and reads[0].tolist() == [0, 1, 2, 3]
     refs = pw.sweep_refs(_space(rsegs=4), reads)
-    assert refs.widths.tolist() == [3] and (refs.flags == 0).all()
+    assert refs.widths.tolist() == [4] and (refs.flags == 0).all()
+    # purge reads a log's header itself only where it reaches the log before the next walk
+    sw = pw.Sweeps.of(_space(rsegs=4), 1_000.0)
+    assert sw.before_walk(np.array([100, 950, 1_500]), 300.0).tolist() == [True, False, True]
+    assert pw.Sweeps.of(_space(rsegs=4), 0.0).before_walk(np.array([100]), 300.0) is None
     assert um.sweep_ops_of("mariadb", 2_500.0) == 2_500.0 and um.sweep_ops_of("mysql", 2_500.0) == 0.0
 
 
