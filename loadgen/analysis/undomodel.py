@@ -475,23 +475,19 @@ def undo_space(tables: dict, inserts: dict, order: list[str], flavor: str, txns:
                     UNDO_FILES.get(flavor, 1), INSERT_HISTORY.get(flavor, True), ibd_pages)
 
 
-# Flavours whose own count (undo_txns_per_page) is taken no higher than the forecast's. MariaDB
-# hands a freed undo page out again in the frame that still holds it, which pages_created does not
-# count (UNDO_TXNS_PER_PAGE's note): so a run's count is a floor of the pages its segments took and
-# its logs per page a ceiling, and the more so the faster it ran (sysbench-oltp-rw at CI's size,
-# 10.11: 3,260 created at 781 q/s, 783-948 at 2,953-3,626, where its table's reads did not move:
-# 17,664-18,735 at every rate). Uncapped, a fast run had the fewer undo pages, the more frames
-# for the table and its reads predicted low (-4.8% at 3,406 q/s; 11.8 -5.4% at 5,023). MySQL keeps
-# an undo page until it fills (no such reuse): its own count stands. docs/workloads.md, "The undo
-# pages a fast run re-creates in their frames".
+# Flavours whose own count (undo_txns_per_page) is held to the forecast's: MariaDB creates a freed
+# undo page again in the frame that still holds it, uncounted by pages_created, so a run's logs per
+# page are a ceiling, the higher the faster it ran (sysbench-oltp-rw, CI's size, 10.11: 3,260
+# created at 781 q/s, 783-948 at 2,953-3,626, its table read 17,664-18,735 at every rate; uncapped
+# -4.8% at 3,406 q/s). MySQL keeps a page until it fills. docs/workloads.md, "Undo pages created again".
 OWN_PER_PAGE_CAPPED = frozenset({"mariadb"})
 
 
 def undo_txns_per_page(run: dict, space: Space, spec: mixspec.MixSpec, done: int) -> float | None:
     """A run's own undo logs per undo page: its write transactions over the pages it created
     (buffer_pool.flush.pages_created, INNODB_METRICS buffer_pages_created) less the leaves its
-    inserts added (the model's grown leaves), at most the forecast's where its flavour is in
-    OWN_PER_PAGE_CAPPED; None where the run did not record them."""
+    inserts added (the model's grown leaves), at most the forecast's for OWN_PER_PAGE_CAPPED;
+    None where the run did not record them."""
     created = run_counter(run, "pages_created")
     if created is None:
         return None
