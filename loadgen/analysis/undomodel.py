@@ -204,8 +204,8 @@ def measured_sweep_ops(run: dict, flavor: str, done: int) -> float | None:
 def measured_purge_lag(run: dict, flavor: str, done: int) -> float | None:
     """Ops from a write to purge's work on it as the run's own server ran purge: done over INNODB_METRICS
     purge_invoked (buffer_pool.flush.purge_batches; each batch purges what was committed since the last:
-    MySQL 253 a second in sysbench-oltp-rw at 16M; MariaDB 2-10, 88-408 ops apart at 183-3,626 q/s,
-    docs/workloads.md "Purge's lag from its batches"); None where the run did not record it."""
+    MySQL 253 a second in sysbench-oltp-rw at 16M; MariaDB 2-10, 65-408 ops apart at 136-3,626 q/s,
+    docs/workloads.md "Undo pages created again"); None where the run did not record it."""
     if done <= 0:
         return None
     batches = run_counter(run, "purge_batches")

@@ -62,7 +62,7 @@ def test_the_kept_runs_measured_k1_by_handler_and_hold_their_bound():
     before MariaDB's own logs per undo page were held to the forecast's and its purge lag taken from
     its batches, branch oltprw5); the five slow ones (<= 1,404 q/s) +1.1% on average, the eleven at
     2,500 q/s and up -1.5% (were +0.5% and -3.0%: the rate, docs/workloads.md, "k_1's height and the
-    table's own pages", "Purge's lag from its batches")."""
+    table's own pages", "Undo pages created again")."""
     assert len(KEPT) == 19
     slow, fast = [], []
     for path in KEPT:
