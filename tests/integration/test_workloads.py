@@ -170,7 +170,7 @@ BOUNDS_PCT = {
     # -6.2%, -6.7% at ~4,100 in the module's; +7.6 .. +10.6% at 333-395 with 100k operations). With
     # MariaDB's own logs per undo page held to the forecast's and its purge lag from the run's purge
     # batches (branch oltprw5, 2026-11-30): docs/data/rwrate + rwk1's 29 runs at 781-3,626 q/s -3.4 ..
-    # +2.6%, and eight fresh ones (docs/data/rwlag, load 8.5-16.8, none used to choose the rules) -3.8
+    # +2.6%, and eleven fresh ones (docs/data/rwlag, load 8.5-16.8, none used to choose the rules) -3.8
     # .. +1.8% at 311-788 q/s on both servers; 11.8's 12 at 1,304-5,023 -2.9 .. +4.1%. Under ~200 q/s
     # (two runs at load 9-17) the server read 15-26% fewer than predicted, now and before: no bound
     # here holds those (docs/workloads.md, "Undo pages created again, and purge's lag from its batches").
