@@ -35,7 +35,7 @@ delete-insert is two) takes the next rollback segment in turn and writes its und
 segment header (undomodel.py: the segments' pages, the new undo pages a segment takes as its
 logs fill them or purge frees them, MySQL's ibtmp1 pages). Purge reads the undo log back
 PURGE_LAG_OPS operations later, and removes the index entries the write delete-marked (after the
-row's clustered lookup) as many later as a MySQL run's purge batches say (undomodel.measured_purge_lag),
+row's clustered lookup) as many later as the run's purge batches say (undomodel.measured_purge_lag),
 else PURGE_LAG_OPS. Purge's truncation walks the rollback segments' headers while writes come:
 MariaDB once a second (PURGE_SWEEP_S: every header, and before it the header of each log purge
 reached first), MySQL every 128 purge batches, ibtmp1's too. These are

@@ -168,15 +168,17 @@ BOUNDS_PCT = {
     ("mariadb", "ycsb-e"): (5, 5),  # -0.1 .. +0.1%; all -0.9 .. -1.8%
     ("mariadb", "ycsb-f"): (5, 10),  # -0.4 .. -3.3%
     ("mariadb", "sysbench-oltp-ro"): (5, 5),  # +1.3 .. +2.1%
-    # With k_1's two levels (HANDLER's measure) and the table's pages 0-1 (branch mariarw, 2026-11-29
-    # 23:56 - 11-30 00:25 UTC, load 0.7-9.2): 22 runs of the test's calls at 837-3,626 q/s (plain, --driver
-    # python, --pipeline 8, two CPU burners beside it, nice -19), table -4.8 .. +2.0%: +2.0 .. -1.0% at
-    # 837-1,404 q/s, -4.8 .. +0.6% at 2,141-3,626; all -3.0 .. -10.3%. The two changes cancel (the kept runs of
-    # docs/data/rwrate move by 0.1 point at most), so main's -6.2% and -6.7% at ~4,100 q/s (the
-    # module's quiet runs, 2026-11-29) stand: the model follows the run's pages_created, which falls
-    # with the rate where the server's table reads do not (docs/workloads.md, "k_1's height and the
-    # table's own pages"). 7%, not 5%: CI may run faster than any seen
-    ("mariadb", "sysbench-oltp-rw"): (7, 15),
+    # Was 7%: the table followed the rate (-4.8 .. +2.0% at 837-3,626 q/s in branch mariarw's 22 runs,
+    # -6.2%, -6.7% at ~4,100 in the module's; +7.6 .. +10.6% at 333-395 with 100k operations). With
+    # MariaDB's own logs per undo page held to the forecast's and its purge lag from the run's purge
+    # batches (branch oltprw5, 2026-11-30): docs/data/rwrate + rwk1's 29 runs at 781-3,626 q/s -3.4 ..
+    # +2.6%, and eleven fresh ones (docs/data/rwlag, load 8.5-16.8, none used to choose the rules) -3.8
+    # .. +1.8% at 311-788 q/s on both servers; 11.8's 12 at 1,304-5,023 -2.9 .. +4.1%. Under ~200 q/s
+    # (two runs at load 9-17) the server read 15-26% fewer than predicted, now and before: no bound
+    # here holds those (docs/workloads.md, "Undo pages created again, and purge's lag from its batches").
+    # Whole reads 15% -> 17%: -15.3% at 370 q/s (load 11.6; -12.6% before), -12.2% at 311: the slow
+    # runs' system pages (purge's walks each second) short, which the table's excess had hidden
+    ("mariadb", "sysbench-oltp-rw"): (5, 17),
     ("mysql", "ycsb-a"): (5, 12),  # +1.4 .. +2.4%; all -0.8 .. -6.4% (-4.0 .. -6.8% at 10k operations)
     ("mysql", "ycsb-b"): (5, 15),  # -2.8 .. +0.6%; all -3.9 .. -7.8% (-8.0 .. -10.9% at 10k)
     ("mysql", "ycsb-c"): (5, 5),  # -2.0 .. +1.7%, all -2.0 .. +1.7% (-0.3 .. -2.3% before the replay)
@@ -223,14 +225,12 @@ BOUNDS_PCT = {
     ("mariadb-11.8", "ycsb-e"): (5, 5),  # -0.5 .. -0.0%; all -1.0 .. -1.6%
     ("mariadb-11.8", "ycsb-f"): (5, 12),  # -2.6 .. -0.2%
     ("mariadb-11.8", "sysbench-oltp-ro"): (5, 5),  # +1.2 .. +1.9%
-    # Since branch mariarw (k_1 two levels, page 0 where purge removes a k_1 entry) the same runs
-    # -5.4 .. +3.4%, and two more -3.5% and -0.5% at 3,037 and 1,902 q/s (k_1 measured 2 by HANDLER).
-    # Before: -4.4 .. +4.6%, and with the rate: -4.4%, -3.1% at 5,023 and 4,585 q/s (the module's, load 1-4),
-    # -2.2 .. +1.6% at 1,605-3,197, +4.6% at 1,304; the pages the server created fell as the rate rose
-    # (1,894 .. 539), as on 10.11, whose table is -6.7% fast and +7.6 .. +10.7% at 333-395 q/s (100k
-    # operations); all -7.0 .. +4.9%. Every run was inside 5%, but both ends came within 0.6 points of
-    # it, and CI's rate may go either way past the ones seen: held to 10% / 15% like 10.11's
-    ("mariadb-11.8", "sysbench-oltp-rw"): (10, 15),
+    # Was 10%: -5.4 .. +3.4% (branch mariarw), -4.4%, -3.1% at 5,023 and 4,585 q/s and +4.6% at 1,304.
+    # Now (branch oltprw5, as 10.11's above): the 12 stored runs at 1,304-5,023 q/s -2.9 .. +4.1%, the
+    # fast ones -2.3%, -2.9%; three fresh ones +1.6%, -3.8% at 347-352 q/s and +15.8% at 136 (load
+    # 16.7). Whole reads 15% -> 17%: -16.0% at 352 q/s (--pipeline 8, load 13.9; -11.2% before), as the
+    # table's over-prediction that hid the system pages' shortfall of slow runs is gone
+    ("mariadb-11.8", "sysbench-oltp-rw"): (5, 17),
 }
 
 

@@ -58,11 +58,13 @@ KEPT = sorted((DATA / "rwk1").glob("mariadb-10.11-*.json.gz"))
 
 def test_the_kept_runs_measured_k1_by_handler_and_hold_their_bound():
     """docs/data/rwk1: 19 runs of the CI cell (MariaDB 10.11 sysbench-oltp-rw, 300k rows, 16M, 20,000
-    operations) at 837-3,626 q/s, k_1 measured by HANDLER: the table -4.8 .. +2.0%, within
-    test_workloads' 7%; the five slow ones (<= 1,404 q/s) within 2.5%, the fast ones under (the rate:
-    docs/workloads.md, "k_1's height and the table's own pages")."""
+    operations) at 837-3,626 q/s, k_1 measured by HANDLER: the table -3.4 .. +2.6% (-4.8 .. +2.0%
+    before MariaDB's own logs per undo page were held to the forecast's and its purge lag taken from
+    its batches, branch oltprw5); the five slow ones (<= 1,404 q/s) +1.1% on average, the eleven at
+    2,500 q/s and up -1.5% (were +0.5% and -3.0%: the rate, docs/workloads.md, "k_1's height and the
+    table's own pages", "Undo pages created again")."""
     assert len(KEPT) == 19
-    slow = []
+    slow, fast = [], []
     for path in KEPT:
         run = json.loads(gzip.decompress(path.read_bytes()))
         k_1 = run["dataset"]["tables"]["sbtest1"]["indexes"]["k_1"]
@@ -70,8 +72,12 @@ def test_the_kept_runs_measured_k1_by_handler_and_hold_their_bound():
         p, bp = mixmodel.predict(run), run["buffer_pool"]
         measured = bp["tables"]["chat.sbtest1"]["file_pages_read"]
         error = (p["tables"]["chat.sbtest1"]["pages_read"] - measured) / measured
-        assert abs(error) <= 0.05, (path.name, error)  # every one within the issue's 5% (the CI bound: 7%)
+        assert abs(error) <= 0.035, (path.name, error)  # within the issue's 5% with room (was 4.8%)
         assert abs(p["pages_read"] - bp["pages_read"]) <= 0.11 * bp["pages_read"], path.name
         if run["result"]["qps"] <= 1500:
             slow.append(error)
-    assert len(slow) == 5 and all(abs(e) <= 0.025 for e in slow), slow
+        elif run["result"]["qps"] >= 2500:
+            fast.append(error)
+    assert len(slow) == 5 and all(abs(e) <= 0.03 for e in slow), slow
+    # the fast runs' under-prediction less than it was: the two means 2.7 points apart (3.5 before)
+    assert len(fast) == 11 and sum(slow) / 5 - sum(fast) / 11 < 0.03, (slow, fast)

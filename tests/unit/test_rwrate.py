@@ -23,3 +23,23 @@ def test_each_runs_table_within_5_pct_and_its_reads_inside_the_interval():
         got = p["tables"]["chat.sbtest1"]["pages_read"]
         assert abs(got - measured) <= 0.05 * measured, (path.name, got, measured)
         assert p["reads_low"] <= bp["pages_read"] <= p["reads_high"], path.name
+
+
+LAG_RUNS = sorted((Path(__file__).resolve().parents[2] / "docs" / "data" / "rwlag").glob("*.json.gz"))
+
+
+def test_slow_runs_table_within_5_pct_from_311_qps_with_purges_lag_from_its_batches():
+    """docs/data/rwlag: eleven runs of the CI cell (10.11 and 11.8, 136-788 q/s, load 8.5-16.8), none
+    used to choose the rules (the three "late" ones run after them): from 311 q/s up the table within
+    5% (-0.9 .. +6.9% with PURGE_LAG_OPS
+    for MariaDB); the two under 200 q/s read far fewer than predicted, which is not modelled
+    (docs/workloads.md, "Undo pages created again, and purge's lag from its batches")."""
+    assert len(LAG_RUNS) == 11
+    for path in LAG_RUNS:
+        run = json.loads(gzip.decompress(path.read_bytes()))
+        measured = run["buffer_pool"]["tables"]["chat.sbtest1"]["file_pages_read"]
+        error = (mixmodel.predict(run)["tables"]["chat.sbtest1"]["pages_read"] - measured) / measured
+        if run["result"]["qps"] >= 300:
+            assert abs(error) <= 0.05, (path.name, error)
+        else:
+            assert error > 0.10, (path.name, error)
