@@ -42,6 +42,7 @@ void cleaner_replay(lru_t *m, double now_ms);
 #define FL_DIRTY_LWM_PCT 10.0
 #define FL_MAX_DIRTY_PCT 90.0
 #define FL_AVG_LOOPS 30
+#define FL_LSN_SCAN_FACTOR 3 /* buf_flush_lsn_scan_factor: pages_for_lsn's window (seconds of redo) and divisor */
 #define DBLWR_PAGES 128 /* innodb_doublewrite_pages (MySQL 8.4-9.x): writes batched through the doublewrite buffer */
 
 /* MySQL's flush-list batch, due at now_ms (lru_t.fl_batch pages, or fl_io's adaptive size; innodb_lru.h). */

@@ -156,13 +156,15 @@ void sim_flush(lru_t *m) {
 
 int sim_track_dirty(lru_t *m) {
     m->dirty = calloc(m->n_alloc, 1);
+    m->dirty_ms = calloc(m->n_alloc, sizeof(float));
     m->fl_prev = malloc(m->n_alloc * sizeof(uint32_t));
     m->fl_next = malloc(m->n_alloc * sizeof(uint32_t));
-    return m->dirty && m->fl_prev && m->fl_next ? 0 : -1;
+    return m->dirty && m->dirty_ms && m->fl_prev && m->fl_next ? 0 : -1;
 }
 
 void sim_free(lru_t *m) {
     free(m->dirty);
+    free(m->dirty_ms);
     free(m->fl_prev);
     free(m->fl_next);
     free(m->prev);

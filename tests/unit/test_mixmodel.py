@@ -417,9 +417,11 @@ def test_the_mix_rules_apply_to_mysql_only():
 
 
 @pytest.mark.parametrize("n_dirty,io_capacity,left", [
-    (30, 10_000, 20),  # 5% of the pool dirty, under the lwm: pages_for_lsn alone, (0 + 0 + 30) / 3
-    (120, 200, 66),  # 20%: (200 x 20 x 100 / 91 / 100 + 0 + 120) / 3 = 54 written
-    (120, 10_000, 0),  # 8.4's io capacity: (2,198 + 120) / 3 is more than are dirty
+    # the first batch of a restarted server: avg_page_rate and lsn_avg_rate are 0 until 30 batches
+    # averaged them, so pages_for_lsn is the oldest page alone, / 3, at least 1
+    (30, 10_000, 30),  # 5% of the pool dirty, under the lwm: (0 + 0 + 1) / 3 = 0 written
+    (120, 200, 106),  # 20%: pct_for_dirty 21, (PCT_IO 42 + 0 + 1) / 3 = 14 written
+    (120, 10_000, 0),  # 8.4's io capacity: (2,100 + 0 + 1) / 3 is more than are dirty
 ])
 def test_the_adaptive_flush_list_batch_follows_the_dirty_pages_and_the_io_capacity(n_dirty, io_capacity, left):
     # n_dirty pages written, then reads of other pages (no eviction: 520 pages in a pool of 600) until
