@@ -87,8 +87,8 @@ typedef struct {
     /* Dirty pages inside the pool (a mix's writes; NULL: none is ever dirty). The flush list
      * (fl_prev/fl_next, oldest first) holds them in the order they turned dirty. */
     uint8_t *dirty;
-    float *dirty_ms;                 /* when each dirty page turned dirty (its oldest_modification, in time) */
-    double now_ms;                   /* the clock of the reference being simulated (set_dirty stamps it) */
+    float *dirty_ms; /* when each dirty page turned dirty (its oldest_modification, in time) */
+    double now_ms;   /* the clock of the reference being simulated (set_dirty stamps it) */
     uint32_t *fl_prev, *fl_next;
     uint32_t fl_head, fl_tail;
     uint64_t n_dirty, dirty_evicted; /* dirty now; evicted dirty (each written first) */
