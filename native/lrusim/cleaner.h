@@ -51,12 +51,12 @@ void flush_list_tick(lru_t *m, double now_ms);
 /* Run the timed batch, or the recorded ones, and the flush-list batch if due at now_ms (before
  * the access at now_ms). */
 static inline void cleaner_due(lru_t *m, double now_ms) {
-    if ((m->fl_batch || m->fl_io) && now_ms >= m->fl_next_ms)
-        flush_list_tick(m, now_ms);
     if (m->i_seen < m->n_seen && now_ms >= (double)m->seen[2 * m->i_seen] * m->ms_per_query)
         cleaner_replay(m, now_ms);
     if (m->tick_depth && (now_ms >= m->tick_next_ms || m->wake))
-        cleaner_tick(m, now_ms);
+        cleaner_tick(m, now_ms); /* the LRU batch first, as the page cleaner's loop runs it */
+    if ((m->fl_batch || m->fl_io) && now_ms >= m->fl_next_ms)
+        flush_list_tick(m, now_ms);
 }
 
 #endif /* LOADGEN_LRUSIM_CLEANER_H */
