@@ -155,6 +155,41 @@ class FreeFrames:
         return self.samples
 
 
+class LruTail:
+    """The LRU list's tail sampled every period_s while the run goes (MySQL: INNODB_BUFFER_PAGE_LRU,
+    whose LRU_POSITION 0 is the tail): [{t, dirty, lsn, tail: [[position, space, page, type,
+    oldest_modification], ...]}] with the pool's dirty pages and log_lsn_current, so a dirty page at
+    the tail can be dated (its oldest modification against the LSN of the samples) and followed back
+    through the samples (docs/capture.md, "The flush list's batch as MySQL sizes it")."""
+
+    def __init__(self, server, depth: int = 300, period_s: float = 1.0):
+        self.conn, self.depth, self.period_s, self.samples = server.connect(), depth, period_s, []
+        self.stop = threading.Event()
+        self.t0 = time.monotonic()
+        self.thread = threading.Thread(target=self._poll, daemon=True)
+        self.thread.start()
+
+    def _poll(self) -> None:
+        while not self.stop.is_set():
+            t = round(time.monotonic() - self.t0, 2)
+            rows = db.query_all(self.conn, "SELECT LRU_POSITION, SPACE, PAGE_NUMBER, PAGE_TYPE, OLDEST_MODIFICATION "
+                                           "FROM information_schema.INNODB_BUFFER_PAGE_LRU "
+                                           f"WHERE LRU_POSITION < {int(self.depth)}")
+            dirty = db.query_all(self.conn, "SHOW GLOBAL STATUS LIKE 'Innodb_buffer_pool_pages_dirty'")
+            lsn = db.query_all(self.conn, "SELECT COUNT FROM information_schema.INNODB_METRICS "
+                                          "WHERE NAME = 'log_lsn_current'")
+            self.samples.append({"t": t, "dirty": int(dirty[0][1]) if dirty else None,
+                                 "lsn": int(lsn[0][0]) if lsn else None,
+                                 "tail": [[int(a), int(b), int(c), str(d), int(e or 0)] for a, b, c, d, e in rows]})
+            self.stop.wait(self.period_s)
+
+    def close(self) -> list:
+        self.stop.set()
+        self.thread.join()
+        self.conn.close()
+        return self.samples
+
+
 def lru_moves(server) -> dict[str, int]:
     """The LRU's moves so far (information_schema.INNODB_BUFFER_POOL_STATS, both servers): old
     pages made young (accessed after innodb_old_blocks_time), not made young (within it), and the
@@ -190,7 +225,7 @@ def resident(server) -> dict[str, dict[str, int]]:
 
 
 def measure(server, script: str, dist: str, rows: int, events: int, pool: int, work: Path, n: int,
-            buffering: str | None = None, run_args: tuple = ()) -> dict:
+            buffering: str | None = None, run_args: tuple = (), lru_tail: int = 0) -> dict:
     docker = server.provider == "docker"
     tag = f"{script}-{dist}-{pool >> 20}M-{n}"
     log = Path(f"/tmp/general-{tag}.log") if docker else server.files_dir / f"general-{tag}.log"
@@ -206,11 +241,13 @@ def measure(server, script: str, dist: str, rows: int, events: int, pool: int, w
     before, files_before, moves_before = pages_read(server), file_reads(server), lru_moves(server)
     sql(server, f"SET GLOBAL general_log_file = '{log}'", "SET GLOBAL general_log = ON")
     frames = FreeFrames(server)
+    tail = LruTail(server, lru_tail) if lru_tail and docker else None  # MySQL's INNODB_BUFFER_PAGE_LRU
     t0 = time.monotonic()
     sysbench(server, script, "run", f"--table-size={rows}", f"--rand-type={dist}", f"--events={events}",
              "--time=0", "--threads=1", "--rand-seed=1", *run_args)
     run_s = time.monotonic() - t0
     free = [(t, f, d, r - before, *rest) for t, f, d, r, *rest in frames.close()]  # reads since the run's start
+    tail_samples = tail.close() if tail else None
     sql(server, "SET GLOBAL general_log = OFF")
     original = pages_read(server) - before
     moves = {k: v - moves_before.get(k, 0) for k, v in lru_moves(server).items()}
@@ -240,7 +277,8 @@ def measure(server, script: str, dist: str, rows: int, events: int, pool: int, w
                                                                           / max(original, 1), 1),
             "file_reads": files, "page_types": types, "run_s": round(run_s, 2), "purge": purge, "flush": flushed,
             "counters": counters, "free_frames": free, "lru_moves": moves, "resident": held, "trace": str(trace),
-            "predict": str(work / f"{tag}.predict.json"), "change_buffering": pred.get("change_buffering")}
+            "predict": str(work / f"{tag}.predict.json"), "change_buffering": pred.get("change_buffering"),
+            "lru_tail": tail_samples}
 
 
 def main() -> None:
@@ -258,6 +296,8 @@ def main() -> None:
                     help="MySQL's innodb_change_buffering for the runs (set after each restart); default: the server's")
     ap.add_argument("--run-args", default="",
                     help="more sysbench options for the runs, space-separated (--delete_inserts=0: updates only)")
+    ap.add_argument("--lru-tail", type=int, default=0,
+                    help="MySQL: sample this many pages at the LRU tail each second while each run goes (0: none)")
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
     work, pools, server = bench_setup(a, "capture-rw-")
@@ -269,7 +309,7 @@ def main() -> None:
                 for script in a.scripts.split(","):
                     for dist in a.dists.split(","):
                         r = measure(server, script, dist, a.rows, a.events, pool, work, n, a.change_buffering,
-                                    tuple(a.run_args.split()))
+                                    tuple(a.run_args.split()), a.lru_tail)
                         print(json.dumps(r), flush=True)
                         out.append(r)
                         Path(a.out).write_text(json.dumps(out, indent=1))

@@ -46,7 +46,8 @@ MYSQL_IO_CAPACITY = 10_000
 def adaptive_args(pool) -> dict:
     """MixStream's keywords for a MySQL pool with no run to take the flush-list rate from (a captured
     trace): the dirty tail (kernel_args) and the flush-list batch MySQL's adaptive flushing sizes
-    each second from the dirty pages and innodb_io_capacity (native/lrusim/cleaner.c adaptive_batch);
+    each second from the dirty pages and innodb_io_capacity (native/lrusim/cleaner.c adaptive_batch:
+    for a restarted server's first 30 s nothing under 10% of the pool dirty, everything over it);
     none on MariaDB. Captured oltp_read_write at 16M (bench/capture_rw.py, 5 runs): the server's
     flush list wrote 53-58 pages a second, and the model without the dirty tail was -3.1 .. -14.0%."""
     clean_scan, _ = kernel_args(pool)

@@ -153,27 +153,42 @@ void cleaner_replay(lru_t *m, double now_ms) {
 }
 
 /* The pages a flush-list batch writes where no run gives its rate (fl_io: innodb_io_capacity), as
- * MySQL 8.0-9.x's page_cleaner_flush_pages_recommendation sizes it: (PCT_IO(pct_for_dirty) +
- * avg_page_rate + pages_for_lsn) / 3, at most innodb_io_capacity_max (2 x). pct_for_dirty
- * (af_get_pct_for_dirty): none below innodb_max_dirty_pages_pct_lwm (10%) of the pool dirty, else
- * dirty_pct x 100 / (innodb_max_dirty_pages_pct (90) + 1). pages_for_lsn, the dirty pages older than
- * the oldest one's LSN plus 3 seconds of redo (buf_flush_lsn_scan_factor), is taken as every dirty
- * page: the batch writes each second, so none is older than a few seconds (redo is not modelled,
- * nor pct_for_lsn, 0 while the redo log is far from full). avg_page_rate: the pages written a
- * second, averaged with its last value every innodb_flushing_avg_loops (30) batches. */
+ * MySQL 8.0-9.x's page_cleaner_flush_pages_recommendation sizes it, in its integer arithmetic:
+ * (PCT_IO(pct_for_dirty) + avg_page_rate + pages_for_lsn) / 3, at most innodb_io_capacity_max (2 x).
+ * pct_for_dirty (af_get_pct_for_dirty): none below innodb_max_dirty_pages_pct_lwm (10%) of the pool
+ * dirty, else dirty_pct x 100 / (innodb_max_dirty_pages_pct (90) + 1). pages_for_lsn: the dirty pages
+ * whose oldest_modification is at most the oldest one's plus lsn_avg_rate x buf_flush_lsn_scan_factor
+ * (3), DIVIDED by that factor, at least 1. avg_page_rate and lsn_avg_rate are both averaged with
+ * their last value only every innodb_flushing_avg_loops (30) batches, from 0: for a restarted
+ * server's first 30 seconds the window is the oldest page alone and the batch is PCT_IO / 3, so
+ * under the lwm the flush list writes nothing and the dirty pages stay until the LRU batch meets
+ * them at the tail. The redo is taken as written evenly in time, the window as 3 seconds times
+ * lsn_avg_rate's share of the rate (fl_lsn_w: 0, then 1/2, 3/4, ...); pct_for_lsn is not modelled
+ * (0 while the redo log is far from full). */
 static uint64_t adaptive_batch(lru_t *m) {
     double dirty_pct = 100.0 * (double)m->n_dirty / (double)(m->pool_pages ? m->pool_pages : 1);
-    double pct = dirty_pct >= FL_DIRTY_LWM_PCT ? dirty_pct * 100.0 / (FL_MAX_DIRTY_PCT + 1.0) : 0.0;
-    double n = ((double)m->fl_io * (pct < 100.0 ? pct : 100.0) / 100.0 + m->fl_avg + (double)m->n_dirty) / 3.0;
-    double cap = 2.0 * (double)m->fl_io;
+    uint64_t pct = dirty_pct >= FL_DIRTY_LWM_PCT ? (uint64_t)(dirty_pct * 100.0 / (FL_MAX_DIRTY_PCT + 1.0)) : 0;
+    uint64_t pct_io = (uint64_t)((double)m->fl_io * ((double)(pct < 100 ? pct : 100) / 100.0));
+    uint64_t for_lsn = 0;
+    if (m->fl_head != NIL) {
+        double limit = (double)m->dirty_ms[m->fl_head] + FL_LSN_SCAN_FACTOR * FLUSH_PERIOD_MS * m->fl_lsn_w;
+        for (uint32_t p = m->fl_head; p != NIL && (double)m->dirty_ms[p] <= limit; p = m->fl_next[p])
+            for_lsn++;
+    }
+    for_lsn /= FL_LSN_SCAN_FACTOR;
+    for_lsn = for_lsn < 1 ? 1 : for_lsn;
+    uint64_t cap = 2 * m->fl_io; /* innodb_io_capacity_max */
+    for_lsn = for_lsn < 2 * cap ? for_lsn : 2 * cap;
+    uint64_t n = (pct_io + (uint64_t)m->fl_avg + for_lsn) / 3;
     n = n < cap ? n : cap;
-    m->fl_sum += n < (double)m->n_dirty ? n : (double)m->n_dirty;
+    m->fl_sum += (double)(n < m->n_dirty ? n : m->n_dirty);
     if (++m->fl_loops >= FL_AVG_LOOPS) {
-        m->fl_avg = (m->fl_sum / (double)m->fl_loops + m->fl_avg) / 2.0;
+        m->fl_avg = (double)(uint64_t)((m->fl_sum / (double)m->fl_loops + m->fl_avg) / 2.0);
+        m->fl_lsn_w = (m->fl_lsn_w + 1.0) / 2.0;
         m->fl_sum = 0.0;
         m->fl_loops = 0;
     }
-    return (uint64_t)n;
+    return n;
 }
 
 /* MySQL's flush-list batch, once a second (buf_flush_page_coordinator_thread): the page cleaner

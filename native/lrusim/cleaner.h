@@ -42,6 +42,7 @@ void cleaner_replay(lru_t *m, double now_ms);
 #define FL_DIRTY_LWM_PCT 10.0
 #define FL_MAX_DIRTY_PCT 90.0
 #define FL_AVG_LOOPS 30
+#define FL_LSN_SCAN_FACTOR 3 /* buf_flush_lsn_scan_factor: pages_for_lsn's window (seconds of redo) and divisor */
 #define DBLWR_PAGES 128 /* innodb_doublewrite_pages (MySQL 8.4-9.x): writes batched through the doublewrite buffer */
 
 /* MySQL's flush-list batch, due at now_ms (lru_t.fl_batch pages, or fl_io's adaptive size; innodb_lru.h). */
@@ -50,12 +51,12 @@ void flush_list_tick(lru_t *m, double now_ms);
 /* Run the timed batch, or the recorded ones, and the flush-list batch if due at now_ms (before
  * the access at now_ms). */
 static inline void cleaner_due(lru_t *m, double now_ms) {
-    if ((m->fl_batch || m->fl_io) && now_ms >= m->fl_next_ms)
-        flush_list_tick(m, now_ms);
     if (m->i_seen < m->n_seen && now_ms >= (double)m->seen[2 * m->i_seen] * m->ms_per_query)
         cleaner_replay(m, now_ms);
     if (m->tick_depth && (now_ms >= m->tick_next_ms || m->wake))
-        cleaner_tick(m, now_ms);
+        cleaner_tick(m, now_ms); /* the LRU batch first, as the page cleaner's loop runs it */
+    if ((m->fl_batch || m->fl_io) && now_ms >= m->fl_next_ms)
+        flush_list_tick(m, now_ms);
 }
 
 #endif /* LOADGEN_LRUSIM_CLEANER_H */

@@ -173,6 +173,7 @@ void set_dirty(lru_t *m, uint32_t p) { /* buf_flush_insert_into_flush_list */
     if (m->dirty[p])
         return;
     m->dirty[p] = 1;
+    m->dirty_ms[p] = (float)m->now_ms;
     m->n_dirty++;
     m->fl_prev[p] = m->fl_tail;
     m->fl_next[p] = NIL;

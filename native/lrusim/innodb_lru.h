@@ -87,6 +87,8 @@ typedef struct {
     /* Dirty pages inside the pool (a mix's writes; NULL: none is ever dirty). The flush list
      * (fl_prev/fl_next, oldest first) holds them in the order they turned dirty. */
     uint8_t *dirty;
+    float *dirty_ms; /* when each dirty page turned dirty (its oldest_modification, in time) */
+    double now_ms;   /* the clock of the reference being simulated (set_dirty stamps it) */
     uint32_t *fl_prev, *fl_next;
     uint32_t fl_head, fl_tail;
     uint64_t n_dirty, dirty_evicted; /* dirty now; evicted dirty (each written first) */
@@ -102,6 +104,7 @@ typedef struct {
     uint64_t fl_batch;       /* pages a flush-list batch writes (cleaner.h flush_list_tick); 0: none */
     uint64_t fl_io;          /* innodb_io_capacity: the batch sized as MySQL's adaptive flushing does (0: fl_batch) */
     double fl_avg, fl_sum;   /* its avg_page_rate, and the pages written since it was last averaged */
+    double fl_lsn_w;         /* lsn_avg_rate over the redo rate: 0 until the first averaging, then (w + 1) / 2 */
     uint64_t fl_loops;       /* batches since then (innodb_flushing_avg_loops of them average it) */
     double fl_next_ms;
     /* Pinned pages (a miniature's hot pages above the leaves, mix.h mix_pin; NULL: none): pin[p]

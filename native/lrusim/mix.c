@@ -26,6 +26,7 @@ int mix_begin(mix_state_t *s, const sim_cfg_t *c, const lru_params_t *p, uint64_
 /* One reference to simulated page pg at now_ms (the clock already moved for its operation). */
 static inline void mix_ref(mix_state_t *s, uint32_t pg, uint8_t fl, double now_ms) {
     lru_t *m = &s->m;
+    m->now_ms = now_ms;
     if ((fl & MIX_BUFFER) && ibuf_take(&s->ib, m, pg, fl & MIX_PURGE))
         return; /* buffered: the leaf is not read */
     if ((fl & MIX_NEW) && !m->resident[pg]) {
@@ -61,6 +62,7 @@ void mix_feed(mix_state_t *s, const uint32_t *pages, const uint8_t *flags, uint6
     for (uint64_t i = 0; i < n; i++) {
         if (flags[i] & MIX_OP) {
             now_ms += ms_per_query;
+            s->m.now_ms = now_ms;
             if (s->ib.max_entries)
                 ibuf_tick(&s->ib, &s->m, now_ms);
         }
@@ -86,6 +88,7 @@ int mix_pin(mix_state_t *s, const uint8_t *cand, uint64_t n, double share) {
  * clock's cleaner, the count, the page dirtied); ibuf is MySQL's, whose pools are never miniatures. */
 static inline void pinned_ref(lru_t *m, uint32_t q, uint8_t fl, double now_ms) {
     cleaner_due(m, now_ms);
+    m->now_ms = now_ms;
     m->refs++;
     if ((fl & MIX_WRITE) && !m->dirty[q])
         set_dirty(m, q);

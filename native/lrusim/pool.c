@@ -78,7 +78,11 @@ int sim_init(lru_t *m, const sim_cfg_t *c, uint64_t n_pages, uint64_t leaf_pages
     m->fl_io = c->fl_io;
     m->fl_avg = m->fl_sum = 0.0;
     m->fl_loops = 0;
-    m->fl_next_ms = FLUSH_PERIOD_MS;
+    /* the page cleaner's loop runs its timed LRU batch and then, at once, the flush-list batch
+     * (pc_flush_slot: buf_flush_LRU_list, then buf_flush_do_batch(BUF_FLUSH_LIST)): the flush list
+     * keeps the timed batch's phase, so the LRU batch meets a second's dirty pages, not the
+     * phase's; cleaner_due runs the two in that order */
+    m->fl_next_ms = m->tick_depth && c->tick_period_ms > 0 && c->tick_phase_ms > 0 ? c->tick_phase_ms : FLUSH_PERIOD_MS;
     m->fl_head = m->fl_tail = NIL;
     /* the collapse skips time between accesses, where a timed batch may land */
     m->collapse = collapse && !m->tick_depth && !m->n_seen;
@@ -156,13 +160,15 @@ void sim_flush(lru_t *m) {
 
 int sim_track_dirty(lru_t *m) {
     m->dirty = calloc(m->n_alloc, 1);
+    m->dirty_ms = calloc(m->n_alloc, sizeof(float));
     m->fl_prev = malloc(m->n_alloc * sizeof(uint32_t));
     m->fl_next = malloc(m->n_alloc * sizeof(uint32_t));
-    return m->dirty && m->fl_prev && m->fl_next ? 0 : -1;
+    return m->dirty && m->dirty_ms && m->fl_prev && m->fl_next ? 0 : -1;
 }
 
 void sim_free(lru_t *m) {
     free(m->dirty);
+    free(m->dirty_ms);
     free(m->fl_prev);
     free(m->fl_next);
     free(m->prev);

@@ -417,9 +417,11 @@ def test_the_mix_rules_apply_to_mysql_only():
 
 
 @pytest.mark.parametrize("n_dirty,io_capacity,left", [
-    (30, 10_000, 20),  # 5% of the pool dirty, under the lwm: pages_for_lsn alone, (0 + 0 + 30) / 3
-    (120, 200, 66),  # 20%: (200 x 20 x 100 / 91 / 100 + 0 + 120) / 3 = 54 written
-    (120, 10_000, 0),  # 8.4's io capacity: (2,198 + 120) / 3 is more than are dirty
+    # the first batch of a restarted server: avg_page_rate and lsn_avg_rate are 0 until 30 batches
+    # averaged them, so pages_for_lsn is the oldest page alone, / 3, at least 1
+    (30, 10_000, 30),  # 5% of the pool dirty, under the lwm: (0 + 0 + 1) / 3 = 0 written
+    (120, 200, 106),  # 20%: pct_for_dirty 21, (PCT_IO 42 + 0 + 1) / 3 = 14 written
+    (120, 10_000, 0),  # 8.4's io capacity: (2,100 + 0 + 1) / 3 is more than are dirty
 ])
 def test_the_adaptive_flush_list_batch_follows_the_dirty_pages_and_the_io_capacity(n_dirty, io_capacity, left):
     # n_dirty pages written, then reads of other pages (no eviction: 520 pages in a pool of 600) until
@@ -433,6 +435,23 @@ def test_the_adaptive_flush_list_batch_follows_the_dirty_pages_and_the_io_capaci
     assert sim.dirty_at_end == left and sim.misses == 520 and sim.dirty_evicted == 0
     # no io capacity and no rate: nothing is written
     assert native.lrusim_mix(pages, flags, *slow, 0, 0.0, 1000.0, 1, 100, 0).dirty_at_end == n_dirty
+
+
+def test_the_adaptive_batch_writes_under_the_lwm_only_once_30_batches_averaged_the_redo_rate():
+    # a page dirtied every 100 ms, none twice, in a pool whose 10% lwm is never reached: for 30 batches
+    # lsn_avg_rate is 0, pages_for_lsn the oldest page alone (1 / 3 -> 1, (0 + 0 + 1) / 3 = 0 written);
+    # the 30th averages it to half the rate, the window opens to 1.5 s of pages (15 / 3 = 5), and from
+    # then on the batch writes (0 + 0 + 5) / 3 = 1 page a second
+    def run(seconds):
+        pages = np.arange(seconds * 10, dtype=np.uint32)
+        flags = np.full(len(pages), mp.OP | mp.WRITE, dtype=np.uint8)
+        cfg = (700, 0, 600, 6_000, 37.0, 0.0, 100.0) + POOL[7:]
+        return native.lrusim_mix(pages, flags, *cfg, 0, 0.0, 1000.0, 1, 100, 0, fl_io=10_000)
+
+    assert run(29).dirty_at_end == 290  # nothing written yet
+    late = run(40)
+    assert late.misses == 400 and late.dirty_evicted == 0
+    assert 400 - late.dirty_at_end == 9  # one a batch from the 31st on (the last op at 39.9 s: 31 .. 39 s)
 
 
 def test_a_traces_mysql_pool_takes_the_adaptive_batch_and_the_servers_io_capacity():
