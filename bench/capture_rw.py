@@ -119,7 +119,28 @@ def all_counters(server, enable: bool = False) -> dict[str, int]:
     return out
 
 
-class FreeFrames:
+class Poller:
+    """A server polled on a thread of its own every period_s while the run goes (_poll appends to
+    samples until stop is set); close() stops it and returns the samples."""
+
+    def __init__(self, server, period_s: float):
+        self.conn, self.period_s, self.samples = server.connect(), period_s, []
+        self.stop = threading.Event()
+        self.t0 = time.monotonic()
+        self.thread = threading.Thread(target=self._poll, daemon=True)
+        self.thread.start()
+
+    def _poll(self) -> None:
+        raise NotImplementedError
+
+    def close(self) -> list:
+        self.stop.set()
+        self.thread.join()
+        self.conn.close()
+        return self.samples
+
+
+class FreeFrames(Poller):
     """Innodb_buffer_pool_pages_free, _data and Innodb_pages_read polled every period_s while the run
     goes: the frames the page cleaner keeps free under writes and the pages read so far, over time
     ([(s, free, data, read, undo, system, created), ...]; read is the server's counter, not a delta;
@@ -127,11 +148,7 @@ class FreeFrames:
     created: Innodb_pages_created, the server's counter)."""
 
     def __init__(self, server, period_s: float = 0.25):
-        self.conn, self.period_s, self.samples = server.connect(), period_s, []
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self._poll, daemon=True)
-        self.t0 = time.monotonic()
-        self.thread.start()
+        super().__init__(server, period_s)
 
     def _poll(self) -> None:
         while not self.stop.is_set():
@@ -148,14 +165,8 @@ class FreeFrames:
                                  int(rows["Innodb_pages_created"])))
             self.stop.wait(self.period_s)
 
-    def close(self) -> list:
-        self.stop.set()
-        self.thread.join()
-        self.conn.close()
-        return self.samples
 
-
-class LruTail:
+class LruTail(Poller):
     """The LRU list's tail sampled every period_s while the run goes (MySQL: INNODB_BUFFER_PAGE_LRU,
     whose LRU_POSITION 0 is the tail): [{t, dirty, lsn, tail: [[position, space, page, type,
     oldest_modification], ...]}] with the pool's dirty pages and log_lsn_current, so a dirty page at
@@ -163,11 +174,8 @@ class LruTail:
     through the samples (docs/capture.md, "The flush list's batch as MySQL sizes it")."""
 
     def __init__(self, server, depth: int = 300, period_s: float = 1.0):
-        self.conn, self.depth, self.period_s, self.samples = server.connect(), depth, period_s, []
-        self.stop = threading.Event()
-        self.t0 = time.monotonic()
-        self.thread = threading.Thread(target=self._poll, daemon=True)
-        self.thread.start()
+        self.depth = depth  # before the thread starts: _poll reads it
+        super().__init__(server, period_s)
 
     def _poll(self) -> None:
         while not self.stop.is_set():
@@ -182,12 +190,6 @@ class LruTail:
                                  "lsn": int(lsn[0][0]) if lsn else None,
                                  "tail": [[int(a), int(b), int(c), str(d), int(e or 0)] for a, b, c, d, e in rows]})
             self.stop.wait(self.period_s)
-
-    def close(self) -> list:
-        self.stop.set()
-        self.thread.join()
-        self.conn.close()
-        return self.samples
 
 
 def lru_moves(server) -> dict[str, int]:
