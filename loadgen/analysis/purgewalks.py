@@ -133,7 +133,7 @@ class Sweeps:
         next once-a-second walk (sweeps_due's int(k * every)): then the walk after its batch reads
         its header (undomodel.purge_refs' header), else the once-a-second walk does. None where
         there are no walks, and on MySQL (its walks follow the batches: TRUNCATE_BATCHES)."""
-        if not self.every or self.seen is not None:
+        if not self.every or self.first_at is not None:
             return None
         nxt = np.floor(at / self.every + 1) * self.every
         return at + lag < nxt
