@@ -445,7 +445,7 @@ def predict(run: dict, own_undo: bool = True) -> dict | None:
     walk_ops = measured_sweep_ops(run, flavor, done) if spec.writes and own_undo else None
     walks_from = "fit" if walk_ops is None else "run"
     walk_ops = sweep_ops_of(flavor, pool.qps, txns_per_op) if walk_ops is None else walk_ops
-    buffers, lag = changebuf.buffered_kinds(run), measured_purge_lag(run, flavor, done) if own_undo else None
+    buffers, lag = changebuf.buffered_kinds(run), measured_purge_lag(run, done) if own_undo else None
     trace = build_trace(spec, space, scheduled_positions(run, spec), done, index_columns(tables),
                         prefetch=RANGE_PREFETCH and flavor == "mariadb", rsegs_at_start=held,
                         stepped=stepped_columns(tables), sweep_ops=walk_ops, buffers=buffers, purge_lag=lag)

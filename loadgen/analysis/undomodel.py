@@ -201,7 +201,7 @@ def measured_sweep_ops(run: dict, flavor: str, done: int) -> float | None:
     return done / walks if walks else 0.0
 
 
-def measured_purge_lag(run: dict, flavor: str, done: int) -> float | None:
+def measured_purge_lag(run: dict, done: int) -> float | None:
     """Ops from a write to purge's work on it as the run's own server ran purge: done over INNODB_METRICS
     purge_invoked (buffer_pool.flush.purge_batches; each batch purges what was committed since the last:
     MySQL 253 a second in sysbench-oltp-rw at 16M; MariaDB 2-10, 65-408 ops apart at 136-3,626 q/s,

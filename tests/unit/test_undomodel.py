@@ -337,8 +337,8 @@ def test_a_result_files_counters_that_are_not_counts_are_ignored_not_trusted():
     for bad in ("12", None, -3, True, float("nan"), float("inf"), [1]):
         run = {"buffer_pool": {"flush": {"purge_truncations": bad, "purge_batches": bad, "pages_created": bad}}}
         assert um.measured_sweep_ops(run, "mysql", 20_000) is None
-        assert um.measured_purge_lag(run, "mysql", 20_000) is None
-    assert um.measured_purge_lag({"buffer_pool": {"flush": {"purge_batches": 400.0}}}, "mysql", 20_000) == 50.0
+        assert um.measured_purge_lag(run, 20_000) is None
+    assert um.measured_purge_lag({"buffer_pool": {"flush": {"purge_batches": 400.0}}}, 20_000) == 50.0
 
 
 def test_a_walk_before_a_segments_first_write_creates_its_header():
