@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import struct
 import sys
 from array import array
@@ -117,6 +118,18 @@ def _binary_chunks(path) -> Iterator[array]:
             yield a
 
 
+# What a bad line may show of itself: a number that is not an integer ("1.5", "-3e6", "0x1f").
+# A trace may be a symlink a pull request planted to a file that is not a trace (a key,
+# /etc/shadow): any other line is named by its length, so none of its text reaches a CI log.
+_SHOWN_LINE = re.compile(rb"[0-9a-fA-FxX.eE+-]{1,24}")
+
+
+def _shown(line: bytes) -> str:
+    if _SHOWN_LINE.fullmatch(line):
+        return repr(line.decode("ascii"))
+    return f"a line of {len(line):,} characters"
+
+
 def _text_chunks(path) -> Iterator[array]:
     a = array("Q")
     with open(path, "rb") as f:
@@ -129,8 +142,7 @@ def _text_chunks(path) -> Iterator[array]:
             except ValueError:
                 if b"\x00" in s:
                     raise _fail(path, f"line {lineno}: binary data") from None
-                shown = s[:40].decode("utf-8", "replace")
-                raise _fail(path, f"line {lineno}: {shown!r} is not an integer key") from None
+                raise _fail(path, f"line {lineno}: {_shown(s)} is not an integer key") from None
             a.append(0 if k < 0 else min(k, U64_MAX))
             if len(a) >= CHUNK_KEYS:
                 yield a

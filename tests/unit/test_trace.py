@@ -50,6 +50,19 @@ def test_bad_traces_are_one_line_errors(tmp_path, content, needle):
     assert needle in str(err.value) and "\n" not in str(err.value)
 
 
+@pytest.mark.parametrize("line,shown", [(b"1.5", "'1.5'"), (b"-3e6", "'-3e6'"), (b"0x1f", "'0x1f'"),
+                                         (b"root:$y$j9T$secret:20228:0:99999:7:::", "a line of 37 characters"),
+                                         (b"fourteen", "a line of 8 characters")])
+def test_a_bad_line_shows_a_number_and_never_other_text(tmp_path, line, shown):
+    # a trace may be a planted symlink (/etc/shadow, a key): only a number-like line is echoed
+    p = tmp_path / "keys"
+    p.write_bytes(b"12\n" + line + b"\n")
+    with pytest.raises(UsageError) as err:
+        trace.scan(p, 1, 100)
+    assert f"line 2: {shown} is not an integer key" in str(err.value)
+    assert b"secret" not in str(err.value).encode() and b"fourteen" not in str(err.value).encode()
+
+
 def test_cli_bad_trace_exits_2_without_traceback(tmp_path):
     p = tmp_path / "bad"
     p.write_bytes(b"\x00\x01\x02" * 100)
