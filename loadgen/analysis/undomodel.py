@@ -188,17 +188,34 @@ def sweep_ops_of(flavor: str, qps: float, txns_per_op: float = 0.0, writes_per_t
     return float(every_s * qps) if every_s else 0.0
 
 
+# MySQL's k-th walk of a run falls at about its (128 k)-th purge batch (srv_do_purge truncates every
+# innodb_purge_rseg_truncate_frequency batches, counted from the server's start; a run begins just
+# after the cold restart and its few batches). The walks counted were floor(batches / 128) in 35 of
+# the 48 stored and new MySQL runs that record both (branch mysqlrw3: docs/data/mixruns, ycsbd,
+# mysqlrw3); one more in three (18 for 2,303, 15 for 1,914, 7 for 893: a walk a few batches before
+# the multiple) and in the ten insert-only ycsb-d/e runs (one walk at 117-126 batches; the model
+# walks only where history was written). So measured_sweep_ops spaces the walks by the batches
+# where the two agree to a walk. Spaced by the walks' count (ops / walks), the k-th fell at
+# k x ops / walks: one walk fewer than the server's (the last on the run's last op), 384 pages short
+# at 16M.
 def measured_sweep_ops(run: dict, flavor: str, done: int) -> float | None:
     """Ops between purge's walks as the run's own server counted them (MySQL: INNODB_METRICS
     purge_truncate_history_count over the run, buffer_pool.flush.purge_truncations), in place of
     sweep_ops_of's fitted batch rate; None where the run did not record it, or for MariaDB (whose
-    walks follow the clock, PURGE_SWEEP_S). A run that counted no walk while it wrote has none (0)."""
+    walks follow the clock, PURGE_SWEEP_S). A run that counted no walk while it wrote has none (0).
+    Where the run counted its purge batches too (purge_invoked), a walk every TRUNCATE_BATCHES of
+    them: the k-th at the run's (128 k)-th batch, as the server's were (the comment above)."""
     if flavor not in TRUNCATE_BATCHES or done <= 0:
         return None
     walks = run_counter(run, "purge_truncations")
     if walks is None:
         return None
-    return done / walks if walks else 0.0
+    if not walks:
+        return 0.0
+    batches = run_counter(run, "purge_batches")
+    if batches and abs(int(batches // TRUNCATE_BATCHES[flavor]) - walks) <= 1:
+        return TRUNCATE_BATCHES[flavor] * done / batches
+    return done / walks
 
 
 def measured_purge_lag(run: dict, done: int) -> float | None:

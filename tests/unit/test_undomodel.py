@@ -188,9 +188,9 @@ def test_a_mysql_insert_writes_its_undo_page_only():
 
 def test_a_mysql_mix_has_truncation_passes_while_its_history_holds_logs():
     """The mix model's MySQL trace: a pass (every rollback segment header and ibtmp1's) every
-    sweep_ops ops while updates leave logs, each ibtmp1 page created at its first touch and
-    read after; an insert-only mix (ycsb-d: MySQL frees an insert's log at commit) has none, as
-    the server read no ibtmp1 page there."""
+    sweep_ops ops while updates leave logs, each ibtmp1 page read (created at its first touch
+    where the segments were held at start, read after); an insert-only mix (ycsb-d: MySQL frees
+    an insert's log at commit) has none, as the server read no ibtmp1 page there."""
     tables = {"usertable": {**TABLES["usertable"]}}
     for preset, passes in (("ycsb-a", 4_000 // 500 - 1), ("ycsb-d", 0)):
         spec = presets.load(preset, rows=20_000, operations=4_000)
@@ -198,8 +198,11 @@ def test_a_mysql_mix_has_truncation_passes_while_its_history_holds_logs():
         pages, flags = mm.build_trace(spec, sp, {}, 4_000, sweep_ops=500.0).arrays()
         temp = (pages >= sp.temp_base) & (pages < sp.temp_base + sp.temp_rsegs)
         assert temp.sum() == passes * sp.temp_rsegs, preset
-        if passes:
-            assert (flags[temp] & mp.NEW > 0).sum() == sp.temp_rsegs  # the first pass only
+        assert not (flags[temp] & mp.NEW).any(), preset  # not held at start (rsegs_at_start): all read
+        if passes:  # held: the first pass makes them, the others read them
+            pages, flags = mm.build_trace(spec, sp, {}, 4_000, sweep_ops=500.0, rsegs_at_start=True).arrays()
+            temp = (pages >= sp.temp_base) & (pages < sp.temp_base + sp.temp_rsegs)
+            assert (flags[temp] & mp.NEW > 0).sum() == sp.temp_rsegs
 
 
 def test_purge_walks_the_headers_once_a_second_only_while_writes_come():
@@ -253,8 +256,15 @@ def test_a_slower_run_reads_more_headers_where_they_do_not_stay():
 def test_mysql_walks_come_from_the_runs_own_count_where_it_has_one():
     """A MySQL run that recorded purge_truncate_history_count walks exactly as often as its server
     did (ops / walks), not at the rate fitted to its q/s; MariaDB's walks follow the clock, and a
-    run without the counter, or the forecast (own_undo=False), keeps the fit."""
+    run without the counter, or the forecast (own_undo=False), keeps the fit. Where it counted its
+    purge batches too, one walk every 128 of them (the k-th at the (128 k)-th batch: the server's
+    walks counted were floor(batches / 128)), while the two agree to a walk."""
     assert um.measured_sweep_ops({"buffer_pool": {"flush": {"purge_truncations": 40}}}, "mysql", 20_000) == 500.0
+    both = {"buffer_pool": {"flush": {"purge_truncations": 16, "purge_batches": 2_154}}}  # a 16M run's
+    every = um.measured_sweep_ops(both, "mysql", 20_000)
+    assert every == 128 * 20_000 / 2_154 and int(20_000 // every) == 16  # ops / walks (1,250) gave 15 before op 20,000
+    odd = {"buffer_pool": {"flush": {"purge_truncations": 16, "purge_batches": 3_000}}}  # 23 walks' batches
+    assert um.measured_sweep_ops(odd, "mysql", 20_000) == 1_250.0  # the two disagree: the walks' count
     assert um.measured_sweep_ops({"buffer_pool": {"flush": {"purge_truncations": 0}}}, "mysql", 20_000) == 0.0
     assert um.measured_sweep_ops({"buffer_pool": {"flush": {}}}, "mysql", 20_000) is None
     assert um.measured_sweep_ops({"buffer_pool": {"flush": {"purge_truncations": 40}}}, "mariadb", 20_000) is None
@@ -345,7 +355,9 @@ def test_a_walk_before_a_segments_first_write_creates_its_header():
     """A chunk's writes are numbered before its walks are placed: a segment first written after a
     walk (in the same chunk) is first touched by the walk, which reads nothing where the headers
     were read at start-up (MySQL 9.7, the shop at 64M and 232 q/s: the model read 151 headers, the
-    server none); where they were not held, the walk reads them, and ibtmp1's are made either way."""
+    server none); where they were not held (a MySQL restart at 16M that left fewer data pages than
+    they are), the walk reads them all, ibtmp1's too: the server's 16M write runs read 128 ibtmp1
+    pages for each walk they counted, the first included (2,031 for 16, 2,295 for 18)."""
     space = _space(rsegs=4, per_page=0.0, temp=3)
     sw = pw.Sweeps.of(space, 40.0)
     sw.used(np.arange(4), np.array([10, 20, 60, 70]))  # segments 2 and 3 first written after the walk at 40
@@ -357,4 +369,4 @@ def test_a_walk_before_a_segments_first_write_creates_its_header():
     cold = pw.Sweeps.of(space, 40.0, held=False)
     cold.used(np.arange(4), np.array([10, 20, 60, 70]))
     _, refs = cold.due(0, 100, [np.array([10, 20, 60, 70])], [np.arange(4)])
-    assert (refs.flags[:7] > 0).tolist() == [False] * 4 + [True] * 3
+    assert not refs.flags.any()  # every header read, ibtmp1's too
