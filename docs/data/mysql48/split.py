@@ -48,7 +48,8 @@ def predict(run, trace, doc, ops=None):
     got.clear()
     limit[0] = ops
     pools = tracegeometry.pools_of([run["pool_bytes"]], "mysql", {"innodb_io_capacity": 10_000}, float(doc["qps"]))
-    p = tracemodel.predict(trace, doc["tables"], pools, "mysql", changebuf.kinds_of("mysql", doc.get("change_buffering")))
+    buffers = changebuf.kinds_of("mysql", doc.get("change_buffering"))
+    p = tracemodel.predict(trace, doc["tables"], pools, "mysql", buffers)
     return p["pools"][0]["pages_read"], got[0]
 
 
@@ -72,8 +73,9 @@ def main() -> None:
                     at4, _ = predict(run, trace, doc, int(count * 4 / run["run_s"]))
                     server4 = min(run["free_frames"], key=lambda r: abs(r[0] - 4))[3]
                     short = f"{server4 - at4:,} of {s - total:,}"
-                print(f"| {name} #{run['run']} ({run['pool_bytes'] >> 20}M) | {run['qps']:,.0f} | {s:,} | {total:,} | "
-                      f"{100 * (total - s) / s:+.1f}% | {st:,}, {d['tables']:,} | {t.get('undo_log', 0)}, {d['undo']} | "
+                print(f"| {name} #{run['run']} ({run['pool_bytes'] >> 20}M) | {run['qps']:,.0f} | {s:,} | {total:,} "
+                      f"| {100 * (total - s) / s:+.1f}% | {st:,}, {d['tables']:,} "
+                      f"| {t.get('undo_log', 0)}, {d['undo']} | "
                       f"{t.get('system_page', 0)}, {d['hdr']} | {short} |")
 
 
