@@ -183,8 +183,8 @@ BOUNDS_PCT = {
     # 323 q/s; -4.0 .. +2.2% from 600), all -8.1 .. -2.4%: 7% / 12%. With MariaDB's LRU batch writing a
     # dirty page and keeping it (branch slowmaria) the 45 stored 10.11 runs from 300 q/s (mixruns'
     # 100k-operation ones too) -4.0 .. +5.9%, all -8.7 .. +3.0%; under 200 q/s +12.8%, +14.9%
-    # stored, +7.6%, +8.2% fresh at 164-175 q/s (a CPU quota on the run and its server), was
-    # +12.1%, +12.4%: still over 7% there
+    # stored, +7.6 .. +11.4% fresh at 133-175 q/s (docs/data/slowmaria: a CPU quota on the run and
+    # its server), were +12.1 .. +16.7%: still over 7% there
     ("mariadb", "sysbench-oltp-rw"): (7, 12),
     ("mysql", "ycsb-a"): (5, 12),  # +1.4 .. +2.4%; all -0.8 .. -6.4% (-4.0 .. -6.8% at 10k operations)
     ("mysql", "ycsb-b"): (5, 15),  # -2.8 .. +0.6%; all -3.9 .. -7.8% (-8.0 .. -10.9% at 10k)
