@@ -485,7 +485,8 @@ def predict(run: dict, own_undo: bool = True) -> dict | None:
         "tables": out_tables,
         "note": "pages_read is the tables' and the undo pages' (system_pages_read: rollback segment headers "
                 "and their undo pages, purge reading them back); dirty_evictions counts pages evicted dirty "
-                "(MariaDB: an upper bound of the LRU flushes); lru_batches, single_flushes: MySQL's",
+                "(MariaDB: the pages its LRU batches wrote, each kept in the pool); lru_batches, "
+                "single_flushes: MySQL's",
     }
     # how far it can be off: reads_low/high on the total and on each table (analysis/intervals.py)
     rel = (span[0] / sim.misses, span[1] / sim.misses) if sim.misses and span[0] != span[1] else None

@@ -200,6 +200,25 @@ def test_kernel_counts_reads_per_page_dirty_evictions_and_creates_without_readin
     assert sim.refs == len(pages)
 
 
+def test_mariadbs_lru_batch_writes_a_dirty_page_and_keeps_it():
+    """MariaDB's batch (buf_flush_LRU_list_batch) writes a dirty page it meets and leaves it in the
+    list, evicting clean pages further up instead; a clean page in its place is evicted. MySQL's
+    batch rules are their own (cleaner.c free_for_read, refill) and do not change."""
+    def page_0_reads(written: bool, ra_rule: int) -> tuple[int, int]:
+        # page 0 first (dirty or not), 24 others: the pool of 20 (batch 16) frees a batch that
+        # reaches page 0 at the tail; then page 0 again
+        pages = np.array([0, *range(1, 25), 0], dtype=np.uint32)
+        flags = np.full(len(pages), mp.OP, dtype=np.uint8)
+        if written:
+            flags[0] |= mp.WRITE
+        sim = native.lrusim_mix(pages, flags, 64, 0, 20, 64, 37.0, 0.0, 1.0, ra_rule=ra_rule, batch=16)
+        return int(np.frombuffer(sim.reads, dtype=np.uint32)[0]), sim.dirty_evicted
+
+    assert page_0_reads(False, 0) == (2, 0)
+    assert page_0_reads(True, 0) == (1, 1)  # written by the batch, still there
+    assert page_0_reads(False, 1) == (2, 0) and page_0_reads(True, 1) == (2, 1)  # MySQL: evicted dirty
+
+
 def test_kernel_rejects_a_page_beyond_the_space():
     with pytest.raises(ValueError, match="below n_pages"):
         native.lrusim_mix(np.array([5], dtype=np.uint32), np.array([mp.OP], dtype=np.uint8), 5, 0, 10, 10, 37.0,
