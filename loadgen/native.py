@@ -177,12 +177,9 @@ class PagezRun:
 
 @dataclass(frozen=True)
 class MemsetRun:
-    """One fresh mapping, then `passes` memsets over it.
-
-    map_step: the mmap (and, with populate, the prefault) before the first pass.
-    anon_huge_kb: growth of AnonHugePages in /proc/self/smaps_rollup over the first pass
-        (None if unreadable); confirms that THP was really used.
-    """
+    """One fresh mapping, then `passes` memsets over it. map_step: the mmap (and, with populate, the
+    prefault) before the first pass; anon_huge_kb: growth of AnonHugePages in /proc/self/smaps_rollup
+    over the first pass (None if unreadable): confirms that THP was really used."""
 
     size: int
     pages: str
@@ -491,6 +488,10 @@ def mixref_path(leaves, out, base: int, all_leaves: int, fanout: int, sizes) -> 
 
 def mixref_walks(lo, hi, pages, flags, first_flag: int, move_flag: int, *path) -> None:
     _load().mixref_walks(lo, hi, pages, flags, first_flag, move_flag, *path)  # walks: path as mixref_path's
+
+
+def mixref_order(op_widths, p_at, p_widths, starts) -> None:
+    _load().mixref_order(op_widths, p_at, p_widths, starts)  # add_ops: each op's and purge piece's first place
 
 
 def mixref_scatter(out_pages, out_flags, cursor, pages, flags, widths, where) -> None:

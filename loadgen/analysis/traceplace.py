@@ -171,8 +171,8 @@ class TracePlan:
         native.trace_place()(np.ascontiguousarray(a), trees, appended, inserted_at, cls, key, length, txn, counts,
                              kept)
         self.inserted_at = int(inserted_at[0])
-        stream = np.full(n, -1, dtype=np.int64)
-        lut = np.full(subs, -1, dtype=np.int64)
+        stream = None  # the records left to numpy, where there are any
+        lut = np.full(subs + 2, -1, dtype=np.int64)  # a class's stream at class + 2 (dropped, numpy's: -1)
         updates, codes = [], None
         for code in np.flatnonzero(counts).tolist():
             t, kind = divmod(code, _SUBS)
@@ -180,12 +180,13 @@ class TracePlan:
             if kind not in _IN_C or (kind == ot.POINT and index != ot.PRIMARY):  # left to numpy
                 if codes is None:
                     codes = a["tree"].astype(np.int64) * _SUBS + a["kind"]
+                    stream = np.full(n, -1, dtype=np.int64)
                 self._place_group(a, np.flatnonzero(codes == code), t, kind, stream, key, length)
                 continue
             got = int(kept[code])
             if kind == ot.INSERT:
-                lut[code] = self.stream(table, "insert")
-                lut[code - kind + _INSERT_AT_SUB] = self.stream(table, INSERT_AT)
+                lut[code + 2] = self.stream(table, "insert")
+                lut[code - kind + _INSERT_AT_SUB + 2] = self.stream(table, INSERT_AT)
                 self.appended[table] = int(appended[names.index(table)])
                 self.ops["insert"] += got + int(kept[code - kind + _INSERT_AT_SUB])
             elif kind == ot.UPDATE:  # a stream a set of updated indexes, in ascending order
@@ -195,15 +196,17 @@ class TracePlan:
                                               dtype=np.int64)[which]))
                 self.ops["update"] += got
             else:
-                lut[code] = self.stream(table, _OPS[kind])
+                lut[code + 2] = self.stream(table, _OPS[kind])
                 self.ops[_OPS[kind]] += got
                 if kind == ot.RANGE:
                     self.skipped["empty ranges"] += int(counts[code]) - got
-        placed = cls >= 0
-        stream[placed] = lut[cls[placed]]
+        cls += 2
+        placed = lut.take(cls)
+        if stream is not None:
+            placed = np.where(cls == _PYTHON + 2, stream, placed)
         for sel, ids in updates:
-            stream[sel] = ids
-        return stream, key, length, txn
+            placed[sel] = ids
+        return placed, key, length, txn
 
     def _place(self, r, sel, kind, table, index, rows, off, stream, key, length, flags) -> None:
         if kind == ot.INDEX_RANGE:
