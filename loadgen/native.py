@@ -8,9 +8,9 @@ What the C core holds (native/), and what here faces it:
   querydrv.c, pipeline.c, mixdrv.c (mixconn.c, mixpipe.c; wire.c, plreader.c)
                 the query loops of the native drivers: their handles, through extension() (drivers/);
                 pipeline_max_depth (--pipeline's bound)
-  rowgen.c, tablegen.c, permute.c, keydist.c
+  rowgen.c, tablegen.c, permute.c, keydist.c, traceplace.c
                 fast paths of loops with a pure-Python twin: rowgen_lines, tablegen_lines,
-                permute_fill, keydist_fill, keys_to_pages (None without the extension)
+                permute_fill, keydist_fill, keys_to_pages, trace_place (None without the extension)
   memory.c, memcore.c
                 the OS experiments (`loadgen native`): pagez, memset, lazymap, alloc_touch, each a
                 timed pass with its page-fault deltas (getrusage), and dTLB misses where perf has them
@@ -65,8 +65,6 @@ def _load():
     return _ext
 
 
-
-
 @functools.cache
 def _optional(name: str):
     """A function of the extension, or None when the extension (or that function) is missing."""
@@ -102,6 +100,11 @@ def keys_to_pages():
     return _optional("keys_to_pages")
 
 
+def trace_place():
+    """native/traceplace.c: a captured trace's chunk placed on the tables' keys (analysis/traceplace.py)."""
+    return _optional("trace_place")
+
+
 def extension():
     """The extension module itself, for the drivers' query handles (drivers/native.py,
     drivers/mixnative.py); LoadgenError with how to build it when it is missing."""
@@ -121,12 +124,8 @@ def extension_path() -> str:
 
 @dataclass(frozen=True)
 class Pass:
-    """One timed step.
-
-    seconds: CLOCK_MONOTONIC duration.
-    minor_faults / major_faults: getrusage(RUSAGE_THREAD) deltas.
-    tlb_misses: dTLB load misses (user space), None when not measured.
-    """
+    """One timed step: seconds (CLOCK_MONOTONIC), minor_faults / major_faults (getrusage(RUSAGE_THREAD)
+    deltas), tlb_misses (dTLB load misses, user space; None when not measured)."""
 
     seconds: float
     minor_faults: int
@@ -178,12 +177,9 @@ class PagezRun:
 
 @dataclass(frozen=True)
 class MemsetRun:
-    """One fresh mapping, then `passes` memsets over it.
-
-    map_step: the mmap (and, with populate, the prefault) before the first pass.
-    anon_huge_kb: growth of AnonHugePages in /proc/self/smaps_rollup over the first pass
-        (None if unreadable); confirms that THP was really used.
-    """
+    """One fresh mapping, then `passes` memsets over it. map_step: the mmap (and, with populate, the
+    prefault) before the first pass; anon_huge_kb: growth of AnonHugePages in /proc/self/smaps_rollup
+    over the first pass (None if unreadable): confirms that THP was really used."""
 
     size: int
     pages: str
@@ -492,6 +488,10 @@ def mixref_path(leaves, out, base: int, all_leaves: int, fanout: int, sizes) -> 
 
 def mixref_walks(lo, hi, pages, flags, first_flag: int, move_flag: int, *path) -> None:
     _load().mixref_walks(lo, hi, pages, flags, first_flag, move_flag, *path)  # walks: path as mixref_path's
+
+
+def mixref_order(op_widths, p_at, p_widths, starts) -> None:
+    _load().mixref_order(op_widths, p_at, p_widths, starts)  # add_ops: each op's and purge piece's first place
 
 
 def mixref_scatter(out_pages, out_flags, cursor, pages, flags, widths, where) -> None:

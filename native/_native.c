@@ -8,8 +8,8 @@
  * order's permutation (permute.c), the native query driver (querydrv.c,
  * pipeline.c) and the mix's (mixdrv.c over mixconn.c and mixpipe.c; both
  * pipelined loops over wire.c and plreader.c), the mix model's reference
- * building loops (mixref.c). loadgen/native.py is its only
- * door.
+ * building loops (mixref.c), a captured trace's placing (traceplace.c).
+ * loadgen/native.py is its only door.
  *
  * To add a topic: write native/<topic>.c and native/<topic>.h (declaring a
  * LOADGEN_<TOPIC>_METHODS macro and, if it needs constants, an exec
@@ -29,6 +29,7 @@
 #include "mixdrv.h"
 #include "mixsim.h"
 #include "mixref.h"
+#include "traceplace.h"
 
 #include <stdlib.h>
 
@@ -48,6 +49,7 @@ static PyMethodDef loadgen_native_methods[] = {
     LOADGEN_MIXDRV_METHODS
     LOADGEN_MIXSIM_METHODS
     LOADGEN_MIXREF_METHODS
+    LOADGEN_TRACEPLACE_METHODS
     {NULL, NULL, 0, NULL},
 };
 /* clang-format on */

@@ -11,6 +11,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* numpy's floor division of doubles (npy_divmod in npymath), so a float's quotient is the same
@@ -271,6 +272,69 @@ PyObject *loadgen_mixref_scatter(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError,
                         "mixref_scatter: widths summing to the references, every op's place "
                         "inside out (pages of 4 or 8 bytes, int64 cursor, widths and where)");
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+/* mixref_order(op_widths, p_at, p_widths, starts): where each op's references start (starts[0..n))
+ * and each piece of purge's work (starts[n..n+m)), purge's pieces due at op a (p_at < n; below 0:
+ * op 0) before op a's own, in their given order (mixmodel.add_ops' stable argsort of 2i + 1 and
+ * 2 * max(p_at, 0), in one counting pass instead of a sort). */
+PyObject *loadgen_mixref_order(PyObject *self, PyObject *args) {
+    Py_buffer wv, av, pv, sv;
+    if (!PyArg_ParseTuple(args, "y*y*y*w*", &wv, &av, &pv, &sv))
+        return NULL;
+    Py_ssize_t n = wv.len / 8, m = av.len / 8;
+    int ok = wv.len % 8 == 0 && av.len % 8 == 0 && pv.len == av.len && sv.len == (n + m) * 8;
+    Py_ssize_t *first = NULL, *order = NULL;
+    if (ok) {
+        first = calloc((size_t)n + 2, sizeof(*first));
+        order = malloc(sizeof(*order) * (size_t)(m ? m : 1));
+        if (!first || !order) {
+            ok = 0;
+            PyErr_NoMemory();
+        }
+    }
+    if (ok) {
+        const int64_t *op_widths = wv.buf, *p_at = av.buf, *p_widths = pv.buf;
+        int64_t *starts = sv.buf;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t k = 0; k < m; k++) { /* the pieces due at each op, then their places */
+            if (p_at[k] >= n) {
+                ok = 0;
+                break;
+            }
+            first[(p_at[k] < 0 ? 0 : p_at[k]) + 1]++;
+        }
+        for (Py_ssize_t a = 0; ok && a <= n; a++)
+            first[a + 1] += first[a];
+        for (Py_ssize_t k = 0; ok && k < m; k++) /* first[a] ends as the next op's first */
+            order[first[p_at[k] < 0 ? 0 : p_at[k]]++] = k;
+        int64_t pos = 0;
+        Py_ssize_t j = 0;
+        for (Py_ssize_t i = 0; ok && i <= n; i++) {
+            for (; j < first[i]; j++) { /* first[i]: the end of the pieces due at op i */
+                starts[n + order[j]] = pos;
+                pos += p_widths[order[j]];
+            }
+            if (i < n) {
+                starts[i] = pos;
+                pos += op_widths[i];
+            }
+        }
+        Py_END_ALLOW_THREADS
+    }
+    free(first);
+    free(order);
+    PyBuffer_Release(&wv);
+    PyBuffer_Release(&av);
+    PyBuffer_Release(&pv);
+    PyBuffer_Release(&sv);
+    if (!ok) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError,
+                            "mixref_order: int64 op_widths, p_at (each below n), p_widths, starts of n + m");
         return NULL;
     }
     Py_RETURN_NONE;

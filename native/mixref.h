@@ -8,6 +8,7 @@ PyObject *loadgen_mixref_leaves(PyObject *self, PyObject *args);
 PyObject *loadgen_mixref_path(PyObject *self, PyObject *args);
 PyObject *loadgen_mixref_walks(PyObject *self, PyObject *args);
 PyObject *loadgen_mixref_scatter(PyObject *self, PyObject *args);
+PyObject *loadgen_mixref_order(PyObject *self, PyObject *args);
 
 /* clang-format off */
 #define LOADGEN_MIXREF_METHODS                                                                               \
@@ -20,7 +21,10 @@ PyObject *loadgen_mixref_scatter(PyObject *self, PyObject *args);
      "a descent to each lo, then each next leaf to hi"},                                                     \
     {"mixref_scatter", loadgen_mixref_scatter, METH_VARARGS,                                                 \
      "mixref_scatter(out_pages, out_size, out_flags, cursor, pages, size, flags, widths, where): each op's "  \
-     "references copied to out at its cursor, the cursor moved past them"},
+     "references copied to out at its cursor, the cursor moved past them"},                                  \
+    {"mixref_order", loadgen_mixref_order, METH_VARARGS,                                                     \
+     "mixref_order(op_widths, p_at, p_widths, starts): where each op's and each piece of purge's "            \
+     "references start, purge's before the op it is due at"},
 /* clang-format on */
 
 #endif /* LOADGEN_MIXREF_H */

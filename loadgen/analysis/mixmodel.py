@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import native
 from ..errors import UsageError
 from ..workload import mix as mixspec
 from ..workload.opstream import Generator
@@ -328,9 +329,9 @@ def add_ops(trace: Trace, mapper: Mapper, stream: np.ndarray, key: np.ndarray, l
                 if walks_at is not None:
                     mapper.sweeps.to_walk(walks_at, t[~plain])
         # then does its work in the B-trees
-        for i in np.unique(stream[w_at]):
-            where = by_stream[int(i)]
-            r = mapper.purge_refs(int(i), key[where])
+        for i in (i for i in by_stream if spec.streams[i].writes):  # np.unique(stream[w_at]): a sort a chunk
+            where = by_stream[i]
+            r = mapper.purge_refs(i, key[where])
             if r is not None:
                 purge.append((where, r, 1))
         for where, r, lag in purge:  # the undo log read back (0), the trees' work (1)
@@ -356,13 +357,16 @@ def add_ops(trace: Trace, mapper: Mapper, stream: np.ndarray, key: np.ndarray, l
         op_widths[where] += refs.widths
     p_at = np.concatenate([d[0] for d in due]) if due else np.zeros(0, np.int64)
     p_widths = np.concatenate([d[1].widths for d in due]) if due else np.zeros(0, np.int64)
-    order_key = np.concatenate([2 * np.arange(n, dtype=np.int64) + 1, 2 * np.maximum(p_at, 0)])
-    widths = np.concatenate([op_widths, p_widths])
-    order = np.argsort(order_key, kind="stable")
-    starts_sorted = exclusive_cumsum(widths[order])
-    starts = np.empty_like(starts_sorted)
-    starts[order] = starts_sorted
-    total = int(widths.sum())
+    total = int(op_widths.sum() + p_widths.sum())
+    starts = np.empty(n + len(p_at), dtype=np.int64)
+    if mixpages.NATIVE:  # one counting pass (the stable sort below took ~13% of the building)
+        native.mixref_order(op_widths, np.ascontiguousarray(p_at, np.int64), np.ascontiguousarray(p_widths, np.int64),
+                            starts)
+    else:
+        order_key = np.concatenate([2 * np.arange(n, dtype=np.int64) + 1, 2 * np.maximum(p_at, 0)])
+        widths = np.concatenate([op_widths, p_widths])
+        order = np.argsort(order_key, kind="stable")
+        starts[order] = exclusive_cumsum(widths[order])
     pages, flags = np.empty(total, dtype=np.uint32), np.empty(total, dtype=np.uint8)
     cursor = starts[:n].copy()
     for where, refs in done:

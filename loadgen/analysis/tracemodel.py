@@ -1,19 +1,13 @@
 """Predict pages read from an op trace (workload/optrace.py): the captured operations fed, in
 their order, to the mix model's page references and pool (mixmodel.py), per table and index.
 
-The adapter makes one mix "stream" per (table, operation, index, updated indexes) and hands
-mixmodel its arrays of stream / key / length, chunk by chunk (mixmodel.add_ops): the same
-references, read-ahead, undo and purge a mixed run of those operations would make. Keys are
-placed as the mix model places them: a table's keys 1..rows (the captured key less the table's
-lowest key, key_offset) on its leaves in order; inserts past the last key (or AUTO_INCREMENT's)
-grow the table at the end, in arrival order; an insert of a key inside the table writes that
-key's leaf; a secondary index's value and a non-integer key (HASHED) go to a row chosen by a
-hash of the value (where a row with that value lies is not known without the data).
+The trace's streams and its keys placed on the tables (traceplace.py's TracePlan), mixmodel is
+handed their arrays of stream / key / length, chunk by chunk (mixmodel.add_ops): the same
+references, read-ahead, undo and purge a mixed run of those operations would make.
 """
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -23,55 +17,15 @@ from . import changebuf, heldspread
 from . import mixmodel as mm
 from . import mixpages as mp
 from .pool import under_writes
+from .traceplace import INSERT_AT, RANGE_SECONDARY, Spec, TracePlan
 from .tracesim import PoolFeed
 from .tracetxns import dense_txns
 from .undomodel import TRUNCATE_BATCHES, sweep_ops_of, txns_per_undo_page_of, undo_space, without_rseg_pages
 
 MODEL = "innodb-lru-mix-trace"
-# mix op of each trace kind (INSERT: "insert" at the end, INSERT_AT inside the table)
-_OPS = {ot.POINT: "read", ot.RANGE: "range", ot.SCAN: "scan", ot.UPDATE: "update", ot.DELETE: "delete"}
-INSERT_AT = "insert-at"
-RANGE_SECONDARY = "range-secondary"  # a secondary index's entries, then each one's row
-I64_MAX = (1 << 63) - 1
 # operations placed and turned into references at a time: numpy's work per call is spread over 4x
 # optrace's chunk (bench/predict_speed.py); any size gives the same references (test_tracespeed.py)
 CHUNK_OPS = 1 << 18
-
-
-@dataclass(frozen=True)
-class Stream:
-    """mixmodel.Mapper's view of a stream (workload.mix.StreamSpec's duck type)."""
-
-    name: str
-    table: str
-    op: str
-    index: str | None = None
-    column: str | None = None
-    share: float = 0.0
-    scheduled: bool = False
-
-    @property
-    def writes(self) -> bool:
-        return self.op in ("update", "delete", "insert", INSERT_AT)
-
-
-@dataclass(frozen=True)
-class _Table:
-    name: str
-
-
-@dataclass(frozen=True)
-class Spec:
-    """mixmodel's view of the mix (workload.mix.MixSpec's duck type)."""
-
-    streams: tuple
-    tables: tuple
-    operations: int = 0
-    scheduled: tuple = ()
-
-    @property
-    def writes(self) -> bool:
-        return any(s.writes for s in self.streams)
 
 
 class TraceMapper(mm.Mapper):
@@ -117,182 +71,6 @@ class TraceMapper(mm.Mapper):
         return super().purge_refs(stream, key)
 
 
-def _hash_key(x: np.ndarray, rows: int) -> np.ndarray:
-    return (mp.mix64(x.astype(np.uint64)) % np.uint64(max(rows, 1))).astype(np.int64) + 1
-
-
-class TracePlan:
-    """The streams and the key placement of a trace over the tables' geometry."""
-
-    def __init__(self, meta: dict, tables: dict[str, dict]):
-        self.meta, self.tables = meta, tables
-        self.trees = meta["trees"]
-        missing = sorted({t["table"] for t in self.trees} - set(tables))
-        if missing:
-            raise UsageError(f"no geometry for {', '.join(missing[:5])}", "the trace names tables the server or "
-                                                                          "--schema does not have")
-        self.streams: list[Stream] = []
-        self.ids: dict[tuple, int] = {}
-        self.skipped: Counter = Counter()
-        self.ops: Counter = Counter()
-        self.appended: Counter = Counter()  # inserts at each table's end so far
-        self.inserted_at = 0  # inserts inside a table so far
-
-    def stream(self, table: str, op: str, index: str | None = None, mask: int = 0) -> int:
-        k = (table, op, index, mask)
-        if k not in self.ids:
-            self.ids[k] = len(self.streams)
-            column = None
-            if op == "read-secondary":
-                column = (self.tables[table]["indexes"][index].get("columns") or [None])[0]
-            self.streams.append(Stream(f"{table} {op} {index or ''} {mask or ''}".strip(), table, op, index, column))
-        return self.ids[k]
-
-    def map(self, a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """(stream, key, length, transaction) of a chunk of records, in order; records the model cannot place
-        (keys outside the table) are dropped and counted in skipped."""
-        return self.place(a)[:4]
-
-    def place(self, a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """map() and the mask of the chunk's records kept (the replay reads their own values beside)."""
-        n = len(a)
-        stream = np.full(n, -1, dtype=np.int64)
-        key = np.zeros(n, dtype=np.int64)
-        length = np.ones(n, dtype=np.int64)
-        kinds, flags = a["kind"], a["flags"]
-        # each (tree, kind) in ascending order, its records in order: one sort, not a mask a pair
-        for code, sel in mp.groups(a["tree"].astype(np.int64) * 256 + kinds):
-            tr = self.trees[code >> 8]
-            table, index = tr["table"], tr["index"]
-            g = self.tables[table]
-            rows, off = int(g["rows"]), int(g.get("key_offset") or 0)
-            # np.take: a fancy index of the structured records took 6x as long (8.8 ms for 100k)
-            self._place(np.take(a, sel), sel, code & 255, table, index, rows, off, stream, key, length, flags[sel])
-        keep = stream >= 0
-        dropped = len(keep) - int(np.count_nonzero(keep))
-        self.skipped["outside the table's keys"] += dropped
-        writes = (kinds >= ot.INSERT) & (kinds <= ot.DELETE)  # 4, 5, 6 (np.isin: 3 ms a chunk)
-        txn = np.where(writes, a["hi"], 0).astype(np.int64)
-        if not dropped:  # most chunks: nothing to take out (four masked copies saved)
-            return stream, key, length, txn, keep
-        return stream[keep], key[keep], length[keep], txn[keep], keep
-
-    def _place(self, r, sel, kind, table, index, rows, off, stream, key, length, flags) -> None:
-        if kind == ot.INDEX_RANGE:
-            return self._index_range(r, sel, table, index, rows, stream, key, length, flags)
-        # a write found through a secondary index: the row its lookup (the record before) chose
-        hashed = (flags & (ot.HASHED | ot.VIA_INDEX)) != 0
-        lo = r["lo"].astype(np.int64) - off
-        if hashed.any():  # the hash of every record took ~9% of the placing where none was hashed
-            lo = np.where(hashed, _hash_key(r["lo"], rows), lo)
-        if kind == ot.POINT and index != ot.PRIMARY:
-            if index not in self.tables[table]["indexes"]:
-                self.skipped[f"index {index} not on the server"] += len(sel)
-                return
-            stream[sel] = self.stream(table, "read-secondary", index)
-            key[sel] = _hash_key(r["lo"], rows)  # the row a value leads to
-            self.ops["read-secondary"] += len(sel)
-            return
-        if kind == ot.INSERT:
-            values = self.tables[table].get("values")  # a composite key: lo is its leading column's value
-            if values:
-                lo = np.where(hashed, lo, self._position(r["lo"], values, rows))
-            at_end = ((flags & ot.AUTO) != 0) | (~hashed & (lo > rows))
-            n_end = int(at_end.sum())
-            end_keys = rows + self.appended[table] + 1 + np.arange(n_end, dtype=np.int64)
-            self.appended[table] += n_end
-            stream[sel[at_end]] = self.stream(table, "insert")
-            key[sel[at_end]] = end_keys
-            inside = ~at_end & (lo >= 1)
-            stream[sel[inside]] = self.stream(table, INSERT_AT)
-            key[sel[inside]] = lo[inside]
-            n_in = int(inside.sum())
-            length[sel[inside]] = self.inserted_at + 1 + np.arange(n_in, dtype=np.int64)  # ordinals (Mapper)
-            self.inserted_at += n_in
-            self.ops["insert"] += int(at_end.sum() + inside.sum())
-            return
-        if kind == ot.RANGE:
-            hi = np.where(hashed, lo, r["hi"].astype(np.int64) - off)
-            lo = np.where((flags & ot.LO_OPEN) != 0, 1, lo)
-            hi = np.where((flags & ot.HI_OPEN) != 0, rows, hi)
-            lo, hi = np.maximum(lo, 1), np.minimum(hi, rows)
-            limit = r["extra"].astype(np.int64)
-            desc = (flags & ot.DESC) != 0
-            cut = limit > 0
-            lo = np.where(cut & desc, np.maximum(lo, hi - limit + 1), lo)
-            hi = np.where(cut & ~desc, np.minimum(hi, lo + limit - 1), hi)
-            ok = hi >= lo
-            stream[sel[ok]] = self.stream(table, "range")
-            key[sel[ok]] = lo[ok]
-            length[sel[ok]] = hi[ok] - lo[ok] + 1
-            self.ops["range"] += int(ok.sum())
-            self.skipped["empty ranges"] += int((~ok).sum())
-            return
-        if kind == ot.SCAN:
-            stream[sel] = self.stream(table, "scan", None if index == ot.PRIMARY else index)
-            key[sel] = 1
-            self.ops["scan"] += len(sel)
-            return
-        ok = (lo >= 1) & (lo <= rows)
-        if kind == ot.UPDATE:
-            for m in np.unique(r["extra"][ok]):
-                s = ok & (r["extra"] == m)
-                stream[sel[s]] = self.stream(table, "update", None, int(m))
-        else:
-            stream[sel[ok]] = self.stream(table, _OPS[kind])
-        key[sel[ok]] = lo[ok]
-        self.ops[_OPS[kind]] += int(ok.sum())
-
-    @staticmethod
-    def _position(v: np.ndarray, values: list, rows: int) -> np.ndarray:
-        """Where a leading column's value lies among the rows (past the highest: after the last)."""
-        vmin, vmax = values
-        span = float(max(1, vmax - vmin + 1))
-        at = 1 + np.floor((v.astype(np.float64) - vmin) * rows / span).astype(np.int64)
-        return np.where(v > vmax, rows + 1, np.maximum(at, 1))
-
-    def _index_range(self, r, sel, table, index, rows, stream, key, length, flags) -> None:
-        """The entries of an index whose leading column's values lie in lo..hi: placed by where the
-        values lie between the column's lowest and highest (tracegeometry.leading_values; without
-        them 1..rows), a value's entries rows / distinct values (an equality at least that many; a
-        hashed value: that many from a row its hash picks); cut by the LIMIT from either end."""
-        g = self.tables[table] if index == ot.PRIMARY else self.tables[table]["indexes"].get(index)
-        if g is None:
-            self.skipped[f"index {index} not on the server"] += len(sel)
-            return
-        vmin, vmax = g.get("values") or (1, rows)
-        span = float(max(1, vmax - vmin + 1))
-        per_value = max(1, round(rows / max(1, min(int(g.get("distinct") or span), rows))))
-        lo_open, hi_open = (flags & ot.LO_OPEN) != 0, (flags & ot.HI_OPEN) != 0
-        a = np.where(lo_open, vmin, r["lo"].astype(np.float64))
-        b = np.where(hi_open, vmax, r["hi"].astype(np.float64))
-        inside = (b >= vmin) & (a <= vmax) & (b >= a)
-        first = 1 + np.floor((np.clip(a, vmin, vmax + 1) - vmin) * rows / span).astype(np.int64)
-        last = np.floor((np.clip(b, vmin - 1, vmax) - vmin + 1) * rows / span).astype(np.int64)
-        n = last - first + 1
-        equal = ~lo_open & ~hi_open & (r["lo"] == r["hi"])
-        n = np.where(equal & inside, np.maximum(n, per_value), n)
-        hashed = (flags & ot.HASHED) != 0
-        first = np.where(hashed, _hash_key(r["lo"], rows), first)
-        n = np.where(hashed, per_value, np.where(inside, n, 0))
-        first = np.clip(first, 1, rows)
-        n = np.minimum(n, rows - first + 1)
-        limit = r["extra"].astype(np.int64)
-        known = ((flags & ot.ROWS) != 0) & inside  # the server's estimate of the rows (EXPLAIN)
-        n = np.where(known, np.minimum(limit, rows - first + 1), n)
-        cut = (limit > 0) & (n > limit)
-        first = np.where(cut & ((flags & ot.DESC) != 0), first + n - limit, first)
-        n = np.where(cut, limit, n)
-        ok = n >= 1
-        op = "range" if index == ot.PRIMARY else RANGE_SECONDARY
-        stream[sel[ok]] = self.stream(table, op, None if index == ot.PRIMARY else index)
-        key[sel[ok]] = first[ok]
-        length[sel[ok]] = n[ok]
-        self.ops[op] += int(ok.sum())
-        self.skipped["empty ranges"] += int((~ok).sum())
-
-    def spec(self) -> Spec:
-        return Spec(tuple(self.streams), tuple(_Table(t) for t in self.tables))
 
 
 def predict(path, tables: dict[str, dict], pools: list, flavor: str = "mariadb",

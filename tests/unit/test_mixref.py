@@ -186,3 +186,30 @@ def test_a_mixs_references_are_numpys(monkeypatch, preset, flavor):
         got[on] = trace.arrays()
     assert len(got[True][0]) > spec.operations
     assert all((a == b).all() and a.dtype == b.dtype for a, b in zip(got[True], got[False]))
+
+
+@pytest.mark.parametrize("n,m", [(3_000, 700), (1, 0), (1, 5), (500, 4_000)])
+def test_order_places_ops_and_purge_as_the_stable_sort_did(n, m):
+    """mixref_order: each op's references and each piece of purge's work where add_ops' stable argsort
+    of 2i + 1 (op i) and 2 * max(at, 0) (a piece due before op at) put them: pieces due at one op in
+    their order, before it; below 0 before the first op (n or more: not this chunk's, refused)."""
+    if not mp.NATIVE:
+        pytest.skip("the extension has no mixref loops")
+    rng = np.random.default_rng(n + m)
+    op_widths = rng.integers(0, 9, n)
+    p_at = np.sort(rng.integers(-3, max(n, 1), m))  # pieces due at the same op: their order kept
+    p_at[: m // 2] = rng.integers(-3, max(n, 1), m // 2)  # and some out of order
+    p_widths = rng.integers(0, 6, m)
+    starts = np.empty(n + m, np.int64)
+    native.mixref_order(op_widths, p_at, p_widths, starts)
+    order = np.argsort(np.concatenate([2 * np.arange(n) + 1, 2 * np.maximum(p_at, 0)]), kind="stable")
+    want = np.empty(n + m, np.int64)
+    want[order] = mp.exclusive_cumsum(np.concatenate([op_widths, p_widths])[order])
+    assert (starts == want).all()
+    if n > 1 and m:  # pieces due at one op, and before the first: not only the easy cases
+        assert len(np.unique(p_at)) < m and (p_at < 0).any() and len(np.unique(starts)) > 1
+    with pytest.raises(ValueError, match="mixref_order"):
+        native.mixref_order(op_widths, p_at, p_widths, np.empty(n + m + 1, np.int64))
+    if m:
+        with pytest.raises(ValueError, match="mixref_order"):
+            native.mixref_order(op_widths, np.full(m, n), p_widths, starts)
