@@ -360,8 +360,7 @@ def add_ops(trace: Trace, mapper: Mapper, stream: np.ndarray, key: np.ndarray, l
     total = int(op_widths.sum() + p_widths.sum())
     starts = np.empty(n + len(p_at), dtype=np.int64)
     if mixpages.NATIVE:  # one counting pass (the stable sort below took ~13% of the building)
-        native.mixref_order(op_widths, np.ascontiguousarray(p_at, np.int64), np.ascontiguousarray(p_widths, np.int64),
-                            starts)
+        native.mixref_order(op_widths, *(np.ascontiguousarray(a, np.int64) for a in (p_at, p_widths)), starts)
     else:
         order_key = np.concatenate([2 * np.arange(n, dtype=np.int64) + 1, 2 * np.maximum(p_at, 0)])
         widths = np.concatenate([op_widths, p_widths])
