@@ -525,9 +525,10 @@ def test_purge_follows_the_commits_of_transactions_with_several_updates_or_delet
     application's single UPDATE or its inserts (their logs freed at commit)."""
     from loadgen.analysis import tracemodel as tm
     from loadgen.analysis import undomodel as um
+    from loadgen.analysis.traceplace import Spec, Stream
 
-    spec = tm.Spec((tm.Stream("u", "t", "update"), tm.Stream("d", "t", "delete"), tm.Stream("i", "t", "insert"),
-                    tm.Stream("r", "t", "read")), ())
+    spec = Spec((Stream("u", "t", "update"), Stream("d", "t", "delete"), Stream("i", "t", "insert"),
+                 Stream("r", "t", "read")), ())
     one = np.ones(7, np.int64)
     # transactions 0 and 1: update, update, delete, insert; transaction 2: two inserts; reads between
     sysbench = [(np.array([3, 0, 0, 1, 2, 3, 0]), one, one, np.array([0, 0, 0, 0, 0, 0, 1])),
