@@ -37,14 +37,20 @@ static inline int64_t hash_key(int64_t lo, int64_t rows) {
     return (int64_t)(mix64((uint64_t)lo) % (uint64_t)(rows > 1 ? rows : 1)) + 1;
 }
 
-/* TracePlan._position: where a leading column's value lies among the rows (float64 as numpy's) */
+/* TracePlan._position: where a leading column's value lies among the rows (float64 as numpy's).
+ * The geometry's values and the trace's are untrusted: the width is Python's exact integer (no
+ * signed overflow: a column's whole int64 range is 2^64 values), and a value far below the lowest
+ * is the first row, not a double past int64 cast (undefined in C). */
 static inline int64_t position(int64_t v, int64_t vmin, int64_t vmax, int64_t rows) {
     if (v > vmax)
         return rows + 1;
-    int64_t width = vmax - vmin + 1;
-    double span = (double)(width > 1 ? width : 1);
-    int64_t at = 1 + (int64_t)floor(((double)v - (double)vmin) * (double)rows / span);
-    return at > 1 ? at : 1;
+    double span = 1.0;
+    if (vmax >= vmin) {
+        uint64_t w = (uint64_t)vmax - (uint64_t)vmin;      /* exact; + 1 fits but for the whole range */
+        span = w == UINT64_MAX ? 0x1p64 : (double)(w + 1); /* one rounding, as float(int) */
+    }
+    double at = floor(((double)v - (double)vmin) * (double)rows / span);
+    return at < 1.0 ? 1 : 1 + (int64_t)at; /* at < rows: v <= vmax */
 }
 
 typedef struct {

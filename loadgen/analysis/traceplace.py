@@ -279,7 +279,9 @@ class TracePlan:
         """Where a leading column's value lies among the rows (past the highest: after the last)."""
         vmin, vmax = values
         span = float(max(1, vmax - vmin + 1))
-        at = 1 + np.floor((v.astype(np.float64) - vmin) * rows / span).astype(np.int64)
+        # clipped before the cast: a value far below the lowest (an untrusted trace's) is row 1, not
+        # a float past int64 (numpy's cast of it is undefined, and warns)
+        at = 1 + np.floor((v.astype(np.float64) - vmin) * rows / span).clip(0, rows).astype(np.int64)
         return np.where(v > vmax, rows + 1, np.maximum(at, 1))
 
     def _index_range(self, r, sel, table, index, rows, stream, key, length, flags) -> None:

@@ -69,6 +69,31 @@ def test_values_numpy_cannot_hand_to_c_keep_numpys_path(tmp_path, monkeypatch):
     _same(got, _placed(out, tables, 2_000, False, monkeypatch))
 
 
+@pytest.mark.filterwarnings("error::RuntimeWarning")  # numpy's cast of a float past int64 warned
+@pytest.mark.parametrize("values", [[-(2**62) + 1, 2**62 - 1], [10, 20], [10, 3]])
+def test_a_columns_extreme_values_place_as_pythons_exact_integers(tmp_path, monkeypatch, values):
+    """A composite key's leading values as wide as C takes them (|v| < 2^62, else numpy's path) or
+    narrow, with the trace's values anywhere in int64 (both are untrusted input): C's width must not
+    overflow, nor a value far below the lowest become a double past int64 cast to a row."""
+    if native.trace_place() is None:
+        pytest.skip("the extension has no trace_place")
+    out = tmp_path / "t.optrace"
+    _trace(out, 5_000, 5)
+    meta, _, _ = ot.read_header(out)
+    recs = np.concatenate(list(ot.chunks(out, 5_000)))
+    far = recs["kind"] == ot.INSERT
+    recs["lo"][far] = np.where(np.arange(far.sum()) % 2, np.iinfo(np.int64).min, np.iinfo(np.int64).max)
+    with open(out, "r+b") as f:  # the records in place, after the header
+        f.seek(-recs.nbytes, 2)
+        f.write(recs.tobytes())
+    assert np.array_equal(np.concatenate(list(ot.chunks(out, 5_000))), recs)
+    tables = _tables(meta)
+    tables["app.b"]["values"] = values
+    got = _placed(out, tables, 2_000, True, monkeypatch)
+    assert got[1]._native_trees() is not None
+    _same(got, _placed(out, tables, 2_000, False, monkeypatch))
+
+
 def test_hostile_records_are_a_value_error_not_a_crash():
     place = native.trace_place()
     if place is None:
