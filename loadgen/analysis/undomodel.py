@@ -218,6 +218,53 @@ def measured_sweep_ops(run: dict, flavor: str, done: int) -> float | None:
     return done / walks
 
 
+# The walks' phase: srv_do_purge's count of batches is a static from the server's start (MySQL 9.x
+# srv0srv.cc: do_truncate where ++count % innodb_purge_rseg_truncate_frequency == 0), and the run's
+# counters (INNODB_METRICS, enabled just before it) miss the batches before: the restart's own and
+# the settling's. Every restart leaves 4 logs in the history (history_len_before 4 in all 72 stored
+# MySQL runs), so the master thread wakes purge each second (srv_master_do_idle_tasks /
+# _active_tasks: rseg_history_len > 0) and each wake is a batch, with or without writes: an
+# insert-only run (whose logs are freed at commit) walks at the 128th batch from the start too.
+# The run's walks fall at its batches 128 k - P for P batches before it. The 72 stored runs bound P
+# (walks = floor((P + batches) / 128)): P >= 11 (ycsb-d slowc1, slowc2: one walk at 117 batches,
+# settled 3.4-3.6 s), P <= 6 (sysbench-oltp-rw b-2: 22 walks at 2,937 batches, settled 0.39 s);
+# WALK_PHASE_* fit all 72 (docs/workloads.md, "The walks' phase"). A run made since records its
+# settling's batches (cold_start.purge_batches_while_settling): then P = those + the restart's.
+WALK_PHASE_START_BATCHES = 2.0  # the restart's batches before the run's connection enables the counters
+WALK_PHASE_SETTLE_BATCHES_PER_S = 3.5  # the settling's, where the run did not count them
+
+
+def walk_phase_batches(run: dict) -> float | None:
+    """Purge batches the server made since its start before the run began (P above); None where
+    the run did not begin from loadgen's cold restart (another server's count is unknown)."""
+    cold = (run.get("server") or {}).get("cold_start") or {}
+    if cold.get("method") != "restart":
+        return None
+    counted, settle_s = cold.get("purge_batches_while_settling"), cold.get("settle_s")
+    if isinstance(counted, int) and not isinstance(counted, bool) and 0 <= counted < 2**31:
+        return WALK_PHASE_START_BATCHES + counted
+    if isinstance(settle_s, (int, float)) and not isinstance(settle_s, bool) and 0 <= settle_s < 3600:
+        return WALK_PHASE_START_BATCHES + WALK_PHASE_SETTLE_BATCHES_PER_S * float(settle_s)
+    return None
+
+
+def measured_walks(run: dict, flavor: str, done: int) -> tuple[float, float] | None:
+    """(ops between two walks, the first walk's op) as the run's server made them: measured_sweep_ops'
+    spacing, the first at the run's (128 - P)-th batch for P = walk_phase_batches, held where the
+    walks counted say (between 128 w - batches and 128 (w + 1) - batches - 1 for w walks); the first a
+    spacing in where P is unknown. None where measured_sweep_ops is; (0, 0): no walk."""
+    every = measured_sweep_ops(run, flavor, done)
+    if every is None or not every:
+        return None if every is None else (0.0, 0.0)
+    walks, batches = run_counter(run, "purge_truncations") or 0, run_counter(run, "purge_batches")
+    phase = walk_phase_batches(run)
+    freq = TRUNCATE_BATCHES[flavor]
+    if not batches or phase is None or every != freq * done / batches:
+        return every, every
+    phase = min(max(phase, freq * walks - batches), freq * (walks + 1) - batches - 1, freq - 1)
+    return every, (freq - max(phase, 0.0)) * done / batches
+
+
 def measured_purge_lag(run: dict, done: int) -> float | None:
     """Ops from a write to purge's work on it as the run's own server ran purge: done over INNODB_METRICS
     purge_invoked (buffer_pool.flush.purge_batches; each batch purges what was committed since the last:
