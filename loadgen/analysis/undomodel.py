@@ -220,31 +220,57 @@ def measured_sweep_ops(run: dict, flavor: str, done: int) -> float | None:
 
 # The walks' phase: srv_do_purge's count of batches is a static from the server's start (MySQL 9.x
 # srv0srv.cc: do_truncate where ++count % innodb_purge_rseg_truncate_frequency == 0), and the run's
-# counters (INNODB_METRICS, enabled just before it) miss the batches before: the restart's own and
-# the settling's. Every restart leaves 4 logs in the history (history_len_before 4 in all 72 stored
-# MySQL runs), so the master thread wakes purge each second (srv_master_do_idle_tasks /
-# _active_tasks: rseg_history_len > 0) and each wake is a batch, with or without writes: an
-# insert-only run (whose logs are freed at commit) walks at the 128th batch from the start too.
-# The run's walks fall at its batches 128 k - P for P batches before it. The 72 stored runs bound P
-# (walks = floor((P + batches) / 128)): P >= 11 (ycsb-d slowc1, slowc2: one walk at 117 batches,
-# settled 3.4-3.6 s), P <= 6 (sysbench-oltp-rw b-2: 22 walks at 2,937 batches, settled 0.39 s);
-# WALK_PHASE_* fit all 72 (docs/workloads.md, "The walks' phase"). A run made since records its
-# settling's batches (cold_start.purge_batches_while_settling): then P = those + the restart's.
-WALK_PHASE_START_BATCHES = 2.0  # the restart's batches before the run's connection enables the counters
-WALK_PHASE_SETTLE_BATCHES_PER_S = 3.5  # the settling's, where the run did not count them
+# counters (INNODB_METRICS, enabled just before it settles) miss the batches before: the restart's
+# own and the settling's. Every restart leaves 4 logs in the history (history_len_before 4 in all
+# the stored MySQL runs), so the master thread wakes purge each second (srv_master_do_idle_tasks /
+# _active_tasks: rseg_history_len > 0) and a wake is a batch, with or without writes: an
+# insert-only run (its logs freed at commit) walks at the 128th batch from the start too, and that
+# walk empties the history, after which no batch comes (history_emptied_op). Its batches counted
+# are then 128 - P exactly for P batches before the run: 2-3 in the 4 stored runs that settled
+# 0.31-0.37 s, 7-11 in the 6 that settled 2.1-3.6 s (docs/data/mixruns, ycsbd): P = 1.95 + 2.31
+# settle_s, residuals within 1.1 batches (WALK_PHASE_*). Runs made since count the settling's
+# batches (cold_start.purge_batches_while_settling: 3-5 in 1.1-3.7 s); two fresh insert-only runs
+# that walked (docs/data/ycsbdwalk: P 11 and 9 with 5 and 3 while settling) put the restart's own
+# at 6 (WALK_PHASE_RESTART_BATCHES). A write run's walks fall at its batches 128 k - P.
+WALK_PHASE_START_BATCHES = 2.0
+WALK_PHASE_SETTLE_BATCHES_PER_S = 2.3
+WALK_PHASE_RESTART_BATCHES = 6
 
 
 def walk_phase_batches(run: dict) -> float | None:
     """Purge batches the server made since its start before the run began (P above); None where
     the run did not begin from loadgen's cold restart (another server's count is unknown)."""
     cold = (run.get("server") or {}).get("cold_start") or {}
+    counted, settle_s = cold.get("purge_batches_while_settling"), cold.get("settle_s")
     if cold.get("method") != "restart":
         return None
-    counted, settle_s = cold.get("purge_batches_while_settling"), cold.get("settle_s")
     if isinstance(counted, int) and not isinstance(counted, bool) and 0 <= counted < 2**31:
-        return WALK_PHASE_START_BATCHES + counted
-    if isinstance(settle_s, (int, float)) and not isinstance(settle_s, bool) and 0 <= settle_s < 3600:
-        return WALK_PHASE_START_BATCHES + WALK_PHASE_SETTLE_BATCHES_PER_S * float(settle_s)
+        return float(WALK_PHASE_RESTART_BATCHES + counted)
+    if isinstance(settle_s, bool) or not isinstance(settle_s, (int, float)) or not 0 <= settle_s < 3600:
+        return None
+    return WALK_PHASE_START_BATCHES + WALK_PHASE_SETTLE_BATCHES_PER_S * float(settle_s)
+
+
+def history_emptied_op(run: dict) -> float | None:
+    """Where a run that wrote no history (inserts only: MySQL frees an insert's log at commit) saw
+    the restart's logs leave the history list: the op midway between the two samples whose
+    history_len went from 4 to 0; None where it did not, or where the run updated or deleted. Its
+    one walk took them off (trx_purge_truncate_history), and no batch came after it (srv_do_purge
+    stops at an empty history; the master thread wakes purge only while it is not): in the 12
+    insert-only runs that walked (docs/data/ycsbd, mixruns, ycsbdwalk) the history emptied at
+    28-94% of the run's ops, and the batches the run counted were 117-126 = 128 - P, its walk the
+    last. So the batches, spread evenly, would put it at the run's end."""
+    bp = run.get("buffer_pool") or {}
+    if bp.get("rows_updated") or bp.get("rows_deleted") or not bp.get("history_len_before"):
+        return None
+    done = 0
+    for sample in run.get("samples") or []:
+        queries = sample.get("queries")
+        if isinstance(queries, bool) or not isinstance(queries, int) or queries < 0:
+            return None
+        if sample.get("history_len") == 0:
+            return done + queries / 2
+        done += queries
     return None
 
 
@@ -257,6 +283,9 @@ def measured_walks(run: dict, flavor: str, done: int) -> tuple[float, float] | N
     if every is None or not every:
         return None if every is None else (0.0, 0.0)
     walks, batches = run_counter(run, "purge_truncations") or 0, run_counter(run, "purge_batches")
+    emptied = history_emptied_op(run)
+    if walks == 1 and emptied is not None:
+        return every, min(emptied, done - 1.0)
     phase = walk_phase_batches(run)
     freq = TRUNCATE_BATCHES[flavor]
     if not batches or phase is None or every != freq * done / batches:
