@@ -228,24 +228,22 @@ def measured_sweep_ops(run: dict, flavor: str, done: int) -> float | None:
 # walk empties the history, after which no batch comes (history_emptied_op). Its batches counted
 # are then 128 - P exactly for P batches before the run: 2-3 in the 4 stored runs that settled
 # 0.31-0.37 s, 7-11 in the 6 that settled 2.1-3.6 s (docs/data/mixruns, ycsbd): P = 1.95 + 2.31
-# settle_s, residuals within 1.1 batches (WALK_PHASE_*). Runs made since count the settling's
-# batches (cold_start.purge_batches_while_settling: 3-5 in 1.1-3.7 s); two fresh insert-only runs
-# that walked (docs/data/ycsbdwalk: P 11 and 9 with 5 and 3 while settling) put the restart's own
-# at 6 (WALK_PHASE_RESTART_BATCHES). A write run's walks fall at its batches 128 k - P.
+# settle_s, residuals within 1.1 batches (WALK_PHASE_*); four fresh ones (docs/data/ycsbdwalk)
+# within 2.0 of it (P 8, 8, 9, 11 at 2.3-3.7 s: predicted 7.3, 8.4, 7.0, 10.4). Those count the
+# settling's own batches too (cold_start.purge_batches_while_settling: 3-5); the restart's before
+# them were 3, 3, 6, 6, so the settle time, which grows with both, stands for P better than the
+# count. A write run's walks fall at its batches 128 k - P.
 WALK_PHASE_START_BATCHES = 2.0
 WALK_PHASE_SETTLE_BATCHES_PER_S = 2.3
-WALK_PHASE_RESTART_BATCHES = 6
 
 
 def walk_phase_batches(run: dict) -> float | None:
     """Purge batches the server made since its start before the run began (P above); None where
     the run did not begin from loadgen's cold restart (another server's count is unknown)."""
     cold = (run.get("server") or {}).get("cold_start") or {}
-    counted, settle_s = cold.get("purge_batches_while_settling"), cold.get("settle_s")
+    settle_s = cold.get("settle_s")
     if cold.get("method") != "restart":
         return None
-    if isinstance(counted, int) and not isinstance(counted, bool) and 0 <= counted < 2**31:
-        return float(WALK_PHASE_RESTART_BATCHES + counted)
     if isinstance(settle_s, bool) or not isinstance(settle_s, (int, float)) or not 0 <= settle_s < 3600:
         return None
     return WALK_PHASE_START_BATCHES + WALK_PHASE_SETTLE_BATCHES_PER_S * float(settle_s)

@@ -79,10 +79,8 @@ def test_an_insert_only_run_walks_at_the_128th_batch_from_the_servers_start():
     assert walked == 6
 
 
-def _run(walks: int, batches: int, settle_s: float, settling: int | None = None) -> dict:
+def _run(walks: int, batches: int, settle_s: float) -> dict:
     cold = {"method": "restart", "settle_s": settle_s}
-    if settling is not None:
-        cold["purge_batches_while_settling"] = settling
     return {"server": {"flavor": "mysql", "cold_start": cold},
             "buffer_pool": {"flush": {"purge_truncations": walks, "purge_batches": batches}}}
 
@@ -90,7 +88,6 @@ def _run(walks: int, batches: int, settle_s: float, settling: int | None = None)
 def test_the_walks_phase_is_the_batches_before_the_run_held_to_the_walks_counted():
     phase = um.walk_phase_batches(_run(1, 117, 2.0))
     assert phase == pytest.approx(um.WALK_PHASE_START_BATCHES + 2.0 * um.WALK_PHASE_SETTLE_BATCHES_PER_S)
-    assert um.walk_phase_batches(_run(1, 117, 2.0, settling=5)) == um.WALK_PHASE_RESTART_BATCHES + 5
     assert um.walk_phase_batches({"server": {"cold_start": {"method": "none", "settle_s": 1.0}}}) is None
     # one walk in 117 batches: the 128th batch from the start was the run's 117th at the latest
     every, first = um.measured_walks(_run(1, 117, 0.0), "mysql", 11_700)
