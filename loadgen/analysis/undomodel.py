@@ -256,7 +256,7 @@ def history_emptied_op(run: dict) -> float | None:
     one walk took them off (trx_purge_truncate_history), and no batch came after it (srv_do_purge
     stops at an empty history; the master thread wakes purge only while it is not): in the 12
     insert-only runs that walked (docs/data/ycsbd, mixruns, ycsbdwalk) the history emptied at
-    28-94% of the run's ops, and the batches the run counted were 117-126 = 128 - P, its walk the
+    12-94% of the run's ops, and the batches the run counted were 117-126 = 128 - P, its walk the
     last. So the batches, spread evenly, would put it at the run's end."""
     bp = run.get("buffer_pool") or {}
     if bp.get("rows_updated") or bp.get("rows_deleted") or not bp.get("history_len_before"):

@@ -101,3 +101,32 @@ def test_the_walks_phase_is_the_batches_before_the_run_held_to_the_walks_counted
     assert every == pytest.approx(12_800) and first == pytest.approx((128 - max(6.0, um.walk_phase_batches(
         _run(2, 250, 1.0)))) * 100)
     assert um.measured_walks(_run(2, 250, 1.0), "mariadb", 25_000) is None
+
+
+def test_an_insert_only_walk_is_the_servers_128th_batch_and_its_last():
+    """The insert-only runs that walked (docs/data/ycsbd, mixruns' lead ycsb-d/e, ycsbdwalk's fresh
+    ones): the walk emptied the history (the restart's 4 logs; the samples' history_len 4 -> 0, at
+    12-94% of the ops, never back), no batch came after it, so the run counted 128 - P batches for
+    P before it. P follows the settle time (undomodel.WALK_PHASE_*, fit to the ten stored: within
+    1.2 batches) and the fresh ones, not used to fit it, within 2.5 (q3: 9 for 6.8, ycsb-e w2: 9 for
+    7.0; the line is under most of them by 0.6-2.2, over one by 0.4)."""
+    data = Path(__file__).resolve().parents[2] / "docs" / "data"
+    paths = [*YCSBD, *sorted((data / "mixruns" / "mysql-9.7").glob("lead-ycsb-[de]-*.json.gz")),
+             *sorted((data / "ycsbdwalk").glob("*ycsb-[de]*.json.gz"))]
+    exact = []
+    for path in paths:
+        run = json.loads(gzip.decompress(path.read_bytes()))
+        bp = run["buffer_pool"]
+        if bp["flush"]["purge_truncations"] != 1:
+            continue
+        history = [s["history_len"] for s in run["samples"]]
+        assert bp["history_len_before"] == 4 and history[-1] == 0, path.name
+        drop = history.index(0)
+        assert set(history[:drop]) <= {4} and set(history[drop:]) == {0}, path.name
+        emptied = um.history_emptied_op(run)
+        assert 0.1 * run["result"]["ops"] <= emptied <= 0.95 * run["result"]["ops"], (path.name, emptied)
+        phase = 128 - bp["flush"]["purge_batches"]
+        fresh = path.parent.name == "ycsbdwalk"
+        assert abs(um.walk_phase_batches(run) - phase) <= (2.5 if fresh else 1.2), (path.name, phase)
+        exact.append(fresh)
+    assert exact.count(False) == 10 and exact.count(True) >= 4
