@@ -228,11 +228,12 @@ def measured_sweep_ops(run: dict, flavor: str, done: int) -> float | None:
 # walk empties the history, after which no batch comes (history_emptied_op). Its batches counted
 # are then 128 - P exactly for P batches before the run: 2-3 in the 4 stored runs that settled
 # 0.31-0.37 s, 7-11 in the 6 that settled 2.1-3.6 s (docs/data/mixruns, ycsbd): P = 1.95 + 2.31
-# settle_s, residuals within 1.1 batches (WALK_PHASE_*); four fresh ones (docs/data/ycsbdwalk)
-# within 2.0 of it (P 8, 8, 9, 11 at 2.3-3.7 s: predicted 7.3, 8.4, 7.0, 10.4). Those count the
-# settling's own batches too (cold_start.purge_batches_while_settling: 3-5); the restart's before
-# them were 3, 3, 6, 6, so the settle time, which grows with both, stands for P better than the
-# count. A write run's walks fall at its batches 128 k - P.
+# settle_s, residuals within 1.1 batches (WALK_PHASE_*). Seven fresh ones (docs/data/ycsbdwalk, not
+# used to fit it) are within 3.6 of it (P 7-11 at 1.0-3.7 s; the worst q5, 8 for 4.4): a walk
+# interval is 128 batches, so the line places write runs' walks to ~3% of one. Those count the
+# settling's own batches (cold_start.purge_batches_while_settling: 2-5); the restart's before them
+# were 3-7, so that count predicts P no better (within 3, mean error 1.4 against the line's 1.4).
+# A write run's walks fall at its batches 128 k - P.
 WALK_PHASE_START_BATCHES = 2.0
 WALK_PHASE_SETTLE_BATCHES_PER_S = 2.3
 
@@ -254,7 +255,7 @@ def history_emptied_op(run: dict) -> float | None:
     the restart's logs leave the history list: the op midway between the two samples whose
     history_len went from 4 to 0; None where it did not, or where the run updated or deleted. Its
     one walk took them off (trx_purge_truncate_history), and no batch came after it (srv_do_purge
-    stops at an empty history; the master thread wakes purge only while it is not): in the 12
+    stops at an empty history; the master thread wakes purge only while it is not): in the 17
     insert-only runs that walked (docs/data/ycsbd, mixruns, ycsbdwalk) the history emptied at
     12-94% of the run's ops, and the batches the run counted were 117-126 = 128 - P, its walk the
     last. So the batches, spread evenly, would put it at the run's end."""

@@ -194,8 +194,11 @@ BOUNDS_PCT = {
     # the model lacked was the rollback segments' first uses (read: the restart held 128-507 pages)
     # and the batches' places after the clean start (branch ycsbd, docs/data/ycsbd: 16 runs at
     # 501-7,926 q/s, load 2.3-7.7, -4.1 .. +1.8%; all -6.9 .. +1.2%; docs/workloads.md, "MySQL
-    # ycsb-d's rate")
-    ("mysql", "ycsb-d"): (5, 10),
+    # ycsb-d's rate"). All 10% -> 6%: the slow runs' one purge walk (384 pages), made since branch
+    # ycsbdwalk where the history emptied, was their -5.2 .. -6.9% (docs/data/ycsbd now -4.1 .. +1.3%;
+    # docs/data/ycsbdwalk's 11 fresh at 279-7,636 q/s -2.4 .. +0.8%, the 5 that walked -6.3 .. -6.8%
+    # before; docs/workloads.md, "The walks' phase")
+    ("mysql", "ycsb-d"): (5, 6),
     ("mysql", "ycsb-e"): (5, 5),  # -0.7 .. +0.8%
     ("mysql", "ycsb-f"): (5, 15),  # -0.1 .. -2.2%; all -9.4 .. +0.3%
     # Was 15% / 15% (-12.0 .. +4.4% over the ciscale and ciro runs, -4.9 .. +9.4% in six more on
