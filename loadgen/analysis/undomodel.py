@@ -287,7 +287,7 @@ def measured_walks(run: dict, flavor: str, done: int) -> tuple[float, float] | N
         return every, min(emptied, done - 1.0)
     phase = walk_phase_batches(run)
     freq = TRUNCATE_BATCHES[flavor]
-    if not batches or phase is None or every != freq * done / batches:
+    if not batches or phase is None or every != freq * done / batches:  # not spaced by the batches
         return every, every
     phase = min(max(phase, freq * walks - batches), freq * (walks + 1) - batches - 1, freq - 1)
     return every, (freq - max(phase, 0.0)) * done / batches
