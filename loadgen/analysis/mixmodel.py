@@ -66,7 +66,7 @@ from .keymodel import held_pages
 from .dirtypages import run_args
 from .pool import hold_capacity, run_pool_model, small_pool_start, under_writes
 from .purgewalks import Sweeps
-from .undomodel import (PURGE_LAG_OPS, forecast_txns_per_undo_page, measured_purge_lag, measured_sweep_ops,
+from .undomodel import (PURGE_LAG_OPS, forecast_txns_per_undo_page, measured_purge_lag, measured_walks,
                         sweep_ops_of, undo_refs, undo_space, undo_txns_per_page, without_rseg_pages, write_txns)
 from .undomodel import purge_refs as undo_purge_refs
 
@@ -81,7 +81,7 @@ class Mapper:
 
     def __init__(self, spec: mixspec.MixSpec, space: Space, columns_of: dict | None = None,
                  prefetch: bool = False, rsegs_at_start: bool = False, stepped: set | None = None,
-                 sweep_ops: float = 0.0, buffers: frozenset = frozenset(), purge_lag: float | None = None):
+                 sweep_ops: float | tuple = 0.0, buffers: frozenset = frozenset(), purge_lag: float | None = None):
         self.spec = spec
         self.buffers = buffers  # the changes MySQL's change buffer takes (changebuf.buffered_kinds)
         self.rsegs_at_start = rsegs_at_start  # the rollback segments' pages were read at start-up
@@ -245,7 +245,7 @@ def _index_of(space: Space, table: str, column: str | None, columns_of: dict) ->
 
 def build_trace(spec: mixspec.MixSpec, space: Space, scheduled: dict[int, list[int]] | None = None,
                 ops: int | None = None, columns_of: dict | None = None, prefetch: bool = False,
-                rsegs_at_start: bool = False, stepped: set | None = None, sweep_ops: float = 0.0,
+                rsegs_at_start: bool = False, stepped: set | None = None, sweep_ops: float | tuple = 0.0,
                 buffers: frozenset = frozenset(), purge_lag: float | None = None) -> Trace:
     """The references of the mix's first `ops` operations, in order; scheduled[op] = the
     scheduled streams whose execution started before op (their scans go in there); sweep_ops:
@@ -445,13 +445,12 @@ def predict(run: dict, own_undo: bool = True) -> dict | None:
     pool = without_rseg_pages(pool_of(run, spec.writes), space, held := undomodel.rsegs_held(run, space))
     txns_per_op = write_txns(spec, Generator(spec).counts_at(done)) / max(done, 1)
     # purge's walks: as many as the run's server counted (MySQL), else at the rate fitted to its q/s
-    walk_ops = measured_sweep_ops(run, flavor, done) if spec.writes and own_undo else None
-    walks_from = "fit" if walk_ops is None else "run"
-    walk_ops = sweep_ops_of(flavor, pool.qps, txns_per_op) if walk_ops is None else walk_ops
+    walks = measured_walks(run, flavor, done) if spec.writes and own_undo else None  # (spacing, first op)
+    walks_from, walk_ops = ("fit", sweep_ops_of(flavor, pool.qps, txns_per_op)) if walks is None else ("run", walks[0])
     buffers, lag = changebuf.buffered_kinds(run), measured_purge_lag(run, done) if own_undo else None
     trace = build_trace(spec, space, scheduled_positions(run, spec), done, index_columns(tables),
                         prefetch=RANGE_PREFETCH and flavor == "mariadb", rsegs_at_start=held,
-                        stepped=stepped_columns(tables), sweep_ops=walk_ops, buffers=buffers, purge_lag=lag)
+                        stepped=stepped_columns(tables), sweep_ops=walks or walk_ops, buffers=buffers, purge_lag=lag)
     trace = seedmerges.read_in(trace, space, run, spec.writes, pool.cleaner_seen)  # MySQL read-only runs'
     first, span = space.tree_of(order[0], None), []
     sim = simulate(trace, space, pool, first.all_leaves, span, run_args(pool, run),
@@ -484,6 +483,7 @@ def predict(run: dict, own_undo: bool = True) -> dict | None:
         "pool_pages": pool.pool_pages,
         "qps": pool.qps,
         "purge_walk_ops": round(walk_ops, 1), "purge_walks_from": walks_from,
+        **({"purge_first_walk_op": round(walks[1], 1)} if walks and walks[0] else {}),
         **({"undo_reads_cap": cap, "undo_reads_cut": cut} if cap is not None else {}),
         "tables": out_tables,
         "note": "pages_read is the tables' and the undo pages' (system_pages_read: rollback segment headers "

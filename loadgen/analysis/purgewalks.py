@@ -13,19 +13,21 @@ from .mixpages import NEW, WRITE, Refs, Space
 
 
 def sweeps_due(start: int, n: int, w_ops: np.ndarray, w_rsegs: np.ndarray, every: float, next_k: int,
-               rseg_last: np.ndarray) -> tuple[list[int], list[np.ndarray], int]:
+               rseg_last: np.ndarray, first: float | None = None) -> tuple[list[int], list[np.ndarray], int]:
     """Purge's walks over the rollback segments' headers before ops start..start+n: one before the
     k-th second's op, int(k * every), where a write came within the `every` ops before it (the
     history list was not empty). A walk reads every segment's header (undomodel.PURGE_SWEEP_S: the
     pool decides which are still in it). w_ops, w_rsegs: this chunk's write transactions' ops (in
     order) and segments; rseg_last: each segment's last write's op before the chunk (-1: none),
-    updated here. Returns the walks' ops, the headers each reads (segment numbers) and the next
-    walk's k."""
+    updated here. first (MySQL's walks by the run's batches, undomodel.measured_walks): the k-th
+    walk at int(first + (k - 1) * every), whether or not a write came (the server's history list
+    is never empty: 4 logs at every start). Returns the walks' ops, the headers each reads (segment
+    numbers) and the next walk's k."""
     points, reads = [], []
     every_rseg = np.arange(len(rseg_last))
     k = next_k
     ats = []
-    while (at := int(k * every)) < start + n:
+    while (at := walk_op(k, every, first)) < start + n:
         ats.append(at)
         k += 1
     # every walk's window in one search (one a walk cast w_ops to float each time: 40 us a walk)
@@ -35,12 +37,17 @@ def sweeps_due(start: int, n: int, w_ops: np.ndarray, w_rsegs: np.ndarray, every
     # of the segments a walk took ~10 us, ~260 walks a 262k-op chunk at 1,000 q/s)
     latest = float(rseg_last.max()) if len(rseg_last) else -np.inf
     for at, (lo, hi) in zip(ats, bounds.tolist()):
-        if hi > lo or latest >= at - every:
+        if hi > lo or latest >= at - every or first is not None:
             points.append(at)
             reads.append(every_rseg)
     if len(w_ops):
         np.maximum.at(rseg_last, w_rsegs, w_ops)
     return points, reads, k
+
+
+def walk_op(k: int, every: float, first: float | None = None) -> int:
+    """The k-th walk's op (k from 1): int(k * every), or int(first + (k - 1) * every) (sweeps_due)."""
+    return int(k * every) if first is None else int(first + (k - 1) * every)
 
 
 def first_touches(first_at: np.ndarray, at: int) -> np.ndarray:
@@ -92,10 +99,14 @@ class Sweeps:
     first_at: np.ndarray | None = None
     reads_logs: bool = False
     logs: list = dataclasses.field(default_factory=list)
+    first: float | None = None
 
     @classmethod
-    def of(cls, space: Space, every: float, reads_logs: bool = False, held: bool = True) -> Sweeps:
-        """reads_logs: the walks read the logs purge passed (walk_after), where purge's lag is the
+    def of(cls, space: Space, every: float | tuple[float, float], reads_logs: bool = False,
+           held: bool = True) -> Sweeps:
+        """every: ops between two walks, or (that, the first walk's op) where the run's own batches
+        place them (undomodel.measured_walks: then made with or without writes, sweeps_due).
+        reads_logs: the walks read the logs purge passed (walk_after), where purge's lag is the
         run's own (measured_purge_lag); else PURGE_LAG_OPS's read of the undo page stands for it.
         held: the rollback segments' pages are in the pool as the run begins (undo_refs'
         rsegs_at_start); where not, their first touch reads them, a walk's too, ibtmp1's included."""
@@ -104,8 +115,9 @@ class Sweeps:
             # first walk (at 16M the server read 128 ibtmp1 pages for each walk it counted, the first
             # included: 2,031 for 16, 2,295 for 18 in sysbench-oltp-rw at CI's size, branch mysqlrw3)
             first_at[:] = -1
+        every, first = every if isinstance(every, tuple) else (every, None)
         return cls(space, float(every or 0.0), 1, np.full(space.rollback_segments, -1, np.int64), first_at,
-                   reads_logs and first_at is not None)
+                   reads_logs and first_at is not None, first=None if first is None else float(first))
 
     @property
     def seen(self) -> np.ndarray | None:
@@ -128,9 +140,10 @@ class Sweeps:
         and where reads_logs is off."""
         if not self.every or not self.reads_logs:
             return None
-        k = np.maximum(np.ceil(at / self.every), 1).astype(np.int64)
-        k += (k * self.every).astype(np.int64) < at
-        return (k * self.every).astype(np.int64)
+        first = self.every if self.first is None else self.first
+        k = np.maximum(np.ceil((at - first) / self.every), 0).astype(np.int64)
+        k += (first + k * self.every).astype(np.int64) < at
+        return (first + k * self.every).astype(np.int64)
 
     def before_walk(self, at: np.ndarray, lag: float) -> np.ndarray | None:
         """MariaDB: whether purge reaches each log (written at op `at`, `lag` ops later) before the
@@ -155,7 +168,7 @@ class Sweeps:
         rsegs = np.concatenate(w_rsegs).astype(np.int64) if w_rsegs else np.zeros(0, np.int64)
         by_op = np.argsort(ops, kind="stable")
         points, reads, self.next_k = sweeps_due(start, n, ops[by_op], rsegs[by_op], self.every, self.next_k,
-                                                self.rseg_last)
+                                                self.rseg_last, self.first)
         if not points:
             return None
         if not self.reads_logs:

@@ -218,6 +218,81 @@ def measured_sweep_ops(run: dict, flavor: str, done: int) -> float | None:
     return done / walks
 
 
+# The walks' phase: srv_do_purge's count of batches is a static from the server's start (MySQL 9.x
+# srv0srv.cc: do_truncate where ++count % innodb_purge_rseg_truncate_frequency == 0), and the run's
+# counters (INNODB_METRICS, enabled just before it settles) miss the batches before: the restart's
+# own and the settling's. Every restart leaves 4 logs in the history (history_len_before 4 in all
+# the stored MySQL runs), so the master thread wakes purge each second (srv_master_do_idle_tasks /
+# _active_tasks: rseg_history_len > 0) and a wake is a batch, with or without writes: an
+# insert-only run (its logs freed at commit) walks at the 128th batch from the start too, and that
+# walk empties the history, after which no batch comes (history_emptied_op). Its batches counted
+# are then 128 - P exactly for P batches before the run: 2-3 in the 4 stored runs that settled
+# 0.31-0.37 s, 7-11 in the 6 that settled 2.1-3.6 s (docs/data/mixruns, ycsbd): P = 1.95 + 2.31
+# settle_s, residuals within 1.1 batches (WALK_PHASE_*). Seven fresh ones (docs/data/ycsbdwalk, not
+# used to fit it) are within 3.6 of it (P 7-11 at 1.0-3.7 s; the worst q5, 8 for 4.4): a walk
+# interval is 128 batches, so the line places write runs' walks to ~3% of one. Those count the
+# settling's own batches (cold_start.purge_batches_while_settling: 2-5); the restart's before them
+# were 3-7, so that count predicts P no better (within 3, mean error 1.4 against the line's 1.4).
+# A write run's walks fall at its batches 128 k - P.
+WALK_PHASE_START_BATCHES = 2.0
+WALK_PHASE_SETTLE_BATCHES_PER_S = 2.3
+
+
+def walk_phase_batches(run: dict) -> float | None:
+    """Purge batches the server made since its start before the run began (P above); None where
+    the run did not begin from loadgen's cold restart (another server's count is unknown)."""
+    cold = (run.get("server") or {}).get("cold_start") or {}
+    settle_s = cold.get("settle_s")
+    if cold.get("method") != "restart":
+        return None
+    if isinstance(settle_s, bool) or not isinstance(settle_s, (int, float)) or not 0 <= settle_s < 3600:
+        return None
+    return WALK_PHASE_START_BATCHES + WALK_PHASE_SETTLE_BATCHES_PER_S * float(settle_s)
+
+
+def history_emptied_op(run: dict) -> float | None:
+    """Where a run that wrote no history (inserts only: MySQL frees an insert's log at commit) saw
+    the restart's logs leave the history list: the op midway between the two samples whose
+    history_len went from 4 to 0; None where it did not, or where the run updated or deleted. Its
+    one walk took them off (trx_purge_truncate_history), and no batch came after it (srv_do_purge
+    stops at an empty history; the master thread wakes purge only while it is not): in the 17
+    insert-only runs that walked (docs/data/ycsbd, mixruns, ycsbdwalk) the history emptied at
+    12-94% of the run's ops, and the batches the run counted were 117-126 = 128 - P, its walk the
+    last. So the batches, spread evenly, would put it at the run's end."""
+    bp = run.get("buffer_pool") or {}
+    if bp.get("rows_updated") or bp.get("rows_deleted") or not bp.get("history_len_before"):
+        return None
+    done = 0
+    for sample in run.get("samples") or []:
+        queries = sample.get("queries")
+        if isinstance(queries, bool) or not isinstance(queries, int) or queries < 0:
+            return None
+        if sample.get("history_len") == 0:
+            return done + queries / 2
+        done += queries
+    return None
+
+
+def measured_walks(run: dict, flavor: str, done: int) -> tuple[float, float] | None:
+    """(ops between two walks, the first walk's op) as the run's server made them: measured_sweep_ops'
+    spacing, the first at the run's (128 - P)-th batch for P = walk_phase_batches, held where the
+    walks counted say (between 128 w - batches and 128 (w + 1) - batches - 1 for w walks); the first a
+    spacing in where P is unknown. None where measured_sweep_ops is; (0, 0): no walk."""
+    every = measured_sweep_ops(run, flavor, done)
+    if every is None or not every:
+        return None if every is None else (0.0, 0.0)
+    walks, batches = run_counter(run, "purge_truncations") or 0, run_counter(run, "purge_batches")
+    emptied = history_emptied_op(run)
+    if walks == 1 and emptied is not None:
+        return every, min(emptied, done - 1.0)
+    phase = walk_phase_batches(run)
+    freq = TRUNCATE_BATCHES[flavor]
+    if not batches or phase is None or every != freq * done / batches:  # not spaced by the batches
+        return every, every
+    phase = min(max(phase, freq * walks - batches), freq * (walks + 1) - batches - 1, freq - 1)
+    return every, (freq - max(phase, 0.0)) * done / batches
+
+
 def measured_purge_lag(run: dict, done: int) -> float | None:
     """Ops from a write to purge's work on it as the run's own server ran purge: done over INNODB_METRICS
     purge_invoked (buffer_pool.flush.purge_batches; each batch purges what was committed since the last:

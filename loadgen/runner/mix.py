@@ -216,6 +216,12 @@ def measure(server, spec: MixSpec, data: MixDataset, tables: dict[str, TableInfo
         reporter.say(f"warning: the pool was not cold before this run: {verdict['note']}")
     table_reads = TablesReads(sampler_conn, [(t.database, t.table) for t in tables.values()])
     flush_before = flush_metrics(sampler_conn)
+    if monitors_note is None and cold.method == "restart" and "purge_batches" in flush_before:
+        # purge's batches while settling (the monitors were enabled just before, on a server just
+        # restarted): MySQL walks the rollback segments every 128 batches counted from its start
+        # (srv_do_purge), so these are part of what sets where the run's walks fall (the model
+        # takes the settle time: undomodel.walk_phase_batches)
+        settle["purge_batches_while_settling"] = flush_before["purge_batches"]
     pool_before = pool_stats(sampler_conn)
     names = [s.name for s in spec.streams]
     sampler = Sampler(sampler_conn, state.current_ops, sample_interval_s, flavor=flavor.name,

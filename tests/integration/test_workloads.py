@@ -194,8 +194,11 @@ BOUNDS_PCT = {
     # the model lacked was the rollback segments' first uses (read: the restart held 128-507 pages)
     # and the batches' places after the clean start (branch ycsbd, docs/data/ycsbd: 16 runs at
     # 501-7,926 q/s, load 2.3-7.7, -4.1 .. +1.8%; all -6.9 .. +1.2%; docs/workloads.md, "MySQL
-    # ycsb-d's rate")
-    ("mysql", "ycsb-d"): (5, 10),
+    # ycsb-d's rate"). All 10% -> 6%: the slow runs' one purge walk (384 pages), made since branch
+    # ycsbdwalk where the history emptied, was their -5.2 .. -6.9% (docs/data/ycsbd now -4.1 .. +1.3%;
+    # docs/data/ycsbdwalk's 11 fresh at 279-7,636 q/s -2.4 .. +0.8%, the 5 that walked -6.3 .. -6.8%
+    # before; docs/workloads.md, "The walks' phase")
+    ("mysql", "ycsb-d"): (5, 6),
     ("mysql", "ycsb-e"): (5, 5),  # -0.7 .. +0.8%
     ("mysql", "ycsb-f"): (5, 15),  # -0.1 .. -2.2%; all -9.4 .. +0.3%
     # Was 15% / 15% (-12.0 .. +4.4% over the ciscale and ciro runs, -4.9 .. +9.4% in six more on
@@ -289,6 +292,9 @@ def test_preset_on_mariadb(mariadb_up, preset, tmp_path):
 def test_preset_on_mysql(mysql_up, preset, tmp_path):
     doc, stdout = run_preset(mysql_up, preset, tmp_path / f"{preset}.json")
     check_preset(doc, stdout, preset, "mysql")
+    # purge's batches while the restarted server settled (a few: the master thread wakes purge each
+    # second while the restart's 4 logs are in the history; docs/workloads.md, "The walks' phase")
+    assert 0 <= doc["server"]["cold_start"]["purge_batches_while_settling"] <= 100
     if preset == "sysbench-oltp-rw":
         # MySQL counts flushing in INNODB_METRICS once loadgen enables the monitors
         flush = doc["buffer_pool"]["flush"]

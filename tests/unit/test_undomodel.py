@@ -231,6 +231,25 @@ def test_purge_walks_the_headers_once_a_second_only_while_writes_come():
     assert um.sweep_ops_of("mariadb", 2_500.0) == 2_500.0 and um.sweep_ops_of("mysql", 2_500.0) == 0.0
 
 
+def test_mysql_walks_by_the_batches_fall_at_their_phase_with_or_without_writes():
+    """MySQL's walks placed by the run's batches (undomodel.measured_walks: the first at its op, then
+    every `every`): made where no write left history (an insert-only run walked once at the 128th
+    batch from the server's start, docs/data/ycsbd), and the walks' later reads follow the phase."""
+    last = np.full(4, -1, dtype=np.int64)
+    none = np.zeros(0, np.int64)
+    points, reads, k = pw.sweeps_due(0, 2_000, none, none, 1_000.0, 1, last, first=900.0)
+    assert points == [900, 1_900] and k == 3 and reads[0].tolist() == [0, 1, 2, 3]
+    points, _, k = pw.sweeps_due(2_000, 1_000, none, none, 1_000.0, k, last, first=900.0)
+    assert points == [2_900] and k == 4
+    # by the count alone (no phase) the same chunk has no walk without a write
+    assert pw.sweeps_due(0, 2_000, none, none, 1_000.0, 1, np.full(4, -1, np.int64))[0] == []
+    sw = pw.Sweeps.of(_space(rsegs=4, temp=3), (500.0, 420.0), reads_logs=True)
+    assert sw.first == 420.0 and sw.every == 500.0
+    assert sw.walk_after(np.array([0, 420, 421, 921, 1_000])).tolist() == [420, 420, 920, 1_420, 1_420]
+    assert pw.Sweeps.of(_space(rsegs=4), (500.0, 420.0)).due(0, 1_000, [], []) is not None
+    assert pw.Sweeps.of(_space(rsegs=4), 500.0).due(0, 1_000, [], []) is None
+
+
 def test_a_slower_run_reads_more_headers_where_they_do_not_stay():
     """The same ops at a twelfth of the rate walk the 128 headers twelve times as often: where
     writes are rare (25 a second: ~80% of the segments unused in a second) and the pool too small
