@@ -46,6 +46,11 @@ class PoolFeed:
         self.samples = [samples.get(r) for r in self.rates]
         self.runs = [[self._open(p, s, leaf_pages, ph) for ph in p.phases()] for p, s in zip(pools, self.samples)]
         self.pools = pools
+        by_map: dict[int, list] = {}  # a miniature has one phase (MariaDB's); the pools at one rate share the map
+        for runs, sample in zip(self.runs, self.samples):
+            if sample is not None:
+                by_map.setdefault(id(sample), []).append(runs[0])
+        self.groups = list(by_map.values())
         self.seen = bytearray(space.n_pages) if any(self.samples) else None
         self.refs = 0
         self.pool = ThreadPoolExecutor(1)
@@ -74,7 +79,9 @@ class PoolFeed:
         chunks in memory at most)."""
         self._wait()
         self.refs += len(pages)
-        jobs = [(run.feed, (pages, flags)) for runs in self.runs for run in runs]
+        jobs = [(run.feed, (pages, flags)) for runs, s in zip(self.runs, self.samples) if s is None for run in runs]
+        for group in self.groups:  # the miniatures of one map: the piece looked up once (native/lrusim/squeeze.h)
+            jobs.append((group[0].feed_with, (group[1:], pages, flags)))
         if self.seen is not None:  # the distinct pages a miniature's estimate counts exactly
             jobs.append((native.mix_mark, (self.seen, pages)))
         self.busy = [(self.pool.submit(job, *args), job, args) for job, args in jobs]
