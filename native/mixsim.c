@@ -407,6 +407,8 @@ static mini_state_t *group_of(PyObject *states, mix_state_t **sims, Py_ssize_t *
         else if (x->n_map != x0->n_map || memcmp(x->map, x0->map, x->n_map * sizeof(int32_t)) ||
                  x->s.m.n_pages != x0->s.m.n_pages || x->s.m.leaf_pages != x0->s.m.leaf_pages)
             bad = "the miniatures of a group must share one map";
+        else if (x->s.now_ms != x0->s.now_ms || x->s.m.ms_per_query != x0->s.m.ms_per_query)
+            bad = "the miniatures of a group must share one clock (the rate and the pieces fed)";
         for (Py_ssize_t j = 0; !bad && j < k; j++)
             if (sims[j] == &x->s)
                 bad = "a miniature twice in a group";

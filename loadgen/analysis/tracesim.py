@@ -46,10 +46,11 @@ class PoolFeed:
         self.samples = [samples.get(r) for r in self.rates]
         self.runs = [[self._open(p, s, leaf_pages, ph) for ph in p.phases()] for p, s in zip(pools, self.samples)]
         self.pools = pools
-        by_map: dict[int, list] = {}  # a miniature has one phase (MariaDB's); the pools at one rate share the map
-        for runs, sample in zip(self.runs, self.samples):
+        # the miniatures of one map and one clock (MariaDB's: one phase each), fed a chunk together
+        by_map: dict[tuple, list] = {}
+        for runs, sample, p in zip(self.runs, self.samples, pools):
             if sample is not None:
-                by_map.setdefault(id(sample), []).append(runs[0])
+                by_map.setdefault((id(sample), p.qps), []).append(runs[0])
         self.groups = list(by_map.values())
         self.seen = bytearray(space.n_pages) if any(self.samples) else None
         self.refs = 0

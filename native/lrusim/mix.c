@@ -125,18 +125,12 @@ void mix_feed_mapped(mix_state_t *s, const uint32_t *pages, const uint8_t *flags
     s->now_ms = now_ms;
 }
 
-void mix_feed_squeezed(mix_state_t *s, const uint32_t *q, const uint8_t *flags, const uint32_t *ops, uint64_t n,
-                       uint64_t dropped, uint32_t tail_ops) {
-    double now_ms = s->now_ms, ms_per_query = s->m.ms_per_query;
-    for (uint64_t i = 0; i < n; i++) {
-        for (uint32_t k = ops[i]; k; k--) /* one addition an operation, as mix_feed_mapped: the same clock */
-            now_ms += ms_per_query;
-        mapped_ref(s, q[i], flags[i], now_ms);
-    }
-    for (uint32_t k = tail_ops; k; k--)
-        now_ms += ms_per_query;
+void mix_feed_squeezed(mix_state_t *s, const uint32_t *q, const uint8_t *flags, const double *at_ms, uint64_t n,
+                       uint64_t dropped, double end_ms) {
+    for (uint64_t i = 0; i < n; i++)
+        mapped_ref(s, q[i], flags[i], at_ms[i]);
     s->m.refs += dropped;
-    s->now_ms = now_ms;
+    s->now_ms = end_ms;
 }
 
 void mix_end(mix_state_t *s, mix_counts_t *out, uint32_t *reads) {

@@ -22,10 +22,10 @@ static int grow(squeeze_t *sq, uint64_t n, uint64_t n_pages) {
         uint8_t *fl = realloc(sq->fl, n);
         if (fl)
             sq->fl = fl;
-        uint32_t *ops = realloc(sq->ops, n * sizeof(uint32_t));
-        if (ops)
-            sq->ops = ops;
-        if (!q || !fl || !ops)
+        double *at_ms = realloc(sq->at_ms, n * sizeof(double));
+        if (at_ms)
+            sq->at_ms = at_ms;
+        if (!q || !fl || !at_ms)
             return -1;
         sq->cap = n;
     }
@@ -56,26 +56,29 @@ int mix_squeeze(squeeze_t *sq, mix_state_t *const *s, size_t n_sims, const uint3
     }
     /* without branches: which of the three a reference is (unsampled, dropped, left) is data the
      * branch predictor cannot learn; every reference is written, the next one over it unless kept */
+    uint32_t *restrict out_q = sq->q;
+    uint8_t *restrict out_fl = sq->fl;
+    double *restrict out_ms = sq->at_ms;
     uint64_t kept = 0, dropped = 0;
-    uint32_t ops = 0;
+    double now_ms = s[0]->now_ms, ms_per_query = s[0]->m.ms_per_query;
     for (uint64_t i = 0; i < n; i++) {
         uint8_t fl = flags[i];
-        ops += (fl & MIX_OP) != 0;
+        /* the clock moves on every operation, as mix_feed_mapped's (+ 0.0 leaves it as it is) */
+        now_ms += (fl & MIX_OP) ? ms_per_query : 0.0;
         int32_t q = pagemap_get(map, pages[i]);
         uint32_t qi = q < 0 ? 0 : (uint32_t)q;
         uint64_t mapped = q >= 0;
         uint64_t gone = mapped & drop[qi] & ((fl & MIX_WRITE) == 0); /* a write dirties the page: kept */
         uint64_t keep = mapped & !gone;
-        sq->q[kept] = qi;
-        sq->fl[kept] = fl;
-        sq->ops[kept] = ops;
+        out_q[kept] = qi;
+        out_fl[kept] = fl;
+        out_ms[kept] = now_ms;
         kept += keep;
         dropped += gone;
-        ops = keep ? 0 : ops;
     }
     sq->n = kept;
     sq->dropped = dropped;
-    sq->tail_ops = ops;
+    sq->end_ms = now_ms;
     return 0;
 }
 
@@ -84,14 +87,14 @@ int mix_feed_group(squeeze_t *sq, mix_state_t *const *s, size_t n_sims, const ui
     if (mix_squeeze(sq, s, n_sims, pages, flags, n, map) < 0)
         return -1;
     for (size_t k = 0; k < n_sims; k++) /* one pool after another: its state stays in cache */
-        mix_feed_squeezed(s[k], sq->q, sq->fl, sq->ops, sq->n, sq->dropped, sq->tail_ops);
+        mix_feed_squeezed(s[k], sq->q, sq->fl, sq->at_ms, sq->n, sq->dropped, sq->end_ms);
     return 0;
 }
 
 void squeeze_free(squeeze_t *sq) {
     free(sq->q);
     free(sq->fl);
-    free(sq->ops);
+    free(sq->at_ms);
     free(sq->drop);
     memset(sq, 0, sizeof(*sq));
 }

@@ -18,22 +18,22 @@
 #include "mix.h"
 #include "pagemap.h"
 
-/* A piece squeezed: the references left (simulated page, flags, the operations that began since
- * the one before, its own included), and what was dropped after them. The buffers are kept from
- * one piece to the next (grown as needed). */
+/* A piece squeezed: the references left (simulated page, flags, the clock at it: the pools of a
+ * group share one clock, the trace's), and the references dropped after them. The buffers are
+ * kept from one piece to the next (grown as needed). */
 typedef struct {
     uint32_t *q;
     uint8_t *fl;
-    uint32_t *ops;
+    double *at_ms;
     uint64_t n, cap;
-    uint64_t dropped;  /* reads of pages every pool had pinned: each pool's refs count them */
-    uint32_t tail_ops; /* operations begun after the last reference left */
-    uint8_t *drop;     /* per simulated page: pinned in every pool of the group (built each piece) */
+    uint64_t dropped; /* reads of pages every pool had pinned: each pool's refs count them */
+    double end_ms;    /* the clock at the piece's end */
+    uint8_t *drop;    /* per simulated page: pinned in every pool of the group (built each piece) */
     uint64_t drop_cap;
 } squeeze_t;
 
 /* The references pages[0..n) (flags) that the pools s[0..n_sims) (one map, the same simulated
- * pages) have to see, into sq. -1 on allocation failure. */
+ * pages, one clock: now_ms and ms_per_query equal) have to see, into sq. -1 on allocation failure. */
 int mix_squeeze(squeeze_t *sq, mix_state_t *const *s, size_t n_sims, const uint32_t *pages, const uint8_t *flags,
                 uint64_t n, const pagemap_t *map);
 

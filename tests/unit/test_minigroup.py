@@ -59,13 +59,17 @@ def test_miniatures_fed_together_count_what_each_counts_alone(seed, ticks):
 
 
 def test_a_group_is_one_map():
-    """Miniatures of two samples, or one twice, are not a group."""
+    """Miniatures of two samples or two rates of queries, or one twice, are not a group."""
     space, sample, pages, flags = _case(4, 1_000)
     other = tracesample.plan(space, ("db.t", mp.PRIMARY), 0.25, salt=9)
     a, b = _open(space, sample, 800), _open(space, other, 800)
     if not np.array_equal(sample.map_, other.map_):
         with pytest.raises(ValueError, match="share one map"):
             a.feed_with([b], pages, flags)
+    with pytest.raises(ValueError, match="one clock"):  # another rate of queries
+        a.feed_with([native.MixStream(sample.n_pages, space.tree_of("db.t", None).all_leaves, 800, 896, 37.0, 0.0,
+                                      0.25, mini=(sample.map_, sample.rate, sample.salt, sample.more_ones))],
+                    pages, flags)
     with pytest.raises(ValueError, match="twice"):
         a.feed_with([a], pages, flags)
     with pytest.raises(ValueError, match="below n_pages"):
