@@ -1,9 +1,10 @@
 /*
  * Miniatures of one sample fed a piece of a mix's trace together (loadgen/analysis/tracesim.py:
  * the curve's pools at one rate share tracesample.py's map). mix_feed_mapped looks every reference
- * up in the map and tests the page's pin, once a pool: ~70% of a miniature's references are to
- * pinned pages (tracesample.PIN_SHARE), which only count, and that loop was a quarter of the CPU
- * of bench/predict_speed.py's 30M trace (perf, docs/data/tracespeed7/perf30.txt). Here the piece is
+ * up in the map and tests the page's pin, once a pool: that loop was a quarter of the CPU of
+ * bench/predict_speed.py's 30M trace (perf, docs/data/tracespeed7/perf30.txt), where 50-57% of the
+ * references are to pages every pool of a group has pinned (tracesample.PIN_SHARE), which only
+ * count (92.7M of 185.8M for the 64M pool, 105.1M for the three 3% pools: docs/data/simspeed). Here the piece is
  * squeezed once for all of them: each reference mapped, the unsampled ones dropped, and the reads
  * of pages every pool of the group has pinned dropped too (counted), when no pool has a timed
  * cleaner (cleaner_due: a pinned reference is then a count and nothing else); each pool then runs
