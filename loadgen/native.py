@@ -58,10 +58,8 @@ def _load():
 
             _ext = _native
     except ImportError as exc:
-        raise LoadgenError(
-            f"the C extension loadgen._native is not available ({exc})",
-            "build it with: pip install -e . (needs gcc and the Python headers, apt install python3-dev)",
-        ) from None
+        raise LoadgenError(f"the C extension loadgen._native is not available ({exc})", "build it with: pip install "
+                           "-e . (needs gcc and the Python headers, apt install python3-dev)") from None
     return _ext
 
 
@@ -265,8 +263,7 @@ def memset(size: int, passes: int = 3, pages: str = "4k", populate: bool = False
         map_step, raw, huge_kb, tlb_err = ext.memset(size, passes, code, populate)
     except OSError as exc:
         raise _os_error(exc, size, pages) from None
-    return MemsetRun(size, pages, populate, Pass.from_raw(map_step),
-                     tuple(Pass.from_raw(p) for p in raw),
+    return MemsetRun(size, pages, populate, Pass.from_raw(map_step), tuple(Pass.from_raw(p) for p in raw),
                      None if huge_kb < 0 else huge_kb, tlb_status(tlb_err))
 
 
@@ -437,11 +434,11 @@ def lrusim_mix(pages, flags, n_pages: int, leaf_pages: int, capacity: int, pool_
 
 
 class MixStream:
-    """lrusim_mix fed a piece of the trace at a time (native/lrusim/mix.h mix_begin/feed/end): the
-    same counts as one call over the pieces joined, without holding the whole trace. The
-    arguments as lrusim_mix's after flags; feed() from one thread at a time. mini: (map, rate, salt,
-    more_ones[, pin, pin_share]) for a miniature (native/mixsim.c mixmini_open; tracesample.py's pin),
-    whose close() gives (MixSim of its own pages, the sampled pages' dirty evictions)."""
+    """lrusim_mix fed a piece of the trace at a time (native/lrusim/mix.h mix_begin/feed/end): the same counts as
+    one call over the pieces joined, without holding the whole trace. The arguments as lrusim_mix's after flags;
+    feed() from one thread at a time. mini: (map, rate, salt, more_ones[, pin, pin_share]) for a miniature
+    (native/mixsim.c mixmini_open; tracesample.py's pin), whose close() gives (MixSim of its own pages, the sampled
+    pages' dirty evictions) and whose feed_with() feeds it and other miniatures of its map (lrusim/squeeze.h)."""
 
     def __init__(self, n_pages: int, leaf_pages: int, capacity: int, pool_pages: int, old_pct: float,
                  old_time_ms: float, ms_per_op: float, ra_threshold: int = 0, ra_area: int = 64, ra_rule: int = 0,
@@ -452,11 +449,13 @@ class MixStream:
                      ra_area, ra_rule, start_pages, start_freed, batch, tick_depth, tick_phase_ms, tick_period_ms,
                      ticks, clean_scan, fl_batch, ibuf_max, ibuf_merge, fl_io), _load()
         self._state = ext.mixmini_open(*mini[:4], args, *mini[4:]) if mini else ext.mixsim_open(*args)
-        self._feed, self._close = (ext.mixmini_feed, ext.mixmini_close) if mini else (ext.mixsim_feed,
-                                                                                         ext.mixsim_close)
+        self._feed, self._close = (ext.mixmini_feed, ext.mixmini_close) if mini else (ext.mixsim_feed, ext.mixsim_close)
 
     def feed(self, pages, flags) -> None:
         self._feed(self._state, pages, flags)
+
+    def feed_with(self, others: list, pages, flags) -> int:  # the references dropped as pinned in every pool
+        return _load().mixmini_feed_group((self._state, *(o._state for o in others)), pages, flags)
 
     def close(self):
         got = self._close(self._state)

@@ -10,6 +10,7 @@
 
 #include "lrusim/miniature.h"
 #include "lrusim/mix.h"
+#include "lrusim/squeeze.h"
 
 #define MIX_CAPSULE "loadgen.mix_state"
 #define MINI_CAPSULE "loadgen.mix_mini"
@@ -256,6 +257,7 @@ typedef struct {
     int32_t *map;
     uint64_t n_map;
     pagemap_t pm; /* the map as the feed looks it up (pagemap.h) */
+    squeeze_t sq; /* the group's squeezed piece, when this state leads mixmini_feed_group's group */
 } mini_state_t;
 
 static void drop_mini(PyObject *capsule) {
@@ -263,6 +265,7 @@ static void drop_mini(PyObject *capsule) {
     if (x) {
         mix_free(&x->s);
         pagemap_free(&x->pm);
+        squeeze_free(&x->sq);
         free(x->map);
         free(x);
     }
@@ -383,6 +386,64 @@ PyObject *loadgen_mixmini_feed(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+#define MAX_GROUP 64 /* miniatures fed together: a curve's pools at one rate (a handful) */
+
+/* The miniatures of a tuple of states, for one piece fed to all: NULL with an exception set
+ * unless they are distinct, open and share one map. */
+static mini_state_t *group_of(PyObject *states, mix_state_t **sims, Py_ssize_t *n) {
+    *n = PyTuple_GET_SIZE(states);
+    if (*n < 1 || *n > MAX_GROUP) {
+        PyErr_SetString(PyExc_ValueError, "a group is 1 to 64 miniatures");
+        return NULL;
+    }
+    mini_state_t *x0 = NULL;
+    for (Py_ssize_t k = 0; k < *n; k++) {
+        mini_state_t *x = mini_of(PyTuple_GET_ITEM(states, k));
+        if (!x)
+            return NULL;
+        const char *bad = NULL;
+        if (!x0)
+            x0 = x;
+        else if (x->n_map != x0->n_map || memcmp(x->map, x0->map, x->n_map * sizeof(int32_t)) ||
+                 x->s.m.n_pages != x0->s.m.n_pages || x->s.m.leaf_pages != x0->s.m.leaf_pages)
+            bad = "the miniatures of a group must share one map";
+        else if (x->s.now_ms != x0->s.now_ms || x->s.m.ms_per_query != x0->s.m.ms_per_query)
+            bad = "the miniatures of a group must share one clock (the rate and the pieces fed)";
+        for (Py_ssize_t j = 0; !bad && j < k; j++)
+            if (sims[j] == &x->s)
+                bad = "a miniature twice in a group";
+        if (bad) {
+            PyErr_SetString(PyExc_ValueError, bad);
+            return NULL;
+        }
+        sims[k] = &x->s;
+    }
+    return x0;
+}
+
+PyObject *loadgen_mixmini_feed_group(PyObject *self, PyObject *args) {
+    PyObject *states;
+    Py_buffer pv, fv;
+    if (!PyArg_ParseTuple(args, "O!y*y*", &PyTuple_Type, &states, &pv, &fv))
+        return NULL;
+    mix_state_t *sims[MAX_GROUP];
+    Py_ssize_t n;
+    mini_state_t *x0 = group_of(states, sims, &n);
+    if (feed_trace(x0 != NULL, &pv, &fv, x0 ? x0->n_map : 0) < 0)
+        return NULL;
+    int rc;
+    /* one caller at a time per group (tracesim.py feeds each group from one task) */
+    Py_BEGIN_ALLOW_THREADS
+    rc = mix_feed_group(&x0->sq, sims, (size_t)n, (const uint32_t *)pv.buf, (const uint8_t *)fv.buf,
+                        (uint64_t)pv.len / 4, &x0->pm);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&pv);
+    PyBuffer_Release(&fv);
+    if (rc < 0)
+        return PyErr_NoMemory();
+    return PyLong_FromUnsignedLongLong(x0->sq.dropped);
+}
+
 /* (what mixsim_close returns, the pages evicted dirty among the sampled ones). */
 PyObject *loadgen_mixmini_close(PyObject *self, PyObject *capsule) {
     mini_state_t *x = mini_of(capsule);
@@ -394,6 +455,7 @@ PyObject *loadgen_mixmini_close(PyObject *self, PyObject *capsule) {
         return PyErr_NoMemory();
     mix_counts_t out;
     mix_end(&x->s, &out, reads);
+    squeeze_free(&x->sq);
     uint64_t evicted_one = x->s.evicted_one;
     return Py_BuildValue("(NK)", result(&out, reads, n_pages), (unsigned long long)evicted_one);
 }

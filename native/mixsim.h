@@ -14,6 +14,7 @@ PyObject *loadgen_mixsim_feed(PyObject *self, PyObject *args);
 PyObject *loadgen_mixsim_close(PyObject *self, PyObject *capsule);
 PyObject *loadgen_mixmini_open(PyObject *self, PyObject *args);
 PyObject *loadgen_mixmini_feed(PyObject *self, PyObject *args);
+PyObject *loadgen_mixmini_feed_group(PyObject *self, PyObject *args);
 PyObject *loadgen_mixmini_close(PyObject *self, PyObject *capsule);
 PyObject *loadgen_mix_mark(PyObject *self, PyObject *args);
 
@@ -39,6 +40,9 @@ int loadgen_mixsim_exec(PyObject *module);
      "after its leaves"},                                                                                     \
     {"mixmini_feed", loadgen_mixmini_feed, METH_VARARGS,                                                            \
      "mixmini_feed(state, pages, flags): the next piece of the trace, unsampled pages dropped"},                 \
+    {"mixmini_feed_group", loadgen_mixmini_feed_group, METH_VARARGS,                                                \
+     "mixmini_feed_group(states, pages, flags) -> references dropped as pinned in all: mixmini_feed of each "    \
+     "miniature of the tuple (one map), the piece looked up once (native/lrusim/squeeze.h)"},                                                   \
     {"mixmini_close", loadgen_mixmini_close, METH_O,                                                              \
      "mixmini_close(state) -> (what mixsim_close returns, dirty evictions of sampled pages)"},                   \
     {"mix_mark", loadgen_mix_mark, METH_VARARGS, "mix_mark(seen, pages): seen[page] = 1 for every page"},

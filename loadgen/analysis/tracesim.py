@@ -46,6 +46,12 @@ class PoolFeed:
         self.samples = [samples.get(r) for r in self.rates]
         self.runs = [[self._open(p, s, leaf_pages, ph) for ph in p.phases()] for p, s in zip(pools, self.samples)]
         self.pools = pools
+        # the miniatures of one map and one clock (MariaDB's: one phase each), fed a chunk together
+        by_map: dict[tuple, list] = {}
+        for runs, sample, p in zip(self.runs, self.samples, pools):
+            if sample is not None:
+                by_map.setdefault((id(sample), p.qps), []).append(runs[0])
+        self.groups = list(by_map.values())
         self.seen = bytearray(space.n_pages) if any(self.samples) else None
         self.refs = 0
         self.pool = ThreadPoolExecutor(1)
@@ -74,7 +80,9 @@ class PoolFeed:
         chunks in memory at most)."""
         self._wait()
         self.refs += len(pages)
-        jobs = [(run.feed, (pages, flags)) for runs in self.runs for run in runs]
+        jobs = [(run.feed, (pages, flags)) for runs, s in zip(self.runs, self.samples) if s is None for run in runs]
+        for group in self.groups:  # the miniatures of one map: the piece looked up once (native/lrusim/squeeze.h)
+            jobs.append((group[0].feed_with, (group[1:], pages, flags)))
         if self.seen is not None:  # the distinct pages a miniature's estimate counts exactly
             jobs.append((native.mix_mark, (self.seen, pages)))
         self.busy = [(self.pool.submit(job, *args), job, args) for job, args in jobs]

@@ -94,30 +94,43 @@ static inline void pinned_ref(lru_t *m, uint32_t q, uint8_t fl, double now_ms) {
         set_dirty(m, q);
 }
 
-void mix_feed_mapped(mix_state_t *s, const uint32_t *pages, const uint8_t *flags, uint64_t n, const pagemap_t *map) {
-    double now_ms = s->now_ms, ms_per_query = s->m.ms_per_query;
+/* A reference of a miniature to simulated page q (mapped): a pinned page's counted, a candidate's
+ * simulated and maybe pinned, any other page's simulated. */
+static inline void mapped_ref(mix_state_t *s, uint32_t q, uint8_t fl, double now_ms) {
     lru_t *m = &s->m;
     const uint8_t *pin = m->pin;
+    if (pin && pin[q]) {
+        if (pin[q] == 2) {
+            pinned_ref(m, q, fl, now_ms);
+            return;
+        }
+        mix_ref(s, q, fl & ~MIX_MOVE, now_ms); /* a candidate is above the leaves */
+        pin_page(m, q);
+        return;
+    }
+    /* a step onto a page past the first table's leaves triggers no read-ahead (as in
+     * read_ahead_mariadb); a miniature's leaf maps would not reach that far */
+    mix_ref(s, q, (uint64_t)q < m->leaf_pages ? fl : fl & ~MIX_MOVE, now_ms);
+}
+
+void mix_feed_mapped(mix_state_t *s, const uint32_t *pages, const uint8_t *flags, uint64_t n, const pagemap_t *map) {
+    double now_ms = s->now_ms, ms_per_query = s->m.ms_per_query;
     for (uint64_t i = 0; i < n; i++) {
         if (flags[i] & MIX_OP) /* the clock moves on every operation, sampled or not */
             now_ms += ms_per_query;
         int32_t q = pagemap_get(map, pages[i]);
-        if (q < 0)
-            continue;
-        if (pin && pin[q]) {
-            if (pin[q] == 2) {
-                pinned_ref(m, (uint32_t)q, flags[i], now_ms);
-                continue;
-            }
-            mix_ref(s, (uint32_t)q, flags[i] & ~MIX_MOVE, now_ms); /* a candidate is above the leaves */
-            pin_page(m, (uint32_t)q);
-            continue;
-        }
-        /* a step onto a page past the first table's leaves triggers no read-ahead (as in
-         * read_ahead_mariadb); a miniature's leaf maps would not reach that far */
-        mix_ref(s, (uint32_t)q, (uint64_t)q < m->leaf_pages ? flags[i] : flags[i] & ~MIX_MOVE, now_ms);
+        if (q >= 0)
+            mapped_ref(s, (uint32_t)q, flags[i], now_ms);
     }
     s->now_ms = now_ms;
+}
+
+void mix_feed_squeezed(mix_state_t *s, const uint32_t *q, const uint8_t *flags, const double *at_ms, uint64_t n,
+                       uint64_t dropped, double end_ms) {
+    for (uint64_t i = 0; i < n; i++)
+        mapped_ref(s, q[i], flags[i], at_ms[i]);
+    s->m.refs += dropped;
+    s->now_ms = end_ms;
 }
 
 void mix_end(mix_state_t *s, mix_counts_t *out, uint32_t *reads) {

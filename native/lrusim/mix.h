@@ -59,6 +59,11 @@ void mix_feed(mix_state_t *s, const uint32_t *pages, const uint8_t *flags, uint6
  * each page of the space, or -1 for a page not sampled (its reference dropped, its operation's
  * time kept); every page below map->n. */
 void mix_feed_mapped(mix_state_t *s, const uint32_t *pages, const uint8_t *flags, uint64_t n, const pagemap_t *map);
+/* mix_feed_mapped's remainder (squeeze.h): the simulated pages q[0..n) with their flags and the
+ * clock at each; then dropped references to pages this pool had pinned (only counted), and the
+ * clock at the piece's end. */
+void mix_feed_squeezed(mix_state_t *s, const uint32_t *q, const uint8_t *flags, const double *at_ms, uint64_t n,
+                       uint64_t dropped, double end_ms);
 /* Pin a miniature's hot pages (innodb_lru.h pin_page): cand[q] != 0 for each simulated page q (n of
  * them, from 0) that may be pinned once it is referenced resident and young; pinned pages weigh
  * at most share of the pool. A pinned page's references are counted and nothing else (no list
