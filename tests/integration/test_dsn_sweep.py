@@ -84,9 +84,11 @@ def fresh_dsn_server(mysqld_binary, session_dir, tmp_path):
 ATTEMPTS = 3
 
 
-def _emptied_after_all(cold: dict) -> bool:
-    return bool(cold.get("cold")) and cold.get("table_pages_shrunk", 0) > cold.get("table_pages_cold_max", 0) \
-        and cold.get("table_pages_before") == 0
+def _cold_after_all(cold: dict) -> bool:
+    """The run came out cold however the server got there: the pool emptied after the grow-back
+    (above), or the shrink itself took most of the table (CI rehearsal, 2026-11-30, 10.11.19 at load
+    ~3: "17 of the most recently used pages stayed", said cold from the table's pages, rightly)."""
+    return bool(cold.get("cold"))
 
 
 def test_a_run_whose_table_stays_in_the_pool_is_recorded_warm_without_an_error_figure(fresh_dsn_server, tmp_path):
@@ -107,9 +109,9 @@ def test_a_run_whose_table_stays_in_the_pool_is_recorded_warm_without_an_error_f
         res = run_loadgen("run", *dsn, "--out", str(out), env=env)
         assert res.returncode == 0, res.stderr[-2000:]
         doc = json.loads(out.read_text())
-        if not _emptied_after_all(doc["server"]["cold_start"]):
+        if not _cold_after_all(doc["server"]["cold_start"]):
             break
-        print("the pool was emptied after the grow-back after all: again")
+        print("the run came out cold after all: again")
     else:  # never warm here: then the cold start it had is what must be said, and an error figure given
         cold = doc["server"]["cold_start"]
         assert cold["cold"] is True and cold["verified_by"] == "table_pages", cold
@@ -140,9 +142,9 @@ def test_a_sweep_says_when_its_pool_was_not_emptied_as_a_run_does(fresh_dsn_serv
                           str(out), "--out-dir", str(tmp_path / "runs"), env=env)
         assert res.returncode == 0, res.stderr[-2000:]
         [point] = json.loads(out.read_text())["points"]
-        if not _emptied_after_all(json.loads(open(point["result_file"]).read())["server"]["cold_start"]):
+        if not _cold_after_all(json.loads(open(point["result_file"]).read())["server"]["cold_start"]):
             break
-        print("the pool was emptied after the grow-back after all: again")
+        print("the run came out cold after all: again")
     else:  # never warm here: then the point is a cold one, said and recommended from as such
         assert point["cold"] is True and point["started_cold"] is True, point
         assert "warning: the run starts warm" not in res.stderr
