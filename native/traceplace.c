@@ -9,6 +9,7 @@
  * PLACE_INSERT_AT), and the counts Python needs to name them in its order.
  */
 #include "traceplace.h"
+#include "lrusim/source.h" /* mix64: mixpages.mix64 */
 
 #include <math.h>
 #include <stdint.h>
@@ -21,16 +22,6 @@ enum { K_POINT = 1, K_RANGE = 2, K_INSERT = 4, K_UPDATE = 5, K_DELETE = 6 };
 enum { F_HASHED = 1, F_AUTO = 2, F_LO_OPEN = 4, F_HI_OPEN = 8, F_DESC = 16, F_VIA_INDEX = 32 };
 /* a tree's parameters, one int64 row each (tracemodel.TracePlan._native_trees) */
 enum { T_TABLE, T_ROWS, T_OFF, T_HAS_VALUES, T_VMIN, T_VMAX, T_POINT, T_COLS };
-
-/* mixpages.mix64 */
-static inline uint64_t mix64(uint64_t x) {
-    x ^= x >> 30;
-    x *= 0xBF58476D1CE4E5B9ULL;
-    x ^= x >> 27;
-    x *= 0x94D049BB133111EBULL;
-    x ^= x >> 31;
-    return x;
-}
 
 /* tracemodel._hash_key: the row a hashed key leads to, 1..rows */
 static inline int64_t hash_key(int64_t lo, int64_t rows) {
