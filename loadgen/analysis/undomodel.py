@@ -228,8 +228,8 @@ def measured_sweep_ops(run: dict, flavor: str, done: int) -> float | None:
 # walk empties the history, after which no batch comes (history_emptied_op). Its batches counted
 # are then 128 - P exactly for P batches before the run: 2-3 in the 4 stored runs that settled
 # 0.31-0.37 s, 7-11 in the 6 that settled 2.1-3.6 s (docs/data/mixruns, ycsbd): P = 1.95 + 2.31
-# settle_s, residuals within 1.1 batches (WALK_PHASE_*). Seven fresh ones (docs/data/ycsbdwalk, not
-# used to fit it) are within 3.6 of it (P 7-11 at 1.0-3.7 s; the worst q5, 8 for 4.4): a walk
+# settle_s, residuals within 1.1 batches (WALK_PHASE_*: 2.0 + 2.3, rounded). Seven fresh ones
+# (docs/data/ycsbdwalk, not used to fit it) are within 3.6 of it (P 7-11 at 1.0-3.7 s; the worst q5, 8 for 4.4): a walk
 # interval is 128 batches, so the line places write runs' walks to ~3% of one. Those count the
 # settling's own batches (cold_start.purge_batches_while_settling: 2-5); the restart's before them
 # were 3-7, so that count predicts P no better (within 3, mean error 1.4 against the line's 1.4).
