@@ -213,9 +213,14 @@ def measured_sweep_ops(run: dict, flavor: str, done: int) -> float | None:
     if not walks:
         return 0.0
     batches = run_counter(run, "purge_batches")
-    if batches and abs(int(batches // TRUNCATE_BATCHES[flavor]) - walks) <= 1:
+    if spaced_by_batches(walks, batches, flavor):
         return TRUNCATE_BATCHES[flavor] * done / batches
     return done / walks
+
+
+def spaced_by_batches(walks: int, batches: int | None, flavor: str) -> bool:
+    """Whether a run's walks follow its purge batches: it counted both, and they agree to a walk."""
+    return bool(walks and batches) and abs(int(batches // TRUNCATE_BATCHES[flavor]) - walks) <= 1
 
 
 # The walks' phase: srv_do_purge's count of batches is a static from the server's start (MySQL 9.x
@@ -287,7 +292,7 @@ def measured_walks(run: dict, flavor: str, done: int) -> tuple[float, float] | N
         return every, min(emptied, done - 1.0)
     phase = walk_phase_batches(run)
     freq = TRUNCATE_BATCHES[flavor]
-    if not batches or phase is None or every != freq * done / batches:  # not spaced by the batches
+    if phase is None or not spaced_by_batches(walks, batches, flavor):
         return every, every
     phase = min(max(phase, freq * walks - batches), freq * (walks + 1) - batches - 1, freq - 1)
     return every, (freq - max(phase, 0.0)) * done / batches
