@@ -358,7 +358,13 @@ class LocalServer(Server):
 
     def stop(self) -> None:
         self._halt()
-        if self._lock.held and not str(self.socket_path).startswith(str(self.run_dir)):
+        # the datadir lock: ours, or (a server attached from `loadgen up`'s state: `loadgen down`) the
+        # one its process held, free now that it is gone; taken by another server of this home: kept
+        try:
+            held = self._lock.held or self._lock.try_acquire()
+        except OSError:  # the home itself is gone
+            held = False
+        if held and not str(self.socket_path).startswith(str(self.run_dir)):
             try:  # the private /tmp directory of a long home's socket, empty once the server is gone
                 os.rmdir(os.path.dirname(self.socket_path))
             except OSError:

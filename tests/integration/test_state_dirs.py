@@ -93,3 +93,22 @@ def test_a_shared_state_dir_lends_the_up_server_as_it_is_and_never_restarts_seed
         a("down")
     assert not our_server_pids()
 
+
+
+def test_down_removes_a_long_homes_socket_directory_in_tmp(mysqld_binary, base):
+    """A state directory too long for a socket path puts the up server's socket in a private /tmp
+    directory; `loadgen down` (another process, attached from the state) removes it with the server
+    (it stayed behind: two empty /tmp/loadgen-<uid>-* directories after each CI run)."""
+    long_dir = base / ("s" * 90)
+    a = job(base, LOADGEN_CACHE_DIR=str(base / "a"), LOADGEN_STATE_DIR=str(long_dir))
+    res = a("up", "--server", "local", "--pool", "16M")
+    assert res.returncode == 0, res.stderr
+    try:
+        socket_dirs = [d for d in os.listdir("/tmp") if d.startswith("loadgen-") and os.path.isdir(f"/tmp/{d}")
+                       and os.path.exists(f"/tmp/{d}/mysqld.sock")]
+        mine = [d for d in socket_dirs if f"{d}/mysqld.sock" in res.stdout + res.stderr]
+        assert len(mine) == 1, (res.stdout, res.stderr, socket_dirs)
+    finally:
+        assert a("down").returncode == 0
+    assert not os.path.exists(f"/tmp/{mine[0]}")
+    assert not our_server_pids()
