@@ -98,7 +98,7 @@ def test_a_shared_state_dir_lends_the_up_server_as_it_is_and_never_restarts_seed
 def test_down_removes_a_long_homes_socket_directory_in_tmp(mysqld_binary, base):
     """A state directory too long for a socket path puts the up server's socket in a private /tmp
     directory; `loadgen down` (another process, attached from the state) removes it with the server
-    (it stayed behind: two empty /tmp/loadgen-<uid>-* directories after each CI run)."""
+    (it stayed behind: a CI rehearsal left two empty /tmp/loadgen-<uid>-* directories)."""
     long_dir = base / ("s" * 90)
     a = job(base, LOADGEN_CACHE_DIR=str(base / "a"), LOADGEN_STATE_DIR=str(long_dir))
     res = a("up", "--server", "local", "--pool", "16M")
