@@ -103,6 +103,16 @@ def our_server_pids(include_shared: bool = False, include_bootstrap: bool = Fals
     return pids
 
 
+def pytest_terminal_summary(terminalreporter):
+    """Every model-accuracy point the run held (tests/accuracy.py LEDGER), passed or failed."""
+    from .accuracy import LEDGER
+
+    if LEDGER:
+        terminalreporter.section(f"accuracy: {len(LEDGER)} points held")
+        for line in LEDGER:
+            terminalreporter.write_line(line)
+
+
 def pytest_sessionfinish(session, exitstatus):
     # Stop anything a test left behind, then fail the run if there was something to stop:
     # an orphan server is a bug in loadgen or in a test.

@@ -23,6 +23,7 @@ import textwrap
 
 import pytest
 
+from .. import accuracy
 from ..conftest import run_loadgen
 
 PRESETS = ["ycsb-a", "ycsb-b", "ycsb-c", "ycsb-d", "ycsb-e", "ycsb-f", "sysbench-oltp-ro", "sysbench-oltp-rw"]
@@ -271,8 +272,11 @@ def check_prediction(doc: dict, stdout: str, preset: str, server: str, table: st
     t = p["tables"][table]
     measured = bp["tables"][table]["file_pages_read"]
     table_pct, all_pct = BOUNDS_PCT[(server, preset)]
-    print(f"{server} {preset}: table predicted {t['pages_read']:,}, measured {measured:,} ({t['error_pct']:+.1f}%); "
-          f"all predicted {p['pages_read']:,}, measured {bp['pages_read']:,} ({p['error_pct']:+.1f}%)")
+    line = (f"{server} {preset}: table predicted {t['pages_read']:,}, measured {measured:,} ({t['error_pct']:+.1f}%, "
+            f"bound {table_pct}%); all predicted {p['pages_read']:,}, measured {bp['pages_read']:,} "
+            f"({p['error_pct']:+.1f}%, bound {all_pct}%); {doc['result']['qps']:,.0f} q/s")
+    print(line)
+    accuracy.note(line)
     assert t["measured_pages_read"] == measured and p["measured_pages_read"] == bp["pages_read"]
     assert abs(t["pages_read"] - measured) <= table_pct / 100 * measured, (preset, t["error_pct"], table_pct)
     assert abs(p["pages_read"] - bp["pages_read"]) <= all_pct / 100 * bp["pages_read"], (preset, p["error_pct"])
