@@ -80,6 +80,9 @@ def summary_lines(result: RunResult) -> list[str]:
     note = knife_edge_note(result)
     if note:
         lines.append(note)
+    note = slow_writes_note(result)
+    if note:
+        lines.append(note)
     for name, s in (result.result.get("streams") or {}).items():
         for e in s.get("executions") or []:
             lines.append(f"{name}: {e.get('start_s')} s .. {e.get('end_s')} s, mix ops {fmt(e.get('ops_before'))} .. "
@@ -97,6 +100,17 @@ def knife_edge_note(result: RunResult) -> str | None:
         return None
     pool = int((result.server or {}).get("innodb_buffer_pool_size") or 0)
     return note(f"the {format_bytes(pool)} pool" if pool else "the pool", result.prediction.extra.get("held_spread"))
+
+
+def slow_writes_note(result: RunResult) -> str | None:
+    """A line where the run wrote at a rate the write model has over-predicted tables at
+    (analysis/intervals.py SLOW_WRITES_QPS): the interval reaches further down, and says why."""
+    slow = result.prediction.extra.get("slow_writes") if result.prediction is not None else None
+    if not slow:
+        return None
+    return (f"note: this write mix ran at {slow['qps']:,.0f} q/s; below {slow['below_qps']:,.0f} q/s the model has "
+            f"over-predicted a table by up to 18% (sysbench-oltp-rw), so the interval reaches "
+            f"{slow['low_rel']:.0%} below the estimate (docs/workloads.md, \"Measured\")")
 
 
 def change_buffer_note(result: RunResult) -> str | None:
