@@ -76,7 +76,8 @@ def rng(xs):
 
 def frames() -> dict:
     print("| run | server data pages, mean 0-2 s / 2-5 s / after 5 s | model's list + 12, the same (4 phases) "
-          "| server's LRU-batch writes (batches) | model's | made young, not: server | model (to 250 ms before the end) |")
+          "| server's LRU-batch writes (batches) | model's | made young, not: server "
+          "| model (to 250 ms before the end) |")
     print("|---|---|---|---:|---|---|---|")
     writes = {}
     for name, i in FIVE:
@@ -84,7 +85,7 @@ def frames() -> dict:
         base, batches, sims, moves = dumps(name, i)
         ff, end = run["free_frames"], run["run_s"]
 
-        def smean(a, b):
+        def smean(a, b, ff=ff):
             return statistics.mean(r[2] for r in ff if a <= r[0] < b)
 
         def mmean(rows, a, b):
@@ -96,7 +97,8 @@ def frames() -> dict:
         print(f"| {name} #{i} | {smean(0, 2):,.0f} / {smean(2, 5):,.0f} / {smean(5, end):,.0f} "
               f"| {rng([mmean(r, 0, 2) for r in ms])} / {rng([mmean(r, 2, 5) for r in ms])} / "
               f"{rng([mmean(r, 5, end) for r in ms])} | {run['flush']['lru_batch_flushed']} "
-              f"({run['counters']['buffer_LRU_batches_flush']}) | {rng(w)} | {lm['made_young']:,}, {lm['not_made_young']:,} "
+              f"({run['counters']['buffer_LRU_batches_flush']}) | {rng(w)} "
+              f"| {lm['made_young']:,}, {lm['not_made_young']:,} "
               f"| {rng([m[0] for m in moves.values()])}, {rng([m[1] for m in moves.values()])} |")
     return writes
 
@@ -112,7 +114,8 @@ def replay(writes: dict) -> None:
                          / run["counters"]["buffer_LRU_batches_flush"]))
         (m0, d0), (m1, d1) = predict(name, i), predict(name, i, LRUOVER=str(k))
         tables = f.get("sbtest1.ibd", 0) + f.get("sbtest2.ibd", 0)
-        print(f"| {name} #{i} | {s:,} | {m0:,} ({100 * (m0 - s) / s:+.1f}%) | {k} | {m1:,} ({100 * (m1 - s) / s:+.1f}%) "
+        print(f"| {name} #{i} | {s:,} | {m0:,} ({100 * (m0 - s) / s:+.1f}%) | {k} "
+              f"| {m1:,} ({100 * (m1 - s) / s:+.1f}%) "
               f"| {tables:,}, {d0['tables']:,}, {d1['tables']:,} | {t.get('undo_log', 0)}, {d0['undo']}, {d1['undo']} "
               f"| {t.get('system_page', 0)}, {d0['hdr']}, {d1['hdr']} |")
 

@@ -54,10 +54,11 @@ def windows(tmp) -> None:
         def part(w, i, a, b):
             return w[b][i] - (w[a][i] if a else 0)
 
-        def mean(a, b):
+        def mean(a, b, ff=ff):
             xs = [r[2] for r in ff if a <= r[0] < b]
             return sum(xs) / len(xs)
-        cells = [f"{part(server, 0, a, b):,}, {part(model, 0, a, b):,}" for a, b in ((0, 2), (2, 5), (5, end), (0, end))]
+        cells = [f"{part(server, 0, a, b):,}, {part(model, 0, a, b):,}"
+                 for a, b in ((0, 2), (2, 5), (5, end), (0, end))]
         print(f"| {name} #{run['run']} | {run['qps']:,.0f} | " + " | ".join(cells)
               + f" | {server[5][1]}, {model[5][1]} | {part(server, 1, 5, end)}, {part(model, 1, 5, end)} "
               f"| {mean(2, 5):,.0f} / {mean(5, end):,.0f} |")
@@ -71,7 +72,8 @@ def levers(tmp) -> None:
     for name, run, trace, doc in runs(tmp):
         s, cap = run["server_read"], _pools([run["pool_bytes"]], "mysql", {}, 1000.0)[0][1].capacity_pages
         cells = []
-        for o in [{}] + [{"capacity_pages": cap - k} for k in (10, 20, 30, 40)] + [{"start_pages": run["free_frames"][0][2]}]:
+        shifts = [{}] + [{"capacity_pages": cap - k} for k in (10, 20, 30, 40)]
+        for o in shifts + [{"start_pages": run["free_frames"][0][2]}]:
             over.clear()
             over.update(o)
             m, _ = split.predict(run, trace, doc)
