@@ -2,7 +2,7 @@
 table, captured from the general log with `trace capture`, replayed with `run --server dsn --table`
 and predicted, held to the bound loadgen's own orders are held to (5%).
 
-Measured on MariaDB 10.11.19 (bench/foreign_traffic.py, docs/workloads.md "Other tools' traffic"):
+Measured on MariaDB 10.11.19 (bench/foreign_traffic.py, docs/usage.md "Other tools' traffic"):
 200k rows (2,741 leaves), 20,000 events, 6M and 16M pools, the prediction came within -3.6% .. -1.1%
 of sysbench's own pages read for uniform, gaussian, special and pareto, and the replay read the
 same pages as sysbench within 0.9%. (At these pools MariaDB's page cleaner keeps the LRU list near

@@ -65,3 +65,31 @@ def test_no_file_holds_a_merge_conflict_marker():
              *(ROOT / "native").rglob("*.[ch]")]
     marked = [str(p.relative_to(ROOT)) for p in files if CONFLICT.search(p.read_text(errors="replace"))]
     assert not marked, f"merge conflict markers left in: {marked}"
+
+
+# A page and a section (`docs/<page>.md, "A section"`) of it named in code, tests or prose, the section by
+# its heading or by a paragraph's bold lead (docs/workloads.md's dated notes are led so). A pointer
+# may run over a line break and a comment's `#`.
+SECTION_POINTER = re.compile(r'(docs/[\w-]+\.md)[,:]?\s*(?:#\s*)?\n?\s*(?:#\s*)?"([^"\n]{3,120})"')
+
+
+def _anchors(text: str) -> list[str]:
+    heads = [re.sub(r"^#+\s*", "", line).strip() for line in text.splitlines() if line.startswith("#")]
+    bold = [re.sub(r"\s+", " ", b) for b in re.findall(r"\*\*(.+?)\*\*", text, re.S)]
+    return [a.lower() for a in heads + bold]
+
+
+def test_every_section_named_in_a_pointer_is_in_its_page():
+    """A section moved or renamed leaves its pointers naming nothing (two did, until this test)."""
+    anchors = {f"docs/{p.name}": _anchors(p.read_text()) for p in PAGES}
+    files = [README, ROOT / "CHANGELOG.md", *PAGES, *(ROOT / "loadgen").rglob("*.py"), *(ROOT / "tests").rglob("*.py"),
+             *(ROOT / "bench").glob("*.py"), ROOT / "bench" / "README.md", *(ROOT / "native").rglob("*.[ch]")]
+    seen, stale = 0, []
+    for path in files:
+        for page, section in SECTION_POINTER.findall(path.read_text(errors="replace")):
+            if page in anchors:
+                seen += 1
+                if not any(section.lower() in a for a in anchors[page]):
+                    stale.append(f"{path.relative_to(ROOT)}: {page} {section!r}")
+    assert seen > 50, "the pattern found few pointers: has their form changed?"
+    assert not stale, stale
