@@ -97,8 +97,8 @@ class Mapper:
         self.inserted: dict[str, int] = {t.name: 0 for t in spec.tables}
         self.txns = 0  # write transactions (each autocommit write is one; a captured trace's: statements) so far
         self.pending: list[tuple[np.ndarray, Refs]] = []  # purge's work: (op it runs before, refs)
-        # purge's walks of the segments' headers
-        self.sweeps = Sweeps.of(space, sweep_ops, purge_lag is not None, rsegs_at_start)
+        self.sweeps = Sweeps.of(space, sweep_ops, purge_lag is not None, rsegs_at_start)  # purge's walks
+        self.undo_seen = np.zeros((2, space.rollback_segments), bool)  # undo_refs' first uses (MySQL)
         self.purge_lag = (PURGE_LAG_OPS, purge_lag or PURGE_LAG_OPS)  # ops to purge's undo read, tree work
 
     def op_refs(self, stream: int, key: np.ndarray, length: np.ndarray) -> Refs:
@@ -317,7 +317,7 @@ def add_ops(trace: Trace, mapper: Mapper, stream: np.ndarray, key: np.ndarray, l
             inserts = np.array([s.op in ("insert", "insert-at") for s in spec.streams])
             plain = np.full(len(r_at), j == 1) | inserts[stream[r_at]]
             plain &= not space.insert_history
-            done.append((r_at, undo_refs(space, t, mapper.rsegs_at_start, plain)))
+            done.append((r_at, undo_refs(space, t, mapper.rsegs_at_start, plain, mapper.undo_seen)))
             mapper.sweeps.used(t, start + r_at.astype(np.int64))
             w_ops.append(start + r_at[~plain].astype(np.int64))  # MySQL's inserts leave purge nothing
             w_rsegs.append(t[~plain] % space.rollback_segments)

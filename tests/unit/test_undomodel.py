@@ -389,3 +389,31 @@ def test_a_walk_before_a_segments_first_write_creates_its_header():
     cold.used(np.arange(4), np.array([10, 20, 60, 70]))
     _, refs = cold.due(0, 100, [np.array([10, 20, 60, 70])], [np.arange(4)])
     assert not refs.flags.any()  # every header read, ibtmp1's too
+
+
+def test_a_mysql_insert_writes_its_segments_insert_undo_page_apart_from_its_updates():
+    """MySQL gives a transaction's inserts an undo log of their own (the manual, "Undo Logs": up to
+    four a transaction, INSERT apart from UPDATE and DELETE): each segment's insert undo page,
+    reused at every insert, never created; the first use of either page reads nothing where the
+    segments were held at start-up (undo_refs' seen). MariaDB's inserts share the one undo log."""
+    tree = mp.Tree("usertable", mp.PRIMARY, 20_000, 1_430, 2)
+    space = mp.Space({("usertable", mp.PRIMARY): tree}, 4, 2.0, 2, 3, 2, insert_history=False)
+    assert space.insert_pages == 4 and space.n_pages == space.insert_base + 4 == space.file_base + 4 + 4
+    assert _space(rsegs=4).insert_pages == 0  # MariaDB's space as before
+    txn = np.arange(16, dtype=np.int64)
+    plain = txn % 8 >= 4  # segments 0-3 updated, then inserted into, in turn
+    r = um.undo_refs(space, txn, False, plain, np.zeros((2, 4), bool))
+    starts = np.cumsum(r.widths) - r.widths
+    undo = r.pages[starts]
+    assert (undo[plain] == space.insert_base + txn[plain] % 4).all()
+    assert ((undo[~plain] >= space.undo_base) & (undo[~plain] < space.temp_base)).all()
+    assert not (r.flags[starts[plain]] & mp.NEW).any()  # not held: read at first use, never created
+    seen = np.zeros((2, 4), bool)
+    held = um.undo_refs(space, txn, True, plain, seen)
+    starts = np.cumsum(held.widths) - held.widths
+    new = (held.flags[starts] & mp.NEW) > 0
+    _, _, first = space.rseg_pages(txn)
+    # each page's first use (txn 0-3 update, 4-7 insert) and the update pages created (txn 8-11:
+    # each segment's third transaction starts its second page)
+    assert new.tolist() == [True] * 8 + (first[8:] & ~plain[8:]).tolist()
+    assert seen.all() and not (um.undo_refs(space, txn, True, plain, seen).flags[starts[:8]] & mp.NEW).any()
