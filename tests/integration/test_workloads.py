@@ -225,7 +225,7 @@ BOUNDS_PCT = {
     # batches"). 25% -> 15%. The undo log pages: an insert's log is in a segment of its own, its
     # page apart from the updates' and deletes' (branch mysqlwhole, 2026-11-30): the 32 stored runs
     # at 16M all -9.5 .. +4.0% -> -6.7 .. +4.3% (28 of the lab's at 1,007-4,435 q/s: mean -6.5% ->
-    # -2.1%), tables unchanged to 1.8 points (-4.7 .. +11.4%); docs/workloads.md, "MySQL's insert
+    # -2.1%), tables each within 1.9 points (-4.7 .. +11.4%); docs/workloads.md, "MySQL's insert
     # undo pages". 15% -> 10%
     ("mysql", "sysbench-oltp-rw"): (10, 10),
     # MariaDB 11.8.9 (docker, trixie's image), 2026-11-29 20:24-21:21 UTC at load 1-7.5 (branch ci118):
