@@ -97,8 +97,8 @@ class Mapper:
         self.inserted: dict[str, int] = {t.name: 0 for t in spec.tables}
         self.txns = 0  # write transactions (each autocommit write is one; a captured trace's: statements) so far
         self.pending: list[tuple[np.ndarray, Refs]] = []  # purge's work: (op it runs before, refs)
-        self.sweeps = Sweeps.of(space, sweep_ops, purge_lag is not None, rsegs_at_start)  # purge's walks
-        self.undo_seen = np.zeros((2, space.rollback_segments), bool)  # undo_refs' first uses (MySQL)
+        # purge's walks of the segments' headers
+        self.sweeps = Sweeps.of(space, sweep_ops, purge_lag is not None, rsegs_at_start)
         self.purge_lag = (PURGE_LAG_OPS, purge_lag or PURGE_LAG_OPS)  # ops to purge's undo read, tree work
 
     def op_refs(self, stream: int, key: np.ndarray, length: np.ndarray) -> Refs:
@@ -312,12 +312,12 @@ def add_ops(trace: Trace, mapper: Mapper, stream: np.ndarray, key: np.ndarray, l
             mapper.txns += len(w_at)
         for j, r_at in enumerate(rounds):
             t = numbers[j] if txn is None else txn[r_at].astype(np.int64)
-            # an insert (a delete-insert's second transaction) whose log is freed at commit
-            # (a captured trace's insert of a key inside the table, tracemodel's "insert-at", too)
+            # an insert whose log is freed at commit (a captured trace's insert of a key inside the table,
+            # tracemodel's "insert-at", too); not a delete-insert's (j == 1): undomodel.REINSERT_HISTORY
             inserts = np.array([s.op in ("insert", "insert-at") for s in spec.streams])
-            plain = np.full(len(r_at), j == 1) | inserts[stream[r_at]]
+            plain = inserts[stream[r_at]] | np.full(len(r_at), j == 1 and not undomodel.REINSERT_HISTORY)
             plain &= not space.insert_history
-            done.append((r_at, undo_refs(space, t, mapper.rsegs_at_start, plain, mapper.undo_seen)))
+            done.append((r_at, undo_refs(space, t, mapper.rsegs_at_start, plain)))
             mapper.sweeps.used(t, start + r_at.astype(np.int64))
             w_ops.append(start + r_at[~plain].astype(np.int64))  # MySQL's inserts leave purge nothing
             w_rsegs.append(t[~plain] % space.rollback_segments)

@@ -278,8 +278,9 @@ class Space:
     def __init__(self, trees: dict[tuple[str, str], Tree], rollback_segments: int = 0,
                  txns_per_undo_page: float = 0.0, live_pages: int = 1, temp_rsegs: int = 0,
                  undo_files: int = 1, insert_history: bool = True, ibd_pages: tuple = ()):
-        self.trees = trees  # after the B-trees, each table's pages 0-2 where the model references some (ibdpages.py;
-        # ibd_pages: which), then each rollback segment's header page, then the undo pages, ...
+        self.trees = trees
+        # after the B-trees, each table's pages 0-2 where the model references some (ibdpages.py;
+        # ibd_pages: which), then each rollback segment's header page, then the undo pages
         self.ibd_used = frozenset(ibd_pages)
         self.ibd_pages, self.system_base = ibdpages.layout((n for n, _ in trees),
                                                            sum(t.n_pages for t in trees.values()), ibd_pages)
@@ -292,16 +293,15 @@ class Space:
         self.txns_per_undo_page = float(txns_per_undo_page or 0.0)
         self.live_pages = max(1, int(live_pages)) if self.txns_per_undo_page else 1
         self.undo_base = self.system_base + rollback_segments
-        self.temp_rsegs = temp_rsegs  # MySQL's temporary tablespace (ibtmp1): its segments' header pages
+        # MySQL's temporary tablespace (ibtmp1): its rollback segments' header pages, last
+        self.temp_rsegs = temp_rsegs
         self.temp_base = self.undo_base + rollback_segments * self.live_pages
         # each undo tablespace's file-space header and segment inode page, which creating and
         # freeing an undo segment change (fseg_create, fseg_free_step): segments in turn per file
         self.undo_files = max(1, int(undo_files)) if rollback_segments else 0
         self.insert_history = insert_history  # an insert's undo log goes to purge (MariaDB)
         self.file_base = self.temp_base + temp_rsegs
-        self.insert_base = self.file_base + 2 * self.undo_files  # then MySQL's insert undo pages (undo_refs)
-        self.insert_pages = 0 if insert_history else rollback_segments
-        self.n_pages = self.insert_base + self.insert_pages
+        self.n_pages = self.file_base + 2 * self.undo_files
 
     def file_pages(self, txn: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The file-space header and inode page of the undo tablespace txn's segment is in."""

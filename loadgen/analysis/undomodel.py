@@ -37,9 +37,16 @@ UNDO_FILES = {"mariadb": 1, "mysql": 2}
 # rows' DB_TRX_ID) or is freed at commit (MySQL 9.7). MySQL ycsb-d at 16M: 5,095 undo log pages
 # read for 5,097 inserts and nothing else of the undo tablespaces or ibtmp1 (its 128 start-up
 # pages once): an insert there writes its undo page only, touches no segment header, no
-# temporary rollback segment, and purge never reads it. Its log is an insert undo log, in a segment
-# of its own (Space.insert_pages; undo_refs).
+# temporary rollback segment, and purge never reads it.
 INSERT_HISTORY = {"mariadb": True, "mysql": False}
+# But a delete-insert's insert (sysbench-oltp-rw's: the key its delete just delete-marked, as its own
+# autocommit transaction, before purge has removed the record) is an update of the delete-marked
+# record (row_ins_clust_index_entry_by_modify), so on MySQL too its log is an update undo log: in the
+# history, the segment's header written at commit, purged and walked (mixmodel.add_ops). Measured:
+# purge handled a log for every statement (INNODB_METRICS purge_undo_pages 23,531 for 23,529 in the
+# lead run, 4,756 for 4,786 in docs/data/mysqlrw3's c-2); as plain inserts, the model's 16M runs read
+# 11% too few undo log pages and 13% too few headers (docs/workloads.md, "MySQL's re-inserts").
+REINSERT_HISTORY = True
 # MySQL 8.0-9.x: every innodb_purge_rseg_truncate_frequency (128) purge batches, purge takes the
 # logs it has passed off the history lists (srv_do_purge -> trx_purge(truncate) ->
 # trx_purge_truncate_history): it reads the header page of every rollback segment of each undo
@@ -114,28 +121,14 @@ UNDO_TXNS_PER_PAGE = {
 }
 
 
-def undo_refs(space: Space, txn: np.ndarray, rsegs_at_start: bool, plain: np.ndarray | None = None,
-              seen: np.ndarray | None = None) -> Refs:
+def undo_refs(space: Space, txn: np.ndarray, rsegs_at_start: bool, plain: np.ndarray | None = None) -> Refs:
     """Each write transaction's undo page (its log appended) and, at commit, its rollback
     segment's header (the history list), both written. plain: the transactions whose log is
-    freed at commit (MySQL's inserts: INSERT_HISTORY), which write their undo page only: on MySQL
-    their segment's insert undo page (Space.insert_pages). seen (MySQL): whether each segment's
-    update and insert undo page (rows 0, 1) were used yet, updated here (first_use)."""
+    freed at commit (MySQL's inserts: INSERT_HISTORY), which write their undo page only."""
     plain = np.zeros(len(txn), bool) if plain is None else plain
     hdr, undo, first_log = space.rseg_pages(txn)
     flags = np.full((len(txn), 2), WRITE, np.uint8)
     fresh = txn < space.rollback_segments
-    first_page = fresh  # the first use of the page the segment had cached at start-up
-    if space.insert_pages:
-        # MySQL keeps an insert's undo log in an insert undo segment of its own (trx_undo_ptr_t's
-        # insert_undo; trx_undo_reuse_cached takes the segment's cached one, whose page
-        # trx_undo_insert_header_reuse writes from its start): one page a segment, reused, never
-        # created, apart from the page its updates and deletes fill. Shared, sysbench-oltp-rw's
-        # undo log pages at 16M were 0.81-0.89 of the server's (docs/data/mysqlrw3).
-        r = txn.astype(np.int64) % space.rollback_segments
-        undo = np.where(plain, space.insert_base + r, undo)
-        first_log = first_log & ~plain
-        first_page = fresh if seen is None else first_use(seen, plain, r)
     # a new undo page (the segment's previous one is past its reuse limit, or purge freed it) is
     # created, not read
     flags[first_log & ~fresh, 0] |= NEW
@@ -145,8 +138,7 @@ def undo_refs(space: Space, txn: np.ndarray, rsegs_at_start: bool, plain: np.nda
         # first use reads nothing (sysbench-oltp-rw at 64M: MariaDB read 1 page of ibdata1 in
         # three runs, the model 256 without this; MySQL 9.7 read 103 of its undo files, the
         # model 512)
-        flags[fresh, 1] |= NEW
-        flags[first_page, 0] |= NEW
+        flags[fresh] |= NEW
     keep = np.ones((len(txn), 2), bool)
     # a segment's first transaction keeps its header (NEW where the segments were read at
     # start-up) even where its log is freed at commit: else a segment first used by an insert
@@ -159,19 +151,6 @@ def undo_refs(space: Space, txn: np.ndarray, rsegs_at_start: bool, plain: np.nda
     fsp, inode = space.file_pages(txn)
     refs = append_refs(refs, created, np.stack([fsp, inode], axis=1), np.full((len(txn), 2), WRITE, np.uint8))
     return refs
-
-
-def first_use(seen: np.ndarray, plain: np.ndarray, rseg: np.ndarray) -> np.ndarray:
-    """Which of these transactions (in order; plain: an insert's, else an update's or delete's,
-    on segments rseg) is the first to use its segment's page of that kind (seen: rows update,
-    insert; updated here)."""
-    kind = plain.astype(np.int64)
-    new = np.flatnonzero(~seen[kind, rseg])
-    _, first = np.unique(kind[new] * seen.shape[1] + rseg[new], return_index=True)
-    out = np.zeros(len(rseg), bool)
-    out[new[first]] = True
-    seen[kind[out], rseg[out]] = True
-    return out
 
 
 def purge_refs(space: Space, txn: np.ndarray, freed: bool = True, header: np.ndarray | None = None) -> Refs:

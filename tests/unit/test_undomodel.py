@@ -391,29 +391,22 @@ def test_a_walk_before_a_segments_first_write_creates_its_header():
     assert not refs.flags.any()  # every header read, ibtmp1's too
 
 
-def test_a_mysql_insert_writes_its_segments_insert_undo_page_apart_from_its_updates():
-    """MySQL gives a transaction's inserts an undo log of their own (the manual, "Undo Logs": up to
-    four a transaction, INSERT apart from UPDATE and DELETE): each segment's insert undo page,
-    reused at every insert, never created; the first use of either page reads nothing where the
-    segments were held at start-up (undo_refs' seen). MariaDB's inserts share the one undo log."""
-    tree = mp.Tree("usertable", mp.PRIMARY, 20_000, 1_430, 2)
-    space = mp.Space({("usertable", mp.PRIMARY): tree}, 4, 2.0, 2, 3, 2, insert_history=False)
-    assert space.insert_pages == 4 and space.n_pages == space.insert_base + 4 == space.file_base + 4 + 4
-    assert _space(rsegs=4).insert_pages == 0  # MariaDB's space as before
-    txn = np.arange(16, dtype=np.int64)
-    plain = txn % 8 >= 4  # segments 0-3 updated, then inserted into, in turn
-    r = um.undo_refs(space, txn, False, plain, np.zeros((2, 4), bool))
-    starts = np.cumsum(r.widths) - r.widths
-    undo = r.pages[starts]
-    assert (undo[plain] == space.insert_base + txn[plain] % 4).all()
-    assert ((undo[~plain] >= space.undo_base) & (undo[~plain] < space.temp_base)).all()
-    assert not (r.flags[starts[plain]] & mp.NEW).any()  # not held: read at first use, never created
-    seen = np.zeros((2, 4), bool)
-    held = um.undo_refs(space, txn, True, plain, seen)
-    starts = np.cumsum(held.widths) - held.widths
-    new = (held.flags[starts] & mp.NEW) > 0
-    _, _, first = space.rseg_pages(txn)
-    # each page's first use (txn 0-3 update, 4-7 insert) and the update pages created (txn 8-11:
-    # each segment's third transaction starts its second page)
-    assert new.tolist() == [True] * 8 + (first[8:] & ~plain[8:]).tolist()
-    assert seen.all() and not (um.undo_refs(space, txn, True, plain, seen).flags[starts[:8]] & mp.NEW).any()
+def test_a_mysql_delete_inserts_insert_is_purged_as_an_update():
+    """sysbench-oltp-rw's delete-insert re-inserts the key its delete just delete-marked: on MySQL an
+    update of that record (undomodel.REINSERT_HISTORY), so its log goes to the history as the
+    delete's does (the segment's header written at commit, purge reading the log back: the server's
+    purge_undo_pages counted every statement), where a plain insert (ycsb-d's) leaves none."""
+    tables = {"sbtest1": {"database": "chat", "table": "sbtest1", "rows": 20_000, "leaf_pages": 1_000, "height": 2,
+                          "indexes": {"k_1": {"leaf_pages": 100, "height": 2, "columns": ["k"]}}}}
+    spec = presets.load("sysbench-oltp-rw", rows=20_000, operations=4_000)
+    sp, _ = mm.space_of(spec, tables, "mysql", 4_000)
+    counts = Generator(spec).counts_at(4_000)
+    txns = um.write_txns(spec, counts)
+    reinserts = sum(int(c) for s, c in zip(spec.streams, counts) if s.op == "delete-insert")
+    assert not sp.insert_history and reinserts > 0
+    pages, flags = mm.build_trace(spec, sp, {}, 4_000, purge_lag=10.0).arrays()
+    headers = (pages >= sp.system_base) & (pages < sp.undo_base)
+    assert (headers & (flags & mp.WRITE > 0)).sum() == txns  # every transaction's commit, the re-inserts' too
+    purged = ((pages >= sp.undo_base) & (pages < sp.temp_base) & (flags == 0)).sum()
+    # purge reads each one's log back (no walks here) PURGE_LAG_OPS later: those of the first 3,000 ops
+    assert purged == um.write_txns(spec, Generator(spec).counts_at(4_000 - um.PURGE_LAG_OPS))

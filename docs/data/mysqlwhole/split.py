@@ -29,7 +29,7 @@ def simulate(trace, space, pool, *args, **kwargs):
     sim = _simulate(trace, space, pool, *args, **kwargs)
     if not got:
         r = np.frombuffer(sim.reads, dtype=np.uint32).astype(np.int64)
-        files_end = space.file_base + 2 * space.undo_files
+        files_end = space.file_base + 2 * space.undo_files  # then any pages a later model adds: "ins"
         got.append({"tables": int(r[:space.system_base].sum()), "hdr": int(r[space.system_base:space.undo_base].sum()),
                     "undo": int(r[space.undo_base:space.temp_base].sum()),
                     "tmp": int(r[space.temp_base:space.file_base].sum()),
