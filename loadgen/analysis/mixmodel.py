@@ -312,10 +312,10 @@ def add_ops(trace: Trace, mapper: Mapper, stream: np.ndarray, key: np.ndarray, l
             mapper.txns += len(w_at)
         for j, r_at in enumerate(rounds):
             t = numbers[j] if txn is None else txn[r_at].astype(np.int64)
-            # an insert (a delete-insert's second transaction) whose log is freed at commit
-            # (a captured trace's insert of a key inside the table, tracemodel's "insert-at", too)
+            # an insert whose log is freed at commit (a captured trace's insert of a key inside the table,
+            # tracemodel's "insert-at", too); not a delete-insert's (j == 1): undomodel.REINSERT_HISTORY
             inserts = np.array([s.op in ("insert", "insert-at") for s in spec.streams])
-            plain = np.full(len(r_at), j == 1) | inserts[stream[r_at]]
+            plain = inserts[stream[r_at]] | np.full(len(r_at), j == 1 and not undomodel.REINSERT_HISTORY)
             plain &= not space.insert_history
             done.append((r_at, undo_refs(space, t, mapper.rsegs_at_start, plain)))
             mapper.sweeps.used(t, start + r_at.astype(np.int64))

@@ -38,9 +38,10 @@ def test_the_server_reads_ibtmp1_once_a_walk_and_walks_every_128_batches(runs):
 
 
 def test_the_model_walks_by_the_batches_and_holds_the_whole_reads(runs):
-    """Every run's whole reads within 10% (was 12%: the model before branch mysqlrw3 -12.4 .. -5.4%,
-    mysqlrw3's -10.9 .. -3.2%, with the walks' phase since branch ycsbdwalk -9.5 .. -2.3%) and its
-    table within 5% (-4.7 .. +3.0%), the walks spaced 128 batches apart."""
+    """Every run's whole reads within -8 .. +2% (was -10%: the model before branch mysqlrw3 -12.4 ..
+    -5.4%, mysqlrw3's -10.9 .. -3.2%, with the walks' phase since branch ycsbdwalk -9.5 .. -2.3%,
+    with the re-inserts' logs purged since branch mysqlwhole -7.0 .. +0.3%) and its table within 5%
+    (-3.0 .. +3.3%), the walks spaced 128 batches apart."""
     for name, run in runs.items():
         p, bp = mixmodel.predict(run), run["buffer_pool"]
         done = run["result"]["ops"]
@@ -50,7 +51,7 @@ def test_the_model_walks_by_the_batches_and_holds_the_whole_reads(runs):
         [(table, t)] = p["tables"].items()
         measured = bp["tables"][table]["file_pages_read"]
         assert abs(t["pages_read"] - measured) <= 0.05 * measured, (name, t["pages_read"], measured)
-        assert -0.10 * bp["pages_read"] <= p["pages_read"] - bp["pages_read"] <= 0.02 * bp["pages_read"], (
+        assert -0.08 * bp["pages_read"] <= p["pages_read"] - bp["pages_read"] <= 0.02 * bp["pages_read"], (
             name, p["pages_read"], bp["pages_read"])
 
 

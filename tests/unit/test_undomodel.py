@@ -389,3 +389,24 @@ def test_a_walk_before_a_segments_first_write_creates_its_header():
     cold.used(np.arange(4), np.array([10, 20, 60, 70]))
     _, refs = cold.due(0, 100, [np.array([10, 20, 60, 70])], [np.arange(4)])
     assert not refs.flags.any()  # every header read, ibtmp1's too
+
+
+def test_a_mysql_delete_inserts_insert_is_purged_as_an_update():
+    """sysbench-oltp-rw's delete-insert re-inserts the key its delete just delete-marked: on MySQL an
+    update of that record (undomodel.REINSERT_HISTORY), so its log goes to the history as the
+    delete's does (the segment's header written at commit, purge reading the log back: the server's
+    purge_undo_pages counted every statement), where a plain insert (ycsb-d's) leaves none."""
+    tables = {"sbtest1": {"database": "chat", "table": "sbtest1", "rows": 20_000, "leaf_pages": 1_000, "height": 2,
+                          "indexes": {"k_1": {"leaf_pages": 100, "height": 2, "columns": ["k"]}}}}
+    spec = presets.load("sysbench-oltp-rw", rows=20_000, operations=4_000)
+    sp, _ = mm.space_of(spec, tables, "mysql", 4_000)
+    counts = Generator(spec).counts_at(4_000)
+    txns = um.write_txns(spec, counts)
+    reinserts = sum(int(c) for s, c in zip(spec.streams, counts) if s.op == "delete-insert")
+    assert not sp.insert_history and reinserts > 0
+    pages, flags = mm.build_trace(spec, sp, {}, 4_000, purge_lag=10.0).arrays()
+    headers = (pages >= sp.system_base) & (pages < sp.undo_base)
+    assert (headers & (flags & mp.WRITE > 0)).sum() == txns  # every transaction's commit, the re-inserts' too
+    purged = ((pages >= sp.undo_base) & (pages < sp.temp_base) & (flags == 0)).sum()
+    # purge reads each one's log back (no walks here) PURGE_LAG_OPS later: those of the first 3,000 ops
+    assert purged == um.write_txns(spec, Generator(spec).counts_at(4_000 - um.PURGE_LAG_OPS))
