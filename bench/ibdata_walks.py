@@ -1,5 +1,5 @@
 """Which pages a MariaDB run read, one read at a time (issue #21: the whole-pool reads of
-sysbench-oltp-rw at 16M, docs/workloads.md "What the server reads that the model does not"):
+sysbench-oltp-rw at 16M, docs/workloads-lab.md "What the server reads that the model does not"):
 summarise a per-read trace of the server's page reads, by file and page type, the table's by
 index, and ibdata1's rollback segment headers by who read them (purge's truncation walks or not).
 

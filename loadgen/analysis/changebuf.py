@@ -1,4 +1,4 @@
-"""MySQL's change buffer as the mix model takes it (native/lrusim/ibuf.h; docs/workloads.md,
+"""MySQL's change buffer as the mix model takes it (native/lrusim/ibuf.h; docs/workloads-lab.md,
 "MySQL's change buffer").
 
 Where `innodb_change_buffering` is on (Debian's MySQL 9.7.4 starts with `all`, 8.4 with `none`),

@@ -264,7 +264,7 @@ def small_pool_start(pool: PoolModel, measured: object) -> PoolModel:
     them, as in a larger pool. At 6M (379 frames, a list of 32..256) a restarted server held
     143-201 of them; without them a read-only run whose hot pages fit the list never met a batch:
     sysbench-oltp-ro on 40k rows, 2,000 operations, read 246-286 pages where the model had 197
-    (-20% .. -31%), with them -4.2% .. -10.6% (docs/workloads.md, "The presets at the old CI size"); at
+    (-20% .. -31%), with them -4.2% .. -10.6% (docs/workloads-lab.md, "The presets at the old CI size"); at
     16M, 300k rows, 20,000 operations +1.2% -> +1.6%. Write runs do not move (undomodel's rollback
     segment pages take them all). Mixed runs only: the single-table model (predict.py) is held at
     8M without them and was not measured with them."""

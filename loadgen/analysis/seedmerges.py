@@ -1,5 +1,5 @@
 """A MySQL read-only mix's change-buffer merges of changes buffered before its first query, as the
-mix model reads them (mixmodel.predict; docs/workloads.md, "The presets at CI's size": sysbench-
+mix model reads them (mixmodel.predict; docs/workloads-lab.md, "The presets at CI's size": sysbench-
 oltp-ro's misses). changebuf.py is the change buffer of the run's own writes (the kernel's)."""
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ def count(run: dict, writes: bool, seen: tuple | None) -> tuple[int, int, int] |
     the page cleaner's first LRU batch, which writes them out (the batch's lru_batch_flushed was at
     least the merges in every run measured): the merges are spread over the ops before the first
     recorded batch (`seen`, cleaner.replay_schedule), else over the first sample's queries.
-    sysbench-oltp-ro, 300k rows, 16M, 20,000 ops (docs/workloads.md, "The presets at CI's size"):
+    sysbench-oltp-ro, 300k rows, 16M, 20,000 ops (docs/workloads-lab.md, "The presets at CI's size"):
     three runs with 61-150 merges read 264-406 pages more than the model (-9.0 .. -12.0%); with
     them -4.8 .. -2.3%. A write run is left as it was: its own buffered changes are the kernel's."""
     if writes or (run.get("server") or {}).get("flavor") != "mysql":

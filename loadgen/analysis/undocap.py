@@ -1,5 +1,5 @@
 """The undo pages a mixed run's server read back, held to the ones it wrote (issue #21: MariaDB's
-whole-pool reads on the write presets; docs/workloads.md, "Undo pages read back are pages written").
+whole-pool reads on the write presets; docs/workloads-lab.md, "Undo pages read back are pages written").
 mixmodel.predict takes the model's undo reads over the cap off its system pages' reads."""
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from .mixpages import Space
 # -7.1 .. +15.7%, -0.99 correlated with the run's buffer_page_written_undo_log per op. The server's
 # undo reads were 0.78-0.99 of its undo writes in the 76 stored MariaDB ycsb-a/ycsb-f runs at 16M (10.11, 11.8,
 # 188-4,797 q/s), so a run's own written count bounds the model's undo reads (UNDO_READS_CAPPED:
-# the flavours where that was measured; docs/workloads.md, "Undo pages read back are pages written").
+# the flavours where that was measured; docs/workloads-lab.md, "Undo pages read back are pages written").
 UNDO_READS_CAPPED = frozenset({"mariadb"})
 
 

@@ -45,7 +45,7 @@ INSERT_HISTORY = {"mariadb": True, "mysql": False}
 # history, the segment's header written at commit, purged and walked (mixmodel.add_ops). Measured:
 # purge handled a log for every statement (INNODB_METRICS purge_undo_pages 23,531 for 23,529 in the
 # lead run, 4,756 for 4,786 in docs/data/mysqlrw3's c-2); as plain inserts, the model's 16M runs read
-# 11% too few undo log pages and 13% too few headers (docs/workloads.md, "MySQL's re-inserts").
+# 11% too few undo log pages and 13% too few headers (docs/workloads-lab.md, "MySQL's re-inserts").
 REINSERT_HISTORY = True
 # MySQL 8.0-9.x: every innodb_purge_rseg_truncate_frequency (128) purge batches, purge takes the
 # logs it has passed off the history lists (srv_do_purge -> trx_purge(truncate) ->
@@ -310,7 +310,7 @@ def measured_purge_lag(run: dict, done: int) -> float | None:
     """Ops from a write to purge's work on it as the run's own server ran purge: done over INNODB_METRICS
     purge_invoked (buffer_pool.flush.purge_batches; each batch purges what was committed since the last:
     MySQL 253 a second in sysbench-oltp-rw at 16M; MariaDB 2-10, 65-408 ops apart at 136-3,626 q/s,
-    docs/workloads.md "Undo pages created again"); None where the run did not record it."""
+    docs/workloads-lab.md "Undo pages created again"); None where the run did not record it."""
     if done <= 0:
         return None
     batches = run_counter(run, "purge_batches")
@@ -413,7 +413,7 @@ def undo_space(tables: dict, inserts: dict, order: list[str], flavor: str, txns:
 # undo page again in the frame that still holds it, uncounted by pages_created, so a run's logs per
 # page are a ceiling, the higher the faster it ran (sysbench-oltp-rw, CI's size, 10.11: 3,260
 # created at 781 q/s, 783-948 at 2,953-3,626, its table read 17,664-18,735 at every rate; uncapped
-# -4.8% at 3,406 q/s). MySQL keeps a page until it fills. docs/workloads.md, "Undo pages created again".
+# -4.8% at 3,406 q/s). MySQL keeps a page until it fills. docs/workloads-lab.md, "Undo pages created again".
 OWN_PER_PAGE_CAPPED = frozenset({"mariadb"})
 
 

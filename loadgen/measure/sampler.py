@@ -230,7 +230,7 @@ def wait_quiet(conn, quiet_s: float = 0.3, timeout_s: float = 15.0, until_clean:
     written none for quiet_s. MySQL 9.7 starts with ~150-180 dirty pages of its own (128 of them
     ibtmp1's, made anew at every start; tablespace headers, mysql.ibd's, then ~24 more of it): a
     run begun at once had its first LRU batch write them, frames the model cannot know to be
-    taken (docs/workloads.md, "No seed work left for the run"). Its page cleaner writes them in
+    taken (docs/workloads-lab.md, "No seed work left for the run"). Its page cleaner writes them in
     0.5-4 s on an idle server; MariaDB 10.11 starts clean.
     """
     started = last_change = time.monotonic()

@@ -8,7 +8,7 @@ cleaner.c). Without those rules the model ran one batch a second, fewer than hal
 missed the table by -7.9% .. -8.7% and the pool's whole reads by -24.1% .. -32.4% (seven runs,
 2026-11-29, this test's among them; main at 1b47afc); with them -0.7% .. +0.7% and -2.7% .. -8.6%,
 its batches 0.99-1.11x the server's recorded ones (docs/mysql-lab.md, "Dirty pages at the LRU tail"). With
-the walks as the server counted them and their read of each purged log's undo page (docs/workloads.md,
+the walks as the server counted them and their read of each purged log's undo page (docs/workloads-lab.md,
 "MySQL's walk reads the logs it truncates") the pool's whole reads were -2.6% .. -5.2% in five runs
 (main at 08dc65a -3.6% .. -6.5%), -3.6% in this test's run. Held to 5%, 8% and 0.7-1.3x.
 

@@ -12,7 +12,7 @@ MariaDB 11.8 7 of 8: thousands of pages read, where 2,000 operations in a 6-8 Mi
 hundred and moved by ~10% between runs; BOUNDS_PCT names what keeps the other four wider), small
 enough that a preset took 5-72 s at load 1-11. The module took 3.5-7.5 minutes with two servers
 (4:55-8:11 with the slow stop); with 11.8, 5:11-11:59 in four runs at load 1-7.5, its 11.8 part
-1:09-3:31 of that (docs/workloads.md, "The presets at CI's size").
+1:09-3:31 of that (docs/workloads-lab.md, "The presets at CI's size").
 """
 from __future__ import annotations
 
@@ -148,7 +148,7 @@ def check_preset(doc: dict, stdout: str, preset: str, server: str) -> None:
 # held to the worst run seen with a margin). Measured 2026-11-29 17:26-18:18 UTC on the shared
 # 2-core machine at load 2-12, this module's sizes, each preset from a cold `loadgen up` server
 # (MariaDB 10.11.19 local, MySQL 9.7.4 docker, both 16M): 9 runs each (the module's four included),
-# plus 3 each at 10,000 operations (docs/workloads.md, "The presets at CI's size"). The old size (8k / 40k
+# plus 3 each at 10,000 operations (docs/workloads-lab.md, "The presets at CI's size"). The old size (8k / 40k
 # rows, 2,000 operations, 6-8M) needed table bounds up to 45%: a few hundred pages read, which
 # moved ~10% between runs, and the small pools' read-ahead area of 16.
 BOUNDS_PCT = {
@@ -176,7 +176,7 @@ BOUNDS_PCT = {
     # +2.6%, and eleven fresh ones (docs/data/rwlag, load 8.5-16.8, none used to choose the rules) -3.8
     # .. +1.8% at 311-788 q/s on both servers; 11.8's 12 at 1,304-5,023 -2.9 .. +4.1%. Under ~200 q/s
     # (two runs at load 9-17) the server read 15-26% fewer than predicted, now and before: no bound
-    # here holds those (docs/workloads.md, "Undo pages created again, and purge's lag from its batches").
+    # here holds those (docs/workloads-lab.md, "Undo pages created again, and purge's lag from its batches").
     # Whole reads 15% -> 17%: -15.3% at 370 q/s (load 11.6; -12.6% before), -12.2% at 311: the slow
     # runs' system pages (purge's walks each second) short, which the table's excess had hidden.
     # Merged with branch mariahdr (purge's walks read all 128 headers; 2026-11-30, the lead): 39 stored
@@ -198,7 +198,7 @@ BOUNDS_PCT = {
     # ycsb-d's rate"). All 10% -> 6%: the slow runs' one purge walk (384 pages), made since branch
     # ycsbdwalk where the history emptied, was their -5.2 .. -6.9% (docs/data/ycsbd now -4.1 .. +1.3%;
     # docs/data/ycsbdwalk's 11 fresh at 279-7,636 q/s -2.4 .. +0.8%, the 5 that walked -6.3 .. -6.8%
-    # before; docs/workloads.md, "The walks' phase")
+    # before; docs/workloads-lab.md, "The walks' phase")
     ("mysql", "ycsb-d"): (5, 6),
     ("mysql", "ycsb-e"): (5, 5),  # -0.7 .. +0.8%
     ("mysql", "ycsb-f"): (5, 15),  # -0.1 .. -2.2%; all -9.4 .. +0.3%
@@ -208,7 +208,7 @@ BOUNDS_PCT = {
     # With the cold restart stopping slowly and the run waiting for a clean pool (branch slowshut,
     # 2026-11-29 20:24-21:08 UTC, load 2.9-6.6): six runs from a fresh seed each at 2,433-6,218
     # q/s and the module's two at 2,824 and 7,479 q/s, table -2.1 .. +3.3%, all -2.0 .. +3.3%, no
-    # merges, no page written by an LRU batch (docs/workloads.md, "No seed work left for the run")
+    # merges, no page written by an LRU batch (docs/workloads-lab.md, "No seed work left for the run")
     ("mysql", "sysbench-oltp-ro"): (5, 5),
     # +5.6% at 434 q/s, -3.3 .. +0.2% at 1,718-2,537 (-1.7 .. -5.6% at 10k): slow runs over-predict
     # the table (+7.5% at 209 q/s, +1.3% at 1,005 with 300k rows, 100k operations: docs/workloads.md);
@@ -228,7 +228,7 @@ BOUNDS_PCT = {
     # plain insert, freed at commit): the 36 stored runs at 16M all -9.5 .. +4.0% -> -7.0 .. +8.7%
     # (+8.7, +7.4% the 209 and 328 q/s lab runs; from 863 q/s -7.0 .. +0.9%), tables from 863 q/s
     # -5.5 .. +3.0% -> -3.5 .. +3.3% (the two slow ones +9.4, +11.4% -> +11.3, +11.7%);
-    # docs/workloads.md, "MySQL's re-inserts". 15% -> 10%
+    # docs/workloads-lab.md, "MySQL's re-inserts". 15% -> 10%
     ("mysql", "sysbench-oltp-rw"): (10, 10),
     # MariaDB 11.8.9 (docker, trixie's image), 2026-11-29 20:24-21:21 UTC at load 1-7.5 (branch ci118):
     # 10 runs each (4 of a script doing the test's calls, the module's 6: the last four whole, on
@@ -267,7 +267,7 @@ BOUNDS_PCT = {
     # +5.5% (the 326 q/s one +5.5%), all -7.8 .. +4.3%; fresh ones (docs/data/slowmaria, the
     # container held to a share of a CPU) +1.5% at 248 q/s: 7% as 10.11's. Under ~200 q/s still
     # over (+13.1%, +18.3% at 136 and 114 q/s stored, +16.0% fresh at 96 q/s, whole +30.0%: the
-    # undo pages and headers; docs/workloads.md, "Dirty pages an LRU batch writes stay in the list")
+    # undo pages and headers; docs/workloads-lab.md, "Dirty pages an LRU batch writes stay in the list")
     ("mariadb-11.8", "sysbench-oltp-rw"): (7, 12),
 }
 
@@ -305,7 +305,7 @@ def test_preset_on_mysql(mysql_up, preset, tmp_path):
     doc, stdout = run_preset(mysql_up, preset, tmp_path / f"{preset}.json")
     check_preset(doc, stdout, preset, "mysql")
     # purge's batches while the restarted server settled (a few: the master thread wakes purge each
-    # second while the restart's 4 logs are in the history; docs/workloads.md, "The walks' phase")
+    # second while the restart's 4 logs are in the history; docs/workloads-lab.md, "The walks' phase")
     assert 0 <= doc["server"]["cold_start"]["purge_batches_while_settling"] <= 100
     if preset == "sysbench-oltp-rw":
         # MySQL counts flushing in INNODB_METRICS once loadgen enables the monitors

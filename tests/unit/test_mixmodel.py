@@ -165,7 +165,7 @@ def test_a_point_read_of_a_leafs_first_or_last_key_steps_to_its_neighbour():
 
 
 def test_an_updates_lookup_steps_back_like_a_read_but_does_not_read_on():
-    """MariaDB 10.11's traced reads (docs/workloads.md, "A write does not read on"): an UPDATE of a
+    """MariaDB 10.11's traced reads (docs/workloads-lab.md, "A write does not read on"): an UPDATE of a
     leaf's first key reads the leaf before it as a SELECT does, of a leaf's last key not the next
     leaf, which the SELECT reads; a read-modify-write's select still reads on."""
     t = _tree(rows=10_000, leaves=100, height=2)

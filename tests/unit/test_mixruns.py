@@ -46,7 +46,7 @@ def measured() -> dict[str, tuple[float, float, bool]]:
 def test_each_run_within_what_it_measured(measured):
     for name, (table, whole, _) in measured.items():
         # 13%, was 12: MariaDB 10.11's sysbench-oltp-rw at 333 q/s (the slow run whose table the
-        # model over-predicts, docs/workloads.md "MariaDB sysbench-oltp-rw's rate") +10.6 -> +12.3%
+        # model over-predicts, docs/workloads-lab.md "MariaDB sysbench-oltp-rw's rate") +10.6 -> +12.3%
         # with purge's walks reading all 128 headers (branch mariahdr): its headers 43,007 -> 55,677
         # where the server read 59,990, its whole reads -4.9 -> +3.6%; the headers take frames the
         # table had in the model

@@ -1,6 +1,6 @@
 """MariaDB sysbench-oltp-rw at CI's size (sbtest1 300k rows, 16M, 20,000 operations) at the rates a
 shared machine gave (docs/data/rwrate/: ten runs, 781-2,490 q/s, load 3-6.5; two slowed by strace and
-a CPU quota; docs/workloads.md, "MariaDB sysbench-oltp-rw's rate"): their tables were predicted
+a CPU quota; docs/workloads-lab.md, "MariaDB sysbench-oltp-rw's rate"): their tables were predicted
 -4.1% .. -0.2%, their pool's whole reads -3.0% .. -8.4%, each inside its interval (-4.1% .. -0.3% with
 k_1's two levels and the table's pages 0-1, branch mariarw: tests/unit/test_ibdpages.py)."""
 from __future__ import annotations
@@ -34,7 +34,7 @@ def test_slow_runs_table_within_bounds_from_300_qps_with_purges_lag_from_its_bat
     from 300 q/s within 7% (branch oltprw5 alone: -3.8 .. +1.8%; with purge's walks reading all 128
     headers, branch mariahdr, +5.2% at 347 q/s: the headers' frames; -0.9 .. +6.9% with PURGE_LAG_OPS
     for MariaDB); the two under 200 q/s read far fewer than predicted, which is not modelled
-    (docs/workloads.md, "Undo pages created again, and purge's lag from its batches")."""
+    (docs/workloads-lab.md, "Undo pages created again, and purge's lag from its batches")."""
     assert len(LAG_RUNS) == 11
     for path in LAG_RUNS:
         run = json.loads(gzip.decompress(path.read_bytes()))
@@ -56,7 +56,7 @@ def test_fresh_runs_with_the_batch_keeping_dirty_pages():
     10.11 and 11.8, slowed by a CPU quota or share. From 200 q/s every table within 5%; ycsb's tables
     within 5% at any rate; sysbench-oltp-rw under 200 q/s still over: 10.11's within 12% at 133-175 q/s
     (+7.6 .. +11.4%; +12.1 .. +16.7% with the old batch), 11.8's within 17% at 96 q/s (+16.0%, +21.3%
-    before; docs/workloads.md, "Dirty pages an LRU batch writes stay in the list")."""
+    before; docs/workloads-lab.md, "Dirty pages an LRU batch writes stay in the list")."""
     assert len(FRESH_RUNS) >= 12
     for path in FRESH_RUNS:
         run = json.loads(gzip.decompress(path.read_bytes()))

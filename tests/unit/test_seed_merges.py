@@ -1,7 +1,7 @@
 """A MySQL read-only mix's change-buffer merges of changes buffered before the run (the seed's
 inserts into sysbench's k_1; analysis/seedmerges.py count, put_in), against
 the CI-size runs they were found on (docs/data/cisize/mysql-9.7/: sysbench-oltp-ro, 300k rows,
-16M, 20,000 operations; docs/workloads.md, "The presets at CI's size"). Without them the three
+16M, 20,000 operations; docs/workloads-lab.md, "The presets at CI's size"). Without them the three
 module runs with 61-150 merges were predicted -9.0%, -11.4%, -12.0%."""
 from __future__ import annotations
 

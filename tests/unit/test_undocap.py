@@ -4,9 +4,9 @@ branch ci118 (docs/data/cisize/mariadb-11.8: ycsb-a and ycsb-f, 20 runs at 1,077
 pool's whole reads -7.1 .. +15.7% before) and branch mariaall's new runs on 10.11 and 11.8
 (docs/data/mariaall: 38 runs, plain, --driver python, beside two CPU burners and test_workloads'
 own, 188-1,321 q/s;
-docs/workloads.md, "Undo pages read back are pages written"), and branch mariahdr's, made after its
+docs/workloads-lab.md, "Undo pages read back are pages written"), and branch mariahdr's, made after its
 model of the rollback segments' headers (docs/data/mariahdr: ycsb-a, ycsb-f and sysbench-oltp-rw at
-148-1,000+ q/s on both servers; docs/workloads.md, "The rollback segments' headers: read by the walks")."""
+148-1,000+ q/s on both servers; docs/workloads-lab.md, "The rollback segments' headers: read by the walks")."""
 from __future__ import annotations
 
 import copy
