@@ -126,6 +126,15 @@ def available_schemas() -> list[str]:
     return sorted(p.stem for p in schema_dir().glob("*.sql"))
 
 
+def schema_choices() -> str:
+    """What to say after an unknown schema: the built-ins, or that the install lost them (an
+    editable install whose checkout moved said "choose one of: " and nothing)."""
+    names = available_schemas()
+    if not names:
+        return f"loadgen's built-in schemas are missing from {schema_dir()}: reinstall it (make venv)"
+    return f"choose one of: {', '.join(names)}"
+
+
 def is_schema_path(name: str) -> bool:
     """--schema names a file (my_table.sql, ./x.sql, /abs/path) rather than a built-in schema."""
     return name.endswith(".sql") or "/" in name or os.sep in name
@@ -138,7 +147,7 @@ def schema_text(name: str) -> str:
         return read_schema_text(name)
     path = schema_dir() / f"{name}.sql"
     if not path.is_file():
-        raise UsageError(f"unknown schema {name!r}", f"choose one of: {', '.join(available_schemas())}")
+        raise UsageError(f"unknown schema {name!r}", schema_choices())
     return path.read_text()
 
 

@@ -167,7 +167,7 @@ def _table(name: str, t, w: Where, base: Path) -> TableSpec:
         raise w.fail(f"[tables.{name}] has no schema",
                      f"schema = one of {', '.join(BUILTIN_SCHEMAS)} or a .sql file "
                      "(or existing = \"db.table\" with --dsn)")
-    from ..seeding.dataset import available_schemas, is_schema_path
+    from ..seeding.dataset import available_schemas, is_schema_path, schema_choices
 
     if is_schema_path(schema):
         path = Path(schema).expanduser()
@@ -176,9 +176,7 @@ def _table(name: str, t, w: Where, base: Path) -> TableSpec:
             raise w.fail(f"[tables.{name}] schema file {schema} does not exist",
                          "check the path (relative to the workload file)")
     elif schema not in available_schemas():
-        raise w.fail(f"[tables.{name}] schema {schema!r} is not a built-in",
-                     f"choose one of: {', '.join(available_schemas())}, "
-                     "or give a .sql file")
+        raise w.fail(f"[tables.{name}] schema {schema!r} is not a built-in", f"{schema_choices()}, or give a .sql file")
     rows = t.get("rows")
     if rows is None:
         raise w.fail(f"[tables.{name}] has no rows", 'e.g. rows = "300k" (--rows overrides it)')

@@ -186,3 +186,16 @@ def test_a_query_that_writes_or_locks_is_refused(sql, needle):
 def test_reads_with_such_words_in_quotes_and_comments_pass(sql):
     check_query(sql)
     assert text_format(sql).count(b"%d") == 1
+
+
+def test_an_unknown_schema_lists_the_built_ins_or_says_they_are_gone(monkeypatch, tmp_path):
+    """An editable install whose checkout moved found no built-in schema and said "choose one of: "."""
+    from loadgen.seeding import dataset
+
+    with pytest.raises(UsageError) as got:
+        dataset.schema_text("tpcc")
+    assert "choose one of: " in str(got.value.hint) and "chat" in str(got.value.hint)
+    monkeypatch.setattr(dataset, "schema_dir", lambda: tmp_path)
+    with pytest.raises(UsageError) as got:
+        dataset.schema_text("chat")
+    assert "missing from" in str(got.value.hint) and "reinstall" in str(got.value.hint)
