@@ -6,7 +6,7 @@ e.g. the run's start plus its pages created by 2 s: delta 166 (949 - 960 + 177).
 """
 import json, sys, os, collections, dataclasses
 from pathlib import Path
-sys.path.insert(0, "/work/wt/mysql48d/docs/data/mysql48")
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "mysql48"))
 import split
 from loadgen.analysis import tracesample as ts, tracegeometry
 from loadgen.workload import optrace as ot
