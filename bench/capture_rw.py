@@ -243,8 +243,33 @@ def resident_dictionary(server) -> dict[str, int]:
     return {f"{t}.{i}": int(n) for t, i, n in rows}
 
 
+class FlushTrace(Poller):
+    """MySQL's page cleaner watched closely (every period_s, 50 ms by default): the pool's dirty pages
+    and the page cleaner's cumulative counters ([(s, dirty, flush-list pages, flush-list batches, LRU
+    batch writes, LRU batch evictions, LRU batches), ...]): when each batch ended, what it wrote, and
+    how fast the dirty pages fell after a flush-list batch (its writes complete; docs/capture.md, "The
+    dirty tail at 48M")."""
+
+    NAMES = ("buffer_flush_batch_total_pages", "buffer_flush_batches", "buffer_LRU_batch_flush_total_pages",
+             "buffer_LRU_batch_evict_total_pages", "buffer_LRU_batches_evict")
+
+    def __init__(self, server, period_s: float = 0.05):
+        super().__init__(server, period_s)
+
+    def _poll(self) -> None:
+        names = ", ".join(f"'{n}'" for n in self.NAMES)
+        while not self.stop.is_set():
+            dirty = db.query_all(self.conn, "SHOW GLOBAL STATUS LIKE 'Innodb_buffer_pool_pages_dirty'")
+            got = dict(db.query_all(self.conn, f"SELECT NAME, COUNT FROM information_schema.INNODB_METRICS "
+                                               f"WHERE NAME IN ({names})"))
+            self.samples.append((round(time.monotonic() - self.t0, 3), int(dirty[0][1]) if dirty else None,
+                                 *(int(got.get(n) or 0) for n in self.NAMES)))
+            self.stop.wait(self.period_s)
+
+
 def measure(server, script: str, dist: str, rows: int, events: int, pool: int, work: Path, n: int,
-            buffering: str | None = None, run_args: tuple = (), lru_tail: int = 0) -> dict:
+            buffering: str | None = None, run_args: tuple = (), lru_tail: int = 0,
+            flush_trace_s: float = 0.0) -> dict:
     docker = server.provider == "docker"
     tag = f"{script}-{dist}-{pool >> 20}M-{n}"
     log = Path(f"/tmp/general-{tag}.log") if docker else server.files_dir / f"general-{tag}.log"
@@ -261,12 +286,14 @@ def measure(server, script: str, dist: str, rows: int, events: int, pool: int, w
     sql(server, f"SET GLOBAL general_log_file = '{log}'", "SET GLOBAL general_log = ON")
     frames = FreeFrames(server)
     tail = LruTail(server, lru_tail) if lru_tail and docker else None  # MySQL's INNODB_BUFFER_PAGE_LRU
+    watch = FlushTrace(server, flush_trace_s) if flush_trace_s > 0 else None
     t0 = time.monotonic()
     sysbench(server, script, "run", f"--table-size={rows}", f"--rand-type={dist}", f"--events={events}",
              "--time=0", "--threads=1", "--rand-seed=1", *run_args)
     run_s = time.monotonic() - t0
     free = [(t, f, d, r - before, *rest) for t, f, d, r, *rest in frames.close()]  # reads since the run's start
     tail_samples = tail.close() if tail else None
+    flush_trace = watch.close() if watch else None
     sql(server, "SET GLOBAL general_log = OFF")
     original = pages_read(server) - before
     moves = {k: v - moves_before.get(k, 0) for k, v in lru_moves(server).items()}
@@ -300,7 +327,7 @@ def measure(server, script: str, dist: str, rows: int, events: int, pool: int, w
             "counters": counters, "free_frames": free, "lru_moves": moves, "resident": held,
             "resident_mysql_ibd": dictionary, "trace": str(trace),
             "predict": str(work / f"{tag}.predict.json"), "change_buffering": pred.get("change_buffering"),
-            "lru_tail": tail_samples}
+            "lru_tail": tail_samples, "flush_trace": flush_trace}
 
 
 def main() -> None:
@@ -320,6 +347,8 @@ def main() -> None:
                     help="more sysbench options for the runs, space-separated (--delete_inserts=0: updates only)")
     ap.add_argument("--lru-tail", type=int, default=0,
                     help="MySQL: sample this many pages at the LRU tail each second while each run goes (0: none)")
+    ap.add_argument("--flush-trace", type=float, default=0.0, metavar="S",
+                    help="MySQL: poll the dirty pages and the page cleaner's batch counters every S seconds (0: off)")
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
     work, pools, server = bench_setup(a, "capture-rw-")
@@ -331,7 +360,7 @@ def main() -> None:
                 for script in a.scripts.split(","):
                     for dist in a.dists.split(","):
                         r = measure(server, script, dist, a.rows, a.events, pool, work, n, a.change_buffering,
-                                    tuple(a.run_args.split()), a.lru_tail)
+                                    tuple(a.run_args.split()), a.lru_tail, a.flush_trace)
                         print(json.dumps(r), flush=True)
                         out.append(r)
                         Path(a.out).write_text(json.dumps(out, indent=1))
