@@ -66,10 +66,10 @@ def _union(parts: list) -> np.ndarray:
 
 def reinserted(chunks: list, table_of: np.ndarray, is_insert: np.ndarray, lag_ops: int) -> list:
     """Each chunk's mask of the inserts that re-insert a key a delete left delete-marked: the key's
-    previous write a delete of the same table, in the same transaction or at most lag_ops before
-    (purge has not removed the record yet). table_of: each stream's table number where it is a delete
-    or an insert inside the table, else -1; is_insert: which of those streams insert. Over the whole
-    trace at once, its deletes and inserts only (sysbench-oltp-rw's: 2 of its 18 statements)."""
+    previous delete or insert in its table a delete, in the same transaction or at most lag_ops
+    before (purge has not removed the record yet). table_of: each stream's table number where it is
+    a delete or an insert inside the table, else -1; is_insert: which of those streams insert. Over
+    the whole trace at once, its deletes and inserts only (sysbench-oltp-rw's: 2 of its 18 statements)."""
     at, ons, parts = 0, [], []
     for stream, key, _, txn in chunks:
         on = np.flatnonzero(table_of[stream] >= 0)
