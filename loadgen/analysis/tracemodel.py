@@ -13,14 +13,15 @@ import numpy as np
 
 from ..errors import UsageError
 from ..workload import optrace as ot
-from . import changebuf, heldspread
+from . import changebuf, heldspread, undomodel
 from . import mixmodel as mm
 from . import mixpages as mp
 from .pool import under_writes
-from .traceplace import INSERT_AT, RANGE_SECONDARY, Spec, TracePlan
+from .traceplace import INSERT_AT, RANGE_SECONDARY, REINSERT_AT, Spec, TracePlan
 from .tracesim import PoolFeed
-from .tracetxns import dense_txns
-from .undomodel import TRUNCATE_BATCHES, sweep_ops_of, txns_per_undo_page_of, undo_space, without_rseg_pages
+from .tracetxns import dense_txns, reinserted
+from .undomodel import (INSERT_HISTORY, PURGE_LAG_OPS, TRUNCATE_BATCHES, sweep_ops_of, txns_per_undo_page_of,
+                        undo_space, without_rseg_pages)
 
 MODEL = "innodb-lru-mix-trace"
 # operations placed and turned into references at a time: numpy's work per call is spread over 4x
@@ -36,7 +37,7 @@ class TraceMapper(mm.Mapper):
         s = self.spec.streams[stream]
         if s.op == RANGE_SECONDARY:
             return self._secondary_range(s, key, length)
-        if s.op != INSERT_AT:
+        if s.op not in (INSERT_AT, REINSERT_AT):
             return super().op_refs(stream, key, length)
         tree = self.space.tree_of(s.table, None)
         parts = [mp.walks(tree, *tree.span(key, key))]
@@ -66,7 +67,7 @@ class TraceMapper(mm.Mapper):
         return mp.hcat(walk, mp.Refs(p.ravel(), f.ravel(), length * p.shape[1]))
 
     def purge_refs(self, stream: int, key: np.ndarray):
-        if self.spec.streams[stream].op == INSERT_AT:
+        if self.spec.streams[stream].op in (INSERT_AT, REINSERT_AT):
             return None  # an insert leaves purge nothing in the B-trees (its undo is read all the same)
         return super().purge_refs(stream, key)
 
@@ -84,13 +85,15 @@ def predict(path, tables: dict[str, dict], pools: list, flavor: str = "mariadb",
     meta, count, _ = ot.read_header(path)
     plan = TracePlan(meta, tables)
     chunks = [plan.map(a) for a in ot.chunks(path, CHUNK_OPS)]  # placed once: the inserts' keys are counted here
+    chunks, txns = dense_txns(chunks)
+    if not INSERT_HISTORY.get(flavor, True) and undomodel.REINSERT_HISTORY:
+        chunks = _reinserts(chunks, plan)
     spec = plan.spec()
     if not spec.streams:
         raise UsageError(f"none of the trace's {count:,} operations falls inside its tables",
                          "check that --dsn is the server the log came from (or --rows for --schema)")
     inserts = {t: plan.appended[t] for t in plan.appended}
     order = _table_order(plan, tables)
-    chunks, txns = dense_txns(chunks)
     if spec.writes:  # the mix model's undo side (undomodel.undo_space), from the trace's own counts
         writes = [(op, float(plan.ops[op])) for op in ("update", "delete", "insert") if plan.ops[op]]
         done = sum(len(c[0]) for c in chunks)
@@ -171,10 +174,32 @@ def predict(path, tables: dict[str, dict], pools: list, flavor: str = "mariadb",
     return out
 
 
+def _reinserts(chunks: list, plan: TracePlan) -> list:
+    """The chunks with each insert of a key a delete just left delete-marked (tracetxns.reinserted:
+    sysbench-oltp-rw's delete and insert of one id in a transaction) moved to its table's REINSERT_AT
+    stream: MySQL inserts it by updating the delete-marked record (row_ins_clust_index_entry_by_modify),
+    so its log is an update undo log, in the history and purged, as a mix's delete-insert's is
+    (undomodel.REINSERT_HISTORY), where a plain insert's is freed at commit."""
+    streams = plan.streams
+    tables = {t: i for i, t in enumerate(dict.fromkeys(s.table for s in streams))}
+    table_of = np.array([tables[s.table] if s.op in ("delete", INSERT_AT) else -1 for s in streams], np.int64)
+    is_insert = np.array([s.op == INSERT_AT for s in streams], bool)
+    if not len(streams) or not is_insert.any() or not (table_of[~is_insert] >= 0).any():
+        return chunks
+    twin = np.arange(len(streams), dtype=np.int64)  # each insert-at stream's re-insert stream
+    for i in np.flatnonzero(is_insert).tolist():
+        twin[i] = plan.stream(streams[i].table, REINSERT_AT)
+    for j, ((stream, key, length, txn), again) in enumerate(zip(chunks, reinserted(chunks, table_of, is_insert,
+                                                                                   PURGE_LAG_OPS))):
+        if again.any():
+            chunks[j] = (np.where(again, twin[stream], stream), key, length, txn)
+    return chunks
+
+
 def _purged_writes_per_txn(chunks: list, spec: Spec) -> float:
     """Updates and deletes a transaction that has any (the writes whose logs purge takes), over the
     chunks (stream, key, length, transaction: dense_txns' numbers)."""
-    purged = np.array([s.op in ("update", "delete") for s in spec.streams], dtype=bool)
+    purged = np.array([s.op in ("update", "delete", REINSERT_AT) for s in spec.streams], dtype=bool)
     writes, txns = 0, []
     for stream, _, _, txn in chunks:
         on = purged[stream]

@@ -28,6 +28,9 @@ from . import mixpages as mp
 # mix op of each trace kind (INSERT: "insert" at the end, INSERT_AT inside the table)
 _OPS = {ot.POINT: "read", ot.RANGE: "range", ot.SCAN: "scan", ot.UPDATE: "update", ot.DELETE: "delete"}
 INSERT_AT = "insert-at"
+# an insert inside the table of a key a delete just before left delete-marked (MySQL: an update of
+# that record, its log in the history; tracetxns.reinserted, tracemodel.predict)
+REINSERT_AT = "reinsert-at"
 RANGE_SECONDARY = "range-secondary"  # a secondary index's entries, then each one's row
 
 # A chunk placed in one C pass (30M operations of bench/predict_speed.py: ~2.5 s of CPU in numpy,
@@ -51,7 +54,7 @@ class Stream:
 
     @property
     def writes(self) -> bool:
-        return self.op in ("update", "delete", "insert", INSERT_AT)
+        return self.op in ("update", "delete", "insert", INSERT_AT, REINSERT_AT)
 
 
 @dataclass(frozen=True)
