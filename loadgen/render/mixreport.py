@@ -19,6 +19,8 @@ def stream_rows(result: RunResult) -> list[list[str]]:
         op = s.get("op", "")
         if s.get("executions") is not None:
             op += f" ({len(s['executions'])}x)"
+        if not s.get("ops"):  # nothing ran: its latencies are 0s of no operation, not measured
+            lat = {}
         rows.append([name, op, s.get("table", ""), fmt(s.get("ops")), fmt(s.get("ops_per_s")), fmt(lat.get("p50")),
                      fmt(lat.get("p99")), fmt(lat.get("max")), fmt(s.get("rows")), fmt(s.get("errors"))])
     res = result.result
@@ -83,10 +85,29 @@ def summary_lines(result: RunResult) -> list[str]:
     note = slow_writes_note(result)
     if note:
         lines.append(note)
+    lines.extend(never_ran_notes(result))
     for name, s in (result.result.get("streams") or {}).items():
         for e in s.get("executions") or []:
             lines.append(f"{name}: {e.get('start_s')} s .. {e.get('end_s')} s, mix ops {fmt(e.get('ops_before'))} .. "
                          f"{fmt(e.get('ops_after'))}" + (f", error: {e['error']}" if e.get("error") else ""))
+    return lines
+
+
+def never_ran_notes(result: RunResult) -> list[str]:
+    """A line per scheduled stream that never ran: the sequence ended before its time (a file's
+    `every_s = 60` on a run of a few seconds), which the table's "(0x)" alone does not explain."""
+    specs = {s.get("name"): s for s in ((result.workload or {}).get("mix") or {}).get("streams") or []}
+    elapsed = result.result.get("elapsed_s")
+    lines = []
+    for name, s in (result.result.get("streams") or {}).items():
+        if s.get("executions") is None or s["executions"]:
+            continue
+        spec = specs.get(name) or {}
+        when = next((f"{k} = {spec[k]:,}" for k in ("at_s", "every_s", "at_op") if spec.get(k) is not None),
+                    "its schedule")
+        took = f" after {elapsed:,.1f} s" if isinstance(elapsed, (int, float)) else ""
+        lines.append(f"note: stream '{name}' never ran ({when}): the mix's operations ended{took}, before its "
+                     "first time; give more operations (--queries) or an earlier time (at_op, at_s)")
     return lines
 
 

@@ -273,6 +273,8 @@ def test_the_three_commands_without_a_server(tmp_path):
     res = run_loadgen("trace", "capture", "--general-log", str(log), "--schema", str(sql), "-o", str(out))
     assert res.returncode == 0, res.stderr
     assert "5 of 6 on tables modelled (83.3%)" in res.stderr and "join" in res.stderr
+    # the most frequent unmodelled shapes are dim text, never their markup tags printed as text
+    assert "x needs_explain: SELECT" in res.stderr and "[dim]" not in res.stderr and "[/]" not in res.stderr
     info = run_loadgen("trace", "info", str(out))
     assert info.returncode == 0 and "sbtest.sbtest1 PRIMARY update: 1" in info.stdout, info.stdout + info.stderr
     pred = run_loadgen("predict", "--trace", str(out), "--schema", str(sql), "--rows", "10k", "--pool", "8M,64M",
