@@ -230,9 +230,11 @@ def server_options(f):
 
 
 def dataset_options(f):
-    @click.option("--rows", default=DEFAULT_ROWS, show_default=True, help="Rows in chat.message: 200k, 4M, 4000000.")
+    @click.option("--rows", default=DEFAULT_ROWS, show_default=True,
+                  help="Rows in chat.message: 200k, 4M, 4000000 (a --workload: every table it seeds; a preset's 300k).")
     @click.option("--schema", default="chat", show_default=True,
-                  help="A schema under schema/ (chat, chat_wide, chat_idx) or any .sql file of CREATE TABLEs.")
+                  help="A schema under schema/ (chat, chat_wide, chat_idx, ycsb, sbtest) or any .sql file of "
+                       "CREATE TABLEs.")
     @click.option("--table-name", default=None, metavar="NAME",
                   help="Which table of the --schema file to seed and query. [default: the first]")
     @click.option("--table", "existing_table", default=None, metavar="DB.TABLE",
@@ -323,9 +325,10 @@ def shape_options(f):
     @click.option("--stride", default="10", show_default=True, help="Query every STRIDE-th id.")
     @click.option("--reps", default="2", show_default=True, help="How many times each id is queried.")
     @click.option("--seed", "order_seed", type=int, default=1, show_default=True,
-                  help="Seed of --order random and of the key distributions.")
+                  help="Seed of --order random and of the key distributions (--workload: its order).")
     @click.option("--queries", default=None, metavar="N",
-                  help="Operations of zipfian/hotspot/latest/uniform. [default: rows/stride * reps]")
+                  help="Operations of zipfian/hotspot/latest/uniform, or of a --workload mix. "
+                       "[default: rows/stride * reps; a preset: its rows; a file: its operations]")
     @click.option("--zipf-theta", type=float, default=0.99, show_default=True,
                   help="Zipfian exponent of --order zipfian and latest (YCSB's 0.99).")
     @click.option("--zipf-scramble/--no-zipf-scramble", default=True, show_default=True,
