@@ -230,8 +230,7 @@ def server_options(f):
 
 
 def dataset_options(f):
-    @click.option("--rows", default=DEFAULT_ROWS, show_default=True,
-                  help="Rows in chat.message: 200k, 4M, 4000000 (a --workload: every table it seeds; a preset's 300k).")
+    @click.option("--rows", default=DEFAULT_ROWS, show_default=True, help="Rows in chat.message: 200k, 4M, 4000000.")
     @click.option("--schema", default="chat", show_default=True,
                   help="A schema under schema/ (chat, chat_wide, chat_idx, ycsb, sbtest) or any .sql file of "
                        "CREATE TABLEs.")
@@ -325,10 +324,9 @@ def shape_options(f):
     @click.option("--stride", default="10", show_default=True, help="Query every STRIDE-th id.")
     @click.option("--reps", default="2", show_default=True, help="How many times each id is queried.")
     @click.option("--seed", "order_seed", type=int, default=1, show_default=True,
-                  help="Seed of --order random and of the key distributions (--workload: its order).")
+                  help="Seed of --order random and of the key distributions.")
     @click.option("--queries", default=None, metavar="N",
-                  help="Operations of zipfian/hotspot/latest/uniform, or of a --workload mix. "
-                       "[default: rows/stride * reps; a preset: its rows; a file: its operations]")
+                  help="Operations of zipfian/hotspot/latest/uniform. [default: rows/stride * reps]")
     @click.option("--zipf-theta", type=float, default=0.99, show_default=True,
                   help="Zipfian exponent of --order zipfian and latest (YCSB's 0.99).")
     @click.option("--zipf-scramble/--no-zipf-scramble", default=True, show_default=True,
