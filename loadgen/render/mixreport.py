@@ -8,6 +8,11 @@ from .report import fmt
 from ..results.documents import RunResult
 
 STREAM_HEADERS = ["stream", "op", "table", "ops", "ops/s", "p50 µs", "p99 µs", "max µs", "rows", "errors"]
+# What "predicted 89,174 (83,761 .. 94,605)" means, under every table that shows one: a reader
+# new to loadgen otherwise takes the interval for a statistical confidence level, which it is not.
+INTERVAL_NOTE = ("intervals (low .. high): what the model knows it cannot see (read-ahead, its calibrated floor, "
+                 "the write side, the pages the pool holds) added in quadrature, not a confidence level; a run can "
+                 "fall outside (docs/sizing.md, \"How far a prediction can be off\")")
 TABLE_HEADERS = ["table", "pages read", "predicted", "error", "resident at end", "rows inserted", "rows updated",
                  "rows deleted"]
 
@@ -76,6 +81,8 @@ def summary_lines(result: RunResult) -> list[str]:
     if fl.get("purge_truncations") is not None:  # MySQL's model walks the headers as often (undomodel)
         lines.append(f"purge batches {fmt(fl.get('purge_batches'))}, walks over the rollback segments' headers "
                      f"{fmt(fl.get('purge_truncations'))}")
+    if result.prediction is not None and result.prediction.to_dict().get("reads_low") is not None:
+        lines.append(INTERVAL_NOTE)
     note = change_buffer_note(result)
     if note:
         lines.append(note)

@@ -100,3 +100,14 @@ def test_a_scheduled_stream_that_never_ran_says_why():
     ran = RunResult.from_dict({**result.to_dict(), "result": {"streams": {"nightly": {
         "op": "scan", "ops": 1, "executions": [{"start_s": 60.0, "end_s": 61.2}]}}}})
     assert not any("never ran" in line for line in summary_lines(ran))
+
+
+def test_a_predicted_run_says_what_its_intervals_are():
+    from loadgen.render.mixreport import INTERVAL_NOTE, summary_lines
+
+    pred = {"model": "innodb-lru-mix", "pages_read": 20_214, "reads_low": 19_300, "reads_high": 21_100}
+    with_pred = RunResult.from_dict({"workload": {"kind": "mix"}, "result": {}, "buffer_pool": {},
+                                     "prediction": pred})
+    assert INTERVAL_NOTE in summary_lines(with_pred) and "not a confidence level" in INTERVAL_NOTE
+    bare = RunResult.from_dict({"workload": {"kind": "mix"}, "result": {}, "buffer_pool": {}})
+    assert INTERVAL_NOTE not in summary_lines(bare)  # no prediction: nothing to explain
