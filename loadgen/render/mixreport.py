@@ -83,6 +83,9 @@ def summary_lines(result: RunResult) -> list[str]:
                      f"{fmt(fl.get('purge_truncations'))}")
     if result.prediction is not None and result.prediction.to_dict().get("reads_low") is not None:
         lines.append(INTERVAL_NOTE)
+    note = per_table_note(result)
+    if note:
+        lines.append(note)
     note = change_buffer_note(result)
     if note:
         lines.append(note)
@@ -98,6 +101,19 @@ def summary_lines(result: RunResult) -> list[str]:
             lines.append(f"{name}: {e.get('start_s')} s .. {e.get('end_s')} s, mix ops {fmt(e.get('ops_before'))} .. "
                          f"{fmt(e.get('ops_after'))}" + (f", error: {e['error']}" if e.get("error") else ""))
     return lines
+
+
+def per_table_note(result: RunResult) -> str | None:
+    """A line where no table's own reads were measured (a --dsn MariaDB keeps performance_schema
+    OFF by default): the table shows '–' beside each prediction, which alone says nothing of why."""
+    tables = (result.buffer_pool or {}).get("tables") or {}
+    if not tables or any(t.get("file_pages_read") is not None for t in tables.values()):
+        return None
+    pfs = str(((result.server or {}).get("variables") or {}).get("performance_schema") or "").upper()
+    why = "performance_schema is OFF on the server" if pfs in ("OFF", "0") else \
+        "the server gave no reads per file (performance_schema)"
+    return (f"note: no table's own pages read were measured: {why}; start it with performance_schema=ON to "
+            "measure each table beside its prediction (the total is Innodb_pages_read, every tablespace)")
 
 
 def never_ran_notes(result: RunResult) -> list[str]:

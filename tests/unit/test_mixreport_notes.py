@@ -111,3 +111,17 @@ def test_a_predicted_run_says_what_its_intervals_are():
     assert INTERVAL_NOTE in summary_lines(with_pred) and "not a confidence level" in INTERVAL_NOTE
     bare = RunResult.from_dict({"workload": {"kind": "mix"}, "result": {}, "buffer_pool": {}})
     assert INTERVAL_NOTE not in summary_lines(bare)  # no prediction: nothing to explain
+
+
+def test_a_run_without_per_table_reads_says_why():
+    from loadgen.render.mixreport import per_table_note
+
+    def run(pfs, tables):
+        return RunResult.from_dict({"workload": {"kind": "mix"}, "result": {}, "buffer_pool": {"tables": tables},
+                                    "server": {"flavor": "mariadb", "variables": {"performance_schema": pfs}}})
+
+    unmeasured = {"chat.usertable": {"database": "chat", "table": "usertable"}}
+    assert "performance_schema is OFF" in per_table_note(run("OFF", unmeasured))
+    assert "performance_schema=ON" in per_table_note(run(None, unmeasured))
+    assert per_table_note(run("ON", {"chat.usertable": {"file_pages_read": 25_578}})) is None
+    assert per_table_note(run("OFF", {})) is None  # a single-order run: no tables block
