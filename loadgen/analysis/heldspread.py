@@ -79,9 +79,11 @@ def note(where: str, held: dict | None) -> str | None:
     """One line where the spread makes the interval wide (reach over NOTE_REL), else None."""
     if not held or held.get("reach_pct", 0.0) < 100 * NOTE_REL:
         return None
-    return (f"{where} is on a knife edge: {held['pages']} pages held more or fewer move the prediction by up to "
-            f"{held['reach_pct']:.0f}% ({held['reads_more_held']:,} .. {held['reads_fewer_held']:,} pages read); "
-            "its interval spans that")
+    # "held" alone meant nothing to a DBA new to loadgen: say what varies, and what it means for sizing.
+    return (f"{where} is on a knife edge: {held['pages']} pages held more or fewer (how many a server keeps in "
+            f"its pool varies by about that) move the prediction by up to {held['reach_pct']:.0f}% "
+            f"({held['reads_more_held']:,} .. {held['reads_fewer_held']:,} pages read); its interval spans that, "
+            "and a slightly larger pool reads about the lower figure or less")
 
 
 def pairs(pools: list, write_share: float = 0.0, ops: int | None = None) -> dict[int, tuple]:

@@ -70,7 +70,7 @@ def server_tables(conn, names: list[str], infos: dict | None = None) -> dict[str
         if database == "?":
             raise UsageError(f"the log does not say which database {table} is in",
                              "capture with --dsn (the sessions' schema is followed) or qualify the tables")
-        info = (infos or {}).get(name) or inspect_table(conn, TableSpec(name=name, existing=name))
+        info = (infos or {}).get(name) or inspect_table(conn, TableSpec(name=name, existing=name), hashed_keys=True)
         d = info.to_dict()
         note = None
         table_rows = int(db.query_value(conn, "SELECT TABLE_ROWS FROM information_schema.TABLES WHERE "

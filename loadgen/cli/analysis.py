@@ -99,6 +99,9 @@ def predict(ctx, variation, order, pool, dataset_spec, shape, rows_per_leaf, lea
 
     order_name, _ = resolve(variation, order, shape["trace"])
     n_rows = dataset_spec.rows
+    if "," in str(pool):  # `predict --trace` takes a list (README); here the list is the curve's
+        raise UsageError(f"--pool {pool}: one size here (a list of pools goes with --trace OPTRACE)",
+                         f"give --pool SIZE and --curve {pool} for the reads at each of those pools")
     pool_bytes = parse_size(pool, "--pool")
     _check_rates(qps, rows_per_leaf)
     if height is not None and not 1 <= height <= MAX_HEIGHT:

@@ -232,7 +232,8 @@ def server_options(f):
 def dataset_options(f):
     @click.option("--rows", default=DEFAULT_ROWS, show_default=True, help="Rows in chat.message: 200k, 4M, 4000000.")
     @click.option("--schema", default="chat", show_default=True,
-                  help="A schema under schema/ (chat, chat_wide, chat_idx) or any .sql file of CREATE TABLEs.")
+                  help="A schema under schema/ (chat, chat_wide, chat_idx, ycsb, sbtest) or any .sql file of "
+                       "CREATE TABLEs.")
     @click.option("--table-name", default=None, metavar="NAME",
                   help="Which table of the --schema file to seed and query. [default: the first]")
     @click.option("--table", "existing_table", default=None, metavar="DB.TABLE",

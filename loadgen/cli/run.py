@@ -19,7 +19,9 @@ from .options import (RichReporter, check_default_out_dir,
               help="The general form of --variation; zipfian/hotspot/latest/uniform are YCSB's key distributions.")
 @click.option("--workload", default=None, metavar="FILE|PRESET",
               help="A mix of streams over several tables: a workload file (TOML, docs/workloads.md) or a preset: "
-                   "ycsb-a .. ycsb-f, sysbench-oltp-ro, sysbench-oltp-rw.")
+                   "ycsb-a .. ycsb-f, sysbench-oltp-ro, sysbench-oltp-rw. --rows sets every table it seeds (a "
+                   "preset's default: 300k), --queries its operations (default: a preset's rows, a file's "
+                   "`operations`), --seed its order.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Result file. [default: reports/run-<order>-<time>.json]")
 @click.option("--allow-writes", is_flag=True,

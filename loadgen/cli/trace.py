@@ -139,12 +139,15 @@ def _capture_ops(slow_log, general_log, dsn, schema_file, out, poll=None) -> Non
                   highlight=False)
     for name, n in cap.by_table.most_common(10):
         err.print(f"[dim]  {name}: {n:,} operations[/]", highlight=False)
+    from rich.text import Text
+
     from ..workload import sqlops
 
     for reason, n in sorted(cap.unused.items(), key=lambda kv: -kv[1]):
         err.print(f"[dim]  not modelled: {n:,} {sqlops.REASONS.get(reason, core_reason(reason))}[/]", highlight=False)
     for d in cap.top(5):
-        err.print(f"[dim]    {d['statements']:,} x {d['reason']}: {d['digest']}[/]", highlight=False, markup=False)
+        # A Text, not markup: a digest may hold `[`, and markup=False printed the [dim] tags themselves.
+        err.print(Text(f"    {d['statements']:,} x {d['reason']}: {d['digest']}", style="dim"), highlight=False)
     if cap.note:
         err.print(f"[dim]note: {cap.note}[/]", highlight=False)
     if cap.ops == 0:

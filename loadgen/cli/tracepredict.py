@@ -136,6 +136,9 @@ def _print(doc: dict, meta: dict) -> None:
              f"{doc['flavor']}, {doc['qps']:,.0f} q/s")
     out.print(rich_table(heads, rows, title=title))
     err = stderr_console()
+    from ..render.mixreport import INTERVAL_NOTE
+
+    err.print(f"[dim]{INTERVAL_NOTE}[/]", highlight=False)
     st, mod = int(meta.get("statements") or 0) - int(meta.get("no_table") or 0), int(meta.get("modelled") or 0)
     if st:
         err.print(f"[dim]the capture modelled {mod:,} of {st:,} statements on tables ({100 * mod / st:.1f}%)[/]",

@@ -8,6 +8,11 @@ from .report import fmt
 from ..results.documents import RunResult
 
 STREAM_HEADERS = ["stream", "op", "table", "ops", "ops/s", "p50 µs", "p99 µs", "max µs", "rows", "errors"]
+# What "predicted 89,174 (83,761 .. 94,605)" means, under every table that shows one: a reader
+# new to loadgen otherwise takes the interval for a statistical confidence level, which it is not.
+INTERVAL_NOTE = ("intervals (low .. high): what the model knows it cannot see (read-ahead, its calibrated floor, "
+                 "the write side, the pages the pool holds) added in quadrature, not a confidence level; a run can "
+                 "fall outside (docs/sizing.md, \"How far a prediction can be off\")")
 TABLE_HEADERS = ["table", "pages read", "predicted", "error", "resident at end", "rows inserted", "rows updated",
                  "rows deleted"]
 
@@ -19,6 +24,8 @@ def stream_rows(result: RunResult) -> list[list[str]]:
         op = s.get("op", "")
         if s.get("executions") is not None:
             op += f" ({len(s['executions'])}x)"
+        if not s.get("ops"):  # nothing ran: its latencies are 0s of no operation, not measured
+            lat = {}
         rows.append([name, op, s.get("table", ""), fmt(s.get("ops")), fmt(s.get("ops_per_s")), fmt(lat.get("p50")),
                      fmt(lat.get("p99")), fmt(lat.get("max")), fmt(s.get("rows")), fmt(s.get("errors"))])
     res = result.result
@@ -74,6 +81,11 @@ def summary_lines(result: RunResult) -> list[str]:
     if fl.get("purge_truncations") is not None:  # MySQL's model walks the headers as often (undomodel)
         lines.append(f"purge batches {fmt(fl.get('purge_batches'))}, walks over the rollback segments' headers "
                      f"{fmt(fl.get('purge_truncations'))}")
+    if result.prediction is not None and result.prediction.to_dict().get("reads_low") is not None:
+        lines.append(INTERVAL_NOTE)
+    note = per_table_note(result)
+    if note:
+        lines.append(note)
     note = change_buffer_note(result)
     if note:
         lines.append(note)
@@ -83,10 +95,42 @@ def summary_lines(result: RunResult) -> list[str]:
     note = slow_writes_note(result)
     if note:
         lines.append(note)
+    lines.extend(never_ran_notes(result))
     for name, s in (result.result.get("streams") or {}).items():
         for e in s.get("executions") or []:
             lines.append(f"{name}: {e.get('start_s')} s .. {e.get('end_s')} s, mix ops {fmt(e.get('ops_before'))} .. "
                          f"{fmt(e.get('ops_after'))}" + (f", error: {e['error']}" if e.get("error") else ""))
+    return lines
+
+
+def per_table_note(result: RunResult) -> str | None:
+    """A line where no table's own reads were measured (a --dsn MariaDB keeps performance_schema
+    OFF by default): the table shows '–' beside each prediction, which alone says nothing of why."""
+    tables = (result.buffer_pool or {}).get("tables") or {}
+    if not tables or any(t.get("file_pages_read") is not None for t in tables.values()):
+        return None
+    pfs = str(((result.server or {}).get("variables") or {}).get("performance_schema") or "").upper()
+    why = "performance_schema is OFF on the server" if pfs in ("OFF", "0") else \
+        "the server gave no reads per file (performance_schema)"
+    return (f"note: no table's own pages read were measured: {why}; start it with performance_schema=ON to "
+            "measure each table beside its prediction (the total is Innodb_pages_read, every tablespace)")
+
+
+def never_ran_notes(result: RunResult) -> list[str]:
+    """A line per scheduled stream that never ran: the sequence ended before its time (a file's
+    `every_s = 60` on a run of a few seconds), which the table's "(0x)" alone does not explain."""
+    specs = {s.get("name"): s for s in ((result.workload or {}).get("mix") or {}).get("streams") or []}
+    elapsed = result.result.get("elapsed_s")
+    lines = []
+    for name, s in (result.result.get("streams") or {}).items():
+        if s.get("executions") is None or s["executions"]:
+            continue
+        spec = specs.get(name) or {}
+        when = next((f"{k} = {spec[k]:,}" for k in ("at_s", "every_s", "at_op") if spec.get(k) is not None),
+                    "its schedule")
+        took = f" after {elapsed:,.1f} s" if isinstance(elapsed, (int, float)) else ""
+        lines.append(f"note: stream '{name}' never ran ({when}): the mix's operations ended{took}, before its "
+                     "first time; give more operations (--queries) or an earlier time (at_op, at_s)")
     return lines
 
 

@@ -303,13 +303,24 @@ def _info(conn, t: TableSpec, database: str, shape, seeded: bool, existing: bool
     return info
 
 
-def inspect_table(conn, t: TableSpec) -> TableInfo:
+def inspect_table(conn, t: TableSpec, hashed_keys: bool = False) -> TableInfo:
     """An existing table (--dsn): readable, InnoDB, an integer key; its key range and geometry.
-    Nothing is written."""
+    hashed_keys (a captured trace, whose keys on such a table are hashes placed by hash): a key
+    that is not an integer (a VARCHAR id) is taken too, its rows the server's estimate. Nothing
+    is written."""
     from ..seeding.dataset import DatasetSpec
-    from ..seeding.usertable import borrow_conn, inspect_existing as user_inspect
+    from ..seeding.userquery import INT_TYPES
+    from ..seeding.usertable import borrow_conn, check_existing, inspect_existing as user_inspect
 
     database, table = t.database_table
+    if hashed_keys:
+        shape = check_existing(conn, database, table)
+        key_type = next((c.type_name for c in shape.columns if c.name == shape.primary_key[0]), None)
+        if key_type not in INT_TYPES:  # no key range to read: rows 1..TABLE_ROWS, each key's row by its hash
+            rows = max(1, int(db.query_value(conn, "SELECT TABLE_ROWS FROM information_schema.TABLES WHERE "
+                                                   "TABLE_SCHEMA=%s AND TABLE_NAME=%s", (database, table)) or 0))
+            return _info(conn, TableSpec(name=t.name, rows=rows), database, shape, seeded=False, existing=True,
+                         rows=rows)
     spec = DatasetSpec(rows=1, schema=t.existing, database=database, seed=0, table=table, existing=True)
     dinfo = user_inspect(conn, spec)  # the read-only checks, one line each
     shape = reflect(borrow_conn(conn), database, table)

@@ -351,7 +351,7 @@ def run(server_spec, path, out: Path, model: Model, allow_writes: bool = False, 
         conn = server.connect()
         try:
             check_tables(conn, names)
-            infos = {n: inspect_table(conn, TableSpec(name=n, existing=n)) for n in names}
+            infos = {n: inspect_table(conn, TableSpec(name=n, existing=n), hashed_keys=True) for n in names}
             geometry = model.geometry(conn, names, infos)
         finally:
             conn.close()

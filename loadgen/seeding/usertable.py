@@ -237,7 +237,13 @@ def raise_unreadable(exc: BaseException, database: str, table: str, why_select: 
 
 def inspect_existing(conn, spec):
     """DatasetInfo of --table db.tbl, after checking it can be read; nothing is written."""
-    database, table = spec.database, spec.table
+    shape = check_existing(conn, spec.database, spec.table)
+    return table_info(conn, spec, shape, seeded=False, existing=True)
+
+
+def check_existing(conn, database: str, table: str):
+    """The shape of an existing table once it is known readable, InnoDB and keyed (one line each
+    otherwise); nothing is written."""
     ident(database, "--table database")
     ident(table, "--table table")
     try:
@@ -252,7 +258,7 @@ def inspect_existing(conn, spec):
     shape = reflect(borrow_conn(conn), database, table)
     if not shape.primary_key:
         raise UsageError(f"{database}.{table} has no primary key", "loadgen queries tables by key")
-    return table_info(conn, spec, shape, seeded=False, existing=True)
+    return shape
 
 
 def retarget(workload, info):

@@ -79,3 +79,49 @@ def test_a_slow_write_run_says_why_its_interval_reaches_further_down():
     assert said.startswith("note: this write mix ran at 133 q/s") and "16% below" in said
     assert said in summary_lines(RunResult.from_dict(slow))
     assert slow_writes_note(RunResult.from_dict(fast)) is None
+
+
+def test_a_scheduled_stream_that_never_ran_says_why():
+    from loadgen.render.mixreport import stream_rows, summary_lines
+
+    zeros = {"mean": 0.0, "p50": 0.0, "p99": 0.0, "max": 0.0}
+    result = RunResult.from_dict({
+        "workload": {"kind": "mix", "mix": {"streams": [{"name": "read", "op": "read", "share": 1.0},
+                                                        {"name": "nightly", "op": "scan", "every_s": 60}]}},
+        "result": {"elapsed_s": 5.628, "ops": 20_000, "streams": {
+            "read": {"op": "read", "ops": 20_000, "latency_us": {"p50": 137.0}},
+            "nightly": {"op": "scan", "ops": 0, "latency_us": zeros, "executions": []}}},
+        "buffer_pool": {}})
+    notes = [line for line in summary_lines(result) if "never ran" in line]
+    assert notes == ["note: stream 'nightly' never ran (every_s = 60): the mix's operations ended after 5.6 s, "
+                     "before its first time; give more operations (--queries) or an earlier time (at_op, at_s)"]
+    nightly = next(r for r in stream_rows(result) if r[0] == "nightly")
+    assert nightly[1] == "scan (0x)" and nightly[5:8] == ["–", "–", "–"]  # no latency of no operation
+    ran = RunResult.from_dict({**result.to_dict(), "result": {"streams": {"nightly": {
+        "op": "scan", "ops": 1, "executions": [{"start_s": 60.0, "end_s": 61.2}]}}}})
+    assert not any("never ran" in line for line in summary_lines(ran))
+
+
+def test_a_predicted_run_says_what_its_intervals_are():
+    from loadgen.render.mixreport import INTERVAL_NOTE, summary_lines
+
+    pred = {"model": "innodb-lru-mix", "pages_read": 20_214, "reads_low": 19_300, "reads_high": 21_100}
+    with_pred = RunResult.from_dict({"workload": {"kind": "mix"}, "result": {}, "buffer_pool": {},
+                                     "prediction": pred})
+    assert INTERVAL_NOTE in summary_lines(with_pred) and "not a confidence level" in INTERVAL_NOTE
+    bare = RunResult.from_dict({"workload": {"kind": "mix"}, "result": {}, "buffer_pool": {}})
+    assert INTERVAL_NOTE not in summary_lines(bare)  # no prediction: nothing to explain
+
+
+def test_a_run_without_per_table_reads_says_why():
+    from loadgen.render.mixreport import per_table_note
+
+    def run(pfs, tables):
+        return RunResult.from_dict({"workload": {"kind": "mix"}, "result": {}, "buffer_pool": {"tables": tables},
+                                    "server": {"flavor": "mariadb", "variables": {"performance_schema": pfs}}})
+
+    unmeasured = {"chat.usertable": {"database": "chat", "table": "usertable"}}
+    assert "performance_schema is OFF" in per_table_note(run("OFF", unmeasured))
+    assert "performance_schema=ON" in per_table_note(run(None, unmeasured))
+    assert per_table_note(run("ON", {"chat.usertable": {"file_pages_read": 25_578}})) is None
+    assert per_table_note(run("OFF", {})) is None  # a single-order run: no tables block

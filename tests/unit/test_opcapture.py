@@ -273,6 +273,8 @@ def test_the_three_commands_without_a_server(tmp_path):
     res = run_loadgen("trace", "capture", "--general-log", str(log), "--schema", str(sql), "-o", str(out))
     assert res.returncode == 0, res.stderr
     assert "5 of 6 on tables modelled (83.3%)" in res.stderr and "join" in res.stderr
+    # the most frequent unmodelled shapes are dim text, never their markup tags printed as text
+    assert "x needs_explain: SELECT" in res.stderr and "[dim]" not in res.stderr and "[/]" not in res.stderr
     info = run_loadgen("trace", "info", str(out))
     assert info.returncode == 0 and "sbtest.sbtest1 PRIMARY update: 1" in info.stdout, info.stdout + info.stderr
     pred = run_loadgen("predict", "--trace", str(out), "--schema", str(sql), "--rows", "10k", "--pool", "8M,64M",
@@ -538,3 +540,12 @@ def test_purge_follows_the_commits_of_transactions_with_several_updates_or_delet
     assert tm._purged_writes_per_txn(shop, spec) == 1.0
     multi, single = (um.sweep_ops_of("mysql", 1800.0, 1 / 18, w) for w in (3.0, 1.0))
     assert multi < single  # more batches a second: passes closer together
+
+
+def test_predict_with_a_list_of_pools_and_no_trace_says_where_the_list_goes():
+    """README's `predict --trace ... --pool 1G,2G,4G` takes a list; a single order's predict takes
+    one size, and the list goes to --curve (it said only "is not a size")."""
+    from ..conftest import run_loadgen
+
+    res = run_loadgen("predict", "--variation", "B", "--rows", "60k", "--pool", "7M,8M,9M")
+    assert res.returncode == 2 and "one size here" in res.stderr and "--curve 7M,8M,9M" in res.stderr, res.stderr

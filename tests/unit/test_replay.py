@@ -207,3 +207,36 @@ def test_index_ranges_are_replayed_by_their_values_one_statement_per_form(tmp_pa
     assert got == [f"{t} = 77", f"{t} = 78",
                    f"{t} BETWEEN 10 AND 50 ORDER BY `k` DESC LIMIT 5", f"{t} >= 101 ORDER BY `k` LIMIT 3"]
     assert seq.operations == 7 + 4 and abs(sum(s.share for s in seq.spec.streams) - 1.0) < 1e-9
+
+
+def test_a_table_keyed_by_a_string_is_taken_for_a_trace_by_its_row_estimate(monkeypatch):
+    """A captured server's table with a VARCHAR key (the trace holds its keys' hashes) is no longer
+    refused by predict --trace / run --trace ('the key column k is VARCHAR' ... '--query'): its rows
+    are the server's TABLE_ROWS, its keys placed by hash; an integer key still reads its key range."""
+    from types import SimpleNamespace
+
+    from loadgen.runner import mixseed
+    from loadgen.seeding import usertable
+    from loadgen.workload.mix import TableSpec
+
+    def shape(key_type):
+        return SimpleNamespace(primary_key=["k"], columns=[SimpleNamespace(name="k", type_name=key_type)])
+
+    got = {}
+    monkeypatch.setattr(mixseed.db, "query_value", lambda conn, sql, args=None: 1234)
+    monkeypatch.setattr(mixseed, "_info",
+                        lambda conn, t, database, shp, **kw: got.update(spec_rows=t.rows, **kw) or "info")
+    monkeypatch.setattr(usertable, "check_existing", lambda conn, database, table: shape("VARCHAR"))
+    spec = TableSpec(name="chat.meta", existing="chat.meta")
+    assert mixseed.inspect_table(None, spec, hashed_keys=True) == "info"
+    assert got == {"spec_rows": 1234, "rows": 1234, "seeded": False, "existing": True}
+
+    def refused(conn, spec):
+        raise UsageError("the key column k is VARCHAR, not an integer")
+
+    monkeypatch.setattr(usertable, "inspect_existing", refused)
+    with pytest.raises(UsageError, match="VARCHAR"):  # a single-table run still needs an integer key
+        mixseed.inspect_table(None, spec)
+    monkeypatch.setattr(usertable, "check_existing", lambda conn, database, table: shape("BIGINT"))
+    with pytest.raises(UsageError, match="VARCHAR"):  # an integer key takes the key-range path as before
+        mixseed.inspect_table(None, spec, hashed_keys=True)
