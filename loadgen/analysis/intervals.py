@@ -193,8 +193,9 @@ def table_interval(reads: int, pool, writes: bool = False,
 # A write mix run slowly: the stored runs below SLOW_WRITES_QPS (docs/data, 2026-11-30: MariaDB 10.11
 # and 11.8 at 96-183 q/s, MySQL 9.7 at 209-328) over-predicted sysbench-oltp-rw's table by +7.6 ..
 # +18.3% (the write model's purge and undo side, docs/workloads.md "Measured"), which the interval's
-# write guesses (~7-9%) left outside in 9 of 25 runs; from 350 q/s none. Down to SLOW_WRITES_LOW_REL
-# below the estimate (18.3% over is 15.5% under) every one of them is inside. Not a correction: the
+# write guesses (~7-9%) left outside in 9 of the 43 write runs under 350 q/s; from 350 q/s none of
+# sysbench-oltp-rw's 97. Down to SLOW_WRITES_LOW_REL below the estimate (18.3% over is 15.5%
+# under) every one of them is inside. Not a correction: the
 # estimate stays; ycsb-a/f at the same rates were within 2.2%, so it is a reach, not a bias.
 SLOW_WRITES_QPS = 350.0
 SLOW_WRITES_LOW_REL = 0.16
