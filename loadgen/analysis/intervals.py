@@ -202,11 +202,10 @@ SLOW_WRITES_LOW_REL = 0.16
 
 
 def slow_writes(pool, writes: bool) -> bool:
-    """A write mix whose run's rate was measured (not the default) and below SLOW_WRITES_QPS."""
-    from .pool import DEFAULT_QPS
-
+    """A write mix whose run's rate was below SLOW_WRITES_QPS (a pool without a measured rate has
+    pool.DEFAULT_QPS, far above it)."""
     qps = float(getattr(pool, "qps", 0.0) or 0.0)
-    return writes and 0.0 < qps < SLOW_WRITES_QPS and qps != DEFAULT_QPS
+    return writes and 0.0 < qps < SLOW_WRITES_QPS
 
 
 def for_mix(block: dict, pool, cleaner_rel: tuple[float, float] | None = None, writes: bool = False,
