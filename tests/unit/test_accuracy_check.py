@@ -60,3 +60,16 @@ def test_misses_allowed_follow_the_binomial_at_95_percent():
     # P(more than k of n outside) <= 1%: 8 points -> 2 (P(>1) = 5.7%, P(>2) = 0.6%)
     assert [misses_allowed(n) for n in (1, 2, 6, 8, 16)] == [1, 1, 2, 2, 3]
     assert misses_allowed(8, coverage=0.999) == 0
+
+
+def test_the_ledger_keeps_the_points_measured_in_this_run_not_a_unit_tests_stored_ones(monkeypatch):
+    """tests/accuracy.py LEDGER, listed at the run's end (conftest.py): an integration test's point
+    with its test's name; a unit test's (a stored run re-predicted) left out."""
+    from .. import accuracy
+
+    monkeypatch.setattr(accuracy, "LEDGER", [])
+    accuracy.note("a stored run")  # this test is under tests/unit
+    assert accuracy.LEDGER == []
+    monkeypatch.setenv("PYTEST_CURRENT_TEST", "tests/integration/test_x.py::test_y[16M] (call)")
+    accuracy.note("read 100, predicted 101")
+    assert accuracy.LEDGER == ["test_y[16M]: read 100, predicted 101"]
