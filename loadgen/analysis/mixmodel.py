@@ -141,11 +141,6 @@ class Mapper:
             return scan_refs(self.space.tree_of(s.table, s.index), n)
         raise UsageError(f"the mix model does not know op {op!r}")
 
-    def chunk_refs(self, by_stream: dict, key: np.ndarray, length: np.ndarray) -> list[tuple[np.ndarray, Refs]]:
-        """More references of a chunk's ops decided in op order across their streams, as (ops, Refs)
-        pairs: none here (tracemodel.TraceMapper's page splits)."""
-        return []
-
     def purge_refs(self, stream: int, key: np.ndarray) -> Refs | None:
         """What purge does for these ops once it reaches them (PURGE_LAG_OPS later): removes the
         index entries they delete-marked (an update's old entry in the indexes its column leads,
@@ -294,7 +289,6 @@ def add_ops(trace: Trace, mapper: Mapper, stream: np.ndarray, key: np.ndarray, l
     spec, space = mapper.spec, mapper.space
     by_stream = dict(mixpages.groups(stream))
     done = [(where, mapper.op_refs(i, key[where], length[where])) for i, where in by_stream.items()]
-    done += mapper.chunk_refs(by_stream, key, length)  # what the chunk's ops do together, in op order
     writes = np.array([spec.streams[i].writes for i in range(len(spec.streams))], dtype=bool)[stream]
     w_ops, w_rsegs = [], []  # each write transaction that left a log: its op and segment (purge's walks)
     if space.rollback_segments and writes.any():

@@ -45,19 +45,20 @@ class TraceMapper(mm.Mapper):
 
     def split_leaves(self, per_leaf: int) -> None:
         """Each secondary leaf's first per_leaf inserts split it (the space from with_split_pages)."""
-        self.splits_per_leaf, self._seen = per_leaf, {}
+        self.splits_per_leaf, self._seen, self._planned = per_leaf, {}, {}
 
-    def chunk_refs(self, by_stream: dict, key: np.ndarray, length: np.ndarray) -> list:
-        """The pages the chunk's inserts into secondary leaves create (its ops' places `where` in
-        each stream, by_stream): an insert's entry (INSERT_AT, REINSERT_AT) and an update's new entry
-        in the indexes its SET changes, taken in op order across the streams; each leaf's first
-        splits_per_leaf inserts of the run split it, the new page one of the tree's grown pages
-        (its leaf_pages on), created at the young head and written (mix.c MIX_NEW): a reference
-        after the op's own."""
+    def plan_splits(self, stream: np.ndarray, key: np.ndarray, length: np.ndarray) -> None:
+        """The pages a chunk's inserts into secondary leaves create, before mixmodel.add_ops maps the
+        chunk (op_refs adds them after each op's own references): an insert's entry (INSERT_AT,
+        REINSERT_AT) and an update's new entry in the indexes its SET changes, taken in op order
+        across the streams; each leaf's first splits_per_leaf inserts of the run split it, the new
+        page one of the tree's grown pages (its leaf_pages on), created at the young head and
+        written (mix.c MIX_NEW)."""
+        self._planned = {}
         if not self.splits_per_leaf:
-            return []
-        per_tree: dict = {}  # (table, index) -> ([op places], [leaves])
-        for i, where in by_stream.items():
+            return
+        per_tree: dict = {}  # (table, index) -> [(stream, its ops' places, their leaves)]
+        for i, where in mp.groups(stream):
             s = self.spec.streams[i]
             if s.op in (INSERT_AT, REINSERT_AT):
                 entry = key[where].astype(np.int64) + (length[where].astype(np.int64) << 40)
@@ -67,17 +68,13 @@ class TraceMapper(mm.Mapper):
             else:
                 continue
             for sec, leaves in got:
-                at = per_tree.setdefault((sec.table, sec.index), ([], []))
-                at[0].append(where)
-                at[1].append(leaves)
-        out = []
-        for name, (wheres, leaves) in per_tree.items():
-            where, leaf = np.concatenate(wheres).astype(np.int64), np.concatenate(leaves).astype(np.int64)
-            order = np.argsort(where, kind="stable")
-            where, leaf = where[order], leaf[order]
+                per_tree.setdefault((sec.table, sec.index), []).append((i, where, leaves))
+        for name, parts in per_tree.items():
+            where = np.concatenate([w for _, w, _ in parts]).astype(np.int64)
+            leaf = np.concatenate([v for _, _, v in parts]).astype(np.int64)
             sec = self.space.tree_of(*name)
             seen = self._seen.setdefault(name, np.zeros(sec.leaf_pages, np.int64))
-            by_leaf = np.argsort(leaf, kind="stable")  # op order within each leaf
+            by_leaf = np.lexsort((where, leaf))  # op order within each leaf
             ranked = leaf[by_leaf]
             starts = np.flatnonzero(np.r_[True, ranked[1:] != ranked[:-1]])
             nth = np.empty(len(leaf), np.int64)  # each insert's place among its leaf's inserts of the run
@@ -85,13 +82,21 @@ class TraceMapper(mm.Mapper):
             nth += seen[leaf]
             np.add.at(seen, leaf, 1)
             split = nth < self.splits_per_leaf
-            if split.any():
-                pages = sec.base + sec.leaf_pages + leaf[split] * self.splits_per_leaf + nth[split]
-                out.append((where[split], mp.Refs(pages, np.full(len(pages), mp.NEW | mp.WRITE, np.uint8),
-                                                  np.ones(int(split.sum()), np.int64))))
-        return out
+            pages = sec.base + sec.leaf_pages + leaf * self.splits_per_leaf + nth
+            at = 0
+            for i, w, _ in parts:  # each stream's ops in their order (mp.groups: ascending places)
+                on = split[at:at + len(w)]
+                self._planned.setdefault(i, []).append(mp.Refs(
+                    pages[at:at + len(w)][on], np.full(int(on.sum()), mp.NEW | mp.WRITE, np.uint8),
+                    on.astype(np.int64)))
+                at += len(w)
 
     def op_refs(self, stream: int, key: np.ndarray, length: np.ndarray) -> mp.Refs:
+        refs = self._op_refs(stream, key, length)
+        splits = self._planned.get(stream) if self.splits_per_leaf else None
+        return mp.hcat(refs, *splits) if splits else refs
+
+    def _op_refs(self, stream: int, key: np.ndarray, length: np.ndarray) -> mp.Refs:
         s = self.spec.streams[stream]
         if s.op == RANGE_SECONDARY:
             return self._secondary_range(s, key, length)
@@ -201,6 +206,7 @@ def predict(path, tables: dict[str, dict], pools: list, flavor: str = "mariadb",
         while chunks:  # each chunk's references simulated while the next one's are built, then dropped
             stream, key, length, txn = chunks.pop(0)
             trace = mp.Trace()
+            mapper.plan_splits(stream, key, length)
             mm.add_ops(trace, mapper, stream, key, length, done, txn)
             feed.feed(*trace.arrays())
             done += len(stream)
