@@ -7,7 +7,6 @@ references, read-ahead, undo and purge a mixed run of those operations would mak
 """
 from __future__ import annotations
 
-import dataclasses
 from collections import Counter
 
 import numpy as np
@@ -28,75 +27,13 @@ MODEL = "innodb-lru-mix-trace"
 # operations placed and turned into references at a time: numpy's work per call is spread over 4x
 # optrace's chunk (bench/predict_speed.py); any size gives the same references (test_tracespeed.py)
 CHUNK_OPS = 1 << 18
-# pages a packed secondary leaf's first inserts create on MySQL (a split each: buf_page_create, a
-# frame taken and written, no read). Off: only the first run after a sorted index build splits
-# (sysbench's k_1 at fill factor 100: 210-297 splits, later runs 0-44), and neither a trace nor the
-# server's statistics (stale: 42 leaves after every stored run) tell that run apart; 1 moved every
-# stored 48M capture 3-7 points toward 0, the runs that split nothing as much (docs/capture.md,
-# "Pages a packed index creates")
-SPLITS_PER_LEAF = 0
 
 
 class TraceMapper(mm.Mapper):
     """mixmodel's Mapper and one op it does not have: an insert of a key inside the table (the
     descent to its leaf, the leaf written, a new entry in each secondary index)."""
 
-    splits_per_leaf = 0  # split_leaves() sets it where the space has the split pages (with_split_pages)
-
-    def split_leaves(self, per_leaf: int) -> None:
-        """Each secondary leaf's first per_leaf inserts split it (the space from with_split_pages)."""
-        self.splits_per_leaf, self._seen, self._planned = per_leaf, {}, {}
-
-    def plan_splits(self, stream: np.ndarray, key: np.ndarray, length: np.ndarray) -> None:
-        """The pages a chunk's inserts into secondary leaves create, before mixmodel.add_ops maps the
-        chunk (op_refs adds them after each op's own references): an insert's entry (INSERT_AT,
-        REINSERT_AT) and an update's new entry in the indexes its SET changes, taken in op order
-        across the streams; each leaf's first splits_per_leaf inserts of the run split it, the new
-        page one of the tree's grown pages (its leaf_pages on), created at the young head and
-        written (mix.c MIX_NEW)."""
-        self._planned = {}
-        if not self.splits_per_leaf:
-            return
-        per_tree: dict = {}  # (table, index) -> [(stream, its ops' places, their leaves)]
-        for i, where in mp.groups(stream):
-            s = self.spec.streams[i]
-            if s.op in (INSERT_AT, REINSERT_AT):
-                entry = key[where].astype(np.int64) + (length[where].astype(np.int64) << 40)
-                got = [(sec, sec.entry_leaf(entry, 1)) for sec in self.space.secondaries(s.table)]
-            elif s.op == "update":
-                got = [(sec, sec.entry_leaf(key[where], 1)) for sec in self.indexed.get(i, [])]
-            else:
-                continue
-            for sec, leaves in got:
-                per_tree.setdefault((sec.table, sec.index), []).append((i, where, leaves))
-        for name, parts in per_tree.items():
-            where = np.concatenate([w for _, w, _ in parts]).astype(np.int64)
-            leaf = np.concatenate([v for _, _, v in parts]).astype(np.int64)
-            sec = self.space.tree_of(*name)
-            seen = self._seen.setdefault(name, np.zeros(sec.leaf_pages, np.int64))
-            by_leaf = np.lexsort((where, leaf))  # op order within each leaf
-            ranked = leaf[by_leaf]
-            starts = np.flatnonzero(np.r_[True, ranked[1:] != ranked[:-1]])
-            nth = np.empty(len(leaf), np.int64)  # each insert's place among its leaf's inserts of the run
-            nth[by_leaf] = np.arange(len(leaf)) - np.repeat(starts, np.diff(np.r_[starts, len(leaf)]))
-            nth += seen[leaf]
-            np.add.at(seen, leaf, 1)
-            split = nth < self.splits_per_leaf
-            pages = sec.base + sec.leaf_pages + leaf * self.splits_per_leaf + nth
-            at = 0
-            for i, w, _ in parts:  # each stream's ops in their order (mp.groups: ascending places)
-                on = split[at:at + len(w)]
-                self._planned.setdefault(i, []).append(mp.Refs(
-                    pages[at:at + len(w)][on], np.full(int(on.sum()), mp.NEW | mp.WRITE, np.uint8),
-                    on.astype(np.int64)))
-                at += len(w)
-
     def op_refs(self, stream: int, key: np.ndarray, length: np.ndarray) -> mp.Refs:
-        refs = self._op_refs(stream, key, length)
-        splits = self._planned.get(stream) if self.splits_per_leaf else None
-        return mp.hcat(refs, *splits) if splits else refs
-
-    def _op_refs(self, stream: int, key: np.ndarray, length: np.ndarray) -> mp.Refs:
         s = self.spec.streams[stream]
         if s.op == RANGE_SECONDARY:
             return self._secondary_range(s, key, length)
@@ -169,9 +106,6 @@ def predict(path, tables: dict[str, dict], pools: list, flavor: str = "mariadb",
         pools = [(b, without_rseg_pages(under_writes(p, tables=written), space)) for b, p in pools]
     else:
         space = mp.Space.of(tables, inserts, order)
-    split_pages = SPLITS_PER_LEAF if spec.writes and flavor == "mysql" else 0
-    if split_pages:
-        space = with_split_pages(space, split_pages)
     columns_of = mm.index_columns(tables)
     # a restarted server reads its rollback segments' pages while it starts (mixmodel.add_ops): the
     # shop application at 64M read no undo page during its run (MySQL 9.7: undo_001/002 in
@@ -186,8 +120,6 @@ def predict(path, tables: dict[str, dict], pools: list, flavor: str = "mariadb",
         sweep_ops = sweep_ops_of(flavor, pools[0][1].qps, txns_per_op, purged)
     mapper = TraceMapper(spec, space, columns_of, prefetch=mm.RANGE_PREFETCH and flavor == "mariadb",
                          rsegs_at_start=True, sweep_ops=sweep_ops, buffers=buffers)
-    if split_pages:
-        mapper.split_leaves(split_pages)
     for i, s in enumerate(spec.streams):  # an update writes the entries of the indexes it sets
         if s.op == "update":
             bits = _bits(meta, s.table)
@@ -206,7 +138,6 @@ def predict(path, tables: dict[str, dict], pools: list, flavor: str = "mariadb",
         while chunks:  # each chunk's references simulated while the next one's are built, then dropped
             stream, key, length, txn = chunks.pop(0)
             trace = mp.Trace()
-            mapper.plan_splits(stream, key, length)
             mm.add_ops(trace, mapper, stream, key, length, done, txn)
             feed.feed(*trace.arrays())
             done += len(stream)
@@ -241,18 +172,6 @@ def predict(path, tables: dict[str, dict], pools: list, flavor: str = "mariadb",
             block["sampled"] = {"rate": round(res.rate, 4), "se_pages": round(res.se)}
         out["pools"].append(block)
     return out
-
-
-def with_split_pages(space: mp.Space, per_leaf: int) -> mp.Space:
-    """The space with per_leaf pages more for each secondary leaf (TraceMapper._splits: the pages
-    its splits create, after the tree's leaves as an insert's new leaves are), the rest moved up."""
-    trees, base = {}, 0
-    for key, t in space.trees.items():
-        grown = per_leaf * t.leaf_pages if key[1] != mp.PRIMARY else t.grown
-        trees[key] = dataclasses.replace(t, grown=grown, base=base)
-        base += trees[key].n_pages
-    return mp.Space(trees, space.rollback_segments, space.txns_per_undo_page, space.live_pages, space.temp_rsegs,
-                    space.undo_files, space.insert_history, tuple(sorted(space.ibd_used)))
 
 
 def _reinserts(chunks: list, plan: TracePlan) -> list:

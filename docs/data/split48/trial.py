@@ -1,6 +1,7 @@
 """Trial (issue #22, branch split48): every stored MySQL capture re-predicted with N pages created at
 the first N inserts into each leaf of the secondary indexes (a packed k_1 split), 0 = main.
 
+    git apply docs/data/split48/splits.patch   # the mechanism (not in the merged model)
     PYTHONPATH=. .venv/bin/python docs/data/split48/trial.py 0 1 3
 """
 import gzip
