@@ -98,7 +98,9 @@ def parts(run: dict) -> tuple[dict, dict[str, int]]:
         mixmodel.simulate = real
     if p is None:
         raise ValueError("no prediction (not a mixed run, or no table geometry)")
-    out = {"table": sum(t["pages_read"] for t in p["tables"].values())}
+    out = {"table": sum(t["pages_read"] for t in p["tables"].values()),
+           # the tables' own pages 0-2 (file-space header, change buffer bitmap; ibdpages.py), in "table"
+           "table file-space pages": sum(t.get("file_space_pages_read", 0) for t in p["tables"].values())}
     if seen:
         sim, space = seen[0]
         reads = np.frombuffer(sim.reads, dtype=np.uint32)
@@ -211,9 +213,9 @@ def file_group(name: str, flavor: str) -> str:
     """Where a buffer_pool.files entry belongs for the breakdown."""
     base = name.rsplit("/", 1)[-1]
     if base.startswith("undo_"):
-        return "undo tablespaces"
+        return "undo files"
     if base == "ibdata1":  # MariaDB keeps its rollback segments and undo logs in the system tablespace
-        return "undo tablespaces" if flavor == "mariadb" else "ibdata1"
+        return "undo files" if flavor == "mariadb" else "ibdata1"
     if base == "ibtmp1":
         return "ibtmp1"
     if name.endswith(".ibd") and not name.startswith("mysql"):
@@ -222,7 +224,7 @@ def file_group(name: str, flavor: str) -> str:
 
 
 # the model's parts against the server's files (parts(), file_group())
-MODEL_OF = {"tables": ("table",), "undo tablespaces": ("rseg headers", "undo pages", "undo file headers"),
+MODEL_OF = {"tables": ("table",), "undo files": ("rseg headers", "undo pages", "undo file headers"),
             "ibtmp1": ("temp rseg headers",), "ibdata1": (), "other": ()}
 
 
@@ -261,13 +263,16 @@ def breakdown(c: Cell) -> str:
 
 # the server's reads by page type (INNODB_METRICS buffer_page_read_*, buffer_pool.flush) against the
 # model's parts: FIL_PAGE_UNDO_LOG pages are the undo pages; FIL_PAGE_TYPE_SYS the rollback segment
-# headers (the temporary tablespace's too) and the trx system page; the file-space header, inode
-# and extent descriptor pages the undo files' headers; index pages (leaf, non-leaf) the tables
-PAGE_TYPES = {"undo log": (("undo_pages_read",), ("undo pages",)),
-              "system (rseg headers)": (("system_pages_read",), ("rseg headers", "temp rseg headers")),
-              "fsp header, inode, xdes": (("fsp_hdr_pages_read", "inode_pages_read", "xdes_pages_read"),
-                                          ("undo file headers",)),
-              "index (leaf, non-leaf)": (("leaf_pages_read", "nonleaf_pages_read"), ("table",))}
+# headers (the temporary tablespace's too) and the trx system page; index pages (leaf, non-leaf) the
+# tables' trees; the file-space header, inode, extent descriptor and change buffer bitmap pages
+# the undo files' and the tables' own (pages 0-2 of each file)
+PAGE_TYPES = {"undo log": (("undo_pages_read",), ("undo pages",), ()),
+              "system (rseg headers)": (("system_pages_read",), ("rseg headers", "temp rseg headers"), ()),
+              "index (leaf, non-leaf)": (("leaf_pages_read", "nonleaf_pages_read"), ("table",),
+                                         ("table file-space pages",)),
+              "fsp header, inode, xdes, ibuf bitmap": (
+                  ("fsp_hdr_pages_read", "inode_pages_read", "xdes_pages_read", "ibuf_bitmap_pages_read"),
+                  ("undo file headers", "table file-space pages"), ())}
 
 
 def page_types(c: Cell, wm: float) -> list[str]:
@@ -277,9 +282,15 @@ def page_types(c: Cell, wm: float) -> list[str]:
         return []
     lines = ["", "| page type | measured mean (min..max) | model mean | model - measured | of the whole |",
              "|---|---|---|---|---|"]
-    for label, (counters, model_parts) in PAGE_TYPES.items():
-        meas = [sum(int(f.get(k) or 0) for k in counters) for f in flushes]
-        model = [sum(r.parts.get(k, 0) for k in model_parts) for r in c.runs]
+    rows = []
+    for label, (counters, model_parts, less) in PAGE_TYPES.items():
+        rows.append((label, [sum(int(f.get(k) or 0) for k in counters) for f in flushes],
+                     [sum(r.parts.get(k, 0) for k in model_parts) - sum(r.parts.get(k, 0) for k in less)
+                      for r in c.runs]))
+    # what the types above leave of the whole (blobs, the types the counters call other)
+    rows.append(("the rest of the whole", [r.whole - sum(m[i] for _, m, _ in rows) for i, r in enumerate(c.runs)],
+                 [r.whole_pred - sum(m[i] for _, _, m in rows) for i, r in enumerate(c.runs)]))
+    for label, meas, model in rows:
         m, mo = statistics.mean(meas), statistics.mean(model)
         lines.append(f"| {label} | {m:,.0f} ({min(meas):,}..{max(meas):,}) | {mo:,.0f} | {mo - m:+,.0f} | "
                      f"{100 * (mo - m) / wm:+.1f}% |")
