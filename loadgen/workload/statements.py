@@ -140,7 +140,14 @@ def _update_expr(table, col: str, salt: int = 0) -> tuple[str, tuple[int, ...]]:
     if made is None:
         raise UsageError(f"loadgen cannot make values of {col} ({t}) in {table.name} for an update",
                          "update another column: column = \"...\"")
-    expr = made[0].replace("?", f"(? * 1000 + {int(salt)})", 1) if salt else made[0]
+    expr = made[0]
+    if salt and expr.startswith("LPAD(?, "):
+        # LPAD keeps a value's leftmost characters: the rightmost are taken first so that a column
+        # narrower than the number keeps the salt (VARCHAR(8): 4 characters)
+        n = _string_length(table, col)
+        expr = f"LPAD(RIGHT(? * 1000 + {int(salt)}, {n}), {n}, '#')"
+    elif salt:
+        expr = expr.replace("?", f"(? * 1000 + {int(salt)})", 1)
     return f"{_q(col)} = {expr}", (PARAM_OP,)
 
 

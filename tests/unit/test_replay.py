@@ -260,9 +260,17 @@ def test_each_replay_stores_values_an_earlier_replay_of_the_trace_did_not(tmp_pa
         return st.text(5, 5, 42)
 
     assert update_text(0) == "UPDATE `sbtest`.`sbtest1` SET `c` = LPAD(42, 120, '#') WHERE `id` = 5"
-    assert update_text(7) == "UPDATE `sbtest`.`sbtest1` SET `c` = LPAD((42 * 1000 + 7), 120, '#') WHERE `id` = 5"
+    assert update_text(7) == ("UPDATE `sbtest`.`sbtest1` SET `c` = LPAD(RIGHT(42 * 1000 + 7, 120), 120, '#') "
+                              "WHERE `id` = 5")
     assert update_text(8) != update_text(7)  # the same op of another replay: another value
     assert all(1 <= replay.new_salt() <= 999 for _ in range(200))
+    # a narrow string column keeps the salt: its rightmost characters (VARCHAR(8): 4 written)
+    from loadgen.workload.statements import PARAM_OP, _update_expr
+
+    narrow = _infos()["sbtest.sbtest1"]
+    narrow.columns, narrow.column_lengths = {**narrow.columns, "v": "VARCHAR"}, {**narrow.column_lengths, "v": 8}
+    assert _update_expr(narrow, "v", 7) == ("`v` = LPAD(RIGHT(? * 1000 + 7, 4), 4, '#')", (PARAM_OP,))
+    assert _update_expr(narrow, "k", 7) == ("`k` = `k` + 1", ())  # an integer steps: it always changes
 
 
 def test_the_replay_is_predicted_from_the_operations_it_runs(tmp_path):
