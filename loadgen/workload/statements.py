@@ -127,7 +127,10 @@ def steps_by_one(col_type: str) -> bool:
     return t in INT_MAX or t in ("DECIMAL", "NUMERIC", "FLOAT", "DOUBLE", "REAL", "DATETIME", "TIMESTAMP", "DATE")
 
 
-def _update_expr(table, col: str) -> tuple[str, tuple[int, ...]]:
+def _update_expr(table, col: str, salt: int = 0) -> tuple[str, tuple[int, ...]]:
+    """salt (a replay's, 1..999; 0 for a mix, whose written tables are seeded again before the
+    next run): the value made from op * 1000 + salt, so a replay repeated on the rows an earlier
+    replay of the same trace left stores values that one did not, and InnoDB changes the row."""
     t = table.columns[col]
     if steps_by_one(t) and t in ("DATETIME", "TIMESTAMP", "DATE"):
         return f"{_q(col)} = {_q(col)} + INTERVAL 1 DAY", ()
@@ -137,7 +140,15 @@ def _update_expr(table, col: str) -> tuple[str, tuple[int, ...]]:
     if made is None:
         raise UsageError(f"loadgen cannot make values of {col} ({t}) in {table.name} for an update",
                          "update another column: column = \"...\"")
-    return f"{_q(col)} = {made[0]}", (PARAM_OP,)
+    expr = made[0]
+    if salt and expr.startswith("LPAD(?, "):
+        # LPAD keeps a value's leftmost characters: the rightmost are taken first so that a column
+        # narrower than the number keeps the salt (VARCHAR(8): 4 characters)
+        n = _string_length(table, col)
+        expr = f"LPAD(RIGHT(? * 1000 + {int(salt)}, {n}), {n}, '#')"
+    elif salt:
+        expr = expr.replace("?", f"(? * 1000 + {int(salt)})", 1)
+    return f"{_q(col)} = {expr}", (PARAM_OP,)
 
 
 def _default_update_column(table) -> str:
@@ -203,8 +214,9 @@ def index_range(table, index: str, lo_open: bool, hi_open: bool, desc: bool, lim
     return Statement(f"SELECT * FROM {t} FORCE INDEX ({forced}){where}{tail}", params, True)
 
 
-def build(s: StreamSpec, table) -> list[Statement]:
-    """The statement(s) one op of stream s runs, in order, on its table (a mixseed.TableInfo)."""
+def build(s: StreamSpec, table, update_salt: int = 0) -> list[Statement]:
+    """The statement(s) one op of stream s runs, in order, on its table (a mixseed.TableInfo);
+    update_salt: _update_expr's salt (a replay's)."""
     where = f"stream {s.name!r}"
     # qualified: one connection reaches every table of the mix (--pipeline), existing ones in their
     # own database included
@@ -241,7 +253,7 @@ def build(s: StreamSpec, table) -> list[Statement]:
         return [Statement(f"SELECT SUM(1) FROM {t} FORCE INDEX ({index})", (), True)]
     if s.op in ("update", "read-modify-write"):
         col = _name(table, s.column) if s.column else _default_update_column(table)
-        expr, params = _update_expr(table, col)
+        expr, params = _update_expr(table, col, update_salt)
         update = Statement(f"UPDATE {t} SET {expr} WHERE {pk} = ?", params + (PARAM_KEY,), False)
         return [update] if s.op == "update" else [read, update]
     delete = Statement(f"DELETE FROM {t} WHERE {pk} = ?", (PARAM_KEY,), False)

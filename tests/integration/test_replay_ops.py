@@ -13,6 +13,8 @@ import shutil
 
 import pytest
 
+from loadgen.runner.replay import NOT_AN_INTEGER
+
 from ..accuracy import Point, check
 from ..conftest import require, run_loadgen
 from .test_foreign_traffic import _pages_read, _sql, _sysbench, local_log
@@ -29,6 +31,17 @@ BOUND_PCT = 5.0
 # 32M, 100k rows), and the replay read -15% to +19% from sysbench's (docs/capture.md, open).
 MYSQL_ROWS = ROWS
 MYSQL_POOL_MIB = 48
+# The string-keyed traffic at 48M, where both tables and the undo fit, so each page is read once and
+# a prediction that drops or doubles a table shows (30 November 2026): MariaDB 10.11 read 167 against
+# 168 predicted (account 107/108, ledger 59/60), MySQL 9.7 177 and 179 against 168 (its undo and
+# mysql.ibd's 6-8 pages). Held to 10% (tables and total). At 16M, MariaDB's LRU near 256 pages, the
+# tables were within 10% in four quiet runs but the total -3.8 .. -18.7% (ibdata1's re-reads) and,
+# beside another job's replay, -24%: not a bound a shared machine keeps (docs/capture.md, "A string
+# key"). The replay's integer-keyed table: MariaDB 60/60 at 48M; MySQL read 50 of its 60 pages
+# (+20%, twice): the dsn's shrink (not a restart) left some in the pool; held to 25%.
+STRING_POOL_MIB = 48
+STRING_BOUND_PCT = 10.0
+REPLAY_BOUND_PCT = 25.0
 
 
 @pytest.fixture(scope="module")
@@ -262,6 +275,167 @@ def test_ctrl_c_gives_the_pool_back_and_leaves_no_half_made_result(mariadb_sbtes
         assert doc["complete"] is False and doc["incomplete_reason"] == "interrupted", doc["incomplete_reason"]
         assert 0 < doc["result"]["ops"] < 200_000
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".r.json")]  # no temporary left
+
+
+# A server with a table keyed by a string (a VARCHAR id) beside one keyed by an integer: before
+# inspect_table(hashed_keys=True) the string-keyed table refused the whole server's prediction and
+# replay ("the key column id is VARCHAR ... give --query").
+STRING_ROWS = 20_000
+STRING_OPS = 2_000  # half on each table, a tenth of them updates: a second or two of traffic
+
+
+def _string_keyed_tables(server) -> dict[str, int]:
+    """strkeys.account (VARCHAR key, YCSB's 'user<digits>' form) and strkeys.ledger (BIGINT key),
+    STRING_ROWS rows each, written in key order; the keys of account, for the traffic."""
+    conn = server.connect()
+    try:
+        cur = conn.cursor()
+        cur.execute("CREATE DATABASE IF NOT EXISTS strkeys")
+        cur.execute("DROP TABLE IF EXISTS strkeys.account, strkeys.ledger")
+        cur.execute("CREATE TABLE strkeys.account (id VARCHAR(40) NOT NULL PRIMARY KEY, name VARCHAR(60) NOT NULL, "
+                    "balance INT NOT NULL) ENGINE=InnoDB")
+        cur.execute("CREATE TABLE strkeys.ledger (id BIGINT UNSIGNED NOT NULL PRIMARY KEY, amount INT NOT NULL, "
+                    "note VARCHAR(60) NOT NULL) ENGINE=InnoDB")
+        # an odd multiplier is a bijection mod 2^64: distinct keys, not in the order they are numbered
+        keys = sorted(f"user{(i * 11400714819323198485) % 2 ** 64:020d}" for i in range(1, STRING_ROWS + 1))
+        for lo in range(0, STRING_ROWS, 1_000):
+            cur.executemany("INSERT INTO strkeys.account VALUES (%s, %s, %s)",
+                            [(k, f"name of {k}", 100) for k in keys[lo:lo + 1_000]])
+            cur.executemany("INSERT INTO strkeys.ledger VALUES (%s, %s, %s)",
+                            [(i, i % 1000, f"note {i:08d}") for i in range(lo + 1, lo + 1_001)])
+        conn.commit()
+        for t in ("account", "ledger"):  # TABLE_ROWS, the string-keyed table's rows in the model
+            cur.execute(f"ANALYZE TABLE strkeys.{t}")
+            cur.fetchall()
+    finally:
+        conn.close()
+    return keys
+
+
+def _string_traffic(server, keys: list[str], log: str) -> tuple[int, int, dict]:
+    """STRING_OPS point reads and updates on both tables, on one connection with the general log on:
+    (the pages the server read from a cold pool (a restart), the operations on the string-keyed table,
+    the pages read per file)."""
+    import random
+
+    server.restart_cold()
+    before = _pages_read(server)
+    _sql(server, f"SET GLOBAL general_log_file = '{log}'", "SET GLOBAL general_log = ON")
+    rnd = random.Random(7)
+    account_ops = 0
+    files = _file_reads(server)
+    conn = server.connect()
+    try:
+        conn.autocommit(True)
+        cur = conn.cursor()
+        cur.execute("USE strkeys")
+        for _ in range(STRING_OPS):
+            update = rnd.random() < 0.1
+            if rnd.random() < 0.5:
+                k = keys[rnd.randrange(STRING_ROWS)]
+                account_ops += 1
+                cur.execute("UPDATE account SET balance = balance + 1 WHERE id = %s" if update else
+                            "SELECT * FROM account WHERE id = %s", (k,))
+            else:
+                k = rnd.randrange(1, STRING_ROWS + 1)
+                cur.execute("UPDATE ledger SET amount = amount + 1 WHERE id = %s" if update else
+                            "SELECT * FROM ledger WHERE id = %s", (k,))
+            if cur.description:
+                cur.fetchall()
+    finally:
+        conn.close()
+    _sql(server, "SET GLOBAL general_log = OFF")
+    after = _file_reads(server)
+    return _pages_read(server) - before, account_ops, {f: n - files.get(f, 0) for f, n in after.items()
+                                                       if n > files.get(f, 0)}
+
+
+def _file_reads(server) -> dict[str, int]:
+    """Pages read per file so far (performance_schema), for the figures a failure prints."""
+    from loadgen import db
+
+    conn = server.connect()
+    try:
+        return {f.rsplit("/", 1)[-1]: int(n) // 16384 for f, n in db.query_all(
+            conn, "SELECT FILE_NAME, SUM_NUMBER_OF_BYTES_READ FROM performance_schema.file_summary_by_instance "
+                  "WHERE EVENT_NAME LIKE 'wait/io/file/innodb/%'")}
+    finally:
+        conn.close()
+
+
+def _check_string_keys(server, tmp_path, fixture_pool_mib: int) -> None:
+    """Captured, predicted and replayed with a VARCHAR-keyed table on the server: both tables in the
+    prediction with pages read, the server's own reads within its interval; the replay runs the
+    integer-keyed table's operations (the other's keys are hashes in the trace: counted, not run)."""
+    server.set_pool(STRING_POOL_MIB << 20)
+    try:
+        _string_keys_at(server, tmp_path, STRING_POOL_MIB)
+    finally:  # the module's other tests find the pool their fixture set
+        server.set_pool(fixture_pool_mib << 20)
+
+
+def _string_keys_at(server, tmp_path, pool_mib: int) -> None:
+    keys = _string_keyed_tables(server)
+    docker = server.provider == "docker"
+    log = "/tmp/general-strkeys.log" if docker else str(server.files_dir / "general-strkeys.log")
+    original, account_ops, files = _string_traffic(server, keys, log)
+    log = local_log(server, log, tmp_path / "general.log")
+    dsn, env = _dsn(server)
+    trace = tmp_path / "strkeys.optrace"
+    res = run_loadgen("trace", "capture", "--general-log", log, "--dsn", dsn, "-o", str(trace), env=env)
+    assert res.returncode == 0, res.stderr[-2000:]
+    pred = run_loadgen("predict", "--trace", str(trace), "--dsn", dsn, "--pool", f"{pool_mib}M", "--format", "json",
+                       env=env)
+    assert pred.returncode == 0, pred.stderr[-2000:]  # was: the key column id is VARCHAR ... give --query
+    doc = json.loads(pred.stdout)
+    assert doc["capture"]["modelled"] == STRING_OPS, doc["capture"]
+    p = doc["pools"][0]
+    tables = p["tables"]
+    assert set(tables) == {"strkeys.account", "strkeys.ledger"}, tables
+    figures = (f"{server.flavor.name} {server.flavor.version} at {pool_mib}M: the traffic read {original:,}, "
+               f"predicted {p['pages_read']:,} ({p['low']:,} .. {p['high']:,}; account "
+               f"{tables['strkeys.account']['pages_read']:,}, ledger {tables['strkeys.ledger']['pages_read']:,}, "
+               f"system {p['system_pages_read']:,}; read per file {files})")
+    print(figures)
+    assert all(t["pages_read"] > 0 for t in tables.values()), figures
+    assert original > 100, figures  # the traffic really read from disk
+    # the whole, and each table from its own file (the string-keyed one's rows placed by hash)
+    check([Point(f"{figures}: the traffic", original, p["pages_read"], p["low"], p["high"], STRING_BOUND_PCT / 100)]
+          + [Point(f"{figures}: {name}", files.get(f"{name.split('.')[1]}.ibd", 0), t["pages_read"], t["low"],
+                   t["high"], STRING_BOUND_PCT / 100) for name, t in sorted(tables.items())])
+    server.restart_cold()
+    dsn, env = _dsn(server)
+    out = tmp_path / "strkeys.json"
+    res = run_loadgen("run", "--server", "dsn", "--dsn", dsn, "--trace", str(trace), "--allow-writes", "--out",
+                      str(out), env=env)
+    assert res.returncode == 0, res.stderr[-3000:]  # was: the key column id is VARCHAR ... give --query
+    run = json.loads(out.read_text())
+    replay = run["prediction"]["replay"]
+    skipped = replay["not_replayed"]
+    # every operation on the string-keyed table, and only those, named as not replayed
+    assert all("strkeys.account" in why or why == NOT_AN_INTEGER for why in skipped), skipped
+    assert sum(skipped.values()) == account_ops and replay["operations"] == STRING_OPS - account_ops, replay
+    assert replay["predicted"] == "the replayed operations" and run["complete"], replay
+    # the replay's prediction is of what it ran (replay.replayed_trace): the integer-keyed table held to
+    # it. Not its total: after the dsn's cold start (a resize, not a restart) the server read ibdata1's
+    # system pages again, which the model takes as read at start-up (docs/capture.md, "A string key")
+    ledger = run["prediction"]["tables"]["strkeys.ledger"]
+    replayed = (f"{server.flavor.name} at {pool_mib}M, the replay: ledger read {ledger['measured_pages_read']:,}, "
+                f"in total {run['buffer_pool']['pages_read']:,}, predicted {run['prediction']['pages_read']:,} "
+                f"{run['buffer_pool'].get('files')}")
+    print(replayed)
+    check([Point(replayed, ledger["measured_pages_read"], ledger["pages_read"], ledger["reads_low"],
+                 ledger["reads_high"], REPLAY_BOUND_PCT / 100)])
+
+
+@pytest.mark.mysqld
+def test_a_string_keyed_table_is_captured_predicted_and_replayed_on_mariadb(mariadb_sbtest, tmp_path):
+    _check_string_keys(mariadb_sbtest, tmp_path, POOL_MIB)
+
+
+@pytest.mark.docker
+def test_a_string_keyed_table_is_captured_predicted_and_replayed_on_mysql(mysql_sbtest, tmp_path):
+    _check_string_keys(mysql_sbtest, tmp_path, MYSQL_POOL_MIB)
 
 
 @pytest.mark.mysqld
