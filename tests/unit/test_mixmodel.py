@@ -384,13 +384,13 @@ def test_a_dirty_tail_page_survives_a_user_threads_eviction_the_cleaners_batch_t
     assert np.frombuffer(sim.reads, dtype=np.uint32)[0] == 2 and sim.dirty_evicted == 1 and sim.lru_batches == 1
 
 
-@pytest.mark.parametrize("n_dirty,left", [(100, 256 - 99), (200, 256 - (199 - 128))])
+@pytest.mark.parametrize("n_dirty,left", [(100, 256 - 99), (200, 256 - (199 - 128) - 64)])
 def test_a_dirty_tail_a_user_thread_cannot_pass_is_written_and_the_batch_overshoots_by_its_writes(n_dirty, left):
     # the 100 pages at the tail all dirty (and more): the user thread writes the tail page (a single-page
     # flush), stops searching (try_LRU_scan) and wakes the page cleaner, whose batch at the next
     # read writes the dirty pages it meets and counts those still being written in the list: the
-    # list ends that many short of BUF_LRU_MIN_LEN (256); of 199 written, the doublewrite
-    # buffer's first full 128 are taken as done (cleaner.c DBLWR_PAGES), 71 still counting
+    # list ends that many short of BUF_LRU_MIN_LEN (256); of 199 written, the last partial
+    # doublewrite batch's 71 still count and half of the full 128 before it (cleaner.c still_writing)
     pages, flags = _tail_trace(n_dirty, [600, 601])
     sim = native.lrusim_mix(pages, flags, *POOL, 1024, 1e9, 1000.0, 1, 100)
     reads = np.frombuffer(sim.reads, dtype=np.uint32)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from loadgen.analysis import mixmodel
+from loadgen.analysis import intervals, mixmodel
 
 from ..accuracy import Point, check
 
@@ -27,24 +27,31 @@ WHOLE_BOUND_REL = 0.10
 RUNS = sorted((Path(__file__).resolve().parents[2] / "docs" / "data" / "mixruns").glob("*/*.json.gz"))
 
 
-def errors(path: Path) -> tuple[float, float, Point]:
+def errors(path: Path) -> tuple[float, float, Point, bool]:
+    """(table error, whole error, the whole's point, whether the table lies inside its interval). A
+    write run under intervals.SLOW_WRITES_QPS claims a reach down to SLOW_WRITES_LOW_REL below its
+    estimate (the prediction's `slow_writes`): its whole is held to that reach, not WHOLE_BOUND_REL."""
     run = json.loads(gzip.decompress(path.read_bytes()))
     p, bp = mixmodel.predict(run), run["buffer_pool"]
     [(name, t)] = p["tables"].items()
     measured = bp["tables"][name]["file_pages_read"]
+    bound = intervals.SLOW_WRITES_LOW_REL if p.get("slow_writes") else WHOLE_BOUND_REL
     whole = Point(f"{path.parent.name}/{path.name}", bp["pages_read"], p["pages_read"], p["reads_low"],
-                  p["reads_high"], WHOLE_BOUND_REL)
-    return (t["pages_read"] - measured) / measured, whole.error, whole
+                  p["reads_high"], bound)
+    return (t["pages_read"] - measured) / measured, whole.error, whole, t["reads_low"] <= measured <= t["reads_high"]
 
 
 @pytest.fixture(scope="module")
-def measured() -> dict[str, tuple[float, float, bool]]:
+def measured() -> dict[str, tuple[float, float, Point, bool]]:
     assert len(RUNS) >= 20, "docs/data/mixruns holds the measured runs"
     return {f"{p.parent.name}/{p.name}": errors(p) for p in RUNS}
 
 
 def test_each_run_within_what_it_measured(measured):
-    for name, (table, whole, _) in measured.items():
+    for name, (table, whole, point, table_inside) in measured.items():
+        if point.bound_rel == intervals.SLOW_WRITES_LOW_REL:  # a slow write run: the reach it claims
+            assert table_inside and abs(whole) <= point.bound_rel, (name, table, whole)
+            continue
         # 13%, was 12: MariaDB 10.11's sysbench-oltp-rw at 333 q/s (the slow run whose table the
         # model over-predicts, docs/workloads-lab.md "MariaDB sysbench-oltp-rw's rate") +10.6 -> +12.3%
         # with purge's walks reading all 128 headers (branch mariahdr): its headers 43,007 -> 55,677
@@ -55,7 +62,7 @@ def test_each_run_within_what_it_measured(measured):
 
 
 def test_most_runs_are_close(measured):
-    tables = [abs(t) for t, _, _ in measured.values()]
+    tables = [abs(t) for t, _, _, _ in measured.values()]
     assert statistics.median(tables) <= 0.03
     # 43 of 52 on 2026-11-29, 48 of 57 with mariapurge's, 62 of 73 with maria118's, 60 of 73 once a
     # write's lookup no longer reads on (MariaDB ycsb-a 16M -3.8 .. -5.1%), 62 of 75 with ycsbf's two
@@ -68,5 +75,5 @@ def test_the_whole_reads_inside_their_intervals_as_the_intervals_claim(measured)
     (2026-11-30): MySQL sysbench-oltp-rw 64M then read 2,409 for 2,587 (interval 2,240 .. 2,578);
     its server read 86 undo log pages and none of the headers, where the model read 53 headers
     and no undo log page before, and none of either now."""
-    outside = check(whole for _, _, whole in measured.values())
+    outside = check(whole for _, _, whole, _ in measured.values())
     assert len(outside) <= 1, [p.label for p in outside]

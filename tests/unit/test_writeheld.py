@@ -22,10 +22,12 @@ def test_mysql_under_writes_holds_three_pages_a_table_and_six_besides():
 
 def test_the_held_pages_bring_a_stored_mysql_write_run_closer(monkeypatch):
     # the lead's sysbench-oltp-rw at 16M (1,005 q/s): the pool's whole reads -8.7% without them, -7.6% with
+    # when they were added; with half of the page cleaner's last full doublewrite batch still in the list
+    # (cleaner.c still_writing) -0.6% without them, +0.2% with
     run = json.loads(gzip.decompress((MIXRUNS / "lead-sysbench-oltp-rw-16M.json.gz").read_bytes()))
     measured = run["buffer_pool"]["pages_read"]
     held = mixmodel.predict(run)["pages_read"]
     monkeypatch.setattr(pool, "MYSQL_WRITE_HELD_FIXED", 0)
     monkeypatch.setattr(pool, "MYSQL_WRITE_HELD_PER_TABLE", 0)
     plain = mixmodel.predict(run)["pages_read"]
-    assert plain < held < measured, (plain, held, measured)
+    assert plain < held and abs(held - measured) < abs(plain - measured), (plain, held, measured)
