@@ -162,16 +162,18 @@ BOUNDS_PCT = {
     ("mariadb", "ycsb-f"): (5, 10),
     ("mariadb", "sysbench-oltp-ro"): (5, 5),
     ("mariadb", "sysbench-oltp-rw"): (5, 12),  # all -8.7 .. +3.0% in 45 stored runs from 300 q/s
-    # MySQL 9.7 (docker). Update presets' whole reads: purge's truncation walks after LRU batches
-    # deeper than the model's (docs/workloads-lab.md, "Updates alone: the walks after the LRU batches")
-    ("mysql", "ycsb-a"): (5, 12),
-    ("mysql", "ycsb-b"): (5, 15),  # all -3.9 .. -7.8%, -8.0 .. -10.9% at 10k operations
+    # MySQL 9.7 (docker). The write presets' whole reads were 5-8% short (12-15% here) until the page
+    # cleaner's batch counted half of its last full doublewrite batch as still being written (session
+    # 19): 16 fresh runs of these calls (10 of them chose the rule), ycsb-a -1.6 .. +2.9%, ycsb-b
+    # -2.0 .. +1.0%, ycsb-f -2.3 .. +2.7% (docs/workloads-lab.md, "The page cleaner's writes in flight")
+    ("mysql", "ycsb-a"): (5, 8),
+    ("mysql", "ycsb-b"): (5, 8),
     ("mysql", "ycsb-c"): (5, 5),
     ("mysql", "ycsb-d"): (5, 6),  # docs/workloads-lab.md, "The walks' phase"
     ("mysql", "ycsb-e"): (5, 5),
-    ("mysql", "ycsb-f"): (5, 15),  # all -9.4 .. +0.3%
+    ("mysql", "ycsb-f"): (5, 8),
     ("mysql", "sysbench-oltp-ro"): (5, 5),  # docs/workloads-lab.md, "No seed work left for the run"
-    ("mysql", "sysbench-oltp-rw"): (5, 10),  # all -7.0 .. +0.9% from 863 q/s ("MySQL's re-inserts")
+    ("mysql", "sysbench-oltp-rw"): (5, 10),  # all -2.5 .. +6.3% from 350 q/s (40 stored runs)
     # MariaDB 11.8 (docker, Debian trixie's). Write presets' whole reads: the rollback segments'
     # headers scatter by 1,100-1,300 pages rms between runs of one cell, ~3% of the whole
     # (docs/workloads-lab.md, "The fast 11.8 runs' whole reads")
@@ -203,9 +205,10 @@ def check_prediction(doc: dict, stdout: str, preset: str, server: str, table: st
     assert t["measured_pages_read"] == measured and p["measured_pages_read"] == bp["pages_read"]
     if p.get("slow_writes"):  # a write run under intervals.SLOW_WRITES_QPS: the reach it claims
         assert t["reads_low"] <= measured <= t["reads_high"], (preset, t["error_pct"], p["slow_writes"])
+        assert p["reads_low"] <= bp["pages_read"] <= p["reads_high"], (preset, p["error_pct"], p["slow_writes"])
     else:
         assert abs(t["pages_read"] - measured) <= table_pct / 100 * measured, (preset, t["error_pct"], table_pct)
-    assert abs(p["pages_read"] - bp["pages_read"]) <= all_pct / 100 * bp["pages_read"], (preset, p["error_pct"])
+        assert abs(p["pages_read"] - bp["pages_read"]) <= all_pct / 100 * bp["pages_read"], (preset, p["error_pct"])
 
 
 @pytest.mark.mysqld
