@@ -30,7 +30,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from loadgen.analysis import mixmodel  # noqa: E402
+from loadgen.analysis import mixmodel  # noqa: E402 - after sys.path takes the checkout's loadgen
 
 DEFAULT_DIR = ROOT / "docs" / "data" / "repeats"
 LOADS_FILE = "loads.tsv"  # name, load before (1 5 15 min), load after, seconds, finished at (UTC)
