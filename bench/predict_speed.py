@@ -3,9 +3,13 @@ millions of operations over several tables (points on skewed keys, ranges with a
 inserts at the end, deletes; autocommit), `predict --trace --schema --rows` with a curve of pools
 timed in a child process (wall and CPU seconds, peak RSS), against a reference timed in the same run:
 numpy's sort of as many uint32 page ids as the prediction made page references, in CPU seconds (the
-cheapest thing a model of those references could do).
+cheapest thing a model of those references could do). --flavor mysql (or both: MariaDB's run, then
+MySQL's, on the same trace, each with its own sort) predicts with MySQL's rules: every pool exact, its
+timed cleaner's phases, a re-insert's undo log in the history (tracetxns.reinserted), no read-ahead on
+a range.
 
     .venv/bin/python bench/predict_speed.py --ops 30000000 --rows 10000000 --pools 64M,256M,1G,4G
+    .venv/bin/python bench/predict_speed.py --ops 30000000 --rows 10000000 --flavor both
 """
 from __future__ import annotations
 
@@ -86,6 +90,23 @@ def reference_sort(n: int, seed: int) -> float:
     return time.process_time() - t0
 
 
+def predict_once(trace: Path, schema: Path, a: argparse.Namespace, flavor: str) -> None:
+    """One timed prediction of the trace with one flavour's rules, and its reference sort."""
+    took, cpu, rss, out = timed("predict", "--trace", str(trace), "--schema", str(schema), "--rows", str(a.rows),
+                                "--pool", a.pools, "--flavor", flavor, "--format", "json")
+    doc = json.loads(out)
+    refs = doc["pools"][0]["read_requests"]
+    ref_s = reference_sort(refs, a.seed)
+    reads = ", ".join(f"{p['pool_bytes'] >> 20}M {p['pages_read']:,}" + (
+        f" (sampled at {100 * p['sampled']['rate']:.1f}%, SE {p['sampled']['se_pages']:,})" if p.get("sampled") else "")
+        for p in doc["pools"])
+    print(f"predict ({flavor}): {doc['simulated']:,} operations, {refs:,} page references, {len(doc['pools'])} pools "
+          f"({a.pools}) in {took:.1f} s ({cpu:.1f} s CPU), peak RSS {rss:,.0f} MiB "
+          f"({rss * 2**20 / max(1, doc['simulated']):.0f} bytes an operation); pages read {reads}")
+    print(f"reference: numpy sort of {refs:,} uint32 in {ref_s:.2f} s CPU; predict / sort = {took / ref_s:.1f} "
+          f"(wall), {cpu / ref_s:.1f} (CPU)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--ops", type=int, default=30_000_000)
@@ -94,6 +115,8 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--dir", default=None, help="Where the trace goes (default: a temporary directory).")
     ap.add_argument("--keep", action="store_true", help="Keep the trace (and reuse it when present).")
+    ap.add_argument("--flavor", choices=("mariadb", "mysql", "both"), default="mariadb",
+                    help="Whose InnoDB rules the prediction follows (both: one run each, MariaDB's first).")
     a = ap.parse_args()
     work = Path(a.dir or tempfile.mkdtemp(prefix="predict-bench-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -104,19 +127,8 @@ def main() -> None:
         write_trace(trace, a.ops, a.rows, a.seed)
         print(f"trace: {a.ops:,} operations ({trace.stat().st_size / 2**20:,.0f} MiB) written in "
               f"{time.perf_counter() - t0:.1f} s")
-    took, cpu, rss, out = timed("predict", "--trace", str(trace), "--schema", str(schema), "--rows", str(a.rows),
-                           "--pool", a.pools, "--format", "json")
-    doc = json.loads(out)
-    refs = doc["pools"][0]["read_requests"]
-    ref_s = reference_sort(refs, a.seed)
-    reads = ", ".join(f"{p['pool_bytes'] >> 20}M {p['pages_read']:,}" + (
-        f" (sampled at {100 * p['sampled']['rate']:.1f}%, SE {p['sampled']['se_pages']:,})" if p.get("sampled") else "")
-        for p in doc["pools"])
-    print(f"predict: {doc['simulated']:,} operations, {refs:,} page references, {len(doc['pools'])} pools "
-          f"({a.pools}) in {took:.1f} s ({cpu:.1f} s CPU), peak RSS {rss:,.0f} MiB "
-          f"({rss * 2**20 / max(1, doc['simulated']):.0f} bytes an operation); pages read {reads}")
-    print(f"reference: numpy sort of {refs:,} uint32 in {ref_s:.2f} s CPU; predict / sort = {took / ref_s:.1f} "
-          f"(wall), {cpu / ref_s:.1f} (CPU)")
+    for flavor in (("mariadb", "mysql") if a.flavor == "both" else (a.flavor,)):
+        predict_once(trace, schema, a, flavor)
     if not a.keep:
         trace.unlink()
         schema.unlink()

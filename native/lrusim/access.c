@@ -10,8 +10,8 @@ void lru_read(lru_t *m, uint32_t p) {
     m->misses++;
     m->nmiss[p]++;
     make_room(m, weight(m, p));
-    m->resident[p] = 1;
-    m->access_ms[p] = -1;
+    m->pg[p].resident = 1;
+    m->pg[p].access_ms = -1;
     add_block(m, p, 1);
 }
 
@@ -22,7 +22,7 @@ static void read_ahead(lru_t *m, const uint32_t *pages, int n) {
         m->n_burst = 0;
     for (int i = 0; i < n; i++) {
         uint32_t k = pages[i];
-        if (m->resident[k])
+        if (m->pg[k].resident)
             continue;
         m->ra_pages++;
         lru_read(m, k);
@@ -34,12 +34,12 @@ static void read_ahead(lru_t *m, const uint32_t *pages, int n) {
 
 void lru_access(lru_t *m, uint32_t p, double now_ms, int move) {
     cleaner_due(m, now_ms);
-    int first = !m->resident[p] || m->access_ms[p] < 0;
+    int first = !m->pg[p].resident || m->pg[p].access_ms < 0;
     m->refs++;
-    m->touched[p] = 1;
-    if (m->resident[p]) {
+    m->pg[p].touched = 1;
+    if (m->pg[p].resident) {
         if (too_old(m, p, now_ms)) {
-            if (m->old[p])
+            if (m->pg[p].old)
                 m->made_young++;
             remove_block(m, p);
             add_block(m, p, 0);
@@ -47,8 +47,8 @@ void lru_access(lru_t *m, uint32_t p, double now_ms, int move) {
     } else {
         lru_read(m, p);
     }
-    if (m->access_ms[p] < 0)
-        m->access_ms[p] = now_ms;
+    if (m->pg[p].access_ms < 0)
+        m->pg[p].access_ms = now_ms;
     if (first && m->ra_threshold) {
         uint32_t pages[EXTENT_PAGES];
         int n = 0;

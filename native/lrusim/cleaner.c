@@ -29,7 +29,7 @@ void cleaner_init(lru_t *m, const sim_cfg_t *c, double scale) {
 static void free_for_read(lru_t *m) {
     if (m->clean_scan && m->n_dirty && m->try_scan) {
         uint32_t p = m->tail;
-        for (uint32_t n = 0; p != NIL && n < m->clean_scan; n++, p = m->prev[p]) {
+        for (uint32_t n = 0; p != NIL && n < m->clean_scan; n++, p = m->pg[p].prev) {
             if (!m->dirty[p]) {
                 evict_page(m, p);
                 return;
@@ -59,7 +59,7 @@ static void free_for_read(lru_t *m) {
 static void mariadb_batch(lru_t *m, double w, double lo) {
     uint32_t p = m->tail;
     while (p != NIL && m->len > 0 && m->wlen + w > lo) {
-        uint32_t up = m->prev[p];
+        uint32_t up = m->pg[p].prev;
         if (m->dirty[p]) {
             set_clean(m, p);
             m->dirty_evicted++;
@@ -88,7 +88,7 @@ void make_room(lru_t *m, double w) {
          * turns them old again. */
         for (int i = 0; i < m->n_burst; i++) {
             uint32_t q = m->burst[i];
-            if (m->resident[q] && !m->old[q] && m->access_ms[q] < 0 && m->head != q) {
+            if (m->pg[q].resident && !m->pg[q].old && m->pg[q].access_ms < 0 && m->head != q) {
                 remove_block(m, q);
                 add_block(m, q, 0);
             }

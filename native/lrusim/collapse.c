@@ -6,24 +6,24 @@
 #include "access.h"
 
 static inline int aged(const lru_t *m, uint32_t p, uint64_t q) {
-    return (double)q * m->ms_per_query - m->access_ms[p] >= m->old_time_ms;
+    return (double)q * m->ms_per_query - m->pg[p].access_ms >= m->old_time_ms;
 }
 
 /* The first repeat j in [js, k) at which accessing p changes anything but the counters, or k.
  * While nothing changes, nothing is evicted, so the freed-page clock stands still and only time
  * moves: an old page waits for old_blocks_time, every other test gives the same answer again. */
 static uint64_t next_event(const lru_t *m, uint32_t p, uint64_t q0, uint64_t js, uint64_t k) {
-    if (!m->resident[p] || m->access_ms[p] < 0)
+    if (!m->pg[p].resident || m->pg[p].access_ms < 0)
         return js; /* a read, or a first access (it sets the access time) */
     if (m->freed_page_clock == 0)
         return k; /* warm-up: nothing moves */
-    if (m->old_time_ms > 0 && m->old[p]) {
+    if (m->old_time_ms > 0 && m->pg[p].old) {
         if (aged(m, p, q0 + js))
             return js;
         if (m->ms_per_query <= 0 || !aged(m, p, q0 + k - 1))
             return k;
         /* aged() is monotone in j: estimate, then settle on the exact floating-point answer */
-        double x = (m->old_time_ms + m->access_ms[p]) / m->ms_per_query - (double)q0;
+        double x = (m->old_time_ms + m->pg[p].access_ms) / m->ms_per_query - (double)q0;
         uint64_t j = x <= (double)js ? js : x >= (double)(k - 1) ? k - 1 : (uint64_t)x;
         while (j > js && aged(m, p, q0 + j - 1))
             j--;
@@ -36,7 +36,7 @@ static uint64_t next_event(const lru_t *m, uint32_t p, uint64_t q0, uint64_t js,
 
 /* Accessing p changes nothing now: does it count in Innodb_buffer_pool_pages_not_made_young? */
 static inline int counts_not_young(const lru_t *m, uint32_t p) {
-    return m->freed_page_clock != 0 && m->old_time_ms > 0 && m->old[p];
+    return m->freed_page_clock != 0 && m->old_time_ms > 0 && m->pg[p].old;
 }
 
 void lru_run(lru_t *m, const run_t *r) {

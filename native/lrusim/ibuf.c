@@ -33,7 +33,7 @@ void ibuf_free(ibuf_t *ib) {
 }
 
 int ibuf_take(ibuf_t *ib, const lru_t *m, uint32_t p, int purge) {
-    if (!ib->max_entries || m->resident[p] || ib->entries >= ib->max_entries)
+    if (!ib->max_entries || m->pg[p].resident || ib->entries >= ib->max_entries)
         return 0;
     if (purge && ib->n_recs[p] < 2)
         return 0; /* the page could become empty: purge reads it */

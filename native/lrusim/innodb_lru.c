@@ -6,8 +6,8 @@
 #include "innodb_lru.h"
 
 static void set_old_all(lru_t *m, uint8_t v) {
-    for (uint32_t p = m->head; p != NIL; p = m->next[p])
-        m->old[p] = v;
+    for (uint32_t p = m->head; p != NIL; p = m->pg[p].next)
+        m->pg[p].old = v;
 }
 
 /* buf_LRU_old_adjust_len in weighted units (miniatures): the old sublist's weight within
@@ -20,14 +20,14 @@ static void adjust_len_w(lru_t *m) {
         new_len = cap;
     for (;;) {
         uint32_t o = m->lru_old;
-        if (m->wold_len + m->w_tolerance < new_len && m->prev[o] != NIL) {
-            m->lru_old = o = m->prev[o];
+        if (m->wold_len + m->w_tolerance < new_len && m->pg[o].prev != NIL) {
+            m->lru_old = o = m->pg[o].prev;
             m->wold_len += weight(m, o);
-            m->old[o] = 1;
-        } else if (m->wold_len > new_len + m->w_tolerance && m->next[o] != NIL) {
-            m->lru_old = m->next[o];
+            m->pg[o].old = 1;
+        } else if (m->wold_len > new_len + m->w_tolerance && m->pg[o].next != NIL) {
+            m->lru_old = m->pg[o].next;
             m->wold_len -= weight(m, o);
-            m->old[o] = 0;
+            m->pg[o].old = 0;
         } else {
             return;
         }
@@ -46,13 +46,13 @@ static void adjust_len(lru_t *m) { /* buf_LRU_old_adjust_len */
     for (;;) {
         uint32_t o = m->lru_old;
         if (m->old_len + OLD_TOLERANCE < new_len) {
-            m->lru_old = o = m->prev[o];
+            m->lru_old = o = m->pg[o].prev;
             m->old_len++;
-            m->old[o] = 1;
+            m->pg[o].old = 1;
         } else if (m->old_len > new_len + OLD_TOLERANCE) {
-            m->lru_old = m->next[o];
+            m->lru_old = m->pg[o].next;
             m->old_len--;
-            m->old[o] = 0;
+            m->pg[o].old = 0;
         } else {
             return;
         }
@@ -69,13 +69,13 @@ static void old_init(lru_t *m) { /* buf_LRU_old_init */
 
 /* p out of the list's links (its neighbours joined); the counts are the caller's */
 static void detach(lru_t *m, uint32_t p) {
-    uint32_t pr = m->prev[p], nx = m->next[p];
+    uint32_t pr = m->pg[p].prev, nx = m->pg[p].next;
     if (pr != NIL)
-        m->next[pr] = nx;
+        m->pg[pr].next = nx;
     else
         m->head = nx;
     if (nx != NIL)
-        m->prev[nx] = pr;
+        m->pg[nx].prev = pr;
     else
         m->tail = pr;
 }
@@ -88,9 +88,9 @@ static void unlink_page(lru_t *m, uint32_t p) {
 
 void remove_block(lru_t *m, uint32_t p) { /* buf_LRU_remove_block */
     if (m->lru_old == p && long_enough(m)) {
-        uint32_t pr = m->prev[p];
+        uint32_t pr = m->pg[p].prev;
         m->lru_old = pr;
-        m->old[pr] = 1;
+        m->pg[pr].old = 1;
         m->old_len++;
         m->wold_len += weight(m, pr);
     }
@@ -101,34 +101,34 @@ void remove_block(lru_t *m, uint32_t p) { /* buf_LRU_remove_block */
         m->lru_old = NIL;
         m->old_len = 0;
         m->wold_len = 0;
-        m->old[p] = 0;
+        m->pg[p].old = 0;
         return;
     }
-    if (m->old[p]) {
+    if (m->pg[p].old) {
         m->old_len--;
         m->wold_len -= weight(m, p);
     }
-    m->old[p] = 0;
+    m->pg[p].old = 0;
     adjust_len(m);
 }
 
 void add_block(lru_t *m, uint32_t p, int old) { /* buf_LRU_add_block_low */
     if (!old || !long_enough(m) || (m->weighted && m->lru_old == NIL)) {
-        m->prev[p] = NIL;
-        m->next[p] = m->head;
+        m->pg[p].prev = NIL;
+        m->pg[p].next = m->head;
         if (m->head != NIL)
-            m->prev[m->head] = p;
+            m->pg[m->head].prev = p;
         else
             m->tail = p;
         m->head = p;
-        m->fpc[p] = m->weighted ? (uint64_t)(m->wclock * CLOCK_TICKS) : m->freed_page_clock & ((1ULL << 31) - 1);
+        m->pg[p].fpc = m->weighted ? (uint64_t)(m->wclock * CLOCK_TICKS) : m->freed_page_clock & ((1ULL << 31) - 1);
     } else {
-        uint32_t o = m->lru_old, nx = m->next[o];
-        m->prev[p] = o;
-        m->next[p] = nx;
-        m->next[o] = p;
+        uint32_t o = m->lru_old, nx = m->pg[o].next;
+        m->pg[p].prev = o;
+        m->pg[p].next = nx;
+        m->pg[o].next = p;
         if (nx != NIL)
-            m->prev[nx] = p;
+            m->pg[nx].prev = p;
         else
             m->tail = p;
         m->old_len++;
@@ -138,30 +138,30 @@ void add_block(lru_t *m, uint32_t p, int old) { /* buf_LRU_add_block_low */
     m->wlen += weight(m, p);
     if (m->weighted) {
         if (m->lru_old != NIL) {
-            m->old[p] = (uint8_t)old;
+            m->pg[p].old = (uint8_t)old;
             adjust_len(m);
         } else if (long_enough(m)) {
             old_init(m);
         } else {
-            m->old[p] = 0;
+            m->pg[p].old = 0;
         }
         return;
     }
     if (m->len > OLD_MIN_LEN) {
-        m->old[p] = (uint8_t)old;
+        m->pg[p].old = (uint8_t)old;
         adjust_len(m);
     } else if (m->len == OLD_MIN_LEN) {
         old_init(m);
     } else {
-        m->old[p] = m->lru_old != NIL;
+        m->pg[p].old = m->lru_old != NIL;
     }
 }
 
 int too_old(lru_t *m, uint32_t p, double now_ms) { /* buf_page_peek_if_too_old */
     if (m->freed_page_clock == 0)
         return 0; /* warm-up: nothing was evicted yet, nothing moves */
-    if (m->old_time_ms > 0 && m->old[p]) {
-        if (m->access_ms[p] >= 0 && now_ms - m->access_ms[p] >= m->old_time_ms)
+    if (m->old_time_ms > 0 && m->pg[p].old) {
+        if (m->pg[p].access_ms >= 0 && now_ms - m->pg[p].access_ms >= m->old_time_ms)
             return 1;
         m->not_young++;
         return 0;
@@ -208,10 +208,10 @@ void evict_page(lru_t *m, uint32_t p) {
         m->dirty_evicted_one += p < m->one_end;
     }
     remove_block(m, p);
-    m->resident[p] = 0;
-    if (m->access_ms[p] < 0)
+    m->pg[p].resident = 0;
+    if (m->pg[p].access_ms < 0)
         m->ra_evicted++; /* read ahead, never used */
-    m->access_ms[p] = -1;
+    m->pg[p].access_ms = -1;
     m->freed_page_clock++;
     m->wclock += weight(m, p);
 }
@@ -228,14 +228,14 @@ void evict_tail(lru_t *m) {
  * the remove and the add) and, were it ever left untouched long enough to sink into the old
  * sublist, evict it: pinning assumes that never happens (mix.h mix_pin). */
 int pin_page(lru_t *m, uint32_t p) {
-    if (m->pin[p] != 1 || !m->resident[p] || m->old[p] || m->freed_page_clock == 0 || m->lru_old == NIL ||
-        m->access_ms[p] < 0 || p == m->lru_old)
+    if (m->pin[p] != 1 || !m->pg[p].resident || m->pg[p].old || m->freed_page_clock == 0 || m->lru_old == NIL ||
+        m->pg[p].access_ms < 0 || p == m->lru_old)
         return 0;
     double w = weight(m, p);
     if (m->w_pinned + w > m->pin_cap_w)
         return 0;
     detach(m, p);
-    m->prev[p] = m->next[p] = NIL;
+    m->pg[p].prev = m->pg[p].next = NIL;
     m->pin[p] = 2;
     m->w_pinned += w;
     m->n_pinned++;

@@ -39,12 +39,19 @@ enum { RA_RULE_MARIADB = 0, RA_RULE_MYSQL = 1 };
 
 typedef struct mini mini_t; /* miniature.h */
 
+/* A page's state that a reference reads or writes, in one record (32 bytes, two to a cache line):
+ * the same fields were seven arrays, so each reference to a page missed the cache in each of them
+ * (the exact pools' state is tens of MB; branch speedmysql, bench/README.md). */
 typedef struct {
-    uint32_t *prev, *next;
-    uint8_t *resident, *old, *touched;
-    uint32_t *nmiss;   /* reads of each page (misses and read-ahead) */
-    double *access_ms; /* first access, < 0 when not accessed (InnoDB's access_time == 0) */
-    uint64_t *fpc;     /* freed_page_clock when last put at the head */
+    uint32_t prev, next;
+    double access_ms; /* first access, < 0 when not accessed (InnoDB's access_time == 0) */
+    uint64_t fpc;     /* freed_page_clock when last put at the head */
+    uint8_t resident, old, touched;
+} page_t;
+
+typedef struct {
+    page_t *pg;      /* each simulated page's list links and state (n_alloc) */
+    uint32_t *nmiss; /* reads of each page (misses and read-ahead) */
     uint32_t head, tail, lru_old;
     uint64_t len, old_len, capacity, pool_pages, n_pages;
     double wlen, wcap, upper_w; /* capacity in leaf units: an upper page weighs upper_w */
@@ -133,9 +140,9 @@ static inline int long_enough(const lru_t *m) {
 /* buf_page_peek_if_young's drift rule: young unless it drifted > 1/4 of the young region */
 static inline int drifted(const lru_t *m, uint32_t p) {
     if (m->weighted)
-        return !((uint64_t)(m->wclock * CLOCK_TICKS) < m->fpc[p] + m->wquarter);
+        return !((uint64_t)(m->wclock * CLOCK_TICKS) < m->pg[p].fpc + m->wquarter);
     uint64_t quarter = m->pool_pages * (RATIO_DIV - m->old_ratio) / (RATIO_DIV * 4);
-    return !((m->freed_page_clock & ((1ULL << 31) - 1)) < m->fpc[p] + quarter);
+    return !((m->freed_page_clock & ((1ULL << 31) - 1)) < m->pg[p].fpc + quarter);
 }
 
 void remove_block(lru_t *m, uint32_t p);       /* buf_LRU_remove_block */

@@ -70,7 +70,7 @@ void sim_unit_stats(const lru_t *m, double *sum_y, double *sum_y2, uint64_t *upp
     *upper_misses = *upper_touched = *leaf_misses = *leaf_touched = 0;
     for (uint64_t p = m->leaf_pages; p < m->n_pages; p++) {
         *upper_misses += m->nmiss[p];
-        *upper_touched += m->touched[p];
+        *upper_touched += m->pg[p].touched;
     }
     uint64_t cur_unit = UINT64_MAX;
     double y = 0;
@@ -84,9 +84,9 @@ void sim_unit_stats(const lru_t *m, double *sum_y, double *sum_y2, uint64_t *upp
             cur_unit = u;
             y = 0;
         }
-        y += (double)m->nmiss[p] - (double)m->touched[p];
+        y += (double)m->nmiss[p] - (double)m->pg[p].touched;
         *leaf_misses += m->nmiss[p];
-        *leaf_touched += m->touched[p];
+        *leaf_touched += m->pg[p].touched;
     }
     if (cur_unit != UINT64_MAX) {
         *sum_y += y;

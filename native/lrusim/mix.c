@@ -29,7 +29,7 @@ static inline void mix_ref(mix_state_t *s, uint32_t pg, uint8_t fl, double now_m
     m->now_ms = now_ms;
     if ((fl & MIX_BUFFER) && ibuf_take(&s->ib, m, pg, fl & MIX_PURGE))
         return; /* buffered: the leaf is not read */
-    if ((fl & MIX_NEW) && !m->resident[pg]) {
+    if ((fl & MIX_NEW) && !m->pg[pg].resident) {
         /* buf_page_create: a frame taken (the cleaner may evict for it), nothing read, the
          * page put at the young head and accessed now */
         lru_read(m, pg);
@@ -37,9 +37,9 @@ static inline void mix_ref(mix_state_t *s, uint32_t pg, uint8_t fl, double now_m
         m->nmiss[pg]--;
         remove_block(m, pg);
         add_block(m, pg, 0);
-        m->access_ms[pg] = now_ms;
+        m->pg[pg].access_ms = now_ms;
         m->refs++;
-        m->touched[pg] = 1;
+        m->pg[pg].touched = 1;
     } else {
         lru_access(m, pg, now_ms, fl & MIX_MOVE);
         if (s->ib.max_entries)
@@ -57,9 +57,25 @@ int mix_ibuf(mix_state_t *s, uint64_t max_entries, uint64_t merge_pages) {
     return 0;
 }
 
+/* References this far ahead have their page's record fetched while the current one is simulated:
+ * the record's load was most of an exact pool's time (a cache miss a reference; branch speedmysql).
+ * A hint only: the same counts. */
+#define MIX_PREFETCH 16
+#define MIX_PREFETCH_NEAR 4
+
 void mix_feed(mix_state_t *s, const uint32_t *pages, const uint8_t *flags, uint64_t n) {
     double now_ms = s->now_ms, ms_per_query = s->m.ms_per_query;
+    const page_t *pg = s->m.pg;
     for (uint64_t i = 0; i < n; i++) {
+        if (i + MIX_PREFETCH < n)
+            __builtin_prefetch(&pg[pages[i + MIX_PREFETCH]]);
+        if (i + MIX_PREFETCH_NEAR < n) { /* a page made young leaves its neighbours joined */
+            const page_t *r = &pg[pages[i + MIX_PREFETCH_NEAR]];
+            if (r->resident && r->prev != NIL)
+                __builtin_prefetch(&pg[r->prev]);
+            if (r->resident && r->next != NIL)
+                __builtin_prefetch(&pg[r->next]);
+        }
         if (flags[i] & MIX_OP) {
             now_ms += ms_per_query;
             s->m.now_ms = now_ms;

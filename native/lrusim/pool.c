@@ -31,15 +31,9 @@ int sim_init(lru_t *m, const sim_cfg_t *c, uint64_t n_pages, uint64_t leaf_pages
     uint64_t n = m->n_alloc = sim_pages + FILLER_SLOTS + c->start_pages;
     if (n >= NIL)
         return -1;
-    m->prev = malloc(n * sizeof(uint32_t));
-    m->next = malloc(n * sizeof(uint32_t));
-    m->resident = calloc(n, 1);
-    m->old = calloc(n, 1);
-    m->touched = calloc(n, 1);
+    m->pg = calloc(n, sizeof(page_t)); /* links set as pages join the list; access_ms below */
     m->nmiss = calloc(n, sizeof(uint32_t));
-    m->access_ms = malloc(n * sizeof(double));
-    m->fpc = calloc(n, sizeof(uint64_t));
-    if (!m->prev || !m->next || !m->resident || !m->old || !m->touched || !m->nmiss || !m->access_ms || !m->fpc)
+    if (!m->pg || !m->nmiss)
         return -1;
     m->head = m->tail = m->lru_old = NIL;
     if (c->rate < 1) {
@@ -96,8 +90,8 @@ int sim_init(lru_t *m, const sim_cfg_t *c, uint64_t n_pages, uint64_t leaf_pages
     for (uint64_t i = 0; i < c->start_pages; i++) {
         uint32_t p = (uint32_t)(m->filler_base + FILLER_SLOTS + i);
         make_room(m, weight(m, p));
-        m->resident[p] = 1;
-        m->access_ms[p] = 0;
+        m->pg[p].resident = 1;
+        m->pg[p].access_ms = 0;
         add_block(m, p, 1);
     }
     m->freed_page_clock += c->start_freed;
@@ -171,14 +165,8 @@ void sim_free(lru_t *m) {
     free(m->dirty_ms);
     free(m->fl_prev);
     free(m->fl_next);
-    free(m->prev);
-    free(m->next);
-    free(m->resident);
-    free(m->old);
-    free(m->touched);
+    free(m->pg);
     free(m->nmiss);
-    free(m->access_ms);
-    free(m->fpc);
     free(m->pin);
     mini_free(m->mini);
     memset(m, 0, sizeof(*m));

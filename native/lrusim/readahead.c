@@ -17,11 +17,11 @@ int read_ahead_mariadb(const lru_t *m, uint32_t p, uint32_t pages[EXTENT_PAGES])
     for (uint64_t page = high + 1 - area; page <= high; page++) {
         int64_t k = sim_phys_leaf(m, page);
         int fail;
-        if (k < 0 || !m->resident[k] || m->access_ms[k] < 0) {
+        if (k < 0 || !m->pg[k].resident || m->pg[k].access_ms < 0) {
             fail = 1;
         } else {
-            fail = prev >= 0 && prev > m->access_ms[k];
-            prev = m->access_ms[k];
+            fail = prev >= 0 && prev > m->pg[k].access_ms;
+            prev = m->pg[k].access_ms;
         }
         if (fail && !--budget)
             return 0;
@@ -89,16 +89,16 @@ int read_ahead_mysql(const lru_t *m, uint32_t p, uint32_t pages[EXTENT_PAGES]) {
     int have_pred = 0;
     for (uint64_t i = low; i < high; i++) {
         int64_t k = sim_page_at(m, i);
-        if (k < 0 || !m->resident[k] || m->access_ms[k] < 0) {
+        if (k < 0 || !m->pg[k].resident || m->pg[k].access_ms < 0) {
             fails++;
         } else {
             if (have_pred) {
-                double t = m->access_ms[k];
+                double t = m->pg[k].access_ms;
                 int res = t == pred ? 0 : t < pred ? -1 : 1;
                 if (res != 0 && res != asc)
                     fails++;
             }
-            pred = m->access_ms[k];
+            pred = m->pg[k].access_ms;
             have_pred = 1;
         }
         if (fails > threshold)
