@@ -129,8 +129,9 @@ def steps_by_one(col_type: str) -> bool:
 
 def _update_expr(table, col: str, salt: int = 0) -> tuple[str, tuple[int, ...]]:
     """salt (a replay's, 1..999; 0 for a mix, whose written tables are seeded again before the
-    next run): the value made from op * 1000 + salt, so a replay repeated on the rows an earlier
-    replay of the same trace left stores values that one did not, and InnoDB changes the row."""
+    next run): a string made from op * 1000 + salt, another type's value from op + salt, so a
+    replay repeated on the rows an earlier replay of the same trace left stores values that one did
+    not, and InnoDB changes the row."""
     t = table.columns[col]
     if steps_by_one(t) and t in ("DATETIME", "TIMESTAMP", "DATE"):
         return f"{_q(col)} = {_q(col)} + INTERVAL 1 DAY", ()
@@ -147,7 +148,9 @@ def _update_expr(table, col: str, salt: int = 0) -> tuple[str, tuple[int, ...]]:
         n = _string_length(table, col)
         expr = f"LPAD(RIGHT(? * 1000 + {int(salt)}, {n}), {n}, '#')"
     elif salt:
-        expr = expr.replace("?", f"(? * 1000 + {int(salt)})", 1)
+        # shifted, not scaled: the other types take the op modulo a small range (YEAR: % 40), where
+        # op * 1000 + salt would be the salt alone, one value for every update of the replay
+        expr = expr.replace("?", f"(? + {int(salt)})", 1)
     return f"{_q(col)} = {expr}", (PARAM_OP,)
 
 

@@ -271,6 +271,11 @@ def test_each_replay_stores_values_an_earlier_replay_of_the_trace_did_not(tmp_pa
     narrow.columns, narrow.column_lengths = {**narrow.columns, "v": "VARCHAR"}, {**narrow.column_lengths, "v": 8}
     assert _update_expr(narrow, "v", 7) == ("`v` = LPAD(RIGHT(? * 1000 + 7, 4), 4, '#')", (PARAM_OP,))
     assert _update_expr(narrow, "k", 7) == ("`k` = `k` + 1", ())  # an integer steps: it always changes
+    # a YEAR takes the op modulo 40: shifted by the salt, not scaled (op * 1000 + 7 is 7 mod 40 for
+    # every op: one value for the whole replay, a row's second update changing nothing)
+    narrow.columns = {**narrow.columns, "y": "YEAR"}
+    expr, _ = _update_expr(narrow, "y", 7)
+    assert expr == "`y` = (1990 + (? + 7) % 40)"
 
 
 def test_the_replay_is_predicted_from_the_operations_it_runs(tmp_path):
