@@ -43,7 +43,7 @@ def _finite(obj):
     return obj
 
 
-def _umask() -> int:
+def process_umask() -> int:
     """The process's umask, read without changing it (os.umask can only set it, and another
     thread would create files under the temporary value)."""
     try:
@@ -74,7 +74,7 @@ def write_text_atomic(path: str | os.PathLike, text: str, mode: int = SHARED) ->
     except OSError as exc:
         raise ResultError(f"cannot write {path}: {exc.strerror or exc}", "check the path and free disk space") from None
     try:
-        os.fchmod(fd, mode & ~_umask())  # before any byte is written: a private file never shows them
+        os.fchmod(fd, mode & ~process_umask())  # before any byte is written: a private file never shows them
         with os.fdopen(fd, "w") as f:
             f.write(text)
             f.flush()

@@ -45,12 +45,14 @@ from __future__ import annotations
 import json
 import os
 import struct
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import LoadgenError, UsageError
+from ..results.files import SHARED, process_umask
 
 MAGIC = b"LGOPTRC\x00"
 VERSION = 1
@@ -85,15 +87,19 @@ class Writer:
 
     def __init__(self, path):
         self.path = Path(path)
-        self.body = self.path.with_name(f".{self.path.name}.{os.getpid()}.body")
         self.trees: dict[tuple[str, str], int] = {}
         self.count = 0
         self._buf = np.zeros(CHUNK_RECORDS, dtype=RECORD)
         self._n = 0
+        # a name of mkstemp's (O_EXCL, never a link someone planted): loadgen often runs as root, and
+        # a predictable name in a shared directory (-o /tmp/x.optrace) let another user's symlink
+        # redirect the write
         try:
-            self._f = open(self.body, "wb")
+            fd, body = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".body", dir=self.path.parent)
         except OSError as exc:
             raise LoadgenError(f"cannot write trace {path}: {exc.strerror}", "choose a writable path with -o") from None
+        self.body = Path(body)
+        self._f = os.fdopen(fd, "wb")
 
     def tree(self, table: str, index: str) -> int:
         key = (table, index)
@@ -124,7 +130,7 @@ class Writer:
 
     def close(self, meta: dict) -> int:
         """Write the file (header, meta, records) atomically; returns the records written."""
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        tmp = None
         try:
             self._flush()
             self._f.close()
@@ -132,7 +138,10 @@ class Writer:
             meta = {"format": "loadgen op trace", "version": VERSION, "minor": MINOR, **meta,
                     "trees": [{"table": t, "index": i} for (t, i), _ in trees]}
             blob = json.dumps(meta, sort_keys=True).encode()
-            with open(tmp, "wb") as out, open(self.body, "rb") as body:
+            fd, name = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent)
+            tmp = Path(name)
+            os.fchmod(fd, SHARED & ~process_umask())  # as a plain open() would make it: the umask decides
+            with os.fdopen(fd, "wb") as out, open(self.body, "rb") as body:
                 out.write(HEADER.pack(MAGIC, VERSION, len(blob), self.count))
                 out.write(blob)
                 while chunk := body.read(1 << 20):
@@ -142,7 +151,7 @@ class Writer:
             raise LoadgenError(f"cannot write trace {self.path}: {exc.strerror}",
                                "choose a writable path with -o (and room for the trace twice)") from None
         finally:
-            self.discard(tmp)
+            self.discard(*([tmp] if tmp else []))
         return self.count
 
     def discard(self, *extra: Path) -> None:

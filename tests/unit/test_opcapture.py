@@ -2,10 +2,13 @@
 sysbench and YCSB-like clients send, what is not modelled, hostile logs, and the trace file."""
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
 from loadgen.errors import UsageError
+from loadgen.results.files import process_umask
 from loadgen.workload import capture as logs
 from loadgen.workload import opcapture, optrace as ot, sqlops, sqltext, tablekeys
 
@@ -549,3 +552,23 @@ def test_predict_with_a_list_of_pools_and_no_trace_says_where_the_list_goes():
 
     res = run_loadgen("predict", "--variation", "B", "--rows", "60k", "--pool", "7M,8M,9M")
     assert res.returncode == 2 and "one size here" in res.stderr and "--curve 7M,8M,9M" in res.stderr, res.stderr
+
+
+def test_a_link_planted_at_a_trace_temporary_name_is_not_written_through(tmp_path):
+    """The writer's temporary files were `.NAME.PID.body` and `.NAME.PID.tmp` beside the trace, opened
+    with a plain open(): in a shared directory another user's symlink there redirected a root run's
+    write into any file. They are mkstemp's now (O_EXCL), and the trace keeps the umask's mode."""
+    out = tmp_path / "t.optrace"
+    victim = tmp_path / "victim"
+    victim.write_text("keep me\n")
+    for suffix in ("body", "tmp"):
+        (tmp_path / f".{out.name}.{os.getpid()}.{suffix}").symlink_to(victim)
+    w = ot.Writer(out)
+    w.add(ot.POINT, w.tree("db.t", "PRIMARY"), 5)
+    assert w.close({}) == 1
+    assert victim.read_text() == "keep me\n"
+    meta, records, _ = ot.read_header(out)
+    assert meta["trees"] == [{"table": "db.t", "index": "PRIMARY"}] and records == 1
+    assert out.stat().st_mode & 0o777 == 0o644 & ~process_umask()
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.endswith((".body", ".tmp"))) == sorted(
+        f".{out.name}.{os.getpid()}.{s}" for s in ("body", "tmp"))  # only the planted links: none left
