@@ -16,12 +16,14 @@ import os
 import re
 import struct
 import sys
+import tempfile
 from array import array
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from collections.abc import Iterable, Iterator
 
 from ..errors import LoadgenError, UsageError
+from ..results.files import SHARED, process_umask
 
 MAGIC = b"LGTRACE\x00"
 OP_MAGIC = b"LGOPTRC\x00"  # workload/optrace.py: told apart here, read there
@@ -199,10 +201,15 @@ def write(path, keys: Iterable[int]) -> int:
     """Write keys as a binary trace, atomically (a temporary file renamed over the target);
     returns how many. An unwritable place is a one-line error."""
     path = Path(path)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp = None
     count = 0
     try:
-        with open(tmp, "wb") as f:
+        # mkstemp's name (O_EXCL): a predictable one let a symlink planted in a shared directory
+        # redirect a root run's write (optrace.Writer has the same)
+        fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        tmp = Path(name)
+        os.fchmod(fd, SHARED & ~process_umask())
+        with os.fdopen(fd, "wb") as f:
             f.write(HEADER.pack(MAGIC, VERSION, 0, 0))
             buf = array("Q")
             for k in keys:
@@ -216,7 +223,8 @@ def write(path, keys: Iterable[int]) -> int:
         os.replace(tmp, path)
     except OSError as exc:
         try:
-            tmp.unlink()
+            if tmp:
+                tmp.unlink()
         except OSError:
             pass
         raise LoadgenError(f"cannot write trace {path}: {exc.strerror}",

@@ -572,3 +572,16 @@ def test_a_link_planted_at_a_trace_temporary_name_is_not_written_through(tmp_pat
     assert out.stat().st_mode & 0o777 == 0o644 & ~process_umask()
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.endswith((".body", ".tmp"))) == sorted(
         f".{out.name}.{os.getpid()}.{s}" for s in ("body", "tmp"))  # only the planted links: none left
+
+
+def test_a_link_planted_at_a_key_trace_temporary_name_is_not_written_through(tmp_path):
+    """The key trace (workload/trace.py write) had the same predictable `.NAME.PID.tmp`."""
+    from loadgen.workload import trace
+
+    out = tmp_path / "k.trace"
+    victim = tmp_path / "victim"
+    victim.write_text("keep me\n")
+    (tmp_path / f".{out.name}.{os.getpid()}.tmp").symlink_to(victim)
+    assert trace.write(out, [3, 1, 2]) == 3
+    assert victim.read_text() == "keep me\n"
+    assert out.stat().st_mode & 0o777 == 0o644 & ~process_umask()
