@@ -31,7 +31,7 @@ int sim_init(lru_t *m, const sim_cfg_t *c, uint64_t n_pages, uint64_t leaf_pages
     uint64_t n = m->n_alloc = sim_pages + FILLER_SLOTS + c->start_pages;
     if (n >= NIL)
         return -1;
-    m->pg = calloc(n, sizeof(page_t)); /* links set as pages join the list; access_ms below */
+    m->pg = calloc(n, sizeof(page_t)); /* links and access_ms set as a page joins the list (lru_read) */
     m->nmiss = calloc(n, sizeof(uint32_t));
     if (!m->pg || !m->nmiss)
         return -1;
