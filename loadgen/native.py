@@ -434,11 +434,9 @@ def lrusim_mix(pages, flags, n_pages: int, leaf_pages: int, capacity: int, pool_
 
 
 class MixStream:
-    """lrusim_mix fed a piece of the trace at a time (native/lrusim/mix.h mix_begin/feed/end): the same counts as
-    one call over the pieces joined, without holding the whole trace. The arguments as lrusim_mix's after flags;
-    feed() from one thread at a time. mini: (map, rate, salt, more_ones[, pin, pin_share]) for a miniature
-    (native/mixsim.c mixmini_open; tracesample.py's pin), whose close() gives (MixSim of its own pages, the sampled
-    pages' dirty evictions) and whose feed_with() feeds it and other miniatures of its map (lrusim/squeeze.h)."""
+    """lrusim_mix fed the trace piece by piece (lrusim/mix.h): the counts of one call over the pieces joined. Arguments
+    as lrusim_mix's after flags; feed() from one thread at a time. mini: (map, rate, salt, more_ones[, pin, pin_share])
+    for a miniature (mixmini_open), whose close() gives (MixSim of its pages, the sampled pages' dirty evictions)."""
 
     def __init__(self, n_pages: int, leaf_pages: int, capacity: int, pool_pages: int, old_pct: float,
                  old_time_ms: float, ms_per_op: float, ra_threshold: int = 0, ra_area: int = 64, ra_rule: int = 0,
@@ -456,6 +454,9 @@ class MixStream:
 
     def feed_with(self, others: list, pages, flags) -> int:  # the references dropped as pinned in every pool
         return _load().mixmini_feed_group((self._state, *(o._state for o in others)), pages, flags)
+
+    def peek(self) -> MixSim:  # close()'s counts of the pieces fed so far, the state fed on after (exact pools)
+        return MixSim(*(got := _load().mixsim_peek(self._state))[0], got[1])
 
     def close(self):
         got = self._close(self._state)

@@ -250,6 +250,18 @@ PyObject *loadgen_mixsim_close(PyObject *self, PyObject *capsule) {
     return result(&out, reads, n_pages);
 }
 
+PyObject *loadgen_mixsim_peek(PyObject *self, PyObject *capsule) {
+    mix_state_t *s = state_of(capsule);
+    if (!s)
+        return NULL;
+    uint32_t *reads = calloc(s->n_pages, sizeof(uint32_t));
+    if (!reads)
+        return PyErr_NoMemory();
+    mix_counts_t out;
+    mix_peek(s, &out, reads);
+    return result(&out, reads, s->n_pages);
+}
+
 /* A miniature of a mix's pool (loadgen/analysis/tracesample.py): the simulation and the map of the
  * space's pages to its own (-1: not sampled). */
 typedef struct {

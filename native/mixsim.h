@@ -12,6 +12,7 @@ PyObject *loadgen_lrusim_mix(PyObject *self, PyObject *args);
 PyObject *loadgen_mixsim_open(PyObject *self, PyObject *args);
 PyObject *loadgen_mixsim_feed(PyObject *self, PyObject *args);
 PyObject *loadgen_mixsim_close(PyObject *self, PyObject *capsule);
+PyObject *loadgen_mixsim_peek(PyObject *self, PyObject *capsule);
 PyObject *loadgen_mixmini_open(PyObject *self, PyObject *args);
 PyObject *loadgen_mixmini_feed(PyObject *self, PyObject *args);
 PyObject *loadgen_mixmini_feed_group(PyObject *self, PyObject *args);
@@ -34,6 +35,7 @@ int loadgen_mixsim_exec(PyObject *module);
     {"mixsim_feed", loadgen_mixsim_feed, METH_VARARGS,                                                              \
      "mixsim_feed(state, pages, flags): the next piece of the trace (GIL released)"},                            \
     {"mixsim_close", loadgen_mixsim_close, METH_O, "mixsim_close(state) -> what lrusim_mix returns over the pieces"}, \
+    {"mixsim_peek", loadgen_mixsim_peek, METH_O, "mixsim_peek(state) -> mixsim_close's so far, the state kept"},  \
     {"mixmini_open", loadgen_mixmini_open, METH_VARARGS,                                                            \
      "mixmini_open(map, rate, salt, more_ones, (mixsim_open's arguments)) -> a miniature's state: map[page] "     \
      "its simulated page or -1, the first table's extents sampled at rate (salt), more_ones sampled pages "      \

@@ -37,7 +37,8 @@ MySQL pools (ra_rule MySQL) are always simulated exactly: MySQL's read-ahead als
 non-leaf pages of the first and the last extent, the start-up pages hold a fixed number of
 frames, and the page cleaner's timed batch refills a fixed number of free frames (at each of
 pool.MYSQL_CLEANER_PHASES_MS, averaged); none of them scales with the sampled extents, so a
-miniature's estimate would be biased.
+miniature's estimate would be biased. (A captured trace's curve is tracemodel's, not this one: there
+MySQL's pools of a long trace under writes are exact at one cleaner phase, tracesample.one_phase.)
 
 Pools that simulate the same share one simulation: equal models, and pools that hold every
 page the workload can read (nothing is evicted, so the freed-page clock stays 0 and no page

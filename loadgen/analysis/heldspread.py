@@ -20,16 +20,62 @@ How many pages: what the servers' pages held were measured to swing by under wri
     spread the grid's floors were fitted with.
 The calibrated grid (single-table orders and key streams, intervals.for_pool with its stack
 histogram) keeps its own term: this one is for the mix and trace models only.
+
+A long trace's twins, cut short (branch mysqltwins, bench/README.md): where a curve's MySQL pool is
+simulated at one cleaner phase (tracesample.one_phase: a long trace under writes), its twins are
+fed only the trace's first TWIN_SHARE of chunks (at least TWIN_MIN_OPS operations, and at least
+as many chunks after the pool filled as before; tracesim.PoolFeed's cut), and the reach is carried
+to the whole trace (extrapolated): the reach where the pool first re-read a page (filled) is kept
+as it is, since part of it is a one-off shift the fill leaves (MySQL 64M on the bench's trace: 3,000
+pages by its second chunk, then flat), and what it gained after that is scaled by the pool's
+re-reads (reads past each page's first) over the whole trace against the part. Measured on the
+bench's trace (3M, 30M operations, and 10M on 2M rows; docs/data/mysqltwins): each side within
+0.6 of max(0.1% of the reads, 20% of the whole trace's reach) of the whole trace's reach. The
+estimate itself is simulated whole, as before.
 """
 from __future__ import annotations
 
 import dataclasses
+import math
+
+import numpy as np
 
 HELD_SPREAD_PAGES_MYSQL = 38
 HELD_SPREAD_PAGES_MARIADB = 16  # intervals.CAPACITY_SPREAD_PAGES
 # a note says why an interval is wide where the envelope reaches further than this share of the
 # estimate: beyond what the calibrated floors (3.4% / 4.6% for mixes and traces) would give alone
 NOTE_REL = 0.05
+# a long trace's twins (one cleaner phase) see this share of its chunks, and at least TWIN_MIN_OPS
+# operations (a quarter of 3M operations, 3 chunks, left the 4G pool's reach 3x the gate off: it had
+# filled in the second; docs/data/mysqltwins/prefix_3M.txt)
+TWIN_SHARE = 0.25
+TWIN_MIN_OPS = 1_500_000
+
+
+@dataclasses.dataclass
+class Marks:
+    """A pool's and its cut twins' counts (tracesim.PoolFeed): [pool, fewer, more] ts.Results after
+    warm_at chunks (the pool's first re-read) and after cut_at chunks (the twins stopped), the
+    pool's re-reads there and at the end."""
+
+    warm_at: int = 0
+    warm_rereads: int | None = None
+    warm: list | None = None
+    cut_at: int = 0
+    cut_rereads: int | None = None
+    cut: list | None = None
+    end_rereads: int = 0
+
+
+def twin_chunks(n_chunks: int, ops: int) -> int:
+    """The chunks a long trace's twins are fed (TWIN_SHARE, TWIN_MIN_OPS)."""
+    return math.ceil(n_chunks * min(1.0, max(TWIN_SHARE, TWIN_MIN_OPS / max(ops, 1))))
+
+
+def rereads(reads: bytes) -> int:
+    """The reads past each page's first (a kernel's per-page uint32 reads)."""
+    r = np.frombuffer(reads, dtype=np.uint32)
+    return int(r.sum(dtype=np.uint64)) - int(np.count_nonzero(r))
 
 
 def spread_pages(pool) -> int:
@@ -99,12 +145,37 @@ def pairs(pools: list, write_share: float = 0.0, ops: int | None = None) -> dict
     return out
 
 
+def flat(part: tuple[dict, int]) -> dict[str, int]:
+    """{"*": the total, table: its reads} of ({table: {pages_read}}, system pages read)."""
+    tables, system = part
+    return {"*": sum(t["pages_read"] for t in tables.values()) + system,
+            **{n: t["pages_read"] for n, t in tables.items()}}
+
+
 def by_part(parts: list[tuple[dict, int]]) -> dict[str, tuple[int, int]]:
     """{part: (reads with fewer pages held, with more)} of the total ("*") and each table, from the
     two shifted pools' ({table: {pages_read}}, system pages read)."""
-    got = [{"*": sum(t["pages_read"] for t in tables.values()) + system,
-            **{n: t["pages_read"] for n, t in tables.items()}} for tables, system in parts]
+    got = [flat(p) for p in parts]
     return {k: (got[0][k], got[1].get(k, 0)) for k in got[0]}
+
+
+def extrapolated(end: tuple[dict, int], marks: Marks, part_of) -> dict[str, tuple[int, int]]:
+    """by_part of twins cut short (module docstring): end, the pool's part over the whole trace;
+    part_of(ts.Result) -> its part. Each side: the reach at the fill, plus what it gained up to the
+    cut times the pool's re-reads after the fill over the whole trace / up to the cut."""
+    after = marks.cut_rereads - marks.warm_rereads
+    k = (marks.end_rereads - marks.warm_rereads) / after if after > 0 else 1.0
+    e = flat(end)
+    bw, fw, mw = (flat(part_of(r)) for r in marks.warm)
+    bc, fc, mc = (flat(part_of(r)) for r in marks.cut)
+    out = {}
+    for key, reads in e.items():
+        sides = []
+        for tw, tc in ((fw, fc), (mw, mc)):
+            at_fill = tw.get(key, 0) - bw.get(key, 0)
+            sides.append(round(reads + at_fill + (tc.get(key, 0) - bc.get(key, 0) - at_fill) * k))
+        out[key] = (sides[0], sides[1])
+    return out
 
 
 def of_mix(simulate, parts, pool) -> dict[str, tuple[int, int]]:

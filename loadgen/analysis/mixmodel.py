@@ -38,7 +38,7 @@ PURGE_LAG_OPS operations later, and removes the index entries the write delete-m
 row's clustered lookup) as many later as the run's purge batches say (undomodel.measured_purge_lag),
 else PURGE_LAG_OPS. Purge's truncation walks the rollback segments' headers while writes come:
 MariaDB once a second (PURGE_SWEEP_S: every header, and before it the header of each log purge
-reached first), MySQL every 128 purge batches, ibtmp1's too. These are
+reached first, PURGE_HEADER_LAG_S after its write), MySQL every 128 purge batches, ibtmp1's too. These are
 counted apart (system_pages_read) and in the total, held to the pool's Innodb_pages_read.
 
 On MariaDB a secondary leaf change also references the table's own pages 0-1 (ibdpages.py: the
@@ -66,7 +66,7 @@ from .keymodel import held_pages
 from .dirtypages import run_args
 from .pool import hold_capacity, run_pool_model, small_pool_start, under_writes
 from .purgewalks import Sweeps
-from .undomodel import (PURGE_LAG_OPS, forecast_txns_per_undo_page, measured_purge_lag, measured_walks,
+from .undomodel import (PURGE_LAG_OPS, forecast_txns_per_undo_page, header_lag_ops, measured_purge_lag, measured_walks,
                         sweep_ops_of, undo_refs, undo_space, undo_txns_per_page, without_rseg_pages, write_txns)
 from .undomodel import purge_refs as undo_purge_refs
 
@@ -323,7 +323,7 @@ def add_ops(trace: Trace, mapper: Mapper, stream: np.ndarray, key: np.ndarray, l
             w_rsegs.append(t[~plain] % space.rollback_segments)
             if (~plain).any():  # purge reads the undo log back; MySQL's walk again (Sweeps.walk_after)
                 walks_at = mapper.sweeps.walk_after(start + r_at[~plain] + round(mapper.purge_lag[1]))
-                own_hdr = mapper.sweeps.before_walk(start + r_at[~plain], mapper.purge_lag[0])
+                own_hdr = mapper.sweeps.before_walk(start + r_at[~plain], header_lag_ops(mapper.sweeps.every))
                 purge.append((r_at[~plain], undo_purge_refs(space, t[~plain], walks_at is None, own_hdr),
                               0 if walks_at is None else 1))
                 if walks_at is not None:

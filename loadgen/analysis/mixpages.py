@@ -20,6 +20,7 @@ from ..errors import UsageError
 from ..workload import mix as mixspec
 from ..workload.statements import steps_by_one
 from .geometry import DEFAULT_FANOUT, Geometry, leaf_jitter
+from .phasemean import mean_sim
 
 MOVE, WRITE, OP, NEW, BUFFER, PURGE = native.mix_flags()  # a reference's flags for the kernel (native/lrusim/mix.h)
 PRIMARY = "PRIMARY"
@@ -196,16 +197,6 @@ def table_reads(sim, space: Space, tables: dict, database: str | None, first: st
     ibdpages.add_reads(out, reads, space,
                        lambda n: f"{tables[n].get('database') or database}.{tables[n].get('table') or n}")
     return out, int(reads[space.system_base:space.n_pages].sum(dtype=np.uint64))
-
-
-def mean_sim(runs: list) -> native.MixSim:
-    """The pool's runs over MySQL's cleaner phases as one (model.mean_over_phases): each counter's and
-    each page's reads' mean, rounded; one run as it is."""
-    if len(runs) == 1:
-        return runs[0]
-    reads = np.mean([np.frombuffer(r.reads, dtype=np.uint32) for r in runs], axis=0).round().astype(np.uint32)
-    fields = [round(sum(getattr(r, f) for r in runs) / len(runs)) for f in native.MixSim._fields[:-1]]
-    return native.MixSim(*fields, reads.tobytes())
 
 
 def groups(values: np.ndarray) -> list[tuple[int, np.ndarray]]:

@@ -7,6 +7,7 @@ references, read-ahead, undo and purge a mixed run of those operations would mak
 """
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 
 import numpy as np
@@ -16,6 +17,7 @@ from ..workload import optrace as ot
 from . import changebuf, heldspread, undomodel
 from . import mixmodel as mm
 from . import mixpages as mp
+from . import tracesample as ts
 from .pool import under_writes
 from .traceplace import INSERT_AT, RANGE_SECONDARY, REINSERT_AT, Spec, TracePlan
 from .tracesim import PoolFeed
@@ -129,12 +131,20 @@ def predict(path, tables: dict[str, dict], pools: list, flavor: str = "mariadb",
     first = space.tree_of(order[0], None)
     done = 0
     write_share = sum(plan.ops[op] for op in ("update", "delete", "insert")) / max(1, sum(plan.ops.values()))
+    # a curve's MySQL pools of a long trace under writes: one cleaner phase, the twins' too (tracesample.one_phase)
+    one = [ts.one_phase(p, len(pools) > 1, count) for _, p in pools]
+    pools = [(b, dataclasses.replace(p, cleaner_phase_ms=ts.CURVE_PHASE_MS) if o else p)
+             for (b, p), o in zip(pools, one)]
     base = [p for _, p in pools]
     # each exact pool again with the pages held a spread fewer and more (heldspread.py): the
     # interval's envelope where the prediction sits on a knife edge; a miniature's has its SE
     spread = heldspread.pairs(base, write_share, count)
+    # a one-phase pool's twins see the trace's first chunks only, their reach carried to the whole (heldspread.py)
+    cut = {i: (len(base) + 2 * j, len(base) + 2 * j + 1) for j, i in enumerate(spread) if one[i]}
+    n_chunks = len(chunks)
     with PoolFeed(space, base + [q for two in spread.values() for q in two], first.all_leaves,
-                  (order[0], mp.PRIMARY), write_share, count, buffers, exact_from=len(base)) as feed:
+                  (order[0], mp.PRIMARY), write_share, count, buffers, exact_from=len(base), cut=cut,
+                  cut_chunks=heldspread.twin_chunks(n_chunks, count)) as feed:
         while chunks:  # each chunk's references simulated while the next one's are built, then dropped
             stream, key, length, txn = chunks.pop(0)
             trace = mp.Trace()
@@ -142,6 +152,7 @@ def predict(path, tables: dict[str, dict], pools: list, flavor: str = "mariadb",
             feed.feed(*trace.arrays())
             done += len(stream)
         results = feed.close()
+    marks = {i: m for i, m in feed.marks.items() if m.cut is not None}
     shifted = dict(zip(spread, zip(results[len(base)::2], results[len(base) + 1::2])))
     out = {"model": MODEL, "trace": str(path), "operations": count, "simulated": done,
            "skipped": {k: v for k, v in plan.skipped.items() if v}, "operations_by_kind": dict(plan.ops),
@@ -151,15 +162,18 @@ def predict(path, tables: dict[str, dict], pools: list, flavor: str = "mariadb",
         total = sum(t["pages_read"] for t in per.values()) + res.system
         # part -> (reads with fewer, with more pages held)
         held = heldspread.by_part([(_per_table(r), r.system) for r in shifted[i]]) if i in shifted else {}
+        if i in marks:  # the twins cut short: their reach carried to the whole trace
+            held = heldspread.extrapolated((per, res.system), marks[i], lambda r: (_per_table(r), r.system))
         # the total's interval has the write side's guesses too, as a mix's total does (for_mix): without
         # them 12 of 27 read/write captures at a DBA's size fell below it (docs/capture.md)
-        low, high = for_pool(total, pool, se=res.se, fitted=False,  # no op traces on the grid
+        se = ts.PHASE_SPREAD_REL * total if one[i] else res.se  # one phase: how far from the phases' mean
+        low, high = for_pool(total, pool, se=se, fitted=False,  # no op traces on the grid
                              held=heldspread.envelope(total, *held["*"]) if held else None,
                              writes=spec.writes, undo=res.system)
         for name, t in per.items():  # each table's own interval: the same sources as a mix's tables
             env = heldspread.envelope(t["pages_read"], *held[name]) if name in held else None
-            t["low"], t["high"] = table_interval(t["pages_read"], pool, spec.writes, se=res.table_se.get(name, 0.0),
-                                                 held=env)
+            t_se = ts.PHASE_SPREAD_REL * t["pages_read"] if one[i] else res.table_se.get(name, 0.0)
+            t["low"], t["high"] = table_interval(t["pages_read"], pool, spec.writes, se=t_se, held=env)
         block = {"pool_bytes": pool_bytes, "pool_pages": pool.pool_pages, "capacity_pages": pool.capacity_pages,
                  "pages_read": total, "low": low, "high": high, "system_pages_read": res.system,
                  "read_requests": res.refs, "hit_ratio": 1.0 - total / res.refs if res.refs else None,
@@ -168,6 +182,10 @@ def predict(path, tables: dict[str, dict], pools: list, flavor: str = "mariadb",
             block["change_buffer"] = res.change_buffer
         if held:  # the pages held a spread fewer and more: how much the prediction moves
             block["held_spread"] = heldspread.block(total, *held["*"], heldspread.spread_pages(pool))
+            if i in marks:  # the share of the trace the twins saw
+                block["held_spread"]["twins_share"] = round(marks[i].cut_at / max(n_chunks, 1), 3)
+        if one[i]:  # simulated at one cleaner phase, not the four's mean
+            block["cleaner_phase_ms"] = ts.CURVE_PHASE_MS
         if res.rate < 1:  # a miniature (tracesample.py): its sampling rate and standard error
             block["sampled"] = {"rate": round(res.rate, 4), "se_pages": round(res.se)}
         out["pools"].append(block)

@@ -24,6 +24,19 @@ Which pools: curve.rate_for's rate (a miniature holds enough pages; 1.0: exact) 
 pools of a curve of a long trace (SAMPLE_MIN_OPS); a short trace, one pool asked for, MySQL's
 pools (its read-ahead and timed cleaner do not scale, curve.py) and every pool of a write-heavy
 trace (MAX_WRITE_SHARE) are simulated exactly, to the page as before.
+
+MySQL's pools of a curve of a long trace under writes are exact but at ONE phase of the timed page
+cleaner (CURVE_PHASE_MS, one_phase) instead of the mean over pool.MYSQL_CLEANER_PHASES_MS, and so
+are their held-spread twins (heldspread.py: the reach is taken at that phase): 3 simulations a pool
+instead of 12, the twins fed the trace's first quarter only (heldspread.TWIN_SHARE). Under writes
+the cleaner ticks every second, and the phase only shifts that clock by
+under a second against a trace of thousands of ticks: on bench/predict_speed.py's trace the four
+phases' reads were within 0.06% of each other at 3M operations (64M-4G; docs/data/mysqlmini). On a
+short capture they are not (48M, 2,000-event sysbench read/write: up to 4.6% apart), so short
+traces (in operations, and in the cleaner's ticks: MIN_CLEANER_TICKS), one pool asked for and
+read-only traces (one batch, in the first second, where the phase decides which start-up pages it
+evicts; not measured) keep the four phases. PHASE_SPREAD_REL of the reads goes into such a pool's
+standard error (its interval carries it).
 """
 from __future__ import annotations
 
@@ -34,7 +47,7 @@ import numpy as np
 
 from .curve import BATCH_SE_FACTOR, DEFAULT_RATE, GRAIN_SE, rate_for
 from .mixpages import PRIMARY, Space, mix64
-from .pool import RA_RULE_MYSQL
+from .pool import MYSQL_CLEANER_PERIOD_MS, MYSQL_CLEANER_PHASES_MS, RA_RULE_MYSQL
 
 UNIT_LEAVES = 64
 # Writes beyond this share of the operations keep every pool exact: a write-heavy trace's
@@ -67,6 +80,18 @@ MIN_UNITS = 2  # fewer sampled units than this give no variance: the tree is kep
 # added to the standard error in quadrature.
 DYNAMICS_REL = 0.015
 SALT = 0
+# the one cleaner phase of a curve's MySQL pool of a long trace under writes (one_phase): one of the
+# four the exact pools average, so it can be checked against them phase by phase
+CURVE_PHASE_MS = MYSQL_CLEANER_PHASES_MS[1]
+# how far one phase's reads may lie from the four phases' mean, a bound stated from the bench's
+# trace (the phases within 0.06% of each other at 3M operations, docs/data/mysqlmini): its standard
+# error, which the interval carries (+-2 of it, intervals.SE_MULT)
+PHASE_SPREAD_REL = 0.0025
+# ...and only where the cleaner ticks this many times over the trace: what one phase shifts is one
+# tick in this many (the bench's 3M operations at 15,000 q/s: 200 ticks, the phases within 0.06%; a
+# 30,000-operation trace at 2,000 q/s, 15 ticks: one phase 0.8% off the four's mean at 64M, at 100 q/s,
+# 300 ticks: 0.1%; tests/unit/test_mysqlcurve.py)
+MIN_CLEANER_TICKS = 200
 
 
 @dataclass
@@ -158,6 +183,15 @@ def pool_rate(pool, many: bool, write_share: float = 0.0, ops: int | None = None
             or (ops is not None and ops < SAMPLE_MIN_OPS)):
         return 1.0
     return rate_for(pool, DEFAULT_RATE)
+
+
+def one_phase(pool, many: bool, ops: int | None) -> bool:
+    """A MySQL pool of a curve (many) of a long trace (ops at least SAMPLE_MIN_OPS, and at least
+    MIN_CLEANER_TICKS seconds at the pool's rate) whose timed cleaner ticks every second (under
+    writes): simulated at CURVE_PHASE_MS alone (module docstring)."""
+    if not many or ops is None or ops < SAMPLE_MIN_OPS or pool.cleaner_ticks != 0 or len(pool.phases()) < 2:
+        return False
+    return ops / pool.qps * 1000.0 / MYSQL_CLEANER_PERIOD_MS >= MIN_CLEANER_TICKS
 
 
 @dataclass

@@ -11,7 +11,10 @@ it would otherwise wait.
 
 The pools of a curve (several asked for) are miniatures where curve.rate_for says so
 (tracesample.py): each drops the references to pages outside its sample in the kernel, so its
-simulation costs a fraction of an exact one; one pool asked for is simulated exactly, to the page."""
+simulation costs a fraction of an exact one; one pool asked for is simulated exactly, to the page.
+MySQL's pools are never miniatures; a curve's of a long trace under writes is fed at one cleaner
+phase instead of four (tracesample.one_phase: tracemodel fixes the pool's cleaner_phase_ms), and its
+held-spread twins are fed the trace's first chunks only (heldspread.TWIN_SHARE: PoolFeed's cut)."""
 
 from __future__ import annotations
 
@@ -20,10 +23,11 @@ from concurrent.futures import Future, ThreadPoolExecutor
 import numpy as np
 
 from .. import native
-from . import changebuf
+from . import changebuf, heldspread
 from . import tracesample as ts
 from .dirtypages import adaptive_args
-from .mixpages import Space, mean_sim
+from .mixpages import Space
+from .phasemean import mean_sim
 
 
 class PoolFeed:
@@ -31,10 +35,12 @@ class PoolFeed:
 
     def __init__(self, space: Space, pools: list, leaf_pages: int, first: tuple | None = None,
                  write_share: float = 0.0, ops: int | None = None, buffers: frozenset = frozenset(),
-                 exact_from: int | None = None):
+                 exact_from: int | None = None, cut: dict | None = None, cut_chunks: int = 0):
         """exact_from: the pools from this one on are simulated exactly and are no curve's (heldspread.py's
         shifted pools); the ones before it are a curve where there are several (miniatures where
-        tracesample says so)."""
+        tracesample says so). cut: {pool: (its twin with fewer pages held, with more)} whose twins
+        stop after cut_chunks chunks (heldspread.TWIN_SHARE; each of the three one phase, exact):
+        self.marks[pool] (heldspread.Marks) has the three's counts where the pool filled and there."""
         self.buffers = buffers  # MySQL's change buffer (changebuf.kinds_of): its kernel args a pool
         self.space, self.first = space, first or ts.first_key(space)
         n = len(pools) if exact_from is None else exact_from
@@ -54,6 +60,8 @@ class PoolFeed:
         self.groups = list(by_map.values())
         self.seen = bytearray(space.n_pages) if any(self.samples) else None
         self.refs = 0
+        self.cut, self.cut_chunks, self.fed = cut or {}, cut_chunks, 0
+        self.marks: dict[int, heldspread.Marks] = {b: heldspread.Marks() for b in self.cut}
         self.pool = ThreadPoolExecutor(1)
         self.busy: list[tuple[Future, object, tuple]] = []  # (future, job, its arguments)
 
@@ -79,6 +87,8 @@ class PoolFeed:
         """The next chunk: every simulation is done with the one before it first (in order, and two
         chunks in memory at most)."""
         self._wait()
+        self._mark()
+        self.fed += 1
         self.refs += len(pages)
         jobs = [(run.feed, (pages, flags)) for runs, s in zip(self.runs, self.samples) if s is None for run in runs]
         for group in self.groups:  # the miniatures of one map: the piece looked up once (native/lrusim/squeeze.h)
@@ -100,16 +110,48 @@ class PoolFeed:
             if not f.cancelled():
                 f.result()
 
+    def _exact(self, sim) -> ts.Result:
+        out = ts.exact(sim, self.space, self.first)
+        out.change_buffer = changebuf.result_block(sim, self.buffers).get("change_buffer")
+        return out
+
+    def _mark(self) -> None:
+        """The cut twins (self.cut), the chunks fed so far done: where the pool has first re-read a page
+        (filled), the three's counts; once cut_chunks are fed, and at least as many after that
+        point as before it, the three's counts again and the twins closed (fed no more)."""
+        for b, (f, m) in self.cut.items():
+            mark = self.marks[b]
+            if mark.cut_rereads is not None:
+                continue
+            if mark.warm_rereads is None:
+                sim = self.runs[b][0].peek()
+                rr = heldspread.rereads(sim.reads)
+                if rr > 0:
+                    mark.warm_at, mark.warm_rereads = self.fed, rr
+                    mark.warm = [self._exact(sim)] + [self._exact(self.runs[t][0].peek()) for t in (f, m)]
+            elif self.fed >= max(self.cut_chunks, 2 * mark.warm_at):
+                sim = self.runs[b][0].peek()
+                mark.cut_at, mark.cut_rereads = self.fed, heldspread.rereads(sim.reads)
+                mark.cut = [self._exact(sim)] + [self._exact(self.runs[t][0].close()) for t in (f, m)]
+                self.runs[f], self.runs[m] = [], []
+
     def close(self) -> list[ts.Result]:
-        """Each pool's reads per tree (its phases' mean, mixmodel.simulate's; a miniature's estimate)."""
+        """Each pool's reads per tree (its phases' mean, mixmodel.simulate's; a miniature's estimate);
+        a cut twin's are its counts where it stopped (self.marks)."""
         self._wait()
+        self._mark()
         seen = np.frombuffer(self.seen, dtype=np.uint8) if self.seen is not None else None
         out = []
-        for runs, sample, pool in zip(self.runs, self.samples, self.pools):
+        for i, (runs, sample, pool) in enumerate(zip(self.runs, self.samples, self.pools)):
+            if not runs:  # a twin cut short: its pool's marks have it
+                b, side = next((b, fm.index(i)) for b, fm in self.cut.items() if i in fm)
+                out.append(self.marks[b].cut[1 + side])
+                continue
             if sample is None:
                 sim = mean_sim([run.close() for run in runs])
-                out.append(ts.exact(sim, self.space, self.first))
-                out[-1].change_buffer = changebuf.result_block(sim, self.buffers).get("change_buffer")
+                if i in self.marks:
+                    self.marks[i].end_rereads = heldspread.rereads(sim.reads)
+                out.append(self._exact(sim))
                 continue
             sim, evicted = runs[0].close()  # MariaDB: one phase
             out.append(ts.estimate(sim, evicted, sample, self.space, seen, self.refs, pool))

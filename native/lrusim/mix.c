@@ -150,6 +150,11 @@ void mix_feed_squeezed(mix_state_t *s, const uint32_t *q, const uint8_t *flags, 
 }
 
 void mix_end(mix_state_t *s, mix_counts_t *out, uint32_t *reads) {
+    mix_peek(s, out, reads);
+    mix_free(s);
+}
+
+void mix_peek(mix_state_t *s, mix_counts_t *out, uint32_t *reads) {
     lru_t *m = &s->m;
     out->counts = (lru_counts_t){m->refs, m->misses, m->made_young, m->not_young, m->ra_pages, m->ra_evicted};
     out->dirty_evicted = m->dirty_evicted;
@@ -165,7 +170,6 @@ void mix_end(mix_state_t *s, mix_counts_t *out, uint32_t *reads) {
         out->filler_reads += m->nmiss[pg];
     if (reads)
         memcpy(reads, m->nmiss, s->n_pages * sizeof(uint32_t));
-    mix_free(s);
 }
 
 void mix_free(mix_state_t *s) {

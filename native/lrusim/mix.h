@@ -71,6 +71,10 @@ void mix_feed_squeezed(mix_state_t *s, const uint32_t *q, const uint8_t *flags, 
  * sink and evict stays (the bench's trace: docs/capture.md). -1 on allocation failure. */
 int mix_pin(mix_state_t *s, const uint8_t *cand, uint64_t n, double share);
 void mix_end(mix_state_t *s, mix_counts_t *out, uint32_t *reads);
+/* mix_end's counts and reads of the references fed so far, the state kept to be fed on (the
+ * held-spread twins of a long trace are compared with their pool at the chunk they stop at:
+ * loadgen/analysis/heldspread.py). */
+void mix_peek(mix_state_t *s, mix_counts_t *out, uint32_t *reads);
 void mix_free(mix_state_t *s);
 
 /* InnoDB's LRU (pool c, params p) over pages[0..n) with flags[0..n), a space of n_pages pages

@@ -154,12 +154,17 @@ def check_preset(doc: dict, stdout: str, preset: str, server: str) -> None:
 BOUNDS_PCT = {
     # MariaDB 10.11 (local). Write presets' whole reads: purge re-walks the 128 rollback segment
     # headers within its bursts (docs/workloads-lab.md, "What the server reads that the model does not")
-    ("mariadb", "ycsb-a"): (5, 10),
+    # ycsb-a/f on a quiet machine (session 20, docs/data/fastrepeats: 2,300-3,300 q/s) read fewer undo
+    # pages and headers than at 1,000-2,000 q/s, which the model follows since purge's header read is
+    # timed (undomodel.PURGE_HEADER_LAG_S); a single run's whole reads still scatter by the server's
+    # purge batches: ycsb-a 42,284 .. 56,513 in five fresh runs, -12.1 .. +3.6% (docs/data/ratevalid;
+    # docs/workloads-lab.md, "CI's bounds for the presets")
+    ("mariadb", "ycsb-a"): (5, 14),
     ("mariadb", "ycsb-b"): (5, 8),
     ("mariadb", "ycsb-c"): (5, 5),
     ("mariadb", "ycsb-d"): (5, 12),  # all +10.5% once at 14,633 q/s, the fastest seen
     ("mariadb", "ycsb-e"): (5, 5),
-    ("mariadb", "ycsb-f"): (5, 10),
+    ("mariadb", "ycsb-f"): (5, 12),
     ("mariadb", "sysbench-oltp-ro"): (5, 5),
     ("mariadb", "sysbench-oltp-rw"): (5, 12),  # all -8.7 .. +3.0% in 45 stored runs from 300 q/s
     # MySQL 9.7 (docker). The write presets' whole reads were 5-8% short (12-15% here) until the page
