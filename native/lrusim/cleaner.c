@@ -107,7 +107,10 @@ void make_room(lru_t *m, double w) {
             }
         }
     }
-    if (m->ra_rule == RA_RULE_MARIADB && m->dirty && !m->weighted && m->wcap_lo < m->wcap)
+    /* a miniature's batch too (its weight, wbatch): without it a miniature evicted the dirty pages
+     * the exact pool keeps, and a trace's 64M curve pool read +11.5% over the exact one at 30M
+     * operations (branch mysqlmini2, bench/README.md) */
+    if (m->ra_rule == RA_RULE_MARIADB && m->dirty && (m->weighted ? m->wbatch > 0 : m->wcap_lo < m->wcap))
         mariadb_batch(m, w, lo);
     while (m->len > 0 && m->wlen + w > lo)
         free_for_read(m);
