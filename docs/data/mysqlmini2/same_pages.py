@@ -4,8 +4,9 @@ or mariadb), each pool's per-page reads kept; for the last pool, the sampled lea
 miniature against the exact pool's reads of the same pages, per tree, and the kept pages' (simulated
 whole in both). Usage: same_pages.py TREE TRACE_DIR OPS MIN_OPS [POOLS]. RATE_FIXED=r: every miniature
 at rate r (curve.rate_for bypassed; 0.9999 keeps nearly every unit: the miniature's machinery on the
-whole space)."""
+whole space). POOL_SET="field=value,...": each pool's PoolModel fields replaced (floats), both runs."""
 
+import dataclasses
 import os
 import sys
 from pathlib import Path
@@ -70,6 +71,9 @@ def main() -> None:
         ts.SAMPLE_MIN_OPS = int(sys.argv[4]) if mode == "mini" or FLAVOR == "mysql" else 1 << 62
         ts.MYSQL_MINI = mode == "mini"
         models = tracegeometry.pools_of(pools, FLAVOR, {}, 15_000.0)
+        if os.environ.get("POOL_SET"):
+            fields = {k: float(v) for k, v in (kv.split("=") for kv in os.environ["POOL_SET"].split(","))}
+            models = [(b, dataclasses.replace(p, **fields)) for b, p in models]
         docs[mode] = tracemodel.predict(trace, tables, models, FLAVOR, changebuf.kinds_of(FLAVOR, None))["pools"]
     space = space_of["space"]
     at = int(os.environ.get("POOL_INDEX", len(pools) - 1))  # which pool of the curve (default: the last)
