@@ -7,7 +7,8 @@ reads, the miniature's, its rate and the error in %. A single pool asked for is 
     /work/main/.venv/bin/python docs/data/mysqlmini2/stored_mini.py TREE > out.txt
 
 FLAVOR=mariadb runs MariaDB's rules instead (its miniatures need no switch), for comparison; NO_RA=1
-turns linear read-ahead off in both runs (innodb_read_ahead_threshold 0), to see what it accounts for.
+turns linear read-ahead off in both runs (innodb_read_ahead_threshold 0), to see what it accounts for;
+POOL_SET="field=value,..." replaces PoolModel fields (ints) in both runs.
 """
 
 import gzip
@@ -29,6 +30,9 @@ FLAVOR = os.environ.get("FLAVOR", "mysql")
 def run(trace, doc, pools, mini: bool) -> list:
     ts.SAMPLE_MIN_OPS, ts.MIN_CLEANER_TICKS, ts.MYSQL_MINI = 0, 0, mini
     models = tracegeometry.pools_of(pools, FLAVOR, {"innodb_io_capacity": 10_000}, float(doc["qps"]))
+    if os.environ.get("POOL_SET"):
+        fields = {k: int(v) for k, v in (kv.split("=") for kv in os.environ["POOL_SET"].split(","))}
+        models = [(b, dataclasses.replace(p, **fields)) for b, p in models]
     if os.environ.get("NO_RA"):
         models = [(b, dataclasses.replace(p, ra_threshold=0)) for b, p in models]
     got = tracemodel.predict(
