@@ -12,9 +12,10 @@ it would otherwise wait.
 The pools of a curve (several asked for) are miniatures where curve.rate_for says so
 (tracesample.py): each drops the references to pages outside its sample in the kernel, so its
 simulation costs a fraction of an exact one; one pool asked for is simulated exactly, to the page.
-MySQL's pools are never miniatures; a curve's of a long trace under writes is fed at one cleaner
-phase instead of four (tracesample.one_phase: tracemodel fixes the pool's cleaner_phase_ms), and its
-held-spread twins are fed the trace's first chunks only (heldspread.TWIN_SHARE: PoolFeed's cut)."""
+MySQL's pools are not miniatures (tracesample.MYSQL_MINI: off); a curve's of a long trace under
+writes is fed at one cleaner phase instead of four (tracesample.one_phase: tracemodel fixes the
+pool's cleaner_phase_ms), and its held-spread twins are fed the trace's first chunks only
+(heldspread.TWIN_SHARE: PoolFeed's cut)."""
 
 from __future__ import annotations
 

@@ -175,6 +175,7 @@ void set_dirty(lru_t *m, uint32_t p) { /* buf_flush_insert_into_flush_list */
     m->dirty[p] = 1;
     m->dirty_ms[p] = (float)m->now_ms;
     m->n_dirty++;
+    m->w_dirty += weight(m, p);
     m->fl_prev[p] = m->fl_tail;
     m->fl_next[p] = NIL;
     if (m->fl_tail != NIL)
@@ -189,6 +190,7 @@ void set_clean(lru_t *m, uint32_t p) { /* buf_flush_remove: written, the frame k
         return;
     m->dirty[p] = 0;
     m->n_dirty--;
+    m->w_dirty -= weight(m, p);
     uint32_t pr = m->fl_prev[p], nx = m->fl_next[p];
     if (pr != NIL)
         m->fl_next[pr] = nx;

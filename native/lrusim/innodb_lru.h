@@ -99,6 +99,8 @@ typedef struct {
     uint32_t *fl_prev, *fl_next;
     uint32_t fl_head, fl_tail;
     uint64_t n_dirty, dirty_evicted; /* dirty now; evicted dirty (each written first) */
+    double w_dirty;                  /* the dirty pages' weight (a miniature's MySQL cleaner: cleaner.c) */
+    double fl_carry;                 /* a miniature's flush-list batch: weight owed to the next (or over) */
     uint64_t dirty_evicted_one;      /* of them, pages below one_end (a miniature's sampled pages) */
     /* MySQL's user threads look for a clean page among this many from the tail before they
      * write one (clean_scan; 0: the tail page, MariaDB's batches); try_scan is
