@@ -435,8 +435,8 @@ def lrusim_mix(pages, flags, n_pages: int, leaf_pages: int, capacity: int, pool_
 
 class MixStream:
     """lrusim_mix fed the trace piece by piece (lrusim/mix.h): the counts of one call over the pieces joined. Arguments
-    as lrusim_mix's after flags; feed() from one thread at a time. mini: (map, rate, salt, more_ones[, pin, pin_share])
-    for a miniature (mixmini_open), whose close() gives (MixSim of its pages, the sampled pages' dirty evictions)."""
+    as lrusim_mix's after flags; feed() from one thread at a time. mini: (map, rate, salt, more_ones[, pin, pin_share[,
+    scale_leaves]]) for a miniature (mixmini_open), whose close() gives (MixSim, the sampled pages' dirty evictions)."""
 
     def __init__(self, n_pages: int, leaf_pages: int, capacity: int, pool_pages: int, old_pct: float,
                  old_time_ms: float, ms_per_op: float, ra_threshold: int = 0, ra_area: int = 64, ra_rule: int = 0,

@@ -308,9 +308,10 @@ PyObject *loadgen_mixmini_open(PyObject *self, PyObject *args) {
     PyObject *pool;
     double pin_share = 0;
     double rate;
-    unsigned long long salt, more_ones;
+    unsigned long long salt, more_ones, scale_leaves = 0;
     mix_args_t a;
-    if (!PyArg_ParseTuple(args, "y*dKKO!|y*d", &mv, &rate, &salt, &more_ones, &PyTuple_Type, &pool, &cv, &pin_share))
+    if (!PyArg_ParseTuple(args, "y*dKKO!|y*dK", &mv, &rate, &salt, &more_ones, &PyTuple_Type, &pool, &cv, &pin_share,
+                          &scale_leaves))
         return NULL;
     if (parse_pool(pool, &a, "KKKKdddKKiKKKKddK|KKKKK", NULL, NULL) < 0 || mv.len % 4 || !(rate > 0) ||
         !(pin_share >= 0 && pin_share < 1)) {
@@ -323,6 +324,7 @@ PyObject *loadgen_mixmini_open(PyObject *self, PyObject *args) {
     }
     a.cfg.rate = rate;
     a.cfg.salt = salt;
+    a.cfg.scale_leaves = scale_leaves;
     mini_state_t *x = calloc(1, sizeof(*x));
     if (x)
         x->map = malloc(mv.len ? (size_t)mv.len : 1);

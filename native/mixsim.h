@@ -39,7 +39,8 @@ int loadgen_mixsim_exec(PyObject *module);
     {"mixmini_open", loadgen_mixmini_open, METH_VARARGS,                                                            \
      "mixmini_open(map, rate, salt, more_ones, (mixsim_open's arguments)) -> a miniature's state: map[page] "     \
      "its simulated page or -1, the first table's extents sampled at rate (salt), more_ones sampled pages "      \
-     "after its leaves"},                                                                                     \
+     "after its leaves[, pin, pin_share[, scale_leaves: the scale is the sampled share of these first "         \
+     "leaves, 0: of all]]"},                                                                                  \
     {"mixmini_feed", loadgen_mixmini_feed, METH_VARARGS,                                                            \
      "mixmini_feed(state, pages, flags): the next piece of the trace, unsampled pages dropped"},                 \
     {"mixmini_feed_group", loadgen_mixmini_feed_group, METH_VARARGS,                                                \

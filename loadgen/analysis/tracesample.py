@@ -26,8 +26,15 @@ pools (its read-ahead and timed cleaner do not scale, curve.py) and every pool o
 trace (MAX_WRITE_SHARE) are simulated exactly, to the page as before. MYSQL_MINI (off) lets a
 curve's one-phase MySQL pools be miniatures too, the timed cleaner's batch, its floor, the user
 threads' clean-page scan and the flush-list batch scaled by the rate in the kernel (native/lrusim/
-cleaner.c refill_w): measured on the bench's 30M trace, 1G and 4G read 0.9-3.7% under the exact
-pools at rates 0.03-0.27 (the 1% bar not met; branch mysqlmini2, bench/README.md), so it stays off.
+cleaner.c refill_w): on the bench's 30M trace, with the scale on the start's leaves (below), the
+mean of four draws is within 0.5% of the exact pools but one draw is 3.6% under at 256M (the 1% bar
+not met draw by draw; branches mysqlmini2, minibias, bench/README.md), so it stays off.
+
+The scale (Sample.scale: the pool's capacity, the upper pages' weight, every other tree's share) is
+the first table's sampled share of the leaves it starts with: the leaves its inserts append are
+filled once and, on the bench's trace, never read again, and counting the few extents of them
+a draw kept moved the scale by up to 11% of itself (the miniatures 1-4% under the exact pools at 30M,
+one draw 14% under at 4G; branch minibias).
 
 MySQL's pools of a curve of a long trace under writes are exact but at ONE phase of the timed page
 cleaner (CURVE_PHASE_MS, one_phase) instead of the mean over pool.MYSQL_CLEANER_PHASES_MS, and so
@@ -88,8 +95,8 @@ SALT = 0
 # four the exact pools average, so it can be checked against them phase by phase
 CURVE_PHASE_MS = MYSQL_CLEANER_PHASES_MS[1]
 # MySQL's one-phase pools of a curve (one_phase) as miniatures too (module docstring). Off: on the
-# bench's 30M trace they read +0.6..+1.0% (64M), -0.3..-1.2% (256M), -0.9..-1.5% (1G) and
-# -2.7..-3.7% (4G) of the exact pools over four salts, at a third of the CPU; forced onto the stored
+# bench's 30M trace four draws read -0.2..+0.9% (64M), -3.6..+1.8% (256M), -3.2..+1.5% (1G) and
+# -1.6..+1.4% (4G) of the exact pools (branch minibias), at a third of the CPU; forced onto the stored
 # 36,000-operation captures, -1..-14% at 16M and +28..+34% at 48M (docs/data/mysqlmini2). The
 # change buffer (MySQL 8.0's) is not scaled for a miniature: a trace with one is not measured.
 MYSQL_MINI = False
@@ -110,13 +117,14 @@ class Sample:
 
     rate: float  # the rate asked for (the kernel's threshold)
     salt: int  # the kernel's hash of the first table's extents (the others': salt + 1)
-    scale: float  # the rate the first table's extents realised (the pool is scaled by it)
+    scale: float  # the rate the first table's extents realised on its start's leaves (the pool is scaled by it)
     map_: np.ndarray
     more_ones: int  # sampled pages after the first table's sampled leaves
     n_pages: int  # the kernel's space: the first table's leaves, then the other pages it keeps
     # per sampled tree: (tree key, page of each leaf, unit of each leaf, units, sampled units mask)
     strata: list = field(default_factory=list)
     pin: np.ndarray | None = None  # uint8 a simulated page: 1 where it may be pinned (PIN_SHARE)
+    scale_leaves: int = 0  # the first table's leaves `scale` is taken on (the kernel's; 0: all)
 
 
 def leaf_units(n: int) -> np.ndarray:
@@ -144,7 +152,11 @@ def plan(space: Space, first: tuple, rate: float, salt: int | None = None) -> Sa
     n1s = int(leaf_on.sum())
     if n1s == 0:
         return None
-    scale = n1s / n1
+    # the scale: the sampled share of the leaves the table starts with (scale_leaves), not of those
+    # its inserts append, which are filled once and then rarely read (module docstring)
+    start = t1.leaf_pages if 0 < t1.leaf_pages < n1 else n1
+    n1s_start = int(leaf_on[:start].sum())
+    scale = n1s_start / start if n1s_start else n1s / n1
     map_ = np.full(space.n_pages, -1, dtype=np.int64)
     map_[t1.base + np.flatnonzero(leaf_on)] = np.arange(n1s)
     strata = [(first, t1.base + np.arange(n1), rank1, len(u_all), on[u_all])]
@@ -160,7 +172,12 @@ def plan(space: Space, first: tuple, rate: float, salt: int | None = None) -> Sa
             continue  # kept whole
         h = mix64((np.uint64(t.base) + np.arange(n_units, dtype=np.uint64)) ^ np.uint64(salt + 1))
         unit_on = np.zeros(n_units, dtype=bool)
-        unit_on[np.argsort(h, kind="stable")[:k]] = True
+        # the units of the start's leaves and those of the appended ones each at the scale: the
+        # bottom k of one hash over both let the few appended units take an uneven share of k
+        n_start = min(n_units, -(-t.leaf_pages // UNIT_LEAVES))
+        k_start = min(n_start, round(scale * n_start))
+        unit_on[np.argsort(h[:n_start], kind="stable")[:k_start]] = True
+        unit_on[n_start + np.argsort(h[n_start:], kind="stable")[:k - k_start]] = True
         units = np.arange(t.all_leaves, dtype=np.int64) // UNIT_LEAVES
         pages = t.base + np.arange(t.all_leaves, dtype=np.int64)
         kept[pages] = False
@@ -171,7 +188,8 @@ def plan(space: Space, first: tuple, rate: float, salt: int | None = None) -> Sa
     map_[kept] = n1s + n_more + np.arange(n_kept)
     pin = np.zeros(n1s + n_more + n_kept, dtype=np.uint8)  # the simulated pages (the kernel's n_pages)
     pin[map_[pinnable(space) & kept]] = 1
-    return Sample(rate, salt, scale, map_.astype(np.int32), n_more, n1 + n_more + n_kept, strata, pin)
+    return Sample(rate, salt, scale, map_.astype(np.int32), n_more, n1 + n_more + n_kept, strata, pin,
+                  start if n1s_start else 0)
 
 
 def pinnable(space: Space) -> np.ndarray:

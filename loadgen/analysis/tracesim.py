@@ -68,8 +68,9 @@ class PoolFeed:
 
     def _open(self, p, sample, leaf_pages: int, ph) -> native.MixStream:
         mini = (sample.map_, sample.rate, sample.salt, sample.more_ones) if sample else ()
-        if sample and ts.PIN_SHARE > 0:
-            mini += (sample.pin, ts.PIN_SHARE)
+        if sample:  # the scale taken on the first table's leaves at the start (tracesample.plan)
+            pin = (sample.pin, ts.PIN_SHARE) if ts.PIN_SHARE > 0 else (np.zeros(0, np.uint8), 0.0)
+            mini += (*pin, sample.scale_leaves)
         # the buffer's size and the master thread's merge: innodb_io_capacity as the pool has it (--dsn's),
         # else the default the flush list takes too (dirtypages.MYSQL_IO_CAPACITY)
         ibuf = changebuf.pool_args(p, self.buffers, {"innodb_io_capacity": p.io_capacity})

@@ -38,6 +38,8 @@ int mini_build(lru_t *m, const sim_cfg_t *c, uint64_t leaf_pages) {
             x->unit_rank[u] = (uint32_t)x->n_sampled_units;
             x->rank_unit[x->n_sampled_units++] = (uint32_t)u;
             leaves += last - first;
+            uint64_t below = c->scale_leaves && c->scale_leaves < last ? c->scale_leaves : last;
+            x->scale_sampled += below > first ? below - first : 0;
         }
     }
     x->leaves = leaves;

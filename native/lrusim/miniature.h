@@ -24,6 +24,7 @@ struct mini {
     uint32_t *rank_unit;  /* real extent at each packed position */
     uint32_t *mini_real;  /* real leaf of each miniature leaf */
     uint64_t n_sampled_units, leaves, real_leaf_pages;
+    uint64_t scale_sampled; /* sampled leaves below sim_cfg_t's scale_leaves (all of them when 0) */
 };
 
 /* Physical pages as read-ahead sees them: the table's own, or in a miniature its sampled extents

@@ -22,6 +22,8 @@ int sim_init(lru_t *m, const sim_cfg_t *c, uint64_t n_pages, uint64_t leaf_pages
         sim_leaves = m->mini->leaves;
         sim_pages = sim_leaves + (n_pages - leaf_pages);
         scale = (double)sim_leaves / (double)leaf_pages; /* the rate this draw realised */
+        if (c->scale_leaves && c->scale_leaves < leaf_pages && m->mini->scale_sampled)
+            scale = (double)m->mini->scale_sampled / (double)c->scale_leaves; /* on the start's leaves */
         m->upper_w = scale;
     } else {
         m->upper_w = 1.0;

@@ -29,6 +29,11 @@ typedef struct {
     size_t n_seen;
     uint64_t fl_batch; /* MySQL's flush-list batch: pages written once a second (0: none; cleaner.h) */
     uint64_t fl_io;    /* or sized each second from the dirty pages, innodb_io_capacity (0: fl_batch; cleaner.h) */
+    /* A miniature's scale is the sampled share of the first scale_leaves leaves (0: of all): the
+     * table's leaves at the start, not the ones its inserts append, which are filled once and then
+     * rarely read. Their few extents, sampled or not, moved the share by up to 11% of itself and the
+     * miniature's capacity with it (branch minibias, bench/README.md). */
+    uint64_t scale_leaves;
 } sim_cfg_t;
 
 /* The server's settings, the same for every pool of a run. */

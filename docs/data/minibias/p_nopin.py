@@ -1,0 +1,1 @@
+ts.PIN_SHARE = 0.0

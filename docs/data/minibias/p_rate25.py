@@ -1,0 +1,1 @@
+ts.DEFAULT_RATE = 0.25

@@ -1,0 +1,1 @@
+ts.UNIT_LEAVES = 1
