@@ -166,7 +166,9 @@ BOUNDS_PCT = {
     ("mariadb", "ycsb-e"): (5, 5),
     ("mariadb", "ycsb-f"): (5, 12),
     ("mariadb", "sysbench-oltp-ro"): (5, 5),
-    ("mariadb", "sysbench-oltp-rw"): (5, 12),  # all -8.7 .. +3.0% in 45 stored runs from 300 q/s
+    # table 6%: -4.95% at 4,112 q/s in session 21's CI rehearsal, and from 350 q/s the stored 16M runs
+    # -3.7 .. +5.6% (67): a single run reaches 5% both ways (docs/workloads-lab.md, "CI's bounds for the presets")
+    ("mariadb", "sysbench-oltp-rw"): (6, 12),  # all -8.7 .. +3.0% in 45 stored runs from 300 q/s
     # MySQL 9.7 (docker). The write presets' whole reads were 5-8% short (12-15% here) until the page
     # cleaner's batch counted half of its last full doublewrite batch as still being written (session
     # 19): 16 fresh runs of these calls (10 of them chose the rule), ycsb-a -1.6 .. +2.9%, ycsb-b
