@@ -92,7 +92,7 @@ CHECK_DIR ?= build/check-c
 CHECK_CFLAGS ?= -O2
 $(CHECK_DIR)/check_kernel: tests/c/check_kernel.c $(KERNEL_SOURCES) $(wildcard native/lrusim/*.h)
 	@mkdir -p $(CHECK_DIR)
-	$(CC) $(CHECK_CFLAGS) -std=gnu11 -Wall -Wextra -Werror -Inative -o $@ tests/c/check_kernel.c $(KERNEL_SOURCES)
+	$(CC) $(CHECK_CFLAGS) -std=gnu11 -Wall -Wextra -Werror -Inative -o $@ tests/c/check_kernel.c $(KERNEL_SOURCES) -lm  # libm: cleaner.c's fmod
 
 check-c: $(CHECK_DIR)/check_kernel
 	$(CHECK_DIR)/check_kernel
