@@ -112,7 +112,9 @@ void make_room(lru_t *m, double w) {
      * operations (branch mysqlmini2, bench/README.md) */
     if (m->ra_rule == RA_RULE_MARIADB && m->dirty && (m->weighted ? m->wbatch > 0 : m->wcap_lo < m->wcap))
         mariadb_batch(m, w, lo);
-    while (m->len > 0 && m->wlen + w > lo)
+    /* tail NIL with len > 0: a miniature whose list holds pinned pages only; free_for_read can free
+     * nothing then, so stop rather than spin (the pool runs over its weight until a page is unpinned) */
+    while (m->len > 0 && m->tail != NIL && m->wlen + w > lo)
         free_for_read(m);
 }
 
