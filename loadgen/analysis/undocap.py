@@ -4,8 +4,8 @@ mixmodel.predict takes the model's undo reads over the cap off its system pages'
 simulation: the frames those reads held stay charged to the tables. Simulating again without them
 (branches rwbias4/5's `settle`) took 0.4-2.3 points off ycsb-a/f's 16M bands, where the model's reads
 over the cap are mostly of undo pages the server never wrote out, so held in its pool; the frames
-were the server's too (docs/workloads-lab.md, "The over-cap read-backs' frames in ycsb", "The header
-rule and the undo cap, without a second simulation")."""
+were the server's too (docs/workloads-lab.md, "The over-cap read-backs' frames in ycsb"; docs/workloads-lab.md,
+"The header rule and the undo cap, without a second simulation")."""
 from __future__ import annotations
 
 import numpy as np
