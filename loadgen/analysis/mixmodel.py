@@ -58,6 +58,7 @@ from ..errors import UsageError
 from ..workload import mix as mixspec
 from ..workload.opstream import Generator
 from . import changebuf, heldspread, ibdpages, intervals, mixpages, seedmerges, undocap, undomodel
+from .indexcols import index_columns, index_of, leads
 from .mixdoc import scheduled_positions, spec_of
 from .mixpages import (Refs, Space, Trace, Tree, exclusive_cumsum, hcat, point_refs, scan_refs,
                        simulate, stepped_columns, table_order, table_reads, walks)
@@ -91,14 +92,14 @@ class Mapper:
         self.indexed: dict[int, list[Tree]] = {}  # update streams: the indexes their column is in
         for i, s in enumerate(spec.streams):
             if s.op in ("update", "read-modify-write") and s.column:
-                self.indexed[i] = [t for t in space.secondaries(s.table) if _leads(t, s.column, self.columns_of)]
+                self.indexed[i] = [t for t in space.secondaries(s.table) if leads(t, s.column, self.columns_of)]
         stepped = stepped or set()  # updates moving the value a step: the new entry in the old one's leaf
         self.stepped = {i for i in self.indexed if (spec.streams[i].table, spec.streams[i].column.lower()) in stepped}
         self.inserted: dict[str, int] = {t.name: 0 for t in spec.tables}
         self.txns = 0  # write transactions (each autocommit write is one; a captured trace's: statements) so far
         self.pending: list[tuple[np.ndarray, Refs]] = []  # purge's work: (op it runs before, refs)
         # purge's walks of the segments' headers
-        self.sweeps = Sweeps.of(space, sweep_ops, purge_lag is not None, rsegs_at_start)
+        self.sweeps = Sweeps.of(space, sweep_ops, purge_lag is not None, rsegs_at_start, batch_ops=purge_lag or 0.0)
         self.purge_lag = (PURGE_LAG_OPS, purge_lag or PURGE_LAG_OPS)  # ops to purge's undo read, tree work
 
     def op_refs(self, stream: int, key: np.ndarray, length: np.ndarray) -> Refs:
@@ -110,7 +111,7 @@ class Mapper:
         if op == "read":
             return walks(tree, *tree.span(key, key))
         if op == "read-secondary":
-            sec = self.space.tree_of(s.table, _index_of(self.space, s.table, s.column, self.columns_of))
+            sec = self.space.tree_of(s.table, index_of(self.space, s.table, s.column, self.columns_of))
             return hcat(Refs.block(*point_refs(sec, sec.entry_leaf(key))),
                         Refs.block(*point_refs(tree, tree.leaf_of_key(key), first=False)))
         if op in ("update", "delete", "delete-insert"):
@@ -140,6 +141,13 @@ class Mapper:
         if op == "scan":
             return scan_refs(self.space.tree_of(s.table, s.index), n)
         raise UsageError(f"the mix model does not know op {op!r}")
+
+    def tree_work(self, stream: int) -> bool:
+        """Whether purge_refs gives this stream's ops work in a secondary index (Sweeps.after_trees)."""
+        s = self.spec.streams[stream]
+        if s.op in ("update", "read-modify-write"):
+            return bool(self.indexed.get(stream))
+        return s.op in ("delete", "delete-insert") and bool(self.space.secondaries(s.table))
 
     def purge_refs(self, stream: int, key: np.ndarray) -> Refs | None:
         """What purge does for these ops once it reaches them (PURGE_LAG_OPS later): removes the
@@ -231,18 +239,6 @@ def fetched_rows(n: np.ndarray) -> np.ndarray:
     return np.where(want <= 4, want, 4 + 8 * -(-(want - 4) // 8))
 
 
-def _leads(tree: Tree, column: str, columns_of: dict) -> bool:
-    cols = columns_of.get((tree.table, tree.index)) or []
-    return bool(cols) and cols[0].lower() == column.lower()
-
-
-def _index_of(space: Space, table: str, column: str | None, columns_of: dict) -> str | None:
-    for t in space.secondaries(table):
-        if column and _leads(t, column, columns_of):
-            return t.index
-    return None
-
-
 def build_trace(spec: mixspec.MixSpec, space: Space, scheduled: dict[int, list[int]] | None = None,
                 ops: int | None = None, columns_of: dict | None = None, prefetch: bool = False,
                 rsegs_at_start: bool = False, stepped: set | None = None, sweep_ops: float | tuple = 0.0,
@@ -300,7 +296,8 @@ def add_ops(trace: Trace, mapper: Mapper, stream: np.ndarray, key: np.ndarray, l
             twice = np.array([s.op == "delete-insert" for s in spec.streams], dtype=bool)[stream[w_at]]
             if twice.any():
                 rounds.append(w_at[twice])
-        purge = []
+        purge, trees = [], np.array([mapper.tree_work(i) for i in range(len(spec.streams))], dtype=bool)
+        log_of = np.full(n, -1, np.int64)  # each write op's (first) transaction: the segment its log is in
         if txn is None:  # numbered in op order (a delete-insert's insert right after its delete)
             at = np.concatenate(rounds)
             nth = np.empty(len(at), np.int64)
@@ -312,6 +309,8 @@ def add_ops(trace: Trace, mapper: Mapper, stream: np.ndarray, key: np.ndarray, l
             mapper.txns += len(w_at)
         for j, r_at in enumerate(rounds):
             t = numbers[j] if txn is None else txn[r_at].astype(np.int64)
+            if j == 0:  # the delete-insert's insert (j == 1) is purged without tree work of its own
+                log_of[r_at] = t
             # an insert whose log is freed at commit (a captured trace's insert of a key inside the table,
             # tracemodel's "insert-at", too); not a delete-insert's (j == 1): undomodel.REINSERT_HISTORY
             inserts = np.array([s.op in ("insert", "insert-at") for s in spec.streams])
@@ -324,6 +323,8 @@ def add_ops(trace: Trace, mapper: Mapper, stream: np.ndarray, key: np.ndarray, l
             if (~plain).any():  # purge reads the undo log back; MySQL's walk again (Sweeps.walk_after)
                 walks_at = mapper.sweeps.walk_after(start + r_at[~plain] + round(mapper.purge_lag[1]))
                 own_hdr = mapper.sweeps.before_walk(start + r_at[~plain], header_lag_ops(mapper.sweeps.every))
+                if own_hdr is not None and j == 0:  # the walk after the trees' work reads it (after_trees)
+                    own_hdr &= ~trees[stream[r_at[~plain]]]
                 purge.append((r_at[~plain], undo_purge_refs(space, t[~plain], walks_at is None, own_hdr),
                               0 if walks_at is None else 1))
                 if walks_at is not None:
@@ -333,7 +334,7 @@ def add_ops(trace: Trace, mapper: Mapper, stream: np.ndarray, key: np.ndarray, l
             where = by_stream[i]
             r = mapper.purge_refs(i, key[where])
             if r is not None:
-                purge.append((where, r, 1))
+                purge.append((where, mapper.sweeps.after_trees(r, log_of[where], start + where) if trees[i] else r, 1))
         for where, r, lag in purge:  # the undo log read back (0), the trees' work (1)
             mapper.pending.append((start + where.astype(np.int64) + round(mapper.purge_lag[lag]), r))
     walks = mapper.sweeps.due(start, n, w_ops, w_rsegs)
@@ -420,12 +421,6 @@ def space_of(spec: mixspec.MixSpec, tables: dict, flavor: str, done: int,
     return undo_space(tables, inserts, order, flavor, write_txns(spec, counts), done, per_page, ibd_pages), order
 
 
-def index_columns(tables: dict) -> dict[tuple[str, str], list[str]]:
-    """(table, index) -> the index's columns, from a run's dataset.tables."""
-    return {(name, iname): list(ix.get("columns") or []) for name, t in tables.items()
-            for iname, ix in (t.get("indexes") or {}).items()}
-
-
 def predict(run: dict, own_undo: bool = True) -> dict | None:
     """The prediction block of a mixed run (runner/mix.py's `predict`, handed in by the CLI), or
     None when the run has no mix or no table geometry. own_undo: the undo pages' growth from the
@@ -455,7 +450,9 @@ def predict(run: dict, own_undo: bool = True) -> dict | None:
     first, span = space.tree_of(order[0], None), []
     sim = simulate(trace, space, pool, first.all_leaves, span, run_args(pool, run),
                    changebuf.kernel_args(run, pool, buffers))
-    # undo reads no more than the run's server wrote undo pages (undocap.UNDO_READS_CAPPED)
+    # undo reads no more than the run's server wrote undo pages (undocap.UNDO_READS_CAPPED), taken off
+    # after the simulation: the frames of the reads over the cap stay charged, as they were held
+    # (docs/workloads-lab.md, "The header rule and the undo cap, without a second simulation")
     cap = undocap.undo_reads_cap(run, flavor) if spec.writes and own_undo else None
 
     def parts(got) -> tuple[dict, int]:

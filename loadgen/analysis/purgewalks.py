@@ -10,6 +10,7 @@ import dataclasses
 import numpy as np
 
 from .mixpages import NEW, WRITE, Refs, Space
+from .undomodel import append_refs
 
 
 def sweeps_due(start: int, n: int, w_ops: np.ndarray, w_rsegs: np.ndarray, every: float, next_k: int,
@@ -100,16 +101,19 @@ class Sweeps:
     reads_logs: bool = False
     logs: list = dataclasses.field(default_factory=list)
     first: float | None = None
+    batch_ops: float = 0.0
 
     @classmethod
     def of(cls, space: Space, every: float | tuple[float, float], reads_logs: bool = False,
-           held: bool = True) -> Sweeps:
+           held: bool = True, batch_ops: float = 0.0) -> Sweeps:
         """every: ops between two walks, or (that, the first walk's op) where the run's own batches
         place them (undomodel.measured_walks: then made with or without writes, sweeps_due).
         reads_logs: the walks read the logs purge passed (walk_after), where purge's lag is the
         run's own (measured_purge_lag); else PURGE_LAG_OPS's read of the undo page stands for it.
         held: the rollback segments' pages are in the pool as the run begins (undo_refs'
-        rsegs_at_start); where not, their first touch reads them, a walk's too, ibtmp1's included."""
+        rsegs_at_start); where not, their first touch reads them, a walk's too, ibtmp1's included.
+        batch_ops: ops between two of purge's batches where the run counted them (measured_purge_lag;
+        0: not counted), for after_trees."""
         first_at = np.full(space.rollback_segments + space.temp_rsegs, NEVER, np.int64) if space.temp_rsegs else None
         if first_at is not None and not held:  # ibtmp1's too: made at start-up, but out of the pool by the
             # first walk (at 16M the server read 128 ibtmp1 pages for each walk it counted, the first
@@ -117,7 +121,8 @@ class Sweeps:
             first_at[:] = -1
         every, first = every if isinstance(every, tuple) else (every, None)
         return cls(space, float(every or 0.0), 1, np.full(space.rollback_segments, -1, np.int64), first_at,
-                   reads_logs and first_at is not None, first=None if first is None else float(first))
+                   reads_logs and first_at is not None, first=None if first is None else float(first),
+                   batch_ops=float(batch_ops or 0.0))
 
     @property
     def seen(self) -> np.ndarray | None:
@@ -154,6 +159,31 @@ class Sweeps:
             return None
         nxt = np.floor(at / self.every + 1) * self.every
         return at + lag < nxt
+
+    def after_trees(self, refs: Refs, txn: np.ndarray, at: np.ndarray) -> Refs:
+        """MariaDB: purge's work in a secondary index for each op (refs, one op a row; the op's log in
+        transaction txn, the op at `at`, its tree work batch_ops later), then the header of the log's
+        segment, read by the walk that follows the batch (in place of before_walk's own read of it).
+        10.11's purge_coordinator_state::do_purge hands the truncation (trx_purge_truncate_history,
+        purge_sys_t::free_history: every segment's header) over after each batch, and a batch that
+        read k_1's and PRIMARY's leaves (row_purge_remove_sec_if_poss, row_purge_poss_sec) has pushed
+        the headers out of the old sublist just before: 67-75 headers a batch read by InnoDB's threads
+        in sysbench-oltp-rw at 16M, 23-38 in ycsb-a/f, whose purge reads 3-6 table pages a run
+        (docs/workloads-lab.md, "Who reads the headers: the connections or purge"). The coordinator
+        wakes once a second and runs its batches back to back, so the walk after a second's first
+        batch is the once-a-second walk sweeps_due places (the second's start): an op whose tree work
+        falls within one batch (batch_ops, the run's own) of it reads no header here; the later
+        batches' do. Without that, the headers read fell with the rate where the servers' do not (10.11
+        sysbench-oltp-rw at 16M: 700 over the server at 700-1,000 q/s, 960 under from 3,000;
+        docs/workloads-lab.md, "The rule's header reads follow the wake"). No constant. MySQL: refs
+        unchanged (its walks follow its batches already, TRUNCATE_BATCHES)."""
+        if not self.every or self.first_at is not None:
+            return refs
+        txn = np.asarray(txn, np.int64)
+        at = np.asarray(at, np.float64) + round(self.batch_ops)
+        later = at - np.floor(at / self.every) * self.every >= self.batch_ops
+        hdr = self.space.rseg_pages(txn)[0].astype(np.int64)
+        return append_refs(refs, later, hdr[:, None], np.zeros((len(txn), 1), np.uint8))
 
     def to_walk(self, walks_at: np.ndarray, txn: np.ndarray) -> None:
         """Logs (transactions txn) the walks at walks_at (walk_after) read."""
