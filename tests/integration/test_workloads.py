@@ -159,7 +159,9 @@ BOUNDS_PCT = {
     # timed (undomodel.PURGE_HEADER_LAG_S); a single run's whole reads still scatter by the server's
     # purge batches: ycsb-a 42,284 .. 56,513 in five fresh runs, -12.1 .. +3.6% (docs/data/ratevalid;
     # docs/workloads-lab.md, "CI's bounds for the presets")
-    ("mariadb", "ycsb-a"): (5, 14),
+    # all 15% since session 22: the stored run at -12.1% (2,450 q/s, 112 purge batches) is -14.5% once the
+    # undo reads are capped by the logs purged (branch rwbias6)
+    ("mariadb", "ycsb-a"): (5, 15),
     ("mariadb", "ycsb-b"): (5, 8),
     ("mariadb", "ycsb-c"): (5, 5),
     ("mariadb", "ycsb-d"): (5, 12),  # all +10.5% once at 14,633 q/s, the fastest seen
@@ -191,7 +193,9 @@ BOUNDS_PCT = {
     ("mariadb-11.8", "ycsb-e"): (5, 5),
     ("mariadb-11.8", "ycsb-f"): (5, 12),
     ("mariadb-11.8", "sysbench-oltp-ro"): (5, 5),
-    ("mariadb-11.8", "sysbench-oltp-rw"): (5, 12),
+    # table 6% since session 22: the headers read after purge's tree work (branch rwbias6) put the stored
+    # runs from 350 q/s at -3.0 .. +5.9% (23; +5.9% a CI-size run at 1,304 q/s, the next +4.4%)
+    ("mariadb-11.8", "sysbench-oltp-rw"): (6, 12),
 }
 
 
