@@ -8,8 +8,20 @@ import click
 from ..errors import UsageError
 from .options import stderr_console, stdout_console
 
-MIN_SPAN_S = 1.0  # a log shorter than this gives no rate: --qps
 WRITE_KINDS = ("insert", "update", "delete")  # operations_by_kind's writes
+
+
+def log_rate(meta: dict) -> float | None:
+    """Statements on tables a second over the log's span; None where it has none (no span, or 0:
+    MariaDB's logs stamp whole seconds, so a run inside one of them spans 0). Any other span is the
+    rate, a second or less too: MySQL's general log stamps microseconds, and sysbench's 2,000 point
+    selects at 16M spanned 0.82-1.00 s; the 15,000 q/s taken for them before (a span under a second
+    gave none) put the model's timed page-cleaner batch and innodb_old_blocks_time after the run
+    (oltp_point_select special: -5.8% .. -24.4% -> +6.2% .. -13.1%; docs/capture.md
+    "MySQL at 16M again")."""
+    span = float(meta.get("span_s") or 0.0)
+    on_tables = int(meta.get("statements") or 0) - int(meta.get("no_table") or 0)
+    return on_tables / span if span > 0 and on_tables > 0 else None
 
 
 def buffering_setting(value: str | None) -> str | None:
@@ -63,10 +75,9 @@ def run(trace_path, dsn, schema, rows, pools_text, flavor, variables, qps, qps_g
         raise UsageError("predicting an op trace needs the tables' sizes",
                          "give --dsn URL (the server the log came from) or --schema FILE.sql --rows N")
     flavor = flavor or "mariadb"
-    span = meta.get("span_s")
-    on_tables = int(meta.get("statements") or 0) - int(meta.get("no_table") or 0)
-    if not qps_given and span and span >= MIN_SPAN_S and on_tables:
-        qps = on_tables / span  # innodb_old_blocks_time is real time: the log's own rate
+    rate = log_rate(meta)
+    if not qps_given and rate:
+        qps = rate  # innodb_old_blocks_time is real time: the log's own rate
     pools = tracegeometry.pools_of(pool_bytes, flavor, variables, qps)
     buffers = changebuf.kinds_of(flavor, buffering)
     doc = tracemodel.predict(trace_path, tables, pools, flavor, buffers)

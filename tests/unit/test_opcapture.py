@@ -585,3 +585,18 @@ def test_a_link_planted_at_a_key_trace_temporary_name_is_not_written_through(tmp
     assert trace.write(out, [3, 1, 2]) == 3
     assert victim.read_text() == "keep me\n"
     assert out.stat().st_mode & 0o777 == 0o644 & ~process_umask()
+
+
+def test_the_logs_own_rate_under_a_second_too():
+    """docs/capture.md "MySQL at 16M again": MySQL's general log stamps microseconds, so a log of less
+    than a second is a rate (sysbench's 2,000 point selects spanned 0.82-1.00 s, and the 15,000 q/s
+    taken instead put the model's page-cleaner batch after the run); a span of 0 (MariaDB's whole
+    seconds, a run inside one) or no statement on a table is none: --qps then."""
+    from loadgen.cli.tracepredict import log_rate
+
+    assert log_rate({"span_s": 0.8413, "statements": 2006, "no_table": 6}) == pytest.approx(2000 / 0.8413)
+    assert log_rate({"span_s": 12.5, "statements": 25_000, "no_table": 0}) == 2000.0
+    assert log_rate({"span_s": 2.0, "statements": 5, "no_table": 1}) == 2.0
+    for none in ({"span_s": 0.0, "statements": 9}, {"span_s": None, "statements": 9}, {"statements": 9},
+                 {"span_s": 0.5, "statements": 3, "no_table": 3}, {"span_s": -1.0, "statements": 9}):
+        assert log_rate(none) is None, none
