@@ -2,7 +2,7 @@
 
 Each pool size is simulated either exactly (the collapsed trace of native/lrusim/) or as a
 miniature (Waldspurger et al., ATC'17): the leaves of the 64-page extents whose
-splitmix64(extent ^ salt) falls under the rate R, in a pool of R x the data pages, with every
+splitmix64(extent ^ mixpages.salt_key(salt)) falls under the rate R, in a pool of R x the data pages, with every
 page above the leaves kept (few and hot: a sampled root would weigh 1/R). The estimate counts the
 distinct leaves exactly and scales only the re-reads found in the sampled extents:
 
@@ -55,6 +55,7 @@ from dataclasses import dataclass
 
 from . import model
 from .geometry import Geometry
+from .mixpages import salt_key
 from .pool import FILLER_SLOTS, OLD_MIN_LEN, RA_RULE_MYSQL, PoolModel
 
 # A miniature holds at least three read-ahead areas (a burst is 64 pages whatever R is) and, in
@@ -161,7 +162,8 @@ def _run(source: tuple, pools: list[PoolModel], rates: list[float], salt: int,
     p0 = pools[0]
     # one simulation per pool and page-cleaner phase (MySQL's timed batch: the mean over phases)
     owner = [i for i, p in enumerate(pools) for _ in p.phases()]
-    cfgs = [(p.capacity_high, p.pool_pages, p.ra_area, r, salt, p.start_pages, p.start_freed, p.cleaner_batch,
+    key = salt_key(salt)  # every salt another draw; 0 today's
+    cfgs = [(p.capacity_high, p.pool_pages, p.ra_area, r, key, p.start_pages, p.start_freed, p.cleaner_batch,
              *p.tick_args(ph)) for p, r in zip(pools, rates) for ph in p.phases()]
     ms = 1000.0 / p0.qps
 
