@@ -120,7 +120,7 @@ class Sample:
     """A miniature's map of the space: map_[page] its simulated page (-1: not sampled)."""
 
     rate: float  # the rate asked for (the kernel's threshold)
-    salt: int  # the kernel's: mixpages.salt_key of the salt asked for (the first table's extents; the others': salt + 1)
+    salt: int  # the kernel's: mixpages.salt_key of the salt asked for (its extents; the other trees': + 1)
     scale: float  # the rate the first table's extents realised on its start's leaves (the pool is scaled by it)
     map_: np.ndarray
     more_ones: int  # sampled pages after the first table's sampled leaves

@@ -1,10 +1,11 @@
 """MySQL's pools of a curve as miniatures (tracesample.MYSQL_MINI, on by default since branch
 mysqlminion: on the bench's 3M, 10M and 30M traces every one of 8 independent draws held the exact
-pool within 2 of its standard errors; -15% at 16M on this test's trace, whose 100,000 operations never
-pass the long-trace gate (SAMPLE_MIN_OPS) in use; bench/README.md). The timed page cleaner's batch, its floor, the doublewrite batch, the
-user threads' clean-page scan and the flush-list batch are scaled by the sampling rate in the kernel
-(native/lrusim/cleaner.c refill_w, flush_list_tick): before, the timed batch of 1,024 pages emptied a
-miniature's list and the kernel read past its tail."""
+pool within 2 of its standard errors; -15% at 16M on this test's trace, whose 100,000 operations
+never pass the long-trace gate (SAMPLE_MIN_OPS) in use; bench/README.md). The timed page cleaner's
+batch, its floor, the doublewrite batch, the user threads' clean-page scan and the flush-list batch
+are scaled by the sampling rate in the kernel (native/lrusim/cleaner.c refill_w, flush_list_tick):
+before, the timed batch of 1,024 pages emptied a miniature's list and the kernel read past its
+tail."""
 
 from __future__ import annotations
 
