@@ -2,7 +2,7 @@
 
 Each pool size is simulated either exactly (the collapsed trace of native/lrusim/) or as a
 miniature (Waldspurger et al., ATC'17): the leaves of the 64-page extents whose
-splitmix64(extent ^ mixpages.salt_key(salt)) falls under the rate R, in a pool of R x the data pages, with every
+splitmix64(extent ^ salt_key(salt)) falls under the rate R, in a pool of R x the data pages, with every
 page above the leaves kept (few and hot: a sampled root would weigh 1/R). The estimate counts the
 distinct leaves exactly and scales only the re-reads found in the sampled extents:
 
@@ -55,7 +55,6 @@ from dataclasses import dataclass
 
 from . import model
 from .geometry import Geometry
-from .mixpages import salt_key
 from .pool import FILLER_SLOTS, OLD_MIN_LEN, RA_RULE_MYSQL, PoolModel
 
 # A miniature holds at least three read-ahead areas (a burst is 64 pages whatever R is) and, in
@@ -151,6 +150,19 @@ def _batches(cfgs: list[tuple], threads: int, plain_lru: bool = False) -> tuple[
         load[b] += min(1.0, cfgs[i][3])
     keep = [b for b in range(n) if out[b] or b == plain_at]
     return [out[b] for b in keep], (keep.index(plain_at) if plain_at >= 0 else -1)
+
+
+# odd, so salt -> salt x SALT_SPREAD (mod 2^64) is one-to-one and 0 stays 0 (branch mysqlminion)
+SALT_SPREAD = 0x9E3779B97F4A7C15
+
+
+def salt_key(salt: int) -> int:
+    """The value a miniature's sampling hashes with, for a sampling salt: every miniature's (the
+    kernel's extents, mix64(extent ^ key), this module's and tracesample.plan's; the plan's other trees,
+    key + 1). A salt used as it is only permuted the extents inside aligned blocks (u ^ s for s < 16:
+    every salt below 16 hashed the same values, one draw; branch minibias); spread over the 64 bits,
+    every salt is another draw, and salt 0 (the default) is today's sample."""
+    return (int(salt) * SALT_SPREAD) & 0xFFFFFFFFFFFFFFFF
 
 
 def _run(source: tuple, pools: list[PoolModel], rates: list[float], salt: int,

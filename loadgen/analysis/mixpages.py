@@ -211,19 +211,6 @@ def groups(values: np.ndarray) -> list[tuple[int, np.ndarray]]:
     return [(int(v[at]), where) for at, where in zip(np.concatenate([[0], cut]), np.split(order, cut))]
 
 
-# odd, so salt -> salt x SALT_SPREAD (mod 2^64) is one-to-one and 0 stays 0 (branch mysqlminion)
-SALT_SPREAD = 0x9E3779B97F4A7C15
-
-
-def salt_key(salt: int) -> int:
-    """The value a miniature's sampling hashes with, for a sampling salt: every miniature's (the
-    kernel's extents, mix64(extent ^ key), curve.py's and tracesample.plan's; the plan's other trees,
-    key + 1). A salt used as it is only permuted the extents inside aligned blocks (u ^ s for s < 16:
-    every salt below 16 hashed the same values, one draw; branch minibias); spread over the 64 bits,
-    every salt is another draw, and salt 0 (the default) is today's sample."""
-    return (int(salt) * SALT_SPREAD) & 0xFFFFFFFFFFFFFFFF
-
-
 def mix64(x: np.ndarray) -> np.ndarray:
     x = x.astype(np.uint64)
     with np.errstate(over="ignore"):

@@ -59,8 +59,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .curve import BATCH_SE_FACTOR, DEFAULT_RATE, GRAIN_SE, rate_for
-from .mixpages import PRIMARY, Space, mix64, salt_key
+from .curve import BATCH_SE_FACTOR, DEFAULT_RATE, GRAIN_SE, rate_for, salt_key
+from .mixpages import PRIMARY, Space, mix64
 from .pool import MYSQL_CLEANER_PERIOD_MS, MYSQL_CLEANER_PHASES_MS, RA_RULE_MYSQL
 
 UNIT_LEAVES = 64
@@ -98,7 +98,7 @@ SALT = 0
 # four the exact pools average, so it can be checked against them phase by phase
 CURVE_PHASE_MS = MYSQL_CLEANER_PHASES_MS[1]
 # MySQL's one-phase pools of a curve (one_phase) as miniatures too (module docstring). On since branch
-# mysqlminion: on the bench's trace, 8 independent draws (mixpages.salt_key) at 3M, 10M and 30M
+# mysqlminion: on the bench's trace, 8 independent draws (curve.salt_key) at 3M, 10M and 30M
 # operations each held the exact pool within 2 standard errors (means -1.1..+1.3%, single draws up to
 # 2.6% off), at a quarter of the CPU; forced onto the stored 36,000-operation captures (which never
 # pass SAMPLE_MIN_OPS), -1..-14% at 16M and +28..+34% at 48M (docs/data/mysqlmini2). The change buffer
@@ -120,7 +120,7 @@ class Sample:
     """A miniature's map of the space: map_[page] its simulated page (-1: not sampled)."""
 
     rate: float  # the rate asked for (the kernel's threshold)
-    salt: int  # the kernel's: mixpages.salt_key of the salt asked for (its extents; the other trees': + 1)
+    salt: int  # the kernel's: curve.salt_key of the salt asked for (its extents; the other trees': + 1)
     scale: float  # the rate the first table's extents realised on its start's leaves (the pool is scaled by it)
     map_: np.ndarray
     more_ones: int  # sampled pages after the first table's sampled leaves

@@ -1,5 +1,5 @@
 """Every sampling salt is its own draw (branch mysqlminion): the salt is spread over 64 bits
-(mixpages.salt_key) before the miniatures hash with it. Used as it was, salts below 16 only permuted
+(curve.salt_key) before the miniatures hash with it. Used as it was, salts below 16 only permuted
 the extents inside aligned blocks of 16 (u ^ s), so they kept the same number of extents in every
 block: one draw, shifted (branch minibias). Salt 0, the default, keeps its sample."""
 
@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from loadgen.analysis import curve
 from loadgen.analysis import mixpages as mp
 from loadgen.analysis import tracesample
 
@@ -46,8 +47,8 @@ def _kept(space, salt: int) -> np.ndarray:
 
 
 def test_salt_key_is_one_to_one_and_keeps_zero():
-    assert mp.salt_key(0) == 0
-    keys = {mp.salt_key(s) for s in range(1, 1000)}
+    assert curve.salt_key(0) == 0
+    keys = {curve.salt_key(s) for s in range(1, 1000)}
     assert len(keys) == 999 and 0 not in keys
     assert all(k >> 32 for k in keys)  # spread into the high bits: another block of hashed values
 
@@ -84,7 +85,7 @@ def test_salts_one_to_eight_are_distinct_draws():
     assert len({tuple(k.tolist()) for k in kept.values()}) == 8
     assert len({blocks(k) for k in kept.values()}) == 8
     for s, k in kept.items():  # each is the keyed hash's set
-        key = mp.salt_key(s)
+        key = curve.salt_key(s)
         assert k.tolist() == [u for u in units.tolist() if _splitmix(u ^ key) < thr]
         assert tracesample.plan(space, ("db.t", mp.PRIMARY), RATE, salt=s).salt == key
 

@@ -14,9 +14,9 @@ for r in recs:
     if r["mode"] == "exact":
         EXACT[(r["flavor"], r["ops"])] = [p["pages_read"] for p in r["pools"]]
 print(
-    "| flavour | trace | pool | rate | draws | % off per draw | mean | RMS | SE % | exact in low..high | exact in +-2 SE |"
+    "| flavour | trace | pool | rate | draws | % off per draw | mean | RMS | SE % | exact in low..high | exact in +-2 SE | max abs(off) / SE |"
 )
-print("|---|---|---|---|---|---|---|---|---|---|---|")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|")
 keys = sorted({(r["flavor"], r["ops"]) for r in recs if r["mode"] == "mini"}, key=lambda k: (k[0] != "mysql", k[1]))
 for fl, ops in keys:
     minis = [r for r in recs if r["mode"] == "mini" and r["flavor"] == fl and r["ops"] == ops and r["salt"] != 0]
@@ -32,5 +32,5 @@ for fl, ops in keys:
             f"| {fl} | {ops // 1_000_000}M | {ps[0]['pool']}M | {rate:.3f} | {len(ps)} | "
             + " ".join(f"{e:+.2f}" for e in errs)
             + f" | {sum(errs) / len(errs):+.2f} | {math.sqrt(sum(e * e for e in errs) / len(errs)):.2f} | {se:.1f} | "
-            f"{inside}/{len(ps)} | {in_se}/{len(ps)} |"
+            f"{inside}/{len(ps)} | {in_se}/{len(ps)} | {max(abs(p['pages_read'] - x) / p['se_pages'] for p in ps):.2f} |"
         )
