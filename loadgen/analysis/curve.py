@@ -2,7 +2,7 @@
 
 Each pool size is simulated either exactly (the collapsed trace of native/lrusim/) or as a
 miniature (Waldspurger et al., ATC'17): the leaves of the 64-page extents whose
-splitmix64(extent ^ salt) falls under the rate R, in a pool of R x the data pages, with every
+splitmix64(extent ^ salt_key(salt)) falls under the rate R, in a pool of R x the data pages, with every
 page above the leaves kept (few and hot: a sampled root would weigh 1/R). The estimate counts the
 distinct leaves exactly and scales only the re-reads found in the sampled extents:
 
@@ -152,6 +152,19 @@ def _batches(cfgs: list[tuple], threads: int, plain_lru: bool = False) -> tuple[
     return [out[b] for b in keep], (keep.index(plain_at) if plain_at >= 0 else -1)
 
 
+# odd, so salt -> salt x SALT_SPREAD (mod 2^64) is one-to-one and 0 stays 0 (branch mysqlminion)
+SALT_SPREAD = 0x9E3779B97F4A7C15
+
+
+def salt_key(salt: int) -> int:
+    """The value a miniature's sampling hashes with, for a sampling salt: every miniature's (the
+    kernel's extents, mix64(extent ^ key), this module's and tracesample.plan's; the plan's other trees,
+    key + 1). A salt used as it is only permuted the extents inside aligned blocks (u ^ s for s < 16:
+    every salt below 16 hashed the same values, one draw; branch minibias); spread over the 64 bits,
+    every salt is another draw, and salt 0 (the default) is today's sample."""
+    return (int(salt) * SALT_SPREAD) & 0xFFFFFFFFFFFFFFFF
+
+
 def _run(source: tuple, pools: list[PoolModel], rates: list[float], salt: int,
          threads: int, plain_lru: bool = False) -> tuple[list[Estimate], array | None]:
     """Estimates for the pools, and with plain_lru the plain-LRU histogram from the same pass."""
@@ -161,7 +174,8 @@ def _run(source: tuple, pools: list[PoolModel], rates: list[float], salt: int,
     p0 = pools[0]
     # one simulation per pool and page-cleaner phase (MySQL's timed batch: the mean over phases)
     owner = [i for i, p in enumerate(pools) for _ in p.phases()]
-    cfgs = [(p.capacity_high, p.pool_pages, p.ra_area, r, salt, p.start_pages, p.start_freed, p.cleaner_batch,
+    key = salt_key(salt)  # every salt another draw; 0 today's
+    cfgs = [(p.capacity_high, p.pool_pages, p.ra_area, r, key, p.start_pages, p.start_freed, p.cleaner_batch,
              *p.tick_args(ph)) for p, r in zip(pools, rates) for ph in p.phases()]
     ms = 1000.0 / p0.qps
 

@@ -20,15 +20,17 @@ burst (curve.GRAIN_SE), the kept pages' re-reads, as far off relatively as the s
 miniature's own dynamics), added in quadrature. The prediction's interval carries +-2 of it
 (intervals.SE_MULT).
 
-Which pools: curve.rate_for's rate (a miniature holds enough pages; 1.0: exact) for MariaDB's
-pools of a curve of a long trace (SAMPLE_MIN_OPS); a short trace, one pool asked for, MySQL's
-pools (its read-ahead and timed cleaner do not scale, curve.py) and every pool of a write-heavy
-trace (MAX_WRITE_SHARE) are simulated exactly, to the page as before. MYSQL_MINI (off) lets a
-curve's one-phase MySQL pools be miniatures too, the timed cleaner's batch, its floor, the user
-threads' clean-page scan and the flush-list batch scaled by the rate in the kernel (native/lrusim/
-cleaner.c refill_w): on the bench's 30M trace, with the scale on the start's leaves (below), the
-mean of four draws is within 0.5% of the exact pools but one draw is 3.6% under at 256M (the 1% bar
-not met draw by draw; branches mysqlmini2, minibias, bench/README.md), so it stays off.
+Which pools: curve.rate_for's rate (a miniature holds enough pages; 1.0: exact) for the pools of a
+curve of a long trace (SAMPLE_MIN_OPS), MariaDB's and (MYSQL_MINI, on) MySQL's one-phase pools
+(one_phase); a short trace, one pool asked for, MySQL's pools that keep four cleaner phases (a
+read-only trace's, one with under MIN_CLEANER_TICKS ticks) and every pool of a write-heavy trace
+(MAX_WRITE_SHARE) are simulated exactly, to the page as before. A MySQL miniature has the timed
+cleaner's batch, its floor, the user threads' clean-page scan and the flush-list batch scaled by the
+rate in the kernel (native/lrusim/cleaner.c refill_w). On the bench's trace (8 independent draws
+each at 3M, 10M and 30M operations; branch mysqlminion, bench/README.md) the means were within
+-1.1..+1.3% of the exact pools (64M, rate 0.057: +0.5..+1.3%; 256M and 1G at 30M: -1.1%), single
+draws up to 2.6% off, and every draw held the exact pool within 2 of its standard errors, as
+MariaDB's do; branches mysqlmini2 and minibias had kept it off for the single draws' 1% bar.
 
 The scale (Sample.scale: the pool's capacity, the upper pages' weight, every other tree's share) is
 the first table's sampled share of the leaves it starts with: the leaves its inserts append are
@@ -36,9 +38,10 @@ filled once and, on the bench's trace, never read again, and counting the few ex
 a draw kept moved the scale by up to 11% of itself (the miniatures 1-4% under the exact pools at 30M,
 one draw 14% under at 4G; branch minibias).
 
-MySQL's pools of a curve of a long trace under writes are exact but at ONE phase of the timed page
-cleaner (CURVE_PHASE_MS, one_phase) instead of the mean over pool.MYSQL_CLEANER_PHASES_MS, and so
-are their held-spread twins (heldspread.py: the reach is taken at that phase): 3 simulations a pool
+MySQL's pools of a curve of a long trace under writes are simulated at ONE phase of the timed page
+cleaner (CURVE_PHASE_MS, one_phase) instead of the mean over pool.MYSQL_CLEANER_PHASES_MS: as
+miniatures (MYSQL_MINI), or where they are exact (MYSQL_MINI off, a write-heavy trace) so are their
+held-spread twins (heldspread.py: the reach is taken at that phase): 3 simulations a pool
 instead of 12, the twins fed the trace's first quarter only (heldspread.TWIN_SHARE). Under writes
 the cleaner ticks every second, and the phase only shifts that clock by
 under a second against a trace of thousands of ticks: on bench/predict_speed.py's trace the four
@@ -56,7 +59,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .curve import BATCH_SE_FACTOR, DEFAULT_RATE, GRAIN_SE, rate_for
+from .curve import BATCH_SE_FACTOR, DEFAULT_RATE, GRAIN_SE, rate_for, salt_key
 from .mixpages import PRIMARY, Space, mix64
 from .pool import MYSQL_CLEANER_PERIOD_MS, MYSQL_CLEANER_PHASES_MS, RA_RULE_MYSQL
 
@@ -94,12 +97,13 @@ SALT = 0
 # the one cleaner phase of a curve's MySQL pool of a long trace under writes (one_phase): one of the
 # four the exact pools average, so it can be checked against them phase by phase
 CURVE_PHASE_MS = MYSQL_CLEANER_PHASES_MS[1]
-# MySQL's one-phase pools of a curve (one_phase) as miniatures too (module docstring). Off: on the
-# bench's 30M trace four draws read -0.2..+0.9% (64M), -3.6..+1.8% (256M), -3.2..+1.5% (1G) and
-# -1.6..+1.4% (4G) of the exact pools (branch minibias), at a third of the CPU; forced onto the stored
-# 36,000-operation captures, -1..-14% at 16M and +28..+34% at 48M (docs/data/mysqlmini2). The
-# change buffer (MySQL 8.0's) is not scaled for a miniature: a trace with one is not measured.
-MYSQL_MINI = False
+# MySQL's one-phase pools of a curve (one_phase) as miniatures too (module docstring). On since branch
+# mysqlminion: on the bench's trace, 8 independent draws (curve.salt_key) at 3M, 10M and 30M
+# operations each held the exact pool within 2 standard errors (means -1.1..+1.3%, single draws up to
+# 2.6% off), at a quarter of the CPU; forced onto the stored 36,000-operation captures (which never
+# pass SAMPLE_MIN_OPS), -1..-14% at 16M and +28..+34% at 48M (docs/data/mysqlmini2). The change buffer
+# (MySQL 8.0's) is not scaled for a miniature: a trace with one is not measured. False: exact, one phase.
+MYSQL_MINI = True
 # how far one phase's reads may lie from the four phases' mean, a bound stated from the bench's
 # trace (the phases within 0.06% of each other at 3M operations, docs/data/mysqlmini): its standard
 # error, which the interval carries (+-2 of it, intervals.SE_MULT)
@@ -116,7 +120,7 @@ class Sample:
     """A miniature's map of the space: map_[page] its simulated page (-1: not sampled)."""
 
     rate: float  # the rate asked for (the kernel's threshold)
-    salt: int  # the kernel's hash of the first table's extents (the others': salt + 1)
+    salt: int  # the kernel's: curve.salt_key of the salt asked for (its extents; the other trees': + 1)
     scale: float  # the rate the first table's extents realised on its start's leaves (the pool is scaled by it)
     map_: np.ndarray
     more_ones: int  # sampled pages after the first table's sampled leaves
@@ -139,7 +143,7 @@ def leaf_units(n: int) -> np.ndarray:
 def plan(space: Space, first: tuple, rate: float, salt: int | None = None) -> Sample | None:
     """The sample at `rate` of the space whose tree `first` (at page 0) has the physical leaves;
     None when the first table's extents gave no sampled leaf (simulate exactly)."""
-    salt = SALT if salt is None else salt
+    salt = salt_key(SALT if salt is None else salt)
     t1 = space.trees[first]
     n1 = t1.all_leaves
     units1 = leaf_units(n1)

@@ -12,10 +12,11 @@ it would otherwise wait.
 The pools of a curve (several asked for) are miniatures where curve.rate_for says so
 (tracesample.py): each drops the references to pages outside its sample in the kernel, so its
 simulation costs a fraction of an exact one; one pool asked for is simulated exactly, to the page.
-MySQL's pools are not miniatures (tracesample.MYSQL_MINI: off); a curve's of a long trace under
-writes is fed at one cleaner phase instead of four (tracesample.one_phase: tracemodel fixes the
-pool's cleaner_phase_ms), and its held-spread twins are fed the trace's first chunks only
-(heldspread.TWIN_SHARE: PoolFeed's cut)."""
+A curve's MySQL pool of a long trace under writes is fed at one cleaner phase instead of four
+(tracesample.one_phase: tracemodel fixes the pool's cleaner_phase_ms), as a miniature too
+(tracesample.MYSQL_MINI: on since branch mysqlminion); where it is exact (the switch off, a
+write-heavy trace) its held-spread twins are fed the trace's first chunks only (heldspread.TWIN_SHARE:
+PoolFeed's cut)."""
 
 from __future__ import annotations
 
@@ -155,6 +156,6 @@ class PoolFeed:
                     self.marks[i].end_rereads = heldspread.rereads(sim.reads)
                 out.append(self._exact(sim))
                 continue
-            sim, evicted = runs[0].close()  # MariaDB: one phase
+            sim, evicted = runs[0].close()  # one phase (MariaDB's; MySQL's one_phase)
             out.append(ts.estimate(sim, evicted, sample, self.space, seen, self.refs, pool))
         return out

@@ -70,6 +70,8 @@ def test_one_phase_curve_stays_near_the_four_phases(tmp_path, monkeypatch):
     four = tracemodel.predict(out, tables, pools, "mysql")  # 30,000 operations: a short trace, four phases
     assert not any("cleaner_phase_ms" in p for p in four["pools"])
     monkeypatch.setattr(ts, "SAMPLE_MIN_OPS", 10_000)  # this trace counts as long
+    # the exact one-phase pools (a write-heavy trace's, MAX_WRITE_SHARE; a curve's are miniatures by default)
+    monkeypatch.setattr(ts, "MYSQL_MINI", False)
     one = tracemodel.predict(out, tables, pools, "mysql")
     assert [p["cleaner_phase_ms"] for p in one["pools"]] == [ts.CURVE_PHASE_MS] * 4
     held = 0
@@ -89,6 +91,7 @@ def test_one_phase_is_the_exact_simulation_at_that_phase(tmp_path, monkeypatch):
     out, tables = _setup(tmp_path)
     pools = tracegeometry.pools_of([4 << 20, 64 << 20], "mysql", {}, QPS)
     monkeypatch.setattr(ts, "SAMPLE_MIN_OPS", 10_000)
+    monkeypatch.setattr(ts, "MYSQL_MINI", False)  # the exact one-phase path (a write-heavy trace's)
     one = tracemodel.predict(out, tables, pools, "mysql")["pools"]
     for (b, p), got in zip(pools, one):  # one pool asked for, its phase fixed: exact, four phases not averaged
         alone = tracemodel.predict(

@@ -24,6 +24,9 @@ def test_cut_twins_reach_stays_within_the_gate(tmp_path, monkeypatch):
     # 2.2 gates off (branch mysqltwins): a trace this short is no candidate in use (10M operations)
     out, tables = _setup(tmp_path, 100_000)
     monkeypatch.setattr(ts, "SAMPLE_MIN_OPS", 10_000)
+    # the twins are the exact one-phase pools' (a write-heavy trace's, MAX_WRITE_SHARE; a curve's
+    # pools are miniatures by default, with no twins)
+    monkeypatch.setattr(ts, "MYSQL_MINI", False)
     monkeypatch.setattr(tracemodel, "CHUNK_OPS", 2_000)
     monkeypatch.setattr(heldspread, "TWIN_MIN_OPS", 0)
     pools = tracegeometry.pools_of([4 << 20, 64 << 20], "mysql", {}, QPS)
