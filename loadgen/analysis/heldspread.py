@@ -132,14 +132,14 @@ def note(where: str, held: dict | None) -> str | None:
             "and a slightly larger pool reads about the lower figure or less")
 
 
-def pairs(pools: list, write_share: float = 0.0, ops: int | None = None) -> dict[int, tuple]:
+def pairs(pools: list, write_share: float = 0.0, ops: int | None = None, buffered: bool = False) -> dict[int, tuple]:
     """{index: (fewer, more)} for each of a trace's pools simulated exactly (a miniature's interval
     holds its sampling error instead: its shifted pools would be a few sampled frames apart)."""
     from .tracesample import pool_rate
 
     out = {}
     for i, p in enumerate(pools):
-        two = pair(p) if pool_rate(p, len(pools) > 1, write_share, ops) >= 1 else None
+        two = pair(p) if pool_rate(p, len(pools) > 1, write_share, ops, buffered) >= 1 else None
         if two:
             out[i] = two
     return out

@@ -138,7 +138,7 @@ def predict(path, tables: dict[str, dict], pools: list, flavor: str = "mariadb",
     base = [p for _, p in pools]
     # each exact pool again with the pages held a spread fewer and more (heldspread.py): the
     # interval's envelope where the prediction sits on a knife edge; a miniature's has its SE
-    spread = heldspread.pairs(base, write_share, count)
+    spread = heldspread.pairs(base, write_share, count, bool(buffers))
     # a one-phase pool's twins see the trace's first chunks only, their reach carried to the whole (heldspread.py)
     cut = {i: (len(base) + 2 * j, len(base) + 2 * j + 1) for j, i in enumerate(spread) if one[i]}
     n_chunks = len(chunks)

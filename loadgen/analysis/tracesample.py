@@ -102,7 +102,8 @@ CURVE_PHASE_MS = MYSQL_CLEANER_PHASES_MS[1]
 # operations each held the exact pool within 2 standard errors (means -1.1..+1.3%, single draws up to
 # 2.6% off), at a quarter of the CPU; forced onto the stored 36,000-operation captures (which never
 # pass SAMPLE_MIN_OPS), -1..-14% at 16M and +28..+34% at 48M (docs/data/mysqlmini2). The change buffer
-# (MySQL 8.0's) is not scaled for a miniature: a trace with one is not measured. False: exact, one phase.
+# (MySQL 8.0's) is not scaled for a miniature: with one on, MySQL's pools stay exact (pool_rate's
+# buffered). False: exact, one phase.
 MYSQL_MINI = True
 # how far one phase's reads may lie from the four phases' mean, a bound stated from the bench's
 # trace (the phases within 0.06% of each other at 3M operations, docs/data/mysqlmini): its standard
@@ -208,10 +209,12 @@ def pinnable(space: Space) -> np.ndarray:
     return on
 
 
-def pool_rate(pool, many: bool, write_share: float = 0.0, ops: int | None = None) -> float:
+def pool_rate(pool, many: bool, write_share: float = 0.0, ops: int | None = None,
+              buffered: bool = False) -> float:
     """The miniature's rate for a pool of a curve (many) of a long trace (ops: None, or at least
-    SAMPLE_MIN_OPS), 1.0 for an exact simulation."""
-    mysql_out = pool.ra_rule == RA_RULE_MYSQL and not MYSQL_MINI
+    SAMPLE_MIN_OPS), 1.0 for an exact simulation. buffered: MySQL's change buffer is on, which a
+    miniature does not scale (its size and merges are the whole pool's), so MySQL's pools stay exact."""
+    mysql_out = pool.ra_rule == RA_RULE_MYSQL and (not MYSQL_MINI or buffered)
     if (not many or write_share > MAX_WRITE_SHARE or mysql_out or len(pool.phases()) != 1
             or (ops is not None and ops < SAMPLE_MIN_OPS)):
         return 1.0

@@ -46,7 +46,8 @@ class PoolFeed:
         self.buffers = buffers  # MySQL's change buffer (changebuf.kinds_of): its kernel args a pool
         self.space, self.first = space, first or ts.first_key(space)
         n = len(pools) if exact_from is None else exact_from
-        self.rates = [ts.pool_rate(p, n > 1, write_share, ops) if i < n else 1.0 for i, p in enumerate(pools)]
+        self.rates = [ts.pool_rate(p, n > 1, write_share, ops, bool(buffers)) if i < n else 1.0
+                      for i, p in enumerate(pools)]
         samples: dict[float, ts.Sample | None] = {}
         for r in self.rates:
             if r < 1 and r not in samples:

@@ -101,8 +101,8 @@ int mix_pin(mix_state_t *s, const uint8_t *cand, uint64_t n, double share) {
 }
 
 /* A reference to a pinned page: what a hit on a young page that has not drifted does (the
- * clock's cleaner, the count, the page dirtied); ibuf is MySQL's, whose pools are miniatures only
- * where tracesample.MYSQL_MINI lets them (off: not scaled for them). */
+ * clock's cleaner, the count, the page dirtied); ibuf is MySQL's, whose pools are never miniatures
+ * while it is on (tracesample.pool_rate's buffered: not scaled for them). */
 static inline void pinned_ref(lru_t *m, uint32_t q, uint8_t fl, double now_ms) {
     cleaner_due(m, now_ms);
     m->now_ms = now_ms;

@@ -34,3 +34,19 @@ def test_mysql_miniatures_run_where_the_switch_lets_them(tmp_path, monkeypatch):
         assert b["sampled"]["rate"] < 1 and b["cleaner_phase_ms"] == ts.CURVE_PHASE_MS
         assert "held_spread" not in b  # a miniature's interval holds its standard error instead
         assert abs(b["pages_read"] - a["pages_read"]) <= SMOKE_REL * a["pages_read"], (a["pages_read"], b)
+
+
+def test_mysql_pools_stay_exact_with_the_change_buffer_on(tmp_path, monkeypatch):
+    """A miniature does not scale MySQL's change buffer (its size and merges are the whole pool's):
+    with innodb_change_buffering on, a long trace's MySQL curve is simulated exactly, as before
+    mysqlminion; off, the same curve's pools are miniatures."""
+    from loadgen.analysis import changebuf
+
+    out, tables = _setup(tmp_path, 100_000)
+    pools = tracegeometry.pools_of([16 << 20, 64 << 20], "mysql", {}, QPS)
+    monkeypatch.setattr(ts, "SAMPLE_MIN_OPS", 10_000)
+    off = tracemodel.predict(out, tables, pools, "mysql", changebuf.kinds_of("mysql", "none"))["pools"]
+    assert all(p["sampled"]["rate"] < 1 for p in off)
+    on = tracemodel.predict(out, tables, pools, "mysql", changebuf.kinds_of("mysql", "all"))["pools"]
+    assert not any("sampled" in p for p in on)
+    assert all("held_spread" in p for p in on)  # exact pools carry their held-pages twins again
