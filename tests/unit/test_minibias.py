@@ -12,7 +12,8 @@ from loadgen.analysis import mixpages as mp
 from loadgen.analysis import tracesample
 
 
-def _space():
+def _space(grown: tuple[int, int] = (300_000, 60_000)):
+    """Two tables (t with a secondary index), grown by these many rows each over the trace."""
     tables = {
         "db.t": {
             "rows": 2_560_000,
@@ -22,7 +23,7 @@ def _space():
         },
         "db.u": {"rows": 640_000, "leaf_pages": 6_400, "height": 3},
     }
-    return mp.Space.of(tables, {"db.t": 300_000, "db.u": 60_000}, ["db.t", "db.u"])
+    return mp.Space.of(tables, {"db.t": grown[0], "db.u": grown[1]}, ["db.t", "db.u"])
 
 
 def test_the_scale_is_the_start_leaves_sampled_share():

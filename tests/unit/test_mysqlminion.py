@@ -11,6 +11,8 @@ from loadgen.analysis import curve
 from loadgen.analysis import mixpages as mp
 from loadgen.analysis import tracesample
 
+from .test_minibias import _space
+
 M64 = (1 << 64) - 1
 RATE = 0.1
 
@@ -22,19 +24,6 @@ def _splitmix(x: int) -> int:
     x ^= x >> 27
     x = (x * 0x94D049BB133111EB) & M64
     return x ^ (x >> 31)
-
-
-def _space():
-    tables = {
-        "db.t": {
-            "rows": 2_560_000,
-            "leaf_pages": 25_600,
-            "height": 3,
-            "indexes": {"k": {"leaf_pages": 6_400, "height": 3}},
-        },
-        "db.u": {"rows": 640_000, "leaf_pages": 6_400, "height": 3},
-    }
-    return mp.Space.of(tables, {"db.t": 0, "db.u": 0}, ["db.t", "db.u"])
 
 
 def _kept(space, salt: int) -> np.ndarray:
@@ -55,7 +44,7 @@ def test_salt_key_is_one_to_one_and_keeps_zero():
 
 def test_salt_zero_is_todays_sample():
     """Salt 0 keeps the extents u with splitmix64(u) under the rate, as before the key."""
-    space = _space()
+    space = _space(grown=(0, 0))
     units = np.unique(tracesample.leaf_units(space.trees[("db.t", mp.PRIMARY)].all_leaves))
     thr = int(RATE * 2.0**64)
     want = [int(u) for u in units if _splitmix(int(u)) < thr]
@@ -68,7 +57,7 @@ def test_salt_zero_is_todays_sample():
 def test_salts_one_to_eight_are_distinct_draws():
     """Salts 1..8 keep distinct extent sets, and not one set shifted inside blocks of 16: their
     counts per aligned block differ. The raw salts (before the key) had one count vector."""
-    space = _space()
+    space = _space(grown=(0, 0))
     units = np.unique(tracesample.leaf_units(space.trees[("db.t", mp.PRIMARY)].all_leaves))
     thr = int(RATE * 2.0**64)
     # the aligned blocks of 16 whose extents all have leaves (not the XDES extent's, not the last)
