@@ -186,7 +186,8 @@ BOUNDS_PCT = {
     # MariaDB 11.8 (docker, Debian trixie's). Write presets' whole reads: the rollback segments'
     # headers scatter by 1,100-1,300 pages rms between runs of one cell, ~3% of the whole
     # (docs/workloads-lab.md, "The fast 11.8 runs' whole reads")
-    ("mariadb-11.8", "ycsb-a"): (5, 12),  # all -11.1% once at 1,043 q/s
+    # all -11.1% once at 1,043 q/s, -11.9% at 1,582 q/s in session 22's rehearsal: 15% as 10.11's
+    ("mariadb-11.8", "ycsb-a"): (5, 15),
     ("mariadb-11.8", "ycsb-b"): (5, 8),
     ("mariadb-11.8", "ycsb-c"): (5, 5),
     ("mariadb-11.8", "ycsb-d"): (5, 10),
