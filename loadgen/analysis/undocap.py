@@ -80,4 +80,3 @@ def over_cap(reads: bytes, space: Space, cap: int | None) -> int:
     if cap is None:
         return 0
     return max(0, undo_reads(np.frombuffer(reads, dtype=np.uint32), space) - cap)
-
