@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 import click
 
@@ -19,9 +20,13 @@ def log_rate(meta: dict) -> float | None:
     gave none) put the model's timed page-cleaner batch and innodb_old_blocks_time after the run
     (oltp_point_select special: -5.8% .. -24.4% -> +6.2% .. -13.1%; docs/capture.md
     "MySQL at 16M again")."""
-    span = float(meta.get("span_s") or 0.0)
-    on_tables = int(meta.get("statements") or 0) - int(meta.get("no_table") or 0)
-    return on_tables / span if span > 0 and on_tables > 0 else None
+    try:  # a trace is the user's file: a header whose counts are not numbers gives no rate (--qps)
+        span = float(meta.get("span_s") or 0.0)
+        on_tables = int(meta.get("statements") or 0) - int(meta.get("no_table") or 0)
+        rate = on_tables / span if span > 0 and on_tables > 0 else None
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return rate if rate is not None and math.isfinite(rate) else None
 
 
 def buffering_setting(value: str | None) -> str | None:

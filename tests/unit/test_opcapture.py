@@ -598,5 +598,9 @@ def test_the_logs_own_rate_under_a_second_too():
     assert log_rate({"span_s": 12.5, "statements": 25_000, "no_table": 0}) == 2000.0
     assert log_rate({"span_s": 2.0, "statements": 5, "no_table": 1}) == 2.0
     for none in ({"span_s": 0.0, "statements": 9}, {"span_s": None, "statements": 9}, {"statements": 9},
-                 {"span_s": 0.5, "statements": 3, "no_table": 3}, {"span_s": -1.0, "statements": 9}):
+                 {"span_s": 0.5, "statements": 3, "no_table": 3}, {"span_s": -1.0, "statements": 9},
+                 # a hand-made or damaged header (the trace is the user's file): no rate, no traceback
+                 {"span_s": "abc", "statements": 9}, {"span_s": 1.0, "statements": "x"},
+                 {"span_s": [1], "statements": 9}, {"span_s": 5e-324, "statements": 9},
+                 {"span_s": float("nan"), "statements": 9}, {"span_s": 1.0, "statements": 10**400}):
         assert log_rate(none) is None, none
