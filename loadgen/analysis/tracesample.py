@@ -22,7 +22,8 @@ miniature's own dynamics), added in quadrature. The prediction's interval carrie
 
 Which pools: curve.rate_for's rate (a miniature holds enough pages; 1.0: exact) for the pools of a
 curve of a long trace (SAMPLE_MIN_OPS), MariaDB's and (MYSQL_MINI, on) MySQL's one-phase pools
-(one_phase); a short trace, one pool asked for, MySQL's pools that keep four cleaner phases (a
+(one_phase) where its change buffer is off (pool_rate's buffered: a miniature does not scale it);
+a short trace, one pool asked for, MySQL's pools that keep four cleaner phases (a
 read-only trace's, one with under MIN_CLEANER_TICKS ticks) and every pool of a write-heavy trace
 (MAX_WRITE_SHARE) are simulated exactly, to the page as before. A MySQL miniature has the timed
 cleaner's batch, its floor, the user threads' clean-page scan and the flush-list batch scaled by the
