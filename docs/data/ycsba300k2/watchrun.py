@@ -40,6 +40,27 @@ cleaner.BATCHES_METRIC = "buffer_LRU_batch_num_scan"  # MariaDB has no buffer_LR
 cleaner.METRICS = (cleaner.PAGES_METRIC, cleaner.BATCHES_METRIC)
 cleaner.read_metrics = read_metrics
 runner_mix.watch_cleaner = watch_cleaner
+_stop = cleaner.CleanerWatch.stop
+
+
+def stop(self):
+    """The record, with the LRU batches' scanned pages and the flush counters at the end (totals since start)."""
+    extra = {}
+    try:
+        cur = self.conn.cursor()
+        cur.execute("SELECT NAME, COUNT FROM information_schema.INNODB_METRICS WHERE NAME LIKE 'buffer_LRU_batch%'")
+        extra = {str(n.decode() if isinstance(n, bytes) else n): int(c or 0) for n, c in cur.fetchall()}
+        cur.close()
+    except Exception as exc:  # noqa: BLE001 - the record goes on without them
+        extra = {"error": repr(exc)}
+    rec = _stop(self)
+    if rec is not None:
+        rec["lru_batch_metrics_at_end"] = extra
+    return rec
+
+
+cleaner.CleanerWatch.stop = stop
+
 from loadgen.__main__ import main  # noqa: E402
 
 sys.exit(main())
