@@ -13,7 +13,8 @@ to the head and a hit moves a page to the head only once a quarter of the young 
 was evicted since it was put there (buf_page_peek_if_young); when a read finds the list at
 SMALL_POOL_HIGH_PAGES the batch (cleaner.c mariadb_batch) walks from the tail, writes a dirty page
 and keeps it, evicts a clean one, until the list (the kept pages counted) is at
-SMALL_POOL_LOW_PAGES, and then (make_room) evicts from the tail, written pages too, down to it.
+SMALL_POOL_LOW_PAGES, and then (make_room) evicts from the tail, written pages too, down to it
+(a write run from 800 q/s: the list's bounds pool.write_batch gives, list_bounds).
 --keep-written leaves that last step out. Read-ahead and the undo reads' cap (undocap) are not
 replayed: on sysbench-oltp-rw (no read-ahead) the misses and the header reads are the kernel's to
 the page; where the cap cuts, compare the headers only.
@@ -73,9 +74,20 @@ def walk_mask(pages: list[int], lo: int, hi: int) -> list[bool]:
     return out
 
 
-def replay(pages: list[int], flags: list[int], space, keep_written: bool) -> dict:
-    """The list over the references (the module docstring): counts, list samples, walk-time survival."""
-    high, low = lrulist.SMALL_POOL_HIGH_PAGES, lrulist.SMALL_POOL_LOW_PAGES
+def list_bounds(run: dict) -> tuple[int, int]:
+    """The list's length where the batch starts and where it stops for this run, as mixmodel.pool_of
+    gives them to the kernel: SMALL_POOL_HIGH_PAGES -> SMALL_POOL_LOW_PAGES, or a write run's
+    (pool.write_batch, from 800 q/s) capacity_high -> capacity_high - cleaner_batch + 1."""
+    p = mixmodel.pool_of(run, writes=True)
+    return p.capacity_high, p.capacity_high - p.cleaner_batch + 1
+
+
+def replay(
+    pages: list[int], flags: list[int], space, keep_written: bool, bounds: tuple[int, int] | None = None
+) -> dict:
+    """The list over the references (the module docstring): counts, list samples, walk-time survival.
+    bounds: (high, low), list_bounds(run); main's SMALL_POOL_HIGH_PAGES, SMALL_POOL_LOW_PAGES if None."""
+    high, low = bounds or (lrulist.SMALL_POOL_HIGH_PAGES, lrulist.SMALL_POOL_LOW_PAGES)
     frames = pool.pool_pages(16 << 20)
     quarter = (
         frames
@@ -146,7 +158,7 @@ def replay(pages: list[int], flags: list[int], space, keep_written: bool) -> dic
 def report(path: Path, keep_written: bool) -> None:
     raw = path.read_bytes()
     run = json.loads(gzip.decompress(raw) if path.name.endswith(".gz") else raw)
-    got = replay(*model_trace(run), keep_written)
+    got = replay(*model_trace(run), keep_written, list_bounds(run))
     s = got["survival"]
     curve = []
     for lo, hi in zip(SURVIVAL_BINS, SURVIVAL_BINS[1:]):

@@ -65,7 +65,7 @@ from .mixpages import (Refs, Space, Trace, Tree, exclusive_cumsum, hcat, point_r
 from ..measure.cleaner import refill_schedule, replay_schedule
 from .keymodel import held_pages
 from .dirtypages import run_args
-from .pool import hold_capacity, run_pool_model, small_pool_start, under_writes
+from .pool import hold_capacity, run_pool_model, small_pool_start, under_writes, write_batch
 from .purgewalks import Sweeps
 from .undomodel import (PURGE_LAG_OPS, forecast_txns_per_undo_page, header_lag_ops, measured_purge_lag, measured_walks,
                         sweep_ops_of, undo_refs, undo_space, undo_txns_per_page, without_rseg_pages, write_txns)
@@ -399,6 +399,7 @@ def pool_of(run: dict, writes: bool = False):
     pool = small_pool_start(run_pool_model(srv, bp, res.get("qps"), cleaner_seen=seen), bp.get("pages_data_before"))
     if writes:
         pool = under_writes(pool, refill_schedule(run, pool.cleaner_depth) if pool.cleaner_depth else None)
+        pool = write_batch(pool, bp.get("flush"), res.get("qps"))  # MariaDB's small pools: the batch its writes leave
     held = None if writes else held_pages(run.get("samples") or [], pool.pool_pages)
     return hold_capacity(pool, held, srv.get("variables"))
 

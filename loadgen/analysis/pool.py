@@ -257,6 +257,47 @@ def hold_capacity(pool: PoolModel, held: int | None, variables: dict | None) -> 
     return pool
 
 
+# MariaDB's LRU batch in a pool too small for the free target, while the server writes: pages the
+# batch evicts and writes together (buffer_LRU_batch_evict_total_pages + _flush_total_pages a batch over
+# buffer_LRU_batch_num_scan batches; docs/workloads-lab.md, "The LRU batch under writes" and "A rate-gated
+# LRU batch"); the list's mean, a share of the way from main's (225 pages: 256 -> 32) to the list held at
+# SMALL_POOL_HIGH_PAGES; the rate from which the batch is the rule's (main's below)
+WRITE_BATCH_HANDLED = 249
+WRITE_BATCH_LIST_SHARE = 0.75
+WRITE_BATCH_MIN_QPS = 800.0
+
+
+def write_batch(pool: PoolModel, flush: dict | None, qps: object) -> PoolModel:
+    """A MariaDB small pool's (pool_model's small-pool branch) LRU batch while the server writes.
+    Measured at 16M, 20,000 operations (10.11.19, INNODB_METRICS polled every 20 ms, branch
+    ycsba300k2), at 865-2,039 q/s: a batch ends once it has evicted and written about
+    WRITE_BATCH_HANDLED pages (ycsb-a, ycsb-f: 139-153 evicted and 100-109 written a batch; sysbench-
+    oltp-rw 123-127 and 93, under the rule's 141-143), so it evicts that over (1 + the run's
+    lru_batch_flushed / lru_batch_evicted). The list then swings around WRITE_BATCH_LIST_SHARE of
+    the way from main's mean (capacity_pages) to SMALL_POOL_HIGH_PAGES less half the batch (the
+    server's lies between: main's mean read the non-leaf pages too rarely, the list held to the top
+    too often; fitted on the stored runs, docs/data/lrubatch). Below WRITE_BATCH_MIN_QPS the batch
+    stays main's: no batch was measured there, and with the rule the slow sysbench-oltp-rw runs'
+    whole reads fell 1-11 points (the undo side's rules were fitted with main's batch). A run without
+    the counters or its rate keeps main's batch."""
+    small = (pool.cleaner_batch == SMALL_POOL_HIGH_PAGES - SMALL_POOL_LOW_PAGES + 1
+             and pool.capacity_high == SMALL_POOL_HIGH_PAGES)
+    if not small or pool.ra_rule != RA_RULE_MARIADB:
+        return pool
+    fl = flush or {}
+    evicted, written = fl.get("lru_batch_evicted"), fl.get("lru_batch_flushed")
+    counts = all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in (evicted, written))
+    rate = qps if isinstance(qps, (int, float)) and not isinstance(qps, bool) else float("nan")
+    if not counts or not evicted or not rate >= WRITE_BATCH_MIN_QPS:
+        return pool
+    batch = round(WRITE_BATCH_HANDLED / (1 + written / evicted))
+    if batch >= pool.cleaner_batch:
+        return pool
+    held_high = SMALL_POOL_HIGH_PAGES - batch // 2
+    capacity = round(pool.capacity_pages + WRITE_BATCH_LIST_SHARE * (held_high - pool.capacity_pages))
+    return dataclasses.replace(pool, cleaner_batch=batch, capacity_pages=capacity)
+
+
 def small_pool_start(pool: PoolModel, measured: object) -> PoolModel:
     """A MariaDB pool too small for the free target (pool_model's small-pool branch, which leaves
     its start-up pages out) with the data pages a mixed run measured it held before its first

@@ -45,7 +45,10 @@ def test_the_table_reads_its_own_pages_where_its_secondary_leaves_change():
     assert t["pages_read"] == sum(ix["pages_read"] for ix in t["indexes"].values()) + t["file_space_pages_read"]
     run118 = load("cisize/mariadb-11.8/sysbench-oltp-rw-16M-module1.json.gz")
     assert ibdpages.used_by(run118) == (ibdpages.FSP_PAGE,)
-    assert 0 < mixmodel.predict(run118)["tables"]["chat.sbtest1"]["file_space_pages_read"] < 200
+    # 200 until branch lrubatch: the write runs' smaller LRU batch from 800 q/s (pool.write_batch) evicts
+    # page 0 more often, as it does the non-leaf pages it was for: here 157 -> 244 (the server's
+    # fsp_hdr_pages_read 112, every tablespace's), 10.11's two pages above 321 -> 272 (the server's 90 + 339)
+    assert 0 < mixmodel.predict(run118)["tables"]["chat.sbtest1"]["file_space_pages_read"] < 300
 
 
 def test_a_read_only_run_touches_none_of_them():

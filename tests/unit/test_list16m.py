@@ -52,7 +52,7 @@ def _kernel(run: dict) -> tuple[int, int]:
 def test_the_replay_reads_what_the_kernel_reads_at_16m():
     run = json.loads(gzip.decompress(RUN.read_bytes()))
     bench = _bench()
-    got = bench.replay(*bench.model_trace(run), keep_written=False)
+    got = bench.replay(*bench.model_trace(run), keep_written=False, bounds=bench.list_bounds(run))
     reads, headers = _kernel(run)
     assert got["reads"] == reads
     assert got["headers"]["walk"] + got["headers"]["other"] == headers
