@@ -4,6 +4,7 @@ stored mixed run under the given directories re-predicted with mixmodel.predict,
 
     PYTHONPATH=$PWD python bench/rate_bands.py docs/data --json out.json   # every cell's runs
     python bench/rate_bands.py --compare before.json after.json            # cells that moved
+    python bench/rate_bands.py --measured out.json    # docs/workloads.md's "Measured" table from those rows
 
 The bands (350-1,000, 1,000-2,000, 2,000+ q/s) and the slope (error points per 1,000 q/s, least
 squares over the runs from 350 q/s) are the task's (docs/workloads-lab.md, "The error follows
@@ -64,6 +65,9 @@ def one(path: str) -> dict | None:
         "qps": float((doc.get("result") or {}).get("qps") or 0),
         "whole": int(bp["pages_read"]),
         "pred": int(p["pages_read"]),
+        # the tables' own .ibd reads (performance_schema) and the model's for them
+        "table": sum(int(t.get("file_pages_read") or 0) for t in (bp.get("tables") or {}).values()),
+        "table_pred": parts.get("table"),
         "low": int(p["reads_low"]),
         "high": int(p["reads_high"]),
         "batches": fl.get("purge_batches"),
@@ -161,13 +165,37 @@ def compare(before: list[dict], after: list[dict]) -> str:
     return "\n".join(out) or "no cell moved"
 
 
+def measured(rows: list[dict]) -> str:
+    """docs/workloads.md's "Measured" table: per server, preset and pool, the runs and the range of
+    the table's and the whole reads' error (rows without a table count or its prediction: whole only)."""
+    out = ["| server | preset | pool | runs | table | whole reads |", "|---|---|---|---|---|---|"]
+    groups: dict[tuple, list[dict]] = {}
+    for r in rows:
+        if "error" not in r:
+            groups.setdefault((r["server"], r["preset"], r["pool_mb"]), []).append(r)
+
+    def span(errs: list[float]) -> str:
+        return f"{min(errs):+.1f} .. {max(errs):+.1f}%" if errs else "-"
+
+    for (server, preset, pool_mb), rs in sorted(groups.items()):
+        tables = [100.0 * (r["table_pred"] - r["table"]) / r["table"] for r in rs
+                  if r.get("table") and r.get("table_pred") is not None]
+        wholes = [err_pct(r) for r in rs]
+        out.append(f"| {server} | {preset} | {pool_mb}M | {len(rs)} | {span(tables)} | {span(wholes)} |")
+    return "\n".join(out)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("dirs", nargs="*", default=[str(ROOT / "docs" / "data")])
     ap.add_argument("--json", help="write every run's row here")
     ap.add_argument("--compare", nargs=2, metavar=("BEFORE", "AFTER"))
+    ap.add_argument("--measured", metavar="ROWS", help="print docs/workloads.md's Measured table from a --json file")
     ap.add_argument("--jobs", type=int, default=2)
     args = ap.parse_args(argv)
+    if args.measured:
+        print(measured(json.loads(Path(args.measured).read_text())))
+        return 0
     if args.compare:
         before, after = (json.loads(Path(p).read_text()) for p in args.compare)
         print(compare(before, after))
